@@ -1,0 +1,226 @@
+/* ir.h - the graph every pass of htc reads and writes.
+   Plain C structs; memory from the arena (util.c), freed at exit. */
+#ifndef HTC_IR_H
+#define HTC_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HTC_VERSION "0.1.0"
+#define MAX_RANK 6
+
+/* ---- util.c: arena, errors, files ---------------------------------------- */
+
+void *arena_alloc(size_t n);                  /* zeroed, never NULL */
+char *arena_strdup(const char *s);
+char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void arena_free_all(void);
+
+/* Print "htc: error: <msg>" on one line to stderr and exit(1). Any output
+   file registered with out_open() and not yet committed is removed. */
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Whole file into arena memory; dies naming the path on failure. */
+uint8_t *read_file(const char *path, size_t *len);
+
+/* Output files are written to "<path>.tmp" and renamed on out_commit(), so an
+   error never leaves a half-written file behind. */
+FILE *out_open(const char *path);
+void out_commit(FILE *f);
+
+/* ---- tensors --------------------------------------------------------------- */
+
+typedef enum {
+    DT_INT8, DT_UINT8, DT_INT16, DT_INT32, DT_INT64, DT_FLOAT32, DT_BOOL
+} DType;
+
+size_t dtype_size(DType t);
+const char *dtype_name(DType t);
+
+/* Affine quantization as the source model states it: real = scale*(q - zp).
+   n == 0: not quantized; n == 1: per tensor; n > 1: per channel on axis. */
+typedef struct {
+    int n;
+    float *scale;
+    int64_t *zero_point;
+    int axis;
+} Quant;
+
+typedef struct {
+    char *name;
+    DType type;
+    int rank;
+    int32_t shape[MAX_RANK];
+    Quant q;
+    const uint8_t *data;        /* constant contents (little endian), or NULL */
+    size_t nbytes;              /* bytes of data, = numel * dtype_size */
+    int src_index;              /* tensor index in the source model */
+    int is_input, is_output;    /* graph input / output position + 1, or 0 */
+    /* filled by later passes */
+    int alias_of;               /* plan: shares storage with this tensor, or -1 */
+    int producer;               /* op index, or -1 */
+    int first_use, last_use;    /* plan: lifetime in op steps */
+    int64_t offset;             /* plan: byte offset in the arena, or -1 */
+    int memory;                 /* plan: memory index in the target */
+} Tensor;
+
+int64_t tensor_numel(const Tensor *t);
+size_t tensor_bytes(const Tensor *t);
+
+/* ---- operators --------------------------------------------------------------- */
+
+typedef enum {
+    OP_CONV2D, OP_DWCONV2D, OP_FC, OP_ADD, OP_MUL, OP_AVGPOOL, OP_MAXPOOL,
+    OP_MEAN, OP_PAD, OP_CONCAT, OP_RESHAPE, OP_SOFTMAX, OP_LOGISTIC,
+    OP_QUANTIZE, OP_DEQUANTIZE, OP_REQUANTIZE,
+    OP_COUNT
+} OpKind;
+
+const char *op_name(OpKind k);                /* "conv2d", ... (target file keys) */
+
+typedef enum { ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1 } Activation;
+
+typedef enum { PAD_SAME, PAD_VALID, PAD_EXPLICIT } Padding;
+
+/* Which arithmetic a requantization follows (design.md, Numerics). */
+typedef enum {
+    RQ_NONE,        /* op does not requantize */
+    RQ_TFLITE,      /* Q31 multiplier + shift, TFLite double rounding */
+    RQ_FLOAT,       /* float scale, round half to even (onnxruntime) */
+    RQ_SHIFT        /* power-of-two shift */
+} RequantKind;
+
+const char *requant_name(RequantKind k);
+
+#define OP_MAX_IO 16
+
+typedef struct {
+    OpKind kind;
+    int src_index;              /* operator index in the source model */
+    const char *src_name;       /* source op name, e.g. "CONV_2D" */
+    int nin, nout;
+    int in[OP_MAX_IO];          /* tensor indices; -1 = optional input absent */
+    int out[OP_MAX_IO];
+
+    /* attributes, as the source model states them */
+    Activation act;
+    Padding padding;
+    int stride_h, stride_w, dil_h, dil_w;
+    int k_h, k_w;               /* pooling filter (conv: from the weights) */
+    int depth_mult;
+    int axis;                   /* concat, softmax */
+    float beta;                 /* softmax */
+    int keep_dims;              /* mean */
+    int naxes, axes[MAX_RANK];  /* mean */
+
+    /* lower.c: explicit geometry and integer arithmetic */
+    int pad_top, pad_left, pad_bottom, pad_right;
+    RequantKind rq;
+    int nch;                    /* number of requant channels (1 = per tensor) */
+    int32_t *mult;              /* [nch] */
+    int8_t *shift;              /* [nch] */
+    int32_t act_min, act_max;
+    void *params;               /* kernel parameter block (htc.h struct) */
+    size_t params_size;
+    const char *params_type;    /* "htc__conv_params", ... */
+    int64_t macs;               /* multiply-accumulates, for cost and report */
+
+    /* dispatch.c */
+    int engine;                 /* index into Target.engines */
+    const char *reason;         /* why this engine, for the report */
+    double est_cycles;
+    int dead;                   /* removed by fold/alias (kept for the trace) */
+} Op;
+
+typedef enum { SRC_TFLITE, SRC_ONNX } SourceFormat;
+
+typedef struct {
+    const char *path;           /* model file */
+    SourceFormat format;
+    int ntensors, nops;
+    Tensor *tensors;
+    Op *ops;                    /* in execution order */
+    int ninputs, noutputs;
+    int inputs[OP_MAX_IO], outputs[OP_MAX_IO];
+    uint32_t hash;              /* FNV-1a of the model bytes */
+} Graph;
+
+/* Append helpers for front ends; return the new index. Arrays grow. */
+int graph_add_tensor(Graph *g);
+int graph_add_op(Graph *g);
+
+/* ---- target (target.c is the only file that sees Lua) --------------------- */
+
+typedef struct {
+    const char *name;
+    int64_t size;
+    int alignment;
+    double dma_bytes_per_cycle;
+    int dma_setup;
+} Memory;
+
+typedef struct {
+    OpKind kind;
+    const char *kernel_file;    /* path of the C source pasted into the header */
+    const char *kernel_fn;      /* function name the emitter calls */
+    double cycles_per_mac;      /* cost model for the estimate */
+    double cycles_per_elem;     /* for ops without MACs */
+    int has_accepts;            /* Lua predicate present (called by target_accepts) */
+    int lua_line;               /* where it is declared, for messages */
+} EngineOp;
+
+typedef struct {
+    const char *name;
+    int is_cpu;
+    int nrequant;
+    RequantKind requant[4];
+    int nops;
+    EngineOp *ops;
+    int act_memory;             /* index into Target.memories */
+} Engine;
+
+typedef struct {
+    const char *path;
+    const char *dir;            /* directory of the target file */
+    const char *name;
+    double clock_mhz;
+    int nmemories, nengines;
+    Memory *memories;
+    Engine *engines;            /* engines[0] is the CPU */
+    int has_dispatch;
+} Target;
+
+Target *target_load(const char *path);
+/* Does engine e accept op? Runs the target's predicate if it has one;
+   *why gets a short reason for a refusal. */
+int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const char **why);
+/* The target's dispatch function picks among candidates (engine indices);
+   returns the chosen index and a reason. Without one: the first. */
+int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const char **reason);
+void target_close(Target *t);
+const EngineOp *engine_op(const Engine *e, OpKind k);
+
+/* Resolve a path named in a target file: relative to the target's directory,
+   then $HTC_HOME, then the install data directory. Dies when not found. */
+const char *target_resolve(const Target *t, const char *path);
+
+/* ---- passes: one file each, in pipeline order --------------------------- */
+
+Graph *tflite_read(const char *path);          /* tflite.c */
+void lower(Graph *g);                           /* lower.c */
+void fold(Graph *g);                            /* fold.c */
+void dispatch(Graph *g, Target *t);             /* dispatch.c */
+typedef struct Plan Plan;
+Plan *plan(Graph *g, Target *t);                /* plan.c */
+int64_t plan_arena_size(const Plan *p);
+typedef struct {
+    const char *name;           /* C identifier prefix */
+    const char *cmdline;
+} EmitOptions;
+void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o);   /* emit.c */
+void report(FILE *f, Graph *g, Target *t, Plan *p, int json);             /* report.c */
+void dump_graph(FILE *f, const Graph *g, const char *after);             /* dump.c */
+
+#endif

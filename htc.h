@@ -1,0 +1,184 @@
+/* htc.h - runtime core pasted into every header htc generates.
+   Types, exact requantization arithmetic, kernel parameter blocks, hooks. */
+#ifndef HTC__RUNTIME_H
+#define HTC__RUNTIME_H
+
+/* Everything here is static: several generated headers may be compiled into
+   one program, each pasting this block once under the guard above.
+   No malloc, no stdio, no globals. C99 and C++ clean. */
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#ifdef __cplusplus
+#define HTC__CAST(T, x) (static_cast<T>(x))
+#else
+#define HTC__CAST(T, x) ((T)(x))
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HTC__UNUSED __attribute__((unused))
+#define HTC__ALIGN(n) __attribute__((aligned(n)))
+#else
+#define HTC__UNUSED
+#define HTC__ALIGN(n)
+#endif
+
+/* Hooks the firmware may override before including a generated header.
+   HTC_TRACE is called after every layer with the source-model tensor index
+   of the layer's output, its bytes and size (tests dump tensors with it);
+   HTC_PROFILE_BEGIN/END bracket every layer (cycle counters go there). */
+#ifndef HTC_TRACE
+#define HTC_TRACE(model, layer, tensor_index, data, bytes) ((void)0)
+#endif
+#ifndef HTC_PROFILE_BEGIN
+#define HTC_PROFILE_BEGIN(model, layer, name) ((void)0)
+#endif
+#ifndef HTC_PROFILE_END
+#define HTC_PROFILE_END(model, layer, name) ((void)0)
+#endif
+
+#define HTC__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define HTC__MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* ---- TFLite fixed-point arithmetic (gemmlowp), bit-exact ---------------- */
+
+/* SaturatingRoundingDoublingHighMul: (a*b*2 + 2^31 rounding) >> 32 with the
+   single overflow case INT32_MIN*INT32_MIN saturated. */
+static inline int32_t htc__srdhm(int32_t a, int32_t b)
+{
+    int64_t ab;
+    int32_t nudge;
+    if (a == b && a == INT32_MIN) return INT32_MAX;
+    ab = HTC__CAST(int64_t, a) * HTC__CAST(int64_t, b);
+    nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    return HTC__CAST(int32_t, (ab + nudge) / (HTC__CAST(int64_t, 1) << 31));
+}
+
+/* RoundingDivideByPOT: x / 2^e rounded half away from zero. */
+static inline int32_t htc__rdivpot(int32_t x, int e)
+{
+    int32_t mask = HTC__CAST(int32_t, (HTC__CAST(int64_t, 1) << e) - 1);
+    int32_t rem = x & mask;
+    int32_t thr = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> e) + (rem > thr ? 1 : 0);
+}
+
+/* MultiplyByQuantizedMultiplier (TFLite, double rounding): x * m * 2^shift
+   with m a Q31 multiplier in [2^30, 2^31) and shift in [-31, 30]. */
+static inline int32_t htc__mulq(int32_t x, int32_t m, int shift)
+{
+    int left = shift > 0 ? shift : 0;
+    int right = shift > 0 ? 0 : -shift;
+    return htc__rdivpot(htc__srdhm(HTC__CAST(int32_t, HTC__CAST(uint32_t, x) << left), m), right);
+}
+
+static inline int32_t htc__clamp(int32_t x, int32_t lo, int32_t hi)
+{
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* ---- Kernel parameter blocks --------------------------------------------
+   The generator writes one const block per layer; kernels in kernels/ read
+   them. Requantization of TFLite models: per output channel c,
+   out = clamp(mulq(acc, mult[c], shift[c]) + out_zp, act_min, act_max);
+   when per_channel is 0, mult[0]/shift[0] apply to every channel. */
+
+typedef struct {
+    int32_t batches;
+    int32_t in_h, in_w, in_c;
+    int32_t out_h, out_w, out_c;
+    int32_t k_h, k_w;
+    int32_t stride_h, stride_w;
+    int32_t dil_h, dil_w;
+    int32_t pad_top, pad_left;      /* output (0,0) reads input (-pad_top, -pad_left) */
+    int32_t depth_mult;             /* depthwise only: out_c = in_c * depth_mult */
+    int32_t in_zp;                  /* input zero point */
+    int32_t w_zp;                   /* weight zero point (0 for TFLite int8) */
+    int32_t out_zp, act_min, act_max;
+    int32_t per_channel;
+    const int32_t *mult;            /* [out_c] or [1] */
+    const int8_t *shift;            /* [out_c] or [1] */
+    const int8_t *weights;          /* conv: OHWI [out_c][k_h][k_w][in_c]; dw: [k_h][k_w][out_c] */
+    const int32_t *bias;            /* [out_c] or NULL */
+} htc__conv_params;
+
+typedef struct {
+    int32_t batches, in_features, out_features;
+    int32_t in_zp, w_zp, out_zp, act_min, act_max;
+    int32_t per_channel;
+    const int32_t *mult;
+    const int8_t *shift;
+    const int8_t *weights;          /* [out_features][in_features] */
+    const int32_t *bias;            /* [out_features] or NULL */
+} htc__fc_params;
+
+typedef struct {
+    int32_t batches, in_h, in_w, c, out_h, out_w;
+    int32_t k_h, k_w, stride_h, stride_w, pad_top, pad_left;
+    int32_t act_min, act_max;
+} htc__pool_params;
+
+/* Element-wise binary ops with broadcasting over up to 4 dims (NHWC order,
+   shapes right-aligned and padded to 4). Strides are in elements, 0 on a
+   broadcast dimension. ADD follows TFLite's scheme: both inputs shifted left
+   by left_shift, scaled to a common scale, summed and scaled to the output. */
+typedef struct {
+    int32_t out_shape[4];
+    int32_t a_stride[4], b_stride[4];
+    int32_t a_offset, b_offset;     /* -zero_point of each input */
+    int32_t left_shift;
+    int32_t a_mult, b_mult, out_mult;
+    int8_t a_shift, b_shift, out_shift;
+    int32_t out_zp, act_min, act_max;
+    int32_t broadcast;              /* 0: both inputs have out_shape */
+} htc__binary_params;
+
+/* MEAN over H and W of NHWC (keep_dims or not: same bytes). */
+typedef struct {
+    int32_t batches, in_h, in_w, c;
+    int32_t in_zp, out_zp, mult, shift;
+    int32_t act_min, act_max;
+} htc__mean_params;
+
+typedef struct {
+    int32_t rank;                   /* 1..5, shapes padded at the front */
+    int32_t in_shape[5];
+    int32_t before[5], after[5];
+    int32_t elem_size;
+    int32_t pad_value;              /* int8/uint8/int32 value written in padding */
+} htc__pad_params;
+
+typedef struct {
+    int32_t outer;                  /* product of dims before the axis */
+    int32_t out_axis_bytes;         /* bytes of one outer slice of the output */
+    int32_t n;                      /* number of inputs */
+    const int32_t *axis_bytes;      /* [n]: bytes of one outer slice of input i */
+} htc__concat_params;
+
+/* SOFTMAX over the last dimension, TFLite reference int8 (gemmlowp exp). */
+typedef struct {
+    int32_t outer, depth;
+    int32_t input_multiplier, input_left_shift, diff_min;
+    int32_t out_zp;                 /* -128 for int8 output */
+} htc__softmax_params;
+
+/* LOGISTIC, TFLite reference int8 (gemmlowp logistic on int16 fixed point). */
+typedef struct {
+    int32_t size;
+    int32_t in_zp, input_range_radius, input_multiplier, input_left_shift;
+} htc__logistic_params;
+
+/* QUANTIZE float->int8/uint8: round-half-away(x / scale) + zp, saturated;
+   REQUANTIZE int8<->int8/uint8: mulq(x - in_zp, mult, shift) + out_zp;
+   DEQUANTIZE: (float)(scale * (x - zp)) computed in double. */
+typedef struct {
+    int32_t size;
+    int32_t in_zp, out_zp, mult, shift;
+    int32_t qmin, qmax;
+    float scale;
+    double dscale;
+} htc__quant_params;
+
+#endif /* HTC__RUNTIME_H */
