@@ -59,12 +59,15 @@ typedef struct {
     int src_index;              /* tensor index in the source model */
     int is_input, is_output;    /* graph input / output position + 1, or 0 */
     /* filled by later passes */
+    int storage;                /* plan: ST_* below */
     int alias_of;               /* plan: shares storage with this tensor, or -1 */
     int producer;               /* op index, or -1 */
     int first_use, last_use;    /* plan: lifetime in op steps */
     int64_t offset;             /* plan: byte offset in the arena, or -1 */
     int memory;                 /* plan: memory index in the target */
 } Tensor;
+
+enum { ST_NONE, ST_CONST, ST_INPUT, ST_OUTPUT, ST_ARENA, ST_ALIAS };
 
 int64_t tensor_numel(const Tensor *t);
 size_t tensor_bytes(const Tensor *t);
@@ -125,6 +128,7 @@ typedef struct {
     void *params;               /* kernel parameter block (htc.h struct) */
     size_t params_size;
     const char *params_type;    /* "htc__conv_params", ... */
+    const char *variant;        /* kernel name suffix by types, e.g. "_f32_s8", or "" */
     int64_t macs;               /* multiply-accumulates, for cost and report */
 
     /* dispatch.c */
@@ -210,11 +214,14 @@ const char *target_resolve(const Target *t, const char *path);
 
 Graph *tflite_read(const char *path);          /* tflite.c */
 void lower(Graph *g);                           /* lower.c */
-void fold(Graph *g);                            /* fold.c */
 void dispatch(Graph *g, Target *t);             /* dispatch.c */
-typedef struct Plan Plan;
+typedef struct {
+    int64_t arena_size;         /* bytes, a multiple of the alignment */
+    int64_t lower_bound;        /* max over steps of live bytes */
+    int alignment;
+    int memory;                 /* memory index holding the arena */
+} Plan;
 Plan *plan(Graph *g, Target *t);                /* plan.c */
-int64_t plan_arena_size(const Plan *p);
 typedef struct {
     const char *name;           /* C identifier prefix */
     const char *cmdline;

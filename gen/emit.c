@@ -1,0 +1,397 @@
+/* emit.c - writes the one stb-style header: API, runtime core, kernels,
+   constant data, parameter blocks and the run function in layer order. */
+#include <ctype.h>
+#include <string.h>
+
+#include "ir.h"
+#include "quant.h"
+
+static FILE *F;
+static const char *N;           /* lower-case prefix, e.g. "kws" */
+static char *NU;                /* upper-case prefix, e.g. "KWS" */
+
+/* ---- fast number lists (weights dominate the header) ---------------------- */
+
+static char buf[1 << 16];
+static size_t blen;
+
+static void flush(void)
+{
+    fwrite(buf, 1, blen, F);
+    blen = 0;
+}
+
+static void put_int(int64_t v, int col)
+{
+    char tmp[24];
+    int n = 0;
+    uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+    do tmp[n++] = (char)('0' + u % 10); while (u /= 10);
+    if (blen + 32 > sizeof buf) flush();
+    if (col) buf[blen++] = col == 1 ? '\n' : ' ';
+    if (v < 0) buf[blen++] = '-';
+    while (n) buf[blen++] = tmp[--n];
+    buf[blen++] = ',';
+}
+
+/* Values of a constant tensor as a C initializer list, 16 or 32 a line. */
+static void put_values(const uint8_t *d, DType ty, int64_t n)
+{
+    int per = ty == DT_INT8 || ty == DT_UINT8 ? 32 : 12;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v;
+        switch (ty) {
+        case DT_INT8: v = (int8_t)d[i]; break;
+        case DT_UINT8: case DT_BOOL: v = d[i]; break;
+        case DT_INT16: { int16_t x; memcpy(&x, d + 2 * i, 2); v = x; break; }
+        case DT_INT32: { int32_t x; memcpy(&x, d + 4 * i, 4); v = x; break; }
+        case DT_INT64: { int64_t x; memcpy(&x, d + 8 * i, 8); v = x; break; }
+        default: die("internal: cannot emit %s constants", dtype_name(ty));
+        }
+        if (ty == DT_INT32 && v == INT32_MIN) {
+            /* -2147483648 is not an int literal in C */
+            if (blen + 32 > sizeof buf) flush();
+            const char *s = i % per == 0 ? "\n(-2147483647-1)," : " (-2147483647-1),";
+            memcpy(buf + blen, s, strlen(s));
+            blen += strlen(s);
+            continue;
+        }
+        put_int(v, i % per == 0 ? 1 : 2);
+    }
+    flush();
+}
+
+static const char *ctype(DType t)
+{
+    switch (t) {
+    case DT_INT8: return "int8_t";
+    case DT_UINT8: case DT_BOOL: return "uint8_t";
+    case DT_INT16: return "int16_t";
+    case DT_INT32: return "int32_t";
+    case DT_INT64: return "int64_t";
+    case DT_FLOAT32: return "float";
+    }
+    return "uint8_t";
+}
+
+/* ---- pasted source files ---------------------------------------------------- */
+
+static void paste(const Target *t, const char *path, const char *guard_from)
+{
+    size_t len;
+    const char *full = target_resolve(t, path);
+    const char *src = (const char *)read_file(full, &len);
+    char guard[128];
+    int n = snprintf(guard, sizeof guard, "HTC__SRC_");
+    for (const char *p = guard_from; *p && n < (int)sizeof guard - 1; p++)
+        guard[n++] = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
+    guard[n] = 0;
+    fprintf(F, "#ifndef %s\n#define %s\n/* ---- %s ---- */\n", guard, guard, path);
+    fwrite(src, 1, len, F);
+    if (len && src[len - 1] != '\n') fputc('\n', F);
+    fprintf(F, "#endif /* %s */\n\n", guard);
+}
+
+/* ---- storage of a tensor as a C expression ----------------------------- */
+
+static const char *tensor_name(const Graph *g, int i)
+{
+    (void)g;
+    return arena_printf("%s__t%d", N, i);
+}
+
+static const char *ptr(const Graph *g, int i, int is_const)
+{
+    const Tensor *t = &g->tensors[i];
+    while (t->storage == ST_ALIAS) t = &g->tensors[t->alias_of];
+    int ri = (int)(t - g->tensors);
+    const char *ty = ctype(t->type);
+    const char *q = is_const ? "const " : "";
+    switch (t->storage) {
+    case ST_CONST: return tensor_name(g, ri);
+    case ST_INPUT: return arena_printf("(%s%s *)inputs[%d]", q, ty, t->is_input - 1);
+    case ST_OUTPUT: return arena_printf("(%s *)outputs[%d]", ty, t->is_output - 1);
+    case ST_ARENA: return arena_printf("(%s%s *)(void *)(arena + %lld)", q, ty, (long long)t->offset);
+    }
+    die("internal: tensor %d has no storage", ri);
+}
+
+static void emit_consts(const Graph *g)
+{
+    fprintf(F, "/* ---- constant tensors (weights, biases) ---- */\n");
+    for (int i = 0; i < g->ntensors; i++) {
+        const Tensor *t = &g->tensors[i];
+        if (t->storage != ST_CONST) continue;
+        /* only tensors some live op reads */
+        int used = 0;
+        for (int k = 0; k < g->nops && !used; k++)
+            for (int j = 0; j < g->ops[k].nin; j++)
+                if (g->ops[k].in[j] == i && (g->ops[k].kind == OP_CONV2D || g->ops[k].kind == OP_DWCONV2D ||
+                                             g->ops[k].kind == OP_FC) && j >= 1)
+                    used = 1;
+        if (!used) continue;
+        int64_t n = tensor_numel(t);
+        fprintf(F, "/* %s: %s [", t->name, dtype_name(t->type));
+        for (int d = 0; d < t->rank; d++) fprintf(F, "%s%d", d ? "," : "", t->shape[d]);
+        fprintf(F, "] */\nstatic const %s %s[%lld] HTC__ALIGN(16) = {", ctype(t->type), tensor_name(g, i), (long long)(n ? n : 1));
+        if (n) put_values(t->data, t->type, n);
+        else fputs("0", F);
+        fputs("\n};\n", F);
+    }
+    fputc('\n', F);
+}
+
+/* Parameter blocks: positional initializers in htc.h field order (C99 and
+   C++ alike). Pointers name the constant arrays written above. */
+static void emit_params(const Graph *g, const Op *op, int li)
+{
+    const char *pn = arena_printf("%s__p%d", N, li);
+    if (op->nch) {
+        fprintf(F, "static const int32_t %s__mult%d[%d] = {", N, li, op->nch);
+        for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->mult[c]);
+        fprintf(F, "};\nstatic const int8_t %s__shift%d[%d] = {", N, li, op->nch);
+        for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->shift[c]);
+        fprintf(F, "};\n");
+    }
+    switch (op->kind) {
+    case OP_CONV2D: case OP_DWCONV2D: {
+        const htc__conv_params *p = op->params;
+        const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
+        fprintf(F, "static const htc__conv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
+                   " %d, %d, %d, %d, %d, %d, %s__mult%d, %s__shift%d, %s, %s};\n",
+                pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
+                p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->depth_mult,
+                p->in_zp, p->w_zp, p->out_zp, p->act_min, p->act_max, p->per_channel, N, li, N, li,
+                tensor_name(g, op->in[1]), bias);
+        break;
+    }
+    case OP_FC: {
+        const htc__fc_params *p = op->params;
+        const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
+        fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__mult%d, %s__shift%d, %s, %s};\n",
+                pn, p->batches, p->in_features, p->out_features, p->in_zp, p->w_zp, p->out_zp, p->act_min,
+                p->act_max, p->per_channel, N, li, N, li, tensor_name(g, op->in[1]), bias);
+        break;
+    }
+    case OP_AVGPOOL: case OP_MAXPOOL: {
+        const htc__pool_params *p = op->params;
+        fprintf(F, "static const htc__pool_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n",
+                pn, p->batches, p->in_h, p->in_w, p->c, p->out_h, p->out_w, p->k_h, p->k_w, p->stride_h,
+                p->stride_w, p->pad_top, p->pad_left, p->act_min, p->act_max);
+        break;
+    }
+    case OP_ADD: case OP_MUL: {
+        const htc__binary_params *p = op->params;
+        fprintf(F, "static const htc__binary_params %s = {{%d, %d, %d, %d}, {%d, %d, %d, %d}, {%d, %d, %d, %d},"
+                   " %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n",
+                pn, p->out_shape[0], p->out_shape[1], p->out_shape[2], p->out_shape[3], p->a_stride[0],
+                p->a_stride[1], p->a_stride[2], p->a_stride[3], p->b_stride[0], p->b_stride[1], p->b_stride[2],
+                p->b_stride[3], p->a_offset, p->b_offset, p->left_shift, p->a_mult, p->b_mult, p->out_mult,
+                p->a_shift, p->b_shift, p->out_shift, p->out_zp, p->act_min, p->act_max, p->broadcast);
+        break;
+    }
+    case OP_MEAN: {
+        const htc__mean_params *p = op->params;
+        fprintf(F, "static const htc__mean_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n", pn,
+                p->batches, p->in_h, p->in_w, p->c, p->in_zp, p->out_zp, p->mult, p->shift, p->act_min, p->act_max);
+        break;
+    }
+    case OP_PAD: {
+        const htc__pad_params *p = op->params;
+        fprintf(F, "static const htc__pad_params %s = {%d, {%d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d}, %d, %d};\n",
+                pn, p->rank, p->in_shape[0], p->in_shape[1], p->in_shape[2], p->in_shape[3], p->in_shape[4],
+                p->before[0], p->before[1], p->before[2], p->before[3], p->before[4], p->after[0], p->after[1],
+                p->after[2], p->after[3], p->after[4], p->elem_size, p->pad_value);
+        break;
+    }
+    case OP_CONCAT: {
+        const htc__concat_params *p = op->params;
+        fprintf(F, "static const int32_t %s__axis%d[%d] = {", N, li, p->n);
+        for (int i = 0; i < p->n; i++) fprintf(F, "%s%d", i ? ", " : "", p->axis_bytes[i]);
+        fprintf(F, "};\nstatic const htc__concat_params %s = {%d, %d, %d, %s__axis%d};\n", pn, p->outer,
+                p->out_axis_bytes, p->n, N, li);
+        break;
+    }
+    case OP_SOFTMAX: {
+        const htc__softmax_params *p = op->params;
+        fprintf(F, "static const htc__softmax_params %s = {%d, %d, %d, %d, %d, %d};\n", pn, p->outer, p->depth,
+                p->input_multiplier, p->input_left_shift, p->diff_min, p->out_zp);
+        break;
+    }
+    case OP_LOGISTIC: {
+        const htc__logistic_params *p = op->params;
+        fprintf(F, "static const htc__logistic_params %s = {%d, %d, %d, %d, %d};\n", pn, p->size, p->in_zp,
+                p->input_range_radius, p->input_multiplier, p->input_left_shift);
+        break;
+    }
+    case OP_QUANTIZE: case OP_DEQUANTIZE: case OP_REQUANTIZE: {
+        const htc__quant_params *p = op->params;
+        fprintf(F, "static const htc__quant_params %s = {%d, %d, %d, %d, %d, %d, %d, %.9gf, %.17g};\n", pn,
+                p->size, p->in_zp, p->out_zp, p->mult, p->shift, p->qmin, p->qmax, (double)p->scale, p->dscale);
+        break;
+    }
+    case OP_RESHAPE: case OP_COUNT: break;
+    }
+}
+
+static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
+{
+    const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
+    const Tensor *out = &g->tensors[op->out[0]];
+    const char *fn = eo && eo->kernel_fn ? arena_printf("%s%s", eo->kernel_fn, op->variant) : NULL;
+    const char *o = ptr(g, op->out[0], 0);
+    switch (op->kind) {
+    case OP_ADD: case OP_MUL:
+        fprintf(F, "    %s(&%s__p%d, %s, %s, %s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o);
+        break;
+    case OP_CONCAT:
+        fprintf(F, "    {\n        const void *const ins[%d] = {", op->nin);
+        for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", ptr(g, op->in[i], 1));
+        fprintf(F, "};\n        %s(&%s__p%d, ins, %s);\n    }\n", fn, N, li, o);
+        break;
+    case OP_RESHAPE: {
+        const Tensor *r = out;
+        if (r->storage == ST_ALIAS) {
+            fprintf(F, "    /* reshape: shares storage with its input */\n");
+        } else {
+            fprintf(F, "    memmove(%s, %s, %zu);\n", o, ptr(g, op->in[0], 1), tensor_bytes(out));
+        }
+        break;
+    }
+    default:
+        fprintf(F, "    %s(&%s__p%d, %s, %s);\n", fn, N, li, ptr(g, op->in[0], 1), o);
+    }
+}
+
+static void upper(const char *s, char *d)
+{
+    for (; *s; s++) *d++ = (char)toupper((unsigned char)*s);
+    *d = 0;
+}
+
+static void shape_str(FILE *f, const Tensor *t)
+{
+    fputc('[', f);
+    for (int d = 0; d < t->rank; d++) fprintf(f, "%s%d", d ? "," : "", t->shape[d]);
+    fputc(']', f);
+}
+
+static void io_macros(const Graph *g, const char *kind, const int *ids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const Tensor *t = &g->tensors[ids[i]];
+        fprintf(F, "#define %s_%s_SIZE_%d %zu\n", NU, kind, i, tensor_bytes(t));
+        if (t->q.n == 1) {
+            fprintf(F, "#define %s_%s_SCALE_%d %.9gf\n", NU, kind, i, (double)t->q.scale[0]);
+            fprintf(F, "#define %s_%s_ZERO_POINT_%d %lld\n", NU, kind, i, (long long)t->q.zero_point[0]);
+        }
+    }
+}
+
+static void io_doc(const Graph *g, const char *kind, const int *ids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const Tensor *t = &g->tensors[ids[i]];
+        fprintf(F, "     %s %d: \"%s\" %s ", kind, i, t->name, dtype_name(t->type));
+        shape_str(F, t);
+        if (t->q.n == 1) fprintf(F, " scale %.9g zero point %lld", (double)t->q.scale[0], (long long)t->q.zero_point[0]);
+        fputc('\n', F);
+    }
+}
+
+void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
+{
+    F = f;
+    N = o->name;
+    NU = arena_alloc(strlen(N) + 1);
+    upper(N, NU);
+    size_t tlen;
+    const uint8_t *tsrc = read_file(t->path, &tlen);
+    uint32_t th = 2166136261u;
+    for (size_t i = 0; i < tlen; i++) th = (th ^ tsrc[i]) * 16777619u;
+
+    fprintf(F, "/* %s.h - int8 inference, generated by htc %s; do not edit.\n\n", N, HTC_VERSION);
+    fprintf(F, "   command: %s\n   model:   %s (fnv1a %08x)\n   target:  %s \"%s\" (fnv1a %08x)\n\n",
+            o->cmdline, g->path, g->hash, t->path, t->name, th);
+    fprintf(F, "   Usage: in exactly one C or C++ file\n"
+               "       #define %s_IMPLEMENTATION\n       #include \"%s.h\"\n"
+               "   and include it plainly elsewhere. Then\n"
+               "       static uint8_t arena[%s_ARENA_SIZE];   (aligned to %s_ARENA_ALIGN)\n"
+               "       int err = %s_run(input, output, arena);  (0 = ok)\n"
+               "   or %s_run_multi(inputs, outputs, arena) with one pointer per tensor.\n"
+               "   No malloc, no stdio, no globals: reentrant with one arena per call.\n\n",
+            NU, N, NU, NU, N, N);
+    fprintf(F, "   Hooks (define before including): HTC_TRACE(model, layer, tensor, data, bytes)\n"
+               "   after each layer; HTC_PROFILE_BEGIN/END(model, layer, name) around it.\n\n");
+    io_doc(g, "input", g->inputs, g->ninputs);
+    io_doc(g, "output", g->outputs, g->noutputs);
+    fprintf(F, "*/\n#ifndef %s_H_INCLUDED\n#define %s_H_INCLUDED\n\n", NU, NU);
+    fprintf(F, "#define %s_ARENA_SIZE %lld\n#define %s_ARENA_ALIGN %d\n", NU, (long long)(p->arena_size ? p->arena_size : p->alignment), NU, p->alignment);
+    fprintf(F, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", NU, g->ninputs, NU, g->noutputs);
+    size_t isz = 0, osz = 0;
+    for (int i = 0; i < g->ninputs; i++) isz += tensor_bytes(&g->tensors[g->inputs[i]]);
+    for (int i = 0; i < g->noutputs; i++) osz += tensor_bytes(&g->tensors[g->outputs[i]]);
+    /* the single-buffer sizes cover every input (output) back to back */
+    fprintf(F, "#define %s_INPUT_SIZE %zu\n#define %s_OUTPUT_SIZE %zu\n", NU, isz, NU, osz);
+    io_macros(g, "INPUT", g->inputs, g->ninputs);
+    io_macros(g, "OUTPUT", g->outputs, g->noutputs);
+    fprintf(F, "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+               "int %s_run(const void *input, void *output, void *arena);\n"
+               "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena);\n"
+               "#ifdef __cplusplus\n}\n#endif\n#endif /* %s_H_INCLUDED */\n\n",
+            N, N, NU);
+
+    fprintf(F, "#if defined(%s_IMPLEMENTATION) && !defined(%s_IMPLEMENTED)\n#define %s_IMPLEMENTED\n\n", NU, NU, NU);
+    paste(t, "htc.h", "htc.h");
+    /* each kernel file once, in target order */
+    const char **done = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
+    int ndone = 0;
+    for (int i = 0; i < g->nops; i++) {
+        const EngineOp *eo = engine_op(&t->engines[g->ops[i].engine], g->ops[i].kind);
+        if (!eo || !eo->kernel_file) continue;
+        int seen = 0;
+        for (int k = 0; k < ndone; k++) seen |= strcmp(done[k], eo->kernel_file) == 0;
+        if (seen) continue;
+        done[ndone++] = eo->kernel_file;
+        paste(t, eo->kernel_file, eo->kernel_file);
+    }
+    emit_consts(g);
+    fprintf(F, "/* ---- layer parameters ---- */\n");
+    for (int i = 0; i < g->nops; i++) emit_params(g, &g->ops[i], i);
+
+    fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\n"
+               "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena_)\n{\n"
+               "    uint8_t *arena = (uint8_t *)arena_;\n"
+               "    if (!inputs || !outputs || !arena || ((uintptr_t)arena & (%s_ARENA_ALIGN - 1)) != 0) return -1;\n",
+            N, NU);
+    for (int i = 0; i < g->nops; i++) {
+        const Op *op = &g->ops[i];
+        const Tensor *out = &g->tensors[op->out[0]];
+        fprintf(F, "\n    /* layer %d: %s #%d on %s -> \"%s\" %s ", i, op->src_name, op->src_index,
+                t->engines[op->engine].name, out->name, dtype_name(out->type));
+        shape_str(F, out);
+        fprintf(F, " */\n    HTC_PROFILE_BEGIN(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
+        emit_call(g, t, op, i);
+        fprintf(F, "    HTC_PROFILE_END(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
+        fprintf(F, "    HTC_TRACE(\"%s\", %d, %d, %s, %zu);\n", N, i, out->src_index, ptr(g, op->out[0], 1),
+                tensor_bytes(out));
+    }
+    fprintf(F, "    (void)inputs;\n    (void)outputs;\n    (void)arena;\n    return 0;\n}\n\n");
+    fprintf(F, "#ifdef __cplusplus\nextern \"C\"\n#endif\n"
+               "int %s_run(const void *input, void *output, void *arena)\n{\n"
+               "    const void *ins[%d];\n    void *outs[%d];\n",
+            N, g->ninputs, g->noutputs);
+    /* the single-buffer form packs all inputs and outputs back to back */
+    size_t off = 0;
+    for (int i = 0; i < g->ninputs; i++) {
+        fprintf(F, "    ins[%d] = (const uint8_t *)input + %zu;\n", i, off);
+        off += tensor_bytes(&g->tensors[g->inputs[i]]);
+    }
+    off = 0;
+    for (int i = 0; i < g->noutputs; i++) {
+        fprintf(F, "    outs[%d] = (uint8_t *)output + %zu;\n", i, off);
+        off += tensor_bytes(&g->tensors[g->outputs[i]]);
+    }
+    fprintf(F, "    if (!input || !output) return -1;\n    return %s_run_multi(ins, outs, arena);\n}\n\n", N);
+    fprintf(F, "#endif /* %s_IMPLEMENTATION */\n", NU);
+}

@@ -1,0 +1,290 @@
+/* main.c - the htc command line and the pipeline, top to bottom:
+   read -> lower -> dispatch -> plan -> emit / report / run. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ir.h"
+
+extern char **environ;
+
+static const char usage[] =
+    "usage: htc <command> MODEL -t TARGET.lua [options]\n"
+    "\n"
+    "commands:\n"
+    "  compile   write one C header:      -o OUT.h [--name NAME]\n"
+    "  run       build and run on the host: --input F [--input F ...] --output F [--output F ...]\n"
+    "            [--dump DIR] (every layer's output as DIR/<tensor index>.bin)\n"
+    "            [--repeat N] (time N inferences)  [--keep DIR] (keep the generated files)\n"
+    "  report    per-layer table: engine and why, storage, MACs, cycles  [--json]\n"
+    "\n"
+    "options:\n"
+    "  -t, --target FILE   target description (targets/cpu.lua, ...)\n"
+    "  -d PASS             dump the graph after PASS (read, lower, dispatch, plan) to stderr\n"
+    "  --version, --help\n"
+    "environment: CC (compiler for `htc run`, default cc), HTC_HOME (kernels and htc.h)\n";
+
+typedef struct {
+    const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug;
+    const char *inputs[OP_MAX_IO], *outputs[OP_MAX_IO];
+    int ninputs, noutputs, json;
+    long repeat;
+    char *cmdline;
+} Options;
+
+static int is_ident(const char *s)
+{
+    if (!*s || (*s >= '0' && *s <= '9')) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+    return 1;
+}
+
+static void parse(Options *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    size_t len = 4;
+    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+    o->cmdline = arena_alloc(len);
+    for (int i = 0; i < argc; i++) {
+        if (i) strcat(o->cmdline, " ");
+        strcat(o->cmdline, i ? argv[i] : "htc");
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+#define VALUE() (i + 1 < argc ? argv[++i] : (die("option %s needs a value", a), ""))
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            exit(0);
+        } else if (!strcmp(a, "--version")) {
+            printf("htc %s\n", HTC_VERSION);
+            exit(0);
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--target")) o->target = VALUE();
+        else if (!strcmp(a, "-o")) o->out = VALUE();
+        else if (!strcmp(a, "--name")) o->name = VALUE();
+        else if (!strcmp(a, "--dump")) o->dump = VALUE();
+        else if (!strcmp(a, "--keep")) o->keep = VALUE();
+        else if (!strcmp(a, "-d")) o->debug = VALUE();
+        else if (!strcmp(a, "--json")) o->json = 1;
+        else if (!strcmp(a, "--repeat")) {
+            const char *v = VALUE();
+            char *end;
+            o->repeat = strtol(v, &end, 10);
+            if (*end || o->repeat < 0) die("--repeat needs a count, got '%s'", v);
+        } else if (!strcmp(a, "--input")) {
+            if (o->ninputs == OP_MAX_IO) die("too many --input files");
+            o->inputs[o->ninputs++] = VALUE();
+        } else if (!strcmp(a, "--output")) {
+            if (o->noutputs == OP_MAX_IO) die("too many --output files");
+            o->outputs[o->noutputs++] = VALUE();
+        } else if (a[0] == '-' && a[1]) die("unknown option '%s' (see htc --help)", a);
+        else if (!o->cmd) o->cmd = a;
+        else if (!o->model) o->model = a;
+        else die("unexpected argument '%s' (see htc --help)", a);
+#undef VALUE
+    }
+    if (!o->cmd) {
+        fputs(usage, stderr);
+        exit(2);
+    }
+    if (strcmp(o->cmd, "compile") && strcmp(o->cmd, "run") && strcmp(o->cmd, "report"))
+        die("unknown command '%s' (expected compile, run or report)", o->cmd);
+    if (!o->model) die("%s: no model file given", o->cmd);
+    if (!o->target) die("%s: no target given (-t targets/cpu.lua)", o->cmd);
+    if (!o->name) o->name = "model";
+    if (!is_ident(o->name)) die("--name '%s' is not a C identifier", o->name);
+}
+
+/* Pick the front end by content, not by file name. */
+static Graph *read_model(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) die("%s: cannot open: %s", path, strerror(errno));
+    unsigned char magic[8] = {0};
+    size_t n = fread(magic, 1, 8, f);
+    fclose(f);
+    if (n >= 8 && memcmp(magic + 4, "TFL3", 4) == 0) return tflite_read(path);
+    const char *dot = strrchr(path, '.');
+    if (dot && !strcmp(dot, ".tflite")) return tflite_read(path);
+    die("%s: not a TFLite model (no TFL3 identifier)", path);
+}
+
+/* ---- htc run: build the header with the host compiler and run it ------- */
+
+static char *tmpdir;
+
+static int rm_entry(const char *p, const struct stat *s, int flag, struct FTW *ftw)
+{
+    (void)s; (void)flag; (void)ftw;
+    return remove(p);
+}
+
+static void cleanup(void)
+{
+    if (tmpdir) nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int spawn(char *const argv[], int quiet_fd)
+{
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (quiet_fd >= 0) posix_spawn_file_actions_adddup2(&fa, quiet_fd, 1);
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) die("cannot run %s: %s", argv[0], strerror(rc));
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) die("waitpid: %s", strerror(errno));
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return WEXITSTATUS(st);
+}
+
+static void write_driver(const char *path, const Graph *g, const char *name)
+{
+    char up[128];
+    size_t i;
+    for (i = 0; name[i] && i < sizeof up - 1; i++) up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+    up[i] = 0;
+    FILE *f = out_open(path);
+    fprintf(f, "/* driver for htc run: inputs from files, outputs to files, optional dumps */\n"
+               "#define _POSIX_C_SOURCE 200809L\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
+               "static const char *dump_dir;\n"
+               "static void dump(int idx, const void *d, size_t n)\n{\n"
+               "    char p[4096];\n    FILE *f;\n    if (!dump_dir || idx < 0) return;\n"
+               "    snprintf(p, sizeof p, \"%%s/%%d.bin\", dump_dir, idx);\n"
+               "    f = fopen(p, \"wb\");\n    if (!f || fwrite(d, 1, n, f) != n) { fprintf(stderr, \"htc: error: cannot write %%s\\n\", p); exit(1); }\n"
+               "    fclose(f);\n}\n"
+               "#define HTC_TRACE(m, l, idx, d, n) dump(idx, d, n)\n"
+               "#define %s_IMPLEMENTATION\n#include \"model.h\"\n", up);
+    fprintf(f, "static const size_t in_size[] = {");
+    for (int k = 0; k < g->ninputs; k++) fprintf(f, "%s_INPUT_SIZE_%d, ", up, k);
+    fprintf(f, "0};\nstatic const size_t out_size[] = {");
+    for (int k = 0; k < g->noutputs; k++) fprintf(f, "%s_OUTPUT_SIZE_%d, ", up, k);
+    fprintf(f, "0};\n#define NI %d\n#define NO %d\n", g->ninputs, g->noutputs);
+    fprintf(f,
+            "static void *load(const char *p, size_t n)\n{\n"
+            "    void *b = calloc(1, n + 1);\n    FILE *f = fopen(p, \"rb\");\n"
+            "    if (!b || !f || fread(b, 1, n, f) != n) { fprintf(stderr, \"htc: error: %%s: cannot read %%zu bytes\\n\", p, n); exit(1); }\n"
+            "    fclose(f);\n    return b;\n}\n"
+            "int main(int argc, char **argv)\n{\n"
+            "    long repeat = atol(argv[1]), r;\n    const void *in[NI];\n    void *out[NO];\n    int k, rc;\n"
+            "    void *arena = aligned_alloc(%s_ARENA_ALIGN, (%s_ARENA_SIZE + %s_ARENA_ALIGN - 1) / %s_ARENA_ALIGN * %s_ARENA_ALIGN);\n"
+            "    if (argc != 3 + NI + NO || !arena) return 2;\n"
+            "    dump_dir = strcmp(argv[2], \"-\") ? argv[2] : NULL;\n"
+            "    for (k = 0; k < NI; k++) in[k] = load(argv[3 + k], in_size[k]);\n"
+            "    for (k = 0; k < NO; k++) out[k] = calloc(1, out_size[k] + 1);\n"
+            "    rc = %s_run_multi(in, out, arena);\n"
+            "    if (rc) { fprintf(stderr, \"htc: error: %s_run_multi returned %%d\\n\", rc); return 1; }\n"
+            "    dump_dir = NULL;\n"
+            "    if (repeat > 0) {\n"
+            "        struct timespec a, b;\n        double us;\n"
+            "        clock_gettime(CLOCK_MONOTONIC, &a);\n"
+            "        for (r = 0; r < repeat; r++) rc |= %s_run_multi(in, out, arena);\n"
+            "        clock_gettime(CLOCK_MONOTONIC, &b);\n"
+            "        us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 / (double)repeat;\n"
+            "        printf(\"htc run: %%ld inferences, %%.3f us per inference\\n\", repeat, us);\n"
+            "    }\n"
+            "    for (k = 0; k < NO; k++) {\n"
+            "        FILE *f = fopen(argv[3 + NI + k], \"wb\");\n"
+            "        if (!f || fwrite(out[k], 1, out_size[k], f) != out_size[k] || fclose(f)) { fprintf(stderr, \"htc: error: cannot write %%s\\n\", argv[3 + NI + k]); return 1; }\n"
+            "    }\n    return rc;\n}\n",
+            up, up, up, up, up, name, name, name);
+    out_commit(f);
+}
+
+static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOptions *eo)
+{
+    if (o->ninputs != g->ninputs)
+        die("%s: the model has %d input(s); give as many --input files (got %d)", g->path, g->ninputs, o->ninputs);
+    if (o->noutputs != g->noutputs)
+        die("%s: the model has %d output(s); give as many --output files (got %d)", g->path, g->noutputs, o->noutputs);
+    for (int i = 0; i < g->ninputs; i++) {
+        struct stat st;
+        size_t want = tensor_bytes(&g->tensors[g->inputs[i]]);
+        if (stat(o->inputs[i], &st) != 0) die("%s: cannot open: %s", o->inputs[i], strerror(errno));
+        if ((size_t)st.st_size != want)
+            die("%s: input %d needs %zu bytes, the file has %lld", o->inputs[i], i, want, (long long)st.st_size);
+    }
+    if (o->dump) {
+        struct stat st;
+        if (stat(o->dump, &st) != 0 && mkdir(o->dump, 0777) != 0) die("%s: cannot create: %s", o->dump, strerror(errno));
+    }
+    const char *dir;
+    if (o->keep) {
+        struct stat st;
+        if (stat(o->keep, &st) != 0 && mkdir(o->keep, 0777) != 0) die("%s: cannot create: %s", o->keep, strerror(errno));
+        dir = o->keep;
+    } else {
+        const char *base = getenv("TMPDIR");
+        tmpdir = arena_printf("%s/htc-run-XXXXXX", base && *base ? base : "/tmp");
+        if (!mkdtemp(tmpdir)) die("cannot create a temporary directory: %s", strerror(errno));
+        atexit(cleanup);
+        dir = tmpdir;
+    }
+    char *hdr = arena_printf("%s/model.h", dir), *drv = arena_printf("%s/driver.c", dir);
+    char *exe = arena_printf("%s/run", dir);
+    FILE *f = out_open(hdr);
+    EmitOptions e = *eo;
+    emit(f, g, t, p, &e);
+    out_commit(f);
+    write_driver(drv, g, e.name);
+
+    const char *cc = getenv("CC");
+    if (!cc || !*cc) cc = "cc";
+    char *cargv[] = {(char *)cc, "-O2", "-std=c99", "-o", exe, drv, NULL};
+    int rc = spawn(cargv, -1);
+    if (rc) die("%s: the host compiler (%s) failed on the generated code (exit %d)", hdr, cc, rc);
+
+    char rep[32];
+    snprintf(rep, sizeof rep, "%ld", o->repeat);
+    char *rargv[3 + 2 * OP_MAX_IO + 1];
+    int n = 0;
+    rargv[n++] = exe;
+    rargv[n++] = rep;
+    rargv[n++] = (char *)(o->dump ? o->dump : "-");
+    for (int i = 0; i < o->ninputs; i++) rargv[n++] = (char *)o->inputs[i];
+    for (int i = 0; i < o->noutputs; i++) rargv[n++] = (char *)o->outputs[i];
+    rargv[n] = NULL;
+    fflush(stdout);
+    rc = spawn(rargv, -1);
+    if (rc) die("%s: the generated program failed (exit %d)", g->path, rc);
+}
+
+int main(int argc, char **argv)
+{
+    Options o;
+    parse(&o, argc, argv);
+
+    /* the pipeline */
+    Graph *g = read_model(o.model);
+    if (o.debug && !strcmp(o.debug, "read")) dump_graph(stderr, g, "read");
+    Target *t = target_load(o.target);
+    lower(g);
+    if (o.debug && !strcmp(o.debug, "lower")) dump_graph(stderr, g, "lower");
+    dispatch(g, t);
+    if (o.debug && !strcmp(o.debug, "dispatch")) dump_graph(stderr, g, "dispatch");
+    Plan *p = plan(g, t);
+    if (o.debug && !strcmp(o.debug, "plan")) dump_graph(stderr, g, "plan");
+
+    EmitOptions eo = {o.name, o.cmdline};
+    if (!strcmp(o.cmd, "compile")) {
+        if (!o.out) die("compile: no output file given (-o OUT.h)");
+        FILE *f = out_open(o.out);
+        emit(f, g, t, p, &eo);
+        out_commit(f);
+    } else if (!strcmp(o.cmd, "report")) {
+        report(stdout, g, t, p, o.json);
+    } else {
+        run(&o, g, t, p, &eo);
+    }
+    target_close(t);
+    arena_free_all();
+    return 0;
+}

@@ -1,0 +1,98 @@
+/* report.c - the per-layer table: engine and why, shapes, work, memory,
+   estimated cycles; the same as JSON for scripts. */
+#include <string.h>
+
+#include "ir.h"
+
+static int64_t weight_bytes(const Graph *g, const Op *op)
+{
+    int64_t n = 0;
+    if (op->kind == OP_CONV2D || op->kind == OP_DWCONV2D || op->kind == OP_FC)
+        for (int k = 1; k < op->nin; k++)
+            if (op->in[k] >= 0 && g->tensors[op->in[k]].data) n += (int64_t)tensor_bytes(&g->tensors[op->in[k]]);
+    return n;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void shape(FILE *f, const Tensor *t, int json)
+{
+    fputc('[', f);
+    for (int d = 0; d < t->rank; d++) fprintf(f, "%s%d", d ? (json ? ", " : ",") : "", t->shape[d]);
+    fputc(']', f);
+}
+
+static const char *storage_name(int s)
+{
+    static const char *n[] = {"none", "const", "input", "output", "arena", "alias"};
+    return n[s];
+}
+
+void report(FILE *f, Graph *g, Target *t, Plan *p, int json)
+{
+    int64_t wtot = 0, macs = 0;
+    double cyc = 0;
+    for (int i = 0; i < g->nops; i++) {
+        wtot += weight_bytes(g, &g->ops[i]);
+        macs += g->ops[i].macs;
+        cyc += g->ops[i].est_cycles;
+    }
+    if (json) {
+        fprintf(f, "{\n  \"htc\": \"%s\",\n  \"model\": ", HTC_VERSION);
+        json_str(f, g->path);
+        fprintf(f, ",\n  \"target\": ");
+        json_str(f, t->name);
+        fprintf(f, ",\n  \"clock_mhz\": %g,\n  \"arena_bytes\": %lld,\n  \"arena_lower_bound\": %lld,\n"
+                   "  \"weight_bytes\": %lld,\n  \"macs\": %lld,\n  \"est_cycles\": %.0f,\n  \"layers\": [\n",
+                t->clock_mhz, (long long)p->arena_size, (long long)p->lower_bound, (long long)wtot,
+                (long long)macs, cyc);
+        for (int i = 0; i < g->nops; i++) {
+            const Op *op = &g->ops[i];
+            const Tensor *out = &g->tensors[op->out[0]];
+            fprintf(f, "    {\"index\": %d, \"source_index\": %d, \"source_op\": ", i, op->src_index);
+            json_str(f, op->src_name);
+            fprintf(f, ", \"op\": \"%s\", \"engine\": ", op_name(op->kind));
+            json_str(f, t->engines[op->engine].name);
+            fprintf(f, ", \"reason\": ");
+            json_str(f, op->reason);
+            fprintf(f, ", \"requant\": \"%s\", \"output\": ", requant_name(op->rq));
+            json_str(f, out->name);
+            fprintf(f, ", \"out_shape\": ");
+            shape(f, out, 1);
+            fprintf(f, ", \"storage\": \"%s\", \"offset\": %lld, \"bytes\": %zu, \"macs\": %lld, \"weight_bytes\": %lld, \"est_cycles\": %.0f}%s\n",
+                    storage_name(out->storage), (long long)out->offset, tensor_bytes(out), (long long)op->macs,
+                    (long long)weight_bytes(g, op), op->est_cycles, i + 1 < g->nops ? "," : "");
+        }
+        fprintf(f, "  ]\n}\n");
+        return;
+    }
+    fprintf(f, "htc %s report: %s on target %s (%g MHz)\n\n", HTC_VERSION, g->path, t->name, t->clock_mhz);
+    fprintf(f, "%3s  %-18s %-9s %-8s %-16s %-8s %9s %9s %11s  %s\n", "#", "source op", "op", "engine", "output",
+            "storage", "offset", "macs", "est.cycles", "why");
+    for (int i = 0; i < g->nops; i++) {
+        const Op *op = &g->ops[i];
+        const Tensor *out = &g->tensors[op->out[0]];
+        char sh[64];
+        int n = 0;
+        for (int d = 0; d < out->rank && n < 56; d++) n += snprintf(sh + n, sizeof sh - (size_t)n, "%s%d", d ? "x" : "", out->shape[d]);
+        sh[n] = 0;
+        char src[32];
+        snprintf(src, sizeof src, "%s#%d", op->src_name, op->src_index);
+        fprintf(f, "%3d  %-18s %-9s %-8s %-16s %-8s %9lld %9lld %11.0f  %s\n", i, src, op_name(op->kind),
+                t->engines[op->engine].name, sh, storage_name(out->storage), (long long)out->offset,
+                (long long)op->macs, op->est_cycles, op->reason);
+    }
+    fprintf(f, "\narena: %lld bytes (lower bound %lld) in %s; weights: %lld bytes; %lld MACs\n",
+            (long long)p->arena_size, (long long)p->lower_bound, t->memories[p->memory].name, (long long)wtot,
+            (long long)macs);
+    fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
+}

@@ -1,0 +1,613 @@
+/* target.c - loads a Lua target file into plain C structs.
+   The only file of htc that sees a lua_State: sandbox, schema, callbacks. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "ir.h"
+
+#ifndef HTC_DATADIR
+#define HTC_DATADIR "."
+#endif
+
+/* The loaded state stays open for the predicates (accepts, dispatch); every
+   other field has been copied into C structs. */
+typedef struct {
+    Target t;
+    lua_State *L;
+    const char *src;            /* target file text, for locating fields */
+    size_t srclen;
+    int root_ref;               /* registry ref of the target table */
+    int dispatch_ref;
+    int (*accepts_ref)[OP_COUNT];   /* per engine, per op kind: registry ref or LUA_NOREF */
+} LoadedTarget;
+
+/* ---- locating a field in the source, for file:line in schema errors -----
+
+   Lua tables keep no line numbers, so a schema error finds the line of its
+   field by scanning the text for the nested keys in order ("engines", then
+   "digital", then "ops", ...). The first match after the previous key wins:
+   exact for files written in the documented layout, a close hint otherwise. */
+static int find_key(const char *src, size_t len, size_t from, const char *key, size_t *at)
+{
+    size_t kl = strlen(key);
+    for (size_t i = from; i + kl <= len; i++) {
+        if (memcmp(src + i, key, kl) != 0) continue;
+        if (i > 0 && (isalnum((unsigned char)src[i - 1]) || src[i - 1] == '_')) continue;
+        size_t j = i + kl;
+        if (j < len && (isalnum((unsigned char)src[j]) || src[j] == '_')) continue;
+        if (j < len && src[j] == '"') j++;          /* ["key"] = */
+        if (j < len && src[j] == ']') j++;
+        while (j < len && (src[j] == ' ' || src[j] == '\t')) j++;
+        if (j < len && src[j] == '=' && !(j + 1 < len && src[j + 1] == '=')) {
+            *at = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int locate(const LoadedTarget *lt, const char *const *keys, int nkeys)
+{
+    size_t pos = 0, at = 0;
+    int found = 0;
+    for (int k = 0; k < nkeys; k++) {
+        if (!keys[k]) continue;
+        if (find_key(lt->src, lt->srclen, pos, keys[k], &at)) {
+            pos = at + 1;
+            found = 1;
+        }
+    }
+    if (!found) return 1;
+    int line = 1;
+    for (size_t i = 0; i < pos - 1 && i < lt->srclen; i++)
+        if (lt->src[i] == '\n') line++;
+    return line;
+}
+
+/* Schema error at the field path keys[0..n). */
+static void __attribute__((noreturn, format(printf, 4, 5)))
+field_error(const LoadedTarget *lt, const char *const *keys, int nkeys, const char *fmt, ...)
+{
+    char msg[512], path[256] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (int k = 0; k < nkeys; k++)
+        if (keys[k]) {
+            if (path[0]) strncat(path, ".", sizeof path - strlen(path) - 1);
+            strncat(path, keys[k], sizeof path - strlen(path) - 1);
+        }
+    die("%s:%d: %s%s%s", lt->t.path, locate(lt, keys, nkeys), path, path[0] ? ": " : "", msg);
+}
+
+/* ---- sandbox ---------------------------------------------------------------- */
+
+/* target "name" { ... } -> the table, with its name recorded. */
+static int l_target_named(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_setfield(L, 1, "name");
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int l_target(lua_State *L)
+{
+    luaL_checkstring(L, 1);
+    lua_pushvalue(L, 1);
+    lua_pushcclosure(L, l_target_named, 1);
+    return 1;
+}
+
+static const char *const safe_globals[] = {
+    "assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget",
+    "rawlen", "rawset", "select", "setmetatable", "getmetatable", "tonumber",
+    "tostring", "type", "xpcall", "math", "string", "table", "utf8", NULL,
+};
+
+/* A fresh environment table holding only the safe globals and `target`. */
+static void push_sandbox_env(lua_State *L)
+{
+    lua_newtable(L);
+    for (int i = 0; safe_globals[i]; i++) {
+        lua_getglobal(L, safe_globals[i]);
+        lua_setfield(L, -2, safe_globals[i]);
+    }
+    lua_pushcfunction(L, l_target);
+    lua_setfield(L, -2, "target");
+    lua_pushinteger(L, 1024);
+    lua_setfield(L, -2, "KiB");
+}
+
+/* ---- reading fields ----------------------------------------------------------- */
+
+static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "engines", "dispatch", "description", NULL};
+static const char *const mem_keys[] = {"size", "alignment", "dma", NULL};
+static const char *const dma_keys[] = {"bytes_per_cycle", "setup", NULL};
+static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", NULL};
+static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", NULL};
+
+static int in_list(const char *s, const char *const *list)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(s, list[i]) == 0) return 1;
+    return 0;
+}
+
+/* Every key of the table at the top of the stack must be in `allowed`. */
+static void check_keys(LoadedTarget *lt, const char *const *keys, int nkeys, const char *const *allowed)
+{
+    lua_State *L = lt->L;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            field_error(lt, keys, nkeys, "keys must be names");
+        const char *k = lua_tostring(L, -1);
+        if (!in_list(k, allowed)) {
+            char list[256] = "";
+            for (int i = 0; allowed[i]; i++) {
+                if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
+                strncat(list, allowed[i], sizeof list - strlen(list) - 1);
+            }
+            const char *kk[MAX_RANK + 2];
+            int n = 0;
+            for (int i = 0; i < nkeys && n < MAX_RANK + 1; i++) kk[n++] = keys[i];
+            kk[n++] = k;
+            field_error(lt, kk, n, "unknown field (expected one of: %s)", list);
+        }
+    }
+}
+
+static double get_number(LoadedTarget *lt, const char *const *keys, int nkeys, const char *field,
+                         int required, double dflt, double min)
+{
+    lua_State *L = lt->L;
+    const char *kk[8];
+    int n = 0;
+    for (int i = 0; i < nkeys; i++) kk[n++] = keys[i];
+    kk[n++] = field;
+    int ty = lua_getfield(L, -1, field);
+    double v = dflt;
+    if (ty == LUA_TNIL) {
+        if (required) field_error(lt, kk, n - 1, "missing required field '%s'", field);
+    } else if (ty != LUA_TNUMBER) {
+        field_error(lt, kk, n, "expected a number, got %s", lua_typename(L, ty));
+    } else {
+        v = lua_tonumber(L, -1);
+        if (!(v >= min)) field_error(lt, kk, n, "must be >= %g, got %g", min, v);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+static const char *get_string(LoadedTarget *lt, const char *const *keys, int nkeys, const char *field, int required)
+{
+    lua_State *L = lt->L;
+    const char *kk[8];
+    int n = 0;
+    for (int i = 0; i < nkeys; i++) kk[n++] = keys[i];
+    kk[n++] = field;
+    int ty = lua_getfield(L, -1, field);
+    const char *s = NULL;
+    if (ty == LUA_TNIL) {
+        if (required) field_error(lt, kk, n - 1, "missing required field '%s'", field);
+    } else if (ty != LUA_TSTRING) {
+        field_error(lt, kk, n, "expected a string, got %s", lua_typename(L, ty));
+    } else {
+        s = arena_strdup(lua_tostring(L, -1));
+    }
+    lua_pop(L, 1);
+    return s;
+}
+
+static int memory_index(const Target *t, const char *name)
+{
+    for (int i = 0; i < t->nmemories; i++)
+        if (strcmp(t->memories[i].name, name) == 0) return i;
+    return -1;
+}
+
+static void read_memories(LoadedTarget *lt)
+{
+    lua_State *L = lt->L;
+    Target *t = &lt->t;
+    const char *keys[4] = {"memory"};
+    if (lua_getfield(L, -1, "memory") != LUA_TTABLE)
+        field_error(lt, keys, 0, "missing required table 'memory' (name -> { size = bytes })");
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) { n++; lua_pop(L, 1); }
+    if (n == 0) field_error(lt, keys, 1, "declare at least one memory");
+    t->memories = arena_alloc(sizeof(Memory) * (size_t)n);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        if (lua_type(L, -2) != LUA_TSTRING) field_error(lt, keys, 1, "memory names must be strings");
+        keys[1] = lua_tostring(L, -2);
+        if (!lua_istable(L, -1)) field_error(lt, keys, 2, "expected a table { size = bytes, ... }");
+        check_keys(lt, keys, 2, mem_keys);
+        Memory *m = &t->memories[t->nmemories++];
+        m->name = arena_strdup(keys[1]);
+        m->size = (int64_t)get_number(lt, keys, 2, "size", 1, 0, 1);
+        m->alignment = (int)get_number(lt, keys, 2, "alignment", 0, 16, 1);
+        if (m->alignment & (m->alignment - 1)) {
+            keys[2] = "alignment";
+            field_error(lt, keys, 3, "must be a power of two, got %d", m->alignment);
+        }
+        if (lua_getfield(L, -1, "dma") == LUA_TTABLE) {
+            keys[2] = "dma";
+            check_keys(lt, keys, 3, dma_keys);
+            m->dma_bytes_per_cycle = get_number(lt, keys, 3, "bytes_per_cycle", 1, 0, 1e-9);
+            m->dma_setup = (int)get_number(lt, keys, 3, "setup", 0, 0, 0);
+        } else if (!lua_isnil(L, -1)) {
+            keys[2] = "dma";
+            field_error(lt, keys, 3, "expected a table { bytes_per_cycle = n, setup = cycles }");
+        }
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+}
+
+static OpKind op_kind_by_name(const char *s)
+{
+    for (int k = 0; k < OP_COUNT; k++)
+        if (strcmp(op_name((OpKind)k), s) == 0) return (OpKind)k;
+    return OP_COUNT;
+}
+
+/* One engine table (the `cpu` table or an entry of `engines`) at the top. */
+static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *keys, int nkeys)
+{
+    lua_State *L = lt->L;
+    const char *kk[8];
+    for (int i = 0; i < nkeys; i++) kk[i] = keys[i];
+    if (!lua_istable(L, -1)) field_error(lt, kk, nkeys, "expected an engine table");
+    check_keys(lt, kk, nkeys, engine_keys);
+    const char *mem = get_string(lt, kk, nkeys, "memory", 1);
+    e->act_memory = memory_index(&lt->t, mem);
+    if (e->act_memory < 0) {
+        kk[nkeys] = "memory";
+        field_error(lt, kk, nkeys + 1, "no memory named '%s' in the memory table", mem);
+    }
+
+    /* requant = { "tflite", ... }: the arithmetic this engine reproduces */
+    kk[nkeys] = "requant";
+    int ty = lua_getfield(L, -1, "requant");
+    if (ty != LUA_TTABLE) field_error(lt, kk, nkeys, "missing required list 'requant' (e.g. { \"tflite\" })");
+    int n = (int)lua_rawlen(L, -1);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        const char *s = lua_tostring(L, -1);
+        RequantKind rk = RQ_NONE;
+        for (int k = RQ_TFLITE; k <= RQ_SHIFT; k++)
+            if (s && strcmp(s, requant_name((RequantKind)k)) == 0) rk = (RequantKind)k;
+        if (rk == RQ_NONE || e->nrequant >= 4)
+            field_error(lt, kk, nkeys + 1, "entry %d: expected \"tflite\", \"float\" or \"shift\"", i);
+        e->requant[e->nrequant++] = rk;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+
+    kk[nkeys] = "ops";
+    if (lua_getfield(L, -1, "ops") != LUA_TTABLE)
+        field_error(lt, kk, nkeys, "missing required table 'ops' (op name -> { kernel = ..., fn = ... })");
+    int cnt = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) { cnt++; lua_pop(L, 1); }
+    e->ops = arena_alloc(sizeof(EngineOp) * (size_t)(cnt ? cnt : 1));
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        kk[nkeys + 1] = name;
+        OpKind k = op_kind_by_name(name);
+        if (k == OP_COUNT) {
+            char list[512] = "";
+            for (int i = 0; i < OP_COUNT; i++) {
+                if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
+                strncat(list, op_name((OpKind)i), sizeof list - strlen(list) - 1);
+            }
+            field_error(lt, kk, nkeys + 2, "unknown operator (expected one of: %s)", list);
+        }
+        if (!lua_istable(L, -1)) field_error(lt, kk, nkeys + 2, "expected a table { kernel = ..., fn = ... }");
+        check_keys(lt, kk, nkeys + 2, op_keys);
+        EngineOp *o = &e->ops[e->nops++];
+        o->kind = k;
+        o->lua_line = locate(lt, kk, nkeys + 2);
+        /* reshape moves no data: it needs no kernel */
+        o->kernel_file = get_string(lt, kk, nkeys + 2, "kernel", k != OP_RESHAPE);
+        o->kernel_fn = get_string(lt, kk, nkeys + 2, "fn", k != OP_RESHAPE);
+        if (!o->kernel_fn != !o->kernel_file)
+            field_error(lt, kk, nkeys + 2, "give both 'kernel' and 'fn', or neither");
+        for (const char *p = o->kernel_fn; p && *p; p++)
+            if (!(isalnum((unsigned char)*p) || *p == '_')) {
+                kk[nkeys + 2] = "fn";
+                field_error(lt, kk, nkeys + 3, "'%s' is not a C identifier", o->kernel_fn);
+            }
+        o->cycles_per_mac = get_number(lt, kk, nkeys + 2, "cycles_per_mac", 0, 0, 0);
+        o->cycles_per_elem = get_number(lt, kk, nkeys + 2, "cycles_per_elem", 0, 0, 0);
+        /* the kernel file must exist now, not at emit time */
+        if (o->kernel_file && access(target_resolve(&lt->t, o->kernel_file), R_OK) != 0) {
+            kk[nkeys + 2] = "kernel";
+            field_error(lt, kk, nkeys + 3, "cannot read '%s'", o->kernel_file);
+        }
+        ty = lua_getfield(L, -1, "accepts");
+        if (ty == LUA_TFUNCTION) {
+            o->has_accepts = 1;
+            lt->accepts_ref[ei][k] = luaL_ref(L, LUA_REGISTRYINDEX);
+        } else {
+            if (ty != LUA_TNIL) {
+                kk[nkeys + 2] = "accepts";
+                field_error(lt, kk, nkeys + 3, "expected a function(op) returning true/false[, reason]");
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+Target *target_load(const char *path)
+{
+    LoadedTarget *lt = arena_alloc(sizeof *lt);
+    Target *t = &lt->t;
+    t->path = arena_strdup(path);
+    const char *slash = strrchr(path, '/');
+    t->dir = slash ? arena_printf("%.*s", (int)(slash - path), path) : ".";
+    lt->src = (const char *)read_file(path, &lt->srclen);
+
+    lua_State *L = luaL_newstate();
+    if (!L) die("%s: cannot create a Lua state", path);
+    lt->L = L;
+    luaL_openlibs(L);
+    /* the sandbox keeps only string/table/math/utf8; io, os, load, require and
+       debug are unreachable from the target file */
+    char *chunk = arena_printf("@%s", path);
+    if (luaL_loadbufferx(L, lt->src, lt->srclen, chunk, "t") != LUA_OK)
+        die("%s", lua_tostring(L, -1));
+    push_sandbox_env(L);
+    lua_setupvalue(L, -2, 1);
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK) die("%s", lua_tostring(L, -1));
+    if (!lua_istable(L, -1))
+        die("%s:1: the file must return a target: return target \"name\" { ... }", path);
+
+    const char *none[1] = {NULL};
+    check_keys(lt, none, 0, top_keys);
+    t->name = get_string(lt, none, 0, "name", 1);
+    t->clock_mhz = get_number(lt, none, 0, "clock_mhz", 1, 0, 1e-6);
+    read_memories(lt);
+
+    int ty = lua_getfield(L, -1, "engines");
+    int nacc = 0;
+    if (ty == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) { nacc++; lua_pop(L, 1); }
+    } else if (ty != LUA_TNIL) {
+        const char *k[1] = {"engines"};
+        field_error(lt, k, 1, "expected a table of accelerator engines");
+    }
+    lua_pop(L, 1);
+    t->engines = arena_alloc(sizeof(Engine) * (size_t)(nacc + 1));
+    lt->accepts_ref = arena_alloc(sizeof(*lt->accepts_ref) * (size_t)(nacc + 1));
+    for (int i = 0; i <= nacc; i++)
+        for (int k = 0; k < OP_COUNT; k++) lt->accepts_ref[i][k] = LUA_NOREF;
+
+    const char *ck[8] = {"cpu"};
+    if (lua_getfield(L, -1, "cpu") != LUA_TTABLE)
+        field_error(lt, ck, 0, "missing required table 'cpu' (the fallback engine)");
+    Engine *cpu = &t->engines[0];
+    cpu->is_cpu = 1;
+    cpu->name = get_string(lt, ck, 1, "name", 0);
+    if (!cpu->name) cpu->name = "cpu";
+    read_engine(lt, cpu, 0, ck, 1);
+    lua_pop(L, 1);
+    t->nengines = 1;
+
+    if (nacc) {
+        lua_getfield(L, -1, "engines");
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            const char *ek[8] = {"engines", lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?"};
+            Engine *e = &t->engines[t->nengines];
+            e->name = arena_strdup(ek[1]);
+            read_engine(lt, e, t->nengines, ek, 2);
+            t->nengines++;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+
+    lt->dispatch_ref = LUA_NOREF;
+    ty = lua_getfield(L, -1, "dispatch");
+    if (ty == LUA_TFUNCTION) {
+        t->has_dispatch = 1;
+        lt->dispatch_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else {
+        if (ty != LUA_TNIL) {
+            const char *k[1] = {"dispatch"};
+            field_error(lt, k, 1, "expected a function(op, candidates) returning an engine name");
+        }
+        lua_pop(L, 1);
+    }
+    lt->root_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return t;
+}
+
+void target_close(Target *t)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    if (lt->L) lua_close(lt->L);
+    lt->L = NULL;
+}
+
+const EngineOp *engine_op(const Engine *e, OpKind k)
+{
+    for (int i = 0; i < e->nops; i++)
+        if (e->ops[i].kind == k) return &e->ops[i];
+    return NULL;
+}
+
+const char *target_resolve(const Target *t, const char *path)
+{
+    if (path[0] == '/') return path;
+    const char *home = getenv("HTC_HOME");
+    const char *dirs[4] = {t->dir, home, HTC_DATADIR, NULL};
+    /* target files live in targets/: also try its parent for kernels/... */
+    const char *cand[8];
+    int n = 0;
+    cand[n++] = arena_printf("%s/%s", t->dir, path);
+    cand[n++] = arena_printf("%s/../%s", t->dir, path);
+    for (int i = 1; i < 3; i++)
+        if (dirs[i] && dirs[i][0]) cand[n++] = arena_printf("%s/%s", dirs[i], path);
+    for (int i = 0; i < n; i++)
+        if (access(cand[i], R_OK) == 0) return cand[i];
+    return cand[0];
+}
+
+/* ---- callbacks ------------------------------------------------------------------ */
+
+static void set_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void set_str(lua_State *L, const char *k, const char *v)
+{
+    lua_pushstring(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_shape(lua_State *L, const Tensor *t)
+{
+    lua_createtable(L, t->rank, 0);
+    for (int i = 0; i < t->rank; i++) {
+        lua_pushinteger(L, t->shape[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* The op as the target's predicates see it: a fresh table of plain values.
+   Field names are documented in docs of the target language (README). */
+static void push_op(lua_State *L, const Graph *g, const Op *op)
+{
+    static const char *acts[] = {"none", "relu", "relu6", "relu_n1_to_1"};
+    lua_newtable(L);
+    set_str(L, "kind", op_name(op->kind));
+    set_str(L, "source", op->src_name ? op->src_name : "");
+    set_int(L, "index", op->src_index);
+    set_str(L, "requant", requant_name(op->rq));
+    set_str(L, "act", acts[op->act]);
+    set_int(L, "stride_h", op->stride_h);
+    set_int(L, "stride_w", op->stride_w);
+    set_int(L, "stride", op->stride_h > op->stride_w ? op->stride_h : op->stride_w);
+    set_int(L, "dilation_h", op->dil_h);
+    set_int(L, "dilation_w", op->dil_w);
+    set_int(L, "dilation", op->dil_h > op->dil_w ? op->dil_h : op->dil_w);
+    set_int(L, "macs", op->macs);
+    set_int(L, "per_channel", op->nch > 1);
+    const Tensor *in = op->in[0] >= 0 ? &g->tensors[op->in[0]] : NULL;
+    const Tensor *out = op->out[0] >= 0 ? &g->tensors[op->out[0]] : NULL;
+    if (in) {
+        push_shape(L, in);
+        lua_setfield(L, -2, "in_shape");
+        set_str(L, "in_type", dtype_name(in->type));
+        set_int(L, "act_bits", (lua_Integer)dtype_size(in->type) * 8);
+    }
+    if (out) {
+        push_shape(L, out);
+        lua_setfield(L, -2, "out_shape");
+        set_str(L, "out_type", dtype_name(out->type));
+    }
+    if (op->kind == OP_CONV2D || op->kind == OP_DWCONV2D || op->kind == OP_FC) {
+        const Tensor *w = &g->tensors[op->in[1]];
+        set_int(L, "weight_bits", (lua_Integer)dtype_size(w->type) * 8);
+        if (op->kind != OP_FC) {
+            set_int(L, "kernel_h", w->shape[1]);
+            set_int(L, "kernel_w", w->shape[2]);
+        }
+        set_int(L, "depthwise", op->kind == OP_DWCONV2D);
+    } else if (op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL) {
+        set_int(L, "kernel_h", op->k_h);
+        set_int(L, "kernel_w", op->k_w);
+    }
+}
+
+static const char *lua_error_line(lua_State *L)
+{
+    const char *m = lua_tostring(L, -1);
+    return arena_strdup(m ? m : "error object is not a string");
+}
+
+int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const char **why)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    const Engine *e = &t->engines[engine];
+    *why = NULL;
+    const EngineOp *eo = engine_op(e, op->kind);
+    if (!eo) {
+        *why = arena_printf("%s has no %s kernel", e->name, op_name(op->kind));
+        return 0;
+    }
+    int ok_rq = op->rq == RQ_NONE;
+    for (int i = 0; i < e->nrequant; i++)
+        if (e->requant[i] == op->rq) ok_rq = 1;
+    if (!ok_rq) {
+        *why = arena_printf("%s does not implement %s requantization", e->name, requant_name(op->rq));
+        return 0;
+    }
+    if (!eo->has_accepts) return 1;
+    lua_State *L = lt->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lt->accepts_ref[engine][op->kind]);
+    push_op(L, g, op);
+    if (lua_pcall(L, 1, 2, 0) != LUA_OK)
+        die("%s (in %s.ops.%s.accepts, for operator %d %s)", lua_error_line(L), e->name,
+            op_name(op->kind), op->src_index, op->src_name);
+    int ok = lua_toboolean(L, -2);
+    if (!ok)
+        *why = lua_isstring(L, -1) ? arena_strdup(lua_tostring(L, -1))
+                                   : arena_printf("%s.ops.%s.accepts said no", e->name, op_name(op->kind));
+    lua_pop(L, 2);
+    return ok;
+}
+
+int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const char **reason)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    if (!t->has_dispatch || ncand == 1) {
+        *reason = ncand == 1 ? "only candidate" : "first candidate in target order";
+        return cand[0];
+    }
+    lua_State *L = lt->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lt->dispatch_ref);
+    push_op(L, g, op);
+    lua_createtable(L, ncand, 0);
+    for (int i = 0; i < ncand; i++) {
+        lua_pushstring(L, t->engines[cand[i]].name);
+        lua_rawseti(L, -2, i + 1);
+    }
+    if (lua_pcall(L, 2, 2, 0) != LUA_OK)
+        die("%s (in dispatch, for operator %d %s)", lua_error_line(L), op->src_index, op->src_name);
+    const char *name = lua_tostring(L, -2);
+    int chosen = -1;
+    for (int i = 0; name && i < ncand; i++)
+        if (strcmp(t->engines[cand[i]].name, name) == 0) chosen = cand[i];
+    if (chosen < 0) {
+        lua_Debug ar;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lt->dispatch_ref);
+        lua_getinfo(L, ">S", &ar);
+        die("%s:%d: dispatch returned '%s', which is not one of the candidates for operator %d %s",
+            t->path, ar.linedefined, name ? name : "nil", op->src_index, op->src_name);
+    }
+    *reason = lua_isstring(L, -1) ? arena_strdup(lua_tostring(L, -1)) : "chosen by the target's dispatch";
+    lua_pop(L, 2);
+    return chosen;
+}
