@@ -3,20 +3,52 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wno-unused-parameter
-LUA_CFLAGS := $(shell pkg-config --cflags lua5.4)
-LUA_LIBS   := $(shell pkg-config --libs lua5.4)
+LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null)
+LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null)
 DATADIR ?= $(CURDIR)
+HTC_MODELS ?= $(abspath $(CURDIR)/../shared/models/mlperf_tiny)
+export HTC_MODELS
 
 GEN_SRCS := $(filter-out gen/main.c,$(wildcard gen/*.c))
 GEN_HDRS := $(wildcard gen/*.h) htc.h
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 htc: gen/main.c $(GEN_SRCS) $(GEN_HDRS)
 	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) -o $@ gen/main.c $(GEN_SRCS) $(LUA_LIBS) -lm
 
-.PHONY: test bench fuzz clean install asan
-test: htc
+htc-asan: gen/main.c $(GEN_SRCS) $(GEN_HDRS)
+	$(CC) -O1 -g $(SAN) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) -o $@ gen/main.c $(GEN_SRCS) $(LUA_LIBS) -lm
+
+.PHONY: demo test test-asan bench fuzz clean install deps
+deps:
+	bash .ci/deps.sh all
+
+# Quick start: compile the KWS model for the CPU target, run it, report.
+demo:
+	bash .ci/deps.sh c
+	$(MAKE) htc
+	./htc report $(HTC_MODELS)/kws_ref_model.tflite -t targets/cpu.lua
+	$(MAKE) -C examples/kws host
+
+test:
+	bash .ci/deps.sh all
+	$(MAKE) htc
 	bash tests/run.sh
+
+# The error paths and every model compile under ASan + UBSan.
+test-asan: htc-asan
+	HTC=./htc-asan bash tests/targets/test_targets.sh
+	HTC=./htc-asan bash tests/bad/test_bad_models.sh
+	HTC=./htc-asan bash tests/asan_models.sh
+
+FUZZ_SECONDS ?= 600
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh
+
+install: htc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/htc
+	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(PREFIX)/share/htc"' $(LUA_CFLAGS) -o $(DESTDIR)$(PREFIX)/bin/htc gen/main.c $(GEN_SRCS) $(LUA_LIBS) -lm
+	cp -r htc.h kernels targets $(DESTDIR)$(PREFIX)/share/htc/
 
 clean:
 	rm -rf htc htc-asan build
-

@@ -90,6 +90,18 @@ field_error(const LoadedTarget *lt, const char *const *keys, int nkeys, const ch
 
 /* ---- sandbox ---------------------------------------------------------------- */
 
+/* A target file (or a predicate) that runs away is stopped with its line. */
+#define STEP_LIMIT 200000000L
+static long steps;
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+    steps += 100000;
+    if (steps < STEP_LIMIT) return;
+    lua_getinfo(L, "Sl", ar);
+    luaL_error(L, "target file ran too long (an endless loop?)");
+}
+
 /* target "name" { ... } -> the table, with its name recorded. */
 static int l_target_named(lua_State *L)
 {
@@ -375,6 +387,7 @@ Target *target_load(const char *path)
         die("%s", lua_tostring(L, -1));
     push_sandbox_env(L);
     lua_setupvalue(L, -2, 1);
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 100000);
     if (lua_pcall(L, 0, 1, 0) != LUA_OK) die("%s", lua_tostring(L, -1));
     if (!lua_istable(L, -1))
         die("%s:1: the file must return a target: return target \"name\" { ... }", path);

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# .ci/deps.sh [c|all] - install what htc needs on Debian/Ubuntu: "c" the
+# libraries to build htc; "all" also cross compilers, qemu and the test venv.
+set -eu
+what=${1:-all}
+cd "$(dirname "$0")/.."
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+pkgs="build-essential pkg-config liblua5.4-dev lua5.4 liblpsolve55-dev"
+[ "$what" = all ] && pkgs="$pkgs python3-venv gcc-arm-none-eabi gcc-riscv64-unknown-elf \
+  picolibc-arm-none-eabi picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc \
+  clang libclang-rt-14-dev"
+missing=""
+for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+    echo "installing:$missing"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+if [ "$what" = all ] && ! .venv/bin/python -c "import ai_edge_litert, numpy, pytest" 2>/dev/null; then
+    echo "creating .venv (ai-edge-litert, numpy, pytest)"
+    python3 -m venv .venv
+    .venv/bin/pip install -q --upgrade pip
+    .venv/bin/pip install -q ai-edge-litert numpy pytest
+fi

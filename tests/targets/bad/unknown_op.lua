@@ -1,0 +1,10 @@
+return target "t" {
+  clock_mhz = 100,
+  memory = { L2 = { size = 1024 } },
+  cpu = {
+    memory = "L2", requant = { "tflite" },
+    ops = {
+      convolution = { kernel = "kernels/conv2d.c", fn = "htc__conv2d_s8" },
+    },
+  },
+}
