@@ -5,6 +5,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wno-unused-parameter
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null)
 LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null)
+LPS_LIBS   := -llpsolve55 -lcolamd -ldl
 DATADIR ?= $(CURDIR)
 HTC_MODELS ?= $(abspath $(CURDIR)/../shared/models/mlperf_tiny)
 export HTC_MODELS
@@ -14,10 +15,10 @@ GEN_HDRS := $(wildcard gen/*.h) htc.h
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 htc: gen/main.c $(GEN_SRCS) $(GEN_HDRS)
-	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) -o $@ gen/main.c $(GEN_SRCS) $(LUA_LIBS) -lm
+	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) -o $@ gen/main.c $(GEN_SRCS) $(LUA_LIBS) $(LPS_LIBS) -lm
 
 htc-asan: gen/main.c $(GEN_SRCS) $(GEN_HDRS)
-	$(CC) -O1 -g $(SAN) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) -o $@ gen/main.c $(GEN_SRCS) $(LUA_LIBS) -lm
+	$(CC) -O1 -g $(SAN) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) -o $@ gen/main.c $(GEN_SRCS) $(LUA_LIBS) $(LPS_LIBS) -lm
 
 .PHONY: demo test test-asan bench fuzz clean install deps
 deps:
@@ -47,7 +48,7 @@ fuzz:
 
 install: htc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/htc
-	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(PREFIX)/share/htc"' $(LUA_CFLAGS) -o $(DESTDIR)$(PREFIX)/bin/htc gen/main.c $(GEN_SRCS) $(LUA_LIBS) -lm
+	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(PREFIX)/share/htc"' $(LUA_CFLAGS) -o $(DESTDIR)$(PREFIX)/bin/htc gen/main.c $(GEN_SRCS) $(LUA_LIBS) $(LPS_LIBS) -lm
 	cp -r htc.h kernels targets $(DESTDIR)$(PREFIX)/share/htc/
 
 clean:

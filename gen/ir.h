@@ -218,8 +218,12 @@ void dispatch(Graph *g, Target *t);             /* dispatch.c */
 typedef struct {
     int64_t arena_size;         /* bytes, a multiple of the alignment */
     int64_t lower_bound;        /* max over steps of live bytes */
+    int64_t greedy_size;        /* greedy-by-size result, for comparison */
     int alignment;
     int memory;                 /* memory index holding the arena */
+    const char *method;         /* how the offsets were found, for the report */
+    double solve_ms;            /* time spent in the MILP */
+    int ninplace;               /* element-wise ops computed in place */
 } Plan;
 Plan *plan(Graph *g, Target *t);                /* plan.c */
 typedef struct {

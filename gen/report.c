@@ -52,9 +52,12 @@ void report(FILE *f, Graph *g, Target *t, Plan *p, int json)
         fprintf(f, ",\n  \"target\": ");
         json_str(f, t->name);
         fprintf(f, ",\n  \"clock_mhz\": %g,\n  \"arena_bytes\": %lld,\n  \"arena_lower_bound\": %lld,\n"
+                   "  \"arena_greedy\": %lld,\n  \"plan_method\": ",
+                t->clock_mhz, (long long)p->arena_size, (long long)p->lower_bound, (long long)p->greedy_size);
+        json_str(f, p->method);
+        fprintf(f, ",\n  \"plan_ms\": %.3f,\n  \"inplace_ops\": %d,\n"
                    "  \"weight_bytes\": %lld,\n  \"macs\": %lld,\n  \"est_cycles\": %.0f,\n  \"layers\": [\n",
-                t->clock_mhz, (long long)p->arena_size, (long long)p->lower_bound, (long long)wtot,
-                (long long)macs, cyc);
+                p->solve_ms, p->ninplace, (long long)wtot, (long long)macs, cyc);
         for (int i = 0; i < g->nops; i++) {
             const Op *op = &g->ops[i];
             const Tensor *out = &g->tensors[op->out[0]];
@@ -91,8 +94,9 @@ void report(FILE *f, Graph *g, Target *t, Plan *p, int json)
                 t->engines[op->engine].name, sh, storage_name(out->storage), (long long)out->offset,
                 (long long)op->macs, op->est_cycles, op->reason);
     }
-    fprintf(f, "\narena: %lld bytes (lower bound %lld) in %s; weights: %lld bytes; %lld MACs\n",
-            (long long)p->arena_size, (long long)p->lower_bound, t->memories[p->memory].name, (long long)wtot,
-            (long long)macs);
+    fprintf(f, "\narena: %lld bytes in %s (lower bound %lld, greedy by size %lld; %s; %d ops in place)\n",
+            (long long)p->arena_size, t->memories[p->memory].name, (long long)p->lower_bound,
+            (long long)p->greedy_size, p->method, p->ninplace);
+    fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
 }
