@@ -23,6 +23,7 @@ static const char usage[] =
     "            [--dump DIR] (every layer's output as DIR/<tensor index>.bin)\n"
     "            [--repeat N] (time N inferences)  [--keep DIR] (keep the generated files)\n"
     "  report    per-layer table: engine and why, storage, MACs, cycles  [--json]\n"
+    "            [--svg FILE] (the memory plan over time as a picture)\n"
     "\n"
     "options:\n"
     "  -t, --target FILE   target description (targets/cpu.lua, ...)\n"
@@ -31,7 +32,7 @@ static const char usage[] =
     "environment: CC (compiler for `htc run`, default cc), HTC_HOME (kernels and htc.h)\n";
 
 typedef struct {
-    const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug;
+    const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug, *svg;
     const char *inputs[OP_MAX_IO], *outputs[OP_MAX_IO];
     int ninputs, noutputs, json;
     long repeat;
@@ -72,6 +73,7 @@ static void parse(Options *o, int argc, char **argv)
         else if (!strcmp(a, "--keep")) o->keep = VALUE();
         else if (!strcmp(a, "-d")) o->debug = VALUE();
         else if (!strcmp(a, "--json")) o->json = 1;
+        else if (!strcmp(a, "--svg")) o->svg = VALUE();
         else if (!strcmp(a, "--repeat")) {
             const char *v = VALUE();
             char *end;
@@ -280,6 +282,11 @@ int main(int argc, char **argv)
         emit(f, g, t, p, &eo);
         out_commit(f);
     } else if (!strcmp(o.cmd, "report")) {
+        if (o.svg) {
+            FILE *f = out_open(o.svg);
+            report_svg(f, g, t, p);
+            out_commit(f);
+        }
         report(stdout, g, t, p, o.json);
     } else {
         run(&o, g, t, p, &eo);

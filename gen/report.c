@@ -100,3 +100,49 @@ void report(FILE *f, Graph *g, Target *t, Plan *p, int json)
     fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
 }
+
+/* The memory plan as a picture: time (layers) across, arena offset down;
+   one rectangle per buffer, named, with size and lifetime on hover. */
+void report_svg(FILE *f, Graph *g, Target *t, Plan *p)
+{
+    const double W = 960, H = 540, L = 70, T = 40, R = 20, B = 40;
+    double sx = (W - L - R) / (g->nops ? g->nops : 1);
+    double arena = (double)(p->arena_size ? p->arena_size : 1);
+    double sy = (H - T - B) / arena;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+               "font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H);
+    fprintf(f, "<title>htc memory plan: ");
+    for (const char *s = g->path; *s; s++) fputs(*s == '<' ? "&lt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, f);
+    fprintf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
+    fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">arena %s: %lld bytes (lower bound %lld, greedy %lld) - %s</text>\n",
+            L, t->memories[p->memory].name, (long long)p->arena_size, (long long)p->lower_bound,
+            (long long)p->greedy_size, p->method);
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n", L, T,
+            W - L - R, H - T - B);
+    for (int k = 0; k <= 4; k++) {
+        double y = T + (H - T - B) * k / 4;
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%lld</text>\n", L - 4, y + 4,
+                (long long)(arena * k / 4));
+    }
+    for (int s = 0; s < g->nops; s += g->nops > 40 ? 5 : 1)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%d</text>\n", L + sx * (s + 0.5), H - B + 14, s);
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">layer</text>\n", L + (W - L - R) / 2, H - 8);
+    int c = 0;
+    for (int i = 0; i < g->ntensors; i++) {
+        const Tensor *tt = &g->tensors[i];
+        if (tt->storage != ST_ARENA || tt->offset < 0) continue;
+        double x = L + sx * tt->first_use, w = sx * (tt->last_use - tt->first_use + 1);
+        double y = T + sy * (double)tt->offset, h = sy * (double)tensor_bytes(tt);
+        unsigned hue = (unsigned)(c++ * 137) % 360;
+        fprintf(f, "<g class=\"buffer\" data-tensor=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                   "fill=\"hsl(%u,60%%,70%%)\" stroke=\"#333\" stroke-width=\"0.5\"><title>",
+                i, x, y, w, h > 0.5 ? h : 0.5, hue);
+        for (const char *s = tt->name; *s; s++) fputs(*s == '<' ? "&lt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, f);
+        fprintf(f, " (tensor %d): %zu bytes at offset %lld, live layers %d..%d</title></rect>", tt->src_index,
+                tensor_bytes(tt), (long long)tt->offset, tt->first_use, tt->last_use);
+        if (h > 12 && w > 30)
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\">t%d</text>", x + 2, y + 10, tt->src_index);
+        fputs("</g>\n", f);
+    }
+    fputs("</svg>\n", f);
+}
