@@ -1,0 +1,104 @@
+/* insncount.c - QEMU TCG plugin: exact instruction counts, for platforms
+   whose QEMU model has no usable cycle counter (Cortex-M: DWT CYCCNT is not
+   modelled). Debian's QEMU 7.2 loads plugins but ships no qemu-plugin.h,
+   so the few declarations of plugin API version 1 used here are written
+   out below.
+
+   Build:  cc -shared -fPIC -O2 -o libinsncount.so insncount.c
+   Use:    qemu-system-arm ... -plugin ./libinsncount.so[,begin=ADDR,end=ADDR]
+
+   Every executed guest instruction adds 1 to a counter (an inline add
+   registered per instruction at translation time: no helper call). With
+   begin/end (addresses of two functions, e.g. from nm), each execution of
+   the instruction at begin opens a region and each one at end closes the
+   innermost open region; regions may nest. At exit it prints to stderr
+     insncount: region N: COUNT     (in the order the regions were opened)
+     insncount: total COUNT         (every instruction of the run) */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- QEMU plugin API, version 1 (QEMU 4.2 .. 8.x) --------------------- */
+typedef uint64_t qemu_plugin_id_t;
+typedef struct qemu_info_t qemu_info_t;          /* not read here */
+struct qemu_plugin_tb;
+struct qemu_plugin_insn;
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_CB_RW_REGS };
+enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
+typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
+typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn, enum qemu_plugin_op op,
+                                                void *ptr, uint64_t imm);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
+                                            enum qemu_plugin_cb_flags flags, void *userdata);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
+#define QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv);
+/* ------------------------------------------------------------------------ */
+
+#define MAX_REGIONS 4096
+#define MAX_DEPTH 64
+static uint64_t count;                    /* instructions executed (one vCPU) */
+static uint64_t begin_addr = UINT64_MAX, end_addr = UINT64_MAX;
+static uint64_t region[MAX_REGIONS];
+static int nregions, stack[MAX_DEPTH], depth, dropped;
+
+static void on_begin(unsigned int vcpu, void *u)
+{
+    (void)vcpu, (void)u;
+    if (nregions == MAX_REGIONS || depth == MAX_DEPTH) { dropped++; return; }
+    region[nregions] = count;
+    stack[depth++] = nregions++;
+}
+
+static void on_end(unsigned int vcpu, void *u)
+{
+    (void)vcpu, (void)u;
+    if (depth == 0) { dropped++; return; }
+    int r = stack[--depth];
+    region[r] = count - region[r];
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+    (void)id;
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        uint64_t a = qemu_plugin_insn_vaddr(insn);
+        if (a == begin_addr) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_begin, QEMU_PLUGIN_CB_NO_REGS, NULL);
+        if (a == end_addr) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_end, QEMU_PLUGIN_CB_NO_REGS, NULL);
+        qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &count, 1);
+    }
+}
+
+static void at_exit(qemu_plugin_id_t id, void *u)
+{
+    (void)id, (void)u;
+    for (int r = 0; r < nregions; r++)
+        fprintf(stderr, "insncount: region %d: %" PRIu64 "\n", r, region[r]);
+    if (depth || dropped) fprintf(stderr, "insncount: %d region(s) left open, %d dropped\n", depth, dropped);
+    fprintf(stderr, "insncount: total %" PRIu64 "\n", count);
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
+{
+    (void)info;
+    for (int i = 0; i < argc; i++) {
+        /* Thumb function symbols carry bit 0; instruction addresses do not */
+        if (!strncmp(argv[i], "begin=", 6)) begin_addr = strtoull(argv[i] + 6, NULL, 0) & ~(uint64_t)1;
+        else if (!strncmp(argv[i], "end=", 4)) end_addr = strtoull(argv[i] + 4, NULL, 0) & ~(uint64_t)1;
+        else { fprintf(stderr, "insncount: unknown argument '%s'\n", argv[i]); return -1; }
+    }
+    qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+    qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+    return 0;
+}

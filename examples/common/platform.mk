@@ -1,0 +1,104 @@
+# platform.mk - the build shared by every firmware example. An example's
+# Makefile sets MODEL (the C name, also the program name) and TFLITE (the
+# model file under $(HTC_MODELS)), then includes this file.
+#
+#   make host    build for the host and run it
+#   make m4      Cortex-M4: arm-none-eabi-gcc + picolibc semihosting, run on
+#                qemu-system-arm -M mps2-an386, instructions counted by the
+#                qemu plugin common/insncount.c
+#   make rv32    RV32IMC: riscv64-unknown-elf-gcc + picolibc semihosting, run
+#                on qemu-system-riscv32 -M virt under -icount shift=0 so that
+#                minstret counts instructions exactly
+#   make all     build the three programs without running them
+#   make header  (re)generate build/$(MODEL).h with htc
+#   make clean
+#
+# The header is regenerated when the model, the target file, htc itself, or
+# the runtime/kernel sources it pastes change.
+
+EX_DIR  := $(patsubst %/,%,$(dir $(abspath $(firstword $(MAKEFILE_LIST)))))
+COMMON  := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+TOP     := $(abspath $(COMMON)/../..)
+
+HTC        ?= $(TOP)/htc
+HTC_MODELS ?= ../../../shared/models/mlperf_tiny
+TARGET     ?= $(TOP)/targets/cpu.lua
+MODEL_FILE ?= $(HTC_MODELS)/$(TFLITE)
+TIMEOUT    ?= 120
+B          ?= build
+
+CC        ?= cc
+M4_CC     ?= arm-none-eabi-gcc
+RV32_CC   ?= riscv64-unknown-elf-gcc
+QEMU_ARM  ?= qemu-system-arm
+QEMU_RV32 ?= qemu-system-riscv32
+
+WARN     := -std=c99 -Wall -Wextra
+OPT      ?= -O2
+INC      := -I$(B) -I$(COMMON)
+SRCS     := main.c $(COMMON)/platform.c
+
+PICOLIBC := --specs=picolibc.specs --oslib=semihost --crt0=semihost
+M4_FLAGS := -mcpu=cortex-m4 -mthumb
+# mps2-an386: 4 MiB SSRAM1 at 0 (code, weights), 4 MiB SSRAM2/3 at 0x20000000
+M4_LD    := -Wl,--defsym=__flash=0x0,--defsym=__flash_size=0x400000 \
+            -Wl,--defsym=__ram=0x20000000,--defsym=__ram_size=0x400000
+RV32_FLAGS := -march=rv32imc -misa-spec=2.2 -mabi=ilp32
+# virt: RAM at 0x80000000 where -bios none loads the ELF
+RV32_LD  := -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 \
+            -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x1000000
+SEMIHOST := -semihosting-config enable=on,target=native
+PLUGIN   := $(COMMON)/build/libinsncount.so
+
+HEADER   := $(B)/$(MODEL).h
+HTC_DEPS := $(wildcard $(TOP)/htc.h $(TOP)/kernels/*.c $(TOP)/kernels/*.h)
+
+.PHONY: host m4 rv32 all header clean
+.DELETE_ON_ERROR:
+
+host: $(B)/host/$(MODEL)
+	timeout $(TIMEOUT) $(B)/host/$(MODEL) $(RUN_ARGS)
+
+m4: $(B)/m4/$(MODEL).elf $(PLUGIN)
+	@set -e; elf=$(B)/m4/$(MODEL).elf; \
+	begin=0x$$(arm-none-eabi-nm $$elf | awk '$$3 == "platform_mark_begin" {print $$1}'); \
+	end=0x$$(arm-none-eabi-nm $$elf | awk '$$3 == "platform_mark_end" {print $$1}'); \
+	echo "timeout $(TIMEOUT) $(QEMU_ARM) -M mps2-an386 -nographic $(SEMIHOST) -kernel $$elf -plugin $(PLUGIN),begin=$$begin,end=$$end"; \
+	rc=0; timeout $(TIMEOUT) $(QEMU_ARM) -M mps2-an386 -nographic $(SEMIHOST) -kernel $$elf \
+	    -plugin $(PLUGIN),begin=$$begin,end=$$end </dev/null >$(B)/m4/run.log 2>&1 || rc=$$?; \
+	awk -f $(COMMON)/insncount.awk $(B)/m4/run.log; \
+	[ $$rc -eq 0 ] || echo "m4: exit status $$rc"; exit $$rc
+
+rv32: $(B)/rv32/$(MODEL).elf
+	timeout $(TIMEOUT) $(QEMU_RV32) -M virt -bios none -nographic $(SEMIHOST) \
+	    -icount shift=0,sleep=off -kernel $< </dev/null 2>&1
+
+all: $(B)/host/$(MODEL) $(B)/m4/$(MODEL).elf $(B)/rv32/$(MODEL).elf
+
+header: $(HEADER)
+
+$(HEADER): $(MODEL_FILE) $(TARGET) $(HTC) $(HTC_DEPS)
+	@mkdir -p $(B)
+	$(HTC) compile $(MODEL_FILE) -t $(TARGET) -o $@ --name $(MODEL)
+
+$(TOP)/htc:
+	$(MAKE) -C $(TOP) htc
+
+$(B)/host/$(MODEL): $(SRCS) $(HEADER) $(COMMON)/platform.h
+	@mkdir -p $(@D)
+	$(CC) $(OPT) $(WARN) -DPLATFORM_HOST $(INC) -o $@ $(SRCS)
+
+$(B)/m4/$(MODEL).elf: $(SRCS) $(HEADER) $(COMMON)/platform.h
+	@mkdir -p $(@D)
+	$(M4_CC) $(M4_FLAGS) $(OPT) $(WARN) -DPLATFORM_M4 $(INC) $(PICOLIBC) $(M4_LD) -o $@ $(SRCS)
+
+$(B)/rv32/$(MODEL).elf: $(SRCS) $(HEADER) $(COMMON)/platform.h
+	@mkdir -p $(@D)
+	$(RV32_CC) $(RV32_FLAGS) $(OPT) $(WARN) -DPLATFORM_RV32 $(INC) $(PICOLIBC) $(RV32_LD) -o $@ $(SRCS)
+
+$(PLUGIN): $(COMMON)/insncount.c
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -O2 -Wall -Wextra -o $@ $<
+
+clean:
+	rm -rf $(B)
