@@ -53,3 +53,10 @@ install: htc
 
 clean:
 	rm -rf htc htc-asan build
+
+# Benchmarks: print compile time, host time per inference against the TFLite
+# reference interpreter measured in the same run, arena and weight bytes.
+bench:
+	bash .ci/deps.sh all
+	$(MAKE) htc
+	$${PYTHON:-.venv/bin/python} bench/bench.py

@@ -1,0 +1,356 @@
+"""oracle.py - run a .tflite model in the TFLite reference interpreter and
+through htc, and compare every tensor bit for bit.
+
+The oracle is the interpreter of ai-edge-litert with the REFERENCE kernels
+(OpResolverType.BUILTIN_REF) and every tensor preserved, so intermediate
+tensors can be read by their index in the .tflite file. htc's side is
+`htc run --dump DIR` (DIR/<tensor index>.bin for every operator's output),
+or, to build a generated header once and feed it several inputs,
+`htc compile` plus a small driver that uses the header's public API
+(run_multi, the *_SIZE_i macros and the HTC_TRACE hook).
+"""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+import tflite_build as tb
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+HTC = os.environ.get("HTC") or os.path.join(REPO, "htc")
+if not os.path.isabs(HTC):
+    HTC = os.path.join(REPO, HTC)
+TARGET = os.path.join(REPO, "targets", "cpu.lua")
+MODELS = os.path.abspath(os.path.join(REPO, os.environ.get("HTC_MODELS") or "../shared/models/mlperf_tiny"))
+CC = os.environ.get("CC") or "cc"
+
+
+class HtcError(Exception):
+    """htc exited non-zero; .stderr holds its message."""
+
+    def __init__(self, cmd, rc, stdout, stderr):
+        super().__init__("%s\nexit %d\nstderr: %s" % (" ".join(cmd), rc, stderr.strip()))
+        self.cmd, self.rc, self.stdout, self.stderr = cmd, rc, stdout, stderr
+
+
+# ---- the model, as the file states it ------------------------------------------
+
+class ModelInfo:
+    """Tensors and operators of a .tflite file (subgraph 0)."""
+
+    def __init__(self, path):
+        self.path = path
+        m = tb.read_model(path)
+        sg = m.subgraphs[0]
+        self.inputs = [int(i) for i in sg.inputs]
+        self.outputs = [int(i) for i in sg.outputs]
+        self.tensors = []
+        for t in sg.tensors:
+            q = t.quantization
+            self.tensors.append({
+                "name": t.name.decode() if isinstance(t.name, bytes) else t.name,
+                "shape": [int(s) for s in (t.shape if t.shape is not None else [])],
+                "dtype": np.dtype(tb.NP_OF_TFL[t.type]),
+                "scale": [float(s) for s in q.scale] if q is not None and q.scale is not None else [],
+                "zero_point": [int(z) for z in q.zeroPoint] if q is not None and q.zeroPoint is not None else [],
+                "const": t.buffer > 0 and m.buffers[t.buffer].data is not None and len(m.buffers[t.buffer].data) > 0,
+            })
+        self.ops = []
+        for k, o in enumerate(sg.operators):
+            self.ops.append({
+                "index": k,
+                "op": tb.builtin_name(m.operatorCodes[o.opcodeIndex]),
+                "inputs": [int(i) for i in o.inputs],
+                "outputs": [int(i) for i in o.outputs],
+            })
+
+    def op_outputs(self):
+        """[(tensor index, op dict)] for every operator output, in execution order."""
+        return [(t, op) for op in self.ops for t in op["outputs"]]
+
+    def random_inputs(self, seed):
+        """One random array per model input: full int8/uint8 range, or floats."""
+        rng = np.random.default_rng(seed)
+        xs = []
+        for i in self.inputs:
+            t = self.tensors[i]
+            if t["dtype"] == np.float32:
+                xs.append(rng.uniform(-8, 8, size=t["shape"]).astype(np.float32))
+            else:
+                info = np.iinfo(t["dtype"])
+                xs.append(rng.integers(info.min, info.max + 1, size=t["shape"], dtype=np.int64).astype(t["dtype"]))
+        return xs
+
+
+# ---- the reference interpreter -------------------------------------------------
+
+def interpreter(model_path):
+    it = Interpreter(model_path=model_path,
+                     experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
+                     experimental_preserve_all_tensors=True)
+    it.allocate_tensors()
+    return it
+
+
+def run_interpreter(model_path, inputs, it=None):
+    """Run once; returns (outputs, {tensor index: array}) with every tensor
+    the interpreter holds (constants included)."""
+    it = it or interpreter(model_path)
+    details = it.get_input_details()
+    if len(details) != len(inputs):
+        raise ValueError("model has %d inputs, got %d" % (len(details), len(inputs)))
+    for d, x in zip(details, inputs):
+        it.set_tensor(d["index"], np.ascontiguousarray(x, dtype=d["dtype"]).reshape(d["shape"]))
+    it.invoke()
+    tensors = {}
+    for d in it.get_tensor_details():
+        try:
+            tensors[d["index"]] = it.get_tensor(d["index"]).copy()
+        except ValueError:
+            pass  # tensors without data (e.g. optional)
+    outputs = [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
+    return outputs, tensors
+
+
+# ---- htc -------------------------------------------------------------------------
+
+def htc(*args, check=True, timeout=300):
+    cmd = [HTC] + [str(a) for a in args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    if check and p.returncode != 0:
+        raise HtcError(cmd, p.returncode, p.stdout, p.stderr)
+    return p
+
+
+def _decode(raw, t):
+    a = np.frombuffer(raw, dtype=t["dtype"].newbyteorder("<"))
+    n = int(np.prod(t["shape"], dtype=np.int64))
+    if a.size != n:
+        raise AssertionError("tensor %r: %d bytes dumped, expected %d elements of %s"
+                             % (t["name"], len(raw), n, t["dtype"]))
+    return a.reshape(t["shape"])
+
+
+def _read_dumps(info, d):
+    dumps = {}
+    for f in os.listdir(d):
+        m = re.fullmatch(r"(\d+)\.bin", f)
+        if not m:
+            continue
+        idx = int(m.group(1))
+        if idx >= len(info.tensors):
+            raise AssertionError("dump %s names tensor %d; the model has %d tensors" % (f, idx, len(info.tensors)))
+        with open(os.path.join(d, f), "rb") as fh:
+            dumps[idx] = _decode(fh.read(), info.tensors[idx])
+    return dumps
+
+
+def run_htc(model_path, inputs, dump=True, repeat=0, workdir=None, target=TARGET):
+    """`htc run` once: returns (outputs, {tensor index: array}, stdout)."""
+    info = ModelInfo(model_path)
+    own = workdir is None
+    workdir = workdir or tempfile.mkdtemp(prefix="htc-test-")
+    try:
+        args = ["run", model_path, "-t", target]
+        for k, x in enumerate(inputs):
+            p = os.path.join(workdir, "in%d.bin" % k)
+            np.ascontiguousarray(x, dtype=info.tensors[info.inputs[k]]["dtype"].newbyteorder("<")).tofile(p)
+            args += ["--input", p]
+        outs = [os.path.join(workdir, "out%d.bin" % k) for k in range(len(info.outputs))]
+        for p in outs:
+            args += ["--output", p]
+        ddir = os.path.join(workdir, "dump")
+        if dump:
+            args += ["--dump", ddir]
+        if repeat:
+            args += ["--repeat", repeat]
+        r = htc(*args)
+        outputs = []
+        for p, i in zip(outs, info.outputs):
+            with open(p, "rb") as fh:
+                outputs.append(_decode(fh.read(), info.tensors[i]))
+        dumps = _read_dumps(info, ddir) if dump else {}
+        return outputs, dumps, r.stdout
+    finally:
+        if own:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+_DRIVER = r"""
+/* test driver: every input set in one process, the same arena reused */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static char dump_dir[4096];
+static int dumped;
+static void trace(int idx, const void *d, size_t n)
+{
+    char p[4200];
+    FILE *f;
+    if (idx < 0) return;
+    snprintf(p, sizeof p, "%s/%d.bin", dump_dir, idx);
+    f = fopen(p, "wb");
+    if (!f || fwrite(d, 1, n, f) != n) { fprintf(stderr, "driver: cannot write %s\n", p); exit(3); }
+    fclose(f);
+    dumped++;
+}
+#define HTC_TRACE(m, l, idx, d, n) trace((int)(idx), (d), (size_t)(n))
+#define @UP@_IMPLEMENTATION
+#include "model.h"
+static const size_t in_size[] = {@IN_SIZES@ 0};
+static const size_t out_size[] = {@OUT_SIZES@ 0};
+static void *load(const char *p, size_t n)
+{
+    void *b = calloc(1, n + 1);
+    FILE *f = fopen(p, "rb");
+    if (!b || !f || fread(b, 1, n, f) != n) { fprintf(stderr, "driver: %s: cannot read %zu bytes\n", p, n); exit(3); }
+    fclose(f);
+    return b;
+}
+int main(int argc, char **argv)
+{
+    /* argv: DIR NSETS; set s reads DIR/s/in<k>.bin, writes DIR/s/out<k>.bin and dumps in DIR/s/ */
+    int nsets = atoi(argv[2]), s, k, rc;
+    size_t asz = (@UP@_ARENA_SIZE + @UP@_ARENA_ALIGN - 1) / @UP@_ARENA_ALIGN * @UP@_ARENA_ALIGN;
+    void *arena = aligned_alloc(@UP@_ARENA_ALIGN, asz ? asz : @UP@_ARENA_ALIGN);
+    if (argc != 3 || !arena) return 2;
+    memset(arena, 0xA5, asz);  /* no kernel may rely on a zeroed arena */
+    for (s = 0; s < nsets; s++) {
+        const void *in[@NI@ + 1];
+        void *out[@NO@ + 1];
+        char p[4200];
+        for (k = 0; k < @NI@; k++) {
+            snprintf(p, sizeof p, "%s/%d/in%d.bin", argv[1], s, k);
+            in[k] = load(p, in_size[k]);
+        }
+        for (k = 0; k < @NO@; k++) { out[k] = malloc(out_size[k] + 1); memset(out[k], 0x5A, out_size[k] + 1); }
+        snprintf(dump_dir, sizeof dump_dir, "%s/%d", argv[1], s);
+        rc = @NAME@_run_multi(in, out, arena);
+        if (rc) { fprintf(stderr, "driver: %s_run_multi returned %d\n", "@NAME@", rc); return 1; }
+        for (k = 0; k < @NO@; k++) {
+            FILE *f;
+            snprintf(p, sizeof p, "%s/%d/out%d.bin", argv[1], s, k);
+            f = fopen(p, "wb");
+            if (!f || fwrite(out[k], 1, out_size[k], f) != out_size[k] || fclose(f)) return 3;
+            free(out[k]);
+        }
+        for (k = 0; k < @NI@; k++) free((void *)in[k]);
+    }
+    printf("driver: %d sets, %d dumps\n", nsets, dumped);
+    return 0;
+}
+"""
+
+
+def run_htc_batch(model_path, input_sets, workdir=None, target=TARGET, name="m"):
+    """`htc compile` once, then one process runs every input set through the
+    header's public API. Returns [(outputs, {tensor index: array})] per set."""
+    info = ModelInfo(model_path)
+    own = workdir is None
+    workdir = workdir or tempfile.mkdtemp(prefix="htc-test-")
+    try:
+        hdr = os.path.join(workdir, "model.h")
+        htc("compile", model_path, "-t", target, "-o", hdr, "--name", name)
+        up = name.upper()
+        src = (_DRIVER.replace("@UP@", up).replace("@NAME@", name)
+               .replace("@NI@", str(len(info.inputs))).replace("@NO@", str(len(info.outputs)))
+               .replace("@IN_SIZES@", "".join("%s_INPUT_SIZE_%d, " % (up, k) for k in range(len(info.inputs))))
+               .replace("@OUT_SIZES@", "".join("%s_OUTPUT_SIZE_%d, " % (up, k) for k in range(len(info.outputs)))))
+        drv = os.path.join(workdir, "driver.c")
+        with open(drv, "w") as f:
+            f.write(src)
+        exe = os.path.join(workdir, "driver")
+        c = subprocess.run([CC, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-D_ISOC11_SOURCE",
+                            "-o", exe, drv], capture_output=True, text=True)
+        if c.returncode != 0:
+            raise AssertionError("host compile of the generated header failed:\n" + c.stderr[-4000:])
+        for s, inputs in enumerate(input_sets):
+            d = os.path.join(workdir, str(s))
+            os.makedirs(d, exist_ok=True)
+            for k, x in enumerate(inputs):
+                np.ascontiguousarray(x, dtype=info.tensors[info.inputs[k]]["dtype"].newbyteorder("<")).tofile(
+                    os.path.join(d, "in%d.bin" % k))
+        r = subprocess.run([exe, workdir, str(len(input_sets))], capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            raise AssertionError("generated code failed (exit %d): %s" % (r.returncode, r.stderr[-2000:]))
+        results = []
+        for s in range(len(input_sets)):
+            d = os.path.join(workdir, str(s))
+            outs = []
+            for k, i in enumerate(info.outputs):
+                with open(os.path.join(d, "out%d.bin" % k), "rb") as fh:
+                    outs.append(_decode(fh.read(), info.tensors[i]))
+            dumps = _read_dumps(info, d)
+            results.append((outs, dumps))
+        return results
+    finally:
+        if own:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+# ---- comparison -------------------------------------------------------------------
+
+def _bits(a):
+    """Integers as they are; floats as their bit patterns (bit-exact compare)."""
+    a = np.asarray(a)
+    if a.dtype == np.float32:
+        return a.view(np.uint32)
+    if a.dtype == np.float64:
+        return a.view(np.uint64)
+    return a
+
+
+def diff(expected, got):
+    """None if bit-identical, else a short description (count, max abs diff, first few)."""
+    e, g = np.asarray(expected), np.asarray(got)
+    if e.shape != g.shape and e.size == g.size:
+        g = g.reshape(e.shape)
+    if e.shape != g.shape:
+        return "shape %s expected, got %s" % (list(e.shape), list(g.shape))
+    if e.dtype != g.dtype:
+        return "dtype %s expected, got %s" % (e.dtype, g.dtype)
+    neq = _bits(e) != _bits(g)
+    n = int(np.count_nonzero(neq))
+    if n == 0:
+        return None
+    if e.dtype.kind == "f":
+        maxd = float(np.nanmax(np.abs(e.astype(np.float64) - g.astype(np.float64))[neq]))
+    else:
+        maxd = int(np.max(np.abs(e.astype(np.int64) - g.astype(np.int64))))
+    where = np.argwhere(neq)[:4]
+    ex = ", ".join("%s: expected %s got %s" % (tuple(int(i) for i in w), e[tuple(w)], g[tuple(w)]) for w in where)
+    return "%d of %d elements differ, max abs diff %s (%s)" % (n, e.size, maxd, ex)
+
+
+def compare_run(info, ref_outputs, ref_tensors, outputs, dumps, label=""):
+    """Compare the model outputs and every operator output tensor. Returns
+    (list of mismatch messages, number of intermediate tensors compared).
+    A tensor that htc did not dump counts as a mismatch."""
+    errors = []
+    for k, (e, g) in enumerate(zip(ref_outputs, outputs)):
+        d = diff(e, g)
+        if d:
+            errors.append("%soutput %d (tensor %d '%s'): %s" % (label, k, info.outputs[k],
+                                                                  info.tensors[info.outputs[k]]["name"], d))
+    if len(outputs) != len(ref_outputs):
+        errors.append("%s%d outputs, expected %d" % (label, len(outputs), len(ref_outputs)))
+    compared = 0
+    for t, op in info.op_outputs():
+        name = info.tensors[t]["name"]
+        where = "%sop %d %s -> tensor %d '%s'" % (label, op["index"], op["op"], t, name)
+        if t not in dumps:
+            errors.append("%s: not dumped by htc" % where)
+            continue
+        if t not in ref_tensors:
+            errors.append("%s: the interpreter did not keep it" % where)
+            continue
+        compared += 1
+        d = diff(ref_tensors[t], dumps[t])
+        if d:
+            errors.append("%s: %s" % (where, d))
+    return errors, compared

@@ -1,0 +1,414 @@
+"""test_ops.py - every supported TFLite operator's edge cases, bit-exact
+against the TFLite interpreter's reference kernels.
+
+Each case builds a one-operator (or small) int8 model with tests/tflite_build.py,
+runs it on several inputs (fixed seeds, plus an all-extremes input) in the
+interpreter and in the header htc generates (compiled once per case), and
+compares the model outputs and every operator's output tensor bit for bit.
+"""
+import os
+
+import numpy as np
+import pytest
+
+import oracle
+import tflite_build as tb
+
+SEEDS = (0, 1, 2)
+
+
+# ---- inputs -------------------------------------------------------------------------
+
+def int_inputs(info, seed):
+    return info.random_inputs(seed)
+
+
+def extreme_inputs(info, seed):
+    """Only the two ends of the range: saturates accumulators and clamps."""
+    rng = np.random.default_rng(1000 + seed)
+    xs = []
+    for i in info.inputs:
+        t = info.tensors[i]
+        ii = np.iinfo(t["dtype"])
+        xs.append(np.where(rng.random(t["shape"]) < 0.5, ii.min, ii.max).astype(t["dtype"]))
+    return xs
+
+
+def float_inputs(info, seed):
+    """Floats for QUANTIZE: a wide uniform range, values beyond the int8 range,
+    exact ties (x.5 steps), signed zeros and large magnitudes."""
+    rng = np.random.default_rng(seed)
+    xs = []
+    for i in info.inputs:
+        shape = info.tensors[i]["shape"]
+        n = int(np.prod(shape))
+        v = rng.uniform(-10, 10, size=n)
+        k = rng.integers(-300, 300, size=n) * 0.25         # ties for power-of-two scales
+        v = np.where(rng.random(n) < 0.4, k, v)
+        special = np.array([0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 1e6, -1e6, 127.5, -128.5])
+        v[:min(n, special.size)] = special[:min(n, special.size)]
+        xs.append(v.astype(np.float32).reshape(shape))
+    return xs
+
+
+def input_sets(info, kind):
+    if kind == "float":
+        return [float_inputs(info, s) for s in SEEDS]
+    return [int_inputs(info, s) for s in SEEDS] + [extreme_inputs(info, 0)]
+
+
+# ---- cases: name -> (builder(m, rng), input kind) --------------------------------------
+
+CASES = {}
+
+
+def case(name, kind="int", twin=False):
+    """Register a case. twin=True: the interpreter runs Model.zero_bias_twin()
+    (same tensor indices, explicit zero bias) because its int8 CONV_2D
+    refuses a missing bias."""
+    def reg(fn):
+        assert name not in CASES, name
+        CASES[name] = (fn, kind, twin)
+        return fn
+    return reg
+
+
+def conv_case(name, shape=(1, 9, 9, 3), in_q=(0.05, -3), out_ch=4, **kw):
+    @case("conv2d-" + name, twin=kw.get("bias", True) is not True)
+    def build(m, rng):
+        x = m.input(list(shape), *in_q)
+        m.output(m.conv2d(x, out_ch, rng=rng, **kw))
+
+
+conv_case("k1-s1-valid-pc", kernel=1, padding="VALID")
+conv_case("k1-s2-same-pt-nobias", kernel=1, stride=2, per_channel=False, bias=False)
+conv_case("k3-s1-same-pc-relu", kernel=3, act="RELU", out_zp=-20)
+conv_case("k3-s1-same-pt-relu6", kernel=3, per_channel=False, act="RELU6", out_scale=0.05, out_zp=10)
+conv_case("k3-s1-same-pc-relu-n1-to-1", kernel=3, act="RELU_N1_TO_1", out_scale=0.02)
+conv_case("k3-s2-same-odd-pc", kernel=3, stride=2)
+conv_case("k3-s2-same-even-pc", shape=(1, 8, 8, 3), kernel=3, stride=2)
+conv_case("k3-s2-valid-pc-nobias", kernel=3, stride=2, padding="VALID", bias=False)
+conv_case("k5-s1-same-pc", kernel=5, shape=(1, 7, 7, 2))
+conv_case("k5-s1-valid-pt", kernel=5, shape=(1, 8, 8, 3), padding="VALID", per_channel=False)
+conv_case("k5-s2-same-even-pc-relu6", kernel=5, shape=(1, 10, 10, 2), stride=2, act="RELU6", out_scale=0.04)
+conv_case("k3-dil2-same-pc", kernel=3, dilation=2, shape=(1, 10, 10, 3))
+conv_case("k3-dil2-valid-pt", kernel=3, dilation=2, shape=(1, 9, 9, 2), padding="VALID", per_channel=False)
+conv_case("k3x1-s1x2-same-pc", kernel=(3, 1), stride=(1, 2), shape=(1, 7, 8, 3))
+conv_case("k1x5-valid-pc", kernel=(1, 5), padding="VALID", shape=(1, 4, 9, 2))
+conv_case("zp-in-m128-out-127", kernel=3, in_q=(0.02, -128), out_zp=127)
+conv_case("zp-in-127-out-m128-relu", kernel=3, in_q=(0.02, 127), out_zp=-128, act="RELU")
+conv_case("saturate-pc", kernel=3, spread=0.02)
+conv_case("saturate-pt-relu6", kernel=3, spread=0.05, per_channel=False, act="RELU6", out_zp=-100)
+conv_case("k3-s1-same-pc-bias-optional", kernel=3, bias="optional")
+conv_case("wide-out-scale", kernel=3, spread=40.0)
+conv_case("batch2-k3-s1-same", kernel=3, shape=(2, 5, 6, 3))
+conv_case("deep-16ch-k3", kernel=3, shape=(1, 6, 6, 16), out_ch=8)
+conv_case("1x1-input-k3-same", kernel=3, shape=(1, 1, 1, 5), out_ch=3)
+
+
+def dw_case(name, shape=(1, 9, 9, 4), in_q=(0.05, 2), **kw):
+    @case("dwconv2d-" + name)
+    def build(m, rng):
+        x = m.input(list(shape), *in_q)
+        m.output(m.depthwise_conv2d(x, rng=rng, **kw))
+
+
+dw_case("dm1-k3-s1-same-pc", kernel=3)
+dw_case("dm2-k3-s1-same-pc", kernel=3, depth_multiplier=2, shape=(1, 7, 7, 3))
+dw_case("dm1-k3-s2-same-even-pc", kernel=3, stride=2, shape=(1, 8, 8, 4))
+dw_case("dm2-k3-s2-same-even-pc-relu6", kernel=3, stride=2, depth_multiplier=2, shape=(1, 10, 10, 2), act="RELU6",
+        out_scale=0.04)
+dw_case("dm1-k3-s2-same-odd-pt", kernel=3, stride=2, per_channel=False)
+dw_case("dm1-k5-valid-pt-nobias", kernel=5, padding="VALID", per_channel=False, bias=False)
+dw_case("dm1-k3-dil2-same-pc", kernel=3, dilation=2, shape=(1, 10, 10, 3))
+dw_case("dm3-k3-same-pc-relu", kernel=3, depth_multiplier=3, shape=(1, 6, 6, 2), act="RELU")
+dw_case("dm1-k4-s2-same-even", kernel=4, stride=2, shape=(1, 8, 8, 2))
+dw_case("zp-in-m128-out-127", kernel=3, in_q=(0.03, -128), out_zp=127)
+dw_case("saturate-pc", kernel=3, spread=0.02, out_zp=-7)
+dw_case("batch2-dm2", kernel=3, depth_multiplier=2, shape=(2, 5, 5, 2))
+
+
+def fc_case(name, shape=(1, 32), in_q=(0.04, -5), units=10, **kw):
+    @case("fc-" + name)
+    def build(m, rng):
+        x = m.input(list(shape), *in_q)
+        m.output(m.fully_connected(x, units, rng=rng, **kw))
+
+
+fc_case("pt-bias")
+fc_case("pt-batch2", shape=(2, 24))
+fc_case("pt-batch3-relu", shape=(3, 16), act="RELU", out_zp=-30)
+fc_case("pt-nobias", bias=False)
+fc_case("pt-nobias-batch2", shape=(2, 20), bias=False, units=7)
+fc_case("pt-bias-optional", bias="optional")
+fc_case("pc-bias", per_channel=True)
+fc_case("rank4-input", shape=(1, 1, 1, 40))
+fc_case("zp-in-m128-out-127", in_q=(0.02, -128), out_zp=127)
+fc_case("saturate-relu6", spread=0.02, act="RELU6")
+fc_case("deep-640", shape=(1, 640), units=16)
+
+
+def binary_case(name, op, a_shape, b_shape, a_q, b_q, out_q, act=None, const_b=False):
+    @case(op + "-" + name)
+    def build(m, rng):
+        a = m.input(list(a_shape), *a_q)
+        if const_b:
+            b = m.const(rng.integers(-128, 128, size=b_shape).astype(np.int8), "int8", scale=b_q[0], zp=b_q[1])
+        else:
+            b = m.input(list(b_shape), *b_q)
+        fn = m.add if op == "add" else m.mul
+        m.output(fn(a, b, out_q[0], out_q[1], act=act))
+
+
+S4 = (1, 5, 6, 8)
+binary_case("same-scales", "add", S4, S4, (0.05, 0), (0.05, 0), (0.1, 0))
+binary_case("different-scales", "add", S4, S4, (0.05, -3), (0.2, 10), (0.1, 4))
+binary_case("scale-ratio-1000", "add", S4, S4, (1.0, 5), (0.001, -7), (0.9, -2))
+binary_case("relu", "add", S4, S4, (0.05, -3), (0.07, 10), (0.06, -128), act="RELU")
+binary_case("relu6", "add", S4, S4, (0.05, -3), (0.07, 10), (0.03, -128), act="RELU6")
+binary_case("bcast-b-1x1x1xC", "add", S4, (1, 1, 1, 8), (0.05, -3), (0.1, 20), (0.08, 1))
+binary_case("bcast-a-1x1x1xC", "add", (1, 1, 1, 8), S4, (0.1, 20), (0.05, -3), (0.08, 1))
+binary_case("bcast-const-C", "add", S4, (8,), (0.05, -3), (0.02, 0), (0.06, -4), const_b=True)
+binary_case("bcast-rows", "add", (1, 5, 6, 8), (1, 5, 1, 8), (0.05, -3), (0.05, 3), (0.1, 0))
+binary_case("zp-extremes-saturate", "add", S4, S4, (0.1, -128), (0.1, 127), (0.05, 127))
+binary_case("rank2", "add", (3, 7), (3, 7), (0.02, 1), (0.03, -1), (0.04, 0))
+binary_case("same-scales", "mul", S4, S4, (0.05, 0), (0.05, 0), (0.1, 0))
+binary_case("different-scales", "mul", S4, S4, (0.05, -3), (0.2, 10), (0.3, 4))
+binary_case("relu", "mul", S4, S4, (0.05, -3), (0.07, 10), (0.1, -128), act="RELU")
+binary_case("bcast-b-1x1x1xC", "mul", S4, (1, 1, 1, 8), (0.05, -3), (0.01, 20), (0.02, 1))
+binary_case("saturate", "mul", S4, S4, (0.1, -128), (0.1, 127), (0.01, 0))
+binary_case("tiny-out-scale-ratio", "mul", S4, S4, (0.004, 3), (0.004, -3), (0.5, 0))
+
+
+def pool_case(name, kind, shape, filt, stride, padding, in_q=(0.05, -3), act=None):
+    @case("%spool-%s" % (kind, name))
+    def build(m, rng):
+        x = m.input(list(shape), *in_q)
+        m.output(m.pool(kind, x, filt, stride, padding, act=act))
+
+
+for kind in ("avg", "max"):
+    pool_case("2x2-s2-valid", kind, (1, 8, 8, 3), 2, 2, "VALID")
+    pool_case("3x3-s2-same-odd-clipped", kind, (1, 9, 9, 3), 3, 2, "SAME")
+    pool_case("3x3-s2-same-even-clipped", kind, (1, 8, 8, 3), 3, 2, "SAME")
+    pool_case("3x3-s1-same-clipped", kind, (1, 5, 6, 4), 3, 1, "SAME")
+    pool_case("4x4-s2-same-even", kind, (1, 10, 10, 2), 4, 2, "SAME")
+    pool_case("global-7x7", kind, (1, 7, 7, 16), 7, 1, "VALID")
+    pool_case("3x2-s2x1-valid", kind, (1, 7, 6, 3), (3, 2), (2, 1), "VALID")
+    pool_case("zp-m128-relu6", kind, (1, 6, 6, 3), 2, 2, "SAME", in_q=(0.03, -128), act="RELU6")
+    pool_case("zp-127", kind, (1, 6, 6, 3), 3, 2, "SAME", in_q=(0.03, 127))
+    pool_case("zp-20-relu", kind, (1, 6, 6, 3), 3, 2, "SAME", in_q=(0.03, 20), act="RELU")
+    pool_case("batch2", kind, (2, 6, 6, 3), 3, 2, "SAME")
+
+
+def mean_case(name, shape, keep, in_q=(0.05, -3), out_q=(None, None)):
+    @case("mean-" + name)
+    def build(m, rng):
+        x = m.input(list(shape), *in_q)
+        m.output(m.mean(x, [1, 2], keep, out_scale=out_q[0], out_zp=out_q[1]))
+
+
+mean_case("keepdims", (1, 5, 5, 8), True)
+mean_case("no-keepdims", (1, 5, 5, 8), False)
+mean_case("requant-keepdims", (1, 4, 6, 3), True, out_q=(0.02, 10))
+mean_case("requant-no-keepdims", (1, 6, 4, 3), False, in_q=(0.1, 7), out_q=(0.3, -20))
+mean_case("zp-m128", (1, 3, 3, 5), True, in_q=(0.05, -128), out_q=(0.05, -128))
+mean_case("zp-127", (1, 3, 3, 5), False, in_q=(0.05, 127), out_q=(0.1, 127))
+mean_case("large-10x10", (1, 10, 10, 4), False, in_q=(0.05, 3), out_q=(0.04, -1))
+mean_case("batch2", (2, 3, 4, 5), True, out_q=(0.03, 2))
+
+
+def pad_case(name, shape, pads, constant=None, in_q=(0.05, -3)):
+    @case(("padv2-" if constant is not None else "pad-") + name)
+    def build(m, rng):
+        x = m.input(list(shape), *in_q)
+        m.output(m.pad(x, pads, constant))
+
+
+pad_case("spatial", (1, 4, 5, 3), [[0, 0], [1, 1], [2, 1], [0, 0]])
+pad_case("channels", (1, 3, 3, 3), [[0, 0], [0, 0], [0, 0], [1, 4]])
+pad_case("asymmetric-zp-m128", (1, 4, 4, 2), [[0, 0], [0, 3], [2, 0], [0, 0]], in_q=(0.05, -128))
+pad_case("batch", (1, 2, 2, 2), [[1, 2], [0, 0], [0, 0], [0, 0]])
+pad_case("rank2", (3, 5), [[1, 0], [2, 3]])
+pad_case("const-55", (1, 4, 5, 3), [[0, 0], [1, 1], [2, 1], [0, 0]], constant=55)
+pad_case("const-m128", (1, 4, 4, 2), [[0, 0], [2, 2], [2, 2], [0, 1]], constant=-128)
+pad_case("const-127-zp-m5", (1, 3, 3, 2), [[0, 0], [1, 0], [0, 1], [0, 0]], constant=127, in_q=(0.1, -5))
+
+
+def concat_case(name, shapes, axis, in_q=(0.05, -3)):
+    @case("concat-" + name)
+    def build(m, rng):
+        xs = [m.input(list(s), *in_q) for s in shapes]
+        m.output(m.concat(xs, axis))
+
+
+concat_case("axis3-two", [(1, 4, 4, 3), (1, 4, 4, 5)], 3)
+concat_case("axis3-three", [(1, 3, 3, 1), (1, 3, 3, 4), (1, 3, 3, 2)], 3)
+concat_case("axis1-two", [(1, 2, 5, 3), (1, 4, 5, 3)], 1)
+concat_case("axis1-three", [(1, 1, 4, 2), (1, 3, 4, 2), (1, 2, 4, 2)], 1)
+concat_case("axis2", [(1, 3, 2, 4), (1, 3, 5, 4)], 2)
+concat_case("axis0", [(1, 3, 2, 4), (2, 3, 2, 4)], 0)
+concat_case("axis-minus1", [(1, 4, 4, 3), (1, 4, 4, 5)], -1)
+
+
+@case("concat-of-conv-outputs")
+def _concat_conv(m, rng):
+    """Two branches sharing one input, concatenated (a typical inception cell)."""
+    x = m.input([1, 6, 6, 3], 0.05, -3)
+    a = m.conv2d(x, 4, 1, rng, out_scale=0.1, out_zp=2)
+    b = m.conv2d(x, 2, 3, rng, out_scale=0.1, out_zp=2)
+    m.output(m.concat([a, b], 3))
+
+
+@case("reshape-4d-to-2d")
+def _reshape1(m, rng):
+    x = m.input([1, 3, 4, 5], 0.05, -3)
+    m.output(m.reshape(x, [1, 60]))
+
+
+@case("reshape-2d-to-4d")
+def _reshape2(m, rng):
+    x = m.input([2, 12], 0.05, -3)
+    m.output(m.reshape(x, [2, 2, 3, 2]))
+
+
+@case("reshape-minus1-in-options")
+def _reshape3(m, rng):
+    x = m.input([1, 2, 3, 4], 0.05, 7)
+    s = m.const(np.array([1, -1], dtype=np.int32), "int32")
+    y = m.tensor([1, 24], "int8", 0.05, 7)
+    m.output(m.op("RESHAPE", [x, s], [y], newShape=[1, -1]))
+
+
+@case("reshape-no-options")
+def _reshape4(m, rng):
+    x = m.input([1, 2, 3, 4], 0.05, 7)
+    s = m.const(np.array([4, 6], dtype=np.int32), "int32")
+    y = m.tensor([4, 6], "int8", 0.05, 7)
+    m.output(m.op("RESHAPE", [x, s], [y]))
+
+
+@case("reshape-between-conv-and-fc")
+def _reshape5(m, rng):
+    x = m.input([1, 4, 4, 3], 0.05, -3)
+    c = m.conv2d(x, 4, 3, rng, stride=2, out_scale=0.1, out_zp=-1)
+    r = m.reshape(c, [1, 16])
+    m.output(m.fully_connected(r, 5, rng))
+
+
+def softmax_case(name, shape, beta, in_q):
+    @case("softmax-" + name)
+    def build(m, rng):
+        x = m.input(list(shape), *in_q)
+        m.output(m.softmax(x, beta))
+
+
+softmax_case("beta1", (1, 10), 1.0, (0.1, 0))
+softmax_case("beta0.5", (1, 10), 0.5, (0.1, -4))
+softmax_case("beta1-wide-logits", (1, 12), 1.0, (1.0, 0))
+softmax_case("beta0.5-wide-logits", (1, 12), 0.5, (0.8, -20))
+softmax_case("beta1-very-wide", (1, 7), 1.0, (4.0, 3))
+softmax_case("beta1-narrow", (1, 10), 1.0, (0.001, 0))
+softmax_case("beta2", (1, 16), 2.0, (0.05, 10))
+softmax_case("zp-m128", (1, 10), 1.0, (0.0625, -128))
+softmax_case("outer-rank4", (1, 2, 3, 10), 1.0, (0.2, 5))
+softmax_case("batch2-depth1", (2, 1), 1.0, (0.2, 5))
+softmax_case("depth-100", (1, 100), 1.0, (0.15, 0))
+
+
+def logistic_case(name, shape, in_q):
+    @case("logistic-" + name)
+    def build(m, rng):
+        x = m.input(list(shape), *in_q)
+        m.output(m.logistic(x))
+
+
+logistic_case("scale0.1", (1, 64), (0.1, 0))
+logistic_case("scale0.02-zp-m128", (1, 8, 8), (0.02, -128))
+logistic_case("scale0.5-saturating", (2, 40), (0.5, 10))
+logistic_case("scale0.0078-zp-127", (1, 4, 4, 4), (1.0 / 128, 127))
+logistic_case("scale0.06", (1, 3, 3, 5), (0.06, -7))
+
+
+def quant_case(name, shape, in_type, in_q, out_type, out_q):
+    kind = "float" if in_type == "float32" else "int"
+
+    @case("quantize-" + name, kind)
+    def build(m, rng):
+        x = m.input(list(shape), *in_q, dtype=in_type)
+        m.output(m.quantize(x, out_q[0], out_q[1], dtype=out_type))
+
+
+quant_case("f32-s8", (1, 8, 8, 3), "float32", (None, None), "int8", (0.05, 3))
+quant_case("f32-s8-ties", (1, 64), "float32", (None, None), "int8", (0.5, 0))
+quant_case("f32-s8-zp-m128", (1, 64), "float32", (None, None), "int8", (0.25, -128))
+quant_case("f32-s8-odd-scale", (4, 33), "float32", (None, None), "int8", (0.0137, -7))
+quant_case("f32-u8", (1, 64), "float32", (None, None), "uint8", (0.1, 128))
+quant_case("s8-s8-scale-up", (1, 6, 6, 4), "int8", (0.05, -3), "int8", (0.1, 5))
+quant_case("s8-s8-scale-down-saturate", (1, 6, 6, 4), "int8", (0.1, 3), "int8", (0.03, -2))
+quant_case("s8-s8-same-scale-zp-shift", (1, 50), "int8", (0.05, -128), "int8", (0.05, -1))
+quant_case("s8-s8-ratio-irrational", (1, 50), "int8", (0.0371, 11), "int8", (0.0913, -17))
+quant_case("s8-u8", (1, 50), "int8", (0.05, -3), "uint8", (0.05, 125))
+
+
+def dequant_case(name, shape, in_type, in_q):
+    @case("dequantize-" + name)
+    def build(m, rng):
+        x = m.input(list(shape), *in_q, dtype=in_type)
+        m.output(m.dequantize(x))
+
+
+dequant_case("s8", (1, 8, 8, 3), "int8", (0.05, -3))
+dequant_case("s8-odd-scale-zp-127", (1, 64), "int8", (0.0123, 127))
+dequant_case("s8-tiny-scale-zp-m128", (2, 32), "int8", (1.1754944e-30, -128))
+dequant_case("u8", (1, 64), "uint8", (0.1, 128))
+
+
+@case("chain-quantize-conv-dequantize", "float")
+def _chain(m, rng):
+    """float in -> QUANTIZE -> CONV -> LOGISTIC -> DEQUANTIZE -> float out."""
+    x = m.input([1, 6, 6, 2], dtype="float32")
+    q = m.quantize(x, 0.08, -2)
+    c = m.conv2d(q, 3, 3, rng, out_scale=0.05, out_zp=4)
+    l = m.logistic(c)
+    m.output(m.dequantize(l))
+
+
+# ---- the test -------------------------------------------------------------------------
+
+def check(model_path, sets, label="", oracle_path=None):
+    """htc on model_path vs the interpreter on oracle_path (default: the same)."""
+    oracle_path = oracle_path or model_path
+    info = oracle.ModelInfo(model_path)
+    results = oracle.run_htc_batch(model_path, sets)
+    assert len(results) == len(sets)
+    failures = []
+    n_ops = len(info.op_outputs())
+    assert n_ops > 0
+    for s, (inputs, (outs, dumps)) in enumerate(zip(sets, results)):
+        ref_outs, ref_tensors = oracle.run_interpreter(oracle_path, inputs)
+        errors, compared = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps,
+                                              label="%sinput set %d: " % (label, s))
+        failures += errors
+        assert compared == n_ops or errors, "compared %d of %d operator outputs" % (compared, n_ops)
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op(name, tmp_path):
+    build, kind, twin = CASES[name]
+    rng = np.random.default_rng(_seed(name))
+    m = tb.Model(description="htc test " + name)
+    build(m, rng)
+    path = m.save(str(tmp_path / (name + ".tflite")))
+    ref = m.zero_bias_twin().save(str(tmp_path / (name + ".oracle.tflite"))) if twin else None
+    info = oracle.ModelInfo(path)
+    check(path, input_sets(info, kind), oracle_path=ref)
+
+
+def _seed(name):
+    """A stable seed per case (Python's hash() is salted per process)."""
+    h = 2166136261
+    for ch in name.encode():
+        h = ((h ^ ch) * 16777619) & 0xFFFFFFFF
+    return h
