@@ -79,6 +79,84 @@ static inline int32_t htc__clamp(int32_t x, int32_t lo, int32_t hi)
     return x < lo ? lo : (x > hi ? hi : x);
 }
 
+/* Count leading zeros of a 32-bit value; 32 for 0. */
+static inline int htc__clz32(uint32_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? __builtin_clz(x) : 32;
+#else
+    int n = 0;
+    if (!x) return 32;
+    while (!(x & 0x80000000u)) { x <<= 1; n++; }
+    return n;
+#endif
+}
+
+/* gemmlowp SaturatingRoundingMultiplyByPOT<e> for e > 0: x * 2^e saturated. */
+static inline int32_t htc__sat_shl(int32_t x, int e)
+{
+    int32_t thr = HTC__CAST(int32_t, (HTC__CAST(int32_t, 1) << (31 - e)) - 1);
+    if (x > thr) return INT32_MAX;
+    if (x < -thr) return INT32_MIN;
+    return HTC__CAST(int32_t, HTC__CAST(uint32_t, x) << e);
+}
+
+/* gemmlowp RoundingHalfSum: (a + b) / 2 rounded half away from zero. */
+static inline int32_t htc__rhalfsum(int32_t a, int32_t b)
+{
+    int64_t s = HTC__CAST(int64_t, a) + HTC__CAST(int64_t, b);
+    return HTC__CAST(int32_t, (s + (s >= 0 ? 1 : -1)) / 2);
+}
+
+/* gemmlowp exp(x) for x in [-1/4, 0); Q0.31 in and out. */
+static inline int32_t htc__exp_quarter_q0(int32_t a)
+{
+    const int32_t c_exp_m1_8 = 1895147668;      /* exp(-1/8) */
+    const int32_t c_1_3 = 715827883;            /* 1/3 */
+    int32_t x = a + (HTC__CAST(int32_t, 1) << 28);
+    int32_t x2 = htc__srdhm(x, x);
+    int32_t x3 = htc__srdhm(x2, x);
+    int32_t x4 = htc__srdhm(x2, x2);
+    int32_t x4_4 = htc__rdivpot(x4, 2);
+    int32_t poly = htc__rdivpot(htc__srdhm(x4_4 + x3, c_1_3) + x2, 1);
+    return c_exp_m1_8 + htc__srdhm(c_exp_m1_8, x + poly);
+}
+
+/* gemmlowp exp_on_negative_values for a fixed-point input with
+   int_bits integer bits (1..5 as TFLite uses it); result Q0.31. */
+static inline int32_t htc__exp_neg(int32_t a, int int_bits)
+{
+    int frac = 31 - int_bits;
+    int32_t quarter = HTC__CAST(int32_t, 1) << (frac - 2);
+    int32_t amq = (a & (quarter - 1)) - quarter;
+    int32_t r = htc__exp_quarter_q0(int_bits ? htc__sat_shl(amq, int_bits) : amq);
+    int32_t rem = amq - a;
+    /* barrel shifter: multiply by exp(-2^e) for every set bit e = -2..4 */
+    if (rem & (HTC__CAST(int32_t, 1) << (frac - 2))) r = htc__srdhm(r, 1672461947);
+    if (rem & (HTC__CAST(int32_t, 1) << (frac - 1))) r = htc__srdhm(r, 1302514674);
+    if (int_bits > 0 && (rem & (HTC__CAST(int32_t, 1) << frac))) r = htc__srdhm(r, 790015084);
+    if (int_bits > 1 && (rem & (HTC__CAST(int32_t, 1) << (frac + 1)))) r = htc__srdhm(r, 290630308);
+    if (int_bits > 2 && (rem & (HTC__CAST(int32_t, 1) << (frac + 2)))) r = htc__srdhm(r, 39332535);
+    if (int_bits > 3 && (rem & (HTC__CAST(int32_t, 1) << (frac + 3)))) r = htc__srdhm(r, 720401);
+    if (int_bits > 4 && (rem & (HTC__CAST(int32_t, 1) << (frac + 4)))) r = htc__srdhm(r, 242);
+    return a == 0 ? INT32_MAX : r;
+}
+
+/* gemmlowp one_over_one_plus_x_for_x_in_0_1: Q0.31 in and out. */
+static inline int32_t htc__one_over_one_plus_x(int32_t a)
+{
+    const int32_t c48_17 = 1515870810, cm32_17 = -1010580540;   /* Q2.29 */
+    const int32_t one_q2 = HTC__CAST(int32_t, 1) << 29;
+    int32_t half_den = htc__rhalfsum(a, INT32_MAX);
+    int32_t x = c48_17 + htc__srdhm(half_den, cm32_17);
+    int i;
+    for (i = 0; i < 3; i++) {
+        int32_t one_minus = one_q2 - htc__srdhm(half_den, x);
+        x = x + htc__sat_shl(htc__srdhm(x, one_minus), 2);
+    }
+    return htc__sat_shl(x, 1);
+}
+
 /* ---- Kernel parameter blocks --------------------------------------------
    The generator writes one const block per layer; kernels in kernels/ read
    them. Requantization of TFLite models: per output channel c,
@@ -135,7 +213,9 @@ typedef struct {
     int32_t broadcast;              /* 0: both inputs have out_shape */
 } htc__binary_params;
 
-/* MEAN over H and W of NHWC (keep_dims or not: same bytes). */
+/* MEAN over H and W of NHWC (keep_dims or not: same bytes). mult/shift are
+   Prepare's in_scale/out_scale multiplier; the kernel folds 1/(in_h*in_w)
+   into it at run time exactly as reference_ops::QuantizedMeanOrSum does. */
 typedef struct {
     int32_t batches, in_h, in_w, c;
     int32_t in_zp, out_zp, mult, shift;
@@ -164,10 +244,15 @@ typedef struct {
     int32_t out_zp;                 /* -128 for int8 output */
 } htc__softmax_params;
 
-/* LOGISTIC, TFLite reference int8 (gemmlowp logistic on int16 fixed point). */
+/* LOGISTIC int8. TFLite's reference (and generic) int8 kernel is a table
+   lookup: lut[(uint8_t)x], the table built at Prepare time in float
+   (LUTPopulate<int8_t> of 1/(1+exp(-x)), output scale 1/256, zero point
+   -128); gen/quant.c builds the same table. in_zp .. input_left_shift are the
+   gemmlowp fixed-point variant's parameters, informational only. */
 typedef struct {
     int32_t size;
     int32_t in_zp, input_range_radius, input_multiplier, input_left_shift;
+    int8_t lut[256];
 } htc__logistic_params;
 
 /* QUANTIZE float->int8/uint8: round-half-away(x / scale) + zp, saturated;

@@ -23,6 +23,12 @@ void quant_act_range(Activation act, float scale, int32_t zp, int32_t qmin,
 void quant_conv_multipliers(float in_scale, const float *w_scale, int nw,
                             float out_scale, int32_t *mult, int8_t *shift);
 
+/* FULLY_CONNECTED: per-channel as above; per-tensor (nw == 1) TFLite uses
+   GetQuantizedConvolutionMultipler, double(float(in_scale * w_scale)) /
+   double(out_scale), which differs from the conv formula in the low bits. */
+void quant_fc_multipliers(float in_scale, const float *w_scale, int nw,
+                          float out_scale, int32_t *mult, int8_t *shift);
+
 /* ADD (and SUB) parameters as TFLite's Prepare computes them
    (left_shift = 20 for int8). Fills multipliers, shifts, offsets, out_zp. */
 void quant_add_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
@@ -35,7 +41,8 @@ void quant_mul_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
 /* SOFTMAX int8 (beta, input scale) -> multiplier, left shift, diff_min. */
 void quant_softmax_params(float beta, float in_scale, htc__softmax_params *p);
 
-/* LOGISTIC int8 -> input multiplier, left shift, range radius. */
+/* LOGISTIC int8 -> the 256-entry table of TFLite's reference kernel (output
+   scale 1/256, zero point -128), plus the gemmlowp parameters. */
 void quant_logistic_params(float in_scale, int32_t in_zp, htc__logistic_params *p);
 
 /* MEAN over H,W: multiplier/shift from in_scale/out_scale. */

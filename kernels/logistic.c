@@ -1,0 +1,13 @@
+/* logistic.c - int8 LOGISTIC (sigmoid), output scale 1/256, zero point -128.
+   Bit-exact with TFLite's reference int8 kernel: a 256-entry table lookup. */
+
+/* activations.cc (kReference and kGenericOptimized alike) evaluates int8
+   sigmoid as lut[(uint8_t)x]; gen/quant.c builds the identical table at
+   compile time (LUTPopulate<int8_t>, float arithmetic). */
+
+static HTC__UNUSED void htc__logistic_s8(const htc__logistic_params *p, const int8_t *in, int8_t *out)
+{
+    const int8_t *lut = p->lut;
+    int32_t i;
+    for (i = 0; i < p->size; i++) out[i] = lut[HTC__CAST(uint8_t, in[i])];
+}

@@ -1,0 +1,102 @@
+/* pool.c - int8 average and max pooling, NHWC.
+   Bit-exact with TFLite reference_integer_ops::AveragePool / MaxPool. */
+
+/* The window is clipped to the input (padding taps are not counted). Average:
+   (sum +- count/2) / count, truncating, i.e. rounded half away from zero;
+   the division by the per-pixel count is an exact multiply-high by a
+   reciprocal computed once per output pixel, not once per channel. */
+
+#define HTC__POOL_BLOCK 64
+
+static HTC__UNUSED int32_t htc__pool_lo(int32_t origin)
+{
+    return origin < 0 ? -origin : 0;
+}
+
+static HTC__UNUSED int32_t htc__pool_hi(int32_t origin, int32_t k, int32_t size)
+{
+    return size - origin < k ? size - origin : k;
+}
+
+static HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t c = p->c, row = p->in_w * p->c;
+    const int32_t lo = p->act_min, hi = p->act_max;
+    int32_t acc[HTC__POOL_BLOCK];
+    int32_t b, oy, ox;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * row;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            const int32_t y0 = htc__pool_lo(iy0), y1 = htc__pool_hi(iy0, p->k_h, p->in_h);
+            for (ox = 0; ox < p->out_w; ox++) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                const int32_t x0 = htc__pool_lo(ix0), x1 = htc__pool_hi(ix0, p->k_w, p->in_w);
+                const int32_t count = (y1 > y0 && x1 > x0) ? (y1 - y0) * (x1 - x0) : 0;
+                const int32_t half = count / 2;
+                /* n / count == (n * recip) >> 32 exactly while n * count < 2^32 */
+                const uint64_t recip = count ? ((HTC__CAST(uint64_t, 1) << 32) / HTC__CAST(uint64_t, count)) + 1 : 0;
+                int32_t c0;
+                for (c0 = 0; c0 < c; c0 += HTC__POOL_BLOCK) {
+                    const int32_t n = c - c0 < HTC__POOL_BLOCK ? c - c0 : HTC__POOL_BLOCK;
+                    int32_t y, x, j;
+                    for (j = 0; j < n; j++) acc[j] = 0;
+                    for (y = y0; y < y1; y++) {
+                        const int8_t *r = in_b + (iy0 + y) * row + c0;
+                        for (x = x0; x < x1; x++) {
+                            const int8_t *px = r + (ix0 + x) * c;
+                            for (j = 0; j < n; j++) acc[j] += px[j];
+                        }
+                    }
+                    if (count <= 4096) {
+                        /* exact: the magnitude is < 129 * count, so mag * count < 2^32 */
+                        for (j = 0; j < n; j++) {
+                            const int32_t s = acc[j];
+                            const uint32_t mag = HTC__CAST(uint32_t, (s > 0 ? s : -s) + half);
+                            const int32_t q = HTC__CAST(int32_t, (HTC__CAST(uint64_t, mag) * recip) >> 32);
+                            /* a zero sum gives (0 - half) / count == 0 in TFLite too */
+                            out[c0 + j] = HTC__CAST(int8_t, htc__clamp(s > 0 ? q : -q, lo, hi));
+                        }
+                    } else {
+                        for (j = 0; j < n; j++) {
+                            const int32_t s = acc[j];
+                            const int32_t q = s > 0 ? (s + half) / count : (s - half) / count;
+                            out[c0 + j] = HTC__CAST(int8_t, htc__clamp(q, lo, hi));
+                        }
+                    }
+                }
+                out += c;
+            }
+        }
+    }
+}
+
+static HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t c = p->c, row = p->in_w * p->c;
+    const int32_t lo = p->act_min, hi = p->act_max;
+    int32_t b, oy, ox, j;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * row;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            const int32_t y0 = htc__pool_lo(iy0), y1 = htc__pool_hi(iy0, p->k_h, p->in_h);
+            for (ox = 0; ox < p->out_w; ox++) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                const int32_t x0 = htc__pool_lo(ix0), x1 = htc__pool_hi(ix0, p->k_w, p->in_w);
+                int32_t y, x;
+                /* the output pixel is the running maximum, starting at int8 lowest */
+                for (j = 0; j < c; j++) out[j] = -128;
+                for (y = y0; y < y1; y++) {
+                    const int8_t *r = in_b + (iy0 + y) * row;
+                    for (x = x0; x < x1; x++) {
+                        const int8_t *px = r + (ix0 + x) * c;
+                        for (j = 0; j < c; j++) out[j] = px[j] > out[j] ? px[j] : out[j];
+                    }
+                }
+                for (j = 0; j < c; j++) out[j] = HTC__CAST(int8_t, htc__clamp(out[j], lo, hi));
+                out += c;
+            }
+        }
+    }
+}

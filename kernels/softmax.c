@@ -1,0 +1,42 @@
+/* softmax.c - int8 SOFTMAX over the last dimension, output scale 1/256, zp -128.
+   Bit-exact with TFLite reference_ops::Softmax (gemmlowp fixed point). */
+
+/* Per row: diff = x - max; entries with diff < diff_min contribute nothing
+   and output -128. Otherwise diff * beta is rescaled to Q5.26, exponentiated
+   with gemmlowp's exp_on_negative_values, summed in Q12.19, and each output
+   is exp * (1 / sum) rounded by 2^(bits_over_unit + 23), offset by -128. */
+
+static HTC__UNUSED int32_t htc__softmax_exp(const htc__softmax_params *p, int32_t diff)
+{
+    /* MultiplyByQuantizedMultiplierGreaterThanOne: shift >= 0 */
+    const int32_t scaled = htc__srdhm(HTC__CAST(int32_t, HTC__CAST(uint32_t, diff) << p->input_left_shift), p->input_multiplier);
+    return htc__exp_neg(scaled, 5);
+}
+
+static HTC__UNUSED void htc__softmax_s8(const htc__softmax_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t depth = p->depth, diff_min = p->diff_min;
+    int32_t r, c;
+    for (r = 0; r < p->outer; r++, in += depth, out += depth) {
+        int32_t mx = -128, sum = 0, headroom, bits_over_unit, scale, expo;
+        for (c = 0; c < depth; c++) mx = in[c] > mx ? in[c] : mx;
+        for (c = 0; c < depth; c++) {
+            const int32_t diff = in[c] - mx;
+            if (diff >= diff_min) sum += htc__rdivpot(htc__softmax_exp(p, diff), 12);  /* Q0 -> Q12 */
+        }
+        /* GetReciprocal(sum, 12): 1 / sum via one_over_one_plus_x */
+        headroom = htc__clz32(HTC__CAST(uint32_t, sum));
+        bits_over_unit = 12 - headroom;
+        scale = htc__one_over_one_plus_x(HTC__CAST(int32_t, (HTC__CAST(uint32_t, sum) << headroom) - 0x80000000u));
+        expo = bits_over_unit + 31 - 8;
+        for (c = 0; c < depth; c++) {
+            const int32_t diff = in[c] - mx;
+            if (diff >= diff_min) {
+                const int32_t v = htc__rdivpot(htc__srdhm(scale, htc__softmax_exp(p, diff)), expo) - 128;
+                out[c] = HTC__CAST(int8_t, v > 127 ? 127 : (v < -128 ? -128 : v));
+            } else {
+                out[c] = -128;
+            }
+        }
+    }
+}
