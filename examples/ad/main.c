@@ -10,7 +10,7 @@
 #define AD_IMPLEMENTATION
 #include "ad.h"
 
-static uint8_t arena[AD_ARENA_SIZE] __attribute__((aligned(16)));
+static uint8_t arena[AD_ARENA_SIZE] __attribute__((aligned(AD_ARENA_ALIGN)));
 static int8_t input[AD_INPUT_SIZE] __attribute__((aligned(16)));
 static int8_t output[AD_OUTPUT_SIZE] __attribute__((aligned(16)));
 

@@ -9,7 +9,7 @@
 #define IC_IMPLEMENTATION
 #include "ic.h"
 
-static uint8_t arena[IC_ARENA_SIZE] __attribute__((aligned(16)));
+static uint8_t arena[IC_ARENA_SIZE] __attribute__((aligned(IC_ARENA_ALIGN)));
 static uint8_t input[IC_INPUT_SIZE] __attribute__((aligned(16)));
 static uint8_t output[IC_OUTPUT_SIZE] __attribute__((aligned(16)));
 

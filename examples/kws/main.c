@@ -8,7 +8,7 @@
 #define KWS_IMPLEMENTATION
 #include "kws.h"
 
-static uint8_t arena[KWS_ARENA_SIZE] __attribute__((aligned(16)));
+static uint8_t arena[KWS_ARENA_SIZE] __attribute__((aligned(KWS_ARENA_ALIGN)));
 static uint8_t input[KWS_INPUT_SIZE] __attribute__((aligned(16)));
 static uint8_t output[KWS_OUTPUT_SIZE] __attribute__((aligned(16)));
 

@@ -9,7 +9,7 @@
 #define VWW_IMPLEMENTATION
 #include "vww.h"
 
-static uint8_t arena[VWW_ARENA_SIZE] __attribute__((aligned(16)));
+static uint8_t arena[VWW_ARENA_SIZE] __attribute__((aligned(VWW_ARENA_ALIGN)));
 static uint8_t input[VWW_INPUT_SIZE] __attribute__((aligned(16)));
 static uint8_t output[VWW_OUTPUT_SIZE] __attribute__((aligned(16)));
 
