@@ -146,7 +146,7 @@ static void emit_consts(const Graph *g)
 static void emit_params(const Graph *g, const Op *op, int li)
 {
     const char *pn = arena_printf("%s__p%d", N, li);
-    if (op->nch) {
+    if (op->nch && op->mult) {
         fprintf(F, "static const int32_t %s__mult%d[%d] = {", N, li, op->nch);
         for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->mult[c]);
         fprintf(F, "};\nstatic const int8_t %s__shift%d[%d] = {", N, li, op->nch);

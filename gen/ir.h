@@ -231,7 +231,7 @@ typedef struct {
     const char *cmdline;
 } EmitOptions;
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o);   /* emit.c */
-void report(FILE *f, Graph *g, Target *t, Plan *p, int json);             /* report.c */
+void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json);             /* report.c */
 void report_svg(FILE *f, Graph *g, Target *t, Plan *p);
 void dump_graph(FILE *f, const Graph *g, const char *after);             /* dump.c */
 

@@ -96,7 +96,10 @@ static void weights_quant(Op *op, const Tensor *in, const Tensor *w, const Tenso
     op->nch = w->q.n;
     op->mult = arena_alloc(sizeof(int32_t) * (size_t)op->nch);
     op->shift = arena_alloc((size_t)op->nch);
-    quant_conv_multipliers(in->q.scale[0], w->q.scale, w->q.n, out->q.scale[0], op->mult, op->shift);
+    if (op->kind == OP_FC)
+        quant_fc_multipliers(in->q.scale[0], w->q.scale, w->q.n, out->q.scale[0], op->mult, op->shift);
+    else
+        quant_conv_multipliers(in->q.scale[0], w->q.scale, w->q.n, out->q.scale[0], op->mult, op->shift);
 }
 
 static void act_range(Op *op, const Tensor *out)

@@ -177,8 +177,8 @@ static void write_driver(const char *path, const Graph *g, const char *name)
             "    fclose(f);\n    return b;\n}\n"
             "int main(int argc, char **argv)\n{\n"
             "    long repeat = atol(argv[1]), r;\n    const void *in[NI];\n    void *out[NO];\n    int k, rc;\n"
-            "    void *arena = aligned_alloc(%s_ARENA_ALIGN, (%s_ARENA_SIZE + %s_ARENA_ALIGN - 1) / %s_ARENA_ALIGN * %s_ARENA_ALIGN);\n"
-            "    if (argc != 3 + NI + NO || !arena) return 2;\n"
+            "    void *arena = NULL;\n"
+            "    if (argc != 3 + NI + NO || posix_memalign(&arena, %s_ARENA_ALIGN < sizeof(void *) ? sizeof(void *) : %s_ARENA_ALIGN, %s_ARENA_SIZE)) return 2;\n"
             "    dump_dir = strcmp(argv[2], \"-\") ? argv[2] : NULL;\n"
             "    for (k = 0; k < NI; k++) in[k] = load(argv[3 + k], in_size[k]);\n"
             "    for (k = 0; k < NO; k++) out[k] = calloc(1, out_size[k] + 1);\n"
@@ -197,7 +197,7 @@ static void write_driver(const char *path, const Graph *g, const char *name)
             "        FILE *f = fopen(argv[3 + NI + k], \"wb\");\n"
             "        if (!f || fwrite(out[k], 1, out_size[k], f) != out_size[k] || fclose(f)) { fprintf(stderr, \"htc: error: cannot write %%s\\n\", argv[3 + NI + k]); return 1; }\n"
             "    }\n    return rc;\n}\n",
-            up, up, up, up, up, name, name, name);
+            up, up, up, name, name, name);
     out_commit(f);
 }
 
@@ -240,7 +240,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
 
     const char *cc = getenv("CC");
     if (!cc || !*cc) cc = "cc";
-    char *cargv[] = {(char *)cc, "-O2", "-std=c99", "-o", exe, drv, NULL};
+    char *cargv[] = {(char *)cc, "-O2", "-std=c99", "-Wall", "-o", exe, drv, NULL};
     int rc = spawn(cargv, -1);
     if (rc) die("%s: the host compiler (%s) failed on the generated code (exit %d)", hdr, cc, rc);
 
@@ -287,7 +287,7 @@ int main(int argc, char **argv)
             report_svg(f, g, t, p);
             out_commit(f);
         }
-        report(stdout, g, t, p, o.json);
+        report_print(stdout, g, t, p, o.json);
     } else {
         run(&o, g, t, p, &eo);
     }

@@ -37,7 +37,7 @@ static const char *storage_name(int s)
     return n[s];
 }
 
-void report(FILE *f, Graph *g, Target *t, Plan *p, int json)
+void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
 {
     int64_t wtot = 0, macs = 0;
     double cyc = 0;
