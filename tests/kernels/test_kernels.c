@@ -1,0 +1,337 @@
+/* test_kernels.c - unit tests of the fixed-point helpers (htc.h), the
+   Prepare arithmetic (gen/quant.c) and small kernel cases, against values
+   worked out by hand from TFLite's and gemmlowp's definitions. Bit-exactness
+   against the interpreter itself is tested end to end (tests/test_ops.py). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../gen/quant.h"
+
+#include "../../kernels/conv2d.c"
+#include "../../kernels/dwconv2d.c"
+#include "../../kernels/fc.c"
+#include "../../kernels/add.c"
+#include "../../kernels/mul.c"
+#include "../../kernels/pool.c"
+#include "../../kernels/mean.c"
+#include "../../kernels/pad.c"
+#include "../../kernels/concat.c"
+#include "../../kernels/softmax.c"
+#include "../../kernels/logistic.c"
+#include "../../kernels/quantize.c"
+
+static int npass, nfail;
+
+#define EQ(what, got, want)                                                                        \
+    do {                                                                                           \
+        long long g_ = (long long)(got), w_ = (long long)(want);                                   \
+        if (g_ == w_) npass++;                                                                     \
+        else { nfail++; printf("FAIL %s:%d %s: got %lld, want %lld\n", __FILE__, __LINE__, what, g_, w_); } \
+    } while (0)
+
+#define NEAR(what, got, want, tol)                                                                 \
+    do {                                                                                           \
+        double g_ = (double)(got), w_ = (double)(want);                                            \
+        if (fabs(g_ - w_) <= (tol)) npass++;                                                       \
+        else { nfail++; printf("FAIL %s:%d %s: got %.1f, want %.1f +- %g\n", __FILE__, __LINE__, what, g_, w_, (double)(tol)); } \
+    } while (0)
+
+static void test_srdhm(void)
+{
+    EQ("srdhm min*min saturates", htc__srdhm(INT32_MIN, INT32_MIN), INT32_MAX);
+    EQ("srdhm min*max", htc__srdhm(INT32_MIN, INT32_MAX), -INT32_MAX);
+    EQ("srdhm 2^30*2^30", htc__srdhm(1 << 30, 1 << 30), 1 << 29);
+    EQ("srdhm +0.5 rounds up", htc__srdhm(1, 1 << 30), 1);
+    EQ("srdhm -0.5 rounds up (to 0)", htc__srdhm(-1, 1 << 30), 0);
+    EQ("srdhm -1.5 rounds up (to -1)", htc__srdhm(-3, 1 << 30), -1);
+    EQ("srdhm +1.5 rounds up (to 2)", htc__srdhm(3, 1 << 30), 2);
+    EQ("srdhm x*0", htc__srdhm(123456, 0), 0);
+    EQ("srdhm x*max", htc__srdhm(1000, INT32_MAX), 1000);
+}
+
+static void test_rdivpot(void)
+{
+    EQ("rdivpot 5/2", htc__rdivpot(5, 1), 3);
+    EQ("rdivpot -5/2 away from zero", htc__rdivpot(-5, 1), -3);
+    EQ("rdivpot -4/2", htc__rdivpot(-4, 1), -2);
+    EQ("rdivpot 6/4", htc__rdivpot(6, 2), 2);
+    EQ("rdivpot -6/4", htc__rdivpot(-6, 2), -2);
+    EQ("rdivpot -5/4", htc__rdivpot(-5, 2), -1);
+    EQ("rdivpot -7/4", htc__rdivpot(-7, 2), -2);
+    EQ("rdivpot exponent 0", htc__rdivpot(-3, 0), -3);
+    EQ("rdivpot min >> 31", htc__rdivpot(INT32_MIN, 31), -1);
+    EQ("rdivpot max >> 31", htc__rdivpot(INT32_MAX, 31), 1);
+    EQ("rdivpot 2^30 >> 31", htc__rdivpot(1 << 30, 31), 1);
+    EQ("rdivpot 2^30-1 >> 31", htc__rdivpot((1 << 30) - 1, 31), 0);
+    EQ("rdivpot -2^30 >> 31", htc__rdivpot(-(1 << 30), 31), -1);
+}
+
+static void test_mulq(void)
+{
+    EQ("mulq x*0.5", htc__mulq(100, 1 << 30, 0), 50);
+    EQ("mulq x*1.0 (shift 1)", htc__mulq(100, 1 << 30, 1), 100);
+    EQ("mulq x*2^10", htc__mulq(3, 1 << 30, 11), 3 << 10);
+    EQ("mulq min*min saturates", htc__mulq(INT32_MIN, INT32_MIN, 0), INT32_MAX);
+    /* double rounding: 5 * 0.25 = 1.25; srdhm gives 2.5 -> 3, then 3/2 -> 2 */
+    EQ("mulq double rounding +", htc__mulq(5, 1 << 30, -1), 2);
+    /* -5 * 0.25: srdhm -2.5 -> -2 (half up), then -2/2 -> -1 */
+    EQ("mulq double rounding -", htc__mulq(-5, 1 << 30, -1), -1);
+    EQ("mulq -3*0.25", htc__mulq(-3, 1 << 30, -1), -1);
+    EQ("mulq shift -31", htc__mulq(INT32_MAX, INT32_MAX, -31), 1);
+    EQ("mulq shift -31 small", htc__mulq(1 << 29, 1 << 30, -31), 0);
+    EQ("mulq negative acc", htc__mulq(-1000, 1518500250, -3), -88);   /* -1000*0.70710678/8 = -88.39 */
+    EQ("mulq zero multiplier", htc__mulq(77777, 0, 0), 0);
+}
+
+static void test_quant_multiplier(void)
+{
+    int32_t m;
+    int s;
+    quant_multiplier(0.0, &m, &s);
+    EQ("qm(0) mult", m, 0); EQ("qm(0) shift", s, 0);
+    quant_multiplier(0.5, &m, &s);
+    EQ("qm(0.5) mult", m, 1 << 30); EQ("qm(0.5) shift", s, 0);
+    quant_multiplier(1.0, &m, &s);
+    EQ("qm(1) mult", m, 1 << 30); EQ("qm(1) shift", s, 1);
+    quant_multiplier(0.75, &m, &s);
+    EQ("qm(0.75) mult", m, 3 << 29); EQ("qm(0.75) shift", s, 0);
+    quant_multiplier(3.0, &m, &s);
+    EQ("qm(3) mult", m, 3 << 29); EQ("qm(3) shift", s, 2);
+    quant_multiplier(ldexp(1.0, -31), &m, &s);
+    EQ("qm(2^-31) mult", m, 1 << 30); EQ("qm(2^-31) shift", s, -30);
+    quant_multiplier(ldexp(1.0, -32), &m, &s);
+    EQ("qm(2^-32) mult", m, 1 << 30); EQ("qm(2^-32) shift", s, -31);
+    quant_multiplier(ldexp(1.0, -33), &m, &s);       /* shift -32 < -31: flushed */
+    EQ("qm(2^-33) mult", m, 0); EQ("qm(2^-33) shift", s, 0);
+    quant_multiplier(1e-12, &m, &s);
+    EQ("qm(tiny) mult", m, 0); EQ("qm(tiny) shift", s, 0);
+    /* q * 2^31 rounds up to 2^31: halved, shift + 1 */
+    quant_multiplier(1.0 - ldexp(1.0, -33), &m, &s);
+    EQ("qm(1-2^-33) mult", m, 1 << 30); EQ("qm(1-2^-33) shift", s, 1);
+    quant_multiplier(ldexp(1.0 - ldexp(1.0, -34), -7), &m, &s);
+    EQ("qm((1-2^-34)/128) mult", m, 1 << 30); EQ("qm((1-2^-34)/128) shift", s, -6);
+    /* just below the edge stays: (2^31 - 1)/2^31 */
+    quant_multiplier(1.0 - ldexp(1.0, -31), &m, &s);
+    EQ("qm(1-2^-31) mult", m, INT32_MAX); EQ("qm(1-2^-31) shift", s, 0);
+    /* rounding half away from zero: q*2^31 = 2^30 + 0.5 */
+    quant_multiplier(0.5 + ldexp(1.0, -32), &m, &s);
+    EQ("qm half rounds up", m, (1 << 30) + 1); EQ("qm half shift", s, 0);
+    quant_multiplier(0.1, &m, &s);
+    EQ("qm(0.1) mult", m, 1717986918); EQ("qm(0.1) shift", s, -3);
+}
+
+static void test_act_range(void)
+{
+    int32_t lo, hi;
+    quant_act_range(ACT_NONE, 0.1f, 3, -128, 127, &lo, &hi);
+    EQ("none lo", lo, -128); EQ("none hi", hi, 127);
+    quant_act_range(ACT_RELU, 0.1f, -128, -128, 127, &lo, &hi);
+    EQ("relu zp=-128 lo", lo, -128); EQ("relu zp=-128 hi", hi, 127);
+    quant_act_range(ACT_RELU, 0.1f, 5, -128, 127, &lo, &hi);
+    EQ("relu lo", lo, 5); EQ("relu hi", hi, 127);
+    quant_act_range(ACT_RELU6, 0.1f, -20, -128, 127, &lo, &hi);
+    EQ("relu6 lo", lo, -20); EQ("relu6 hi", hi, 40);
+    quant_act_range(ACT_RELU6, 0.05f, 10, -128, 127, &lo, &hi);
+    EQ("relu6 clipped hi", hi, 127);
+    quant_act_range(ACT_RELU6, 4.0f, 0, -128, 127, &lo, &hi);      /* 6/4 = 1.5 -> 2 */
+    EQ("relu6 half rounds away", hi, 2);
+    quant_act_range(ACT_RELU_N1_TO_1, 2.0f, 0, -128, 127, &lo, &hi);   /* +-0.5 -> +-1 */
+    EQ("relu1 lo half away", lo, -1); EQ("relu1 hi half away", hi, 1);
+    quant_act_range(ACT_RELU_N1_TO_1, 0.01f, 0, -128, 127, &lo, &hi);
+    EQ("relu1 lo", lo, -100); EQ("relu1 hi", hi, 100);
+    quant_act_range(ACT_RELU6, 0.1f, 200, 0, 255, &lo, &hi);
+    EQ("relu6 uint8 lo", lo, 200); EQ("relu6 uint8 hi", hi, 255);
+    quant_act_range(ACT_RELU6, 1e-30f, 0, -128, 127, &lo, &hi);   /* 6/scale overflows int32 */
+    EQ("relu6 tiny scale hi", hi, 127);
+}
+
+static void test_layer_params(void)
+{
+    htc__binary_params b;
+    htc__softmax_params sp;
+    htc__mean_params mp;
+    int32_t m[2];
+    int8_t s[2];
+    float w[2] = {0.5f, 0.25f};
+    memset(&b, 0, sizeof b);
+    quant_add_params(0.5f, 3, 0.25f, -4, 1.0f, 7, &b);
+    EQ("add left shift", b.left_shift, 20);
+    EQ("add a offset", b.a_offset, -3); EQ("add b offset", b.b_offset, 4); EQ("add out zp", b.out_zp, 7);
+    EQ("add a mult (0.5)", b.a_mult, 1 << 30); EQ("add a shift", b.a_shift, 0);
+    EQ("add b mult (0.25)", b.b_mult, 1 << 30); EQ("add b shift", b.b_shift, -1);
+    EQ("add out mult (2^-20)", b.out_mult, 1 << 30); EQ("add out shift", b.out_shift, -19);
+    quant_mul_params(0.5f, 1, 0.25f, 2, 0.5f, 3, &b);
+    EQ("mul out mult (0.25)", b.out_mult, 1 << 30); EQ("mul out shift", b.out_shift, -1);
+    quant_conv_multipliers(0.5f, w, 2, 0.125f, m, s);
+    EQ("conv pc mult 0", m[0], 1 << 30); EQ("conv pc shift 0", s[0], 2);
+    EQ("conv pc mult 1", m[1], 1 << 30); EQ("conv pc shift 1", s[1], 1);
+    quant_fc_multipliers(0.5f, w, 1, 0.125f, m, s);
+    EQ("fc pt mult", m[0], 1 << 30); EQ("fc pt shift", s[0], 2);
+    /* softmax: beta * scale * 2^26 = 2^26/16 -> mult 2^30, shift 23; radius
+       31 * 2^26 / 2^23 = 248 */
+    quant_softmax_params(1.0f, 1.0f / 16, &sp);
+    EQ("softmax mult", sp.input_multiplier, 1 << 30); EQ("softmax shift", sp.input_left_shift, 23);
+    EQ("softmax diff_min", sp.diff_min, -248);
+    quant_softmax_params(1.0f, 100.0f, &sp);                 /* capped at 2^31 - 1 */
+    EQ("softmax capped mult", sp.input_multiplier, INT32_MAX); EQ("softmax capped shift", sp.input_left_shift, 31);
+    /* CalculateInputRadius(5, 31) = floor(31 * 2^26 / 2^31) = 0 */
+    EQ("softmax capped diff_min", sp.diff_min, 0);
+    quant_mean_params(0.5f, 3, 0.25f, -2, &mp);
+    EQ("mean mult", mp.mult, 1 << 30); EQ("mean shift", mp.shift, 2);
+    EQ("mean zps", mp.in_zp * 1000 + mp.out_zp, 2998);
+}
+
+static void test_fixedpoint(void)
+{
+    int32_t prev = INT32_MAX, k;
+    int mono = 1;
+    EQ("exp(0)", htc__exp_neg(0, 5), INT32_MAX);
+    /* gemmlowp's polynomial + barrel shifter is good to ~3e-7 relative */
+    NEAR("exp(-1/4)", htc__exp_neg(-(1 << 24), 5), exp(-0.25) * 2147483648.0, 1000);
+    NEAR("exp(-1)", htc__exp_neg(-(1 << 26), 5), exp(-1.0) * 2147483648.0, 1000);
+    NEAR("exp(-5.3)", htc__exp_neg(-(int32_t)(5.3 * (1 << 26)), 5), exp(-5.3) * 2147483648.0, 1000);
+    NEAR("exp(-31.9)", htc__exp_neg(-(int32_t)(31.9 * (1 << 26)), 5), 0, 1);
+    NEAR("exp(-1) Q4.27", htc__exp_neg(-(1 << 27), 4), exp(-1.0) * 2147483648.0, 1000);
+    /* exact structure: exp(-1/4) is the polynomial alone (value pinned from
+       the end-to-end softmax tests); exp(-1) = exp(-1/4) * exp(-1/4) * exp(-1/2)
+       through the barrel shifter's constants for bits -2 and -1 */
+    EQ("exp(-1/4) exact", htc__exp_neg(-(1 << 24), 5), 1672462419);
+    EQ("exp(-1) exact", htc__exp_neg(-(1 << 26), 5),
+       htc__srdhm(htc__srdhm(1672462419, 1672461947), 1302514674));
+    for (k = 0; k < 2000 && mono; k++) {
+        int32_t v = htc__exp_neg(-k * 100003, 5);
+        if (v > prev) mono = 0;
+        prev = v;
+    }
+    EQ("exp monotone", mono, 1);
+    NEAR("1/(1+0)", htc__one_over_one_plus_x(0), 2147483647.0, 4);
+    NEAR("1/(1+1)", htc__one_over_one_plus_x(INT32_MAX), 1073741824.0, 4);
+    NEAR("1/(1+0.5)", htc__one_over_one_plus_x(1 << 30), 2147483648.0 / 1.5, 4);
+    EQ("clz 0", htc__clz32(0), 32); EQ("clz 1", htc__clz32(1), 31); EQ("clz top", htc__clz32(0x80000000u), 0);
+    EQ("sat_shl sat +", htc__sat_shl(1 << 27, 5), INT32_MAX);
+    EQ("sat_shl sat -", htc__sat_shl(-(1 << 27), 5), INT32_MIN);
+    EQ("sat_shl", htc__sat_shl(-5, 2), -20);
+    EQ("halfsum", htc__rhalfsum(3, 4), 4); EQ("halfsum -", htc__rhalfsum(-3, -4), -4);
+}
+
+static void test_kernels(void)
+{
+    /* average pool: rounding half away from zero over the valid taps only */
+    {
+        const int8_t in[4] = {1, 2, -1, -2};      /* 1x2x2x1 */
+        int8_t out[4];
+        htc__pool_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = 1; p.in_h = 2; p.in_w = 2; p.c = 1; p.out_h = 2; p.out_w = 2;
+        p.k_h = 1; p.k_w = 2; p.stride_h = 1; p.stride_w = 1; p.pad_left = 0;
+        p.act_min = -128; p.act_max = 127;
+        p.out_w = 1;
+        htc__avgpool_s8(&p, in, out);
+        EQ("avg (1+2)/2", out[0], 2); EQ("avg (-1-2)/2", out[1], -2);
+        p.k_h = 2; p.k_w = 2; p.out_h = 2; p.out_w = 2;   /* SAME-like: windows clipped at the border */
+        htc__avgpool_s8(&p, in, out);
+        EQ("avg 4 taps 0/4", out[0], 0); EQ("avg 2 taps (2-2)/2", out[1], 0);
+        EQ("avg 2 taps (-1-2)/2", out[2], -2); EQ("avg 1 tap", out[3], -2);
+        htc__maxpool_s8(&p, in, out);
+        EQ("max 4 taps", out[0], 2); EQ("max 1 tap", out[3], -2);
+    }
+    /* conv: taps outside the input are skipped (== reading in_zp) */
+    {
+        const int8_t in[4] = {10, 20, 30, 40};    /* 1x2x2x1, in_zp 10 */
+        const int8_t w[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+        const int32_t mult = 1 << 30;
+        const int8_t shift = 1;                   /* x 1.0 */
+        int8_t out[4];
+        htc__conv_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = 1; p.in_h = 2; p.in_w = 2; p.in_c = 1; p.out_h = 2; p.out_w = 2; p.out_c = 1;
+        p.k_h = 3; p.k_w = 3; p.stride_h = 1; p.stride_w = 1; p.dil_h = 1; p.dil_w = 1;
+        p.pad_top = 1; p.pad_left = 1; p.depth_mult = 1; p.in_zp = 10; p.out_zp = -5;
+        p.act_min = -128; p.act_max = 127; p.mult = &mult; p.shift = &shift; p.weights = w;
+        htc__conv2d_s8(&p, in, out);
+        EQ("conv padded sum", out[0], 0 + 10 + 20 + 30 - 5);
+        htc__dwconv2d_s8(&p, in, out);
+        EQ("dwconv padded sum", out[3], 60 - 5);
+    }
+    /* mean: 1/count folded into the multiplier: count 3, mult 2^30 shift 1 (x1.0)
+       -> shift 1 - 1, mult (2^30 << 1) / 3 = 715827882 */
+    {
+        const int8_t in[3] = {1, 2, 4};
+        int8_t out[1];
+        htc__mean_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = 1; p.in_h = 1; p.in_w = 3; p.c = 1; p.mult = 1 << 30; p.shift = 1;
+        p.act_min = -128; p.act_max = 127;
+        htc__mean_s8(&p, in, out);
+        EQ("mean 7/3", out[0], 2);
+    }
+    /* softmax of equal logits: 1/n, output zero point -128 */
+    {
+        int8_t in[4] = {5, 5, 5, 5}, out[4];
+        htc__softmax_params p;
+        quant_softmax_params(1.0f, 0.1f, &p);
+        p.outer = 1; p.depth = 4; p.out_zp = -128;
+        htc__softmax_s8(&p, in, out);
+        EQ("softmax 1/4", out[0], 64 - 128); EQ("softmax 1/4 last", out[3], 64 - 128);
+        in[0] = 127; in[1] = in[2] = in[3] = -128;
+        htc__softmax_s8(&p, in, out);
+        EQ("softmax peak", out[0], 127); EQ("softmax below diff_min", out[1], -128);
+    }
+    /* logistic table: sigmoid(0) = 0.5 -> 128 - 128 */
+    {
+        htc__logistic_params p;
+        int8_t in[3] = {7, 127, -128}, out[3];
+        quant_logistic_params(0.1f, 7, &p);
+        p.size = 3;
+        htc__logistic_s8(&p, in, out);
+        EQ("sigmoid(0)", out[0], 0); EQ("sigmoid(12) saturates", out[1], 127);
+        EQ("sigmoid(-13.5)", out[2], -128);
+    }
+    /* quantize: division and half-away rounding, saturation, NaN */
+    {
+        htc__quant_params p;
+        float in[7] = {0.05f, -0.05f, 0.25f, 1e20f, -1e20f, 12.7f, 0.0f};
+        int8_t out[7];
+        memset(&p, 0, sizeof p);
+        p.size = 7; p.scale = 0.1f; p.out_zp = 0; p.qmin = -128; p.qmax = 127;
+        in[6] = in[6] / in[6] * 0.0f;             /* NaN without <math.h> macros */
+        htc__quantize_f32_s8(&p, in, out);
+        EQ("q 0.5 -> 1", out[0], 1); EQ("q -0.5 -> -1", out[1], -1); EQ("q 2.5 -> 3", out[2], 3);
+        EQ("q +huge (x86 cvt: INT32_MIN)", out[3], -128); EQ("q -huge", out[4], -128);
+        EQ("q 127", out[5], 127); EQ("q NaN", out[6], -128);
+    }
+    /* requantize and dequantize */
+    {
+        htc__quant_params p;
+        int8_t in[3] = {-128, 0, 127}, o8[3];
+        uint8_t ou[3];
+        float of[3];
+        memset(&p, 0, sizeof p);
+        quant_requant_params(0.1f, 0, 0.1f, 0, &p);
+        p.size = 3; p.qmin = -128; p.qmax = 127;
+        htc__requantize_s8_s8(&p, in, o8);
+        EQ("requant identity", o8[0] + o8[1] * 1000 + o8[2], -128 + 127);
+        quant_requant_params(0.1f, 0, 0.1f, 128, &p);
+        p.size = 3; p.qmin = 0; p.qmax = 255;
+        htc__requantize_s8_u8(&p, in, ou);
+        EQ("requant s8->u8 lo", ou[0], 0); EQ("requant s8->u8 hi", ou[2], 255);
+        p.dscale = 0.1f; p.in_zp = 1; p.size = 3;
+        htc__dequantize_s8_f32(&p, in, of);
+        EQ("dequant", of[2] == (float)((double)0.1f * 126), 1);
+    }
+}
+
+int main(void)
+{
+    test_srdhm();
+    test_rdivpot();
+    test_mulq();
+    test_quant_multiplier();
+    test_act_range();
+    test_layer_params();
+    test_fixedpoint();
+    test_kernels();
+    printf("%d passed, %d failed\n", npass, nfail);
+    return nfail != 0;
+}
