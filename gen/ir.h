@@ -213,6 +213,7 @@ const char *target_resolve(const Target *t, const char *path);
 /* ---- passes: one file each, in pipeline order --------------------------- */
 
 Graph *tflite_read(const char *path);          /* tflite.c */
+Graph *onnx_read(const char *path);            /* onnx.c */
 void lower(Graph *g);                           /* lower.c */
 void dispatch(Graph *g, Target *t);             /* dispatch.c */
 typedef struct {

@@ -114,7 +114,8 @@ static Graph *read_model(const char *path)
     if (n >= 8 && memcmp(magic + 4, "TFL3", 4) == 0) return tflite_read(path);
     const char *dot = strrchr(path, '.');
     if (dot && !strcmp(dot, ".tflite")) return tflite_read(path);
-    die("%s: not a TFLite model (no TFL3 identifier)", path);
+    if (dot && !strcmp(dot, ".onnx")) return onnx_read(path);
+    die("%s: not a TFLite model (no TFL3 identifier) nor a .onnx file", path);
 }
 
 /* ---- htc run: build the header with the host compiler and run it ------- */
