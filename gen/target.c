@@ -99,7 +99,8 @@ static void count_hook(lua_State *L, lua_Debug *ar)
     steps += 100000;
     if (steps < STEP_LIMIT) return;
     lua_getinfo(L, "Sl", ar);
-    luaL_error(L, "target file ran too long (an endless loop?)");
+    lua_pushfstring(L, "%s:%d: target file ran too long (an endless loop?)", ar->short_src, ar->currentline);
+    lua_error(L);
 }
 
 /* target "name" { ... } -> the table, with its name recorded. */
