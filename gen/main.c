@@ -120,7 +120,7 @@ static Graph *read_model(const char *path)
 
 /* ---- htc run: build the header with the host compiler and run it ------- */
 
-static char *tmpdir;
+static char tmpdir[4096];
 
 static int rm_entry(const char *p, const struct stat *s, int flag, struct FTW *ftw)
 {
@@ -130,7 +130,7 @@ static int rm_entry(const char *p, const struct stat *s, int flag, struct FTW *f
 
 static void cleanup(void)
 {
-    if (tmpdir) nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (tmpdir[0]) nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int spawn(char *const argv[], int quiet_fd)
@@ -226,7 +226,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
         dir = o->keep;
     } else {
         const char *base = getenv("TMPDIR");
-        tmpdir = arena_printf("%s/htc-run-XXXXXX", base && *base ? base : "/tmp");
+        snprintf(tmpdir, sizeof tmpdir, "%s/htc-run-XXXXXX", base && *base ? base : "/tmp");
         if (!mkdtemp(tmpdir)) die("cannot create a temporary directory: %s", strerror(errno));
         atexit(cleanup);
         dir = tmpdir;
