@@ -340,6 +340,7 @@ def compare_run(info, ref_outputs, ref_tensors, outputs, dumps, label=""):
     if len(outputs) != len(ref_outputs):
         errors.append("%s%d outputs, expected %d" % (label, len(outputs), len(ref_outputs)))
     compared = 0
+    equal = set(info.inputs) | {i for i, t in enumerate(info.tensors) if t["const"]}
     for t, op in info.op_outputs():
         name = info.tensors[t]["name"]
         where = "%sop %d %s -> tensor %d '%s'" % (label, op["index"], op["op"], t, name)
@@ -352,5 +353,9 @@ def compare_run(info, ref_outputs, ref_tensors, outputs, dumps, label=""):
         compared += 1
         d = diff(ref_tensors[t], dumps[t])
         if d:
-            errors.append("%s: %s" % (where, d))
+            own = all(i < 0 or i in equal for i in op["inputs"])
+            errors.append("%s: %s%s" % (where, d, " [inputs identical to the reference: this op is wrong]" if own
+                                        else " [an input already differed]"))
+        else:
+            equal.add(t)
     return errors, compared

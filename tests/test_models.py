@@ -46,7 +46,8 @@ def check(name, info, inputs, outs, dumps, label):
     errors, compared = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps, label=label)
     n_ops = len(info.op_outputs())
     assert n_ops == len(info.ops) and n_ops > 0
-    assert not errors, "%s: %d mismatches:\n%s" % (name, len(errors), "\n".join(errors))
+    if errors:
+        pytest.fail("%s: %d mismatches:\n%s" % (name, len(errors), "\n".join(errors)), pytrace=False)
     # nothing may go uncompared: one dumped tensor per operator output
     assert compared == n_ops, "%s: compared %d intermediate tensors, the model has %d operator outputs" % (
         name, compared, n_ops)

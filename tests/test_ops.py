@@ -104,6 +104,9 @@ conv_case("wide-out-scale", kernel=3, spread=40.0)
 conv_case("batch2-k3-s1-same", kernel=3, shape=(2, 5, 6, 3))
 conv_case("deep-16ch-k3", kernel=3, shape=(1, 6, 6, 16), out_ch=8)
 conv_case("1x1-input-k3-same", kernel=3, shape=(1, 1, 1, 5), out_ch=3)
+conv_case("pc-large-multiplier", kernel=3, shape=(1, 8, 8, 4), out_ch=16, w_range=3, out_scale=0.05 * 0.02 / 0.15)
+conv_case("pt-large-multiplier", kernel=3, shape=(1, 8, 8, 4), out_ch=16, w_range=3, per_channel=False,
+          out_scale=0.05 * 0.02 / 0.15)
 
 
 def dw_case(name, shape=(1, 9, 9, 4), in_q=(0.05, 2), **kw):
@@ -126,6 +129,7 @@ dw_case("dm1-k4-s2-same-even", kernel=4, stride=2, shape=(1, 8, 8, 2))
 dw_case("zp-in-m128-out-127", kernel=3, in_q=(0.03, -128), out_zp=127)
 dw_case("saturate-pc", kernel=3, spread=0.02, out_zp=-7)
 dw_case("batch2-dm2", kernel=3, depth_multiplier=2, shape=(2, 5, 5, 2))
+dw_case("pc-large-multiplier", kernel=3, shape=(1, 8, 8, 16), w_range=5, out_scale=0.05 * 0.02 / 0.15)
 
 
 def fc_case(name, shape=(1, 32), in_q=(0.04, -5), units=10, **kw):
@@ -146,6 +150,13 @@ fc_case("rank4-input", shape=(1, 1, 1, 40))
 fc_case("zp-in-m128-out-127", in_q=(0.02, -128), out_zp=127)
 fc_case("saturate-relu6", spread=0.02, act="RELU6")
 fc_case("deep-640", shape=(1, 640), units=16)
+fc_case("pt-batch8-128-units", shape=(8, 64), units=128, in_q=(0.05, -128), out_zp=-128, act="RELU")
+fc_case("pt-ad01-like", shape=(4, 128), units=128, in_q=(0.0495, -128), out_zp=-128, act="RELU", spread=0.3)
+fc_case("pc-batch4-128-units", shape=(4, 96), units=128, per_channel=True)
+# small weights and an output scale that makes the multiplier ~0.15 (right
+# shift 2): the rounding of the requantization shows on many elements
+fc_case("pt-large-multiplier", shape=(8, 64), units=64, w_range=3, out_scale=0.05 * 0.02 / 0.15, out_zp=-10)
+fc_case("pc-large-multiplier", shape=(8, 64), units=64, w_range=3, per_channel=True, out_scale=0.05 * 0.02 / 0.15)
 
 
 def binary_case(name, op, a_shape, b_shape, a_q, b_q, out_q, act=None, const_b=False):
@@ -391,7 +402,8 @@ def check(model_path, sets, label="", oracle_path=None):
                                               label="%sinput set %d: " % (label, s))
         failures += errors
         assert compared == n_ops or errors, "compared %d of %d operator outputs" % (compared, n_ops)
-    assert not failures, "\n".join(failures)
+    if failures:
+        pytest.fail("%d mismatches:\n%s" % (len(failures), "\n".join(failures)), pytrace=False)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -412,3 +424,66 @@ def _seed(name):
     for ch in name.encode():
         h = ((h ^ ch) * 16777619) & 0xFFFFFFFF
     return h
+
+
+# ---- outside htc's documented support: exact, or refused cleanly -----------------------
+# The interpreter runs these models. htc must either reproduce them bit for bit
+# or refuse at compile time with one "htc: error: ..." line and exit status 1,
+# leaving no output file: never silently inexact.
+
+EDGE = {}
+
+
+def edge(name):
+    def reg(fn):
+        EDGE[name] = fn
+        return fn
+    return reg
+
+
+@edge("add-rank5-broadcast")
+def _e1(m, rng):
+    a = m.input([2, 1, 3, 4, 5], 0.05, -3)
+    b = m.input([1, 2, 1, 4, 5], 0.1, 7)
+    m.output(m.add(a, b, 0.08, 1))
+
+
+@edge("conv-grouped")
+def _e5(m, rng):
+    x = m.input([1, 5, 5, 4], 0.05, -3)
+    w = m.const(rng.integers(-127, 128, size=[6, 3, 3, 2]).astype(np.int8), "int8", scale=0.02, zp=0)
+    b = m.const(np.zeros([6], np.int32), "int32", scale=0.05 * 0.02, zp=0)
+    y = m.tensor([1, 5, 5, 6], "int8", 0.1, 0)
+    m.output(m.op("CONV_2D", [x, w, b], [y], padding=tb.PADDING["SAME"], strideH=1, strideW=1,
+                  dilationHFactor=1, dilationWFactor=1))
+
+
+@edge("mean-axis3")
+def _e2(m, rng):
+    x = m.input([1, 3, 3, 6], 0.05, -3)
+    m.output(m.mean(x, [3], True))
+
+
+@edge("mean-axis1")
+def _e3(m, rng):
+    x = m.input([1, 4, 3, 6], 0.05, -3)
+    m.output(m.mean(x, [1], False, out_scale=0.03, out_zp=2))
+
+
+@pytest.mark.parametrize("name", sorted(EDGE))
+def test_exact_or_refused(name, tmp_path):
+    m = tb.Model(description="htc edge " + name)
+    EDGE[name](m, np.random.default_rng(_seed(name)))
+    path = m.save(str(tmp_path / (name + ".tflite")))
+    info = oracle.ModelInfo(path)
+    sets = input_sets(info, "int")
+    oracle.run_interpreter(path, sets[0])       # the oracle accepts the model
+    out = tmp_path / "edge.h"
+    p = oracle.htc("compile", path, "-t", oracle.TARGET, "-o", out, "--name", "edge", check=False)
+    if p.returncode == 0:
+        check(path, sets)
+    else:
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 1, "exit %d: %s" % (p.returncode, p.stderr)
+        assert len(lines) == 1 and lines[0].startswith("htc: error: "), "stderr: %r" % p.stderr
+        assert not out.exists() and not (tmp_path / "edge.h.tmp").exists(), "output file left behind"

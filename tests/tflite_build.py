@@ -259,7 +259,7 @@ class Model:
         return twin
 
     # ---- helpers: one operator each, output shape computed as TFLite does ----
-    def _weights(self, rng, shape, w_zp=0, lo=-127, hi=127):
+    def _weights(self, rng, shape, lo=-127, hi=127):
         return rng.integers(lo, hi + 1, size=shape, dtype=np.int64).astype(np.int8)
 
     def _bias(self, rng, n, in_scale, w_scales, spread=2000, name=None):
@@ -283,7 +283,7 @@ class Model:
 
     def conv2d(self, x, out_ch, kernel, rng, stride=1, dilation=1, padding="SAME", act=None,
                per_channel=True, bias=True, w_zp=0, out_scale=None, out_zp=0, spread=1.0,
-               w_scale=0.02, name=None):
+               w_scale=0.02, w_range=127, name=None):
         n, h, w, c = self.shape(x)
         kh, kw = (kernel, kernel) if isinstance(kernel, int) else kernel
         sh, sw = (stride, stride) if isinstance(stride, int) else stride
@@ -293,7 +293,7 @@ class Model:
             w_scales = [float(np.float32(w_scale * (0.5 + rng.random()))) for _ in range(out_ch)]
         else:
             w_scales = [float(np.float32(w_scale))]
-        wt = self.const(self._weights(rng, [out_ch, kh, kw, c]), "int8",
+        wt = self.const(self._weights(rng, [out_ch, kh, kw, c], lo=-w_range, hi=w_range), "int8",
                         scale=w_scales if per_channel else w_scales[0], zp=w_zp, axis=0)
         b = self._bias(rng, out_ch, in_scale, w_scales) if bias is True else -1
         if out_scale is None:
@@ -306,7 +306,7 @@ class Model:
 
     def depthwise_conv2d(self, x, kernel, rng, depth_multiplier=1, stride=1, dilation=1, padding="SAME",
                          act=None, per_channel=True, bias=True, out_scale=None, out_zp=0, spread=1.0,
-                         w_scale=0.02, name=None):
+                         w_scale=0.02, w_range=127, name=None):
         n, h, w, c = self.shape(x)
         oc = c * depth_multiplier
         kh, kw = (kernel, kernel) if isinstance(kernel, int) else kernel
@@ -316,7 +316,7 @@ class Model:
             w_scales = [float(np.float32(w_scale * (0.5 + rng.random()))) for _ in range(oc)]
         else:
             w_scales = [float(np.float32(w_scale))]
-        wt = self.const(self._weights(rng, [1, kh, kw, oc]), "int8",
+        wt = self.const(self._weights(rng, [1, kh, kw, oc], lo=-w_range, hi=w_range), "int8",
                         scale=w_scales if per_channel else w_scales[0], zp=0, axis=3)
         b = self._bias(rng, oc, in_scale, w_scales) if bias is True else -1
         if out_scale is None:
@@ -329,7 +329,7 @@ class Model:
                        dilationWFactor=dilation, fusedActivationFunction=ACT[act])
 
     def fully_connected(self, x, units, rng, act=None, per_channel=False, bias=True, out_scale=None,
-                        out_zp=0, spread=1.0, w_scale=0.02, name=None):
+                        out_zp=0, spread=1.0, w_scale=0.02, w_range=127, name=None):
         shape = self.shape(x)
         depth = shape[-1]
         batches = int(np.prod(shape)) // depth
@@ -338,7 +338,7 @@ class Model:
             w_scales = [float(np.float32(w_scale * (0.5 + rng.random()))) for _ in range(units)]
         else:
             w_scales = [float(np.float32(w_scale))]
-        wt = self.const(self._weights(rng, [units, depth]), "int8",
+        wt = self.const(self._weights(rng, [units, depth], lo=-w_range, hi=w_range), "int8",
                         scale=w_scales if per_channel else w_scales[0], zp=0, axis=0)
         b = self._bias(rng, units, in_scale, w_scales) if bias is True else -1
         if out_scale is None:
