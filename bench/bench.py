@@ -7,8 +7,9 @@
   ref       the TFLite interpreter with its reference kernels (BUILTIN_REF),
             measured in the same run: invoke() timed over many iterations
             after warm-up
-  ref/htc   how many times faster the generated code is than the reference
+  htc vs ref  ref time / htc time ("2.0x faster": the generated code takes half the time)
   opt       for context: the interpreter with its default optimised kernels
+            (XNNPACK, one thread), and htc vs opt
   arena     bytes of the arena the header asks for (htc report --json)
   weights   bytes of constant data (htc report --json)
 
@@ -82,7 +83,7 @@ _interp = {}
 def interp_us(model, in_arrays, resolver):
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
     kind = {"ref": OpResolverType.BUILTIN_REF, "opt": OpResolverType.AUTO}[resolver]
-    it = Interpreter(model_path=model, experimental_op_resolver_type=kind)
+    it = Interpreter(model_path=model, experimental_op_resolver_type=kind, num_threads=1)
     it.allocate_tensors()
     for d, a in zip(it.get_input_details(), in_arrays):
         it.set_tensor(d["index"], a.reshape(d["shape"]))
@@ -116,6 +117,11 @@ def inputs(model):
     return xs
 
 
+def ratio(peer_us, htc_us):
+    r = peer_us / htc_us
+    return "%.2fx faster" % r if r >= 1 else "%.2fx slower" % (1 / r)
+
+
 def fmt_bytes(n):
     return "%d" % n if n < 10 * 1024 else "%.1f KiB" % (n / 1024.0)
 
@@ -145,12 +151,12 @@ def main():
             rows.append((name, c_ms, h_us, h_n, r_us, r_n, o_us, rep.get("arena_bytes"), rep.get("weight_bytes"),
                          hdr_bytes, len(rep.get("layers", []))))
 
-    head = ("model", "layers", "compile ms", "htc us/inf", "ref us/inf", "ref/htc", "opt us/inf", "opt/htc",
+    head = ("model", "layers", "compile ms", "htc us/inf", "ref us/inf", "htc vs ref", "opt us/inf", "htc vs opt",
             "arena", "weights", "header")
     table = [head]
     for (name, c_ms, h_us, h_n, r_us, r_n, o_us, arena, weights, hdr, nl) in rows:
-        table.append((name, str(nl), "%.1f" % c_ms, "%.1f" % h_us, "%.1f" % r_us, "%.2fx faster" % (r_us / h_us),
-                      "%.1f" % o_us, "%.2fx" % (o_us / h_us), fmt_bytes(arena) if arena is not None else "?",
+        table.append((name, str(nl), "%.1f" % c_ms, "%.1f" % h_us, "%.1f" % r_us, ratio(r_us, h_us),
+                      "%.1f" % o_us, ratio(o_us, h_us), fmt_bytes(arena) if arena is not None else "?",
                       fmt_bytes(weights) if weights is not None else "?", fmt_bytes(hdr)))
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
     print()
@@ -162,7 +168,8 @@ def main():
     print("compile: median of %d `htc compile` processes; htc: generated header built with the host compiler"
           " (-O2), `htc run --repeat N`;" % COMPILE_RUNS)
     print("ref: TFLite interpreter, reference kernels (BUILTIN_REF), same inputs, same run; opt: default kernels"
-          " (for context); ref/htc > 1 means htc is faster.")
+          " (for context);\n"
+          "htc vs X: X's time / htc's time (\"faster\": htc's generated code is faster than X).")
 
 
 if __name__ == "__main__":
