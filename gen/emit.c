@@ -116,19 +116,35 @@ static const char *ptr(const Graph *g, int i, int is_const)
     die("internal: tensor %d has no storage", ri);
 }
 
+static int root_of(const Graph *g, int i)
+{
+    while (g->tensors[i].storage == ST_ALIAS) i = g->tensors[i].alias_of;
+    return i;
+}
+
+/* Does the kernel of op read input slot j as data (not only as attributes)? */
+static int reads_data(const Op *op, int j)
+{
+    switch (op->kind) {
+    case OP_CONV2D: case OP_DWCONV2D: case OP_FC: return j <= 2;
+    case OP_ADD: case OP_MUL: return j <= 1;
+    case OP_CONCAT: return 1;
+    default: return j == 0;
+    }
+}
+
 static void emit_consts(const Graph *g)
 {
     fprintf(F, "/* ---- constant tensors (weights, biases) ---- */\n");
     for (int i = 0; i < g->ntensors; i++) {
         const Tensor *t = &g->tensors[i];
         if (t->storage != ST_CONST) continue;
-        /* only tensors some live op reads */
+        /* only tensors a kernel reads; shapes, paddings and axes went into
+           parameter blocks */
         int used = 0;
         for (int k = 0; k < g->nops && !used; k++)
             for (int j = 0; j < g->ops[k].nin; j++)
-                if (g->ops[k].in[j] == i && (g->ops[k].kind == OP_CONV2D || g->ops[k].kind == OP_DWCONV2D ||
-                                             g->ops[k].kind == OP_FC) && j >= 1)
-                    used = 1;
+                if (g->ops[k].in[j] >= 0 && root_of(g, g->ops[k].in[j]) == i && reads_data(&g->ops[k], j)) used = 1;
         if (!used) continue;
         int64_t n = tensor_numel(t);
         fprintf(F, "/* %s: %s [", t->name, dtype_name(t->type));
@@ -220,13 +236,15 @@ static void emit_params(const Graph *g, const Op *op, int li)
     }
     case OP_LOGISTIC: {
         const htc__logistic_params *p = op->params;
-        fprintf(F, "static const htc__logistic_params %s = {%d, %d, %d, %d, %d};\n", pn, p->size, p->in_zp,
+        fprintf(F, "static const htc__logistic_params %s = {%d, %d, %d, %d, %d, {", pn, p->size, p->in_zp,
                 p->input_range_radius, p->input_multiplier, p->input_left_shift);
+        for (int i = 0; i < 256; i++) fprintf(F, "%s%d", i ? (i % 32 ? ", " : ",\n    ") : "", p->lut[i]);
+        fprintf(F, "}};\n");
         break;
     }
     case OP_QUANTIZE: case OP_DEQUANTIZE: case OP_REQUANTIZE: {
         const htc__quant_params *p = op->params;
-        fprintf(F, "static const htc__quant_params %s = {%d, %d, %d, %d, %d, %d, %d, %.9gf, %.17g};\n", pn,
+        fprintf(F, "static const htc__quant_params %s = {%d, %d, %d, %d, %d, %d, %d, %.9ef, %.17e};\n", pn,
                 p->size, p->in_zp, p->out_zp, p->mult, p->shift, p->qmin, p->qmax, (double)p->scale, p->dscale);
         break;
     }
@@ -282,7 +300,7 @@ static void io_macros(const Graph *g, const char *kind, const int *ids, int n)
         const Tensor *t = &g->tensors[ids[i]];
         fprintf(F, "#define %s_%s_SIZE_%d %zu\n", NU, kind, i, tensor_bytes(t));
         if (t->q.n == 1) {
-            fprintf(F, "#define %s_%s_SCALE_%d %.9gf\n", NU, kind, i, (double)t->q.scale[0]);
+            fprintf(F, "#define %s_%s_SCALE_%d %.9ef\n", NU, kind, i, (double)t->q.scale[0]);
             fprintf(F, "#define %s_%s_ZERO_POINT_%d %lld\n", NU, kind, i, (long long)t->q.zero_point[0]);
         }
     }
