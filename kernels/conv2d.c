@@ -59,37 +59,26 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
                 int32_t oc = 0;
                 for (; oc + 4 <= out_c; oc += 4) {
                     const int8_t *w0 = p->weights + (size_t)oc * wstride;
-                    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+                    int32_t acc[4] = {0, 0, 0, 0};
                     int32_t ky;
                     for (ky = ky_lo; ky < ky_hi; ky++) {
                         const int8_t *xr = in_px + (iy0 + ky * dil_h) * row_stride;
                         const int8_t *wr = w0 + ky * k_w * in_c + w_first;
                         int32_t r;
-                        for (r = 0; r < nruns; r++) {
-                            const int8_t *x = xr + r * dil_w * in_c;
-                            const int8_t *q0 = wr + r * in_c;
-                            const int8_t *q1 = q0 + wstride, *q2 = q1 + wstride, *q3 = q2 + wstride;
-                            int32_t i;
-                            for (i = 0; i < run; i++) {
-                                const int32_t v = x[i] + off;
-                                a0 += v * q0[i];
-                                a1 += v * q1[i];
-                                a2 += v * q2[i];
-                                a3 += v * q3[i];
-                            }
-                        }
+                        for (r = 0; r < nruns; r++)
+                            htc__dot4_s8(xr + r * dil_w * in_c, wr + r * in_c, wstride, run, off, acc);
                     }
                     if (bias) {
-                        a0 += bias[oc]; a1 += bias[oc + 1]; a2 += bias[oc + 2]; a3 += bias[oc + 3];
+                        acc[0] += bias[oc]; acc[1] += bias[oc + 1]; acc[2] += bias[oc + 2]; acc[3] += bias[oc + 3];
                     }
                     {
                         const int32_t *m = p->mult + oc * mstep;
                         const int8_t *s = p->shift + oc * mstep;
                         int8_t *o = out + oc;
-                        o[0] = HTC__CAST(int8_t, htc__clamp(htc__mulq(a0, m[0], s[0]) + out_zp, lo, hi));
-                        o[1] = HTC__CAST(int8_t, htc__clamp(htc__mulq(a1, m[mstep], s[mstep]) + out_zp, lo, hi));
-                        o[2] = HTC__CAST(int8_t, htc__clamp(htc__mulq(a2, m[2 * mstep], s[2 * mstep]) + out_zp, lo, hi));
-                        o[3] = HTC__CAST(int8_t, htc__clamp(htc__mulq(a3, m[3 * mstep], s[3 * mstep]) + out_zp, lo, hi));
+                        o[0] = HTC__CAST(int8_t, htc__clamp(htc__mulq(acc[0], m[0], s[0]) + out_zp, lo, hi));
+                        o[1] = HTC__CAST(int8_t, htc__clamp(htc__mulq(acc[1], m[mstep], s[mstep]) + out_zp, lo, hi));
+                        o[2] = HTC__CAST(int8_t, htc__clamp(htc__mulq(acc[2], m[2 * mstep], s[2 * mstep]) + out_zp, lo, hi));
+                        o[3] = HTC__CAST(int8_t, htc__clamp(htc__mulq(acc[3], m[3 * mstep], s[3 * mstep]) + out_zp, lo, hi));
                     }
                 }
                 for (; oc < out_c; oc++) {
@@ -100,12 +89,7 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
                         const int8_t *xr = in_px + (iy0 + ky * dil_h) * row_stride;
                         const int8_t *wr = w0 + ky * k_w * in_c + w_first;
                         int32_t r;
-                        for (r = 0; r < nruns; r++) {
-                            const int8_t *x = xr + r * dil_w * in_c;
-                            const int8_t *q0 = wr + r * in_c;
-                            int32_t i;
-                            for (i = 0; i < run; i++) a0 += (x[i] + off) * q0[i];
-                        }
+                        for (r = 0; r < nruns; r++) a0 += htc__dot1_s8(xr + r * dil_w * in_c, wr + r * in_c, run, off);
                     }
                     if (bias) a0 += bias[oc];
                     out[oc] = HTC__CAST(int8_t, htc__clamp(htc__mulq(a0, p->mult[oc * mstep], p->shift[oc * mstep]) + out_zp, lo, hi));
