@@ -104,6 +104,9 @@ conv_case("wide-out-scale", kernel=3, spread=40.0)
 conv_case("batch2-k3-s1-same", kernel=3, shape=(2, 5, 6, 3))
 conv_case("deep-16ch-k3", kernel=3, shape=(1, 6, 6, 16), out_ch=8)
 conv_case("1x1-input-k3-same", kernel=3, shape=(1, 1, 1, 5), out_ch=3)
+conv_case("k5-same-on-3x3-input", kernel=5, shape=(1, 3, 3, 4))
+conv_case("k3-s3-valid", kernel=3, stride=3, padding="VALID", shape=(1, 10, 11, 3))
+conv_case("k3-s2-dil2-same", kernel=3, stride=2, dilation=2, shape=(1, 11, 10, 3))
 conv_case("pc-large-multiplier", kernel=3, shape=(1, 8, 8, 4), out_ch=16, w_range=3, out_scale=0.05 * 0.02 / 0.15)
 conv_case("pt-large-multiplier", kernel=3, shape=(1, 8, 8, 4), out_ch=16, w_range=3, per_channel=False,
           out_scale=0.05 * 0.02 / 0.15)
@@ -159,6 +162,15 @@ fc_case("pt-large-multiplier", shape=(8, 64), units=64, w_range=3, out_scale=0.0
 fc_case("pc-large-multiplier", shape=(8, 64), units=64, w_range=3, per_channel=True, out_scale=0.05 * 0.02 / 0.15)
 
 
+@case("fc-keep-num-dims-rank3")
+def _fc_keep(m, rng):
+    x = m.input([1, 4, 16], 0.04, -5)
+    w = m.const(rng.integers(-127, 128, size=[6, 16]).astype(np.int8), "int8", scale=0.02, zp=0)
+    b = m.const(rng.integers(-2000, 2000, size=[6]).astype(np.int32), "int32", scale=0.04 * 0.02, zp=0)
+    y = m.tensor([1, 4, 6], "int8", 0.05, 3)
+    m.output(m.op("FULLY_CONNECTED", [x, w, b], [y], keepNumDims=True))
+
+
 def binary_case(name, op, a_shape, b_shape, a_q, b_q, out_q, act=None, const_b=False):
     @case(op + "-" + name)
     def build(m, rng):
@@ -210,6 +222,7 @@ for kind in ("avg", "max"):
     pool_case("zp-127", kind, (1, 6, 6, 3), 3, 2, "SAME", in_q=(0.03, 127))
     pool_case("zp-20-relu", kind, (1, 6, 6, 3), 3, 2, "SAME", in_q=(0.03, 20), act="RELU")
     pool_case("batch2", kind, (2, 6, 6, 3), 3, 2, "SAME")
+    pool_case("5x5-same-on-3x3-input", kind, (1, 3, 3, 4), 5, 1, "SAME")
 
 
 def mean_case(name, shape, keep, in_q=(0.05, -3), out_q=(None, None)):
@@ -383,6 +396,64 @@ def _chain(m, rng):
     c = m.conv2d(q, 3, 3, rng, out_scale=0.05, out_zp=4)
     l = m.logistic(c)
     m.output(m.dequantize(l))
+
+
+# ---- small graphs: storage planning, aliases, fan-out, outputs used inside ----------
+
+@case("graph-output-also-consumed")
+def _g1(m, rng):
+    """A model output that a later operator reads, and a second output."""
+    x = m.input([1, 8, 8, 3], 0.05, -3)
+    a = m.output(m.conv2d(x, 4, 3, rng, out_scale=0.1, out_zp=-2))
+    m.output(m.pool("max", a, 2, 2, "VALID"))
+
+
+@case("add-input-reused-later")
+def _g2(m, rng):
+    """ADD's inputs stay live after it: an in-place ADD would clobber them."""
+    x = m.input([1, 6, 6, 4], 0.05, -3)
+    a = m.conv2d(x, 4, 1, rng, out_scale=0.1, out_zp=1)
+    b = m.conv2d(x, 4, 3, rng, out_scale=0.1, out_zp=1)
+    s = m.add(a, b, 0.1, 1)
+    c = m.concat([a, s, b], 3)
+    m.output(c)
+
+
+@case("residual-chain")
+def _g3(m, rng):
+    """conv -> conv -> add(skip) -> relu-conv -> add(skip), ResNet-style."""
+    x = m.input([1, 8, 8, 8], 0.05, -3)
+    a = m.conv2d(x, 8, 3, rng, out_scale=0.1, out_zp=0, act="RELU")
+    b = m.conv2d(a, 8, 3, rng, out_scale=0.1, out_zp=0)
+    s = m.add(x, b, 0.12, 2, act="RELU")
+    c = m.conv2d(s, 8, 3, rng, out_scale=0.1, out_zp=-3)
+    m.output(m.add(s, c, 0.15, 0))
+
+
+@case("mul-same-tensor-twice")
+def _g4(m, rng):
+    x = m.input([1, 4, 4, 6], 0.05, -3)
+    m.output(m.mul(x, x, 0.1, -128))
+
+
+@case("reshape-source-used-later")
+def _g5(m, rng):
+    """A reshape aliases its input; the input is still read afterwards."""
+    x = m.input([1, 4, 4, 3], 0.05, -3)
+    a = m.conv2d(x, 4, 3, rng, out_scale=0.1, out_zp=2)
+    r = m.reshape(a, [1, 64])
+    f = m.fully_connected(r, 8, rng)
+    p = m.pool("avg", a, 4, 1, "VALID")
+    m.output(f)
+    m.output(p)
+
+
+@case("mlp-three-fc")
+def _g6(m, rng):
+    x = m.input([1, 40], 0.1, 3)
+    h = m.fully_connected(x, 32, rng, act="RELU", out_zp=-128, spread=0.5)
+    h = m.fully_connected(h, 24, rng, act="RELU", out_zp=-128, spread=0.5)
+    m.output(m.softmax(m.fully_connected(h, 10, rng, w_scale=0.002, out_scale=0.03), 1.0))
 
 
 # ---- the test -------------------------------------------------------------------------
