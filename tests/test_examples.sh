@@ -19,7 +19,7 @@ HTC_MODELS=${HTC_MODELS:-$(cd .. && pwd)/shared/models/mlperf_tiny}
 case $HTC_MODELS in /*) ;; *) HTC_MODELS=$ROOT/$HTC_MODELS ;; esac
 export HTC_MODELS
 EXAMPLES=${EXAMPLES:-kws vww ic ad}
-TIMEOUT=${TIMEOUT:-120}
+TIMEOUT=${TIMEOUT:-60}
 
 pass=0 fail=0
 ok()   { pass=$((pass + 1)); echo "ok   $*"; }
