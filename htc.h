@@ -38,6 +38,28 @@
 #ifndef HTC_PROFILE_END
 #define HTC_PROFILE_END(model, layer, name) ((void)0)
 #endif
+/* Buffer checking (htc run --check poisons the arena with ASan): before a
+   layer, HTC_CHECK_BEGIN; then HTC_CHECK_BUFFER for each arena range the
+   layer may touch; HTC_CHECK_END once the model has run. */
+#ifndef HTC_CHECK_BEGIN
+#define HTC_CHECK_BEGIN(model, layer, arena, bytes) ((void)0)
+#endif
+#ifndef HTC_CHECK_BUFFER
+#define HTC_CHECK_BUFFER(model, layer, data, bytes) ((void)0)
+#endif
+#ifndef HTC_CHECK_END
+#define HTC_CHECK_END(model, arena, bytes) ((void)0)
+#endif
+
+/* SIMD: x86-64 always has SSE2, so the host build of a generated header
+   (cc -O2, no -march) takes the SSE2 paths; every other target (Cortex-M,
+   RISC-V, or any compiler without SSE2) takes the scalar paths. Both compute
+   the same integer sums, so results are identical. -DHTC_NO_SIMD forces the
+   scalar code. */
+#if defined(__SSE2__) && !defined(HTC_NO_SIMD)
+#include <emmintrin.h>
+#define HTC__SSE2 1
+#endif
 
 #define HTC__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define HTC__MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -45,15 +67,15 @@
 /* ---- TFLite fixed-point arithmetic (gemmlowp), bit-exact ---------------- */
 
 /* SaturatingRoundingDoublingHighMul: (a*b*2 + 2^31 rounding) >> 32 with the
-   single overflow case INT32_MIN*INT32_MIN saturated. */
+   single overflow case INT32_MIN*INT32_MIN saturated. gemmlowp writes it as
+   (ab + (ab >= 0 ? 2^30 : 1 - 2^30)) / 2^31 truncating; that equals
+   floor((ab + 2^30) / 2^31), computed here with an arithmetic shift. */
 static inline int32_t htc__srdhm(int32_t a, int32_t b)
 {
     int64_t ab;
-    int32_t nudge;
     if (a == b && a == INT32_MIN) return INT32_MAX;
     ab = HTC__CAST(int64_t, a) * HTC__CAST(int64_t, b);
-    nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-    return HTC__CAST(int32_t, (ab + nudge) / (HTC__CAST(int64_t, 1) << 31));
+    return HTC__CAST(int32_t, (ab + (HTC__CAST(int64_t, 1) << 30)) >> 31);
 }
 
 /* RoundingDivideByPOT: x / 2^e rounded half away from zero. */
@@ -77,6 +99,25 @@ static inline int32_t htc__mulq(int32_t x, int32_t m, int shift)
 static inline int32_t htc__clamp(int32_t x, int32_t lo, int32_t hi)
 {
     return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* The per-output requantization of conv / depthwise / FC, the same value as
+   htc__clamp(htc__mulq(acc, m, shift) + zp, lo, hi) for m >= 0 (every
+   multiplier quant_multiplier makes): the m == INT32_MIN saturation case
+   cannot occur, and RoundingDivideByPOT(h, e) is written as the single
+   shift (2h + 2^e - (h < 0)) >> (e + 1) -- the same rounding, half away
+   from zero -- so the whole step is branch-free. */
+static inline int32_t htc__requant(int32_t acc, int32_t m, int shift, int32_t zp, int32_t lo, int32_t hi)
+{
+    const int left = shift > 0 ? shift : 0;
+    const int right = shift > 0 ? 0 : -shift;
+    const int64_t ab = HTC__CAST(int64_t, HTC__CAST(int32_t, HTC__CAST(uint32_t, acc) << left)) * m;
+    const int64_t h = (ab + (HTC__CAST(int64_t, 1) << 30)) >> 31;
+    const int64_t r = (2 * h + (HTC__CAST(int64_t, 1) << right) - (h < 0 ? 1 : 0)) >> (right + 1);
+    int32_t v = HTC__CAST(int32_t, r) + zp;
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    return v;
 }
 
 /* Count leading zeros of a 32-bit value; 32 for 0. */
@@ -155,6 +196,100 @@ static inline int32_t htc__one_over_one_plus_x(int32_t a)
         x = x + htc__sat_shl(htc__srdhm(x, one_minus), 2);
     }
     return htc__sat_shl(x, 1);
+}
+
+/* ---- int8 dot products (conv, FC) ---------------------------------------
+   htc__dot4_s8: acc[k] += sum_{i<n} (x[i] + off) * w[k * ws + i], k = 0..3:
+   four weight rows against one input run, the input (and its zero-point
+   offset) loaded once for four multiply-accumulates. off is -zero_point, so
+   x + off fits int16 and each pmaddwd pair sum fits int32 exactly. */
+#ifdef HTC__SSE2
+#define HTC__LD128(p) _mm_loadu_si128(HTC__CAST(const __m128i *, HTC__CAST(const void *, (p))))
+#define HTC__LD64(p) _mm_loadl_epi64(HTC__CAST(const __m128i *, HTC__CAST(const void *, (p))))
+/* sign-extend the low / high 8 bytes of v to int16 */
+#define HTC__LO16(v) _mm_srai_epi16(_mm_unpacklo_epi8((v), (v)), 8)
+#define HTC__HI16(v) _mm_srai_epi16(_mm_unpackhi_epi8((v), (v)), 8)
+
+/* horizontal sums of four int32x4 vectors, added to acc[0..3] */
+static inline void htc__hsum4(__m128i s0, __m128i s1, __m128i s2, __m128i s3, int32_t *acc)
+{
+    int32_t t[4];
+    __m128i a = _mm_add_epi32(_mm_unpacklo_epi32(s0, s1), _mm_unpackhi_epi32(s0, s1));
+    __m128i b = _mm_add_epi32(_mm_unpacklo_epi32(s2, s3), _mm_unpackhi_epi32(s2, s3));
+    __m128i r = _mm_add_epi32(_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
+    _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, t)), r);
+    acc[0] += t[0]; acc[1] += t[1]; acc[2] += t[2]; acc[3] += t[3];
+}
+#endif
+
+static inline void htc__dot4_s8(const int8_t *x, const int8_t *w, int32_t ws, int32_t n, int32_t off, int32_t *acc)
+{
+    const int8_t *w1 = w + ws, *w2 = w1 + ws, *w3 = w2 + ws;
+    int32_t i = 0, a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#ifdef HTC__SSE2
+    if (n >= 8) {
+        const __m128i vo = _mm_set1_epi16(HTC__CAST(short, off));
+        __m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
+        for (; i + 16 <= n; i += 16) {
+            const __m128i xv = HTC__LD128(x + i);
+            const __m128i xl = _mm_add_epi16(HTC__LO16(xv), vo), xh = _mm_add_epi16(HTC__HI16(xv), vo);
+            __m128i v;
+            v = HTC__LD128(w + i);
+            s0 = _mm_add_epi32(s0, _mm_add_epi32(_mm_madd_epi16(xl, HTC__LO16(v)), _mm_madd_epi16(xh, HTC__HI16(v))));
+            v = HTC__LD128(w1 + i);
+            s1 = _mm_add_epi32(s1, _mm_add_epi32(_mm_madd_epi16(xl, HTC__LO16(v)), _mm_madd_epi16(xh, HTC__HI16(v))));
+            v = HTC__LD128(w2 + i);
+            s2 = _mm_add_epi32(s2, _mm_add_epi32(_mm_madd_epi16(xl, HTC__LO16(v)), _mm_madd_epi16(xh, HTC__HI16(v))));
+            v = HTC__LD128(w3 + i);
+            s3 = _mm_add_epi32(s3, _mm_add_epi32(_mm_madd_epi16(xl, HTC__LO16(v)), _mm_madd_epi16(xh, HTC__HI16(v))));
+        }
+        if (i + 8 <= n) {
+            const __m128i xv = HTC__LD64(x + i);
+            const __m128i xl = _mm_add_epi16(HTC__LO16(xv), vo);
+            __m128i v;
+            v = HTC__LD64(w + i);
+            s0 = _mm_add_epi32(s0, _mm_madd_epi16(xl, HTC__LO16(v)));
+            v = HTC__LD64(w1 + i);
+            s1 = _mm_add_epi32(s1, _mm_madd_epi16(xl, HTC__LO16(v)));
+            v = HTC__LD64(w2 + i);
+            s2 = _mm_add_epi32(s2, _mm_madd_epi16(xl, HTC__LO16(v)));
+            v = HTC__LD64(w3 + i);
+            s3 = _mm_add_epi32(s3, _mm_madd_epi16(xl, HTC__LO16(v)));
+            i += 8;
+        }
+        htc__hsum4(s0, s1, s2, s3, acc);
+    }
+#endif
+    for (; i < n; i++) {
+        const int32_t v = x[i] + off;
+        a0 += v * w[i];
+        a1 += v * w1[i];
+        a2 += v * w2[i];
+        a3 += v * w3[i];
+    }
+    acc[0] += a0; acc[1] += a1; acc[2] += a2; acc[3] += a3;
+}
+
+/* acc += sum_{i<n} (x[i] + off) * w[i] */
+static inline int32_t htc__dot1_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t off)
+{
+    int32_t i = 0, a = 0;
+#ifdef HTC__SSE2
+    if (n >= 16) {
+        const __m128i vo = _mm_set1_epi16(HTC__CAST(short, off));
+        __m128i s = _mm_setzero_si128();
+        int32_t t[4];
+        for (; i + 16 <= n; i += 16) {
+            const __m128i xv = HTC__LD128(x + i), v = HTC__LD128(w + i);
+            s = _mm_add_epi32(s, _mm_madd_epi16(_mm_add_epi16(HTC__LO16(xv), vo), HTC__LO16(v)));
+            s = _mm_add_epi32(s, _mm_madd_epi16(_mm_add_epi16(HTC__HI16(xv), vo), HTC__HI16(v)));
+        }
+        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, t)), s);
+        a = t[0] + t[1] + t[2] + t[3];
+    }
+#endif
+    for (; i < n; i++) a += (x[i] + off) * w[i];
+    return a;
 }
 
 /* ---- Kernel parameter blocks --------------------------------------------

@@ -281,6 +281,20 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
     }
 }
 
+/* The arena ranges a layer may touch: its data inputs and its output, each
+   the planned bytes of the tensor (through aliases, at the root's offset). */
+static void check_buffers(const Graph *g, const Op *op, int li)
+{
+    for (int k = -1; k < op->nin; k++) {
+        int ti = k < 0 ? op->out[0] : op->in[k];
+        if (ti < 0 || (k >= 0 && !reads_data(op, k))) continue;
+        int r = root_of(g, ti);
+        if (g->tensors[r].storage != ST_ARENA) continue;
+        fprintf(F, "    HTC_CHECK_BUFFER(\"%s\", %d, arena + %lld, %zu);\n", N, li, (long long)g->tensors[r].offset,
+                tensor_bytes(&g->tensors[ti]));
+    }
+}
+
 static void upper(const char *s, char *d)
 {
     for (; *s; s++) *d++ = (char)toupper((unsigned char)*s);
@@ -388,12 +402,15 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, "\n    /* layer %d: %s #%d on %s -> \"%s\" %s ", i, op->src_name, op->src_index,
                 t->engines[op->engine].name, out->name, dtype_name(out->type));
         shape_str(F, out);
-        fprintf(F, " */\n    HTC_PROFILE_BEGIN(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
+        fprintf(F, " */\n    HTC_CHECK_BEGIN(\"%s\", %d, arena, %s_ARENA_SIZE);\n", N, i, NU);
+        check_buffers(g, op, i);
+        fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
         emit_call(g, t, op, i);
         fprintf(F, "    HTC_PROFILE_END(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
         fprintf(F, "    HTC_TRACE(\"%s\", %d, %d, %s, %zu);\n", N, i, out->src_index, ptr(g, op->out[0], 1),
                 tensor_bytes(out));
     }
+    fprintf(F, "    HTC_CHECK_END(\"%s\", arena, %s_ARENA_SIZE);\n", N, NU);
     fprintf(F, "    (void)inputs;\n    (void)outputs;\n    (void)arena;\n    return 0;\n}\n\n");
     fprintf(F, "#ifdef __cplusplus\nextern \"C\"\n#endif\n"
                "int %s_run(const void *input, void *output, void *arena)\n{\n"

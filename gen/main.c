@@ -22,6 +22,7 @@ static const char usage[] =
     "  run       build and run on the host: --input F [--input F ...] --output F [--output F ...]\n"
     "            [--dump DIR] (every layer's output as DIR/<tensor index>.bin)\n"
     "            [--repeat N] (time N inferences)  [--keep DIR] (keep the generated files)\n"
+    "            [--check] (AddressSanitizer build; each layer may touch only its planned buffers)\n"
     "  report    per-layer table: engine and why, storage, MACs, cycles  [--json]\n"
     "            [--svg FILE] (the memory plan over time as a picture)\n"
     "\n"
@@ -33,6 +34,7 @@ static const char usage[] =
 
 typedef struct {
     const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug, *svg;
+    int check;
     const char *inputs[OP_MAX_IO], *outputs[OP_MAX_IO];
     int ninputs, noutputs, json;
     long repeat;
@@ -73,6 +75,7 @@ static void parse(Options *o, int argc, char **argv)
         else if (!strcmp(a, "--keep")) o->keep = VALUE();
         else if (!strcmp(a, "-d")) o->debug = VALUE();
         else if (!strcmp(a, "--json")) o->json = 1;
+        else if (!strcmp(a, "--check")) o->check = 1;
         else if (!strcmp(a, "--svg")) o->svg = VALUE();
         else if (!strcmp(a, "--repeat")) {
             const char *v = VALUE();
@@ -149,7 +152,7 @@ static int spawn(char *const argv[], int quiet_fd)
     return WEXITSTATUS(st);
 }
 
-static void write_driver(const char *path, const Graph *g, const char *name)
+static void write_driver(const char *path, const Graph *g, const char *name, int check)
 {
     char up[128];
     size_t i;
@@ -164,8 +167,13 @@ static void write_driver(const char *path, const Graph *g, const char *name)
                "    snprintf(p, sizeof p, \"%%s/%%d.bin\", dump_dir, idx);\n"
                "    f = fopen(p, \"wb\");\n    if (!f || fwrite(d, 1, n, f) != n) { fprintf(stderr, \"htc: error: cannot write %%s\\n\", p); exit(1); }\n"
                "    fclose(f);\n}\n"
-               "#define HTC_TRACE(m, l, idx, d, n) dump(idx, d, n)\n"
-               "#define %s_IMPLEMENTATION\n#include \"model.h\"\n", up);
+               "#define HTC_TRACE(m, l, idx, d, n) dump(idx, d, n)\n");
+    if (check)   /* every layer sees only its own buffers; ASan traps the rest */
+        fprintf(f, "#include <sanitizer/asan_interface.h>\n"
+                   "#define HTC_CHECK_BEGIN(m, l, a, n) ASAN_POISON_MEMORY_REGION(a, n)\n"
+                   "#define HTC_CHECK_BUFFER(m, l, p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)\n"
+                   "#define HTC_CHECK_END(m, a, n) ASAN_UNPOISON_MEMORY_REGION(a, n)\n");
+    fprintf(f, "#define %s_IMPLEMENTATION\n#include \"model.h\"\n", up);
     fprintf(f, "static const size_t in_size[] = {");
     for (int k = 0; k < g->ninputs; k++) fprintf(f, "%s_INPUT_SIZE_%d, ", up, k);
     fprintf(f, "0};\nstatic const size_t out_size[] = {");
@@ -173,7 +181,7 @@ static void write_driver(const char *path, const Graph *g, const char *name)
     fprintf(f, "0};\n#define NI %d\n#define NO %d\n", g->ninputs, g->noutputs);
     fprintf(f,
             "static void *load(const char *p, size_t n)\n{\n"
-            "    void *b = calloc(1, n + 1);\n    FILE *f = fopen(p, \"rb\");\n"
+            "    void *b = calloc(1, n ? n : 1);\n    FILE *f = fopen(p, \"rb\");\n"
             "    if (!b || !f || fread(b, 1, n, f) != n) { fprintf(stderr, \"htc: error: %%s: cannot read %%zu bytes\\n\", p, n); exit(1); }\n"
             "    fclose(f);\n    return b;\n}\n"
             "int main(int argc, char **argv)\n{\n"
@@ -182,7 +190,7 @@ static void write_driver(const char *path, const Graph *g, const char *name)
             "    if (argc != 3 + NI + NO || posix_memalign(&arena, %s_ARENA_ALIGN < sizeof(void *) ? sizeof(void *) : %s_ARENA_ALIGN, %s_ARENA_SIZE)) return 2;\n"
             "    dump_dir = strcmp(argv[2], \"-\") ? argv[2] : NULL;\n"
             "    for (k = 0; k < NI; k++) in[k] = load(argv[3 + k], in_size[k]);\n"
-            "    for (k = 0; k < NO; k++) out[k] = calloc(1, out_size[k] + 1);\n"
+            "    for (k = 0; k < NO; k++) out[k] = calloc(1, out_size[k] ? out_size[k] : 1);\n"
             "    rc = %s_run_multi(in, out, arena);\n"
             "    if (rc) { fprintf(stderr, \"htc: error: %s_run_multi returned %%d\\n\", rc); return 1; }\n"
             "    dump_dir = NULL;\n"
@@ -197,7 +205,10 @@ static void write_driver(const char *path, const Graph *g, const char *name)
             "    for (k = 0; k < NO; k++) {\n"
             "        FILE *f = fopen(argv[3 + NI + k], \"wb\");\n"
             "        if (!f || fwrite(out[k], 1, out_size[k], f) != out_size[k] || fclose(f)) { fprintf(stderr, \"htc: error: cannot write %%s\\n\", argv[3 + NI + k]); return 1; }\n"
-            "    }\n    return rc;\n}\n",
+            "    }\n"
+            "    for (k = 0; k < NI; k++) free((void *)in[k]);\n"
+            "    for (k = 0; k < NO; k++) free(out[k]);\n"
+            "    free(arena);\n    return rc;\n}\n",
             up, up, up, name, name, name);
     out_commit(f);
 }
@@ -237,11 +248,16 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     EmitOptions e = *eo;
     emit(f, g, t, p, &e);
     out_commit(f);
-    write_driver(drv, g, e.name);
+    write_driver(drv, g, e.name, o->check);
 
     const char *cc = getenv("CC");
     if (!cc || !*cc) cc = "cc";
-    char *cargv[] = {(char *)cc, "-O2", "-std=c99", "-Wall", "-o", exe, drv, NULL};
+    char *cargv[] = {(char *)cc, "-O2", "-std=c99", "-Wall", "-o", exe, drv, NULL, NULL, NULL};
+    if (o->check) {
+        cargv[6] = "-fsanitize=address";
+        cargv[7] = "-fno-omit-frame-pointer";
+        cargv[8] = drv;
+    }
     int rc = spawn(cargv, -1);
     if (rc) die("%s: the host compiler (%s) failed on the generated code (exit %d)", hdr, cc, rc);
 

@@ -75,7 +75,21 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                     storage_name(out->storage), (long long)out->offset, tensor_bytes(out), (long long)op->macs,
                     (long long)weight_bytes(g, op), op->est_cycles, i + 1 < g->nops ? "," : "");
         }
-        fprintf(f, "  ]\n}\n");
+        fprintf(f, "  ],\n  \"buffers\": [\n");
+        int first = 1;
+        for (int i = 0; i < g->ntensors; i++) {
+            const Tensor *tt = &g->tensors[i];
+            if (tt->storage != ST_ARENA && tt->storage != ST_ALIAS) continue;
+            int r = i;
+            while (g->tensors[r].storage == ST_ALIAS) r = g->tensors[r].alias_of;
+            fprintf(f, "%s    {\"tensor\": %d, \"name\": ", first ? "" : ",\n", tt->src_index);
+            json_str(f, tt->name);
+            fprintf(f, ", \"storage\": \"%s\", \"root\": %d, \"offset\": %lld, \"bytes\": %zu, \"first\": %d, \"last\": %d}",
+                    storage_name(tt->storage), g->tensors[r].src_index, (long long)g->tensors[r].offset,
+                    tensor_bytes(tt), g->tensors[r].first_use, g->tensors[r].last_use);
+            first = 0;
+        }
+        fprintf(f, "\n  ]\n}\n");
         return;
     }
     fprintf(f, "htc %s report: %s on target %s (%g MHz)\n\n", HTC_VERSION, g->path, t->name, t->clock_mhz);

@@ -1,0 +1,792 @@
+/* tflite.c - the TFLite front end: reads a .tflite flatbuffer by hand (no
+   flatbuffers library), checking every offset against the file, into the IR. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* Limits that keep a hostile file from making us allocate or loop without
+   bound. Real TinyML models are far below them. */
+#define MAX_TENSORS (1 << 18)
+#define MAX_OPS (1 << 18)
+#define MAX_OPCODES (1 << 16)
+#define MAX_TENSOR_BYTES ((int64_t)INT32_MAX)
+
+#define TFLITE_SCHEMA_VERSION 3
+
+/* TFLite enums (schema.fbs) this reader needs. */
+enum {
+    TT_FLOAT32 = 0, TT_INT32 = 2, TT_UINT8 = 3, TT_INT64 = 4, TT_BOOL = 6,
+    TT_INT16 = 7, TT_INT8 = 9
+};
+enum {
+    BO_ADD = 0, BO_AVERAGE_POOL_2D = 1, BO_CONCATENATION = 2, BO_CONV_2D = 3,
+    BO_DEPTHWISE_CONV_2D = 4, BO_DEQUANTIZE = 6, BO_FULLY_CONNECTED = 9,
+    BO_LOGISTIC = 14, BO_MAX_POOL_2D = 17, BO_MUL = 18, BO_RESHAPE = 22,
+    BO_SOFTMAX = 25, BO_CUSTOM = 32, BO_PAD = 34, BO_MEAN = 40, BO_SQUEEZE = 43,
+    BO_PADV2 = 60, BO_EXPAND_DIMS = 70, BO_QUANTIZE = 114
+};
+enum {
+    OPT_NONE = 0, OPT_CONV2D = 1, OPT_DWCONV2D = 2, OPT_POOL2D = 5,
+    OPT_FC = 8, OPT_SOFTMAX = 9, OPT_CONCAT = 10, OPT_ADD = 11, OPT_MUL = 21,
+    OPT_REDUCER = 27
+};
+
+/* BuiltinOperator names, indexed by code (schema.fbs order, no gaps). */
+static const char *const builtin_names[] = {
+    "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D",
+    "DEPTHWISE_CONV_2D", "DEPTH_TO_SPACE", "DEQUANTIZE", "EMBEDDING_LOOKUP",
+    "FLOOR", "FULLY_CONNECTED", "HASHTABLE_LOOKUP", "L2_NORMALIZATION",
+    "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "LOGISTIC", "LSH_PROJECTION",
+    "LSTM", "MAX_POOL_2D", "MUL", "RELU",
+    "RELU_N1_TO_1", "RELU6", "RESHAPE", "RESIZE_BILINEAR",
+    "RNN", "SOFTMAX", "SPACE_TO_DEPTH", "SVDF",
+    "TANH", "CONCAT_EMBEDDINGS", "SKIP_GRAM", "CALL",
+    "CUSTOM", "EMBEDDING_LOOKUP_SPARSE", "PAD", "UNIDIRECTIONAL_SEQUENCE_RNN",
+    "GATHER", "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "TRANSPOSE",
+    "MEAN", "SUB", "DIV", "SQUEEZE",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM", "STRIDED_SLICE", "BIDIRECTIONAL_SEQUENCE_RNN", "EXP",
+    "TOPK_V2", "SPLIT", "LOG_SOFTMAX", "DELEGATE",
+    "BIDIRECTIONAL_SEQUENCE_LSTM", "CAST", "PRELU", "MAXIMUM",
+    "ARG_MAX", "MINIMUM", "LESS", "NEG",
+    "PADV2", "GREATER", "GREATER_EQUAL", "LESS_EQUAL",
+    "SELECT", "SLICE", "SIN", "TRANSPOSE_CONV",
+    "SPARSE_TO_DENSE", "TILE", "EXPAND_DIMS", "EQUAL",
+    "NOT_EQUAL", "LOG", "SUM", "SQRT",
+    "RSQRT", "SHAPE", "POW", "ARG_MIN",
+    "FAKE_QUANT", "REDUCE_PROD", "REDUCE_MAX", "PACK",
+    "LOGICAL_OR", "ONE_HOT", "LOGICAL_AND", "LOGICAL_NOT",
+    "UNPACK", "REDUCE_MIN", "FLOOR_DIV", "REDUCE_ANY",
+    "SQUARE", "ZEROS_LIKE", "FILL", "FLOOR_MOD",
+    "RANGE", "RESIZE_NEAREST_NEIGHBOR", "LEAKY_RELU", "SQUARED_DIFFERENCE",
+    "MIRROR_PAD", "ABS", "SPLIT_V", "UNIQUE",
+    "CEIL", "REVERSE_V2", "ADD_N", "GATHER_ND",
+    "COS", "WHERE", "RANK", "ELU",
+    "REVERSE_SEQUENCE", "MATRIX_DIAG", "QUANTIZE", "MATRIX_SET_DIAG",
+    "ROUND", "HARD_SWISH", "IF", "WHILE",
+    "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5", "SCATTER_ND", "SELECT_V2",
+    "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL", "PLACEHOLDER_FOR_GREATER_OP_CODES",
+    "CUMSUM", "CALL_ONCE", "BROADCAST_TO", "RFFT2D",
+    "CONV_3D", "IMAG", "REAL", "COMPLEX_ABS",
+    "HASHTABLE", "HASHTABLE_FIND", "HASHTABLE_IMPORT", "HASHTABLE_SIZE",
+    "REDUCE_ALL", "CONV_3D_TRANSPOSE", "VAR_HANDLE", "READ_VARIABLE",
+    "ASSIGN_VARIABLE", "BROADCAST_ARGS", "RANDOM_STANDARD_NORMAL", "BUCKETIZE",
+    "RANDOM_UNIFORM", "MULTINOMIAL", "GELU", "DYNAMIC_UPDATE_SLICE",
+    "RELU_0_TO_1", "UNSORTED_SEGMENT_PROD", "UNSORTED_SEGMENT_MAX", "UNSORTED_SEGMENT_SUM",
+    "ATAN2", "UNSORTED_SEGMENT_MIN", "SIGN", "BITCAST",
+    "BITWISE_XOR", "RIGHT_SHIFT", "STABLEHLO_LOGISTIC", "STABLEHLO_ADD",
+    "STABLEHLO_DIVIDE", "STABLEHLO_MULTIPLY", "STABLEHLO_MAXIMUM", "STABLEHLO_RESHAPE",
+    "STABLEHLO_CLAMP", "STABLEHLO_CONCATENATE", "STABLEHLO_BROADCAST_IN_DIM", "STABLEHLO_CONVOLUTION",
+    "STABLEHLO_SLICE", "STABLEHLO_CUSTOM_CALL", "STABLEHLO_REDUCE", "STABLEHLO_ABS",
+    "STABLEHLO_AND", "STABLEHLO_COSINE", "STABLEHLO_EXPONENTIAL", "STABLEHLO_FLOOR",
+    "STABLEHLO_LOG", "STABLEHLO_MINIMUM", "STABLEHLO_NEGATE", "STABLEHLO_OR",
+    "STABLEHLO_POWER", "STABLEHLO_REMAINDER", "STABLEHLO_RSQRT", "STABLEHLO_SELECT",
+    "STABLEHLO_SUBTRACT", "STABLEHLO_TANH", "STABLEHLO_SCATTER", "STABLEHLO_COMPARE",
+    "STABLEHLO_CONVERT", "STABLEHLO_DYNAMIC_SLICE", "STABLEHLO_DYNAMIC_UPDATE_SLICE", "STABLEHLO_PAD",
+    "STABLEHLO_IOTA", "STABLEHLO_DOT_GENERAL", "STABLEHLO_REDUCE_WINDOW", "STABLEHLO_SORT",
+    "STABLEHLO_WHILE", "STABLEHLO_GATHER", "STABLEHLO_TRANSPOSE", "DILATE",
+    "STABLEHLO_RNG_BIT_GENERATOR", "REDUCE_WINDOW", "STABLEHLO_COMPOSITE", "STABLEHLO_SHIFT_LEFT",
+    "STABLEHLO_CBRT", "STABLEHLO_CASE",
+};
+#define NBUILTIN ((int)(sizeof builtin_names / sizeof builtin_names[0]))
+
+/* ---- bounds-checked flatbuffer access ------------------------------------- */
+
+/* The whole file, its name for messages, what is being read (for messages)
+   and a budget of elements visited: shared vectors and tables cannot make
+   the work grow faster than the file. */
+typedef struct {
+    const char *path;
+    const uint8_t *buf;
+    size_t len;
+    char ctx[64];
+    uint64_t work, budget;
+} Reader;
+
+/* A table: its position and its vtable, both checked. */
+typedef struct {
+    size_t pos, vt;
+    unsigned vtsize, tsize;
+} Tab;
+
+/* A vector: position of element 0 and the element count, both checked. */
+typedef struct {
+    size_t pos;
+    uint32_t n;
+} Vec;
+
+static void corrupt(Reader *r, const char *what, const char *problem)
+    __attribute__((noreturn));
+static void corrupt(Reader *r, const char *what, const char *problem)
+{
+    die("%s: corrupt TFLite file: %s%s%s: %s", r->path, r->ctx, r->ctx[0] ? ": " : "",
+        what, problem);
+}
+
+static void charge(Reader *r, uint64_t n)
+{
+    r->work += n;
+    if (r->work > r->budget)
+        die("%s: corrupt TFLite file: shared data makes it too large to read", r->path);
+}
+
+/* Little-endian reads; callers have checked the bounds. */
+static uint32_t rd_u16(const Reader *r, size_t p) { return (uint32_t)r->buf[p] | (uint32_t)r->buf[p + 1] << 8; }
+static uint32_t rd_u32(const Reader *r, size_t p)
+{
+    return (uint32_t)r->buf[p] | (uint32_t)r->buf[p + 1] << 8 | (uint32_t)r->buf[p + 2] << 16 |
+           (uint32_t)r->buf[p + 3] << 24;
+}
+static uint64_t rd_u64(const Reader *r, size_t p) { return rd_u32(r, p) | (uint64_t)rd_u32(r, p + 4) << 32; }
+static int32_t rd_i32(const Reader *r, size_t p) { return (int32_t)rd_u32(r, p); }
+static float rd_f32(const Reader *r, size_t p)
+{
+    uint32_t u = rd_u32(r, p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Is [pos, pos+n) inside the file? (No overflow for any 64-bit inputs.) */
+static int in_bounds(const Reader *r, uint64_t pos, uint64_t n)
+{
+    return pos <= r->len && n <= r->len - pos;
+}
+
+/* The table that starts at pos: soffset to the vtable, vtable size and
+   table size, all inside the file and aligned as the flatbuffers verifier
+   requires. */
+static Tab table_at(Reader *r, uint64_t pos, const char *what)
+{
+    Tab t;
+    if (!in_bounds(r, pos, 4)) corrupt(r, what, "table out of bounds");
+    if (pos % 4) corrupt(r, what, "misaligned table");
+    int64_t vt = (int64_t)pos - (int64_t)rd_i32(r, (size_t)pos);
+    if (vt < 0 || !in_bounds(r, (uint64_t)vt, 4)) corrupt(r, what, "vtable out of bounds");
+    if (vt % 2) corrupt(r, what, "misaligned vtable");
+    t.pos = (size_t)pos;
+    t.vt = (size_t)vt;
+    t.vtsize = rd_u16(r, t.vt);
+    t.tsize = rd_u16(r, t.vt + 2);
+    if (t.vtsize < 4 || t.vtsize % 2 || !in_bounds(r, t.vt, t.vtsize))
+        corrupt(r, what, "bad vtable size");
+    if (t.tsize < 4 || !in_bounds(r, t.pos, t.tsize)) corrupt(r, what, "bad table size");
+    charge(r, 1);
+    return t;
+}
+
+/* Position of field `slot` of size `size` in table t, or 0 when absent. */
+static size_t field(Reader *r, const Tab *t, int slot, unsigned size, const char *what)
+{
+    unsigned vo = 4 + 2 * (unsigned)slot;
+    if (vo + 2 > t->vtsize) return 0;
+    unsigned off = rd_u16(r, t->vt + vo);
+    if (off == 0) return 0;
+    if (off + size > t->tsize) corrupt(r, what, "field outside its table");
+    size_t p = t->pos + off;
+    if (p % size) corrupt(r, what, "misaligned field");
+    return p;
+}
+
+static int get_i8(Reader *r, const Tab *t, int slot, int def, const char *what)
+{
+    size_t p = field(r, t, slot, 1, what);
+    return p ? (int)(int8_t)r->buf[p] : def;
+}
+
+static int get_u8(Reader *r, const Tab *t, int slot, int def, const char *what)
+{
+    size_t p = field(r, t, slot, 1, what);
+    return p ? (int)r->buf[p] : def;
+}
+
+static int32_t get_i32(Reader *r, const Tab *t, int slot, int32_t def, const char *what)
+{
+    size_t p = field(r, t, slot, 4, what);
+    return p ? rd_i32(r, p) : def;
+}
+
+static uint32_t get_u32(Reader *r, const Tab *t, int slot, uint32_t def, const char *what)
+{
+    size_t p = field(r, t, slot, 4, what);
+    return p ? rd_u32(r, p) : def;
+}
+
+static uint64_t get_u64(Reader *r, const Tab *t, int slot, const char *what)
+{
+    size_t p = field(r, t, slot, 8, what);
+    return p ? rd_u64(r, p) : 0;
+}
+
+static float get_f32(Reader *r, const Tab *t, int slot, float def, const char *what)
+{
+    size_t p = field(r, t, slot, 4, what);
+    return p ? rd_f32(r, p) : def;
+}
+
+/* Follow the uoffset stored at position p (already checked to hold 4 bytes). */
+static uint64_t deref(Reader *r, size_t p, const char *what)
+{
+    uint64_t to = (uint64_t)p + rd_u32(r, p);
+    if (to >= r->len) corrupt(r, what, "offset out of bounds");
+    return to;
+}
+
+/* Sub-table in field `slot`; 0 when absent. */
+static int get_table(Reader *r, const Tab *t, int slot, Tab *out, const char *what)
+{
+    size_t p = field(r, t, slot, 4, what);
+    if (!p) return 0;
+    *out = table_at(r, deref(r, p, what), what);
+    return 1;
+}
+
+/* The vector whose length word is at pos, with elements of esize bytes. */
+static Vec vec_at(Reader *r, uint64_t pos, unsigned esize, const char *what)
+{
+    Vec v;
+    if (!in_bounds(r, pos, 4)) corrupt(r, what, "vector out of bounds");
+    if (pos % 4) corrupt(r, what, "misaligned vector");
+    v.n = rd_u32(r, (size_t)pos);
+    v.pos = (size_t)pos + 4;
+    if (!in_bounds(r, v.pos, (uint64_t)v.n * esize)) corrupt(r, what, "vector length out of bounds");
+    return v;
+}
+
+/* Vector in field `slot`; 0 when absent (then *v is empty). */
+static int get_vec(Reader *r, const Tab *t, int slot, unsigned esize, Vec *v, const char *what)
+{
+    size_t p = field(r, t, slot, 4, what);
+    v->pos = 0;
+    v->n = 0;
+    if (!p) return 0;
+    *v = vec_at(r, deref(r, p, what), esize, what);
+    return 1;
+}
+
+/* Element i of a vector of tables. */
+static Tab vec_table(Reader *r, const Vec *v, uint32_t i, const char *what)
+{
+    size_t p = v->pos + (size_t)i * 4;
+    return table_at(r, deref(r, p, what), what);
+}
+
+/* String in field `slot`, copied into the arena with control characters
+   replaced (names end up in one-line messages and generated comments);
+   NULL when absent. */
+static char *get_string(Reader *r, const Tab *t, int slot, const char *what)
+{
+    Vec v;
+    if (!get_vec(r, t, slot, 1, &v, what)) return NULL;
+    if (!in_bounds(r, v.pos + v.n, 1) || r->buf[v.pos + v.n] != 0)
+        corrupt(r, what, "string not terminated");
+    charge(r, v.n);
+    char *s = arena_alloc((size_t)v.n + 1);
+    for (uint32_t i = 0; i < v.n; i++) {
+        uint8_t c = r->buf[v.pos + i];
+        s[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+    }
+    return s;
+}
+
+/* ---- tensors --------------------------------------------------------------- */
+
+static const char *builtin_name(int code)
+{
+    if (code >= 0 && code < NBUILTIN) return builtin_names[code];
+    return arena_printf("BUILTIN_%d", code);
+}
+
+static DType map_type(Reader *r, int tt, int index, const char *name)
+{
+    switch (tt) {
+    case TT_INT8: return DT_INT8;
+    case TT_UINT8: return DT_UINT8;
+    case TT_INT16: return DT_INT16;
+    case TT_INT32: return DT_INT32;
+    case TT_INT64: return DT_INT64;
+    case TT_FLOAT32: return DT_FLOAT32;
+    case TT_BOOL: return DT_BOOL;
+    }
+    static const char *const names[] = {
+        "FLOAT32", "FLOAT16", "INT32", "UINT8", "INT64", "STRING", "BOOL", "INT16",
+        "COMPLEX64", "INT8", "FLOAT64", "COMPLEX128", "UINT64", "RESOURCE", "VARIANT",
+        "UINT32", "UINT16", "INT4", "BFLOAT16", "INT2", "UINT4", "FLOAT8_E4M3FN", "FLOAT8_E5M2",
+    };
+    const char *n = tt >= 0 && tt < (int)(sizeof names / sizeof names[0]) ? names[tt] : "unknown";
+    die("%s: tensor %d ('%s'): unsupported type %s (%d)", r->path, index, name, n, tt);
+}
+
+/* Quantization parameters of tensor T: scale[] and zero_point[] of equal
+   length, per-channel ones along a valid axis with one entry per channel. */
+static void read_quant(Reader *r, const Tab *qt, Tensor *T, int index)
+{
+    Vec sv, zv;
+    get_vec(r, qt, 2, 4, &sv, "quantization scale");
+    get_vec(r, qt, 3, 8, &zv, "quantization zero_point");
+    int details = get_u8(r, qt, 4, 0, "quantization details_type");
+    int32_t qdim = get_i32(r, qt, 6, 0, "quantization quantized_dimension");
+    if (details != 0)
+        die("%s: tensor %d ('%s'): custom quantization details are not supported", r->path, index, T->name);
+    if (sv.n == 0 && zv.n == 0) return;
+    if (sv.n != zv.n)
+        die("%s: tensor %d ('%s'): %" PRIu32 " quantization scales but %" PRIu32 " zero points",
+            r->path, index, T->name, sv.n, zv.n);
+    if (sv.n > 1) {
+        if (qdim < 0 || qdim >= T->rank)
+            die("%s: tensor %d ('%s'): quantized_dimension %" PRId32 " out of range for rank %d",
+                r->path, index, T->name, qdim, T->rank);
+        if ((int64_t)sv.n != T->shape[qdim])
+            die("%s: tensor %d ('%s'): %" PRIu32 " quantization scales for %" PRId32 " channels",
+                r->path, index, T->name, sv.n, T->shape[qdim]);
+    }
+    charge(r, 2 * (uint64_t)sv.n);
+    T->q.n = (int)sv.n;
+    T->q.axis = qdim >= 0 && qdim < T->rank ? qdim : 0;
+    T->q.scale = arena_alloc(sizeof(float) * sv.n);
+    T->q.zero_point = arena_alloc(sizeof(int64_t) * sv.n);
+    for (uint32_t i = 0; i < sv.n; i++) {
+        float s = rd_f32(r, sv.pos + 4 * (size_t)i);
+        int64_t z = (int64_t)rd_u64(r, zv.pos + 8 * (size_t)i);
+        if (!isfinite(s) || s < 0)
+            die("%s: tensor %d ('%s'): invalid quantization scale %g", r->path, index, T->name, (double)s);
+        if (z < INT32_MIN || z > INT32_MAX)
+            die("%s: tensor %d ('%s'): zero point %" PRId64 " out of range", r->path, index, T->name, z);
+        T->q.scale[i] = s;
+        T->q.zero_point[i] = z;
+    }
+}
+
+/* Constant contents of T from buffer `bi`: the data vector, or for large
+   models the offset/size pair relative to the start of the file. The size
+   must match the shape exactly. Misaligned data is copied so that later
+   passes may read it as int32_t/float. */
+static void read_data(Reader *r, const Vec *buffers, uint32_t bi, Tensor *T, int index)
+{
+    if (bi == 0 && buffers->n == 0) return;
+    if (bi >= buffers->n)
+        die("%s: tensor %d ('%s'): buffer index %" PRIu32 " out of range (%" PRIu32 " buffers)",
+            r->path, index, T->name, bi, buffers->n);
+    Tab b = vec_table(r, buffers, bi, "buffer");
+    uint64_t off = get_u64(r, &b, 1, "buffer offset");
+    uint64_t size = get_u64(r, &b, 2, "buffer size");
+    const uint8_t *data = NULL;
+    uint64_t n = 0;
+    if (off > 1) {
+        if (!in_bounds(r, off, size)) corrupt(r, "buffer", "offset/size out of bounds");
+        data = r->buf + off;
+        n = size;
+    } else {
+        Vec v;
+        if (get_vec(r, &b, 0, 1, &v, "buffer data") && v.n) {
+            data = r->buf + v.pos;
+            n = v.n;
+        }
+    }
+    if (n == 0) return;
+    uint64_t want = (uint64_t)tensor_numel(T) * dtype_size(T->type);
+    if (n != want)
+        die("%s: tensor %d ('%s'): buffer has %" PRIu64 " bytes, shape and type need %" PRIu64,
+            r->path, index, T->name, n, want);
+    if ((uintptr_t)data % dtype_size(T->type)) {
+        uint8_t *copy = arena_alloc((size_t)n);
+        memcpy(copy, data, (size_t)n);
+        data = copy;
+    }
+    T->data = data;
+    T->nbytes = (size_t)n;
+}
+
+/* Tensor i of the subgraph into g->tensors[i]. */
+static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buffers, int i)
+{
+    snprintf(r->ctx, sizeof r->ctx, "tensor %d", i);
+    Tab t = vec_table(r, tensors, (uint32_t)i, "table");
+    int idx = graph_add_tensor(g);
+    Tensor *T = &g->tensors[idx];
+    T->src_index = i;
+    T->name = get_string(r, &t, 3, "name");
+    if (!T->name) T->name = arena_printf("tensor%d", i);
+
+    Vec shape, sig;
+    get_vec(r, &t, 0, 4, &shape, "shape");
+    if (shape.n > MAX_RANK)
+        die("%s: tensor %d ('%s'): rank %" PRIu32 " exceeds the maximum %d", r->path, i, T->name,
+            shape.n, MAX_RANK);
+    T->rank = (int)shape.n;
+    int64_t numel = 1;
+    for (int d = 0; d < T->rank; d++) {
+        int32_t v = rd_i32(r, shape.pos + 4 * (size_t)d);
+        if (v < 0) die("%s: tensor %d ('%s'): dynamic or negative dimension %" PRId32, r->path, i, T->name, v);
+        T->shape[d] = v;
+        numel *= v;
+        if (numel > MAX_TENSOR_BYTES) die("%s: tensor %d ('%s'): too large", r->path, i, T->name);
+    }
+    /* shape_signature: -1 marks a dynamic dimension. Converters write -1
+       for the batch of every activation (shape then has the batch, 1), so a
+       dynamic batch compiles for the stated shape; any other is an error. */
+    if (get_vec(r, &t, 7, 4, &sig, "shape_signature") && sig.n) {
+        if (sig.n != shape.n)
+            die("%s: tensor %d ('%s'): shape_signature has rank %" PRIu32 ", shape has %d", r->path, i,
+                T->name, sig.n, T->rank);
+        for (int d = 0; d < T->rank; d++) {
+            int32_t v = rd_i32(r, sig.pos + 4 * (size_t)d);
+            if (v < 0 && d > 0)
+                die("%s: tensor %d ('%s'): dynamic shape (shape_signature dimension %d is %" PRId32
+                    "); only static shapes are supported", r->path, i, T->name, d, v);
+            if (v >= 0 && v != T->shape[d])
+                die("%s: tensor %d ('%s'): shape_signature dimension %d is %" PRId32 ", shape says %" PRId32,
+                    r->path, i, T->name, d, v, T->shape[d]);
+        }
+    }
+    T->type = map_type(r, get_i8(r, &t, 1, TT_FLOAT32, "type"), i, T->name);
+    if (numel * (int64_t)dtype_size(T->type) > MAX_TENSOR_BYTES)
+        die("%s: tensor %d ('%s'): too large", r->path, i, T->name);
+
+    Tab sp;
+    if (get_table(r, &t, 6, &sp, "sparsity"))
+        die("%s: tensor %d ('%s'): sparse tensors are not supported", r->path, i, T->name);
+    Tab qt;
+    if (get_table(r, &t, 4, &qt, "quantization")) read_quant(r, &qt, T, i);
+    read_data(r, buffers, get_u32(r, &t, 2, 0, "buffer"), T, i);
+    r->ctx[0] = 0;
+}
+
+/* ---- operators --------------------------------------------------------------- */
+
+/* One entry of Model.operator_codes, resolved. */
+typedef struct {
+    int code;                   /* max(deprecated_builtin_code, builtin_code) */
+    const char *custom;         /* custom_code, for messages */
+} OpCode;
+
+static Activation map_act(Reader *r, int a, int index, const char *name)
+{
+    switch (a) {
+    case 0: return ACT_NONE;
+    case 1: return ACT_RELU;
+    case 2: return ACT_RELU_N1_TO_1;
+    case 3: return ACT_RELU6;
+    }
+    static const char *const n[] = {"NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT"};
+    die("%s: operator %d (%s): unsupported fused activation %s", r->path, index, name,
+        a >= 0 && a < 6 ? n[a] : "(unknown)");
+}
+
+static Padding map_pad(Reader *r, int p, int index, const char *name)
+{
+    if (p == 0) return PAD_SAME;
+    if (p == 1) return PAD_VALID;
+    die("%s: operator %d (%s): unknown padding %d", r->path, index, name, p);
+}
+
+/* A stride, dilation or filter size: at least 1, and small enough that
+   later arithmetic on it cannot overflow. */
+static int positive(Reader *r, int32_t v, int index, const char *name, const char *what)
+{
+    if (v < 1 || v > 65535)
+        die("%s: operator %d (%s): %s %" PRId32 " out of range", r->path, index, name, what, v);
+    return (int)v;
+}
+
+/* Normalise an axis against a rank: [-rank, rank) -> [0, rank). */
+static int norm_axis(Reader *r, int64_t a, int rank, int index, const char *name)
+{
+    if (a < -rank || a >= rank)
+        die("%s: operator %d (%s): axis %" PRId64 " out of range for rank %d", r->path, index, name, a, rank);
+    return (int)(a < 0 ? a + rank : a);
+}
+
+/* MEAN: the reduction axes are the constant int32/int64 second input. */
+static void read_mean_axes(Reader *r, Graph *g, Op *op, int index)
+{
+    const Tensor *in = &g->tensors[op->in[0]];
+    const Tensor *ax = &g->tensors[op->in[1]];
+    if (!ax->data && tensor_numel(ax) != 0)
+        die("%s: operator %d (MEAN): axes tensor '%s' is not constant", r->path, index, ax->name);
+    if (ax->type != DT_INT32 && ax->type != DT_INT64)
+        die("%s: operator %d (MEAN): axes tensor '%s' has type %s, expected int32", r->path, index,
+            ax->name, dtype_name(ax->type));
+    int64_t n = tensor_numel(ax);
+    if (ax->rank > 1 || n > MAX_RANK)
+        die("%s: operator %d (MEAN): axes tensor '%s' must be a vector of at most %d axes", r->path,
+            index, ax->name, MAX_RANK);
+    op->naxes = (int)n;
+    for (int i = 0; i < op->naxes; i++) {
+        int64_t a;
+        if (ax->type == DT_INT32) {
+            int32_t v;
+            memcpy(&v, ax->data + 4 * i, 4);
+            a = v;
+        } else {
+            memcpy(&a, ax->data + 8 * i, 8);
+        }
+        op->axes[i] = norm_axis(r, a, in->rank, index, "MEAN");
+    }
+}
+
+/* The builtin options table of an operator, if it has one of the expected
+   type; a different type is an error, none means schema defaults. */
+static int options(Reader *r, const Tab *ot, int want, Tab *opt, int index, const char *name)
+{
+    int type = get_u8(r, ot, 3, OPT_NONE, "builtin_options_type");
+    if (type == OPT_NONE) return 0;
+    if (type != want)
+        die("%s: operator %d (%s): builtin options of type %d, expected %d", r->path, index, name, type, want);
+    return get_table(r, ot, 4, opt, "builtin_options");
+}
+
+/* Read a tensor-index vector of an operator into idx[], checking every
+   index; -1 (absent) only where `optional` has the position's bit set.
+   `what` is "input" or "output". */
+static int read_indices(Reader *r, const Tab *ot, int slot, int *idx, int nmin, int nmax,
+                        unsigned optional, int ntensors, int index, const char *name, const char *what)
+{
+    Vec v;
+    get_vec(r, ot, slot, 4, &v, what);
+    if ((int64_t)v.n < nmin || (int64_t)v.n > nmax) {
+        if (nmin == nmax)
+            die("%s: operator %d (%s): %" PRIu32 " %ss, expected %d", r->path, index, name, v.n, what, nmin);
+        die("%s: operator %d (%s): %" PRIu32 " %ss, expected %d to %d", r->path, index, name, v.n, what,
+            nmin, nmax);
+    }
+    for (uint32_t i = 0; i < v.n; i++) {
+        int32_t t = rd_i32(r, v.pos + 4 * (size_t)i);
+        if (t == -1 && (optional >> i & 1)) {
+            idx[i] = -1;
+            continue;
+        }
+        if (t == -1)
+            die("%s: operator %d (%s): %s %" PRIu32 " is required but absent (-1)", r->path, index, name,
+                what, i);
+        if (t < 0 || t >= ntensors)
+            die("%s: operator %d (%s): %s %" PRIu32 " is tensor %" PRId32 ", out of range (%d tensors)",
+                r->path, index, name, what, i, t, ntensors);
+        idx[i] = t;
+    }
+    return (int)v.n;
+}
+
+/* Operator i: its kind and attributes, and its checked inputs/outputs. */
+static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, uint32_t ncodes, int i)
+{
+    snprintf(r->ctx, sizeof r->ctx, "operator %d", i);
+    Tab ot = vec_table(r, ops, (uint32_t)i, "table");
+    uint32_t oc = get_u32(r, &ot, 0, 0, "opcode_index");
+    if (oc >= ncodes)
+        die("%s: operator %d: opcode index %" PRIu32 " out of range (%" PRIu32 " operator codes)", r->path,
+            i, oc, ncodes);
+    int code = codes[oc].code;
+    const char *name = builtin_name(code);
+    if (code == BO_CUSTOM)
+        die("%s: operator %d (%s): unsupported operator", r->path, i,
+            codes[oc].custom ? arena_printf("CUSTOM '%s'", codes[oc].custom) : "CUSTOM");
+
+    OpKind kind;
+    int nmin = 1, nmax = 1;
+    unsigned optional = 0;
+    switch (code) {
+    case BO_CONV_2D: kind = OP_CONV2D; nmin = 2; nmax = 3; optional = 4; break;
+    case BO_DEPTHWISE_CONV_2D: kind = OP_DWCONV2D; nmin = 2; nmax = 3; optional = 4; break;
+    case BO_FULLY_CONNECTED: kind = OP_FC; nmin = 2; nmax = 3; optional = 4; break;
+    case BO_ADD: kind = OP_ADD; nmin = nmax = 2; break;
+    case BO_MUL: kind = OP_MUL; nmin = nmax = 2; break;
+    case BO_AVERAGE_POOL_2D: kind = OP_AVGPOOL; break;
+    case BO_MAX_POOL_2D: kind = OP_MAXPOOL; break;
+    case BO_MEAN: kind = OP_MEAN; nmin = nmax = 2; break;
+    case BO_PAD: kind = OP_PAD; nmin = nmax = 2; break;
+    case BO_PADV2: kind = OP_PAD; nmin = 2; nmax = 3; optional = 4; break;
+    case BO_CONCATENATION: kind = OP_CONCAT; nmax = OP_MAX_IO; break;
+    case BO_RESHAPE: kind = OP_RESHAPE; nmax = 2; optional = 2; break;
+    case BO_SQUEEZE: kind = OP_RESHAPE; break;
+    case BO_EXPAND_DIMS: kind = OP_RESHAPE; nmin = nmax = 2; break;
+    case BO_SOFTMAX: kind = OP_SOFTMAX; break;
+    case BO_LOGISTIC: kind = OP_LOGISTIC; break;
+    case BO_QUANTIZE: kind = OP_QUANTIZE; break;
+    case BO_DEQUANTIZE: kind = OP_DEQUANTIZE; break;
+    default: die("%s: operator %d (%s): unsupported operator", r->path, i, name);
+    }
+
+    int o = graph_add_op(g);
+    Op *op = &g->ops[o];
+    op->kind = kind;
+    op->src_index = i;
+    op->src_name = name;
+    op->nin = read_indices(r, &ot, 1, op->in, nmin, nmax, optional, g->ntensors, i, name, "input");
+    op->nout = read_indices(r, &ot, 2, op->out, 1, 1, 0, g->ntensors, i, name, "output");
+    if (kind == OP_RESHAPE) {           /* shape/axis inputs: the output tensor has the shape */
+        for (int k = 1; k < op->nin; k++) op->in[k] = -1;
+        op->nin = 1;
+    }
+
+    Tab opt;
+    int has;
+    switch (code) {
+    case BO_CONV_2D:
+        has = options(r, &ot, OPT_CONV2D, &opt, i, name);
+        op->padding = map_pad(r, has ? get_i8(r, &opt, 0, 0, "padding") : 0, i, name);
+        op->stride_w = positive(r, has ? get_i32(r, &opt, 1, 0, "stride_w") : 0, i, name, "stride_w");
+        op->stride_h = positive(r, has ? get_i32(r, &opt, 2, 0, "stride_h") : 0, i, name, "stride_h");
+        op->act = map_act(r, has ? get_i8(r, &opt, 3, 0, "fused_activation_function") : 0, i, name);
+        op->dil_w = positive(r, has ? get_i32(r, &opt, 4, 1, "dilation_w_factor") : 1, i, name, "dilation_w_factor");
+        op->dil_h = positive(r, has ? get_i32(r, &opt, 5, 1, "dilation_h_factor") : 1, i, name, "dilation_h_factor");
+        op->depth_mult = 1;
+        break;
+    case BO_DEPTHWISE_CONV_2D:
+        has = options(r, &ot, OPT_DWCONV2D, &opt, i, name);
+        op->padding = map_pad(r, has ? get_i8(r, &opt, 0, 0, "padding") : 0, i, name);
+        op->stride_w = positive(r, has ? get_i32(r, &opt, 1, 0, "stride_w") : 0, i, name, "stride_w");
+        op->stride_h = positive(r, has ? get_i32(r, &opt, 2, 0, "stride_h") : 0, i, name, "stride_h");
+        op->depth_mult = has ? get_i32(r, &opt, 3, 0, "depth_multiplier") : 0;
+        op->act = map_act(r, has ? get_i8(r, &opt, 4, 0, "fused_activation_function") : 0, i, name);
+        op->dil_w = positive(r, has ? get_i32(r, &opt, 5, 1, "dilation_w_factor") : 1, i, name, "dilation_w_factor");
+        op->dil_h = positive(r, has ? get_i32(r, &opt, 6, 1, "dilation_h_factor") : 1, i, name, "dilation_h_factor");
+        break;
+    case BO_FULLY_CONNECTED:
+        has = options(r, &ot, OPT_FC, &opt, i, name);
+        op->act = map_act(r, has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0, i, name);
+        if (has && get_i8(r, &opt, 1, 0, "weights_format") != 0)
+            die("%s: operator %d (%s): shuffled weights format is not supported", r->path, i, name);
+        break;
+    case BO_ADD:
+        has = options(r, &ot, OPT_ADD, &opt, i, name);
+        op->act = map_act(r, has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0, i, name);
+        break;
+    case BO_MUL:
+        has = options(r, &ot, OPT_MUL, &opt, i, name);
+        op->act = map_act(r, has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0, i, name);
+        break;
+    case BO_AVERAGE_POOL_2D:
+    case BO_MAX_POOL_2D:
+        has = options(r, &ot, OPT_POOL2D, &opt, i, name);
+        op->padding = map_pad(r, has ? get_i8(r, &opt, 0, 0, "padding") : 0, i, name);
+        op->stride_w = positive(r, has ? get_i32(r, &opt, 1, 0, "stride_w") : 0, i, name, "stride_w");
+        op->stride_h = positive(r, has ? get_i32(r, &opt, 2, 0, "stride_h") : 0, i, name, "stride_h");
+        op->k_w = positive(r, has ? get_i32(r, &opt, 3, 0, "filter_width") : 0, i, name, "filter_width");
+        op->k_h = positive(r, has ? get_i32(r, &opt, 4, 0, "filter_height") : 0, i, name, "filter_height");
+        op->act = map_act(r, has ? get_i8(r, &opt, 5, 0, "fused_activation_function") : 0, i, name);
+        break;
+    case BO_MEAN:
+        has = options(r, &ot, OPT_REDUCER, &opt, i, name);
+        op->keep_dims = has ? get_u8(r, &opt, 0, 0, "keep_dims") != 0 : 0;
+        read_mean_axes(r, g, op, i);
+        break;
+    case BO_CONCATENATION:
+        has = options(r, &ot, OPT_CONCAT, &opt, i, name);
+        op->axis = norm_axis(r, has ? get_i32(r, &opt, 0, 0, "axis") : 0, g->tensors[op->out[0]].rank, i, name);
+        op->act = map_act(r, has ? get_i8(r, &opt, 1, 0, "fused_activation_function") : 0, i, name);
+        break;
+    case BO_SOFTMAX:
+        has = options(r, &ot, OPT_SOFTMAX, &opt, i, name);
+        op->beta = has ? get_f32(r, &opt, 0, 0.0f, "beta") : 0.0f;
+        if (!isfinite(op->beta))
+            die("%s: operator %d (%s): beta is not finite", r->path, i, name);
+        if (g->tensors[op->in[0]].rank < 1)
+            die("%s: operator %d (%s): input is a scalar", r->path, i, name);
+        op->axis = g->tensors[op->in[0]].rank - 1;      /* TFLite: the last axis */
+        break;
+    }
+    r->ctx[0] = 0;
+}
+
+/* Model.operator_codes: the builtin code of each (the larger of the
+   deprecated int8 field and the int32 one, as TFLite resolves it). */
+static OpCode *read_opcodes(Reader *r, const Tab *model, uint32_t *n)
+{
+    Vec v;
+    get_vec(r, model, 1, 4, &v, "operator_codes");
+    if (v.n > MAX_OPCODES) corrupt(r, "operator_codes", "too many operator codes");
+    OpCode *codes = arena_alloc(sizeof(OpCode) * (v.n ? v.n : 1));
+    for (uint32_t i = 0; i < v.n; i++) {
+        snprintf(r->ctx, sizeof r->ctx, "operator code %" PRIu32, i);
+        Tab t = vec_table(r, &v, i, "table");
+        int dep = get_i8(r, &t, 0, 0, "deprecated_builtin_code");
+        int32_t code = get_i32(r, &t, 3, 0, "builtin_code");
+        codes[i].code = dep > code ? dep : code;
+        if (codes[i].code < 0) corrupt(r, "builtin_code", "negative operator code");
+        if (codes[i].code == BO_CUSTOM) codes[i].custom = get_string(r, &t, 1, "custom_code");
+    }
+    r->ctx[0] = 0;
+    *n = v.n;
+    return codes;
+}
+
+/* SubGraph.inputs/outputs into the graph and the tensors' is_input/is_output. */
+static int read_io(Reader *r, Graph *g, const Tab *sg, int slot, int *list, int out)
+{
+    const char *what = out ? "output" : "input";
+    Vec v;
+    get_vec(r, sg, slot, 4, &v, what);
+    if (v.n > OP_MAX_IO) die("%s: model has %" PRIu32 " %ss, at most %d are supported", r->path, v.n, what, OP_MAX_IO);
+    for (uint32_t k = 0; k < v.n; k++) {
+        int32_t t = rd_i32(r, v.pos + 4 * (size_t)k);
+        if (t < 0 || t >= g->ntensors)
+            die("%s: model %s %" PRIu32 " is tensor %" PRId32 ", out of range (%d tensors)", r->path, what, k,
+                t, g->ntensors);
+        Tensor *T = &g->tensors[t];
+        int *mark = out ? &T->is_output : &T->is_input;
+        if (*mark) die("%s: tensor %d ('%s') is listed twice as a model %s", r->path, t, T->name, what);
+        *mark = (int)k + 1;
+        list[k] = t;
+    }
+    return (int)v.n;
+}
+
+/* ---- entry point ------------------------------------------------------------- */
+
+/* Read and check the whole model; any problem dies naming the file. The
+   structure is fixed (model -> subgraph -> tensor -> quantization), so no
+   recursion, and every loop is bounded by a vector length checked against
+   the file size and the work budget. */
+Graph *tflite_read(const char *path)
+{
+    Reader rd = {0}, *r = &rd;
+    r->path = path;
+    r->buf = read_file(path, &r->len);
+    r->budget = 2 * (uint64_t)r->len + 65536;
+
+    Graph *g = arena_alloc(sizeof *g);
+    g->path = path;
+    g->format = SRC_TFLITE;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < r->len; i++) h = (h ^ r->buf[i]) * 16777619u;
+    g->hash = h;
+
+    if (r->len < 8) die("%s: not a TFLite model (file is %zu bytes)", path, r->len);
+    const uint8_t *id = r->buf + 4;
+    if (memcmp(id, "TFL3", 4) != 0) {
+        int printable = 1;
+        for (int i = 0; i < 4; i++)
+            if (!((id[i] >= 'A' && id[i] <= 'Z') || (id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'z')))
+                printable = 0;
+        if (printable)
+            die("%s: not a TFLite model (file identifier '%.4s', expected 'TFL3')", path, (const char *)id);
+    }
+    Tab model = table_at(r, rd_u32(r, 0), "model");
+    uint32_t version = get_u32(r, &model, 0, 0, "version");
+    if (version != TFLITE_SCHEMA_VERSION)
+        die("%s: TFLite schema version %" PRIu32 ", expected %d", path, version, TFLITE_SCHEMA_VERSION);
+
+    uint32_t ncodes;
+    OpCode *codes = read_opcodes(r, &model, &ncodes);
+    Vec subgraphs, buffers;
+    get_vec(r, &model, 2, 4, &subgraphs, "subgraphs");
+    get_vec(r, &model, 4, 4, &buffers, "buffers");
+    if (subgraphs.n == 0) die("%s: model has no subgraph", path);
+    if (subgraphs.n > 1) die("%s: model has %" PRIu32 " subgraphs, only one is supported", path, subgraphs.n);
+    Tab sg = vec_table(r, &subgraphs, 0, "subgraph");
+
+    Vec tensors, ops;
+    get_vec(r, &sg, 0, 4, &tensors, "subgraph tensors");
+    get_vec(r, &sg, 3, 4, &ops, "subgraph operators");
+    if (tensors.n > MAX_TENSORS) die("%s: %" PRIu32 " tensors, at most %d are supported", path, tensors.n, MAX_TENSORS);
+    if (ops.n > MAX_OPS) die("%s: %" PRIu32 " operators, at most %d are supported", path, ops.n, MAX_OPS);
+    for (uint32_t i = 0; i < tensors.n; i++) read_tensor(r, g, &tensors, &buffers, (int)i);
+    g->ninputs = read_io(r, g, &sg, 1, g->inputs, 0);
+    g->noutputs = read_io(r, g, &sg, 2, g->outputs, 1);
+    if (g->noutputs == 0) die("%s: model has no outputs", path);
+    for (uint32_t i = 0; i < ops.n; i++) read_op(r, g, &ops, codes, ncodes, (int)i);
+    return g;
+}
