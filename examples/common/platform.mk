@@ -13,8 +13,9 @@
 #   make header  (re)generate build/$(MODEL).h with htc
 #   make clean
 #
-# The header is regenerated when the model, the target file, htc itself, or
-# the runtime/kernel sources it pastes change.
+# The header is regenerated when the model, the target file, htc itself, the
+# runtime/kernel sources it pastes, or the htc command line (TARGET=...,
+# HTC_MODELS=...) change.
 
 EX_DIR  := $(patsubst %/,%,$(dir $(abspath $(firstword $(MAKEFILE_LIST)))))
 COMMON  := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -53,7 +54,7 @@ PLUGIN   := $(COMMON)/build/libinsncount.so
 HEADER   := $(B)/$(MODEL).h
 HTC_DEPS := $(wildcard $(TOP)/htc.h $(TOP)/kernels/*.c $(TOP)/kernels/*.h)
 
-.PHONY: host m4 rv32 all header clean
+.PHONY: host m4 rv32 all header clean FORCE
 .DELETE_ON_ERROR:
 
 host: $(B)/host/$(MODEL)
@@ -77,9 +78,15 @@ all: $(B)/host/$(MODEL) $(B)/m4/$(MODEL).elf $(B)/rv32/$(MODEL).elf
 
 header: $(HEADER)
 
-$(HEADER): $(MODEL_FILE) $(TARGET) $(HTC) $(HTC_DEPS)
-	@mkdir -p $(B)
-	$(HTC) compile $(MODEL_FILE) -t $(TARGET) -o $@ --name $(MODEL)
+# The command itself is a dependency: another TARGET, model or htc also
+# regenerates the header (build/htc.cmd changes only when the command does).
+HTC_CMD := $(HTC) compile $(MODEL_FILE) -t $(TARGET) -o $(HEADER) --name $(MODEL)
+$(B)/htc.cmd: FORCE
+	@mkdir -p $(B); echo '$(HTC_CMD)' | cmp -s - $@ || echo '$(HTC_CMD)' >$@
+FORCE:
+
+$(HEADER): $(MODEL_FILE) $(TARGET) $(HTC) $(HTC_DEPS) $(B)/htc.cmd
+	$(HTC_CMD)
 
 $(TOP)/htc:
 	$(MAKE) -C $(TOP) htc
