@@ -153,3 +153,31 @@ def test_svg_lists_every_buffer(tmp_path):
     for b in rep["buffers"]:
         if b["storage"] == "arena":
             assert 'data-tensor="' in text and ("(tensor %d)" % b["tensor"]) in text
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_svg_renders_in_browser(name, tmp_path):
+    """Headless Chromium renders the plan; every buffer gets a visible box."""
+    import shutil
+    import subprocess
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "chromium is not installed (bash .ci/deps.sh all installs it)"
+    path = os.path.join(oracle.MODELS, name + ".tflite")
+    svg = tmp_path / "plan.svg"
+    oracle.htc("report", path, "-t", oracle.TARGET, "--svg", str(svg))
+    page = tmp_path / "page.html"
+    page.write_text("<!doctype html><html><body>" + svg.read_text() + """
+<script>
+var n = 0, empty = 0;
+document.querySelectorAll('g.buffer rect').forEach(function (r) {
+  var b = r.getBoundingClientRect();
+  if (b.width > 0 && b.height > 0) n++; else empty++;
+});
+document.title = 'rendered=' + n + ' empty=' + empty;
+</script></body></html>""")
+    r = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        "--user-data-dir=" + str(tmp_path / "profile"), "--dump-dom", page.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    n = sum(1 for b in report(path)["buffers"] if b["storage"] == "arena")
+    assert ("<title>rendered=%d empty=0</title>" % n) in r.stdout, r.stdout[-500:] + r.stderr[-500:]
