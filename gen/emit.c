@@ -102,25 +102,22 @@ static const char *tensor_name(const Graph *g, int i)
 
 static const char *ptr(const Graph *g, int i, int is_const)
 {
-    const Tensor *t = &g->tensors[i];
-    while (t->storage == ST_ALIAS) t = &g->tensors[t->alias_of];
-    int ri = (int)(t - g->tensors);
-    const char *ty = ctype(t->type);
+    int64_t aoff;
+    int ri = tensor_root(g, i, &aoff);
+    const Tensor *t = &g->tensors[ri];
+    const char *ty = ctype(g->tensors[i].type);
     const char *q = is_const ? "const " : "";
     switch (t->storage) {
     case ST_CONST: return tensor_name(g, ri);
     case ST_INPUT: return arena_printf("(%s%s *)inputs[%d]", q, ty, t->is_input - 1);
     case ST_OUTPUT: return arena_printf("(%s *)outputs[%d]", ty, t->is_output - 1);
-    case ST_ARENA: return arena_printf("(%s%s *)(void *)(arena + %lld)", q, ty, (long long)t->offset);
+    case ST_ARENA:
+        return arena_printf("(%s%s *)(void *)(arena + %lld)", q, ctype(g->tensors[i].type), (long long)(t->offset + aoff));
     }
     die("internal: tensor %d has no storage", ri);
 }
 
-static int root_of(const Graph *g, int i)
-{
-    while (g->tensors[i].storage == ST_ALIAS) i = g->tensors[i].alias_of;
-    return i;
-}
+static int root_of(const Graph *g, int i) { return tensor_root(g, i, NULL); }
 
 /* Does the kernel of op read input slot j as data (not only as attributes)? */
 static int reads_data(const Op *op, int j)
@@ -258,6 +255,10 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
     const Tensor *out = &g->tensors[op->out[0]];
     const char *fn = eo && eo->kernel_fn ? arena_printf("%s%s", eo->kernel_fn, op->variant) : NULL;
     const char *o = ptr(g, op->out[0], 0);
+    if (op->inplace) {
+        fprintf(F, "    /* every input was written in place: nothing to move */\n");
+        return;
+    }
     switch (op->kind) {
     case OP_ADD: case OP_MUL:
         fprintf(F, "    %s(&%s__p%d, %s, %s, %s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o);
@@ -288,10 +289,11 @@ static void check_buffers(const Graph *g, const Op *op, int li)
     for (int k = -1; k < op->nin; k++) {
         int ti = k < 0 ? op->out[0] : op->in[k];
         if (ti < 0 || (k >= 0 && !reads_data(op, k))) continue;
-        int r = root_of(g, ti);
+        int64_t aoff;
+        int r = tensor_root(g, ti, &aoff);
         if (g->tensors[r].storage != ST_ARENA) continue;
-        fprintf(F, "    HTC_CHECK_BUFFER(\"%s\", %d, arena + %lld, %zu);\n", N, li, (long long)g->tensors[r].offset,
-                tensor_bytes(&g->tensors[ti]));
+        fprintf(F, "    HTC_CHECK_BUFFER(\"%s\", %d, arena + %lld, %zu);\n", N, li,
+                (long long)(g->tensors[r].offset + aoff), tensor_bytes(&g->tensors[ti]));
     }
 }
 

@@ -61,6 +61,7 @@ typedef struct {
     /* filled by later passes */
     int storage;                /* plan: ST_* below */
     int alias_of;               /* plan: shares storage with this tensor, or -1 */
+    int64_t alias_offset;       /* plan: byte offset inside alias_of's storage */
     int producer;               /* op index, or -1 */
     int first_use, last_use;    /* plan: lifetime in op steps */
     int64_t offset;             /* plan: byte offset in the arena, or -1 */
@@ -70,6 +71,7 @@ typedef struct {
 enum { ST_NONE, ST_CONST, ST_INPUT, ST_OUTPUT, ST_ARENA, ST_ALIAS };
 
 int64_t tensor_numel(const Tensor *t);
+
 size_t tensor_bytes(const Tensor *t);
 
 /* ---- operators --------------------------------------------------------------- */
@@ -135,7 +137,7 @@ typedef struct {
     int engine;                 /* index into Target.engines */
     const char *reason;         /* why this engine, for the report */
     double est_cycles;
-    int dead;                   /* removed by fold/alias (kept for the trace) */
+    int inplace;                /* plan: the op's data is already in place (no kernel call) */
 } Op;
 
 typedef enum { SRC_TFLITE, SRC_ONNX } SourceFormat;
@@ -150,6 +152,10 @@ typedef struct {
     int inputs[OP_MAX_IO], outputs[OP_MAX_IO];
     uint32_t hash;              /* FNV-1a of the model bytes */
 } Graph;
+
+/* The tensor whose storage t uses (t itself unless an alias) and, in *off,
+   t's byte offset inside it. */
+int tensor_root(const Graph *g, int t, int64_t *off);
 
 /* Append helpers for front ends; return the new index. Arrays grow. */
 int graph_add_tensor(Graph *g);

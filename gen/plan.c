@@ -14,12 +14,7 @@
 
 static int64_t align_up(int64_t x, int a) { return (x + a - 1) / a * a; }
 
-/* The tensor whose storage t uses. */
-static int root(const Graph *g, int t)
-{
-    while (g->tensors[t].alias_of >= 0) t = g->tensors[t].alias_of;
-    return t;
-}
+static int root(const Graph *g, int t) { return tensor_root(g, t, NULL); }
 
 /* ---- storage classes, aliases, in-place ----------------------------------- */
 
@@ -39,6 +34,7 @@ static void classify(Graph *g)
     for (int i = 0; i < g->ntensors; i++) {
         Tensor *t = &g->tensors[i];
         t->alias_of = -1;
+        t->alias_offset = 0;
         t->storage = t->data ? ST_CONST : t->is_input ? ST_INPUT : t->is_output ? ST_OUTPUT : ST_NONE;
     }
     /* a reshape shares its input's storage unless its output is a graph
@@ -53,6 +49,44 @@ static void classify(Graph *g)
             out->storage = ST_ARENA;
         }
     }
+}
+
+/* A concatenation along its outermost dimension is a row of contiguous
+   slices: each producer can write its slice in place and the concat moves
+   no data. Taken when every input is an arena tensor of its own (not a
+   graph input, constant or alias), produced by an op, and appears once. */
+static int concat_in_place(Graph *g)
+{
+    int n = 0;
+    for (int s = 0; s < g->nops; s++) {
+        Op *op = &g->ops[s];
+        if (op->kind != OP_CONCAT || ((const htc__concat_params *)op->params)->outer != 1) continue;
+        Tensor *out = &g->tensors[op->out[0]];
+        if (out->storage != ST_ARENA) continue;
+        int ok = 1;
+        for (int k = 0; k < op->nin && ok; k++) {
+            int ti = op->in[k];
+            Tensor *t = &g->tensors[ti];
+            if (t->storage != ST_ARENA || t->alias_of >= 0) ok = 0;
+            for (int j = 0; j < k; j++) ok &= op->in[j] != ti;
+            for (int i = 0; i < g->ntensors; i++) ok &= g->tensors[i].alias_of != ti;
+            int produced = 0;
+            for (int q = 0; q < s; q++) produced |= g->ops[q].out[0] == ti;
+            ok &= produced;
+        }
+        if (!ok) continue;
+        int64_t off = 0;
+        for (int k = 0; k < op->nin; k++) {
+            Tensor *t = &g->tensors[op->in[k]];
+            t->storage = ST_ALIAS;
+            t->alias_of = op->out[0];
+            t->alias_offset = off;
+            off += (int64_t)tensor_bytes(t);
+        }
+        op->inplace = 1;
+        n++;
+    }
+    return n;
 }
 
 /* Last step at which the storage of root r is read, over all its aliases. */
@@ -284,7 +318,8 @@ Plan *plan(Graph *g, Target *t)
     p->alignment = t->memories[p->memory].alignment;
     if (p->alignment < 16) p->alignment = 16;
     classify(g);
-    p->ninplace = inplace(g);
+    p->ninplace = concat_in_place(g);
+    p->ninplace += inplace(g);
     lifetimes(g);
 
     Bufs b = {0};

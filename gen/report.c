@@ -80,12 +80,12 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         for (int i = 0; i < g->ntensors; i++) {
             const Tensor *tt = &g->tensors[i];
             if (tt->storage != ST_ARENA && tt->storage != ST_ALIAS) continue;
-            int r = i;
-            while (g->tensors[r].storage == ST_ALIAS) r = g->tensors[r].alias_of;
+            int64_t aoff;
+            int r = tensor_root(g, i, &aoff);
             fprintf(f, "%s    {\"tensor\": %d, \"name\": ", first ? "" : ",\n", tt->src_index);
             json_str(f, tt->name);
             fprintf(f, ", \"storage\": \"%s\", \"root\": %d, \"offset\": %lld, \"bytes\": %zu, \"first\": %d, \"last\": %d}",
-                    storage_name(tt->storage), g->tensors[r].src_index, (long long)g->tensors[r].offset,
+                    storage_name(tt->storage), g->tensors[r].src_index, (long long)(g->tensors[r].offset + aoff),
                     tensor_bytes(tt), g->tensors[r].first_use, g->tensors[r].last_use);
             first = 0;
         }

@@ -211,6 +211,17 @@ int64_t tensor_numel(const Tensor *t)
 
 size_t tensor_bytes(const Tensor *t) { return (size_t)tensor_numel(t) * dtype_size(t->type); }
 
+int tensor_root(const Graph *g, int t, int64_t *off)
+{
+    int64_t o = 0;
+    while (g->tensors[t].alias_of >= 0) {
+        o += g->tensors[t].alias_offset;
+        t = g->tensors[t].alias_of;
+    }
+    if (off) *off = o;
+    return t;
+}
+
 /* Arrays grow by doubling; old storage stays in the arena until exit. */
 int graph_add_tensor(Graph *g)
 {
