@@ -430,6 +430,45 @@ def _g3(m, rng):
     m.output(m.add(s, c, 0.15, 0))
 
 
+@case("concat-same-tensor-twice")
+def _g7(m, rng):
+    """One producer, two slices: an in-place concat cannot place it twice."""
+    x = m.input([1, 4, 4, 3], 0.05, -3)
+    a = m.conv2d(x, 4, 3, rng, out_scale=0.1, out_zp=2)
+    m.output(m.concat([a, a], 3))
+
+
+@case("concat-input-is-graph-output")
+def _g8(m, rng):
+    """A concat input that is also a model output (lives in the caller's buffer)."""
+    x = m.input([1, 4, 4, 3], 0.05, -3)
+    a = m.output(m.conv2d(x, 4, 3, rng, out_scale=0.1, out_zp=2))
+    b = m.conv2d(x, 2, 1, rng, out_scale=0.1, out_zp=2)
+    m.output(m.concat([b, a], 3))
+
+
+@case("concat-nested-and-reshaped")
+def _g9(m, rng):
+    """concat(concat(a, b), reshape(c)) along the channel axis, then a consumer."""
+    x = m.input([1, 4, 4, 3], 0.05, -3)
+    a = m.conv2d(x, 2, 1, rng, out_scale=0.1, out_zp=0)
+    b = m.conv2d(x, 3, 3, rng, out_scale=0.1, out_zp=0)
+    c = m.conv2d(x, 4, 3, rng, stride=2, out_scale=0.1, out_zp=0)
+    r = m.reshape(c, [1, 4, 4, 1])
+    ab = m.concat([a, b], 3)
+    y = m.concat([ab, r], 3)
+    m.output(m.conv2d(y, 3, 1, rng, out_scale=0.2, out_zp=1))
+
+
+@case("concat-axis1-of-conv-outputs")
+def _g10(m, rng):
+    """Concat along H: each producer's slice is one contiguous block."""
+    x = m.input([1, 4, 4, 3], 0.05, -3)
+    a = m.conv2d(x, 4, 3, rng, out_scale=0.1, out_zp=-1)
+    b = m.conv2d(x, 4, 1, rng, out_scale=0.1, out_zp=-1)
+    m.output(m.concat([a, b], 1))
+
+
 @case("mul-same-tensor-twice")
 def _g4(m, rng):
     x = m.input([1, 4, 4, 6], 0.05, -3)
