@@ -9,7 +9,7 @@
 #   riscv64-unknown-elf-gcc -std=c99 -march=rv32imc -misa-spec=2.2 -mabi=ilp32 -c
 # and two different models' headers, both with IMPLEMENTATION, link into one
 # program (C and C++) without clashes. Last line "N passed, N failed".
-# Environment: HTC (default ./htc), HTC_MODELS, CC, CXX.
+# Environment: HTC (default ./htc), HTC_MODELS, CC, CXX, OPT (default -O2).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -25,7 +25,8 @@ trap 'rm -rf "$W"' EXIT
 pass=0 fail=0
 ok()  { pass=$((pass + 1)); echo "ok   $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-STRICT=(-Wall -Wextra -Werror -pedantic -O2)
+OPT=${OPT:--O2}           # e.g. OPT=-O3 or OPT=-Os: warnings depend on the optimiser
+STRICT=(-Wall -Wextra -Werror -pedantic $OPT)
 ARM=(arm-none-eabi-gcc -std=c99 "${STRICT[@]}" -mcpu=cortex-m4 -mthumb --specs=picolibc.specs -c)
 RV=(riscv64-unknown-elf-gcc -std=c99 "${STRICT[@]}" -march=rv32imc -misa-spec=2.2 -mabi=ilp32 --specs=picolibc.specs -c)
 
