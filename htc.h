@@ -104,20 +104,41 @@ static inline int32_t htc__clamp(int32_t x, int32_t lo, int32_t hi)
 /* The per-output requantization of conv / depthwise / FC, the same value as
    htc__clamp(htc__mulq(acc, m, shift) + zp, lo, hi) for m >= 0 (every
    multiplier quant_multiplier makes): the m == INT32_MIN saturation case
-   cannot occur, and RoundingDivideByPOT(h, e) is written as the single
-   shift (2h + 2^e - (h < 0)) >> (e + 1) -- the same rounding, half away
-   from zero -- so the whole step is branch-free. */
-static inline int32_t htc__requant(int32_t acc, int32_t m, int shift, int32_t zp, int32_t lo, int32_t hi)
+   cannot occur, SaturatingRoundingDoublingHighMul is (a*b + 2^30) >> 31,
+   and RoundingDivideByPOT(h, e) is the single shift
+   (2h + 2^e - (h < 0)) >> (e + 1) -- the same rounding, half away from
+   zero -- so the step is branch-free. htc__rq_make splits the shift once per
+   channel so that a kernel looping over pixels pays only the arithmetic. */
+typedef struct {
+    int32_t m;
+    int left, right1;           /* left shift; right shift + 1 */
+    int64_t round;              /* 2^right */
+} htc__rq;
+
+static inline htc__rq htc__rq_make(int32_t m, int shift)
 {
-    const int left = shift > 0 ? shift : 0;
-    const int right = shift > 0 ? 0 : -shift;
-    const int64_t ab = HTC__CAST(int64_t, HTC__CAST(int32_t, HTC__CAST(uint32_t, acc) << left)) * m;
+    htc__rq q;
+    q.m = m;
+    q.left = shift > 0 ? shift : 0;
+    q.right1 = (shift > 0 ? 0 : -shift) + 1;
+    q.round = HTC__CAST(int64_t, 1) << (q.right1 - 1);
+    return q;
+}
+
+static inline int32_t htc__rq_apply(const htc__rq *q, int32_t acc, int32_t zp, int32_t lo, int32_t hi)
+{
+    const int64_t ab = HTC__CAST(int64_t, HTC__CAST(int32_t, HTC__CAST(uint32_t, acc) << q->left)) * q->m;
     const int64_t h = (ab + (HTC__CAST(int64_t, 1) << 30)) >> 31;
-    const int64_t r = (2 * h + (HTC__CAST(int64_t, 1) << right) - (h < 0 ? 1 : 0)) >> (right + 1);
-    int32_t v = HTC__CAST(int32_t, r) + zp;
+    int32_t v = HTC__CAST(int32_t, (2 * h + q->round - (h < 0 ? 1 : 0)) >> q->right1) + zp;
     v = v < lo ? lo : v;
     v = v > hi ? hi : v;
     return v;
+}
+
+static inline int32_t htc__requant(int32_t acc, int32_t m, int shift, int32_t zp, int32_t lo, int32_t hi)
+{
+    const htc__rq q = htc__rq_make(m, shift);
+    return htc__rq_apply(&q, acc, zp, lo, hi);
 }
 
 /* Count leading zeros of a 32-bit value; 32 for 0. */
@@ -210,15 +231,105 @@ static inline int32_t htc__one_over_one_plus_x(int32_t a)
 #define HTC__LO16(v) _mm_srai_epi16(_mm_unpacklo_epi8((v), (v)), 8)
 #define HTC__HI16(v) _mm_srai_epi16(_mm_unpackhi_epi8((v), (v)), 8)
 
-/* horizontal sums of four int32x4 vectors, added to acc[0..3] */
+/* horizontal sums of four int32x4 vectors: {sum(s0), sum(s1), sum(s2), sum(s3)} */
+static inline __m128i htc__hsum4v(__m128i s0, __m128i s1, __m128i s2, __m128i s3)
+{
+    __m128i a = _mm_add_epi32(_mm_unpacklo_epi32(s0, s1), _mm_unpackhi_epi32(s0, s1));
+    __m128i b = _mm_add_epi32(_mm_unpacklo_epi32(s2, s3), _mm_unpackhi_epi32(s2, s3));
+    return _mm_add_epi32(_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
+}
+
+/* the same, added to acc[0..3] */
 static inline void htc__hsum4(__m128i s0, __m128i s1, __m128i s2, __m128i s3, int32_t *acc)
 {
     int32_t t[4];
-    __m128i a = _mm_add_epi32(_mm_unpacklo_epi32(s0, s1), _mm_unpackhi_epi32(s0, s1));
-    __m128i b = _mm_add_epi32(_mm_unpacklo_epi32(s2, s3), _mm_unpackhi_epi32(s2, s3));
-    __m128i r = _mm_add_epi32(_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
-    _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, t)), r);
+    _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, t)), htc__hsum4v(s0, s1, s2, s3));
     acc[0] += t[0]; acc[1] += t[1]; acc[2] += t[2]; acc[3] += t[3];
+}
+#endif
+
+#ifdef HTC__SSE2
+/* Four requantizations at once (lanes = four output channels), the same
+   values as htc__rq_apply: with m >= 0 the signed product x*m is the
+   unsigned one of (uint32)x and m minus 2^32*m when x < 0, so
+   (x*m + 2^30) >> 31 is ((u + 2^30) >> 31) - 2m (mod 2^32) from pmuludq;
+   the rounding shift by a per-lane e uses floor(h / 2^e) =
+   floor((h + 2^31) / 2^e) - 2^(31-e), again one pmuludq by 2^(31-e), plus
+   gemmlowp's remainder test; the clamp runs in int16 (SSE2 has min/max
+   there) after a saturating pack, which cannot move a value across the
+   int8 bounds. Usable when no lane needs a left shift (multiplier < 1). */
+typedef struct {
+    __m128i m, m2, p2, mask, half;
+} htc__rq4;
+
+/* Returns 0 (and the caller falls back to htc__rq_apply) if a lane has a
+   positive shift. m/s: four multipliers and shifts, step 0 or 1 apart. */
+static inline int htc__rq4_make(htc__rq4 *q, const int32_t *m, const int8_t *s, int32_t step)
+{
+    int32_t mv[4], pv[4], kv[4], hv[4];
+    int k;
+    for (k = 0; k < 4; k++) {
+        const int e = -s[k * step];
+        if (e < 0 || e > 31) return 0;
+        mv[k] = m[k * step];
+        pv[k] = HTC__CAST(int32_t, HTC__CAST(uint32_t, 1) << (31 - e));
+        kv[k] = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << e) - 1u);
+        hv[k] = kv[k] >> 1;
+    }
+    q->m = _mm_setr_epi32(mv[0], mv[1], mv[2], mv[3]);
+    q->m2 = _mm_add_epi32(q->m, q->m);
+    q->p2 = _mm_setr_epi32(pv[0], pv[1], pv[2], pv[3]);
+    q->mask = _mm_setr_epi32(kv[0], kv[1], kv[2], kv[3]);
+    q->half = _mm_setr_epi32(hv[0], hv[1], hv[2], hv[3]);
+    return 1;
+}
+
+/* low dwords of the four 64-bit halves of a (lanes 0, 2) and b (lanes 1, 3) */
+static inline __m128i htc__even_odd(__m128i a, __m128i b)
+{
+    return _mm_unpacklo_epi32(_mm_shuffle_epi32(a, 0x08), _mm_shuffle_epi32(b, 0x08));
+}
+
+/* (floor-shifted) unsigned x * p >> 31 per lane, x and p as uint32 */
+static inline __m128i htc__mulshr31(__m128i x, __m128i p, __m128i add)
+{
+    __m128i e = _mm_mul_epu32(x, p);
+    __m128i o = _mm_mul_epu32(_mm_srli_epi64(x, 32), _mm_srli_epi64(p, 32));
+    e = _mm_srli_epi64(_mm_add_epi64(e, add), 31);
+    o = _mm_srli_epi64(_mm_add_epi64(o, add), 31);
+    return htc__even_odd(e, o);
+}
+
+/* requantized int32 lanes, before the output offset and clamp */
+static inline __m128i htc__rq4_apply(const htc__rq4 *q, __m128i x)
+{
+    const __m128i r30 = _mm_set_epi32(0, 1 << 30, 0, 1 << 30);
+    const __m128i sign = _mm_set1_epi32(HTC__CAST(int32_t, 0x80000000u));
+    /* h = SaturatingRoundingDoublingHighMul(x, m) */
+    __m128i h = _mm_sub_epi32(htc__mulshr31(x, q->m, r30), _mm_and_si128(_mm_srai_epi32(x, 31), q->m2));
+    /* RoundingDivideByPOT(h, e): floor(h / 2^e) + (rem > half + (h < 0)) */
+    __m128i fl = _mm_sub_epi32(htc__mulshr31(_mm_xor_si128(h, sign), q->p2, _mm_setzero_si128()), q->p2);
+    __m128i rem = _mm_and_si128(h, q->mask);
+    __m128i thr = _mm_sub_epi32(q->half, _mm_srai_epi32(h, 31));
+    return _mm_sub_epi32(fl, _mm_cmpgt_epi32(rem, thr));
+}
+
+/* two requantized vectors -> 8 int8 values (a's four, then b's four) with
+   the output zero point added and the activation clamp applied */
+static inline __m128i htc__rq4_pack(__m128i a, __m128i b, int32_t zp, int32_t lo, int32_t hi)
+{
+    const __m128i z = _mm_set1_epi16(HTC__CAST(short, zp));
+    __m128i v = _mm_adds_epi16(_mm_packs_epi32(a, b), z);
+    v = _mm_max_epi16(v, _mm_set1_epi16(HTC__CAST(short, lo)));
+    v = _mm_min_epi16(v, _mm_set1_epi16(HTC__CAST(short, hi)));
+    return _mm_packs_epi16(v, v);
+}
+
+/* store the low four bytes of v (unaligned) */
+static inline void htc__st32(int8_t *d, __m128i v)
+{
+    const int32_t w = _mm_cvtsi128_si32(v);
+    memcpy(d, &w, 4);
 }
 #endif
 
@@ -400,5 +511,111 @@ typedef struct {
     float scale;
     double dscale;
 } htc__quant_params;
+
+/* ---- onnxruntime arithmetic (ONNX models) --------------------------------
+   ONNX models follow onnxruntime/MLAS: an int32 accumulator (bias included)
+   is converted to float, multiplied by a float scale, clamped to
+   [qmin - zp, qmax - zp], rounded half to even and offset by the zero point.
+   Activations live in int8 storage; a uint8 tensor is stored as value - 128
+   with zero point - 128, which leaves every difference x - zp unchanged.
+   Kernels: kernels/ort_conv.c, kernels/ort_eltwise.c, kernels/transpose.c. */
+
+/* Round half to even of |v| < 2^22 without libm or the rounding mode:
+   adding and subtracting 1.5 * 2^23 leaves the nearest-even integer. */
+static inline int32_t htc__rne(float v)
+{
+    volatile float t = v + 12582912.0f;
+    return HTC__CAST(int32_t, t - 12582912.0f);
+}
+
+/* MlasRequantizeOutput for one value: float(acc) * scale, clamped, rounded
+   half to even, plus zp. lo/hi are qmin - zp and qmax - zp as floats. */
+static inline int32_t htc__rq_float(int32_t acc, float scale, float lo, float hi, int32_t zp)
+{
+    volatile float v = HTC__CAST(float, acc) * scale;
+    float c = v < lo ? lo : v;
+    c = c > hi ? hi : c;
+    return htc__rne(c) + zp;
+}
+
+/* QLinearConv / ConvInteger, NHWC. Output channel o belongs to group
+   o / group_out and reads input channels [g * group_in, (g + 1) * group_in);
+   depthwise is group_in == 1. Taps outside the input contribute nothing (the
+   padding value is the input zero point). w_zp: weight zero points, [out_c]
+   when per_channel else [1], or NULL when all zero. scale == NULL: the
+   output is the int32 accumulator (ConvInteger). */
+typedef struct {
+    int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
+    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+    int32_t group_in, group_out;
+    int32_t in_zp, out_zp, qmin, qmax;      /* stored (int8) domain */
+    int32_t per_channel;
+    const float *scale;                     /* x_scale * w_scale[o] / y_scale, in float */
+    const int8_t *weights;                  /* [out_c][k_h][k_w][group_in] */
+    const int32_t *bias;                    /* [out_c] or NULL */
+    const int32_t *w_zp;
+} htc__qconv_params;
+
+/* QLinearMatMul / QGemm / MatMulInteger: out[b][r][n] = requant(bias[n] +
+   sum_k (a[b][r][k] - in_zp) * (w[b or 0][n][k] - w_zp[n])). */
+typedef struct {
+    int32_t batches, rows, in_features, out_features;
+    int32_t w_batches;                      /* 1: weights shared by every batch */
+    int32_t in_zp, out_zp, qmin, qmax;
+    int32_t per_channel;
+    const float *scale;                     /* [out_features] or [1]; NULL: int32 output */
+    const int8_t *weights;                  /* [w_batches][out_features][in_features] */
+    const int32_t *bias;                    /* [out_features] or NULL */
+    const int32_t *w_zp;                    /* [out_features] or [1], or NULL */
+} htc__qfc_params;
+
+/* QLinearAdd as MLAS computes it on x86-64 (AVX2 kernel): from the values
+   onnxruntime sees (stored + off), c = fma(a, ra, fma(b, rb, fixed)), or
+   with a scalar operand folded into `fixed`; rounded half to even, saturated.
+   QLinearMul: c = (a - a_zp) * (b - b_zp) * ra in float. */
+typedef struct {
+    int32_t size;                           /* output elements */
+    int32_t a_scalar, b_scalar;             /* operand is a single element */
+    int32_t a_off, b_off, out_off;          /* stored + off = onnxruntime's value */
+    int32_t a_zp, b_zp;                     /* onnxruntime domain */
+    int32_t qmin, qmax;                     /* onnxruntime domain, before - out_off */
+    float ra, rb, fixed;
+} htc__qbinary_params;
+
+/* QLinearGlobalAveragePool: per (batch, channel) of NHWC,
+   requant(sum + bias, scale, zp) with bias = -in_zp * hw and
+   scale = x_scale / (y_scale * hw). */
+typedef struct {
+    int32_t batches, hw, c;
+    int32_t bias, out_zp, qmin, qmax;
+    float scale;
+} htc__qgap_params;
+
+/* Any function of one 8-bit value: out = lut[(uint8_t)in]. Tables are built
+   at compile time with onnxruntime's float arithmetic (dequantize, f,
+   quantize), so they equal what it computes element by element. */
+typedef struct {
+    int32_t size;
+    uint8_t lut[256];
+} htc__lut_params;
+
+/* QuantizeLinear (float -> int8 storage) and DequantizeLinear, per tensor or
+   per channel: element i has channel (i / inner) % channels. Quantize:
+   x / scale clamped to [qmin - zp, qmax - zp], rounded half to even, + zp;
+   dequantize: float(x - zp) * scale. */
+typedef struct {
+    int32_t size, channels, inner;
+    int32_t qmin, qmax;
+    const float *scale;
+    const int32_t *zp;
+} htc__qlinear_params;
+
+/* Transpose of elements of `elem` bytes, rank <= 6: the output is walked in
+   order; stride[d] is the input stride (in elements) of output dim d. */
+typedef struct {
+    int32_t rank, elem;
+    int32_t shape[6];
+    int32_t stride[6];
+} htc__transpose_params;
 
 #endif /* HTC__RUNTIME_H */

@@ -3,28 +3,85 @@
 
 /* TFLite's int8 per-channel convolution ignores the filter zero point (int8
    filters are symmetric); so does this kernel. Taps outside the input are
-   skipped, which equals reading in_zp there. Per output pixel the valid
-   kernel window is computed once; every (ky) row of it is one contiguous run
-   of (kx_hi - kx_lo) * in_c bytes in both the input and the OHWI weights when
-   dil_w == 1, so the inner loop is a plain dot product over that run, four
-   output channels at a time (the input byte and its zero-point offset are
-   loaded once for four multiply-accumulates). */
+   skipped, which equals reading in_zp there. The loops run over blocks of
+   four output channels, then over output pixels: the block's weights stay in
+   cache and its requantization constants in registers. Per pixel the valid
+   kernel window is found once (interior pixels without any search); every
+   kernel row of it is one contiguous run of (kx_hi - kx_lo) * in_c bytes in
+   both the input and the OHWI weights when dil_w == 1, so the inner loop is
+   a plain dot product over that run (htc__dot4_s8: four output channels per
+   input load, SSE2 on x86). */
 
-/* First valid tap index: smallest k >= 0 with 0 <= origin + k*dil. */
-static HTC__UNUSED int32_t htc__conv_lo(int32_t origin, int32_t dil, int32_t k)
+/* Valid taps [lo, hi) of a kernel of k taps, dilation dil, starting at
+   input coordinate origin, over an input of `size`. */
+static inline void htc__conv_taps(int32_t origin, int32_t dil, int32_t k, int32_t size, int32_t *lo, int32_t *hi)
 {
-    int32_t t = 0;
-    while (t < k && origin + t * dil < 0) t++;
-    return t;
+    int32_t a = 0, b = k;
+    if (origin < 0)
+        while (a < k && origin + a * dil < 0) a++;
+    if (origin + (k - 1) * dil >= size)
+        while (b > 0 && origin + (b - 1) * dil >= size) b--;
+    *lo = a;
+    *hi = b;
 }
 
-/* One past the last valid tap: origin + k*dil < size. */
-static HTC__UNUSED int32_t htc__conv_hi(int32_t origin, int32_t dil, int32_t k, int32_t size)
+#ifdef HTC__SSE2
+/* Two horizontally adjacent interior output pixels x four output channels,
+   dil_w == 1: every kernel row is one run of k_w * in_c bytes for both
+   pixels and all four weight rows; the widened weights serve both pixels.
+   Sums x * w without the input offset (the caller adds off * sum(w), exact
+   since all taps are inside): *r0 / *r1 get the four channel sums of each
+   pixel. */
+static HTC__UNUSED void htc__conv_pair4_sse2(const int8_t *x0, int32_t xstep, int32_t row_stride, int32_t dil_h,
+                                             const int8_t *w, int32_t wstride, int32_t k_h, int32_t run,
+                                             __m128i *r0, __m128i *r1)
 {
-    int32_t t = k;
-    while (t > 0 && origin + (t - 1) * dil >= size) t--;
-    return t;
+    const __m128i z = _mm_setzero_si128();
+    __m128i a0 = z, a1 = z, a2 = z, a3 = z, b0 = z, b1 = z, b2 = z, b3 = z;
+    int32_t t0[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, tail = 0;
+    int32_t ky;
+    for (ky = 0; ky < k_h; ky++) {
+        const int8_t *p0 = x0 + ky * dil_h * row_stride, *p1 = p0 + xstep;
+        const int8_t *q0 = w + ky * run, *q1 = q0 + wstride, *q2 = q1 + wstride, *q3 = q2 + wstride;
+        int32_t i = 0;
+        for (; i + 16 <= run; i += 16) {
+            const __m128i u = HTC__LD128(p0 + i), v = HTC__LD128(p1 + i);
+            const __m128i ul = HTC__LO16(u), uh = HTC__HI16(u), vl = HTC__LO16(v), vh = HTC__HI16(v);
+            __m128i c, cl, ch;
+#define HTC__PAIR_STEP(q, A, B)                                                              \
+            c = HTC__LD128((q) + i); cl = HTC__LO16(c); ch = HTC__HI16(c);                     \
+            A = _mm_add_epi32(A, _mm_add_epi32(_mm_madd_epi16(ul, cl), _mm_madd_epi16(uh, ch))); \
+            B = _mm_add_epi32(B, _mm_add_epi32(_mm_madd_epi16(vl, cl), _mm_madd_epi16(vh, ch)));
+            HTC__PAIR_STEP(q0, a0, b0)
+            HTC__PAIR_STEP(q1, a1, b1)
+            HTC__PAIR_STEP(q2, a2, b2)
+            HTC__PAIR_STEP(q3, a3, b3)
+#undef HTC__PAIR_STEP
+        }
+        if (i + 8 <= run) {
+            const __m128i ul = HTC__LO16(HTC__LD64(p0 + i)), vl = HTC__LO16(HTC__LD64(p1 + i));
+            __m128i cl;
+            cl = HTC__LO16(HTC__LD64(q0 + i)); a0 = _mm_add_epi32(a0, _mm_madd_epi16(ul, cl)); b0 = _mm_add_epi32(b0, _mm_madd_epi16(vl, cl));
+            cl = HTC__LO16(HTC__LD64(q1 + i)); a1 = _mm_add_epi32(a1, _mm_madd_epi16(ul, cl)); b1 = _mm_add_epi32(b1, _mm_madd_epi16(vl, cl));
+            cl = HTC__LO16(HTC__LD64(q2 + i)); a2 = _mm_add_epi32(a2, _mm_madd_epi16(ul, cl)); b2 = _mm_add_epi32(b2, _mm_madd_epi16(vl, cl));
+            cl = HTC__LO16(HTC__LD64(q3 + i)); a3 = _mm_add_epi32(a3, _mm_madd_epi16(ul, cl)); b3 = _mm_add_epi32(b3, _mm_madd_epi16(vl, cl));
+            i += 8;
+        }
+        for (; i < run; i++) {
+            const int32_t u = p0[i], v = p1[i];
+            t0[0] += u * q0[i]; t0[1] += u * q1[i]; t0[2] += u * q2[i]; t0[3] += u * q3[i];
+            t1[0] += v * q0[i]; t1[1] += v * q1[i]; t1[2] += v * q2[i]; t1[3] += v * q3[i];
+            tail = 1;
+        }
+    }
+    *r0 = htc__hsum4v(a0, a1, a2, a3);
+    *r1 = htc__hsum4v(b0, b1, b2, b3);
+    if (tail) {
+        *r0 = _mm_add_epi32(*r0, HTC__LD128(t0));
+        *r1 = _mm_add_epi32(*r1, HTC__LD128(t1));
+    }
 }
+#endif
 
 static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
@@ -35,66 +92,123 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
     const int32_t off = -p->in_zp;
     const int32_t out_zp = p->out_zp, lo = p->act_min, hi = p->act_max;
     const int32_t mstep = p->per_channel ? 1 : 0;
-    const int32_t wstride = k_h * k_w * in_c;         /* bytes per output channel */
+    const int32_t wstride = k_h * k_w * in_c;         /* weight bytes per output channel */
     const int32_t row_stride = in_w * in_c;
-    const int32_t *bias = p->bias;
-    int32_t b, oy, ox;
+    int32_t b, oc0;
 
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * in_h * row_stride;
-        for (oy = 0; oy < out_h; oy++) {
-            const int32_t iy0 = oy * p->stride_h - p->pad_top;
-            const int32_t ky_lo = htc__conv_lo(iy0, dil_h, k_h);
-            const int32_t ky_hi = htc__conv_hi(iy0, dil_h, k_h, in_h);
-            for (ox = 0; ox < out_w; ox++) {
-                const int32_t ix0 = ox * p->stride_w - p->pad_left;
-                const int32_t kx_lo = htc__conv_lo(ix0, dil_w, k_w);
-                const int32_t kx_hi = htc__conv_hi(ix0, dil_w, k_w, in_w);
-                /* contiguous run per kernel row when dil_w == 1 */
-                const int32_t run = dil_w == 1 ? (kx_hi - kx_lo) * in_c : in_c;
-                const int32_t nruns = dil_w == 1 ? (kx_hi > kx_lo ? 1 : 0) : (kx_hi > kx_lo ? kx_hi - kx_lo : 0);
-                /* input and weight offsets of the first tap of the window */
-                const int8_t *in_px = in_b + (ix0 + kx_lo * dil_w) * in_c;
-                const int32_t w_first = kx_lo * in_c;
-                int32_t oc = 0;
-                for (; oc + 4 <= out_c; oc += 4) {
-                    const int8_t *w0 = p->weights + (size_t)oc * wstride;
-                    int32_t acc[4] = {0, 0, 0, 0};
-                    int32_t ky;
-                    for (ky = ky_lo; ky < ky_hi; ky++) {
-                        const int8_t *xr = in_px + (iy0 + ky * dil_h) * row_stride;
-                        const int8_t *wr = w0 + ky * k_w * in_c + w_first;
-                        int32_t r;
-                        for (r = 0; r < nruns; r++)
-                            htc__dot4_s8(xr + r * dil_w * in_c, wr + r * in_c, wstride, run, off, acc);
+        int8_t *out_b = out + (size_t)b * out_h * out_w * out_c;
+        for (oc0 = 0; oc0 < out_c; oc0 += 4) {
+            const int32_t nb = out_c - oc0 < 4 ? out_c - oc0 : 4;     /* channels in this block */
+            htc__rq q[4];
+            int32_t bias[4] = {0, 0, 0, 0};
+#ifdef HTC__SSE2
+            int32_t full[4] = {0, 0, 0, 0};
+            htc__rq4 q4;
+            int use4;
+            memset(&q4, 0, sizeof q4);
+#endif
+            int32_t oy, k;
+            for (k = 0; k < nb; k++) {
+                q[k] = htc__rq_make(p->mult[(oc0 + k) * mstep], p->shift[(oc0 + k) * mstep]);
+                if (p->bias) bias[k] = p->bias[oc0 + k];
+            }
+#ifdef HTC__SSE2
+            use4 = nb == 4 && htc__rq4_make(&q4, p->mult + oc0 * mstep, p->shift + oc0 * mstep, mstep);
+            /* interior pixels: bias + off * sum(w) is a per-channel constant */
+            if (nb == 4 && dil_w == 1) {
+                for (k = 0; k < 4; k++) {
+                    const int8_t *w = p->weights + (size_t)(oc0 + k) * wstride;
+                    int32_t i, sw = 0;
+                    for (i = 0; i < wstride; i++) sw += w[i];
+                    full[k] = bias[k] + off * sw;
+                }
+            }
+#endif
+            for (oy = 0; oy < out_h; oy++) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                int32_t ky_lo, ky_hi, ox;
+                int8_t *o = out_b + (size_t)oy * out_w * out_c + oc0;
+                htc__conv_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
+                for (ox = 0; ox < out_w; ox++, o += out_c) {
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+#ifdef HTC__SSE2
+                    /* two interior pixels at once */
+                    if (nb == 4 && dil_w == 1 && ky_lo == 0 && ky_hi == k_h && ox + 1 < out_w && ix0 >= 0 &&
+                        ix0 + p->stride_w + k_w - 1 < in_w) {
+                        int32_t a0[4], a1[4];
+                        __m128i v0, v1;
+                        htc__conv_pair4_sse2(in_b + (size_t)iy0 * row_stride + ix0 * in_c, p->stride_w * in_c, row_stride,
+                                             dil_h, p->weights + (size_t)oc0 * wstride, wstride, k_h, k_w * in_c, &v0, &v1);
+                        v0 = _mm_add_epi32(v0, HTC__LD128(full));
+                        v1 = _mm_add_epi32(v1, HTC__LD128(full));
+                        if (use4) {
+                            const __m128i r = htc__rq4_pack(htc__rq4_apply(&q4, v0), htc__rq4_apply(&q4, v1), out_zp, lo, hi);
+                            htc__st32(o, r);
+                            htc__st32(o + out_c, _mm_srli_si128(r, 4));
+                            o += out_c;
+                            ox++;
+                            continue;
+                        }
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a0)), v0);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a1)), v1);
+                        o[0] = HTC__CAST(int8_t, htc__rq_apply(&q[0], a0[0], out_zp, lo, hi));
+                        o[1] = HTC__CAST(int8_t, htc__rq_apply(&q[1], a0[1], out_zp, lo, hi));
+                        o[2] = HTC__CAST(int8_t, htc__rq_apply(&q[2], a0[2], out_zp, lo, hi));
+                        o[3] = HTC__CAST(int8_t, htc__rq_apply(&q[3], a0[3], out_zp, lo, hi));
+                        o += out_c;
+                        ox++;
+                        o[0] = HTC__CAST(int8_t, htc__rq_apply(&q[0], a1[0], out_zp, lo, hi));
+                        o[1] = HTC__CAST(int8_t, htc__rq_apply(&q[1], a1[1], out_zp, lo, hi));
+                        o[2] = HTC__CAST(int8_t, htc__rq_apply(&q[2], a1[2], out_zp, lo, hi));
+                        o[3] = HTC__CAST(int8_t, htc__rq_apply(&q[3], a1[3], out_zp, lo, hi));
+                        continue;
                     }
-                    if (bias) {
-                        acc[0] += bias[oc]; acc[1] += bias[oc + 1]; acc[2] += bias[oc + 2]; acc[3] += bias[oc + 3];
-                    }
-                    {
-                        const int32_t *m = p->mult + oc * mstep;
-                        const int8_t *s = p->shift + oc * mstep;
-                        int8_t *o = out + oc;
-                        o[0] = HTC__CAST(int8_t, htc__clamp(htc__mulq(acc[0], m[0], s[0]) + out_zp, lo, hi));
-                        o[1] = HTC__CAST(int8_t, htc__clamp(htc__mulq(acc[1], m[mstep], s[mstep]) + out_zp, lo, hi));
-                        o[2] = HTC__CAST(int8_t, htc__clamp(htc__mulq(acc[2], m[2 * mstep], s[2 * mstep]) + out_zp, lo, hi));
-                        o[3] = HTC__CAST(int8_t, htc__clamp(htc__mulq(acc[3], m[3 * mstep], s[3 * mstep]) + out_zp, lo, hi));
+#endif
+                    int32_t kx_lo, kx_hi, run, nruns, ky;
+                    const int8_t *in_px;
+                    const int8_t *w_px;
+                    int32_t acc[4];
+                    htc__conv_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
+                    /* contiguous run per kernel row when dil_w == 1 */
+                    run = dil_w == 1 ? (kx_hi - kx_lo) * in_c : in_c;
+                    nruns = kx_hi <= kx_lo ? 0 : (dil_w == 1 ? 1 : kx_hi - kx_lo);
+                    in_px = in_b + (ix0 + kx_lo * dil_w) * in_c;
+                    w_px = p->weights + (size_t)oc0 * wstride + kx_lo * in_c;
+                    acc[0] = bias[0]; acc[1] = bias[1]; acc[2] = bias[2]; acc[3] = bias[3];
+                    if (nb == 4) {
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const int8_t *xr = in_px + (iy0 + ky * dil_h) * row_stride;
+                            const int8_t *wr = w_px + ky * k_w * in_c;
+                            int32_t r;
+                            for (r = 0; r < nruns; r++)
+                                htc__dot4_s8(xr + r * dil_w * in_c, wr + r * in_c, wstride, run, off, acc);
+                        }
+#ifdef HTC__SSE2
+                        if (use4) {
+                            const __m128i v = htc__rq4_apply(&q4, HTC__LD128(acc));
+                            htc__st32(o, htc__rq4_pack(v, v, out_zp, lo, hi));
+                            continue;
+                        }
+#endif
+                        o[0] = HTC__CAST(int8_t, htc__rq_apply(&q[0], acc[0], out_zp, lo, hi));
+                        o[1] = HTC__CAST(int8_t, htc__rq_apply(&q[1], acc[1], out_zp, lo, hi));
+                        o[2] = HTC__CAST(int8_t, htc__rq_apply(&q[2], acc[2], out_zp, lo, hi));
+                        o[3] = HTC__CAST(int8_t, htc__rq_apply(&q[3], acc[3], out_zp, lo, hi));
+                    } else {
+                        for (k = 0; k < nb; k++) {
+                            for (ky = ky_lo; ky < ky_hi; ky++) {
+                                const int8_t *xr = in_px + (iy0 + ky * dil_h) * row_stride;
+                                const int8_t *wr = w_px + (size_t)k * wstride + ky * k_w * in_c;
+                                int32_t r;
+                                for (r = 0; r < nruns; r++)
+                                    acc[k] += htc__dot1_s8(xr + r * dil_w * in_c, wr + r * in_c, run, off);
+                            }
+                            o[k] = HTC__CAST(int8_t, htc__rq_apply(&q[k], acc[k], out_zp, lo, hi));
+                        }
                     }
                 }
-                for (; oc < out_c; oc++) {
-                    const int8_t *w0 = p->weights + (size_t)oc * wstride;
-                    int32_t a0 = 0;
-                    int32_t ky;
-                    for (ky = ky_lo; ky < ky_hi; ky++) {
-                        const int8_t *xr = in_px + (iy0 + ky * dil_h) * row_stride;
-                        const int8_t *wr = w0 + ky * k_w * in_c + w_first;
-                        int32_t r;
-                        for (r = 0; r < nruns; r++) a0 += htc__dot1_s8(xr + r * dil_w * in_c, wr + r * in_c, run, off);
-                    }
-                    if (bias) a0 += bias[oc];
-                    out[oc] = HTC__CAST(int8_t, htc__clamp(htc__mulq(a0, p->mult[oc * mstep], p->shift[oc * mstep]) + out_zp, lo, hi));
-                }
-                out += out_c;
             }
         }
     }
