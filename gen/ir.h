@@ -231,6 +231,8 @@ typedef struct {
     const char *method;         /* how the offsets were found, for the report */
     double solve_ms;            /* time spent in the MILP */
     int ninplace;               /* element-wise ops computed in place */
+    int reordered;              /* ops run in a memory-aware order, not the model's */
+    int64_t original_bound;     /* the lower bound in the model's own order */
 } Plan;
 Plan *plan(Graph *g, Target *t);                /* plan.c */
 typedef struct {

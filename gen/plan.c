@@ -311,16 +311,81 @@ static void verify(const Graph *g, const Bufs *b, int64_t arena, int align)
     }
 }
 
+/* Storage, aliases and lifetimes for the current op order; the buffers to
+   place in b and the lower bound (most bytes live at one step) returned. */
+static int64_t storage(Graph *g, Plan *p, Bufs *b)
+{
+    for (int s = 0; s < g->nops; s++) g->ops[s].inplace = 0;
+    classify(g);
+    p->ninplace = concat_in_place(g);
+    p->ninplace += inplace(g);
+    lifetimes(g);
+    b->n = 0;
+    for (int i = 0; i < g->ntensors; i++) {
+        Tensor *tt = &g->tensors[i];
+        tt->offset = -1;
+        tt->memory = p->memory;
+        if (tt->storage != ST_ARENA || tt->first_use < 0) continue;
+        b->id[b->n] = i;
+        b->size[b->n] = align_up((int64_t)tensor_bytes(tt), p->alignment);
+        b->first[b->n] = tt->first_use;
+        b->last[b->n] = tt->last_use;
+        b->n++;
+    }
+    int64_t lb = 0;
+    for (int s = 0; s < g->nops; s++) {
+        int64_t sum = 0;
+        for (int i = 0; i < b->n; i++)
+            if (b->first[i] <= s && s <= b->last[i]) sum += b->size[i];
+        if (sum > lb) lb = sum;
+    }
+    return lb;
+}
+
+/* A memory-aware topological order for branching graphs: among the ready
+   ops, run the one that adds the fewest live bytes (its output minus the
+   inputs it is the last reader of); ties keep the model's order. */
+static void schedule(Graph *g, const Op *orig)
+{
+    int n = g->nops;
+    int *done = arena_alloc(sizeof(int) * (size_t)n), *prod = arena_alloc(sizeof(int) * (size_t)g->ntensors);
+    for (int i = 0; i < g->ntensors; i++) prod[i] = -1;
+    for (int s = 0; s < n; s++) prod[orig[s].out[0]] = s;
+    for (int k = 0; k < n; k++) {
+        int best = -1;
+        int64_t best_cost = 0;
+        for (int c = 0; c < n; c++) {
+            if (done[c]) continue;
+            int ready = 1;
+            for (int j = 0; j < orig[c].nin; j++)
+                if (orig[c].in[j] >= 0 && prod[orig[c].in[j]] >= 0 && !done[prod[orig[c].in[j]]]) ready = 0;
+            if (!ready) continue;
+            int64_t cost = (int64_t)tensor_bytes(&g->tensors[orig[c].out[0]]);
+            for (int j = 0; j < orig[c].nin; j++) {
+                int ti = orig[c].in[j];
+                if (ti < 0 || prod[ti] < 0) continue;
+                int last = 1;
+                for (int d = 0; d < n && last; d++)
+                    if (d != c && !done[d])
+                        for (int q = 0; q < orig[d].nin; q++) last &= orig[d].in[q] != ti;
+                if (last) cost -= (int64_t)tensor_bytes(&g->tensors[ti]);
+            }
+            if (best < 0 || cost < best_cost) {
+                best = c;
+                best_cost = cost;
+            }
+        }
+        done[best] = 1;
+        g->ops[k] = orig[best];
+    }
+}
+
 Plan *plan(Graph *g, Target *t)
 {
     Plan *p = arena_alloc(sizeof *p);
     p->memory = t->engines[0].act_memory;
     p->alignment = t->memories[p->memory].alignment;
     if (p->alignment < 16) p->alignment = 16;
-    classify(g);
-    p->ninplace = concat_in_place(g);
-    p->ninplace += inplace(g);
-    lifetimes(g);
 
     Bufs b = {0};
     b.id = arena_alloc(sizeof(int) * (size_t)(g->ntensors + 1));
@@ -328,24 +393,20 @@ Plan *plan(Graph *g, Target *t)
     b.first = arena_alloc(sizeof(int) * (size_t)(g->ntensors + 1));
     b.last = arena_alloc(sizeof(int) * (size_t)(g->ntensors + 1));
     b.off = arena_alloc(sizeof(int64_t) * (size_t)(g->ntensors + 1));
-    for (int i = 0; i < g->ntensors; i++) {
-        Tensor *tt = &g->tensors[i];
-        tt->offset = -1;
-        tt->memory = p->memory;
-        if (tt->storage != ST_ARENA || tt->first_use < 0) continue;
-        b.id[b.n] = i;
-        b.size[b.n] = align_up((int64_t)tensor_bytes(tt), p->alignment);
-        b.first[b.n] = tt->first_use;
-        b.last[b.n] = tt->last_use;
-        b.n++;
-    }
 
-    /* lower bound: the most bytes live at one step */
-    for (int s = 0; s < g->nops; s++) {
-        int64_t sum = 0;
-        for (int i = 0; i < b.n; i++)
-            if (b.first[i] <= s && s <= b.last[i]) sum += b.size[i];
-        if (sum > p->lower_bound) p->lower_bound = sum;
+    /* the model's order, or a memory-aware one if that lowers the bound */
+    p->lower_bound = storage(g, p, &b);
+    Op *orig = arena_alloc(sizeof(Op) * (size_t)(g->nops + 1));
+    memcpy(orig, g->ops, sizeof(Op) * (size_t)g->nops);
+    p->original_bound = p->lower_bound;
+    schedule(g, orig);
+    int64_t lb = storage(g, p, &b);
+    if (lb < p->lower_bound) {
+        p->lower_bound = lb;
+        p->reordered = 1;
+    } else {
+        memcpy(g->ops, orig, sizeof(Op) * (size_t)g->nops);
+        storage(g, p, &b);
     }
 
     p->greedy_size = greedy(&b, b.off);

@@ -55,6 +55,8 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                    "  \"arena_greedy\": %lld,\n  \"plan_method\": ",
                 t->clock_mhz, (long long)p->arena_size, (long long)p->lower_bound, (long long)p->greedy_size);
         json_str(f, p->method);
+        fprintf(f, ",\n  \"reordered\": %s,\n  \"bound_in_model_order\": %lld", p->reordered ? "true" : "false",
+                (long long)p->original_bound);
         fprintf(f, ",\n  \"plan_ms\": %.3f,\n  \"inplace_ops\": %d,\n"
                    "  \"weight_bytes\": %lld,\n  \"macs\": %lld,\n  \"est_cycles\": %.0f,\n  \"layers\": [\n",
                 p->solve_ms, p->ninplace, (long long)wtot, (long long)macs, cyc);
@@ -111,6 +113,8 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
     fprintf(f, "\narena: %lld bytes in %s (lower bound %lld, greedy by size %lld; %s; %d ops in place)\n",
             (long long)p->arena_size, t->memories[p->memory].name, (long long)p->lower_bound,
             (long long)p->greedy_size, p->method, p->ninplace);
+    if (p->reordered)
+        fprintf(f, "op order: memory-aware (lower bound %lld in the model's order)\n", (long long)p->original_bound);
     fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
 }
