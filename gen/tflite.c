@@ -273,9 +273,9 @@ static Tab vec_table(Reader *r, const Vec *v, uint32_t i, const char *what)
     return table_at(r, deref(r, p, what), what);
 }
 
-/* String in field `slot`, copied into the arena with control characters
-   replaced (names end up in one-line messages and generated comments);
-   NULL when absent. */
+/* String in field `slot`, copied into the arena with every byte outside
+   printable ASCII replaced by '?' (names end up in one-line messages and in
+   generated C); NULL when absent. */
 static char *get_string(Reader *r, const Tab *t, int slot, const char *what)
 {
     Vec v;
@@ -286,7 +286,7 @@ static char *get_string(Reader *r, const Tab *t, int slot, const char *what)
     char *s = arena_alloc((size_t)v.n + 1);
     for (uint32_t i = 0; i < v.n; i++) {
         uint8_t c = r->buf[v.pos + i];
-        s[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+        s[i] = (c < 0x20 || c > 0x7e) ? '?' : (char)c;
     }
     return s;
 }
