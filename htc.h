@@ -428,6 +428,13 @@ typedef struct {
     const int32_t *bias;            /* [out_c] or NULL */
 } htc__conv_params;
 
+/* FULLY_CONNECTED. The TFLite reference kernel (ai-edge-litert 2.x,
+   BUILTIN_REF) does not use a fixed-point multiplier for int8 FC: it computes
+   out = (int32)round((double)acc * scale[c]) + out_zp with
+   scale[c] = double(in_scale) * double(w_scale[c]) / double(out_scale)
+   (per tensor: c = 0). When `scale` is non-NULL the kernel does exactly that
+   (gen/quant.c quant_fc_scales); when NULL it requantizes with mult/shift
+   (quant_fc_multipliers, TFLite's optimized-kernel arithmetic). */
 typedef struct {
     int32_t batches, in_features, out_features;
     int32_t in_zp, w_zp, out_zp, act_min, act_max;
@@ -436,6 +443,7 @@ typedef struct {
     const int8_t *shift;
     const int8_t *weights;          /* [out_features][in_features] */
     const int32_t *bias;            /* [out_features] or NULL */
+    const double *scale;            /* [out_features] or [1], or NULL (see above) */
 } htc__fc_params;
 
 typedef struct {
