@@ -450,6 +450,10 @@ void lower(Graph *g)
         OP = op;
         op->variant = "";
         if (op->nout != 1 || op->out[0] < 0) fail("expected exactly one output");
+        for (int k = -1; k < op->nin; k++) {
+            int ti = k < 0 ? op->out[0] : op->in[k];
+            if (ti >= 0 && tensor_numel(&g->tensors[ti]) == 0) fail("tensor '%s' is empty", g->tensors[ti].name);
+        }
         for (int k = 0; k < op->nin; k++)
             if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && op->kind != OP_QUANTIZE)
                 fail("float input '%s': htc compiles integer models only", g->tensors[op->in[k]].name);
