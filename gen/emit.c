@@ -10,6 +10,8 @@ static FILE *F;
 static const char *N;           /* lower-case prefix, e.g. "kws" */
 static char *NU;                /* upper-case prefix, e.g. "KWS" */
 
+static const char *safe(const char *s);
+
 /* ---- fast number lists (weights dominate the header) ---------------------- */
 
 static char buf[1 << 16];
