@@ -373,6 +373,20 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     io_doc(g, "output", g->outputs, g->noutputs);
     fprintf(F, "*/\n#ifndef %s_H_INCLUDED\n#define %s_H_INCLUDED\n\n", NU, NU);
     fprintf(F, "#define %s_ARENA_SIZE %lld\n#define %s_ARENA_ALIGN %d\n", NU, (long long)(p->arena_size ? p->arena_size : p->alignment), NU, p->alignment);
+    for (int i = 0; i < p->nstack; i++) {
+        /* the compiler's name as a macro suffix: arm-none-eabi-gcc -> ARM_NONE_EABI_GCC */
+        char tag[64];
+        int n = 0;
+        for (const char *c = p->stack_cc[i]; *c && *c != ' ' && n < 60; c++)
+            tag[n++] = (char)(isalnum((unsigned char)*c) ? toupper((unsigned char)*c) : '_');
+        tag[n] = 0;
+        for (int j = 0; j < i; j++)
+            if (!strncmp(p->stack_cc[j], p->stack_cc[i], (size_t)n) && (p->stack_cc[j][n] == ' ' || !p->stack_cc[j][n]))
+                snprintf(tag + n, sizeof tag - (size_t)n, "_%d", i);
+        fprintf(F, "/* measured: %s -fstack-usage -fcallgraph-info */\n", safe(p->stack_cc[i]));
+        fprintf(F, "#define %s_STACK_SIZE_%s %lld\n#define %s_RAM_SIZE_%s (%s_ARENA_SIZE + %s_STACK_SIZE_%s)\n", NU, tag,
+                (long long)p->stack_bytes[i], NU, tag, NU, NU, tag);
+    }
     fprintf(F, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", NU, g->ninputs, NU, g->noutputs);
     size_t isz = 0, osz = 0;
     for (int i = 0; i < g->ninputs; i++) isz += tensor_bytes(&g->tensors[g->inputs[i]]);

@@ -25,6 +25,10 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whole file into arena memory; dies naming the path on failure. */
 uint8_t *read_file(const char *path, size_t *len);
 
+/* Run argv (PATH lookup), wait, return its exit status (128 + signal);
+   quiet sends its stdout to /dev/null. */
+int run_command(char *const argv[], int quiet);
+
 /* Output files are written to "<path>.tmp" and renamed on out_commit(), so an
    error never leaves a half-written file behind. */
 FILE *out_open(const char *path);
@@ -233,6 +237,9 @@ typedef struct {
     int ninplace;               /* element-wise ops computed in place */
     int reordered;              /* ops run in a memory-aware order, not the model's */
     int64_t original_bound;     /* the lower bound in the model's own order */
+    int nstack;                 /* stacks measured with --stack-cc */
+    const char *stack_cc[4];
+    int64_t stack_bytes[4];
 } Plan;
 Plan *plan(Graph *g, Target *t);                /* plan.c */
 typedef struct {
@@ -242,6 +249,9 @@ typedef struct {
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o);   /* emit.c */
 void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json);             /* report.c */
 void report_svg(FILE *f, Graph *g, Target *t, Plan *p);
+/* Deepest stack below name_run when the header is compiled by `cc` (a
+   compiler with flags), from -fstack-usage and -fcallgraph-info. */
+int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const char *cc);   /* stack.c */
 void dump_graph(FILE *f, const Graph *g, const char *after);             /* dump.c */
 
 #endif

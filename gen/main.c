@@ -25,6 +25,9 @@ static const char usage[] =
     "            [--check] (AddressSanitizer build; each layer may touch only its planned buffers)\n"
     "  report    per-layer table: engine and why, storage, MACs, cycles  [--json]\n"
     "            [--svg FILE] (the memory plan over time as a picture)\n"
+    "  compile and report: [--stack-cc \"CC FLAGS\"] (repeatable) measure the stack of\n"
+    "            name_run compiled by CC (-fstack-usage, -fcallgraph-info): header macros\n"
+    "            NAME_STACK_SIZE_<CC> and NAME_RAM_SIZE_<CC>, and lines in the report\n"
     "\n"
     "options:\n"
     "  -t, --target FILE   target description (targets/cpu.lua, ...)\n"
@@ -35,6 +38,8 @@ static const char usage[] =
 typedef struct {
     const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug, *svg;
     int check;
+    int nstack;
+    const char *stack_cc[4];
     const char *inputs[OP_MAX_IO], *outputs[OP_MAX_IO];
     int ninputs, noutputs, json;
     long repeat;
@@ -76,6 +81,10 @@ static void parse(Options *o, int argc, char **argv)
         else if (!strcmp(a, "-d")) o->debug = VALUE();
         else if (!strcmp(a, "--json")) o->json = 1;
         else if (!strcmp(a, "--check")) o->check = 1;
+        else if (!strcmp(a, "--stack-cc")) {
+            if (o->nstack == 4) die("at most 4 --stack-cc compilers");
+            o->stack_cc[o->nstack++] = VALUE();
+        }
         else if (!strcmp(a, "--svg")) o->svg = VALUE();
         else if (!strcmp(a, "--repeat")) {
             const char *v = VALUE();
@@ -134,22 +143,6 @@ static int rm_entry(const char *p, const struct stat *s, int flag, struct FTW *f
 static void cleanup(void)
 {
     if (tmpdir[0]) nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int spawn(char *const argv[], int quiet_fd)
-{
-    pid_t pid;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    if (quiet_fd >= 0) posix_spawn_file_actions_adddup2(&fa, quiet_fd, 1);
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) die("cannot run %s: %s", argv[0], strerror(rc));
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) die("waitpid: %s", strerror(errno));
-    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-    return WEXITSTATUS(st);
 }
 
 static void write_driver(const char *path, const Graph *g, const char *name, int check)
@@ -258,7 +251,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
         cargv[7] = "-fno-omit-frame-pointer";
         cargv[8] = drv;
     }
-    int rc = spawn(cargv, -1);
+    int rc = run_command(cargv, 0);
     if (rc) die("%s: the host compiler (%s) failed on the generated code (exit %d)", hdr, cc, rc);
 
     char rep[32];
@@ -272,7 +265,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     for (int i = 0; i < o->noutputs; i++) rargv[n++] = (char *)o->outputs[i];
     rargv[n] = NULL;
     fflush(stdout);
-    rc = spawn(rargv, -1);
+    rc = run_command(rargv, 0);
     if (rc) die("%s: the generated program failed (exit %d)", g->path, rc);
 }
 
@@ -293,6 +286,11 @@ int main(int argc, char **argv)
     if (o.debug && !strcmp(o.debug, "plan")) dump_graph(stderr, g, "plan");
 
     EmitOptions eo = {o.name, o.cmdline};
+    for (int i = 0; i < o.nstack; i++) {
+        p->stack_cc[i] = o.stack_cc[i];
+        p->stack_bytes[i] = stack_measure(g, t, p, &eo, o.stack_cc[i]);
+    }
+    p->nstack = o.nstack;
     if (!strcmp(o.cmd, "compile")) {
         if (!o.out) die("compile: no output file given (-o OUT.h)");
         FILE *f = out_open(o.out);

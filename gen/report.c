@@ -57,6 +57,14 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         json_str(f, p->method);
         fprintf(f, ",\n  \"reordered\": %s,\n  \"bound_in_model_order\": %lld", p->reordered ? "true" : "false",
                 (long long)p->original_bound);
+        fprintf(f, ",\n  \"stack\": [");
+        for (int i = 0; i < p->nstack; i++) {
+            fprintf(f, "%s{\"cc\": ", i ? ", " : "");
+            json_str(f, p->stack_cc[i]);
+            fprintf(f, ", \"bytes\": %lld, \"ram_bytes\": %lld}", (long long)p->stack_bytes[i],
+                    (long long)(p->arena_size + p->stack_bytes[i]));
+        }
+        fprintf(f, "]");
         fprintf(f, ",\n  \"plan_ms\": %.3f,\n  \"inplace_ops\": %d,\n"
                    "  \"weight_bytes\": %lld,\n  \"macs\": %lld,\n  \"est_cycles\": %.0f,\n  \"layers\": [\n",
                 p->solve_ms, p->ninplace, (long long)wtot, (long long)macs, cyc);
@@ -115,6 +123,9 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
             (long long)p->greedy_size, p->method, p->ninplace);
     if (p->reordered)
         fprintf(f, "op order: memory-aware (lower bound %lld in the model's order)\n", (long long)p->original_bound);
+    for (int i = 0; i < p->nstack; i++)
+        fprintf(f, "stack of the run function (%s): %lld bytes; RAM = arena + stack = %lld bytes\n", p->stack_cc[i],
+                (long long)p->stack_bytes[i], (long long)(p->arena_size + p->stack_bytes[i]));
     fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
 }

@@ -1,12 +1,17 @@
 /* util.c - arena allocator, one-line errors, atomic output files, and the
    small tables (dtype and op names) every pass shares. */
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ir.h"
+
+extern char **environ;
 
 /* ---- arena: big blocks, freed together at exit -------------------------- */
 
@@ -167,6 +172,26 @@ uint8_t *read_file(const char *path, size_t *len)
     free(buf);
     *len = n;
     return out;
+}
+
+/* ---- child processes ------------------------------------------------------- */
+
+/* Run argv (PATH lookup) and wait; its stdout goes to /dev/null when quiet.
+   Returns the exit status, or 128 + signal. */
+int run_command(char *const argv[], int quiet)
+{
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (quiet) posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) die("cannot run %s: %s", argv[0], strerror(rc));
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) die("waitpid: %s", strerror(errno));
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return WEXITSTATUS(st);
 }
 
 /* ---- shared tables --------------------------------------------------------- */

@@ -1,0 +1,170 @@
+/* stack.c - the stack a generated header needs, measured, not guessed:
+   the compiler's -fstack-usage frames along its -fcallgraph-info graph. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ir.h"
+
+typedef struct {
+    char *title;
+    int64_t bytes;
+    int bounded;                /* "static" or "bounded" frame */
+    int nout, cap, *out;        /* callees */
+    int64_t memo;               /* deepest path from here, -1 unknown */
+    int busy;
+} Node;
+
+static Node *nodes;
+static int nnodes, capnodes;
+
+static int node(const char *title)
+{
+    for (int i = 0; i < nnodes; i++)
+        if (!strcmp(nodes[i].title, title)) return i;
+    if (nnodes == capnodes) {
+        capnodes = capnodes ? capnodes * 2 : 64;
+        Node *n = arena_alloc(sizeof(Node) * (size_t)capnodes);
+        if (nnodes) memcpy(n, nodes, sizeof(Node) * (size_t)nnodes);
+        nodes = n;
+    }
+    Node *n = &nodes[nnodes];
+    memset(n, 0, sizeof *n);
+    n->title = arena_strdup(title);
+    n->memo = -1;
+    n->bounded = 1;
+    return nnodes++;
+}
+
+/* The value of `key: "..."` in a VCG line, or NULL. */
+static char *field(const char *line, const char *key)
+{
+    const char *p = strstr(line, key);
+    if (!p) return NULL;
+    p = strchr(p + strlen(key), '"');
+    if (!p) return NULL;
+    const char *q = strchr(p + 1, '"');
+    if (!q) return NULL;
+    return arena_printf("%.*s", (int)(q - p - 1), p + 1);
+}
+
+/* Deepest stack from node i: its frame plus the deepest callee. Recursion
+   (never in generated code) would make the depth unbounded: -2. */
+static int64_t deepest(int i, int *unbounded)
+{
+    Node *n = &nodes[i];
+    if (n->memo >= 0) return n->memo;
+    if (n->busy) {
+        *unbounded = 1;
+        return 0;
+    }
+    n->busy = 1;
+    int64_t best = 0;
+    for (int k = 0; k < n->nout; k++) {
+        int64_t d = deepest(n->out[k], unbounded);
+        if (d > best) best = d;
+    }
+    n->busy = 0;
+    if (!n->bounded) *unbounded = 1;
+    n->memo = n->bytes + best;
+    return n->memo;
+}
+
+static char *tmp;
+
+static int rm_entry(const char *p, const struct stat *s, int flag, struct FTW *ftw)
+{
+    (void)s; (void)flag; (void)ftw;
+    return remove(p);
+}
+
+/* Compile the header with `cc` (a command line: compiler and flags) and
+   return the deepest stack below name_run, in bytes. */
+int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const char *cc)
+{
+    char dir[] = "/tmp/htc-stack-XXXXXX";
+    if (!mkdtemp(dir)) die("cannot create a temporary directory: %s", strerror(errno));
+    tmp = dir;
+    char *hdr = arena_printf("%s/model.h", dir), *src = arena_printf("%s/unit.c", dir);
+    FILE *f = out_open(hdr);
+    emit(f, g, t, p, eo);
+    out_commit(f);
+    char up[128];
+    size_t i;
+    for (i = 0; eo->name[i] && i < sizeof up - 1; i++)
+        up[i] = (char)(eo->name[i] >= 'a' && eo->name[i] <= 'z' ? eo->name[i] - 32 : eo->name[i]);
+    up[i] = 0;
+    f = out_open(src);
+    fprintf(f, "#define %s_IMPLEMENTATION\n#include \"model.h\"\n", up);
+    out_commit(f);
+
+    /* cc is split on spaces: "arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb" */
+    char *words = arena_strdup(cc), *argv[64];
+    int n = 0;
+    for (char *w = strtok(words, " "); w && n < 52; w = strtok(NULL, " ")) argv[n++] = w;
+    if (n == 0) die("--stack-cc needs a compiler");
+    int has_opt = 0;
+    for (int k = 1; k < n; k++) has_opt |= argv[k][0] == '-' && argv[k][1] == 'O';
+    if (!has_opt) argv[n++] = "-O2";
+    argv[n++] = "-std=c99";
+    argv[n++] = "-fstack-usage";
+    argv[n++] = "-fcallgraph-info=su";
+    argv[n++] = "-c";
+    argv[n++] = src;
+    argv[n++] = "-o";
+    argv[n++] = arena_printf("%s/unit.o", dir);
+    argv[n] = NULL;
+    char *cwd = getcwd(NULL, 0);
+    if (chdir(dir) != 0) die("%s: %s", dir, strerror(errno));
+    int rc = run_command(argv, 1);
+    if (chdir(cwd) != 0) die("%s: %s", cwd, strerror(errno));
+    free(cwd);
+    if (rc != 0) die("--stack-cc '%s': the compiler failed on the generated header (exit %d)", cc, rc);
+
+    size_t len;
+    char *ci = (char *)read_file(arena_printf("%s/unit.ci", dir), &len);
+    ci[len] = 0;
+    nnodes = 0;
+    for (char *line = strtok(ci, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strncmp(line, "node:", 5)) {
+            char *title = field(line, "title:"), *label = field(line, "label:");
+            if (!title) continue;
+            int k = node(title);
+            Node *nd = &nodes[k];
+            char *b = label ? strstr(label, " bytes (") : NULL;
+            if (b) {
+                char *s = b;
+                while (s > label && s[-1] >= '0' && s[-1] <= '9') s--;
+                nd->bytes = strtoll(s, NULL, 10);
+                nd->bounded = !strstr(b, "dynamic");
+            }
+        } else if (!strncmp(line, "edge:", 5)) {
+            char *from = field(line, "sourcename:"), *to = field(line, "targetname:");
+            if (!from || !to) continue;
+            int a = node(from), c = node(to);
+            Node *nd = &nodes[a];
+            if (nd->nout == nd->cap) {
+                nd->cap = nd->cap ? nd->cap * 2 : 8;
+                int *o = arena_alloc(sizeof(int) * (size_t)nd->cap);
+                if (nd->nout) memcpy(o, nd->out, sizeof(int) * (size_t)nd->nout);
+                nd->out = o;
+            }
+            nd->out[nd->nout++] = c;
+        }
+    }
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tmp = NULL;
+
+    char *entry = arena_printf("%s_run", eo->name);
+    int root = -1;
+    for (int k = 0; k < nnodes; k++)
+        if (!strcmp(nodes[k].title, entry)) root = k;
+    if (root < 0) die("--stack-cc '%s': no %s in the call graph", cc, entry);
+    int unbounded = 0;
+    int64_t d = deepest(root, &unbounded);
+    if (unbounded) die("--stack-cc '%s': the stack of %s is not bounded (dynamic frame or recursion)", cc, entry);
+    return d;
+}
