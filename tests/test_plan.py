@@ -187,3 +187,27 @@ document.title = 'rendered=' + n + ' empty=' + empty;
                        capture_output=True, text=True, timeout=120)
     n = sum(1 for b in report(path)["buffers"] if b["storage"] == "arena")
     assert ("<title>rendered=%d empty=0</title>" % n) in r.stdout, r.stdout[-500:] + r.stderr[-500:]
+
+
+CROSS = ("arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb",
+         "riscv64-unknown-elf-gcc --specs=picolibc.specs -march=rv32imc -misa-spec=2.2 -mabi=ilp32")
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_total_ram_with_measured_stack(name, tmp_path):
+    """--stack-cc: the run function's stack from the cross compilers'
+    -fstack-usage/-fcallgraph-info, in the report and as header macros."""
+    path = os.path.join(oracle.MODELS, name + ".tflite")
+    args = []
+    for cc in CROSS:
+        args += ["--stack-cc", cc]
+    rep = json.loads(oracle.htc("report", path, "-t", oracle.TARGET, "--json", *args).stdout)
+    assert [s["cc"] for s in rep["stack"]] == list(CROSS)
+    for s in rep["stack"]:
+        assert 0 < s["bytes"] < 16384 and s["ram_bytes"] == rep["arena_bytes"] + s["bytes"]
+    hdr = tmp_path / "m.h"
+    oracle.htc("compile", path, "-t", oracle.TARGET, "-o", str(hdr), "--name", "m", *args)
+    text = hdr.read_text()
+    for tag, s in zip(("ARM_NONE_EABI_GCC", "RISCV64_UNKNOWN_ELF_GCC"), rep["stack"]):
+        assert "#define M_STACK_SIZE_%s %d\n" % (tag, s["bytes"]) in text
+        assert "#define M_RAM_SIZE_%s (M_ARENA_SIZE + M_STACK_SIZE_%s)" % (tag, tag) in text
