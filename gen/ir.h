@@ -234,6 +234,7 @@ typedef struct {
     int memory;                 /* memory index holding the arena */
     const char *method;         /* how the offsets were found, for the report */
     double solve_ms;            /* time spent in the MILP */
+    double total_ms;            /* time spent planning, MILP included */
     int ninplace;               /* element-wise ops computed in place */
     int reordered;              /* ops run in a memory-aware order, not the model's */
     int64_t original_bound;     /* the lower bound in the model's own order */

@@ -24,8 +24,156 @@ static HTC__UNUSED int32_t htc__dw_hi(int32_t origin, int32_t dil, int32_t k, in
     return t;
 }
 
+#ifdef HTC__SSE2
+#define HTC__DW_MAXPAIRS 32
+
+/* SSE2, depth_mult 1, up to 64 taps: 16 channels at a time, channel block
+   outermost. For the block the weights of tap pairs are widened and
+   interleaved once (so pmaddwd computes x_a*w_a + x_b*w_b per channel), and
+   bias + off * sum(w) is folded into the starting accumulators: every pixel
+   then sums x * w over all taps, a tap outside the input reading a vector of
+   in_zp, whose term cancels exactly against its share of off * sum(w). */
+static HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
+    const int32_t out_h = p->out_h, out_w = p->out_w;
+    const int32_t k_h = p->k_h, k_w = p->k_w, ntaps = k_h * k_w, npairs = (ntaps + 1) / 2;
+    const int32_t off = -p->in_zp;
+    const int32_t mstep = p->per_channel ? 1 : 0;
+    const int32_t out_zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    __m128i W[HTC__DW_MAXPAIRS][4];
+    int8_t zpv[16];
+    int32_t toff[2 * HTC__DW_MAXPAIRS];
+    const int8_t *xp[2 * HTC__DW_MAXPAIRS];
+    int32_t b, c0, t;
+    memset(zpv, p->in_zp & 0xff, sizeof zpv);
+    for (t = 0; t < ntaps; t++) toff[t] = ((t / k_w) * p->dil_h * in_w + (t % k_w) * p->dil_w) * C;
+    for (c0 = 0; c0 < C; c0 += 16) {
+        const int32_t n = C - c0 < 16 ? C - c0 : 16;
+        int32_t init[16];
+        int8_t wt[2][16];
+        htc__rq4 q[4];
+        int usev = 1, usev8 = 1, j;
+        /* weights of the block, per tap pair, widened and interleaved */
+        for (j = 0; j < 16; j++) init[j] = 0;
+        for (t = 0; t < npairs; t++) {
+            __m128i a, c, al, ah, cl, ch;
+            int k;
+            for (k = 0; k < 2; k++) {
+                const int32_t tap = 2 * t + k;
+                for (j = 0; j < 16; j++) {
+                    wt[k][j] = (tap < ntaps && j < n) ? p->weights[(size_t)tap * C + c0 + j] : 0;
+                    init[j] += wt[k][j];
+                }
+            }
+            a = HTC__LD128(wt[0]);
+            c = HTC__LD128(wt[1]);
+            al = HTC__LO16(a); ah = HTC__HI16(a); cl = HTC__LO16(c); ch = HTC__HI16(c);
+            W[t][0] = _mm_unpacklo_epi16(al, cl);
+            W[t][1] = _mm_unpackhi_epi16(al, cl);
+            W[t][2] = _mm_unpacklo_epi16(ah, ch);
+            W[t][3] = _mm_unpackhi_epi16(ah, ch);
+        }
+        for (j = 0; j < 16; j++) init[j] = init[j] * off + (p->bias && j < n ? p->bias[c0 + j] : 0);
+        memset(q, 0, sizeof q);
+        for (j = 0; j < 4; j++) {
+            if (c0 + 4 * j + 4 <= C) {
+                const int ok = htc__rq4_make(&q[j], p->mult + (c0 + 4 * j) * mstep, p->shift + (c0 + 4 * j) * mstep, mstep);
+                usev &= ok;
+                if (j < 2) usev8 &= ok;
+            } else {
+                usev = 0;
+                if (j < 2) usev8 = 0;
+            }
+        }
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * in_h * in_w * C + c0;
+            int8_t *o = out + (size_t)b * out_h * out_w * C + c0;
+            int32_t oy, ox;
+            for (oy = 0; oy < out_h; oy++) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                const int rows_in = iy0 >= 0 && iy0 + (k_h - 1) * p->dil_h < in_h;
+                for (ox = 0; ox < out_w; ox++, o += C) {
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    const int8_t *base = in_b + ((size_t)iy0 * in_w + ix0) * C;
+                    __m128i a0 = HTC__LD128(init), a1 = HTC__LD128(init + 4), a2 = HTC__LD128(init + 8), a3 = HTC__LD128(init + 12);
+                    if (rows_in && ix0 >= 0 && ix0 + (k_w - 1) * p->dil_w < in_w) {
+                        for (t = 0; t < ntaps; t++) xp[t] = base + toff[t];
+                    } else {
+                        int32_t ky, kx;
+                        for (t = 0, ky = 0; ky < k_h; ky++) {
+                            const int32_t iy = iy0 + ky * p->dil_h;
+                            const int row_ok = iy >= 0 && iy < in_h;
+                            for (kx = 0; kx < k_w; kx++, t++) {
+                                const int32_t ix = ix0 + kx * p->dil_w;
+                                xp[t] = (row_ok && ix >= 0 && ix < in_w) ? base + toff[t] : zpv;
+                            }
+                        }
+                    }
+                    if (ntaps & 1) xp[ntaps] = zpv;
+                    if (n == 16) {
+                        for (t = 0; t < npairs; t++) {
+                            const __m128i u = HTC__LD128(xp[2 * t]), v = HTC__LD128(xp[2 * t + 1]);
+                            const __m128i ul = HTC__LO16(u), uh = HTC__HI16(u), vl = HTC__LO16(v), vh = HTC__HI16(v);
+                            a0 = _mm_add_epi32(a0, _mm_madd_epi16(_mm_unpacklo_epi16(ul, vl), W[t][0]));
+                            a1 = _mm_add_epi32(a1, _mm_madd_epi16(_mm_unpackhi_epi16(ul, vl), W[t][1]));
+                            a2 = _mm_add_epi32(a2, _mm_madd_epi16(_mm_unpacklo_epi16(uh, vh), W[t][2]));
+                            a3 = _mm_add_epi32(a3, _mm_madd_epi16(_mm_unpackhi_epi16(uh, vh), W[t][3]));
+                        }
+                    } else if (n == 8) {
+                        for (t = 0; t < npairs; t++) {
+                            const __m128i ul = HTC__LO16(HTC__LD64(xp[2 * t])), vl = HTC__LO16(HTC__LD64(xp[2 * t + 1]));
+                            a0 = _mm_add_epi32(a0, _mm_madd_epi16(_mm_unpacklo_epi16(ul, vl), W[t][0]));
+                            a1 = _mm_add_epi32(a1, _mm_madd_epi16(_mm_unpackhi_epi16(ul, vl), W[t][1]));
+                        }
+                    } else {
+                        /* partial block: gather the channels into full vectors */
+                        int8_t xu[16], xv[16];
+                        for (t = 0; t < npairs; t++) {
+                            __m128i u, v, ul, uh, vl, vh;
+                            memset(xu, 0, 16);
+                            memset(xv, 0, 16);
+                            memcpy(xu, xp[2 * t], (size_t)n);
+                            memcpy(xv, xp[2 * t + 1], (size_t)n);
+                            u = HTC__LD128(xu); v = HTC__LD128(xv);
+                            ul = HTC__LO16(u); uh = HTC__HI16(u); vl = HTC__LO16(v); vh = HTC__HI16(v);
+                            a0 = _mm_add_epi32(a0, _mm_madd_epi16(_mm_unpacklo_epi16(ul, vl), W[t][0]));
+                            a1 = _mm_add_epi32(a1, _mm_madd_epi16(_mm_unpackhi_epi16(ul, vl), W[t][1]));
+                            a2 = _mm_add_epi32(a2, _mm_madd_epi16(_mm_unpacklo_epi16(uh, vh), W[t][2]));
+                            a3 = _mm_add_epi32(a3, _mm_madd_epi16(_mm_unpackhi_epi16(uh, vh), W[t][3]));
+                        }
+                    }
+                    if (usev8 && n == 8) {
+                        const __m128i r01 = htc__rq4_pack(htc__rq4_apply(&q[0], a0), htc__rq4_apply(&q[1], a1), out_zp, lo, hi);
+                        _mm_storel_epi64(HTC__CAST(__m128i *, HTC__CAST(void *, o)), r01);
+                    } else if (usev) {
+                        const __m128i r01 = htc__rq4_pack(htc__rq4_apply(&q[0], a0), htc__rq4_apply(&q[1], a1), out_zp, lo, hi);
+                        const __m128i r23 = htc__rq4_pack(htc__rq4_apply(&q[2], a2), htc__rq4_apply(&q[3], a3), out_zp, lo, hi);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, o)), _mm_unpacklo_epi64(r01, r23));
+                    } else {
+                        int32_t acc[16];
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc)), a0);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 4)), a1);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 8)), a2);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 12)), a3);
+                        for (j = 0; j < n; j++)
+                            o[j] = HTC__CAST(int8_t, htc__requant(acc[j], p->mult[(c0 + j) * mstep], p->shift[(c0 + j) * mstep], out_zp, lo, hi));
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
 static HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
+#ifdef HTC__SSE2
+    if (p->depth_mult == 1 && p->k_h * p->k_w <= 2 * HTC__DW_MAXPAIRS) {
+        htc__dwconv2d_sse2(p, in, out);
+        return;
+    }
+#endif
     const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
     const int32_t k_h = p->k_h, k_w = p->k_w, dm = p->depth_mult;
