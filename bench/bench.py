@@ -165,11 +165,50 @@ def main():
         if k == 0:
             print("  ".join("-" * w for w in widths))
     print()
+    memory_table()
     print("compile: median of %d `htc compile` processes; htc: generated header built with the host compiler"
           " (-O2), `htc run --repeat N`;" % COMPILE_RUNS)
     print("ref: TFLite interpreter, reference kernels (BUILTIN_REF), same inputs, same run; opt: default kernels"
           " (for context);\n"
           "htc vs X: X's time / htc's time (\"faster\": htc's generated code is faster than X).")
+
+
+CROSS = (("arm", "arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb"),
+         ("rv32", "riscv64-unknown-elf-gcc --specs=picolibc.specs -march=rv32imc -misa-spec=2.2 -mabi=ilp32"))
+
+
+def memory_table():
+    """The static memory plan against its lower bound and against greedy by
+    size (TFLite Micro's planner), planning time, and total RAM with the
+    stack measured by each cross compiler."""
+    head = ("model", "arena", "lower bound", "greedy by size", "arena/greedy", "plan ms", "stack arm",
+            "stack rv32", "RAM arm", "method")
+    table = [head]
+    for name in MODELS:
+        model = os.path.join(MODELS_DIR, name + ".tflite")
+        args = []
+        for _, cc in CROSS:
+            args += ["--stack-cc", cc]
+        try:
+            rep = json.loads(htc("report", model, "-t", TARGET, "--json", *args))
+        except Exception as e:  # a benchmark reports, it does not stop
+            print("%s: %s" % (name, e))
+            continue
+        st = {s["cc"]: s for s in rep["stack"]}
+        table.append((name, str(rep["arena_bytes"]), str(rep["arena_lower_bound"]), str(rep["arena_greedy"]),
+                      "%.3f" % (rep["arena_bytes"] / max(rep["arena_greedy"], 1)), "%.3f" % rep["plan_total_ms"],
+                      str(st[CROSS[0][1]]["bytes"]), str(st[CROSS[1][1]]["bytes"]), str(st[CROSS[0][1]]["ram_bytes"]),
+                      rep["plan_method"]))
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    print()
+    for k, r in enumerate(table):
+        print("  ".join(c.ljust(w) if i in (0, len(head) - 1) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
+    print()
+    print("memory: bytes; greedy by size is TFLite Micro's GreedyMemoryPlanner strategy, computed in the same run;")
+    print("stack: deepest frame chain below NAME_run from -fstack-usage/-fcallgraph-info; RAM = arena + stack.")
+    print()
 
 
 if __name__ == "__main__":

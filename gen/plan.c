@@ -387,6 +387,7 @@ Plan *plan(Graph *g, Target *t)
     p->alignment = t->memories[p->memory].alignment;
     if (p->alignment < 16) p->alignment = 16;
 
+    double t0 = now_ms();
     Bufs b = {0};
     b.id = arena_alloc(sizeof(int) * (size_t)(g->ntensors + 1));
     b.size = arena_alloc(sizeof(int64_t) * (size_t)(g->ntensors + 1));
@@ -426,6 +427,7 @@ Plan *plan(Graph *g, Target *t)
                                                             : "greedy by size; the MILP found nothing better in its time limit";
     }
     verify(g, &b, p->arena_size, p->alignment);
+    p->total_ms = now_ms() - t0;
     for (int i = 0; i < b.n; i++) g->tensors[b.id[i]].offset = b.off[i];
 
     const Memory *m = &t->memories[p->memory];

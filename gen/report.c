@@ -65,6 +65,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                     (long long)(p->arena_size + p->stack_bytes[i]));
         }
         fprintf(f, "]");
+        fprintf(f, ",\n  \"plan_total_ms\": %.3f", p->total_ms);
         fprintf(f, ",\n  \"plan_ms\": %.3f,\n  \"inplace_ops\": %d,\n"
                    "  \"weight_bytes\": %lld,\n  \"macs\": %lld,\n  \"est_cycles\": %.0f,\n  \"layers\": [\n",
                 p->solve_ms, p->ninplace, (long long)wtot, (long long)macs, cyc);
