@@ -13,12 +13,20 @@ export HTC_MODELS
 GEN_SRCS := $(filter-out gen/main.c,$(wildcard gen/*.c))
 GEN_HDRS := $(wildcard gen/*.h) htc.h
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# ONNX reader: C generated at build time by protoc-c from the onnx.proto of
+# Debian's libonnx-dev (never committed); linked with libprotobuf-c.
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+PB_C := build/pb/onnx.pb-c.c
+PB_FLAGS := -Ibuild/pb
+PB_LIBS := -lprotobuf-c
+$(PB_C): $(ONNX_PROTO)
+	mkdir -p build/pb && cp $(ONNX_PROTO) build/pb/onnx.proto && cd build/pb && protoc-c --c_out=. onnx.proto
 
-htc: gen/main.c $(GEN_SRCS) $(GEN_HDRS)
-	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) -o $@ gen/main.c $(GEN_SRCS) $(LUA_LIBS) $(LPS_LIBS) -lm
+htc: gen/main.c $(GEN_SRCS) $(GEN_HDRS) $(PB_C)
+	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) $(PB_FLAGS) -o $@ gen/main.c $(GEN_SRCS) $(PB_C) $(LUA_LIBS) $(LPS_LIBS) $(PB_LIBS) -lm
 
-htc-asan: gen/main.c $(GEN_SRCS) $(GEN_HDRS)
-	$(CC) -O1 -g $(SAN) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) -o $@ gen/main.c $(GEN_SRCS) $(LUA_LIBS) $(LPS_LIBS) -lm
+htc-asan: gen/main.c $(GEN_SRCS) $(GEN_HDRS) $(PB_C)
+	$(CC) -O1 -g $(SAN) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) $(PB_FLAGS) -o $@ gen/main.c $(GEN_SRCS) $(PB_C) $(LUA_LIBS) $(LPS_LIBS) $(PB_LIBS) -lm
 
 .PHONY: demo test test-asan bench fuzz clean install deps
 deps:
@@ -48,7 +56,7 @@ fuzz:
 
 install: htc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/htc
-	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(PREFIX)/share/htc"' $(LUA_CFLAGS) -o $(DESTDIR)$(PREFIX)/bin/htc gen/main.c $(GEN_SRCS) $(LUA_LIBS) $(LPS_LIBS) -lm
+	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(PREFIX)/share/htc"' $(LUA_CFLAGS) $(PB_FLAGS) -o $(DESTDIR)$(PREFIX)/bin/htc gen/main.c $(GEN_SRCS) $(PB_C) $(LUA_LIBS) $(LPS_LIBS) $(PB_LIBS) -lm
 	cp -r htc.h kernels targets $(DESTDIR)$(PREFIX)/share/htc/
 
 clean:

@@ -128,6 +128,8 @@ static int reads_data(const Op *op, int j)
     case OP_CONV2D: case OP_DWCONV2D: case OP_FC: return j <= 2;
     case OP_ADD: case OP_MUL: return j <= 1;
     case OP_CONCAT: return 1;
+    case OP_QCONV2D: case OP_QFC: return j <= 3;
+    case OP_QADD: return j <= 1;
     default: return j == 0;
     }
 }
@@ -155,6 +157,8 @@ static void emit_consts(const Graph *g)
     }
     fputc('\n', F);
 }
+
+static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *pn);
 
 /* Parameter blocks: positional initializers in htc.h field order (C99 and
    C++ alike). Pointers name the constant arrays written above. */
@@ -247,7 +251,99 @@ static void emit_params(const Graph *g, const Op *op, int li)
                 p->size, p->in_zp, p->out_zp, p->mult, p->shift, p->qmin, p->qmax, (double)p->scale, p->dscale);
         break;
     }
+    case OP_QCONV2D: case OP_QFC: case OP_QADD: case OP_QGAP: case OP_LUT: case OP_QLQUANTIZE:
+    case OP_QLDEQUANTIZE: case OP_TRANSPOSE:
+        emit_onnx_params(g, op, li, pn);
+        break;
     case OP_RESHAPE: case OP_COUNT: break;
+    }
+}
+
+/* Parameter blocks of the ONNX (onnxruntime arithmetic) kernels. Floats are
+   printed with 9 significant digits, which reads back to the same float. */
+static const char *fl(float v) { return arena_printf("%.9ef", (double)v); }
+
+static const char *tensor_or_null(const Graph *g, const Op *op, int j)
+{
+    return op->nin > j && op->in[j] >= 0 ? tensor_name(g, op->in[j]) : "NULL";
+}
+
+static void float_array(const char *name, const float *v, int n)
+{
+    fprintf(F, "static const float %s[%d] = {", name, n);
+    for (int i = 0; i < n; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n    ") : "", fl(v[i]));
+    fprintf(F, "};\n");
+}
+
+static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *pn)
+{
+    switch (op->kind) {
+    case OP_QCONV2D: {
+        const htc__qconv_params *p = op->params;
+        const char *sc = "NULL";
+        if (p->scale) {
+            sc = arena_printf("%s__scale%d", N, li);
+            float_array(sc, p->scale, p->per_channel ? p->out_c : 1);
+        }
+        fprintf(F, "static const htc__qconv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
+                   " %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s};\n",
+                pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
+                p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->group_in, p->group_out,
+                p->in_zp, p->out_zp, p->qmin, p->qmax, p->per_channel, sc, tensor_name(g, op->in[1]),
+                tensor_or_null(g, op, 2), tensor_or_null(g, op, 3));
+        break;
+    }
+    case OP_QFC: {
+        const htc__qfc_params *p = op->params;
+        const char *sc = "NULL";
+        if (p->scale) {
+            sc = arena_printf("%s__scale%d", N, li);
+            float_array(sc, p->scale, p->per_channel ? p->out_features : 1);
+        }
+        fprintf(F, "static const htc__qfc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s};\n",
+                pn, p->batches, p->rows, p->in_features, p->out_features, p->w_batches, p->in_zp, p->out_zp,
+                p->qmin, p->qmax, p->per_channel, sc, tensor_name(g, op->in[1]), tensor_or_null(g, op, 2),
+                tensor_or_null(g, op, 3));
+        break;
+    }
+    case OP_QADD: {
+        const htc__qbinary_params *p = op->params;
+        fprintf(F, "static const htc__qbinary_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n",
+                pn, p->size, p->a_scalar, p->b_scalar, p->a_off, p->b_off, p->out_off, p->a_zp, p->b_zp, p->qmin,
+                p->qmax, fl(p->ra), fl(p->rb), fl(p->fixed));
+        break;
+    }
+    case OP_QGAP: {
+        const htc__qgap_params *p = op->params;
+        fprintf(F, "static const htc__qgap_params %s = {%d, %d, %d, %d, %d, %d, %d, %s};\n", pn, p->batches, p->hw,
+                p->c, p->bias, p->out_zp, p->qmin, p->qmax, fl(p->scale));
+        break;
+    }
+    case OP_LUT: {
+        const htc__lut_params *p = op->params;
+        fprintf(F, "static const htc__lut_params %s = {%d, {", pn, p->size);
+        for (int i = 0; i < 256; i++) fprintf(F, "%s%d", i ? (i % 32 ? ", " : ",\n    ") : "", p->lut[i]);
+        fprintf(F, "}};\n");
+        break;
+    }
+    case OP_QLQUANTIZE: case OP_QLDEQUANTIZE: {
+        const htc__qlinear_params *p = op->params;
+        const char *sc = arena_printf("%s__scale%d", N, li);
+        float_array(sc, p->scale, p->channels);
+        fprintf(F, "static const int32_t %s__zp%d[%d] = {", N, li, p->channels);
+        for (int i = 0; i < p->channels; i++) fprintf(F, "%s%d", i ? ", " : "", p->zp[i]);
+        fprintf(F, "};\nstatic const htc__qlinear_params %s = {%d, %d, %d, %d, %d, %s, %s__zp%d};\n", pn, p->size,
+                p->channels, p->inner, p->qmin, p->qmax, sc, N, li);
+        break;
+    }
+    case OP_TRANSPOSE: {
+        const htc__transpose_params *p = op->params;
+        fprintf(F, "static const htc__transpose_params %s = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n",
+                pn, p->rank, p->elem, p->shape[0], p->shape[1], p->shape[2], p->shape[3], p->shape[4], p->shape[5],
+                p->stride[0], p->stride[1], p->stride[2], p->stride[3], p->stride[4], p->stride[5]);
+        break;
+    }
+    default: break;
     }
 }
 
@@ -262,7 +358,7 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
         return;
     }
     switch (op->kind) {
-    case OP_ADD: case OP_MUL:
+    case OP_ADD: case OP_MUL: case OP_QADD:
         fprintf(F, "    %s(&%s__p%d, %s, %s, %s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o);
         break;
     case OP_CONCAT:

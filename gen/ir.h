@@ -84,6 +84,9 @@ typedef enum {
     OP_CONV2D, OP_DWCONV2D, OP_FC, OP_ADD, OP_MUL, OP_AVGPOOL, OP_MAXPOOL,
     OP_MEAN, OP_PAD, OP_CONCAT, OP_RESHAPE, OP_SOFTMAX, OP_LOGISTIC,
     OP_QUANTIZE, OP_DEQUANTIZE, OP_REQUANTIZE,
+    /* ONNX models, onnxruntime's arithmetic (float scale, round half to even) */
+    OP_QCONV2D, OP_QFC, OP_QADD, OP_QGAP, OP_LUT, OP_QLQUANTIZE, OP_QLDEQUANTIZE,
+    OP_TRANSPOSE,
     OP_COUNT
 } OpKind;
 
@@ -224,6 +227,10 @@ const char *target_resolve(const Target *t, const char *path);
 
 Graph *tflite_read(const char *path);          /* tflite.c */
 Graph *onnx_read(const char *path);            /* onnx.c */
+/* Before onnx_read: graph input NAME becomes a constant read from FILE (raw
+   little-endian bytes of the input's type and shape, or a TensorProto .pb). */
+void onnx_bind(const char *name, const char *file);
+void onnx_lower(Graph *g);                      /* onnx.c: lower() of ONNX graphs */
 void lower(Graph *g);                           /* lower.c */
 void dispatch(Graph *g, Target *t);             /* dispatch.c */
 typedef struct {

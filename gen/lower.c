@@ -444,6 +444,10 @@ static void lower_reshape(Graph *g, Op *op)
 
 void lower(Graph *g)
 {
+    if (g->format == SRC_ONNX) {          /* onnxruntime's arithmetic: onnx.c */
+        onnx_lower(g);
+        return;
+    }
     G = g;
     for (int i = 0; i < g->nops; i++) {
         Op *op = &g->ops[i];

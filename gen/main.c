@@ -32,6 +32,8 @@ static const char usage[] =
     "options:\n"
     "  -t, --target FILE   target description (targets/cpu.lua, ...)\n"
     "  -d PASS             dump the graph after PASS (read, lower, dispatch, plan) to stderr\n"
+    "  --bind NAME=FILE    ONNX: graph input NAME is a constant read from FILE (raw bytes,\n"
+    "                      or a TensorProto if FILE ends in .pb)\n"
     "  --version, --help\n"
     "environment: CC (compiler for `htc run`, default cc), HTC_HOME (kernels and htc.h)\n";
 
@@ -86,6 +88,11 @@ static void parse(Options *o, int argc, char **argv)
             o->stack_cc[o->nstack++] = VALUE();
         }
         else if (!strcmp(a, "--svg")) o->svg = VALUE();
+        else if (!strcmp(a, "--bind")) {
+            const char *v = VALUE(), *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1]) die("--bind needs NAME=FILE, got '%s'", v);
+            onnx_bind(arena_printf("%.*s", (int)(eq - v), v), eq + 1);
+        }
         else if (!strcmp(a, "--repeat")) {
             const char *v = VALUE();
             char *end;

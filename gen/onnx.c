@@ -1,8 +1,1807 @@
-/* onnx.c - the ONNX front end (QOperator and QDQ int8 models).
-   Placeholder entry until the reader lands: a clear error, not a crash. */
+/* onnx.c - the ONNX front end: QOperator and QDQ int8/uint8 models into the
+   IR, with onnxruntime's arithmetic (float scales, round half to even).
+
+   The protobuf is decoded by protobuf-c with code generated at build time
+   from Debian's onnx.proto (Makefile); before that a bounded walk over the
+   wire format (wire_check) rejects malformed or too deeply nested input, so
+   the decoder never recurses without bound. Every tensor, attribute and
+   shape is then checked here; errors name the node.
+
+   Layout: ONNX activations are NCHW, the kernels NHWC. A 4-D value is kept
+   in whichever layout its producer wrote (Val.nhwc) and converted only where
+   a consumer needs the other one (a transpose op, or an alias when the
+   permutation moves only size-1 axes). Graph inputs and outputs keep the
+   model's own layout and types.
+
+   uint8: activations and weights are stored as int8 (value - 128, zero point
+   - 128), which leaves every x - zp unchanged; kernels whose float arithmetic
+   reads the raw values (QLinearAdd) get the offset back. Graph inputs and
+   outputs of type uint8 pass through a byte table (xor 0x80).
+
+   QDQ: DequantizeLinear of an activation is kept symbolic (V_DQ) and a float
+   Conv/Gemm/MatMul/Add/GlobalAveragePool on such values is kept pending
+   (V_FLOAT) until the QuantizeLinear that consumes it, where it becomes the
+   same integer op as its QOperator form -- what onnxruntime's QDQ fusion
+   does. Where onnxruntime would not fuse (a DequantizeLinear shared by
+   several nodes, a float value used twice), it computes in float, and htc
+   stops with an error naming the node. Data movement (Reshape, Flatten,
+   Transpose, MaxPool) commutes with dequantization and runs on the integers. */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
 #include "ir.h"
+#include "../htc.h"
+#include "onnx.pb-c.h"
+
+#define MAX_DEPTH 32                    /* nesting of protobuf messages */
+#define MAX_ELEMS ((int64_t)1 << 30)    /* elements of one tensor */
+
+/* ---- bindings (--bind NAME=FILE) ----------------------------------------- */
+
+typedef struct {
+    const char *name, *file;
+    int used;
+} Binding;
+static Binding binds[OP_MAX_IO * 4];
+static int nbinds;
+
+void onnx_bind(const char *name, const char *file)
+{
+    if (nbinds == (int)(sizeof binds / sizeof binds[0])) die("too many --bind options");
+    for (int i = 0; i < nbinds; i++)
+        if (!strcmp(binds[i].name, name)) die("--bind: graph input '%s' is bound twice", name);
+    binds[nbinds].name = name;
+    binds[nbinds].file = file;
+    nbinds++;
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static const char *PATH;
+static const Onnx__NodeProto *NODE;
+static int NODE_INDEX;
+
+static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (NODE)
+        die("%s: node %d '%s' (%s%s%s): %s", PATH, NODE_INDEX, NODE->name && *NODE->name ? NODE->name : "",
+            NODE->domain && *NODE->domain ? NODE->domain : "", NODE->domain && *NODE->domain ? "." : "",
+            NODE->op_type, msg);
+    die("%s: %s", PATH, msg);
+}
+
+/* ---- wire-format walk: bounds and nesting ----------------------------------- */
+
+static int varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (int s = 0; s < 64; s += 7) {
+        if (*pos >= n) return 0;
+        uint8_t b = p[(*pos)++];
+        r |= (uint64_t)(b & 0x7f) << s;
+        if (!(b & 0x80)) {
+            *v = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every field of a message: tags, lengths inside the buffer, messages
+   nested at most MAX_DEPTH deep (checked before protobuf-c recurses). */
+static const char *wire_check(const uint8_t *p, size_t n, const ProtobufCMessageDescriptor *d, int depth)
+{
+    size_t pos = 0;
+    if (depth > MAX_DEPTH) return "messages nested too deeply";
+    while (pos < n) {
+        uint64_t key, v;
+        if (!varint(p, n, &pos, &key)) return "truncated field tag";
+        uint32_t num = (uint32_t)(key >> 3), wt = (uint32_t)(key & 7);
+        if (num == 0 || (key >> 3) > 0x1fffffff) return "invalid field number";
+        switch (wt) {
+        case 0:
+            if (!varint(p, n, &pos, &v)) return "truncated varint";
+            break;
+        case 1:
+            if (n - pos < 8) return "truncated fixed64";
+            pos += 8;
+            break;
+        case 5:
+            if (n - pos < 4) return "truncated fixed32";
+            pos += 4;
+            break;
+        case 2: {
+            if (!varint(p, n, &pos, &v)) return "truncated length";
+            if (v > n - pos) return "length runs past the end of the file";
+            const ProtobufCFieldDescriptor *f = d ? protobuf_c_message_descriptor_get_field(d, num) : NULL;
+            if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+                const char *e = wire_check(p + pos, (size_t)v, f->descriptor, depth + 1);
+                if (e) return e;
+            }
+            pos += (size_t)v;
+            break;
+        }
+        default:
+            return "unsupported wire type (groups)";
+        }
+    }
+    return NULL;
+}
+
+/* ---- constants --------------------------------------------------------------- */
+
+/* ONNX TensorProto.DataType values this reader knows. */
+enum { OT_FLOAT = 1, OT_UINT8 = 2, OT_INT8 = 3, OT_INT32 = 6, OT_INT64 = 7 };
+
+static const char *otype_name(int t)
+{
+    static const char *n[] = {"undefined", "float", "uint8", "int8", "uint16", "int16", "int32", "int64",
+                              "string", "bool", "float16", "double", "uint32", "uint64", "complex64",
+                              "complex128", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+                              "float8e5m2fnuz", "uint4", "int4", "float4e2m1"};
+    return t >= 0 && t < (int)(sizeof n / sizeof n[0]) ? n[t] : "unknown";
+}
+
+static int dtype_of(int ot, DType *dt)
+{
+    switch (ot) {
+    case OT_FLOAT: *dt = DT_FLOAT32; return 1;
+    case OT_UINT8: *dt = DT_UINT8; return 1;
+    case OT_INT8: *dt = DT_INT8; return 1;
+    case OT_INT32: *dt = DT_INT32; return 1;
+    case OT_INT64: *dt = DT_INT64; return 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    DType type;
+    int rank;
+    int32_t shape[MAX_RANK];
+    int64_t n;
+    uint8_t *data;              /* little endian, n * dtype_size */
+} Const;
+
+static int64_t shape_numel(const int32_t *s, int rank)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= s[i];
+    return n;
+}
+
+/* A TensorProto as a checked constant; what names it in errors. */
+static Const *tensor_const(const Onnx__TensorProto *t, const char *what)
+{
+    Const *c = arena_alloc(sizeof *c);
+    if (!t->has_data_type || !dtype_of(t->data_type, &c->type))
+        fail("%s has type %s, which htc does not support", what, otype_name(t->has_data_type ? t->data_type : 0));
+    if (t->n_dims > MAX_RANK) fail("%s has rank %zu (at most %d)", what, t->n_dims, MAX_RANK);
+    if (t->segment) fail("%s is segmented", what);
+    if (t->n_external_data || (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL))
+        fail("%s uses external data, which htc does not read", what);
+    c->rank = (int)t->n_dims;
+    c->n = 1;
+    for (int i = 0; i < c->rank; i++) {
+        if (t->dims[i] < 0 || t->dims[i] > INT32_MAX) fail("%s has dimension %lld", what, (long long)t->dims[i]);
+        c->shape[i] = (int32_t)t->dims[i];
+        c->n *= t->dims[i];
+        if (c->n > MAX_ELEMS) fail("%s is too large", what);
+    }
+    size_t es = dtype_size(c->type), nb = (size_t)c->n * es;
+    c->data = arena_alloc(nb ? nb : 1);
+    if (t->has_raw_data) {
+        if (t->raw_data.len != nb)
+            fail("%s has %zu bytes of raw data, its shape needs %zu", what, t->raw_data.len, nb);
+        if (nb) memcpy(c->data, t->raw_data.data, nb);
+    } else if (c->type == DT_FLOAT32) {
+        if ((int64_t)t->n_float_data != c->n) fail("%s has %zu values, its shape needs %lld", what, t->n_float_data, (long long)c->n);
+        if (nb) memcpy(c->data, t->float_data, nb);
+    } else if (c->type == DT_INT64) {
+        if ((int64_t)t->n_int64_data != c->n) fail("%s has %zu values, its shape needs %lld", what, t->n_int64_data, (long long)c->n);
+        if (nb) memcpy(c->data, t->int64_data, nb);
+    } else {
+        if ((int64_t)t->n_int32_data != c->n) fail("%s has %zu values, its shape needs %lld", what, t->n_int32_data, (long long)c->n);
+        for (int64_t i = 0; i < c->n; i++) {
+            int32_t v = t->int32_data[i];
+            if (c->type == DT_INT8) {
+                if (v < -128 || v > 127) fail("%s: value %d is out of int8 range", what, v);
+                c->data[i] = (uint8_t)(int8_t)v;
+            } else if (c->type == DT_UINT8) {
+                if (v < 0 || v > 255) fail("%s: value %d is out of uint8 range", what, v);
+                c->data[i] = (uint8_t)v;
+            } else {
+                memcpy(c->data + 4 * i, &v, 4);
+            }
+        }
+    }
+    return c;
+}
+
+static int64_t const_int(const Const *c, int64_t i)
+{
+    switch (c->type) {
+    case DT_INT8: return (int8_t)c->data[i];
+    case DT_UINT8: return c->data[i];
+    case DT_INT32: { int32_t v; memcpy(&v, c->data + 4 * i, 4); return v; }
+    case DT_INT64: { int64_t v; memcpy(&v, c->data + 8 * i, 8); return v; }
+    default: fail("internal: integer read of a %s constant", dtype_name(c->type));
+    }
+}
+
+static float const_f(const Const *c, int64_t i)
+{
+    float v;
+    memcpy(&v, c->data + 4 * i, 4);
+    return v;
+}
+
+/* ---- values --------------------------------------------------------------- */
+
+enum { V_TENSOR, V_CONST, V_DQ, V_FLOAT };
+
+typedef struct Val {
+    const char *name;
+    int kind;
+    int uses;                   /* consumers: node inputs + graph outputs */
+    /* V_TENSOR: IR tensor and what it holds */
+    int t;                      /* IR tensor (V_TENSOR), or -1 */
+    int nhwc;                   /* rank-4 value held as NHWC */
+    int other;                  /* cached IR tensor in the other layout, or -1 */
+    DType otype;                /* ONNX element type (uint8 stored as int8) */
+    int rank;
+    int32_t shape[MAX_RANK];    /* ONNX shape */
+    /* V_CONST */
+    Const *c;
+    int ct;                     /* IR constant tensor made from it, or -1 */
+    /* V_DQ: dequantized source and its parameters */
+    struct Val *src;
+    int qn, qaxis;
+    float *qscale;
+    int32_t *qzp;               /* ONNX domain */
+    /* V_FLOAT: pending float op */
+    const Onnx__NodeProto *node;
+    int node_index;
+    struct Val *in[3];
+    int relu;
+} Val;
+
+static Val **vals;
+static int nvals, capvals;
+static Graph *G;
+
+static Val *val_find(const char *name)
+{
+    for (int i = nvals - 1; i >= 0; i--)
+        if (!strcmp(vals[i]->name, name)) return vals[i];
+    return NULL;
+}
+
+static Val *val_new(const char *name, int kind)
+{
+    if (val_find(name)) fail("value '%s' is defined twice", name);
+    if (nvals == capvals) {
+        capvals = capvals ? 2 * capvals : 64;
+        Val **v = arena_alloc(sizeof(Val *) * (size_t)capvals);
+        if (nvals) memcpy(v, vals, sizeof(Val *) * (size_t)nvals);
+        vals = v;
+    }
+    Val *v = arena_alloc(sizeof *v);
+    v->name = arena_strdup(name);
+    v->kind = kind;
+    v->t = v->other = v->ct = -1;
+    vals[nvals++] = v;
+    return v;
+}
+
+static int new_tensor(const char *name, DType type, int rank, const int32_t *shape)
+{
+    int i = graph_add_tensor(G);
+    Tensor *t = &G->tensors[i];
+    t->name = arena_strdup(name);
+    t->type = type;
+    t->rank = rank;
+    for (int d = 0; d < rank; d++) t->shape[d] = shape[d];
+    t->src_index = i;
+    return i;
+}
+
+static int const_tensor(const char *name, DType type, int rank, const int32_t *shape, const void *data, size_t nbytes)
+{
+    int i = new_tensor(name, type, rank, shape);
+    uint8_t *d = arena_alloc(nbytes ? nbytes : 1);
+    if (nbytes) memcpy(d, data, nbytes);
+    G->tensors[i].data = d;
+    G->tensors[i].nbytes = nbytes;
+    return i;
+}
+
+static Op *new_op(OpKind kind, int in0, int out)
+{
+    int o = graph_add_op(G);
+    Op *op = &G->ops[o];
+    op->kind = kind;
+    op->src_index = NODE ? NODE_INDEX : -1;
+    op->src_name = NODE ? NODE->op_type : "layout";
+    op->variant = "";
+    op->nin = 1;
+    op->in[0] = in0;
+    op->nout = 1;
+    op->out[0] = out;
+    op->stride_h = op->stride_w = op->dil_h = op->dil_w = 1;
+    return op;
+}
+
+static void *params(Op *op, size_t size, const char *type)
+{
+    op->params = arena_alloc(size);
+    op->params_size = size;
+    op->params_type = type;
+    return op->params;
+}
+
+static void set_quant(int t, float scale, int32_t zp_stored)
+{
+    Tensor *T = &G->tensors[t];
+    T->q.n = 1;
+    T->q.scale = arena_alloc(sizeof(float));
+    T->q.zero_point = arena_alloc(sizeof(int64_t));
+    T->q.scale[0] = scale;
+    T->q.zero_point[0] = zp_stored;
+}
+
+/* ---- layout ----------------------------------------------------------------- */
+
+static const int TO_NHWC[4] = {0, 2, 3, 1}, TO_NCHW[4] = {0, 3, 1, 2};
+
+/* out = transpose(in, perm): a transpose op, or an alias when the
+   permutation keeps the order of every axis longer than 1. */
+static int transpose(int in, const int *perm, int rank, const char *why)
+{
+    Tensor tin = G->tensors[in];        /* a copy: new_tensor may move the array */
+    const Tensor *t = &tin;
+    int32_t shape[MAX_RANK] = {0};
+    for (int d = 0; d < rank; d++) shape[d] = t->shape[perm[d]];
+    int out = new_tensor(arena_printf("%s.%s", t->name, why), t->type, rank, shape);
+    G->tensors[out].q = G->tensors[in].q;
+    int last = -1, trivial = 1;
+    for (int d = 0; d < rank; d++)
+        if (t->shape[perm[d]] != 1) {
+            if (perm[d] < last) trivial = 0;
+            last = perm[d];
+        }
+    if (trivial) {
+        new_op(OP_RESHAPE, in, out);
+        return out;
+    }
+    Op *op = new_op(OP_TRANSPOSE, in, out);
+    htc__transpose_params *p = params(op, sizeof *p, "htc__transpose_params");
+    p->rank = rank;
+    p->elem = (int32_t)dtype_size(t->type);
+    int32_t istride[MAX_RANK];
+    int32_t s = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        istride[d] = s;
+        s *= t->shape[d];
+    }
+    for (int d = 0; d < rank; d++) {
+        p->shape[d] = shape[d];
+        p->stride[d] = istride[perm[d]];
+    }
+    return out;
+}
+
+/* The IR tensor holding v in ONNX (NCHW) order / in NHWC order. */
+static int as_onnx(Val *v)
+{
+    if (!v->nhwc) return v->t;
+    if (v->other < 0) v->other = transpose(v->t, TO_NCHW, 4, "nchw");
+    return v->other;
+}
+
+static int as_nhwc(Val *v)
+{
+    if (v->rank != 4) fail("'%s' has rank %d, expected a 4-D NCHW tensor", v->name, v->rank);
+    if (v->nhwc) return v->t;
+    if (v->other < 0) v->other = transpose(v->t, TO_NHWC, 4, "nhwc");
+    return v->other;
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name)
+{
+    for (size_t i = 0; i < n->n_attribute; i++)
+        if (n->attribute[i]->name && !strcmp(n->attribute[i]->name, name)) return n->attribute[i];
+    return NULL;
+}
+
+static int64_t attr_i(const Onnx__NodeProto *n, const char *name, int64_t def)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    if (!a) return def;
+    if (!a->has_i || (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT))
+        fail("attribute '%s' must be an integer", name);
+    return a->i;
+}
+
+static float attr_f(const Onnx__NodeProto *n, const char *name, float def)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    if (!a) return def;
+    if (!a->has_f || (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT))
+        fail("attribute '%s' must be a float", name);
+    return a->f;
+}
+
+static const char *attr_s(const Onnx__NodeProto *n, const char *name, const char *def)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    if (!a) return def;
+    if (!a->has_s || (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING))
+        fail("attribute '%s' must be a string", name);
+    for (size_t i = 0; i < a->s.len; i++)
+        if (!a->s.data[i]) fail("attribute '%s' contains a NUL byte", name);
+    return arena_printf("%.*s", (int)a->s.len, (const char *)a->s.data);
+}
+
+/* Integer list; returns its length (0 when absent). */
+static int attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, int max)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    if (!a) return 0;
+    if (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS)
+        fail("attribute '%s' must be a list of integers", name);
+    if ((int)a->n_ints > max || a->n_ints > 64) fail("attribute '%s' has %zu entries (at most %d)", name, a->n_ints, max);
+    for (size_t i = 0; i < a->n_ints; i++) out[i] = a->ints[i];
+    return (int)a->n_ints;
+}
+
+/* ---- inputs of the current node ------------------------------------------- */
+
+static Val *input(int i, const char *what)
+{
+    if ((size_t)i >= NODE->n_input || !NODE->input[i][0]) fail("missing input %d (%s)", i, what);
+    Val *v = val_find(NODE->input[i]);
+    if (!v) fail("input '%s' is not produced by an earlier node, an initializer or a graph input", NODE->input[i]);
+    return v;
+}
+
+static Val *opt_input(int i)
+{
+    if ((size_t)i >= NODE->n_input || !NODE->input[i][0]) return NULL;
+    return input(i, "optional");
+}
+
+static Const *need_const(Val *v, const char *what)
+{
+    if (v->kind != V_CONST)
+        fail("%s '%s' must be a constant (an initializer; bind a graph input with --bind %s=FILE)", what, v->name, v->name);
+    return v->c;
+}
+
+static Val *need_tensor(Val *v, const char *what)
+{
+    if (v->kind == V_DQ || v->kind == V_FLOAT)
+        fail("%s '%s' is a float value computed from quantized data: onnxruntime evaluates this in float, "
+             "which htc does not reproduce in integers", what, v->name);
+    return v;
+}
+
+/* Quantization parameters (scale, zero point) of one tensor, ONNX domain. */
+typedef struct {
+    int n, axis;
+    float *scale;
+    int32_t *zp;
+    DType type;                 /* INT8 or UINT8 */
+} QP;
+
+static QP qparams(Val *sv, Val *zv, DType type, int64_t axis, const char *what)
+{
+    QP q = {0};
+    Const *s = need_const(sv, what);
+    if (s->type != DT_FLOAT32) fail("%s scale '%s' is %s, expected float", what, sv->name, dtype_name(s->type));
+    if (s->n < 1 || s->rank > 1) fail("%s scale '%s' must be a scalar or a 1-D tensor", what, sv->name);
+    q.n = (int)s->n;
+    q.axis = (int)axis;
+    q.scale = arena_alloc(sizeof(float) * (size_t)q.n);
+    q.zp = arena_alloc(sizeof(int32_t) * (size_t)q.n);
+    for (int i = 0; i < q.n; i++) {
+        q.scale[i] = const_f(s, i);
+        if (!(q.scale[i] > 0) || !isfinite(q.scale[i])) fail("%s scale '%s' has the value %g", what, sv->name, (double)q.scale[i]);
+    }
+    q.type = type;
+    if (zv) {
+        Const *z = need_const(zv, what);
+        if (z->type != type) fail("%s zero point '%s' is %s, expected %s", what, zv->name, dtype_name(z->type), dtype_name(type));
+        if (z->n != q.n) fail("%s zero point '%s' has %lld values for %d scales", what, zv->name, (long long)z->n, q.n);
+        for (int i = 0; i < q.n; i++) q.zp[i] = (int32_t)const_int(z, i);
+    }
+    return q;
+}
+
+static int is8(DType t) { return t == DT_INT8 || t == DT_UINT8; }
+static int32_t st_off(DType t) { return t == DT_UINT8 ? 128 : 0; }
+
+/* Per-tensor parameters as (scale, stored zero point). */
+static void per_tensor(const QP *q, const char *what, float *scale, int32_t *zp)
+{
+    if (q->n != 1) fail("%s must be quantized per tensor (%d scales)", what, q->n);
+    *scale = q->scale[0];
+    *zp = q->zp[0] - st_off(q->type);
+}
+
+/* An int8/uint8 constant as an IR int8 constant (uint8 shifted by -128). */
+static int const8(Val *v, const char *name)
+{
+    Const *c = v->c;
+    int8_t *d = arena_alloc((size_t)c->n + 1);
+    for (int64_t i = 0; i < c->n; i++) d[i] = (int8_t)(c->type == DT_UINT8 ? (int)c->data[i] - 128 : (int8_t)c->data[i]);
+    return const_tensor(name, DT_INT8, c->rank, c->shape, d, (size_t)c->n);
+}
+
+/* The IR tensor of an int8/uint8 activation or constant, in ONNX layout. */
+static int tensor8(Val *v, const char *what)
+{
+    if (v->kind == V_CONST) {
+        if (!is8(v->c->type)) fail("%s '%s' is %s, expected int8 or uint8", what, v->name, dtype_name(v->c->type));
+        if (v->ct < 0) v->ct = const8(v, v->name);
+        return v->ct;
+    }
+    need_tensor(v, what);
+    if (!is8(v->otype)) fail("%s '%s' is %s, expected int8 or uint8", what, v->name, dtype_name(v->otype));
+    return as_onnx(v);
+}
+
+static DType type8(Val *v)
+{
+    return v->kind == V_CONST ? v->c->type : v->otype;
+}
+
+/* A new activation value produced by the current node's output k. */
+static Val *out_val(int k, DType otype, int rank, const int32_t *shape, int nhwc, DType irtype)
+{
+    if ((size_t)k >= NODE->n_output || !NODE->output[k][0]) fail("missing output %d", k);
+    Val *v = val_new(NODE->output[k], V_TENSOR);
+    v->otype = otype;
+    v->rank = rank;
+    memcpy(v->shape, shape, sizeof(int32_t) * (size_t)rank);
+    v->nhwc = nhwc;
+    int32_t ir[MAX_RANK];
+    for (int d = 0; d < rank; d++) ir[d] = shape[d];
+    if (nhwc) {     /* NHWC dims of an NCHW shape: N, H, W, C */
+        ir[1] = shape[2];
+        ir[2] = shape[3];
+        ir[3] = shape[1];
+    }
+    v->t = new_tensor(v->name, irtype, rank, ir);
+    return v;
+}
+
+/* ---- shape helpers ------------------------------------------------------------ */
+
+static void conv_geometry(const Onnx__NodeProto *n, int in_h, int in_w, int k_h, int k_w, int *sh, int *sw, int *dh,
+                          int *dw, int *pt, int *pl, int *oh, int *ow)
+{
+    int64_t v[8];
+    int k;
+    *sh = *sw = *dh = *dw = 1;
+    if ((k = attr_ints(n, "strides", v, 2))) {
+        if (k != 2) fail("strides must have 2 values");
+        *sh = (int)v[0];
+        *sw = (int)v[1];
+    }
+    if ((k = attr_ints(n, "dilations", v, 2))) {
+        if (k != 2) fail("dilations must have 2 values");
+        *dh = (int)v[0];
+        *dw = (int)v[1];
+    }
+    if (*sh < 1 || *sw < 1 || *dh < 1 || *dw < 1 || *sh > 1024 || *sw > 1024 || *dh > 1024 || *dw > 1024)
+        fail("strides and dilations must be in 1..1024");
+    if ((k = attr_ints(n, "kernel_shape", v, 2)) && (k != 2 || v[0] != k_h || v[1] != k_w))
+        fail("kernel_shape does not match the weights");
+    int64_t pads[4] = {0, 0, 0, 0};
+    const char *ap = attr_s(n, "auto_pad", "NOTSET");
+    int eh = (k_h - 1) * *dh + 1, ew = (k_w - 1) * *dw + 1;
+    if (!strcmp(ap, "NOTSET")) {
+        if ((k = attr_ints(n, "pads", pads, 4)) && k != 4) fail("pads must have 4 values");
+        for (int i = 0; i < 4; i++)
+            if (pads[i] < 0 || pads[i] > 4096) fail("pads must be in 0..4096");
+    } else if (!strcmp(ap, "VALID")) {
+    } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+        int ohh = (in_h + *sh - 1) / *sh, oww = (in_w + *sw - 1) / *sw;
+        int th = (ohh - 1) * *sh + eh - in_h, tw = (oww - 1) * *sw + ew - in_w;
+        if (th < 0) th = 0;
+        if (tw < 0) tw = 0;
+        int upper = !strcmp(ap, "SAME_UPPER");
+        pads[0] = upper ? th / 2 : th - th / 2;
+        pads[2] = th - pads[0];
+        pads[1] = upper ? tw / 2 : tw - tw / 2;
+        pads[3] = tw - pads[1];
+    } else fail("auto_pad '%s' is not supported", ap);
+    *pt = (int)pads[0];
+    *pl = (int)pads[1];
+    int64_t hh = in_h + pads[0] + pads[2] - eh, ww = in_w + pads[1] + pads[3] - ew;
+    if (hh < 0 || ww < 0) fail("the kernel (%dx%d) is larger than the padded input (%dx%d)", eh, ew, in_h, in_w);
+    *oh = (int)(hh / *sh + 1);
+    *ow = (int)(ww / *sw + 1);
+}
+
+/* ---- builders: one integer op each ------------------------------------------ */
+
+/* float(a * b) / c, in float as onnxruntime computes x_scale * w_scale / y_scale */
+static float scale3(float a, float b, float c)
+{
+    volatile float t = a * b;
+    volatile float r = t / c;
+    return r;
+}
+
+/* int32 bias [n] or NULL */
+static int bias32(Val *bv, int n)
+{
+    if (!bv) return -1;
+    Const *b = need_const(bv, "bias");
+    if (b->type != DT_INT32) fail("bias '%s' is %s, expected int32", bv->name, dtype_name(b->type));
+    if (b->n != n) fail("bias '%s' has %lld values, expected %d", bv->name, (long long)b->n, n);
+    int32_t s[1] = {n};
+    return const_tensor(arena_printf("%s.bias", bv->name), DT_INT32, 1, s, b->data, (size_t)n * 4);
+}
+
+/* Weight zero points, stored domain, [n] or [1]; -1 when all zero. */
+static int wzp_tensor(const QP *w, const char *name, int n)
+{
+    int any = 0;
+    int32_t *z = arena_alloc(sizeof(int32_t) * (size_t)w->n);
+    for (int i = 0; i < w->n; i++) {
+        z[i] = w->zp[i] - st_off(w->type);
+        any |= z[i] != 0;
+    }
+    if (!any) return -1;
+    int32_t s[1] = {w->n};
+    (void)n;
+    return const_tensor(arena_printf("%s.zero_point", name), DT_INT32, 1, s, z, 4 * (size_t)w->n);
+}
+
+/* Conv: x (activation) with constant weights W [M, C/group, kh, kw].
+   y == NULL: int32 accumulator output (ConvInteger). alpha scales x*w. */
+static void build_conv(Val *x, const QP *xq, Val *wv, const QP *wq, Val *bv, const QP *yq, DType ytype)
+{
+    Const *w = need_const(wv, "weights");
+    if (!is8(w->type)) fail("weights '%s' are %s, expected int8 or uint8", wv->name, dtype_name(w->type));
+    if (x->kind != V_TENSOR || !is8(x->otype)) fail("input '%s' must be an int8 or uint8 activation", x->name);
+    if (x->rank != 4) fail("input '%s' has rank %d; only 2-D convolution (4-D NCHW input) is supported", x->name, x->rank);
+    if (w->rank != 4) fail("weights '%s' have rank %d, expected 4", wv->name, w->rank);
+    int M = w->shape[0], cg = w->shape[1], kh = w->shape[2], kw = w->shape[3];
+    int N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3];
+    int64_t group = attr_i(NODE, "group", 1);
+    if (group < 1 || C % group || cg * group != C || M % group)
+        fail("group %lld does not fit %d input channels, weights [%d, %d, ...] and %d filters", (long long)group, C, M, cg, M);
+    if (kh < 1 || kw < 1 || M < 1) fail("empty weights");
+    if (wq->n != 1 && wq->n != M) fail("weights have %d scales for %d filters", wq->n, M);
+    if (wq->n > 1 && wq->axis != 0) fail("per-channel weight scales must be on axis 0");
+    int sh, sw, dh, dw, pt, pl, oh, ow;
+    conv_geometry(NODE, H, W, kh, kw, &sh, &sw, &dh, &dw, &pt, &pl, &oh, &ow);
+    float xs;
+    int32_t xzp;
+    per_tensor(xq, "input", &xs, &xzp);
+    int32_t oshape[4] = {N, M, oh, ow};
+    Val *y = out_val(0, yq ? yq->type : DT_INT32, 4, oshape, 1, yq ? DT_INT8 : DT_INT32);
+    (void)ytype;
+    int xin = as_nhwc(x);
+
+    /* weights [M][cg][kh][kw] -> [M][kh][kw][cg], int8 storage */
+    int8_t *wt = arena_alloc((size_t)w->n);
+    for (int m = 0; m < M; m++)
+        for (int c = 0; c < cg; c++)
+            for (int i = 0; i < kh; i++)
+                for (int j = 0; j < kw; j++) {
+                    size_t src = (((size_t)m * cg + c) * kh + i) * kw + j, dst = (((size_t)m * kh + i) * kw + j) * cg + c;
+                    int v = w->type == DT_UINT8 ? (int)w->data[src] - 128 : (int8_t)w->data[src];
+                    wt[dst] = (int8_t)v;
+                }
+    int32_t ws[4] = {M, kh, kw, cg};
+    int wt_t = const_tensor(arena_printf("%s.ohwi", wv->name), DT_INT8, 4, ws, wt, (size_t)w->n);
+
+    Op *op = new_op(OP_QCONV2D, xin, y->t);
+    op->nin = 4;
+    op->in[1] = wt_t;
+    op->in[2] = bias32(bv, M);
+    op->in[3] = wzp_tensor(wq, wv->name, M);
+    htc__qconv_params *p = params(op, sizeof *p, "htc__qconv_params");
+    p->batches = N; p->in_h = H; p->in_w = W; p->in_c = C;
+    p->out_h = oh; p->out_w = ow; p->out_c = M;
+    p->k_h = kh; p->k_w = kw; p->stride_h = sh; p->stride_w = sw; p->dil_h = dh; p->dil_w = dw;
+    p->pad_top = pt; p->pad_left = pl;
+    p->group_in = cg; p->group_out = (int32_t)(M / group);
+    p->in_zp = xzp;
+    p->per_channel = wq->n > 1;
+    p->qmin = -128; p->qmax = 127;
+    op->stride_h = sh; op->stride_w = sw; op->dil_h = dh; op->dil_w = dw;
+    op->k_h = kh; op->k_w = kw;
+    op->pad_top = pt; op->pad_left = pl;
+    op->depth_mult = cg == 1 ? (int)(M / group) : 0;
+    op->macs = (int64_t)N * oh * ow * M * kh * kw * cg;
+    if (yq) {
+        float ys;
+        int32_t yzp;
+        per_tensor(yq, "output", &ys, &yzp);
+        p->out_zp = yzp;
+        float *sc = arena_alloc(sizeof(float) * (size_t)wq->n);
+        for (int i = 0; i < wq->n; i++) sc[i] = scale3(xs, wq->scale[i], ys);
+        p->scale = sc;
+        op->rq = RQ_FLOAT;
+        op->nch = wq->n;
+        op->variant = "_s8";
+        set_quant(y->t, ys, yzp);
+    } else {
+        op->variant = "_s32";
+    }
+}
+
+/* MatMul / Gemm: a [..., M, K] x b constant [K, N] (or [batch, K, N];
+   trans_b: [N, K]). Output [..., M, N]. */
+static void build_matmul(Val *a, const QP *aq, Val *bv, const QP *bq, Val *cv, const QP *yq, int trans_b, float alpha)
+{
+    Const *b = need_const(bv, "weights");
+    if (!is8(b->type)) fail("weights '%s' are %s, expected int8 or uint8", bv->name, dtype_name(b->type));
+    if (a->rank < 2) fail("input '%s' must have rank >= 2", a->name);
+    if (b->rank < 2 || b->rank > 3) fail("weights '%s' must have rank 2 or 3", bv->name);
+    int K = a->shape[a->rank - 1], Mr = a->shape[a->rank - 2];
+    int64_t batches = shape_numel(a->shape, a->rank - 2);
+    int wb = b->rank == 3 ? b->shape[0] : 1;
+    int bk = b->shape[b->rank - (trans_b ? 1 : 2)], N = b->shape[b->rank - (trans_b ? 2 : 1)];
+    if (bk != K) fail("inner dimensions differ: '%s' has %d, '%s' has %d", a->name, K, bv->name, bk);
+    if (wb != 1 && wb != batches) fail("weights '%s' have %d batches for %lld", bv->name, wb, (long long)batches);
+    if (bq->n != 1 && bq->n != N) fail("weights have %d scales for %d columns", bq->n, N);
+    float as;
+    int32_t azp;
+    per_tensor(aq, "input", &as, &azp);
+    int32_t oshape[MAX_RANK];
+    memcpy(oshape, a->shape, sizeof(int32_t) * (size_t)a->rank);
+    oshape[a->rank - 1] = N;
+    int ain = tensor8(a, "input");
+    Val *y = out_val(0, yq ? yq->type : DT_INT32, a->rank, oshape, 0, yq ? DT_INT8 : DT_INT32);
+
+    /* weights -> [wb][N][K] int8 */
+    int8_t *wt = arena_alloc((size_t)b->n + 1);
+    for (int bb = 0; bb < wb; bb++)
+        for (int n = 0; n < N; n++)
+            for (int k = 0; k < K; k++) {
+                size_t src = (size_t)bb * K * N + (trans_b ? (size_t)n * K + k : (size_t)k * N + n);
+                int v = b->type == DT_UINT8 ? (int)b->data[src] - 128 : (int8_t)b->data[src];
+                wt[((size_t)bb * N + n) * K + k] = (int8_t)v;
+            }
+    int32_t ws[3] = {wb, N, K};
+    int wt_t = const_tensor(arena_printf("%s.nk", bv->name), DT_INT8, 3, ws, wt, (size_t)b->n);
+    Op *op = new_op(OP_QFC, ain, y->t);
+    op->nin = 4;
+    op->in[1] = wt_t;
+    op->in[2] = bias32(cv, N);
+    op->in[3] = wzp_tensor(bq, bv->name, N);
+    htc__qfc_params *p = params(op, sizeof *p, "htc__qfc_params");
+    p->batches = (int32_t)batches;
+    p->rows = Mr;
+    p->in_features = K;
+    p->out_features = N;
+    p->w_batches = wb;
+    p->in_zp = azp;
+    p->qmin = -128;
+    p->qmax = 127;
+    p->per_channel = bq->n > 1;
+    op->macs = batches * Mr * (int64_t)N * K;
+    if (yq) {
+        float ys;
+        int32_t yzp;
+        per_tensor(yq, "output", &ys, &yzp);
+        p->out_zp = yzp;
+        float *sc = arena_alloc(sizeof(float) * (size_t)bq->n);
+        for (int i = 0; i < bq->n; i++) {
+            if (alpha == 1.0f) {
+                sc[i] = scale3(as, bq->scale[i], ys);
+            } else {       /* QGemm: alpha * a_scale * b_scale / y_scale */
+                volatile float t = alpha * as;
+                sc[i] = scale3(t, bq->scale[i], ys);
+            }
+        }
+        p->scale = sc;
+        op->rq = RQ_FLOAT;
+        op->nch = bq->n;
+        op->variant = "_s8";
+        set_quant(y->t, ys, yzp);
+    } else {
+        op->variant = "_s32";
+    }
+}
+
+/* QLinearAdd: equal shapes, or one operand with a single element. */
+static void build_add(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq)
+{
+    float as, bs, cs;
+    int32_t azs, bzs, czs;
+    per_tensor(aq, "A", &as, &azs);
+    per_tensor(bq, "B", &bs, &bzs);
+    per_tensor(cq, "C", &cs, &czs);
+    int64_t na = a->kind == V_CONST ? a->c->n : shape_numel(a->shape, a->rank);
+    int64_t nb = b->kind == V_CONST ? b->c->n : shape_numel(b->shape, b->rank);
+    const int32_t *sa = a->kind == V_CONST ? a->c->shape : a->shape, *sb = b->kind == V_CONST ? b->c->shape : b->shape;
+    int rka = a->kind == V_CONST ? a->c->rank : a->rank, rkb = b->kind == V_CONST ? b->c->rank : b->rank;
+    Val *big = na >= nb ? a : b;
+    int same = rka == rkb && !memcmp(sa, sb, sizeof(int32_t) * (size_t)rka);
+    if (!same && na != 1 && nb != 1)
+        fail("broadcasting '%s' and '%s' is not supported (only equal shapes or a single element)", a->name, b->name);
+    int ta, tb, nhwc = 0;
+    if (same && a->kind == V_TENSOR && b->kind == V_TENSOR && a->nhwc && b->nhwc) {
+        ta = a->t;
+        tb = b->t;
+        nhwc = 1;
+    } else if (same && a->kind == V_TENSOR && a->nhwc && b->kind == V_TENSOR && b->rank == 4) {
+        ta = a->t;
+        tb = as_nhwc(b);
+        nhwc = 1;
+    } else {
+        ta = tensor8(a, "A");
+        tb = tensor8(b, "B");
+    }
+    if (big->kind == V_CONST) fail("both operands are constants");
+    const int32_t *os = big->kind == V_CONST ? big->c->shape : big->shape;
+    int orank = big->kind == V_CONST ? big->c->rank : big->rank;
+    Val *y = out_val(0, cq->type, orank, os, nhwc, DT_INT8);
+    Op *op = new_op(OP_QADD, ta, y->t);
+    op->nin = 2;
+    op->in[1] = tb;
+    htc__qbinary_params *p = params(op, sizeof *p, "htc__qbinary_params");
+    p->size = (int32_t)(na > nb ? na : nb);
+    p->a_scalar = na == 1 && nb != 1;
+    p->b_scalar = nb == 1 && na != 1;
+    p->a_off = st_off(aq->type);
+    p->b_off = st_off(bq->type);
+    p->out_off = st_off(cq->type);
+    p->a_zp = aq->zp[0];
+    p->b_zp = bq->zp[0];
+    p->qmin = cq->type == DT_UINT8 ? 0 : -128;
+    p->qmax = cq->type == DT_UINT8 ? 255 : 127;
+    /* MlasQLinearAddKernelAvx2Helper */
+    volatile float ra = as / cs, rb = bs / cs;
+    volatile float za = ra * (float)aq->zp[0], zb = rb * (float)bq->zp[0];
+    volatile float zsum = za + zb;
+    p->ra = ra;
+    p->rb = rb;
+    p->fixed = (float)cq->zp[0] - zsum;
+    op->rq = RQ_FLOAT;
+    op->nch = 1;
+    set_quant(y->t, cs, czs);
+}
+
+static void build_gap(Val *x, const QP *xq, const QP *yq, int channels_last)
+{
+    float xs, ys;
+    int32_t xzp, yzp;
+    per_tensor(xq, "input", &xs, &xzp);
+    per_tensor(yq, "output", &ys, &yzp);
+    if (x->rank != 4) fail("input '%s' has rank %d, expected 4", x->name, x->rank);
+    int xin, N = x->shape[0], C, H, W;
+    int32_t oshape[4];
+    Val *y;
+    if (channels_last) {
+        xin = tensor8(x, "input");
+        H = x->shape[1]; W = x->shape[2]; C = x->shape[3];
+        int32_t s[4] = {N, 1, 1, C};
+        memcpy(oshape, s, sizeof s);
+        y = out_val(0, yq->type, 4, oshape, 0, DT_INT8);
+    } else {
+        if (x->kind == V_CONST) fail("constant input");
+        need_tensor(x, "input");
+        xin = as_nhwc(x);
+        C = x->shape[1]; H = x->shape[2]; W = x->shape[3];
+        int32_t s[4] = {N, C, 1, 1};
+        memcpy(oshape, s, sizeof s);
+        y = out_val(0, yq->type, 4, oshape, 1, DT_INT8);
+    }
+    int64_t hw = (int64_t)H * W;
+    if (hw < 1 || hw >= 0x1000000) fail("image size %lld is out of onnxruntime's range", (long long)hw);
+    volatile float den = ys * (float)hw;
+    volatile float scale = xs / den;
+    if (scale < 0x1.0p-32f || scale >= 256.0f) fail("x_scale / y_scale is out of onnxruntime's range");
+    Op *op = new_op(OP_QGAP, xin, y->t);
+    htc__qgap_params *p = params(op, sizeof *p, "htc__qgap_params");
+    p->batches = N;
+    p->hw = (int32_t)hw;
+    p->c = C;
+    p->bias = -xzp * (int32_t)hw;
+    p->out_zp = yzp;
+    p->qmin = -128;
+    p->qmax = 127;
+    p->scale = scale;
+    op->rq = RQ_FLOAT;
+    op->nch = 1;
+    op->macs = (int64_t)N * hw * C;
+    set_quant(y->t, ys, yzp);
+}
+
+/* ---- float arithmetic of onnxruntime at compile time (tables) ------------- */
+
+/* QuantizeLinear of one float (MlasQuantizeLinear): x / scale, clamped to
+   [qmin - zp, qmax - zp], rounded half to even, + zp. */
+static int32_t ort_quantize(float x, float scale, int32_t zp, int32_t qmin, int32_t qmax)
+{
+    volatile float v = x / scale;
+    float lo = (float)(qmin - zp), hi = (float)(qmax - zp), t = v;
+    t = t > lo ? t : lo;
+    t = t < hi ? t : hi;
+    return (int32_t)nearbyintf(t) + zp;
+}
+
+static float ort_dequantize(int32_t q, float scale, int32_t zp)
+{
+    volatile float v = (float)(q - zp) * scale;
+    return v;
+}
+
+/* A byte table from an int8-stored input to an int8-stored output. */
+typedef float (*UnaryF)(float x, const float *arg);
+
+static float f_identity(float x, const float *arg) { (void)arg; return x; }
+static float f_relu(float x, const float *arg) { (void)arg; return x > 0 ? x : 0; }
+static float f_clip(float x, const float *arg) { return x < arg[0] ? arg[0] : (x > arg[1] ? arg[1] : x); }
+
+static void lut_op(int in, DType in_type, float xs, int32_t xzp, DType out_type, float ys, int32_t yzp, UnaryF f,
+                   const float *arg, int out)
+{
+    Op *op = new_op(OP_LUT, in, out);
+    htc__lut_params *p = params(op, sizeof *p, "htc__lut_params");
+    p->size = (int32_t)tensor_numel(&G->tensors[out]);
+    if (tensor_numel(&G->tensors[in]) != p->size) fail("internal: table sizes differ");
+    int32_t qmin = out_type == DT_UINT8 ? 0 : -128, qmax = out_type == DT_UINT8 ? 255 : 127;
+    for (int s = -128; s < 128; s++) {
+        int32_t raw = s + st_off(in_type);
+        float x = ort_dequantize(raw, xs, xzp);
+        int32_t q = ort_quantize(f(x, arg), ys, yzp, qmin, qmax);
+        p->lut[(uint8_t)(int8_t)s] = (uint8_t)(int8_t)(q - st_off(out_type));
+    }
+    set_quant(out, ys, yzp - st_off(out_type));
+}
+
+/* ---- graph inputs and outputs -------------------------------------------- */
+
+/* uint8 <-> int8 storage: a byte table (xor 0x80) */
+static int xor_op(int in, DType out_type, const char *name)
+{
+    Tensor tin = G->tensors[in];
+    const Tensor *t = &tin;
+    int out = new_tensor(name, out_type, t->rank, t->shape);
+    G->tensors[out].q = t->q;
+    Op *op = new_op(OP_LUT, in, out);
+    htc__lut_params *p = params(op, sizeof *p, "htc__lut_params");
+    p->size = (int32_t)tensor_numel(t);
+    for (int i = 0; i < 256; i++) p->lut[i] = (uint8_t)(i ^ 0x80);
+    return out;
+}
+
+static int parse_dims(const Onnx__ValueInfoProto *vi, const char *what, DType *dt, int32_t *shape)
+{
+    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
+        fail("%s '%s' is not a tensor", what, vi->name);
+    const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
+    if (!tt->has_elem_type || !dtype_of(tt->elem_type, dt))
+        fail("%s '%s' has type %s, which htc does not support", what, vi->name, otype_name(tt->has_elem_type ? tt->elem_type : 0));
+    if (!tt->shape) fail("%s '%s' has no shape (dynamic shapes are not supported)", what, vi->name);
+    if (tt->shape->n_dim > MAX_RANK) fail("%s '%s' has rank %zu (at most %d)", what, vi->name, tt->shape->n_dim, MAX_RANK);
+    int64_t n = 1;
+    for (size_t d = 0; d < tt->shape->n_dim; d++) {
+        const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
+        if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+            fail("%s '%s' has a dynamic dimension %zu ('%s'); htc needs static shapes", what, vi->name, d,
+                 dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? dim->dim_param : "?");
+        if (dim->dim_value < 1 || dim->dim_value > INT32_MAX)
+            fail("%s '%s' has dimension %zu of size %lld", what, vi->name, d, (long long)dim->dim_value);
+        shape[d] = (int32_t)dim->dim_value;
+        n *= dim->dim_value;
+        if (n > MAX_ELEMS) fail("%s '%s' is too large", what, vi->name);
+    }
+    return (int)tt->shape->n_dim;
+}
+
+static Const *load_binding(const Binding *b, const Onnx__ValueInfoProto *vi)
+{
+    DType dt;
+    int32_t shape[MAX_RANK];
+    int rank = parse_dims(vi, "graph input", &dt, shape);
+    size_t len;
+    uint8_t *buf = read_file(b->file, &len);
+    size_t bl = strlen(b->file);
+    if (bl > 3 && !strcmp(b->file + bl - 3, ".pb")) {
+        const char *e = wire_check(buf, len, &onnx__tensor_proto__descriptor, 0);
+        if (e) die("%s: not a TensorProto: %s", b->file, e);
+        Onnx__TensorProto *t = onnx__tensor_proto__unpack(NULL, len, buf);
+        if (!t) die("%s: not a valid TensorProto", b->file);
+        Const *c = tensor_const(t, arena_printf("--bind %s=%s", b->name, b->file));
+        onnx__tensor_proto__free_unpacked(t, NULL);
+        if (c->type != dt) die("%s: tensor is %s, graph input '%s' is %s", b->file, dtype_name(c->type), b->name, dtype_name(dt));
+        if (c->n != shape_numel(shape, rank))
+            die("%s: tensor has %lld elements, graph input '%s' has %lld", b->file, (long long)c->n, b->name,
+                (long long)shape_numel(shape, rank));
+        c->rank = rank;
+        memcpy(c->shape, shape, sizeof shape);
+        return c;
+    }
+    Const *c = arena_alloc(sizeof *c);
+    c->type = dt;
+    c->rank = rank;
+    memcpy(c->shape, shape, sizeof shape);
+    c->n = shape_numel(shape, rank);
+    if (len != (size_t)c->n * dtype_size(dt))
+        die("%s: %zu bytes, graph input '%s' (%s, %lld elements) needs %zu", b->file, len, b->name, dtype_name(dt),
+            (long long)c->n, (size_t)c->n * dtype_size(dt));
+    c->data = buf;
+    return c;
+}
+
+/* ---- node handlers ------------------------------------------------------------- */
+
+static QP qp_of_dq(const Val *v)
+{
+    QP q;
+    q.n = v->qn;
+    q.axis = v->qaxis;
+    q.scale = v->qscale;
+    q.zp = v->qzp;
+    q.type = type8(v->src);
+    return q;
+}
+
+/* QuantizeLinear / DequantizeLinear parameters of the current node. */
+static QP node_qp(Val *x, int is_q, Val **zv_out)
+{
+    Val *sv = input(1, "scale"), *zv = opt_input(2);
+    DType t = DT_UINT8;
+    if (zv) {
+        Const *z = need_const(zv, "zero point");
+        t = z->type;
+    } else if (!is_q) {
+        t = type8(x);
+    }
+    if (attr_i(NODE, "block_size", 0) != 0) fail("blocked quantization is not supported");
+    if (!is8(t)) fail("quantization to %s is not supported (int8 and uint8 only)", dtype_name(t));
+    int rank = x->kind == V_CONST ? x->c->rank : x->rank;
+    int64_t axis = attr_i(NODE, "axis", 1);
+    if (axis < 0) axis += rank;
+    QP q = qparams(sv, zv, t, axis, is_q ? "QuantizeLinear" : "DequantizeLinear");
+    if (q.n > 1) {
+        const int32_t *s = x->kind == V_CONST ? x->c->shape : x->shape;
+        if (axis < 0 || axis >= rank || s[axis] != q.n) fail("%d scales do not match axis %lld of the input", q.n, (long long)axis);
+    }
+    if (zv_out) *zv_out = zv;
+    return q;
+}
+
+static void qlinear_params(Op *op, Val *x, const QP *q, int nhwc)
+{
+    htc__qlinear_params *p = params(op, sizeof *p, "htc__qlinear_params");
+    p->size = (int32_t)shape_numel(x->shape, x->rank);
+    p->channels = q->n;
+    p->inner = 1;
+    p->qmin = -128;
+    p->qmax = 127;
+    if (q->n > 1) {
+        int axis = q->axis;
+        const int32_t *s = x->shape;
+        if (nhwc) {   /* NHWC order of an NCHW value: channel axis 1 is last */
+            static const int pos[4] = {0, 3, 1, 2};
+            int32_t ir[4] = {s[0], s[2], s[3], s[1]};
+            axis = pos[axis];
+            for (int d = axis + 1; d < 4; d++) p->inner *= ir[d];
+        } else {
+            for (int d = axis + 1; d < x->rank; d++) p->inner *= s[d];
+        }
+    }
+    float *sc = arena_alloc(sizeof(float) * (size_t)q->n);
+    int32_t *zp = arena_alloc(sizeof(int32_t) * (size_t)q->n);
+    for (int i = 0; i < q->n; i++) {
+        sc[i] = q->scale[i];
+        zp[i] = q->zp[i] - st_off(q->type);
+    }
+    p->scale = sc;
+    p->zp = zp;
+    op->rq = RQ_FLOAT;
+    op->nch = q->n;
+}
+
+static void h_dequantize(void)
+{
+    Val *x = input(0, "x");
+    if (x->kind == V_DQ || x->kind == V_FLOAT) need_tensor(x, "input");
+    if (x->kind == V_CONST && x->c->type == DT_INT32) {
+        /* a quantized bias: kept symbolic for the Conv/Gemm that reads it */
+    } else if (!is8(type8(x))) {
+        fail("input '%s' is %s; only int8 and uint8 are supported", x->name, dtype_name(type8(x)));
+    }
+    Val *zv;
+    QP q;
+    if (x->kind == V_CONST && x->c->type == DT_INT32) {
+        Val *sv = input(1, "scale");
+        zv = opt_input(2);
+        Const *s = need_const(sv, "scale");
+        if (s->type != DT_FLOAT32) fail("scale must be float");
+        q.n = (int)s->n;
+        q.scale = (float *)(void *)s->data;
+        q.zp = NULL;
+        q.axis = 0;
+        q.type = DT_INT32;
+        if (zv) {
+            Const *z = need_const(zv, "zero point");
+            for (int64_t i = 0; i < z->n; i++)
+                if (const_int(z, i) != 0) fail("int32 bias '%s' has a non-zero zero point", x->name);
+        }
+    } else {
+        q = node_qp(x, 0, &zv);
+    }
+    if ((size_t)0 >= NODE->n_output || !NODE->output[0][0]) fail("missing output");
+    Val *v = val_new(NODE->output[0], V_DQ);
+    v->src = x;
+    v->qn = q.n;
+    v->qaxis = q.axis;
+    v->qscale = q.scale;
+    v->qzp = q.zp;
+    v->node = NODE;
+    v->node_index = NODE_INDEX;
+    v->rank = x->kind == V_CONST ? x->c->rank : x->rank;
+    memcpy(v->shape, x->kind == V_CONST ? x->c->shape : x->shape, sizeof v->shape);
+}
+
+/* Materialise a V_DQ as a float tensor (DequantizeLinear op). */
+static int dq_tensor(Val *v)
+{
+    Val *x = v->src;
+    if (x->kind != V_TENSOR) fail("DequantizeLinear of constant '%s' is a float constant; htc compiles integer graphs", x->name);
+    const Onnx__NodeProto *save = NODE;
+    int save_i = NODE_INDEX;
+    NODE = v->node;
+    NODE_INDEX = v->node_index;
+    QP q = qp_of_dq(v);
+    int nhwc = x->nhwc && q.n > 1;
+    int in = nhwc ? x->t : as_onnx(x);
+    int32_t ir[MAX_RANK];
+    memcpy(ir, G->tensors[in].shape, sizeof ir);
+    int out = new_tensor(v->name, DT_FLOAT32, x->rank, ir);
+    Op *op = new_op(OP_QLDEQUANTIZE, in, out);
+    qlinear_params(op, x, &q, nhwc);
+    if (nhwc) out = transpose(out, TO_NCHW, 4, "nchw");
+    NODE = save;
+    NODE_INDEX = save_i;
+    return out;
+}
+
+static void h_quantize(void)
+{
+    Val *x = input(0, "x");
+    Val *zv;
+    QP q = node_qp(x, 1, &zv);
+    if (x->kind == V_FLOAT) {
+        /* the end of a QDQ group: the fused integer op */
+        Val *f = x;
+        if (f->uses != 1)
+            fail("the float result '%s' of %s '%s' has %d consumers: onnxruntime does not fuse it and computes in float",
+                 f->name, f->node->op_type, f->node->name, f->uses);
+        const Onnx__NodeProto *q_node = NODE;
+        int q_index = NODE_INDEX;
+        const char *yname = NODE->output[0];
+        NODE = f->node;
+        NODE_INDEX = f->node_index;
+        /* the fused op defines the Q node's output */
+        const char *save_out = NODE->output[0];
+        ((Onnx__NodeProto *)NODE)->output[0] = (char *)yname;
+        if (f->relu) {
+            int32_t qmin = q.type == DT_UINT8 ? 0 : -128;
+            if (q.n != 1 || q.zp[0] != qmin)
+                fail("Relu before QuantizeLinear '%s' with a zero point above the minimum is computed in float by onnxruntime",
+                     q_node->name);
+        }
+        const char *op = NODE->op_type;
+        for (int i = 0; i < 3; i++)
+            if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->uses != 1)
+                fail("DequantizeLinear output '%s' feeds %d nodes: onnxruntime does not fuse this %s and computes it in float "
+                     "(quantize with a dedicated DequantizeLinear per consumer, e.g. extra_options DedicatedQDQPair)",
+                     f->in[i]->name, f->in[i]->uses, op);
+        if (!strcmp(op, "Conv")) {
+            QP xq = qp_of_dq(f->in[0]), wq = qp_of_dq(f->in[1]);
+            if (f->in[0]->src->kind != V_TENSOR) fail("input must be an activation");
+            build_conv(f->in[0]->src, &xq, f->in[1]->src, &wq, f->in[2] ? f->in[2]->src : NULL, &q, q.type);
+        } else if (!strcmp(op, "Gemm") || !strcmp(op, "MatMul")) {
+            QP aq = qp_of_dq(f->in[0]), bq = qp_of_dq(f->in[1]);
+            int tb = !strcmp(op, "Gemm") ? (int)attr_i(NODE, "transB", 0) : 0;
+            float alpha = !strcmp(op, "Gemm") ? attr_f(NODE, "alpha", 1.0f) : 1.0f;
+            build_matmul(f->in[0]->src, &aq, f->in[1]->src, &bq, f->in[2] ? f->in[2]->src : NULL, &q, tb, alpha);
+        } else if (!strcmp(op, "Add")) {
+            QP aq = qp_of_dq(f->in[0]), bq = qp_of_dq(f->in[1]);
+            build_add(f->in[0]->src, &aq, f->in[1]->src, &bq, &q);
+        } else if (!strcmp(op, "GlobalAveragePool")) {
+            QP xq = qp_of_dq(f->in[0]);
+            build_gap(f->in[0]->src, &xq, &q, 0);
+        } else if (!strcmp(op, "Relu") || !strcmp(op, "Clip") || !strcmp(op, "Identity")) {
+            Val *s = f->in[0]->src;
+            QP xq = qp_of_dq(f->in[0]);
+            float xs, arg[2] = {-INFINITY, INFINITY};
+            int32_t xzp;
+            per_tensor(&xq, "input", &xs, &xzp);
+            if (q.n != 1) fail("per-channel QuantizeLinear after %s is not supported", op);
+            UnaryF fn = !strcmp(op, "Relu") ? f_relu : !strcmp(op, "Clip") ? f_clip : f_identity;
+            if (fn == f_clip) {
+                arg[0] = f->in[1] ? const_f(need_const(f->in[1], "min"), 0) : -INFINITY;
+                arg[1] = f->in[2] ? const_f(need_const(f->in[2], "max"), 0) : INFINITY;
+            }
+            Val *y = out_val(0, q.type, s->rank, s->shape, s->nhwc, DT_INT8);
+            lut_op(s->t, type8(s), xs, xq.zp[0], q.type, q.scale[0], q.zp[0], fn, arg, y->t);
+            set_quant(y->t, q.scale[0], q.zp[0] - st_off(q.type));
+        } else {
+            fail("internal: no fused form");
+        }
+        ((Onnx__NodeProto *)NODE)->output[0] = (char *)save_out;
+        NODE = q_node;
+        NODE_INDEX = q_index;
+        return;
+    }
+    if (x->kind == V_DQ) {
+        /* DequantizeLinear -> QuantizeLinear: identity, or a requantization
+           table with onnxruntime's float arithmetic */
+        Val *s = x->src;
+        if (s->kind != V_TENSOR) fail("QuantizeLinear of a dequantized constant is not supported");
+        QP xq = qp_of_dq(x);
+        if (xq.n != 1 || q.n != 1) fail("per-channel requantization is not supported");
+        if (xq.type == q.type && xq.scale[0] == q.scale[0] && xq.zp[0] == q.zp[0]) {
+            Val *y = val_new(NODE->output[0], V_TENSOR);
+            Val keep = *y;
+            *y = *s;
+            y->name = keep.name;
+            y->uses = 0;
+            return;
+        }
+        Val *y = out_val(0, q.type, s->rank, s->shape, s->nhwc, DT_INT8);
+        lut_op(s->t, type8(s), xq.scale[0], xq.zp[0], q.type, q.scale[0], q.zp[0], f_identity, NULL, y->t);
+        set_quant(y->t, q.scale[0], q.zp[0] - st_off(q.type));
+        return;
+    }
+    if (x->kind == V_CONST) fail("QuantizeLinear of a constant: fold it into an initializer");
+    if (x->otype != DT_FLOAT32) fail("input '%s' is %s, expected float", x->name, dtype_name(x->otype));
+    int nhwc = x->nhwc;
+    Val *y = out_val(0, q.type, x->rank, x->shape, nhwc, DT_INT8);
+    Op *op = new_op(OP_QLQUANTIZE, x->t, y->t);
+    qlinear_params(op, x, &q, nhwc);
+    if (q.n == 1) set_quant(y->t, q.scale[0], q.zp[0] - st_off(q.type));
+}
+
+/* The QOperator forms: scales and zero points are inputs. */
+static QP in_qp(int si, int zi, Val *x, const char *what)
+{
+    Val *zv = opt_input(zi);
+    DType t = zv ? need_const(zv, what)->type : type8(x);
+    return qparams(input(si, "scale"), zv, t, 0, what);
+}
+
+static QP out_qp(int si, int zi, const char *what)
+{
+    Val *zv = opt_input(zi);
+    DType t = zv ? need_const(zv, what)->type : DT_UINT8;
+    if (!is8(t)) fail("%s zero point must be int8 or uint8", what);
+    return qparams(input(si, "scale"), zv, t, 0, what);
+}
+
+static void h_qlinearconv(void)
+{
+    Val *x = need_tensor(input(0, "x"), "x"), *w = input(3, "w");
+    QP xq = in_qp(1, 2, x, "x"), wq = in_qp(4, 5, w, "w"), yq = out_qp(6, 7, "y");
+    if (type8(x) != xq.type) fail("x and x_zero_point types differ");
+    if (x->kind != V_TENSOR) fail("x must be an activation");
+    build_conv(x, &xq, w, &wq, opt_input(8), &yq, yq.type);
+}
+
+static void h_convinteger(void)
+{
+    Val *x = need_tensor(input(0, "x"), "x"), *w = input(1, "w");
+    Val *xz = opt_input(2), *wz = opt_input(3);
+    QP xq = {0}, wq = {0};
+    static float one = 1.0f;
+    static int32_t zero = 0;
+    xq.n = 1; xq.scale = &one; xq.zp = &zero; xq.type = type8(x);
+    if (xz) {
+        Const *z = need_const(xz, "x_zero_point");
+        if (z->n != 1 || z->type != xq.type) fail("x_zero_point must be one %s value", dtype_name(xq.type));
+        xq.zp = arena_alloc(sizeof(int32_t));
+        xq.zp[0] = (int32_t)const_int(z, 0);
+    }
+    wq.n = 1; wq.scale = &one; wq.zp = &zero; wq.type = type8(w);
+    if (wz) {
+        Const *z = need_const(wz, "w_zero_point");
+        if (z->type != wq.type) fail("w_zero_point type differs from w");
+        wq.n = (int)z->n;
+        wq.scale = arena_alloc(sizeof(float) * (size_t)wq.n);
+        wq.zp = arena_alloc(sizeof(int32_t) * (size_t)wq.n);
+        for (int i = 0; i < wq.n; i++) {
+            wq.scale[i] = 1.0f;
+            wq.zp[i] = (int32_t)const_int(z, i);
+        }
+    }
+    if (x->kind != V_TENSOR) fail("x must be an activation");
+    build_conv(x, &xq, w, &wq, NULL, NULL, DT_INT32);
+}
+
+static void h_matmulinteger(void)
+{
+    Val *a = need_tensor(input(0, "A"), "A"), *b = input(1, "B");
+    Val *az = opt_input(2), *bz = opt_input(3);
+    static float one = 1.0f;
+    static int32_t zero = 0;
+    QP aq = {1, 0, &one, &zero, type8(a)}, bq = {1, 0, &one, &zero, type8(b)};
+    if (az) {
+        Const *z = need_const(az, "a_zero_point");
+        if (z->n != 1 || z->type != aq.type) fail("a_zero_point must be one %s value", dtype_name(aq.type));
+        aq.zp = arena_alloc(sizeof(int32_t));
+        aq.zp[0] = (int32_t)const_int(z, 0);
+    }
+    if (bz) {
+        Const *z = need_const(bz, "b_zero_point");
+        if (z->type != bq.type) fail("b_zero_point type differs from B");
+        bq.n = (int)z->n;
+        bq.scale = arena_alloc(sizeof(float) * (size_t)bq.n);
+        bq.zp = arena_alloc(sizeof(int32_t) * (size_t)bq.n);
+        for (int i = 0; i < bq.n; i++) {
+            bq.scale[i] = 1.0f;
+            bq.zp[i] = (int32_t)const_int(z, i);
+        }
+    }
+    build_matmul(a, &aq, b, &bq, NULL, NULL, 0, 1.0f);
+}
+
+static void h_qlinearmatmul(void)
+{
+    Val *a = need_tensor(input(0, "a"), "a"), *b = input(3, "b");
+    QP aq = in_qp(1, 2, a, "a"), bq = in_qp(4, 5, b, "b"), yq = out_qp(6, 7, "y");
+    build_matmul(a, &aq, b, &bq, NULL, &yq, 0, 1.0f);
+}
+
+static void h_qgemm(void)
+{
+    Val *a = need_tensor(input(0, "A"), "A"), *b = input(3, "B");
+    if (attr_i(NODE, "transA", 0)) fail("transA is not supported");
+    if (!opt_input(7)) fail("QGemm without y_scale has a float output, which htc does not compile");
+    QP aq = in_qp(1, 2, a, "A"), bq = in_qp(4, 5, b, "B"), yq = out_qp(7, 8, "y");
+    float alpha = attr_f(NODE, "alpha", 1.0f), beta = attr_f(NODE, "beta", 1.0f);
+    Val *c = opt_input(6);
+    if (c && beta != 1.0f) fail("beta %g with a bias is not supported", (double)beta);
+    if (a->rank != 2) fail("A must be 2-D");
+    build_matmul(a, &aq, b, &bq, c, &yq, (int)attr_i(NODE, "transB", 0), alpha);
+}
+
+static void h_qlinearadd(void)
+{
+    Val *a = input(0, "A"), *b = input(3, "B");
+    QP aq = in_qp(1, 2, a, "A"), bq = in_qp(4, 5, b, "B"), cq = out_qp(6, 7, "C");
+    build_add(a, &aq, b, &bq, &cq);
+}
+
+static void h_qlineargap(void)
+{
+    Val *x = need_tensor(input(0, "X"), "X");
+    QP xq = in_qp(1, 2, x, "X"), yq = out_qp(3, 4, "Y");
+    build_gap(x, &xq, &yq, (int)attr_i(NODE, "channels_last", 0));
+}
+
+static void h_maxpool(void)
+{
+    Val *xv = input(0, "X");
+    Val *x = xv->kind == V_DQ ? xv->src : need_tensor(xv, "X");
+    if (x->kind != V_TENSOR || !is8(x->otype)) fail("MaxPool of '%s': only int8/uint8 activations are supported", xv->name);
+    if (NODE->n_output > 1 && NODE->output[1][0]) fail("the Indices output is not supported");
+    if (x->rank != 4) fail("only 2-D pooling is supported");
+    int64_t k[2];
+    if (attr_ints(NODE, "kernel_shape", k, 2) != 2) fail("kernel_shape must have 2 values");
+    if (k[0] < 1 || k[1] < 1 || k[0] > 4096 || k[1] > 4096) fail("kernel_shape out of range");
+    if (attr_i(NODE, "ceil_mode", 0)) fail("ceil_mode is not supported");
+    int sh, sw, dh, dw, pt, pl, oh, ow;
+    conv_geometry(NODE, x->shape[2], x->shape[3], (int)k[0], (int)k[1], &sh, &sw, &dh, &dw, &pt, &pl, &oh, &ow);
+    if (dh != 1 || dw != 1) fail("dilated pooling is not supported");
+    int xin = as_nhwc(x);
+    int32_t os[4] = {x->shape[0], x->shape[1], oh, ow};
+    Val *y = out_val(0, x->otype, 4, os, 1, DT_INT8);
+    G->tensors[y->t].q = G->tensors[x->t].q;
+    Op *op = new_op(OP_MAXPOOL, xin, y->t);
+    htc__pool_params *p = params(op, sizeof *p, "htc__pool_params");
+    p->batches = x->shape[0]; p->in_h = x->shape[2]; p->in_w = x->shape[3]; p->c = x->shape[1];
+    p->out_h = oh; p->out_w = ow; p->k_h = (int32_t)k[0]; p->k_w = (int32_t)k[1];
+    p->stride_h = sh; p->stride_w = sw; p->pad_top = pt; p->pad_left = pl;
+    p->act_min = -128; p->act_max = 127;
+    op->k_h = (int)k[0]; op->k_w = (int)k[1]; op->stride_h = sh; op->stride_w = sw;
+    op->pad_top = pt; op->pad_left = pl;
+    op->macs = (int64_t)p->batches * oh * ow * p->c * p->k_h * p->k_w;
+    if (xv->kind == V_DQ) {
+        /* rewrap: output is the dequantization of the integer maxpool */
+        Val *iv = y;
+        iv->name = arena_printf("%s.int", y->name);
+        Val *d = val_new(NODE->output[0], V_DQ);
+        *d = *xv;
+        d->name = arena_strdup(NODE->output[0]);
+        d->src = iv;
+        d->uses = 0;
+        d->rank = 4;
+        memcpy(d->shape, os, sizeof os);
+    }
+}
+
+/* Reshape / Flatten / Squeeze / Unsqueeze: the ONNX-order bytes stay. */
+static void reshape_to(Val *xv, int rank, const int32_t *shape)
+{
+    Val *x = xv->kind == V_DQ ? xv->src : xv;
+    if (x->kind == V_CONST) fail("reshape of a constant is not supported");
+    need_tensor(x, "data");
+    if (shape_numel(shape, rank) != shape_numel(x->shape, x->rank)) fail("reshape changes the number of elements");
+    int in = as_onnx(x);
+    const char *name = xv->kind == V_DQ ? arena_printf("%s.int", NODE->output[0]) : NODE->output[0];
+    Val *y;
+    if (xv->kind == V_DQ) {
+        y = arena_alloc(sizeof *y);
+        y->name = name;
+        y->kind = V_TENSOR;
+        y->otype = x->otype;
+        y->rank = rank;
+        memcpy(y->shape, shape, sizeof(int32_t) * (size_t)rank);
+        y->other = y->ct = -1;
+        y->t = new_tensor(name, G->tensors[in].type, rank, shape);
+        Val *d = val_new(NODE->output[0], V_DQ);
+        *d = *xv;
+        d->name = arena_strdup(NODE->output[0]);
+        d->src = y;
+        d->uses = 0;
+        d->rank = rank;
+        memcpy(d->shape, shape, sizeof(int32_t) * (size_t)rank);
+    } else {
+        y = out_val(0, x->otype, rank, shape, 0, G->tensors[in].type);
+    }
+    G->tensors[y->t].q = G->tensors[in].q;
+    new_op(OP_RESHAPE, in, y->t);
+}
+
+static const int32_t *vshape(Val *v, int *rank)
+{
+    if (v->kind == V_CONST) {
+        *rank = v->c->rank;
+        return v->c->shape;
+    }
+    *rank = v->rank;
+    return v->shape;
+}
+
+static void h_flatten(void)
+{
+    Val *x = input(0, "input");
+    int r;
+    const int32_t *s = vshape(x, &r);
+    int64_t axis = attr_i(NODE, "axis", 1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis > r) fail("axis %lld out of range", (long long)axis);
+    int32_t o[2] = {(int32_t)shape_numel(s, (int)axis), (int32_t)(shape_numel(s, r) / (shape_numel(s, (int)axis) ? shape_numel(s, (int)axis) : 1))};
+    reshape_to(x, 2, o);
+}
+
+static void h_reshape(void)
+{
+    Val *x = input(0, "data");
+    Const *sc = need_const(input(1, "shape"), "shape");
+    if (sc->type != DT_INT64 || sc->rank != 1) fail("shape must be a 1-D int64 tensor");
+    if (sc->n > MAX_RANK) fail("rank %lld is too large", (long long)sc->n);
+    int r;
+    const int32_t *s = vshape(x, &r);
+    int64_t total = shape_numel(s, r), known = 1;
+    int32_t o[MAX_RANK];
+    int neg = -1;
+    for (int i = 0; i < sc->n; i++) {
+        int64_t d = const_int(sc, i);
+        if (d == 0) {
+            if (attr_i(NODE, "allowzero", 0)) fail("allowzero is not supported");
+            if (i >= r) fail("shape entry 0 at %d has no input dimension", i);
+            d = s[i];
+        }
+        if (d == -1) {
+            if (neg >= 0) fail("more than one -1 in the shape");
+            neg = i;
+            o[i] = 1;
+            continue;
+        }
+        if (d < 1 || d > INT32_MAX) fail("shape entry %lld is not supported", (long long)d);
+        o[i] = (int32_t)d;
+        known *= d;
+        if (known > total) fail("shape does not match the %lld elements", (long long)total);
+    }
+    if (neg >= 0) {
+        if (total % known) fail("shape does not match the %lld elements", (long long)total);
+        o[neg] = (int32_t)(total / known);
+    }
+    reshape_to(x, (int)sc->n, o);
+}
+
+static void h_transpose(void)
+{
+    Val *xv = input(0, "data");
+    Val *x = xv->kind == V_DQ ? xv->src : need_tensor(xv, "data");
+    if (x->kind != V_TENSOR) fail("transpose of a constant is not supported");
+    int64_t perm[MAX_RANK];
+    int n = attr_ints(NODE, "perm", perm, MAX_RANK);
+    int p[MAX_RANK];
+    if (!n) {
+        n = x->rank;
+        for (int i = 0; i < n; i++) perm[i] = n - 1 - i;
+    }
+    if (n != x->rank) fail("perm has %d entries for rank %d", n, x->rank);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (perm[i] < 0 || perm[i] >= n || (seen & (1 << perm[i]))) fail("perm is not a permutation");
+        seen |= 1 << perm[i];
+        p[i] = (int)perm[i];
+    }
+    int in = as_onnx(x);
+    int out = transpose(in, p, n, "t");
+    int32_t os[MAX_RANK];
+    for (int i = 0; i < n; i++) os[i] = x->shape[p[i]];
+    Val *y = val_new(xv->kind == V_DQ ? arena_printf("%s.int", NODE->output[0]) : NODE->output[0], V_TENSOR);
+    y->otype = x->otype;
+    y->rank = n;
+    memcpy(y->shape, os, sizeof os);
+    y->t = out;
+    G->tensors[out].name = arena_strdup(y->name);
+    if (xv->kind == V_DQ) {
+        Val *d = val_new(NODE->output[0], V_DQ);
+        Val keep = *d;
+        *d = *xv;
+        d->name = keep.name;
+        d->src = y;
+        d->uses = 0;
+        d->rank = n;
+        memcpy(d->shape, os, sizeof os);
+    }
+}
+
+/* A float op of a QDQ group: pending until its QuantizeLinear. */
+static void h_float(void)
+{
+    const char *op = NODE->op_type;
+    if (!strcmp(op, "Relu") || !strcmp(op, "Clip")) {
+        Val *x = input(0, "X");
+        if (x->kind == V_FLOAT && !strcmp(op, "Relu") && x->uses == 1) {
+            Val *v = val_new(NODE->output[0], V_FLOAT);
+            Val keep = *v;
+            *v = *x;
+            v->name = keep.name;
+            v->uses = 0;
+            v->relu = 1;
+            return;
+        }
+    }
+    Val *v = val_new(NODE->output[0], V_FLOAT);
+    v->node = NODE;
+    v->node_index = NODE_INDEX;
+    for (size_t i = 0; i < NODE->n_input && i < 3; i++) {
+        if (!NODE->input[i][0]) continue;
+        Val *x = input((int)i, "input");
+        if (x->kind == V_FLOAT) fail("input '%s' is a float result that is not quantized: onnxruntime computes this in float", x->name);
+        if (x->kind == V_TENSOR && x->otype == DT_FLOAT32)
+            fail("float input '%s': htc compiles quantized graphs (QDQ or QOperator) only", x->name);
+        if (x->kind == V_CONST && (strcmp(op, "Clip") || i == 0))
+            fail("float constant '%s': htc compiles quantized graphs only", x->name);
+        if (x->kind == V_TENSOR) fail("input '%s' is not dequantized (a DequantizeLinear output)", x->name);
+        v->in[i] = x;
+    }
+    if (NODE->n_input < 1 || !v->in[0]) fail("missing input");
+}
+
+/* ---- the graph ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *op, *domain;
+    void (*fn)(void);
+} Handler;
+
+static const Handler handlers[] = {
+    {"QuantizeLinear", "", h_quantize},
+    {"DequantizeLinear", "", h_dequantize},
+    {"QuantizeLinear", "com.microsoft", h_quantize},
+    {"DequantizeLinear", "com.microsoft", h_dequantize},
+    {"QLinearConv", "", h_qlinearconv},
+    {"QLinearConv", "com.microsoft", h_qlinearconv},
+    {"ConvInteger", "", h_convinteger},
+    {"QLinearMatMul", "", h_qlinearmatmul},
+    {"MatMulInteger", "", h_matmulinteger},
+    {"QGemm", "com.microsoft", h_qgemm},
+    {"QLinearAdd", "com.microsoft", h_qlinearadd},
+    {"QLinearGlobalAveragePool", "com.microsoft", h_qlineargap},
+    {"MaxPool", "", h_maxpool},
+    {"Flatten", "", h_flatten},
+    {"Reshape", "", h_reshape},
+    {"Transpose", "", h_transpose},
+    {"Conv", "", h_float},
+    {"Gemm", "", h_float},
+    {"MatMul", "", h_float},
+    {"Add", "", h_float},
+    {"GlobalAveragePool", "", h_float},
+    {"Relu", "", h_float},
+    {"Clip", "", h_float},
+    {"Identity", "", h_float},
+};
+
+static int is_onnx_domain(const char *d) { return !d || !*d || !strcmp(d, "ai.onnx"); }
+
+static void check_opsets(const Onnx__ModelProto *m)
+{
+    int has_default = 0;
+    for (size_t i = 0; i < m->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+        if (is_onnx_domain(o->domain)) {
+            has_default = 1;
+            if (o->has_version && o->version < 10) fail("opset %lld is too old (QuantizeLinear needs opset 10)", (long long)o->version);
+        }
+    }
+    if (!has_default && m->n_opset_import) fail("the model imports no default ONNX opset");
+}
 
 Graph *onnx_read(const char *path)
 {
-    die("%s: ONNX models are not supported by this build yet", path);
+    PATH = path;
+    NODE = NULL;
+    size_t len;
+    const uint8_t *buf = read_file(path, &len);
+    Graph *g = arena_alloc(sizeof *g);
+    G = g;
+    g->path = path;
+    g->format = SRC_ONNX;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++) h = (h ^ buf[i]) * 16777619u;
+    g->hash = h;
+    if (len == 0) die("%s: empty file, not an ONNX model", path);
+
+    const char *e = wire_check(buf, len, &onnx__model_proto__descriptor, 0);
+    if (e) die("%s: not a valid ONNX model (protobuf): %s", path, e);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    if (!m) die("%s: not a valid ONNX model (protobuf decoding failed)", path);
+    if (!m->graph) die("%s: the model has no graph", path);
+    check_opsets(m);
+    const Onnx__GraphProto *gr = m->graph;
+    if (gr->n_sparse_initializer) fail("sparse initializers are not supported");
+
+    /* initializers */
+    for (size_t i = 0; i < gr->n_initializer; i++) {
+        const Onnx__TensorProto *t = gr->initializer[i];
+        if (!t->name || !*t->name) fail("initializer %zu has no name", i);
+        Val *v = val_new(t->name, V_CONST);
+        v->c = tensor_const(t, arena_printf("initializer '%s'", t->name));
+    }
+    /* graph inputs (those that are not initializers) */
+    for (size_t i = 0; i < gr->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gr->input[i];
+        if (!vi->name || !*vi->name) fail("graph input %zu has no name", i);
+        Binding *b = NULL;
+        for (int k = 0; k < nbinds; k++)
+            if (!strcmp(binds[k].name, vi->name)) b = &binds[k];
+        Val *old = val_find(vi->name);
+        if (b) {
+            b->used = 1;
+            Const *c = load_binding(b, vi);
+            Val *v = old ? old : val_new(vi->name, V_CONST);
+            v->kind = V_CONST;
+            v->c = c;
+            continue;
+        }
+        if (old) continue;      /* an initializer with a default */
+        DType dt;
+        int32_t shape[MAX_RANK];
+        int rank = parse_dims(vi, "graph input", &dt, shape);
+        if (g->ninputs == OP_MAX_IO) fail("more than %d graph inputs", OP_MAX_IO);
+        Val *v = val_new(vi->name, V_TENSOR);
+        v->otype = dt;
+        v->rank = rank;
+        memcpy(v->shape, shape, sizeof shape);
+        int t = new_tensor(vi->name, dt, rank, shape);
+        g->tensors[t].is_input = g->ninputs + 1;
+        g->inputs[g->ninputs++] = t;
+        v->t = dt == DT_UINT8 ? xor_op(t, DT_INT8, arena_printf("%s.s8", vi->name)) : t;
+    }
+    for (int k = 0; k < nbinds; k++)
+        if (!binds[k].used) die("--bind %s: the model has no graph input of that name", binds[k].name);
+    if (gr->n_output == 0) fail("the graph has no outputs");
+    if (gr->n_output > OP_MAX_IO) fail("more than %d graph outputs", OP_MAX_IO);
+
+    /* consumers of every value */
+    for (size_t n = 0; n < gr->n_node; n++) {
+        const Onnx__NodeProto *nd = gr->node[n];
+        for (size_t i = 0; i < nd->n_input; i++)
+            for (int k = nvals - 1; k >= 0; k--)
+                if (!strcmp(vals[k]->name, nd->input[i])) vals[k]->uses++;
+    }
+
+    /* nodes, in order */
+    for (size_t n = 0; n < gr->n_node; n++) {
+        NODE = gr->node[n];
+        NODE_INDEX = (int)n;
+        if (!NODE->op_type) fail("node without op_type");
+        if (NODE->n_output < 1) fail("node without outputs");
+        const Handler *hd = NULL;
+        for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; k++)
+            if (!strcmp(handlers[k].op, NODE->op_type) &&
+                ((!*handlers[k].domain && is_onnx_domain(NODE->domain)) ||
+                 (*handlers[k].domain && NODE->domain && !strcmp(NODE->domain, handlers[k].domain))))
+                hd = &handlers[k];
+        if (!hd) fail("unsupported operator");
+        for (size_t i = 1; i < NODE->n_output; i++)
+            if (NODE->output[i][0] && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
+        hd->fn();
+        /* count the uses of the new value(s) */
+        for (size_t o = 0; o < 1; o++) {
+            Val *v = val_find(NODE->output[o]);
+            if (!v) continue;
+            for (size_t m2 = n + 1; m2 < gr->n_node; m2++)
+                for (size_t i = 0; i < gr->node[m2]->n_input; i++)
+                    if (!strcmp(gr->node[m2]->input[i], v->name)) v->uses++;
+            for (size_t i = 0; i < gr->n_output; i++)
+                if (!strcmp(gr->output[i]->name, v->name)) v->uses++;
+        }
+    }
+    NODE = NULL;
+
+    /* graph outputs: model layout and type */
+    for (size_t i = 0; i < gr->n_output; i++) {
+        const char *name = gr->output[i]->name;
+        Val *v = val_find(name);
+        if (!v) fail("graph output '%s' is not produced by any node", name);
+        int t;
+        if (v->kind == V_DQ) {
+            t = dq_tensor(v);
+        } else if (v->kind == V_TENSOR) {
+            t = as_onnx(v);
+            if (v->otype == DT_UINT8) t = xor_op(t, DT_UINT8, arena_printf("%s.u8", name));
+        } else if (v->kind == V_FLOAT) {
+            NODE = v->node;
+            NODE_INDEX = v->node_index;
+            fail("output '%s' is a float result that is not quantized: onnxruntime computes it in float", name);
+        } else {
+            fail("graph output '%s' is a constant", name);
+        }
+        Tensor *T = &g->tensors[t];
+        if (T->is_input || T->data) {
+            /* an output that is a graph input: copy through a reshape */
+            int c = new_tensor(name, T->type, T->rank, T->shape);
+            new_op(OP_RESHAPE, t, c);
+            G->ops[G->nops - 1].src_name = "Identity";
+            t = c;
+            T = &g->tensors[t];
+        }
+        if (T->is_output) {
+            int c = new_tensor(name, T->type, T->rank, T->shape);
+            new_op(OP_RESHAPE, t, c);
+            t = c;
+            T = &g->tensors[t];
+        }
+        T->name = arena_strdup(name);
+        T->is_output = g->noutputs + 1;
+        g->outputs[g->noutputs++] = t;
+    }
+    onnx__model_proto__free_unpacked(m, NULL);
+    if (g->nops == 0) fail("the graph computes nothing");
+    return g;
+}
+
+/* ---- lowering: the front end already chose the arithmetic; check it ------ */
+
+void onnx_lower(Graph *g)
+{
+    for (int i = 0; i < g->nops; i++) {
+        Op *op = &g->ops[i];
+        if (!op->variant) op->variant = "";
+        if (op->kind == OP_RESHAPE) {
+            const Tensor *a = &g->tensors[op->in[0]], *b = &g->tensors[op->out[0]];
+            if (tensor_bytes(a) != tensor_bytes(b))
+                die("%s: internal: reshape %d changes the size", g->path, i);
+        }
+    }
 }

@@ -217,6 +217,8 @@ static const char *op_names[OP_COUNT] = {
     "conv2d", "dwconv2d", "fc", "add", "mul", "avgpool", "maxpool", "mean",
     "pad", "concat", "reshape", "softmax", "logistic", "quantize",
     "dequantize", "requantize",
+    "qconv2d", "qfc", "qadd", "qgap", "lut", "qquantize", "qdequantize",
+    "transpose",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }

@@ -17,7 +17,7 @@ return target "cpu" {
   cpu = {
     name = "cpu",
     memory = "L2",
-    requant = { "tflite" },     -- TFLite fixed-point multiplier + shift
+    requant = { "tflite", "float" },  -- TFLite fixed-point multiplier + shift; onnxruntime float scale
     ops = {
       conv2d     = { kernel = "kernels/conv2d.c",   fn = "htc__conv2d_s8",   cycles_per_mac = 2.0 },
       dwconv2d   = { kernel = "kernels/dwconv2d.c", fn = "htc__dwconv2d_s8", cycles_per_mac = 3.0 },
@@ -35,6 +35,15 @@ return target "cpu" {
       quantize   = { kernel = "kernels/quantize.c", fn = "htc__quantize",    cycles_per_elem = 8 },
       dequantize = { kernel = "kernels/quantize.c", fn = "htc__dequantize",  cycles_per_elem = 8 },
       requantize = { kernel = "kernels/quantize.c", fn = "htc__requantize",  cycles_per_elem = 8 },
+      -- ONNX models: onnxruntime's arithmetic (float scale, round half to even)
+      qconv2d     = { kernel = "kernels/ort_conv.c",    fn = "htc__qconv2d",           cycles_per_mac = 2.5 },
+      qfc         = { kernel = "kernels/ort_conv.c",    fn = "htc__qfc",               cycles_per_mac = 1.5 },
+      qadd        = { kernel = "kernels/ort_eltwise.c", fn = "htc__qadd_s8",           cycles_per_elem = 30 },
+      qgap        = { kernel = "kernels/ort_eltwise.c", fn = "htc__qgap_s8",           cycles_per_mac = 1.5 },
+      lut         = { kernel = "kernels/ort_eltwise.c", fn = "htc__lut8",              cycles_per_elem = 3 },
+      qquantize   = { kernel = "kernels/ort_eltwise.c", fn = "htc__qlinear_quantize",  cycles_per_elem = 20 },
+      qdequantize = { kernel = "kernels/ort_eltwise.c", fn = "htc__qlinear_dequantize", cycles_per_elem = 8 },
+      transpose   = { kernel = "kernels/transpose.c",   fn = "htc__transpose",         cycles_per_elem = 4 },
     },
   },
 }

@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""tests/zoo/zoo.py - the ONNX model zoo: float MLPerf Tiny topologies built
+with onnx.helper (deterministic weights), quantized with
+onnxruntime.quantization.quantize_static calibrated on random data, written
+as int8/uint8 QDQ and QOperator models, plus a power-of-two variant (every
+scale an exact power of two) and a ternary-weight variant.
+
+    python tests/zoo/zoo.py [OUTDIR]        (default: build/zoo)
+
+Writes OUTDIR/<net>_float.onnx and OUTDIR/<net>_<form>_<type>.onnx for
+net in kws vww resnet ad, form in qdq qop, type in s8 u8, and
+<net>_pow2_s8.onnx, <net>_ternary_s8.onnx (QDQ, int8). Re-running with the same
+versions of onnx/onnxruntime gives the same files.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 13
+
+
+class Net:
+    """A tiny NCHW graph builder: conv/dw/relu/add/pool/gemm with folded BN."""
+
+    def __init__(self, name, seed):
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits = [], []
+        self.n = 0
+
+    def uid(self, base):
+        self.n += 1
+        return "%s_%d" % (base, self.n)
+
+    def const(self, base, arr):
+        name = self.uid(base)
+        self.inits.append(numpy_helper.from_array(np.asarray(arr, dtype=np.float32), name))
+        return name
+
+    def conv(self, x, cin, cout, k, stride=1, group=1, relu=True, ternary=False):
+        kh, kw = (k, k) if isinstance(k, int) else k
+        fan = cin // group * kh * kw
+        w = self.rng.normal(0, np.sqrt(2.0 / fan), size=(cout, cin // group, kh, kw)).astype(np.float32)
+        if ternary:
+            alpha = np.abs(w).mean(axis=(1, 2, 3), keepdims=True)
+            t = np.where(w > 0.7 * alpha, 1.0, np.where(w < -0.7 * alpha, -1.0, 0.0))
+            w = (t * alpha).astype(np.float32)
+        b = self.rng.normal(0, 0.1, size=(cout,)).astype(np.float32)
+        y = self.uid("conv")
+        pads = [(kh - 1) // 2, (kw - 1) // 2, kh - 1 - (kh - 1) // 2, kw - 1 - (kw - 1) // 2]
+        if stride > 1:   # TF "SAME": extra padding at the end
+            pads = [(kh - 1) // 2, (kw - 1) // 2, (kh - 1) - (kh - 1) // 2, (kw - 1) - (kw - 1) // 2]
+        self.nodes.append(helper.make_node("Conv", [x, self.const("w", w), self.const("b", b)], [y], name=y,
+                                           kernel_shape=[kh, kw], strides=[stride, stride], pads=pads, group=group))
+        return self.relu(y) if relu else y
+
+    def relu(self, x):
+        y = self.uid("relu")
+        self.nodes.append(helper.make_node("Relu", [x], [y], name=y))
+        return y
+
+    def add(self, a, b):
+        y = self.uid("add")
+        self.nodes.append(helper.make_node("Add", [a, b], [y], name=y))
+        return y
+
+    def gap(self, x):
+        y = self.uid("gap")
+        self.nodes.append(helper.make_node("GlobalAveragePool", [x], [y], name=y))
+        f = self.uid("flatten")
+        self.nodes.append(helper.make_node("Flatten", [y], [f], name=f, axis=1))
+        return f
+
+    def maxpool(self, x, k, s):
+        y = self.uid("maxpool")
+        self.nodes.append(helper.make_node("MaxPool", [x], [y], name=y, kernel_shape=[k, k], strides=[s, s]))
+        return y
+
+    def gemm(self, x, nin, nout, relu=False, ternary=False):
+        w = self.rng.normal(0, np.sqrt(2.0 / nin), size=(nout, nin)).astype(np.float32)
+        if ternary:
+            alpha = np.abs(w).mean(axis=1, keepdims=True)
+            t = np.where(w > 0.7 * alpha, 1.0, np.where(w < -0.7 * alpha, -1.0, 0.0))
+            w = (t * alpha).astype(np.float32)
+        b = self.rng.normal(0, 0.1, size=(nout,)).astype(np.float32)
+        y = self.uid("gemm")
+        self.nodes.append(helper.make_node("Gemm", [x, self.const("w", w), self.const("b", b)], [y], name=y, transB=1))
+        return self.relu(y) if relu else y
+
+    def model(self, inp, shape, out):
+        g = helper.make_graph(self.nodes, self.name,
+                              [helper.make_tensor_value_info(inp, TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)], self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="htc-zoo")
+        m.ir_version = 8
+        m = onnx.shape_inference.infer_shapes(m)
+        onnx.checker.check_model(m)
+        return m
+
+
+def kws(t=False):
+    """DS-CNN (MLPerf Tiny KWS): 49x10 MFCC, 64 channels, 4 DS blocks, 12 classes."""
+    n = Net("kws", 1)
+    x = n.conv("input", 1, 64, (10, 4), stride=2, ternary=t)
+    for _ in range(4):
+        x = n.conv(x, 64, 64, 3, group=64, ternary=t)
+        x = n.conv(x, 64, 64, 1, ternary=t)
+    x = n.gemm(n.gap(x), 64, 12, ternary=t)
+    return n.model("input", [1, 1, 49, 10], x)
+
+
+def vww(t=False):
+    """MobileNetV1 alpha 0.25 (MLPerf Tiny VWW), 96x96x3, 2 classes."""
+    n = Net("vww", 2)
+    x = n.conv("input", 3, 8, 3, stride=2, ternary=t)
+    cfg = [(8, 16, 1), (16, 32, 2), (32, 32, 1), (32, 64, 2), (64, 64, 1), (64, 128, 2),
+           (128, 128, 1), (128, 128, 1), (128, 128, 1), (128, 128, 1), (128, 128, 1), (128, 256, 2), (256, 256, 1)]
+    for cin, cout, s in cfg:
+        x = n.conv(x, cin, cin, 3, stride=s, group=cin, ternary=t)
+        x = n.conv(x, cin, cout, 1, ternary=t)
+    x = n.gemm(n.gap(x), 256, 2, ternary=t)
+    return n.model("input", [1, 3, 96, 96], x)
+
+
+def resnet(t=False):
+    """ResNet-8 (MLPerf Tiny IC), 32x32x3 CIFAR-10, 10 classes."""
+    n = Net("resnet", 3)
+    x = n.conv("input", 3, 16, 3, ternary=t)
+    cin = 16
+    for cout, s in ((16, 1), (32, 2), (64, 2)):
+        y = n.conv(x, cin, cout, 3, stride=s, ternary=t)
+        y = n.conv(y, cout, cout, 3, relu=False, ternary=t)
+        sc = x if (s == 1 and cin == cout) else n.conv(x, cin, cout, 1, stride=s, relu=False, ternary=t)
+        x = n.relu(n.add(y, sc))
+        cin = cout
+    x = n.gemm(n.gap(x), 64, 10, ternary=t)
+    return n.model("input", [1, 3, 32, 32], x)
+
+
+def ad(t=False):
+    """FC autoencoder (MLPerf Tiny AD): 640 -> 128 x4 -> 8 -> 128 x4 -> 640."""
+    n = Net("ad", 4)
+    x, d = "input", 640
+    for w in (128, 128, 128, 128, 8, 128, 128, 128, 128):
+        x = n.gemm(x, d, w, relu=True, ternary=t)
+        d = w
+    x = n.gemm(x, d, 640, ternary=t)
+    return n.model("input", [1, 640], x)
+
+
+NETS = {"kws": kws, "vww": vww, "resnet": resnet, "ad": ad}
+
+
+class Reader:
+    def __init__(self, model, n=16, seed=7):
+        inp = model.graph.input[0]
+        shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+        rng = np.random.default_rng(seed)
+        self.data = iter([{inp.name: rng.normal(0, 1, size=shape).astype(np.float32)} for _ in range(n)])
+
+    def get_next(self):
+        return next(self.data, None)
+
+
+def quantize(fmodel, path, fmt, qtype, per_channel=True):
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    src = path + ".float.onnx"
+    onnx.save(fmodel, src)
+    quantize_static(src, path, Reader(fmodel),
+                    quant_format=QuantFormat.QDQ if fmt == "qdq" else QuantFormat.QOperator,
+                    activation_type=QuantType.QInt8 if qtype == "s8" else QuantType.QUInt8,
+                    weight_type=QuantType.QInt8 if qtype == "s8" else QuantType.QUInt8,
+                    per_channel=per_channel,
+                    extra_options={"ActivationSymmetric": False, "WeightSymmetric": qtype == "s8"})
+    os.remove(src)
+
+
+def _pow2(s):
+    return np.float32(2.0 ** np.round(np.log2(np.asarray(s, dtype=np.float64))))
+
+
+def rescale(path, out, weights=None):
+    """Rewrite a QDQ model: every scale to the nearest power of two (weights
+    requantized to their new scale), or with `weights="ternary"` every weight
+    to {-1, 0, 1} times a per-channel power-of-two scale; int32 biases are
+    requantized to scale x_scale * w_scale so ORT still fuses the pattern."""
+    m = onnx.load(path)
+    inits = {i.name: i for i in m.graph.initializer}
+    arr = {k: numpy_helper.to_array(v) for k, v in inits.items()}
+    dq = [n for n in m.graph.node if n.op_type == "DequantizeLinear"]
+    real = {}
+    for n in dq:                                   # float value of every quantized constant
+        if n.input[0] in arr:
+            q, s = arr[n.input[0]].astype(np.float64), arr[n.input[1]].astype(np.float64)
+            z = arr[n.input[2]].astype(np.float64) if len(n.input) > 2 and n.input[2] else 0.0
+            ax = next((a.i for a in n.attribute if a.name == "axis"), 1)
+            if s.ndim == 1 and q.ndim > 1:
+                sh = [1] * q.ndim
+                sh[ax] = -1
+                s, z = s.reshape(sh), (z.reshape(sh) if np.ndim(z) else z)
+            real[n.input[0]] = (q - z) * s
+    newscale = {}
+    for name, a in arr.items():                    # activation and weight scales
+        if a.dtype == np.float32 and name.endswith("_scale"):
+            newscale[name] = _pow2(a)
+    # weights: requantize their real values with the new scale (ternary: sign)
+    for n in dq:
+        w = n.input[0]
+        if w not in arr or arr[w].dtype == np.int32:
+            continue
+        s = newscale[n.input[1]]
+        q = arr[w]
+        ax = next((a.i for a in n.attribute if a.name == "axis"), 1)
+        sh = [1] * q.ndim
+        if s.ndim == 1 and q.ndim > 1:
+            sh[ax] = -1
+        z = arr[n.input[2]] if len(n.input) > 2 and n.input[2] else np.zeros_like(s, dtype=q.dtype)
+        r = real[w]
+        if weights == "ternary":
+            t = np.sign(r)
+            mag = np.abs(r).max(axis=tuple(i for i in range(r.ndim) if i != ax), keepdims=True) if s.ndim == 1 and q.ndim > 1 else np.abs(r).max()
+            s = _pow2(np.maximum(np.asarray(mag).reshape(s.shape), 1e-12))
+            newscale[n.input[1]] = s
+            qn = t + np.asarray(z).reshape(sh if np.ndim(z) else ())
+        else:
+            qn = np.round(r / s.reshape(sh if s.ndim else ())) + np.asarray(z).reshape(sh if np.ndim(z) else ())
+        info = np.iinfo(q.dtype)
+        arr[w] = np.clip(qn, info.min, info.max).astype(q.dtype)
+    # biases: scale = x_scale * w_scale of the consumer
+    prod = {o: n for n in m.graph.node for o in n.output}
+    for n in m.graph.node:
+        if n.op_type not in ("Conv", "Gemm") or len(n.input) < 3:
+            continue
+        bdq, xdq, wdq = (prod.get(i) for i in n.input[:3])
+        if not (bdq and xdq and wdq) or bdq.input[0] not in arr:
+            continue
+        sb = newscale[xdq.input[1]] * newscale[wdq.input[1]]
+        arr[bdq.input[0]] = np.round(real[bdq.input[0]].reshape(-1) / sb).astype(np.int32)
+        newscale[bdq.input[1]] = sb.astype(np.float32)
+    for name, a in newscale.items():
+        arr[name] = a.astype(np.float32)
+    for name, init in inits.items():
+        init.CopyFrom(numpy_helper.from_array(arr[name], name))
+    onnx.save(m, out)
+
+
+def build(outdir, nets=None):
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+    for net, fn in NETS.items():
+        if nets and net not in nets:
+            continue
+        fm = fn()
+        onnx.save(fm, os.path.join(outdir, "%s_float.onnx" % net))
+        for fmt in ("qdq", "qop"):
+            for qt in ("s8", "u8"):
+                p = os.path.join(outdir, "%s_%s_%s.onnx" % (net, fmt, qt))
+                quantize(fm, p, fmt, qt)
+                written.append(p)
+        base = os.path.join(outdir, "%s_qdq_s8.onnx" % net)
+        p = os.path.join(outdir, "%s_pow2_s8.onnx" % net)
+        rescale(base, p)
+        written.append(p)
+        tp = os.path.join(outdir, "%s_tfloat.onnx" % net)
+        quantize(fn(t=True), tp, "qdq", "s8")
+        p = os.path.join(outdir, "%s_ternary_s8.onnx" % net)
+        rescale(tp, p, weights="ternary")
+        os.remove(tp)
+        written.append(p)
+    return written
+
+
+if __name__ == "__main__":
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "build", "zoo")
+    for p in build(out, sys.argv[2:]):
+        print(p)
