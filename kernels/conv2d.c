@@ -81,6 +81,129 @@ static HTC__UNUSED void htc__conv_pair4_sse2(const int8_t *x0, int32_t xstep, in
         *r1 = _mm_add_epi32(*r1, HTC__LD128(t1));
     }
 }
+
+#define HTC__CONV_GATHER 512
+#define HTC__CONV_GATHER_OC 256
+
+/* short copies and fills: 8 bytes at a time (constant-size memcpy compiles
+   to one move), then the tail */
+static inline void htc__copy8(int8_t *d, const int8_t *s, int32_t n)
+{
+    for (; n >= 8; n -= 8, d += 8, s += 8) memcpy(d, s, 8);
+    for (; n > 0; n--) *d++ = *s++;
+}
+
+static inline void htc__fill8(int8_t *d, int8_t v, int32_t n)
+{
+    for (; n > 0; n--) *d++ = v;
+}
+
+/* Copy the receptive field of the output pixel whose window starts at input
+   (iy0, ix0) into dst (OHWI order, k_h * k_w * in_c bytes), writing in_zp for
+   taps outside the input. */
+static HTC__UNUSED void htc__conv_gather(const htc__conv_params *p, const int8_t *in_b, int32_t iy0, int32_t ix0, int8_t *dst)
+{
+    const int32_t in_c = p->in_c, k_w = p->k_w, rowb = k_w * in_c;
+    const int8_t zp = HTC__CAST(int8_t, p->in_zp);
+    int32_t ky, kx;
+    for (ky = 0; ky < p->k_h; ky++, dst += rowb) {
+        const int32_t iy = iy0 + ky * p->dil_h;
+        if (iy < 0 || iy >= p->in_h) {
+            htc__fill8(dst, zp, rowb);
+        } else if (p->dil_w == 1 && ix0 >= 0 && ix0 + k_w <= p->in_w) {
+            htc__copy8(dst, in_b + ((size_t)iy * p->in_w + ix0) * in_c, rowb);
+        } else {
+            for (kx = 0; kx < k_w; kx++) {
+                const int32_t ix = ix0 + kx * p->dil_w;
+                if (ix < 0 || ix >= p->in_w) htc__fill8(dst + kx * in_c, zp, in_c);
+                else htc__copy8(dst + kx * in_c, in_b + ((size_t)iy * p->in_w + ix) * in_c, in_c);
+            }
+        }
+    }
+}
+
+/* Short kernel rows (few input channels) or dilation: each output pixel's
+   receptive field is copied once (zero point for padding taps) and every
+   output channel block runs one dot product over all k_h * k_w * in_c taps,
+   two pixels at a time; bias + off * sum(w) per channel is the start value,
+   exact because padded taps hold in_zp. Needs wstride <= HTC__CONV_GATHER and
+   out_c <= HTC__CONV_GATHER_OC (the per-channel constants live on the stack). */
+static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
+    const int32_t wstride = p->k_h * p->k_w * p->in_c;
+    const int32_t off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
+    const int32_t out_zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    /* the dot products run over runp = wstride rounded up to 8: the
+       gathered pixels are zero beyond wstride, so whatever weight bytes sit
+       there add nothing; the last block's rows get a zero-padded copy so
+       that nothing past the weight array is read */
+    const int32_t runp = (wstride + 7) & ~7;
+    int8_t buf[2 * (HTC__CONV_GATHER + 8)];
+    int8_t wlast[4 * (HTC__CONV_GATHER + 8)];
+    int32_t full[HTC__CONV_GATHER_OC];
+    htc__rq4 q4[HTC__CONV_GATHER_OC / 4];
+    int use4[HTC__CONV_GATHER_OC / 4];
+    int32_t b, oc, oy, ox;
+    for (oc = 0; oc < out_c; oc++) {
+        const int8_t *w = p->weights + (size_t)oc * wstride;
+        int32_t i, sw = 0;
+        for (i = 0; i < wstride; i++) sw += w[i];
+        full[oc] = (p->bias ? p->bias[oc] : 0) + off * sw;
+    }
+    memset(q4, 0, sizeof q4);
+    memset(buf, 0, sizeof buf);
+    memset(wlast, 0, sizeof wlast);
+    if (out_c >= 4)
+        for (oc = 0; oc < 4; oc++)
+            memcpy(wlast + oc * runp, p->weights + (size_t)(out_c / 4 * 4 - 4 + oc) * wstride, (size_t)wstride);
+    for (oc = 0; oc + 4 <= out_c; oc += 4)
+        use4[oc / 4] = htc__rq4_make(&q4[oc / 4], p->mult + oc * mstep, p->shift + oc * mstep, mstep);
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
+        int8_t *o = out + (size_t)b * out_h * out_w * out_c;
+        for (oy = 0; oy < out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            for (ox = 0; ox < out_w; ox += 2) {
+                const int two = ox + 1 < out_w;
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                int8_t *o1 = o + out_c;
+                htc__conv_gather(p, in_b, iy0, ix0, buf);
+                if (two) htc__conv_gather(p, in_b, iy0, ix0 + p->stride_w, buf + runp);
+                else memcpy(buf + runp, buf, (size_t)wstride);
+                for (oc = 0; oc + 4 <= out_c; oc += 4) {
+                    __m128i v0, v1;
+                    if (oc + 4 < out_c || runp == wstride)
+                        htc__conv_pair4_sse2(buf, runp, 0, 0, p->weights + (size_t)oc * wstride, wstride, 1, runp, &v0, &v1);
+                    else
+                        htc__conv_pair4_sse2(buf, runp, 0, 0, wlast, runp, 1, runp, &v0, &v1);
+                    v0 = _mm_add_epi32(v0, HTC__LD128(full + oc));
+                    v1 = _mm_add_epi32(v1, HTC__LD128(full + oc));
+                    if (use4[oc / 4]) {
+                        const __m128i r = htc__rq4_pack(htc__rq4_apply(&q4[oc / 4], v0), htc__rq4_apply(&q4[oc / 4], v1), out_zp, lo, hi);
+                        htc__st32(o + oc, r);
+                        if (two) htc__st32(o1 + oc, _mm_srli_si128(r, 4));
+                    } else {
+                        int32_t a[8], k;
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a)), v0);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a + 4)), v1);
+                        for (k = 0; k < 4; k++) {
+                            o[oc + k] = HTC__CAST(int8_t, htc__requant(a[k], p->mult[(oc + k) * mstep], p->shift[(oc + k) * mstep], out_zp, lo, hi));
+                            if (two) o1[oc + k] = HTC__CAST(int8_t, htc__requant(a[4 + k], p->mult[(oc + k) * mstep], p->shift[(oc + k) * mstep], out_zp, lo, hi));
+                        }
+                    }
+                }
+                for (; oc < out_c; oc++) {
+                    const int8_t *w = p->weights + (size_t)oc * wstride;
+                    const int32_t m = p->mult[oc * mstep], sh = p->shift[oc * mstep];
+                    o[oc] = HTC__CAST(int8_t, htc__requant(full[oc] + htc__dot1_s8(buf, w, wstride, 0), m, sh, out_zp, lo, hi));
+                    if (two) o1[oc] = HTC__CAST(int8_t, htc__requant(full[oc] + htc__dot1_s8(buf + runp, w, wstride, 0), m, sh, out_zp, lo, hi));
+                }
+                o += two ? 2 * out_c : out_c;
+            }
+        }
+    }
+}
 #endif
 
 static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
@@ -95,6 +218,12 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
     const int32_t wstride = k_h * k_w * in_c;         /* weight bytes per output channel */
     const int32_t row_stride = in_w * in_c;
     int32_t b, oc0;
+#ifdef HTC__SSE2
+    if ((k_w * in_c < 16 || dil_w != 1) && wstride <= HTC__CONV_GATHER && out_c <= HTC__CONV_GATHER_OC) {
+        htc__conv2d_gather_sse2(p, in, out);
+        return;
+    }
+#endif
 
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * in_h * row_stride;
@@ -117,7 +246,7 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
 #ifdef HTC__SSE2
             use4 = nb == 4 && htc__rq4_make(&q4, p->mult + oc0 * mstep, p->shift + oc0 * mstep, mstep);
             /* interior pixels: bias + off * sum(w) is a per-channel constant */
-            if (nb == 4 && dil_w == 1) {
+            if (nb == 4) {
                 for (k = 0; k < 4; k++) {
                     const int8_t *w = p->weights + (size_t)(oc0 + k) * wstride;
                     int32_t i, sw = 0;
