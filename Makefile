@@ -10,6 +10,7 @@ DATADIR ?= $(CURDIR)
 HTC_MODELS ?= $(abspath $(CURDIR)/../shared/models/mlperf_tiny)
 export HTC_MODELS
 
+.DEFAULT_GOAL := htc
 GEN_SRCS := $(filter-out gen/main.c,$(wildcard gen/*.c))
 GEN_HDRS := $(wildcard gen/*.h) htc.h
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
