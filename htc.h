@@ -59,6 +59,19 @@
 #if defined(__SSE2__) && !defined(HTC_NO_SIMD)
 #include <emmintrin.h>
 #define HTC__SSE2 1
+/* x86 with GCC or Clang: the hottest loops also have an AVX2 version,
+   compiled for AVX2 by a function attribute and chosen at run time when the
+   CPU has it (the rest of the header stays baseline x86-64). -DHTC_NO_AVX2
+   leaves it out. */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && !defined(HTC_NO_AVX2)
+#include <immintrin.h>
+#define HTC__AVX2 1
+#define HTC__AVX2_FN __attribute__((target("avx2")))
+static inline int htc__have_avx2(void)
+{
+    return __builtin_cpu_supports("avx2") ? 1 : 0;
+}
+#endif
 #endif
 
 #define HTC__MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -82,8 +82,76 @@ static HTC__UNUSED void htc__conv_pair4_sse2(const int8_t *x0, int32_t xstep, in
     }
 }
 
+#ifdef HTC__AVX2
+/* The same as htc__conv_pair4_sse2, 16 taps per step in 256-bit registers. */
+static HTC__UNUSED HTC__AVX2_FN void htc__conv_pair4_avx2(const int8_t *x0, int32_t xstep, int32_t row_stride, int32_t dil_h,
+                                                          const int8_t *w, int32_t wstride, int32_t k_h, int32_t run,
+                                                          __m128i *r0, __m128i *r1)
+{
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    __m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0;
+    int32_t e0[4] = {0, 0, 0, 0}, e1[4] = {0, 0, 0, 0}, tail = 0;
+    int32_t ky;
+    for (ky = 0; ky < k_h; ky++) {
+        const int8_t *p0 = x0 + ky * dil_h * row_stride, *p1 = p0 + xstep;
+        const int8_t *q0 = w + ky * run, *q1 = q0 + wstride, *q2 = q1 + wstride, *q3 = q2 + wstride;
+        int32_t i = 0;
+        for (; i + 16 <= run; i += 16) {
+            const __m256i u = _mm256_cvtepi8_epi16(HTC__LD128(p0 + i)), v = _mm256_cvtepi8_epi16(HTC__LD128(p1 + i));
+            __m256i c;
+            c = _mm256_cvtepi8_epi16(HTC__LD128(q0 + i));
+            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(u, c)); b0 = _mm256_add_epi32(b0, _mm256_madd_epi16(v, c));
+            c = _mm256_cvtepi8_epi16(HTC__LD128(q1 + i));
+            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(u, c)); b1 = _mm256_add_epi32(b1, _mm256_madd_epi16(v, c));
+            c = _mm256_cvtepi8_epi16(HTC__LD128(q2 + i));
+            a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(u, c)); b2 = _mm256_add_epi32(b2, _mm256_madd_epi16(v, c));
+            c = _mm256_cvtepi8_epi16(HTC__LD128(q3 + i));
+            a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(u, c)); b3 = _mm256_add_epi32(b3, _mm256_madd_epi16(v, c));
+        }
+        if (i + 8 <= run) {
+            const __m128i u = _mm_cvtepi8_epi16(HTC__LD64(p0 + i)), v = _mm_cvtepi8_epi16(HTC__LD64(p1 + i));
+            __m128i c;
+            c = _mm_cvtepi8_epi16(HTC__LD64(q0 + i)); s0 = _mm_add_epi32(s0, _mm_madd_epi16(u, c)); t0 = _mm_add_epi32(t0, _mm_madd_epi16(v, c));
+            c = _mm_cvtepi8_epi16(HTC__LD64(q1 + i)); s1 = _mm_add_epi32(s1, _mm_madd_epi16(u, c)); t1 = _mm_add_epi32(t1, _mm_madd_epi16(v, c));
+            c = _mm_cvtepi8_epi16(HTC__LD64(q2 + i)); s2 = _mm_add_epi32(s2, _mm_madd_epi16(u, c)); t2 = _mm_add_epi32(t2, _mm_madd_epi16(v, c));
+            c = _mm_cvtepi8_epi16(HTC__LD64(q3 + i)); s3 = _mm_add_epi32(s3, _mm_madd_epi16(u, c)); t3 = _mm_add_epi32(t3, _mm_madd_epi16(v, c));
+            i += 8;
+        }
+        for (; i < run; i++) {
+            const int32_t u = p0[i], v = p1[i];
+            e0[0] += u * q0[i]; e0[1] += u * q1[i]; e0[2] += u * q2[i]; e0[3] += u * q3[i];
+            e1[0] += v * q0[i]; e1[1] += v * q1[i]; e1[2] += v * q2[i]; e1[3] += v * q3[i];
+            tail = 1;
+        }
+    }
+#define HTC__FOLD(y, x) _mm_add_epi32(x, _mm_add_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1)))
+    *r0 = htc__hsum4v(HTC__FOLD(a0, s0), HTC__FOLD(a1, s1), HTC__FOLD(a2, s2), HTC__FOLD(a3, s3));
+    *r1 = htc__hsum4v(HTC__FOLD(b0, t0), HTC__FOLD(b1, t1), HTC__FOLD(b2, t2), HTC__FOLD(b3, t3));
+#undef HTC__FOLD
+    if (tail) {
+        *r0 = _mm_add_epi32(*r0, HTC__LD128(e0));
+        *r1 = _mm_add_epi32(*r1, HTC__LD128(e1));
+    }
+}
+#endif
+
+/* two pixels x four channels: AVX2 when the CPU has it */
+static inline void htc__conv_pair4(int avx2, const int8_t *x0, int32_t xstep, int32_t row_stride, int32_t dil_h,
+                                   const int8_t *w, int32_t wstride, int32_t k_h, int32_t run, __m128i *r0, __m128i *r1)
+{
+#ifdef HTC__AVX2
+    if (avx2) {
+        htc__conv_pair4_avx2(x0, xstep, row_stride, dil_h, w, wstride, k_h, run, r0, r1);
+        return;
+    }
+#endif
+    (void)avx2;
+    htc__conv_pair4_sse2(x0, xstep, row_stride, dil_h, w, wstride, k_h, run, r0, r1);
+}
+
 #define HTC__CONV_GATHER 512
 #define HTC__CONV_GATHER_OC 256
+#define HTC__CONV_BORDER 4608
 
 /* short copies and fills: 8 bytes at a time (constant-size memcpy compiles
    to one move), then the tail */
@@ -140,6 +208,11 @@ static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const
        that nothing past the weight array is read */
     const int32_t runp = (wstride + 7) & ~7;
     int8_t buf[2 * (HTC__CONV_GATHER + 8)];
+#ifdef HTC__AVX2
+    const int avx2 = htc__have_avx2();
+#else
+    const int avx2 = 0;
+#endif
     int8_t wlast[4 * (HTC__CONV_GATHER + 8)];
     int32_t full[HTC__CONV_GATHER_OC];
     htc__rq4 q4[HTC__CONV_GATHER_OC / 4];
@@ -174,9 +247,9 @@ static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const
                 for (oc = 0; oc + 4 <= out_c; oc += 4) {
                     __m128i v0, v1;
                     if (oc + 4 < out_c || runp == wstride)
-                        htc__conv_pair4_sse2(buf, runp, 0, 0, p->weights + (size_t)oc * wstride, wstride, 1, runp, &v0, &v1);
+                        htc__conv_pair4(avx2, buf, runp, 0, 0, p->weights + (size_t)oc * wstride, wstride, 1, runp, &v0, &v1);
                     else
-                        htc__conv_pair4_sse2(buf, runp, 0, 0, wlast, runp, 1, runp, &v0, &v1);
+                        htc__conv_pair4(avx2, buf, runp, 0, 0, wlast, runp, 1, runp, &v0, &v1);
                     v0 = _mm_add_epi32(v0, HTC__LD128(full + oc));
                     v1 = _mm_add_epi32(v1, HTC__LD128(full + oc));
                     if (use4[oc / 4]) {
@@ -218,6 +291,11 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
     const int32_t wstride = k_h * k_w * in_c;         /* weight bytes per output channel */
     const int32_t row_stride = in_w * in_c;
     int32_t b, oc0;
+#ifdef HTC__AVX2
+    const int avx2 = htc__have_avx2();
+#elif defined(HTC__SSE2)
+    const int avx2 = 0;
+#endif
 #ifdef HTC__SSE2
     if ((k_w * in_c < 16 || dil_w != 1) && wstride <= HTC__CONV_GATHER && out_c <= HTC__CONV_GATHER_OC) {
         htc__conv2d_gather_sse2(p, in, out);
@@ -255,6 +333,52 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
                 }
             }
 #endif
+#ifdef HTC__SSE2
+            /* every pixel through the two-pixel dot product: interior pairs
+               read the input in place, pairs touching the border (and a last
+               odd pixel, computed twice) read a copy of their receptive
+               fields with in_zp in the padding */
+            if (nb == 4 && dil_w == 1 && wstride <= HTC__CONV_BORDER) {
+                int8_t buf[2 * HTC__CONV_BORDER];
+                const int32_t rowb = k_w * in_c;
+                for (oy = 0; oy < out_h; oy++) {
+                    const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                    const int rows_in = iy0 >= 0 && iy0 + (k_h - 1) * dil_h < in_h;
+                    int8_t *o = out_b + (size_t)oy * out_w * out_c + oc0;
+                    int32_t ox;
+                    for (ox = 0; ox < out_w; ox += 2) {
+                        const int two = ox + 1 < out_w;
+                        const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                        __m128i v0, v1;
+                        if (two && rows_in && ix0 >= 0 && ix0 + p->stride_w + k_w <= in_w) {
+                            htc__conv_pair4(avx2, in_b + (size_t)iy0 * row_stride + ix0 * in_c, p->stride_w * in_c, row_stride,
+                                                 dil_h, p->weights + (size_t)oc0 * wstride, wstride, k_h, rowb, &v0, &v1);
+                        } else {
+                            htc__conv_gather(p, in_b, iy0, ix0, buf);
+                            htc__conv_gather(p, in_b, iy0, two ? ix0 + p->stride_w : ix0, buf + wstride);
+                            htc__conv_pair4(avx2, buf, wstride, rowb, 1, p->weights + (size_t)oc0 * wstride, wstride, k_h, rowb,
+                                                 &v0, &v1);
+                        }
+                        v0 = _mm_add_epi32(v0, HTC__LD128(full));
+                        v1 = _mm_add_epi32(v1, HTC__LD128(full));
+                        if (use4) {
+                            const __m128i r = htc__rq4_pack(htc__rq4_apply(&q4, v0), htc__rq4_apply(&q4, v1), out_zp, lo, hi);
+                            htc__st32(o, r);
+                            if (two) htc__st32(o + out_c, _mm_srli_si128(r, 4));
+                        } else {
+                            int32_t a[8];
+                            _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a)), v0);
+                            _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a + 4)), v1);
+                            for (k = 0; k < 4; k++) o[k] = HTC__CAST(int8_t, htc__rq_apply(&q[k], a[k], out_zp, lo, hi));
+                            if (two)
+                                for (k = 0; k < 4; k++) o[out_c + k] = HTC__CAST(int8_t, htc__rq_apply(&q[k], a[4 + k], out_zp, lo, hi));
+                        }
+                        o += 2 * out_c;
+                    }
+                }
+                continue;
+            }
+#endif
             for (oy = 0; oy < out_h; oy++) {
                 const int32_t iy0 = oy * p->stride_h - p->pad_top;
                 int32_t ky_lo, ky_hi, ox;
@@ -262,39 +386,6 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
                 htc__conv_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
                 for (ox = 0; ox < out_w; ox++, o += out_c) {
                     const int32_t ix0 = ox * p->stride_w - p->pad_left;
-#ifdef HTC__SSE2
-                    /* two interior pixels at once */
-                    if (nb == 4 && dil_w == 1 && ky_lo == 0 && ky_hi == k_h && ox + 1 < out_w && ix0 >= 0 &&
-                        ix0 + p->stride_w + k_w - 1 < in_w) {
-                        int32_t a0[4], a1[4];
-                        __m128i v0, v1;
-                        htc__conv_pair4_sse2(in_b + (size_t)iy0 * row_stride + ix0 * in_c, p->stride_w * in_c, row_stride,
-                                             dil_h, p->weights + (size_t)oc0 * wstride, wstride, k_h, k_w * in_c, &v0, &v1);
-                        v0 = _mm_add_epi32(v0, HTC__LD128(full));
-                        v1 = _mm_add_epi32(v1, HTC__LD128(full));
-                        if (use4) {
-                            const __m128i r = htc__rq4_pack(htc__rq4_apply(&q4, v0), htc__rq4_apply(&q4, v1), out_zp, lo, hi);
-                            htc__st32(o, r);
-                            htc__st32(o + out_c, _mm_srli_si128(r, 4));
-                            o += out_c;
-                            ox++;
-                            continue;
-                        }
-                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a0)), v0);
-                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a1)), v1);
-                        o[0] = HTC__CAST(int8_t, htc__rq_apply(&q[0], a0[0], out_zp, lo, hi));
-                        o[1] = HTC__CAST(int8_t, htc__rq_apply(&q[1], a0[1], out_zp, lo, hi));
-                        o[2] = HTC__CAST(int8_t, htc__rq_apply(&q[2], a0[2], out_zp, lo, hi));
-                        o[3] = HTC__CAST(int8_t, htc__rq_apply(&q[3], a0[3], out_zp, lo, hi));
-                        o += out_c;
-                        ox++;
-                        o[0] = HTC__CAST(int8_t, htc__rq_apply(&q[0], a1[0], out_zp, lo, hi));
-                        o[1] = HTC__CAST(int8_t, htc__rq_apply(&q[1], a1[1], out_zp, lo, hi));
-                        o[2] = HTC__CAST(int8_t, htc__rq_apply(&q[2], a1[2], out_zp, lo, hi));
-                        o[3] = HTC__CAST(int8_t, htc__rq_apply(&q[3], a1[3], out_zp, lo, hi));
-                        continue;
-                    }
-#endif
                     int32_t kx_lo, kx_hi, run, nruns, ky;
                     const int8_t *in_px;
                     const int8_t *w_px;

@@ -10,21 +10,25 @@ trap 'rm -rf "$tmp"' EXIT
 CC=${CC:-cc}
 pass=0 fail=0
 
-# 1. unit tests
+# 1. unit tests, once per code path: default (AVX2/SSE2 on x86), SSE2 only,
+#    portable scalar
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 echo 'int main(void){return 0;}' >"$tmp/t.c"
 $CC $san "$tmp/t.c" -o "$tmp/t" 2>/dev/null || san=""
-if $CC -std=c11 -O1 -g -Wall -Wextra -Werror $san tests/kernels/test_kernels.c gen/quant.c -lm -o "$tmp/test_kernels"; then
-    "$tmp/test_kernels" | tee "$tmp/unit.log"
-    rc=${PIPESTATUS[0]}
-    line=$(tail -n 1 "$tmp/unit.log")
-    p=$(echo "$line" | grep -oE '^[0-9]+'); f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
-    pass=$((pass + ${p:-0})); fail=$((fail + ${f:-1}))
-    [ "$rc" -eq 0 ] || [ "${f:-1}" -ne 0 ] || fail=$((fail + 1))
-else
-    echo "FAIL: tests/kernels/test_kernels.c does not build"
-    fail=$((fail + 1))
-fi
+for variant in "" "-DHTC_NO_AVX2" "-DHTC_NO_SIMD"; do
+    echo "--- unit tests ${variant:-(default)}"
+    if $CC -std=c11 -O1 -g -Wall -Wextra -Werror $san $variant tests/kernels/test_kernels.c gen/quant.c -lm -o "$tmp/test_kernels"; then
+        "$tmp/test_kernels" | tee "$tmp/unit.log"
+        rc=${PIPESTATUS[0]}
+        line=$(tail -n 1 "$tmp/unit.log")
+        p=$(echo "$line" | grep -oE '^[0-9]+'); f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+        pass=$((pass + ${p:-0})); fail=$((fail + ${f:-1}))
+        [ "$rc" -eq 0 ] || [ "${f:-1}" -ne 0 ] || fail=$((fail + 1))
+    else
+        echo "FAIL: tests/kernels/test_kernels.c does not build ($variant)"
+        fail=$((fail + 1))
+    fi
+done
 
 # 2. every kernel compiles warning-free, alone, after htc.h
 check() {   # check LABEL COMPILER FLAGS...
