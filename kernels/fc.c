@@ -55,7 +55,9 @@ static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, in
                 out[o + 2] = HTC__CAST(int8_t, htc__fc_out(p, acc[2], o + 2));
                 out[o + 3] = HTC__CAST(int8_t, htc__fc_out(p, acc[3], o + 3));
             }
-            for (; o < nout; o++) {
+            /* explicit start: with "for (; o < nout" GCC 12 -O2 on 32-bit
+               targets warns "iteration 1073741823 invokes undefined behavior" */
+            for (o = nout - nout % 4; o < nout; o++) {
                 const int32_t a = (bias ? bias[o] : 0) + htc__dot1_s8(x, p->weights + (size_t)o * n, n, off);
                 out[o] = HTC__CAST(int8_t, htc__fc_out(p, a, o));
             }
