@@ -327,7 +327,7 @@ static Op *new_op(OpKind kind, int in0, int out)
     Op *op = &G->ops[o];
     op->kind = kind;
     op->src_index = NODE ? NODE_INDEX : -1;
-    op->src_name = NODE ? NODE->op_type : "layout";
+    op->src_name = NODE ? arena_strdup(NODE->op_type) : "layout";
     op->variant = "";
     op->nin = 1;
     op->in[0] = in0;

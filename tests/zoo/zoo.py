@@ -8,9 +8,13 @@ scale an exact power of two) and a ternary-weight variant.
     python tests/zoo/zoo.py [OUTDIR]        (default: build/zoo)
 
 Writes OUTDIR/<net>_float.onnx and OUTDIR/<net>_<form>_<type>.onnx for
-net in kws vww resnet ad, form in qdq qop, type in s8 u8, and
-<net>_pow2_s8.onnx, <net>_ternary_s8.onnx (QDQ, int8). Re-running with the same
-versions of onnx/onnxruntime gives the same files.
+net in kws vww resnet ad, form in qdq qop, type in s8 u8, and the int8
+variants <net>_pow2{qdq,qop}_s8.onnx and <net>_ternary{qdq,qop}_s8.onnx: the
+QOperator one is converted from the QDQ one (qdq_to_qop), same integers.
+onnxruntime does not fuse every QDQ group of the power-of-two models (it
+then computes in float), so the QOperator form is the one to compare
+against onnxruntime; the QDQ form is compared with htc's QOperator result.
+Re-running with the same versions of onnx/onnxruntime gives the same files.
 """
 import os
 import sys
@@ -174,7 +178,8 @@ def quantize(fmodel, path, fmt, qtype, per_channel=True):
                     activation_type=QuantType.QInt8 if qtype == "s8" else QuantType.QUInt8,
                     weight_type=QuantType.QInt8 if qtype == "s8" else QuantType.QUInt8,
                     per_channel=per_channel,
-                    extra_options={"ActivationSymmetric": False, "WeightSymmetric": qtype == "s8"})
+                    extra_options={"ActivationSymmetric": False, "WeightSymmetric": qtype == "s8",
+                                   "DedicatedQDQPair": True})
     os.remove(src)
 
 
@@ -247,6 +252,96 @@ def rescale(path, out, weights=None):
     onnx.save(m, out)
 
 
+def qdq_to_qop(path, out):
+    """The QOperator form of a QDQ model with the same integers: every
+    DequantizeLinear -> float op -> QuantizeLinear group of the zoo's
+    topologies becomes QLinearConv / QGemm / QLinearAdd /
+    QLinearGlobalAveragePool; Flatten runs on the integers."""
+    m = onnx.load(path)
+    g = m.graph
+    # duplicated QuantizeLinear nodes (DedicatedQDQPair) become one
+    first, rename = {}, {}
+    for n in g.node:
+        if n.op_type == "QuantizeLinear":
+            key = tuple(n.input)
+            if key in first:
+                rename[n.output[0]] = first[key]
+            else:
+                first[key] = n.output[0]
+    keep = [n for n in g.node if not (n.op_type == "QuantizeLinear" and n.output[0] in rename)]
+    for n in keep:
+        for k, i in enumerate(n.input):
+            if i in rename:
+                n.input[k] = rename[i]
+    del g.node[:]
+    g.node.extend(keep)
+    prod = {o: n for n in g.node for o in n.output}
+    cons = {}
+    for n in g.node:
+        for i in n.input:
+            cons.setdefault(i, []).append(n)
+    nodes, done = [], set()
+
+    def dq_in(name):
+        d = prod[name]
+        assert d.op_type == "DequantizeLinear", name
+        return list(d.input) + ([""] * (3 - len(d.input)))
+
+    for n in g.node:
+        if n.name in done:
+            continue
+        if n.op_type in ("DequantizeLinear", "QuantizeLinear"):
+            if n.op_type == "QuantizeLinear" and n.input[0] in prod and prod[n.input[0]].op_type not in ("DequantizeLinear",):
+                continue            # written with its float op
+            if n.op_type == "DequantizeLinear" and all(c.op_type != "QuantizeLinear" for c in cons.get(n.output[0], [])) \
+                    and n.output[0] not in [o.name for o in g.output]:
+                continue            # read by a float op
+            nodes.append(n)
+            continue
+        if n.op_type in ("Conv", "Gemm", "Add", "GlobalAveragePool", "Flatten"):
+            q = cons[n.output[0]][0] if n.op_type != "Flatten" else None
+            if n.op_type == "Flatten":
+                # on the integers: the QuantizeLinear after it has the same parameters
+                x = dq_in(n.input[0])
+                q = cons[n.output[0]][0]
+                assert q.op_type == "QuantizeLinear" and list(q.input[1:]) == x[1:len(q.input)], n.name
+                done.add(q.name)
+                nodes.append(helper.make_node("Flatten", [x[0]], [q.output[0]], name=n.name, axis=1))
+                continue
+            y = [q.output[0], q.input[1], q.input[2]]
+            done.add(q.name)
+            if n.op_type == "Conv":
+                x, w = dq_in(n.input[0]), dq_in(n.input[1])
+                ins = [x[0], x[1], x[2], w[0], w[1], w[2], y[1], y[2]] + ([dq_in(n.input[2])[0]] if len(n.input) > 2 else [])
+                nodes.append(helper.make_node("QLinearConv", ins, [y[0]], name=n.name,
+                                              **{a.name: helper.get_attribute_value(a) for a in n.attribute}))
+            elif n.op_type == "Gemm":
+                x, w = dq_in(n.input[0]), dq_in(n.input[1])
+                ins = [x[0], x[1], x[2], w[0], w[1], w[2], dq_in(n.input[2])[0] if len(n.input) > 2 else "", y[1], y[2]]
+                nodes.append(helper.make_node("QGemm", ins, [y[0]], name=n.name, domain="com.microsoft",
+                                              **{a.name: helper.get_attribute_value(a) for a in n.attribute}))
+            elif n.op_type == "Add":
+                a, b = dq_in(n.input[0]), dq_in(n.input[1])
+                nodes.append(helper.make_node("QLinearAdd", [a[0], a[1], a[2], b[0], b[1], b[2], y[1], y[2]], [y[0]],
+                                              name=n.name, domain="com.microsoft"))
+            else:
+                x = dq_in(n.input[0])
+                nodes.append(helper.make_node("QLinearGlobalAveragePool", [x[0], x[1], x[2], y[1], y[2]], [y[0]],
+                                              name=n.name, domain="com.microsoft", channels_last=0))
+            continue
+        raise ValueError("qdq_to_qop: %s" % n.op_type)
+    # drop DequantizeLinear nodes whose output nobody reads any more
+    used = {i for n in nodes for i in n.input} | {o.name for o in g.output}
+    nodes = [n for n in nodes if n.op_type != "DequantizeLinear" or n.output[0] in used]
+    used = {i for n in nodes for i in n.input}
+    inits = [i for i in g.initializer if i.name in used]
+    ng = helper.make_graph(nodes, g.name, list(g.input), list(g.output), inits)
+    nm = helper.make_model(ng, opset_imports=list(m.opset_import) + [helper.make_opsetid("com.microsoft", 1)],
+                           producer_name="htc-zoo")
+    nm.ir_version = m.ir_version
+    onnx.save(nm, out)
+
+
 def build(outdir, nets=None):
     os.makedirs(outdir, exist_ok=True)
     written = []
@@ -261,15 +356,17 @@ def build(outdir, nets=None):
                 quantize(fm, p, fmt, qt)
                 written.append(p)
         base = os.path.join(outdir, "%s_qdq_s8.onnx" % net)
-        p = os.path.join(outdir, "%s_pow2_s8.onnx" % net)
+        p = os.path.join(outdir, "%s_pow2qdq_s8.onnx" % net)
         rescale(base, p)
-        written.append(p)
+        qdq_to_qop(p, p.replace("pow2qdq", "pow2qop"))
+        written += [p, p.replace("pow2qdq", "pow2qop")]
         tp = os.path.join(outdir, "%s_tfloat.onnx" % net)
         quantize(fn(t=True), tp, "qdq", "s8")
-        p = os.path.join(outdir, "%s_ternary_s8.onnx" % net)
+        p = os.path.join(outdir, "%s_ternaryqdq_s8.onnx" % net)
         rescale(tp, p, weights="ternary")
+        qdq_to_qop(p, p.replace("ternaryqdq", "ternaryqop"))
         os.remove(tp)
-        written.append(p)
+        written += [p, p.replace("ternaryqdq", "ternaryqop")]
     return written
 
 
