@@ -27,6 +27,35 @@ static HTC__UNUSED int32_t htc__dw_hi(int32_t origin, int32_t dil, int32_t k, in
 #ifdef HTC__SSE2
 #define HTC__DW_MAXPAIRS 32
 
+#ifdef HTC__AVX2
+/* AVX2 inner loop of htc__dwconv2d_sse2 (16 channels): w2 holds, per tap
+   pair, the two weight rows widened and interleaved within 128-bit lanes
+   (channels 0-3 | 8-11, then 4-7 | 12-15), made by htc__dw_w16_avx2. */
+static HTC__UNUSED HTC__AVX2_FN void htc__dw_w16_avx2(const int8_t *wa, const int8_t *wb, int16_t *w2)
+{
+    const __m256i a = _mm256_cvtepi8_epi16(HTC__LD128(wa)), b = _mm256_cvtepi8_epi16(HTC__LD128(wb));
+    _mm256_storeu_si256(HTC__CAST(__m256i *, HTC__CAST(void *, w2)), _mm256_unpacklo_epi16(a, b));
+    _mm256_storeu_si256(HTC__CAST(__m256i *, HTC__CAST(void *, w2 + 16)), _mm256_unpackhi_epi16(a, b));
+}
+
+static HTC__UNUSED HTC__AVX2_FN void htc__dw16_avx2(const int8_t *const *xp, int32_t npairs, const int16_t *w2, __m128i *acc)
+{
+    __m256i lo = _mm256_setzero_si256(), hi = lo;
+    int32_t t;
+    for (t = 0; t < npairs; t++, w2 += 32) {
+        const __m256i u = _mm256_cvtepi8_epi16(HTC__LD128(xp[2 * t])), v = _mm256_cvtepi8_epi16(HTC__LD128(xp[2 * t + 1]));
+        lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(u, v),
+                                                     _mm256_loadu_si256(HTC__CAST(const __m256i *, HTC__CAST(const void *, w2)))));
+        hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(u, v),
+                                                     _mm256_loadu_si256(HTC__CAST(const __m256i *, HTC__CAST(const void *, w2 + 16)))));
+    }
+    acc[0] = _mm_add_epi32(acc[0], _mm256_castsi256_si128(lo));
+    acc[1] = _mm_add_epi32(acc[1], _mm256_castsi256_si128(hi));
+    acc[2] = _mm_add_epi32(acc[2], _mm256_extracti128_si256(lo, 1));
+    acc[3] = _mm_add_epi32(acc[3], _mm256_extracti128_si256(hi, 1));
+}
+#endif
+
 /* SSE2, depth_mult 1, up to 64 taps: 16 channels at a time, channel block
    outermost. For the block the weights of tap pairs are widened and
    interleaved once (so pmaddwd computes x_a*w_a + x_b*w_b per channel), and
@@ -42,6 +71,10 @@ static HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8
     const int32_t mstep = p->per_channel ? 1 : 0;
     const int32_t out_zp = p->out_zp, lo = p->act_min, hi = p->act_max;
     __m128i W[HTC__DW_MAXPAIRS][4];
+#ifdef HTC__AVX2
+    int16_t w2[HTC__DW_MAXPAIRS * 32];
+    const int avx2 = htc__have_avx2();
+#endif
     int8_t zpv[16];
     int32_t toff[2 * HTC__DW_MAXPAIRS];
     const int8_t *xp[2 * HTC__DW_MAXPAIRS];
@@ -73,6 +106,9 @@ static HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8
             W[t][1] = _mm_unpackhi_epi16(al, cl);
             W[t][2] = _mm_unpacklo_epi16(ah, ch);
             W[t][3] = _mm_unpackhi_epi16(ah, ch);
+#ifdef HTC__AVX2
+            if (avx2) htc__dw_w16_avx2(wt[0], wt[1], w2 + 32 * t);
+#endif
         }
         for (j = 0; j < 16; j++) init[j] = init[j] * off + (p->bias && j < n ? p->bias[c0 + j] : 0);
         memset(q, 0, sizeof q);
@@ -111,6 +147,14 @@ static HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8
                         }
                     }
                     if (ntaps & 1) xp[ntaps] = zpv;
+#ifdef HTC__AVX2
+                    if (n == 16 && avx2) {
+                        __m128i acc[4];
+                        acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+                        htc__dw16_avx2(xp, npairs, w2, acc);
+                        a0 = acc[0]; a1 = acc[1]; a2 = acc[2]; a3 = acc[3];
+                    } else
+#endif
                     if (n == 16) {
                         for (t = 0; t < npairs; t++) {
                             const __m128i u = HTC__LD128(xp[2 * t]), v = HTC__LD128(xp[2 * t + 1]);

@@ -39,6 +39,9 @@ static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, in
     /* per-channel weights are symmetric in TFLite: zero point not applied */
     const int32_t woff = p->per_channel ? 0 : -p->w_zp;
     const int32_t *bias = p->bias;
+#ifdef HTC__AVX2
+    const int avx2 = htc__have_avx2();
+#endif
     int32_t b;
     for (b = 0; b < p->batches; b++) {
         const int8_t *x = in + (size_t)b * n;
@@ -49,7 +52,11 @@ static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, in
                 if (bias) {
                     acc[0] = bias[o]; acc[1] = bias[o + 1]; acc[2] = bias[o + 2]; acc[3] = bias[o + 3];
                 }
-                htc__dot4_s8(x, p->weights + (size_t)o * n, n, n, off, acc);
+#ifdef HTC__AVX2
+                if (avx2) htc__dot4_s8_avx2(x, p->weights + (size_t)o * n, n, n, off, acc);
+                else
+#endif
+                    htc__dot4_s8(x, p->weights + (size_t)o * n, n, n, off, acc);
                 out[o] = HTC__CAST(int8_t, htc__fc_out(p, acc[0], o));
                 out[o + 1] = HTC__CAST(int8_t, htc__fc_out(p, acc[1], o + 1));
                 out[o + 2] = HTC__CAST(int8_t, htc__fc_out(p, acc[2], o + 2));
