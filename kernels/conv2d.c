@@ -266,7 +266,8 @@ static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const
                         }
                     }
                 }
-                for (; oc < out_c; oc++) {
+                /* explicit start: "for (; oc" makes gcc -O3 warn "iteration 192 invokes UB" */
+                for (oc = out_c - out_c % 4; oc < out_c; oc++) {
                     const int8_t *w = p->weights + (size_t)oc * wstride;
                     const int32_t m = p->mult[oc * mstep], sh = p->shift[oc * mstep];
                     o[oc] = HTC__CAST(int8_t, htc__requant(full[oc] + htc__dot1_s8(buf, w, wstride, 0), m, sh, out_zp, lo, hi));
