@@ -104,7 +104,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         return;
     }
     fprintf(f, "htc %s report: %s on target %s (%g MHz)\n\n", HTC_VERSION, g->path, t->name, t->clock_mhz);
-    fprintf(f, "%3s  %-18s %-9s %-8s %-16s %-8s %9s %9s %11s  %s\n", "#", "source op", "op", "engine", "output",
+    fprintf(f, "%3s  %-22s %-9s %-8s %-16s %-8s %9s %9s %11s  %s\n", "#", "source op", "op", "engine", "output",
             "storage", "offset", "macs", "est.cycles", "why");
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];
@@ -115,7 +115,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         sh[n] = 0;
         char src[32];
         snprintf(src, sizeof src, "%s#%d", op->src_name, op->src_index);
-        fprintf(f, "%3d  %-18s %-9s %-8s %-16s %-8s %9lld %9lld %11.0f  %s\n", i, src, op_name(op->kind),
+        fprintf(f, "%3d  %-22s %-9s %-8s %-16s %-8s %9lld %9lld %11.0f  %s\n", i, src, op_name(op->kind),
                 t->engines[op->engine].name, sh, storage_name(out->storage), (long long)out->offset,
                 (long long)op->macs, op->est_cycles, op->reason);
     }
