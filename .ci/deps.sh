@@ -5,7 +5,7 @@ set -eu
 what=${1:-all}
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-pkgs="build-essential pkg-config liblua5.4-dev lua5.4 liblpsolve55-dev"
+pkgs="build-essential pkg-config liblua5.4-dev lua5.4 liblpsolve55-dev libonnx-dev libprotobuf-c-dev protobuf-c-compiler"
 [ "$what" = all ] && pkgs="$pkgs python3-venv gcc-arm-none-eabi gcc-riscv64-unknown-elf \
   picolibc-arm-none-eabi picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc \
   clang libclang-rt-14-dev chromium"
@@ -16,9 +16,9 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
-if [ "$what" = all ] && ! .venv/bin/python -c "import ai_edge_litert, numpy, pytest" 2>/dev/null; then
-    echo "creating .venv (ai-edge-litert, numpy, pytest)"
+if [ "$what" = all ] && ! .venv/bin/python -c "import ai_edge_litert, numpy, pytest, onnx, onnxruntime" 2>/dev/null; then
+    echo "creating .venv (ai-edge-litert, onnx, onnxruntime, numpy, pytest)"
     python3 -m venv .venv
     .venv/bin/pip install -q --upgrade pip
-    .venv/bin/pip install -q ai-edge-litert numpy pytest
+    .venv/bin/pip install -q ai-edge-litert onnx onnxruntime numpy pytest
 fi
