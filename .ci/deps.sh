@@ -20,5 +20,6 @@ if [ "$what" = all ] && ! .venv/bin/python -c "import ai_edge_litert, numpy, pyt
     echo "creating .venv (ai-edge-litert, onnx, onnxruntime, numpy, pytest)"
     python3 -m venv .venv
     .venv/bin/pip install -q --upgrade pip
-    .venv/bin/pip install -q ai-edge-litert onnx onnxruntime numpy pytest
+    # the oracles are pinned: bit-exactness is checked against these versions
+    .venv/bin/pip install -q ai-edge-litert==2.3.0 onnx==1.23.2 onnxruntime==1.31.1 numpy pytest
 fi
