@@ -269,11 +269,26 @@ typedef struct Val {
     int node_index;
     struct Val *in[3];
     int relu;
+    struct Val *fused;          /* V_FLOAT: the integer result, once fused */
+    float fscale;               /* ... and the QuantizeLinear parameters */
+    int32_t fzp;
+    DType ftype;
 } Val;
 
 static Val **vals;
 static int nvals, capvals;
 static Graph *G;
+static const Onnx__GraphProto *GR;
+
+/* Node inputs and graph outputs that read value `name`. */
+static int consumers(const char *name)
+{
+    int n = 0;
+    for (size_t k = 0; k < GR->n_node; k++)
+        for (size_t i = 0; i < GR->node[k]->n_input; i++) n += !strcmp(GR->node[k]->input[i], name);
+    for (size_t i = 0; i < GR->n_output; i++) n += !strcmp(GR->output[i]->name, name);
+    return n;
+}
 
 static Val *val_find(const char *name)
 {
@@ -1185,9 +1200,48 @@ static void h_quantize(void)
     if (x->kind == V_FLOAT) {
         /* the end of a QDQ group: the fused integer op */
         Val *f = x;
-        if (f->uses != 1)
-            fail("the float result '%s' of %s '%s' has %d consumers: onnxruntime does not fuse it and computes in float",
-                 f->name, f->node->op_type, f->node->name, f->uses);
+        if (f->fused) {
+            /* another QuantizeLinear of the same float result (one per
+               consumer): onnxruntime merges identical ones */
+            if (q.n != 1 || q.scale[0] != f->fscale || q.zp[0] != f->fzp || q.type != f->ftype)
+                fail("the float result '%s' of %s '%s' is quantized twice with different parameters: onnxruntime "
+                     "computes it in float", f->name, f->node->op_type, f->node->name);
+            Val *y = val_new(NODE->output[0], V_TENSOR);
+            Val keep = *y;
+            *y = *f->fused;
+            y->name = keep.name;
+            y->uses = 0;
+            return;
+        }
+        /* every consumer of the float result must be a QuantizeLinear */
+        int shared_out = 0;
+        for (size_t k = 0; k < GR->n_node; k++)
+            for (size_t i = 0; i < GR->node[k]->n_input; i++)
+                if (!strcmp(GR->node[k]->input[i], f->name)) {
+                    if (strcmp(GR->node[k]->op_type, "QuantizeLinear"))
+                        fail("the float result '%s' of %s '%s' is also read by %s '%s': onnxruntime does not fuse it and "
+                             "computes in float", f->name, f->node->op_type, f->node->name, GR->node[k]->op_type,
+                             GR->node[k]->name);
+                    shared_out += consumers(GR->node[k]->output[0]);
+                }
+        for (size_t i = 0; i < GR->n_output; i++)
+            if (!strcmp(GR->output[i]->name, f->name)) fail("the float result '%s' is a graph output", f->name);
+        /* onnxruntime (1.2x/1.3x, x86-64) leaves an int8 QDQ group in float
+           when its quantized output, or a quantized activation it reads, is
+           shared by several nodes (seen on residual branches; uint8 groups
+           are fused) */
+        if (q.type == DT_INT8) {
+            int shared_in = 0;
+            for (int i = 0; i < 3; i++)
+                if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->src->kind == V_TENSOR &&
+                    consumers(f->in[i]->src->name) > 1)
+                    shared_in = 1;
+            if (shared_out > 1 || shared_in)
+                fail("int8 QDQ group around %s '%s' %s: onnxruntime does not fuse it and computes it in float, "
+                     "which htc does not reproduce (use uint8 activations or the QOperator form)",
+                     f->node->op_type, f->node->name,
+                     shared_out > 1 ? "has its quantized output read by several nodes" : "reads a quantized activation shared by several nodes");
+        }
         const Onnx__NodeProto *q_node = NODE;
         int q_index = NODE_INDEX;
         const char *yname = NODE->output[0];
@@ -1244,6 +1298,10 @@ static void h_quantize(void)
         ((Onnx__NodeProto *)NODE)->output[0] = (char *)save_out;
         NODE = q_node;
         NODE_INDEX = q_index;
+        f->fused = val_find(NODE->output[0]);
+        f->fscale = q.scale[0];
+        f->fzp = q.zp[0];
+        f->ftype = q.type;
         return;
     }
     if (x->kind == V_DQ) {
@@ -1668,6 +1726,7 @@ Graph *onnx_read(const char *path)
     if (!m->graph) die("%s: the model has no graph", path);
     check_opsets(m);
     const Onnx__GraphProto *gr = m->graph;
+    GR = gr;
     if (gr->n_sparse_initializer) fail("sparse initializers are not supported");
 
     /* initializers */

@@ -9,7 +9,8 @@ scale an exact power of two) and a ternary-weight variant.
 
 Writes OUTDIR/<net>_float.onnx and OUTDIR/<net>_<form>_<type>.onnx for
 net in kws vww resnet ad, form in qdq qop, type in s8 u8, and the int8
-variants <net>_pow2{qdq,qop}_s8.onnx and <net>_ternary{qdq,qop}_s8.onnx: the
+variants <net>_pow2{qdq,qop}_s8.onnx, <net>_qdq2qop_<type>.onnx (the QDQ
+model converted to QOperator form, same integers) and <net>_ternary{qdq,qop}_s8.onnx: the
 QOperator one is converted from the QDQ one (qdq_to_qop), same integers.
 onnxruntime does not fuse every QDQ group of the power-of-two models (it
 then computes in float), so the QOperator form is the one to compare
@@ -355,6 +356,9 @@ def build(outdir, nets=None):
                 p = os.path.join(outdir, "%s_%s_%s.onnx" % (net, fmt, qt))
                 quantize(fm, p, fmt, qt)
                 written.append(p)
+                if fmt == "qdq":        # the same integers in QOperator form
+                    qdq_to_qop(p, p.replace("_qdq_", "_qdq2qop_"))
+                    written.append(p.replace("_qdq_", "_qdq2qop_"))
         base = os.path.join(outdir, "%s_qdq_s8.onnx" % net)
         p = os.path.join(outdir, "%s_pow2qdq_s8.onnx" % net)
         rescale(base, p)
