@@ -1,6 +1,75 @@
 /* dispatch.c - choose one engine per operator by the target's rules.
    Candidates are the engines whose predicates accept the op; the CPU last. */
+#include <math.h>
+#include <stdlib.h>
+
 #include "ir.h"
+#include "quant.h"
+
+/* s when v == 2^-s exactly (0 <= s <= 31), else -1 */
+static int pow2_shift(double v)
+{
+    int e;
+    double m = frexp(v, &e);
+    if (m != 0.5) return -1;
+    int s = 1 - e;
+    return s >= 0 && s <= 31 ? s : -1;
+}
+
+/* A float requantization (onnxruntime: float(acc) * scale, round half to
+   even) is exactly an integer shift with round half to even when every
+   scale is 2^-s and |acc| < 2^24 (float(acc) exact). acc bound per channel:
+   |bias| + sum |w| * max |x - x_zp|. */
+static void find_exact_shift(const Graph *g, Op *op)
+{
+    const float *scale = NULL;
+    const int8_t *w = NULL;
+    const int32_t *bias = NULL;
+    int nch = 0, per = 0, in_zp = 0;
+    int64_t wsize = 0;
+    if (op->rq != RQ_FLOAT || !op->params) return;
+    if (op->kind == OP_QCONV2D) {
+        const htc__qconv_params *p = op->params;
+        if (p->w_zp) return;
+        scale = p->scale; nch = p->out_c; per = p->per_channel; in_zp = p->in_zp;
+        wsize = (int64_t)p->k_h * p->k_w * p->group_in;
+    } else if (op->kind == OP_QFC) {
+        const htc__qfc_params *p = op->params;
+        if (p->w_zp || p->w_batches != 1) return;
+        scale = p->scale; nch = p->out_features; per = p->per_channel; in_zp = p->in_zp;
+        wsize = p->in_features;
+    } else if (op->kind == OP_QADD) {
+        const htc__qbinary_params *p = op->params;
+        if (pow2_shift(p->ra) < 0 || pow2_shift(p->rb) < 0) return;
+        for (int m = 0; m <= 24; m++) {
+            double RA = ldexp(p->ra, m), RB = ldexp(p->rb, m), FX = ldexp(p->fixed, m);
+            if (RA != floor(RA) || RB != floor(RB) || FX != floor(FX)) continue;
+            double amax = 128 + fabs((double)p->a_off), bmax = 128 + fabs((double)p->b_off);
+            if (bmax * RB + fabs(FX) >= 16777216.0 || amax * RA + bmax * RB + fabs(FX) >= 16777216.0) return;
+            op->add_shift[0] = (int32_t)RA; op->add_shift[1] = (int32_t)RB; op->add_shift[2] = m;
+            op->add_fixed = (int32_t)FX;
+            op->exact_shift = 1;
+            return;
+        }
+        return;
+    } else return;
+    if (!scale) return;
+    w = (const int8_t *)g->tensors[op->in[1]].data;
+    if (op->nin > 2 && op->in[2] >= 0) bias = (const int32_t *)(const void *)g->tensors[op->in[2]].data;
+    if (!w) return;
+    int32_t *sh = arena_alloc(sizeof(int32_t) * (size_t)nch);
+    int64_t xmax = 127 - in_zp > in_zp + 128 ? 127 - in_zp : in_zp + 128;
+    for (int c = 0; c < nch; c++) {
+        int s = pow2_shift(scale[per ? c : 0]);
+        if (s < 0) return;
+        sh[c] = s;
+        int64_t acc = bias ? llabs((long long)bias[c]) : 0;
+        for (int64_t i = 0; i < wsize; i++) acc += (int64_t)abs(w[c * wsize + i]) * xmax;
+        if (acc >= 16777216) return;
+    }
+    op->rq_shifts = sh;
+    op->exact_shift = 1;
+}
 
 /* Estimated cycles of op on engine e, from the target's cost model. */
 static double estimate(const Graph *g, const Engine *e, const Op *op)
@@ -17,6 +86,7 @@ void dispatch(Graph *g, Target *t)
     for (int i = 0; i < g->nops; i++) {
         Op *op = &g->ops[i];
         int n = 0;
+        find_exact_shift(g, op);
         const char *why_not = NULL, *why;
         /* accelerators first, in target order; the CPU is the fallback */
         for (int e = 1; e < t->nengines; e++) {

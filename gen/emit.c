@@ -145,7 +145,8 @@ static void emit_consts(const Graph *g)
         int used = 0;
         for (int k = 0; k < g->nops && !used; k++)
             for (int j = 0; j < g->ops[k].nin; j++)
-                if (g->ops[k].in[j] >= 0 && root_of(g, g->ops[k].in[j]) == i && reads_data(&g->ops[k], j)) used = 1;
+                if (g->ops[k].in[j] >= 0 && root_of(g, g->ops[k].in[j]) == i && reads_data(&g->ops[k], j) &&
+                    !(g->ops[k].tile && j > 0)) used = 1;
         if (!used) continue;
         int64_t n = tensor_numel(t);
         fprintf(F, "/* %s: %s [", safe(t->name), dtype_name(t->type));
@@ -162,9 +163,15 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
 
 /* Parameter blocks: positional initializers in htc.h field order (C99 and
    C++ alike). Pointers name the constant arrays written above. */
+static void emit_offload_params(const Graph *g, const Op *op, int li);
+
 static void emit_params(const Graph *g, const Op *op, int li)
 {
     const char *pn = arena_printf("%s__p%d", N, li);
+    if (op->tile) {
+        emit_offload_params(g, op, li);
+        return;
+    }
     if (op->nch && op->mult) {
         fprintf(F, "static const int32_t %s__mult%d[%d] = {", N, li, op->nch);
         for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->mult[c]);
@@ -350,8 +357,14 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
     }
 }
 
+static void emit_offload(const Graph *g, const Target *t, const Op *op, int li);
+
 static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
 {
+    if (op->tile) {
+        emit_offload(g, t, op, li);
+        return;
+    }
     const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
     const Tensor *out = &g->tensors[op->out[0]];
     const char *fn = eo && eo->kernel_fn ? arena_printf("%s%s", eo->kernel_fn, op->variant) : NULL;
@@ -444,6 +457,150 @@ static void io_doc(const Graph *g, const char *kind, const int *ids, int n)
     }
 }
 
+/* ---- offloaded ops: templates ------------------------------------------------------ */
+
+typedef struct { const char *k, *v; } TVar;
+static TVar tv[96];
+static int ntv;
+
+static void tset(const char *k, const char *v)
+{
+    for (int i = 0; i < ntv; i++)
+        if (!strcmp(tv[i].k, k)) { tv[i].v = v; return; }
+    if (ntv == (int)(sizeof tv / sizeof tv[0])) die("internal: too many template variables");
+    tv[ntv].k = k;
+    tv[ntv++].v = v;
+}
+static void tseti(const char *k, long long v) { tset(k, arena_printf("%lld", v)); }
+
+/* Dumb substitution of {{name}}, and flat conditionals: a line
+   "{{#if name}}" keeps the lines up to "{{/if}}" when name is set and not "0". */
+static void expand(const Target *t, const char *path)
+{
+    size_t len;
+    const char *full = target_resolve(t, path);
+    const char *src = (const char *)read_file(full, &len);
+    int skip = 0, line = 1;
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && src[e] != '\n') e++;
+        const char *l = src + i;
+        size_t ll = e - i;
+        if (ll >= 7 && !strncmp(l, "{{#if ", 6)) {
+            char name[64];
+            size_t n = 0;
+            for (size_t j = 6; j < ll && l[j] != '}' && n < sizeof name - 1; j++) name[n++] = l[j];
+            name[n] = 0;
+            if (skip) die("%s:%d: nested {{#if}} (conditionals are flat)", full, line);
+            const char *v = NULL;
+            for (int k = 0; k < ntv; k++)
+                if (!strcmp(tv[k].k, name)) v = tv[k].v;
+            skip = !v || !strcmp(v, "0") ? 1 : -1;
+        } else if (ll >= 7 && !strncmp(l, "{{/if}}", 7)) {
+            if (!skip) die("%s:%d: {{/if}} without {{#if}}", full, line);
+            skip = 0;
+        } else if (skip <= 0) {
+            for (size_t j = 0; j < ll; j++) {
+                if (l[j] == '{' && j + 1 < ll && l[j + 1] == '{') {
+                    size_t k = j + 2;
+                    while (k + 1 < ll && !(l[k] == '}' && l[k + 1] == '}')) k++;
+                    if (k + 1 >= ll) die("%s:%d: unterminated {{", full, line);
+                    const char *v = NULL;
+                    for (int q = 0; q < ntv; q++)
+                        if (strlen(tv[q].k) == k - j - 2 && !strncmp(tv[q].k, l + j + 2, k - j - 2)) v = tv[q].v;
+                    if (!v) die("%s:%d: unknown placeholder {{%.*s}}", full, line, (int)(k - j - 2), l + j + 2);
+                    fputs(v, F);
+                    j = k + 1;
+                } else fputc(l[j], F);
+            }
+            fputc('\n', F);
+        }
+        i = e + 1;
+        line++;
+    }
+    if (skip) die("%s: {{#if}} without {{/if}}", full);
+}
+
+static void emit_offload_params(const Graph *g, const Op *op, int li)
+{
+    const TileInfo *ti = op->tile;
+    if (ti->wlayout) {
+        fprintf(F, "/* layer %d: weights in the accelerator's layout (per output channel C-y-x) */\n", li);
+        fprintf(F, "static const int8_t %s__w%d[%zu] HTC__ALIGN(16) = {", N, li, ti->wlayout_bytes);
+        put_values((const uint8_t *)ti->wlayout, DT_INT8, (int64_t)ti->wlayout_bytes);
+        fprintf(F, "\n};\n");
+        int K = ti->full[TD_K];
+        const int32_t *b = op->nin > 2 && op->in[2] >= 0 ? (const int32_t *)(const void *)g->tensors[op->in[2]].data : NULL;
+        fprintf(F, "static const int32_t %s__b%d[%d] = {", N, li, K);
+        for (int k = 0; k < K; k++) fprintf(F, "%s%d", k ? (k % 16 ? ", " : ",\n    ") : "", b ? b[k] : 0);
+        fprintf(F, "};\nstatic const int32_t %s__sh%d[%d] = {", N, li, op->nch);
+        for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->rq_shifts[c]);
+        fprintf(F, "};\n");
+    }
+}
+
+static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
+{
+    const TileInfo *ti = op->tile;
+    const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
+    ntv = 0;
+    tset("geom", ti->geom);
+    tseti(ti->geom, 1);
+    tseti("layer", li);
+    tseti("K", ti->full[TD_K]); tseti("C", ti->full[TD_C]); tseti("OY", ti->full[TD_OY]); tseti("OX", ti->full[TD_OX]);
+    tseti("Kt", ti->size[TD_K]); tseti("Ct", ti->size[TD_C]); tseti("OYt", ti->size[TD_OY]); tseti("OXt", ti->size[TD_OX]);
+    tseti("IH", ti->in_h); tseti("IW", ti->in_w); tseti("KH", ti->k_h); tseti("KW", ti->k_w);
+    tseti("SH", ti->s_h); tseti("SW", ti->s_w); tseti("PT", ti->pad_top); tseti("PL", ti->pad_left);
+    tseti("dw", !strcmp(ti->geom, "dw"));
+    tseti("db", ti->double_buffer);
+    tseti("l1_bytes", ti->l1_bytes); tseti("w_bytes", ti->w_bytes);
+    /* L1: input buffer(s), second input, output buffer(s) */
+    int64_t db = ti->double_buffer ? 2 : 1, o = 0;
+    tseti("in_off0", 0); tseti("in_off1", ti->double_buffer ? ti->l1_in : 0); o = db * ti->l1_in;
+    tseti("in2_off0", o); tseti("in2_off1", o + (ti->double_buffer ? ti->l1_in2 : 0)); o += db * ti->l1_in2;
+    tseti("out_off0", o); tseti("out_off1", o + (ti->double_buffer ? ti->l1_out : 0));
+    tset("in", ptr(g, op->in[0], 1));
+    tset("out", ptr(g, op->out[0], 0));
+    if (op->kind == OP_QCONV2D) {
+        const htc__qconv_params *p = op->params;
+        int wrow = p->group_in * p->k_h * p->k_w;
+        tseti("wrow", wrow);
+        tseti("b_off", ((int64_t)ti->size[TD_K] * wrow + 3) & ~3);
+        tseti("in_zp", p->in_zp); tseti("out_zp", p->out_zp); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
+        tseti("per_channel", p->per_channel);
+    } else if (op->kind == OP_QFC) {
+        const htc__qfc_params *p = op->params;
+        tseti("b_off", ((int64_t)ti->size[TD_K] * p->in_features + 3) & ~3);
+        tseti("in_zp", p->in_zp); tseti("out_zp", p->out_zp); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
+        tseti("per_channel", p->per_channel);
+    } else if (op->kind == OP_QADD) {
+        const htc__qbinary_params *p = op->params;
+        tset("in2", ptr(g, op->in[1], 1));
+        tseti("a_off", p->a_off); tseti("b_off", p->b_off); tseti("out_off", p->out_off);
+        tseti("ra", op->add_shift[0]); tseti("rb", op->add_shift[1]); tseti("m", op->add_shift[2]);
+        tseti("fix", op->add_fixed); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
+    }
+    tset("w", arena_printf("%s__w%d", N, li));
+    tset("b", arena_printf("%s__b%d", N, li));
+    tset("sh", arena_printf("%s__sh%d", N, li));
+    expand(t, eo->template_file);
+}
+
+/* the device model's clock: accelerator layers wait for their engines,
+   CPU layers cost what the target's per-kernel cost model says */
+static void device_account(const Graph *g, const Target *t, const Op *op, int li)
+{
+    if (op->tile) {
+        fprintf(F, "    htc__dev_sync(%d);\n", li);
+        return;
+    }
+    const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
+    if (!eo) return;
+    fprintf(F, "    htc__dev_cpu(%d, %.17g, %.17g);\n", li, (double)op->macs, eo->cycles_per_mac);
+    if (eo->cycles_per_elem > 0)
+        fprintf(F, "    htc__dev_cpu(-1, %.17g, %.17g);\n", (double)tensor_numel(&g->tensors[op->out[0]]), eo->cycles_per_elem);
+}
+
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
 {
     F = f;
@@ -502,6 +659,18 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
 
     fprintf(F, "#if defined(%s_IMPLEMENTATION) && !defined(%s_IMPLEMENTED)\n#define %s_IMPLEMENTED\n\n", NU, NU, NU);
     paste(t, "htc.h", "htc.h");
+    int offloaded = 0;
+    for (int i = 0; i < g->nops; i++) offloaded |= g->ops[i].tile != NULL;
+    if (offloaded) {
+        /* the device model checks accesses against the declared memories */
+        for (int i = 0; i < g->nops; i++)
+            if (g->ops[i].tile) {
+                const Engine *e = &t->engines[g->ops[i].engine];
+                fprintf(F, "#define HTC_DEV_ACT_SIZE %lld\n", (long long)t->memories[e->act_memory].size);
+                if (e->weight_memory >= 0) fprintf(F, "#define HTC_DEV_W_SIZE %lld\n", (long long)t->memories[e->weight_memory].size);
+                break;
+            }
+    }
     /* each kernel file once, in target order */
     const char **done = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
     int ndone = 0;
@@ -523,6 +692,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
                "    uint8_t *arena = (uint8_t *)arena_;\n"
                "    if (!inputs || !outputs || !arena || ((uintptr_t)arena & (%s_ARENA_ALIGN - 1)) != 0) return -1;\n",
             N, NU);
+    if (offloaded) fprintf(F, "    htc__dev_reset();\n");
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];
         const Tensor *out = &g->tensors[op->out[0]];
@@ -533,6 +703,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         check_buffers(g, op, i);
         fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
         emit_call(g, t, op, i);
+        if (offloaded) device_account(g, t, op, i);
         fprintf(F, "    HTC_PROFILE_END(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
         fprintf(F, "    HTC_TRACE(\"%s\", %d, %d, %s, %zu);\n", N, i, out->src_index, ptr(g, op->out[0], 1),
                 tensor_bytes(out));

@@ -146,7 +146,39 @@ typedef struct {
     const char *reason;         /* why this engine, for the report */
     double est_cycles;
     int inplace;                /* plan: the op's data is already in place (no kernel call) */
+
+    /* dispatch.c / tile.c (accelerators) */
+    int exact_shift;            /* RQ_FLOAT whose arithmetic is exactly a power-of-two shift */
+    int32_t *rq_shifts;         /* [nch] right shifts (scale = 2^-s), when exact_shift */
+    int32_t add_shift[3];       /* qadd: a, b multipliers as left shifts over 2^m, m (exact_shift) */
+    int32_t add_fixed;          /* qadd: fixed term times 2^m */
+    struct TileInfo *tile;      /* offloaded op: the chosen tiling, or NULL */
 } Op;
+
+/* ---- tile.c: per offloaded layer, from one MILP ---------------------------- */
+
+enum { TD_K, TD_C, TD_OY, TD_OX, TD_COUNT };     /* tile dimensions */
+typedef struct TileInfo {
+    const char *geom;           /* "conv", "dw", "fc", "add" */
+    int full[TD_COUNT];         /* layer dimensions */
+    int size[TD_COUNT];         /* chosen tile sizes */
+    int in_h, in_w, k_h, k_w, s_h, s_w, pad_top, pad_left;
+    int double_buffer;
+    int64_t l1_bytes;           /* act memory used (all buffers) */
+    int64_t l1_in, l1_out, l1_in2;   /* one buffer each */
+    int64_t w_bytes;            /* weight memory used (one K tile incl. bias) */
+    int64_t dma_bytes;          /* bytes moved by DMA for the whole layer */
+    int ntiles;
+    double objective;           /* MILP optimum */
+    double brute;               /* brute-force optimum (HTC_TILE_BRUTE), or NAN */
+    int64_t brute_points;
+    double est_cycles;
+    double ideal_cycles;        /* MACs at peak + weight transfer */
+    double solve_ms;
+    int nvars, nrows;
+    const int8_t *wlayout;      /* weights in the engine's layout */
+    size_t wlayout_bytes;
+} TileInfo;
 
 typedef enum { SRC_TFLITE, SRC_ONNX } SourceFormat;
 
@@ -181,6 +213,10 @@ typedef struct {
 
 typedef struct {
     OpKind kind;
+    const char *template_file;  /* accelerator op: C template for the layer (templates/...) */
+    int has_tile;               /* tile = function(t, op) present */
+    int double_buffer;
+    double macs_per_cycle;      /* peak rate, for the ideal */
     const char *kernel_file;    /* path of the C source pasted into the header */
     const char *kernel_fn;      /* function name the emitter calls */
     double cycles_per_mac;      /* cost model for the estimate */
@@ -197,6 +233,8 @@ typedef struct {
     int nops;
     EngineOp *ops;
     int act_memory;             /* index into Target.memories */
+    int weight_memory;          /* accelerators: index of the weight memory, or -1 */
+    int startup;                /* cycles to start one engine invocation */
 } Engine;
 
 typedef struct {
@@ -218,6 +256,28 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
    returns the chosen index and a reason. Without one: the first. */
 int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const char **reason);
 void target_close(Target *t);
+
+/* Tiling expressions (the target's tile function builds them in Lua). */
+typedef enum { EX_CONST, EX_VAR, EX_ADD, EX_SUB, EX_MUL, EX_MOD, EX_NEG, EX_MIN, EX_MAX,
+               EX_LE, EX_GE, EX_EQ } ExprKind;
+typedef struct Expr {
+    ExprKind kind;
+    double v;                   /* EX_CONST */
+    int var;                    /* EX_VAR: TD_* */
+    struct Expr *a, *b;
+} Expr;
+typedef struct {
+    Expr *maximize;             /* objective */
+    Expr *cycles;               /* estimated cycles of one tile (vars = the tile's actual sizes) */
+    Expr *l1_bytes, *w_bytes;   /* memory use of one tile (capacity constraints) */
+    int ncons;
+    Expr **cons;                /* EX_LE / EX_GE / EX_EQ */
+    int tied_c;                 /* depthwise: C is K */
+} TileSpec;
+/* Calls engines[e].ops[kind].tile(t, op) with the layer geometry. */
+TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, const TileInfo *geo);
+void tile(Graph *g, Target *t);                 /* tile.c */
+double expr_eval(const Expr *e, const double *vars);
 const EngineOp *engine_op(const Engine *e, OpKind k);
 
 /* Resolve a path named in a target file: relative to the target's directory,

@@ -1,5 +1,5 @@
 /* main.c - the htc command line and the pipeline, top to bottom:
-   read -> lower -> dispatch -> plan -> emit / report / run. */
+   read -> lower -> dispatch -> tile -> plan -> emit / report / run. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <ftw.h>
@@ -289,6 +289,7 @@ int main(int argc, char **argv)
     if (o.debug && !strcmp(o.debug, "lower")) dump_graph(stderr, g, "lower");
     dispatch(g, t);
     if (o.debug && !strcmp(o.debug, "dispatch")) dump_graph(stderr, g, "dispatch");
+    tile(g, t);
     Plan *p = plan(g, t);
     if (o.debug && !strcmp(o.debug, "plan")) dump_graph(stderr, g, "plan");
 

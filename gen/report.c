@@ -37,8 +37,33 @@ static const char *storage_name(int s)
     return n[s];
 }
 
+static void tile_json(FILE *f, const TileInfo *ti)
+{
+    fprintf(f, ", \"tile\": {\"geom\": \"%s\", \"full\": {\"K\": %d, \"C\": %d, \"OY\": %d, \"OX\": %d}, "
+               "\"size\": {\"K\": %d, \"C\": %d, \"OY\": %d, \"OX\": %d}, \"tiles\": %d, \"double_buffer\": %s, "
+               "\"l1_bytes\": %lld, \"w_bytes\": %lld, \"dma_bytes\": %lld, \"objective\": %.9g, ",
+            ti->geom, ti->full[TD_K], ti->full[TD_C], ti->full[TD_OY], ti->full[TD_OX], ti->size[TD_K], ti->size[TD_C],
+            ti->size[TD_OY], ti->size[TD_OX], ti->ntiles, ti->double_buffer ? "true" : "false", (long long)ti->l1_bytes,
+            (long long)ti->w_bytes, (long long)ti->dma_bytes, ti->objective);
+    if (ti->brute == ti->brute) fprintf(f, "\"brute\": %.9g, \"brute_points\": %lld, ", ti->brute, (long long)ti->brute_points);
+    fprintf(f, "\"milp_vars\": %d, \"milp_rows\": %d, \"solve_ms\": %.3f, \"ideal_cycles\": %.0f}", ti->nvars, ti->nrows,
+            ti->solve_ms, ti->ideal_cycles);
+}
+
+/* ideal: offloaded layers at peak plus their weight transfer, CPU layers as estimated */
+static void ideal_total(const Graph *g, double *ideal, double *ms)
+{
+    for (int i = 0; i < g->nops; i++) {
+        const Op *op = &g->ops[i];
+        *ideal += op->tile ? op->tile->ideal_cycles : op->est_cycles;
+        if (op->tile) *ms += op->tile->solve_ms;
+    }
+}
+
 void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
 {
+    int ntiled = 0;
+    for (int i = 0; i < g->nops; i++) ntiled += g->ops[i].tile != NULL;
     int64_t wtot = 0, macs = 0;
     double cyc = 0;
     for (int i = 0; i < g->nops; i++) {
@@ -82,9 +107,11 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
             json_str(f, out->name);
             fprintf(f, ", \"out_shape\": ");
             shape(f, out, 1);
-            fprintf(f, ", \"storage\": \"%s\", \"offset\": %lld, \"bytes\": %zu, \"macs\": %lld, \"weight_bytes\": %lld, \"est_cycles\": %.0f}%s\n",
+            fprintf(f, ", \"storage\": \"%s\", \"offset\": %lld, \"bytes\": %zu, \"macs\": %lld, \"weight_bytes\": %lld, \"est_cycles\": %.0f",
                     storage_name(out->storage), (long long)out->offset, tensor_bytes(out), (long long)op->macs,
-                    (long long)weight_bytes(g, op), op->est_cycles, i + 1 < g->nops ? "," : "");
+                    (long long)weight_bytes(g, op), op->est_cycles);
+            if (op->tile) tile_json(f, op->tile);
+            fprintf(f, "}%s\n", i + 1 < g->nops ? "," : "");
         }
         fprintf(f, "  ],\n  \"buffers\": [\n");
         int first = 1;
@@ -100,7 +127,13 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                     tensor_bytes(tt), g->tensors[r].first_use, g->tensors[r].last_use);
             first = 0;
         }
-        fprintf(f, "\n  ]\n}\n");
+        fprintf(f, "\n  ]");
+        if (ntiled) {
+            double ideal = 0, ms = 0;
+            ideal_total(g, &ideal, &ms);
+            fprintf(f, ",\n  \"ideal_cycles\": %.0f,\n  \"tile_ms\": %.3f", ideal, ms);
+        }
+        fprintf(f, "\n}\n");
         return;
     }
     fprintf(f, "htc %s report: %s on target %s (%g MHz)\n\n", HTC_VERSION, g->path, t->name, t->clock_mhz);
@@ -129,6 +162,24 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                 (long long)p->stack_bytes[i], (long long)(p->arena_size + p->stack_bytes[i]));
     fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
+    if (!ntiled) return;
+    fprintf(f, "\noffloaded layers: tiles from one MILP each (lp_solve)\n");
+    fprintf(f, "%3s  %-8s %-5s %-22s %-22s %6s %9s %7s %9s %11s %11s %8s\n", "#", "engine", "geom", "layer K,C,OY,OX",
+            "tile K,C,OY,OX", "tiles", "L1 bytes", "W bytes", "DMA bytes", "est.cycles", "ideal", "MILP ms");
+    for (int i = 0; i < g->nops; i++) {
+        const TileInfo *ti = g->ops[i].tile;
+        if (!ti) continue;
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%d,%d,%d,%d", ti->full[TD_K], ti->full[TD_C], ti->full[TD_OY], ti->full[TD_OX]);
+        snprintf(b, sizeof b, "%d,%d,%d,%d", ti->size[TD_K], ti->size[TD_C], ti->size[TD_OY], ti->size[TD_OX]);
+        fprintf(f, "%3d  %-8s %-5s %-22s %-22s %6d %9lld %7lld %9lld %11.0f %11.0f %8.2f\n", i,
+                t->engines[g->ops[i].engine].name, ti->geom, a, b, ti->ntiles, (long long)ti->l1_bytes,
+                (long long)ti->w_bytes, (long long)ti->dma_bytes, g->ops[i].est_cycles, ti->ideal_cycles, ti->solve_ms);
+    }
+    double ideal = 0, ms = 0;
+    ideal_total(g, &ideal, &ms);
+    fprintf(f, "ideal (offloaded MACs at peak + weight transfer, CPU layers as estimated): %.0f cycles = %.3f ms; "
+               "estimate / ideal = %.2f; MILPs %.1f ms\n", ideal, ideal / (t->clock_mhz * 1e3), ideal > 0 ? cyc / ideal : 0, ms);
 }
 
 /* The memory plan as a picture: time (layers) across, arena offset down;

@@ -11,6 +11,7 @@
 #include <lualib.h>
 
 #include "ir.h"
+#include "quant.h"
 
 #ifndef HTC_DATADIR
 #define HTC_DATADIR "."
@@ -26,6 +27,8 @@ typedef struct {
     int root_ref;               /* registry ref of the target table */
     int dispatch_ref;
     int (*accepts_ref)[OP_COUNT];   /* per engine, per op kind: registry ref or LUA_NOREF */
+    int (*tile_ref)[OP_COUNT];      /* per engine, per op kind: tile function */
+    int tilevars_ref;               /* prelude: builds the tile variables of a layer */
 } LoadedTarget;
 
 /* ---- locating a field in the source, for file:line in schema errors -----
@@ -127,6 +130,61 @@ static const char *const safe_globals[] = {
     "tostring", "type", "xpcall", "math", "string", "table", "utf8", NULL,
 };
 
+/* Tile expressions: Lua operator overloading builds a tree that the C core
+   turns into an MILP (tile.c). Nodes are tables {op=..., [1]=a, [2]=b}. */
+static const char expr_prelude[] =
+    "local env = ...\n"
+    "local E = {}\n"
+    "E.__index = E\n"
+    "local function node(t) return setmetatable(t, E) end\n"
+    "local function lift(x)\n"
+    "  if getmetatable(x) == E then return x end\n"
+    "  if type(x) ~= 'number' then error('tile expression: expected a number or a tile variable, got ' .. type(x), 3) end\n"
+    "  return node{op='c', v=x}\n"
+    "end\n"
+    "E.__add = function(a, b) return node{op='+', lift(a), lift(b)} end\n"
+    "E.__sub = function(a, b) return node{op='-', lift(a), lift(b)} end\n"
+    "E.__mul = function(a, b) return node{op='*', lift(a), lift(b)} end\n"
+    "E.__div = function(a, b)\n"
+    "  if type(b) ~= 'number' or b == 0 then error('tile expression: divide only by a non-zero number', 2) end\n"
+    "  return node{op='*', lift(a), lift(1 / b)}\n"
+    "end\n"
+    "E.__mod = function(a, b)\n"
+    "  if type(b) ~= 'number' or b < 1 or b % 1 ~= 0 then error('tile expression: % needs a positive integer modulus', 2) end\n"
+    "  return node{op='%', lift(a), lift(b)}\n"
+    "end\n"
+    "E.__unm = function(a) return node{op='neg', a} end\n"
+    "local function isexpr(x) return getmetatable(x) == E end\n"
+    "env.min = function(a, b) if not isexpr(a) and not isexpr(b) then return math.min(a, b) end return node{op='min', lift(a), lift(b)} end\n"
+    "env.max = function(a, b) if not isexpr(a) and not isexpr(b) then return math.max(a, b) end return node{op='max', lift(a), lift(b)} end\n"
+    "env.le = function(a, b) return node{op='le', lift(a), lift(b)} end\n"
+    "env.ge = function(a, b) return node{op='ge', lift(a), lift(b)} end\n"
+    "env.eq = function(a, b) return node{op='eq', lift(a), lift(b)} end\n"
+    "-- ceil(a / m) for a positive integer m, exact on integers\n"
+    "env.cdiv = function(a, m) if not isexpr(a) then return math.ceil(a / m) end return (a + (m - 1) - (a + (m - 1)) % m) / m end\n"
+    "-- the tile variables of one layer (geometry g from the core)\n"
+    "env.__htc_tilevars = function(g)\n"
+    "  local t = {}\n"
+    "  for _, n in ipairs{'K', 'C', 'OY', 'OX'} do t[n] = node{op='v', name=n} end\n"
+    "  if g.geom == 'dw' then t.C = t.K end\n"
+    "  t.IY = env.min((t.OY - 1) * g.s_h + g.k_h, g.in_h)\n"
+    "  t.IX = env.min((t.OX - 1) * g.s_w + g.k_w, g.in_w)\n"
+    "  local db = g.double_buffer and 2 or 1\n"
+    "  if g.geom == 'conv' or g.geom == 'dw' then\n"
+    "    t.l1_in = t.C * t.IY * t.IX; t.l1_out = t.K * t.OY * t.OX\n"
+    "    t.w_bytes = t.K * (g.geom == 'dw' and 1 or t.C) * (g.k_h * g.k_w) + 4 * t.K\n"
+    "  elseif g.geom == 'fc' then\n"
+    "    t.l1_in = t.C * 1; t.l1_out = t.K * 1\n"
+    "    t.w_bytes = t.K * t.C + 4 * t.K\n"
+    "  else -- add: two inputs and the output, same tile\n"
+    "    t.l1_in = t.C * t.OY * t.OX; t.l1_out = t.C * t.OY * t.OX\n"
+    "    t.w_bytes = node{op='c', v=0}\n"
+    "    t.l1_in2 = t.l1_in\n"
+    "  end\n"
+    "  t.l1_bytes = (t.l1_in + t.l1_out + (t.l1_in2 or 0)) * db\n"
+    "  return t\n"
+    "end\n";
+
 /* A fresh environment table holding only the safe globals and `target`. */
 static void push_sandbox_env(lua_State *L)
 {
@@ -139,6 +197,11 @@ static void push_sandbox_env(lua_State *L)
     lua_setfield(L, -2, "target");
     lua_pushinteger(L, 1024);
     lua_setfield(L, -2, "KiB");
+    /* tiling expressions: min, max, le, ge, eq, cdiv and the tile variables */
+    if (luaL_loadbufferx(L, expr_prelude, strlen(expr_prelude), "=htc-tile-prelude", "t") != LUA_OK)
+        die("internal: %s", lua_tostring(L, -1));
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
 }
 
 /* ---- reading fields ----------------------------------------------------------- */
@@ -146,8 +209,10 @@ static void push_sandbox_env(lua_State *L)
 static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "engines", "dispatch", "description", NULL};
 static const char *const mem_keys[] = {"size", "alignment", "dma", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", NULL};
-static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", NULL};
-static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", NULL};
+static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights",
+                                          "startup", "array", NULL};
+static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template",
+                                      "tile", "double_buffer", "macs_per_cycle", NULL};
 
 static int in_list(const char *s, const char *const *list)
 {
@@ -292,6 +357,17 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         field_error(lt, kk, nkeys + 1, "no memory named '%s' in the memory table", mem);
     }
 
+    e->weight_memory = -1;
+    const char *wmem = get_string(lt, kk, nkeys, "weights", 0);
+    if (wmem) {
+        e->weight_memory = memory_index(&lt->t, wmem);
+        if (e->weight_memory < 0) {
+            kk[nkeys] = "weights";
+            field_error(lt, kk, nkeys + 1, "no memory named '%s' in the memory table", wmem);
+        }
+    }
+    e->startup = (int)get_number(lt, kk, nkeys, "startup", 0, 0, 0);
+
     /* requant = { "tflite", ... }: the arithmetic this engine reproduces */
     kk[nkeys] = "requant";
     int ty = lua_getfield(L, -1, "requant");
@@ -352,6 +428,33 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             kk[nkeys + 2] = "kernel";
             field_error(lt, kk, nkeys + 3, "cannot read '%s'", o->kernel_file);
         }
+        o->template_file = get_string(lt, kk, nkeys + 2, "template", 0);
+        if (o->template_file && access(target_resolve(&lt->t, o->template_file), R_OK) != 0) {
+            kk[nkeys + 2] = "template";
+            field_error(lt, kk, nkeys + 3, "cannot read '%s'", o->template_file);
+        }
+        o->macs_per_cycle = get_number(lt, kk, nkeys + 2, "macs_per_cycle", 0, 0, 0);
+        if (lua_getfield(L, -1, "double_buffer") != LUA_TNIL) o->double_buffer = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        ty = lua_getfield(L, -1, "tile");
+        if (ty == LUA_TFUNCTION) {
+            o->has_tile = 1;
+            lt->tile_ref[ei][k] = luaL_ref(L, LUA_REGISTRYINDEX);
+        } else {
+            if (ty != LUA_TNIL) {
+                kk[nkeys + 2] = "tile";
+                field_error(lt, kk, nkeys + 3, "expected a function(t, op) returning { maximize = expr, ... }");
+            }
+            lua_pop(L, 1);
+        }
+        if (o->template_file && !o->has_tile) {
+            kk[nkeys + 2] = "template";
+            field_error(lt, kk, nkeys + 3, "an accelerator op with a template needs a tile function");
+        }
+        if (o->template_file && e->is_cpu) {
+            kk[nkeys + 2] = "template";
+            field_error(lt, kk, nkeys + 3, "the cpu runs kernels, not templates");
+        }
         ty = lua_getfield(L, -1, "accepts");
         if (ty == LUA_TFUNCTION) {
             o->has_accepts = 1;
@@ -387,6 +490,8 @@ Target *target_load(const char *path)
     if (luaL_loadbufferx(L, lt->src, lt->srclen, chunk, "t") != LUA_OK)
         die("%s", lua_tostring(L, -1));
     push_sandbox_env(L);
+    lua_getfield(L, -1, "__htc_tilevars");
+    lt->tilevars_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_setupvalue(L, -2, 1);
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 100000);
     if (lua_pcall(L, 0, 1, 0) != LUA_OK) die("%s", lua_tostring(L, -1));
@@ -411,8 +516,9 @@ Target *target_load(const char *path)
     lua_pop(L, 1);
     t->engines = arena_alloc(sizeof(Engine) * (size_t)(nacc + 1));
     lt->accepts_ref = arena_alloc(sizeof(*lt->accepts_ref) * (size_t)(nacc + 1));
+    lt->tile_ref = arena_alloc(sizeof(*lt->tile_ref) * (size_t)(nacc + 1));
     for (int i = 0; i <= nacc; i++)
-        for (int k = 0; k < OP_COUNT; k++) lt->accepts_ref[i][k] = LUA_NOREF;
+        for (int k = 0; k < OP_COUNT; k++) lt->accepts_ref[i][k] = lt->tile_ref[i][k] = LUA_NOREF;
 
     const char *ck[8] = {"cpu"};
     if (lua_getfield(L, -1, "cpu") != LUA_TTABLE)
@@ -552,7 +658,30 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     } else if (op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL) {
         set_int(L, "kernel_h", op->k_h);
         set_int(L, "kernel_w", op->k_w);
+    } else if (op->kind == OP_QCONV2D && op->params) {
+        const htc__qconv_params *p = op->params;
+        const Tensor *w = &g->tensors[op->in[1]];
+        set_int(L, "weight_bits", (lua_Integer)dtype_size(w->type) * 8);
+        set_int(L, "kernel_h", p->k_h);
+        set_int(L, "kernel_w", p->k_w);
+        set_int(L, "groups", p->group_out ? p->out_c / p->group_out : 1);
+        set_int(L, "depthwise", p->group_in == 1 && p->group_out == 1 && p->in_c > 1);
+        set_int(L, "weight_zp", p->w_zp != NULL);
+        set_int(L, "int32_out", p->scale == NULL);
+        set_int(L, "batches", p->batches);
+    } else if (op->kind == OP_QFC && op->params) {
+        const htc__qfc_params *p = op->params;
+        set_int(L, "weight_bits", 8);
+        set_int(L, "weight_zp", p->w_zp != NULL);
+        set_int(L, "int32_out", p->scale == NULL);
+        set_int(L, "batches", p->batches * p->rows);
+        set_int(L, "weight_batches", p->w_batches);
+    } else if (op->kind == OP_QADD && op->params) {
+        const htc__qbinary_params *p = op->params;
+        set_int(L, "broadcast", p->a_scalar || p->b_scalar);
     }
+    /* a float requantization that is exactly a power-of-two shift */
+    if (op->rq == RQ_FLOAT && op->exact_shift) set_str(L, "requant", "shift");
 }
 
 static const char *lua_error_line(lua_State *L)
@@ -573,7 +702,12 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
     }
     int ok_rq = op->rq == RQ_NONE;
     for (int i = 0; i < e->nrequant; i++)
-        if (e->requant[i] == op->rq) ok_rq = 1;
+        if (e->requant[i] == op->rq || (e->requant[i] == RQ_SHIFT && op->rq == RQ_FLOAT && op->exact_shift)) ok_rq = 1;
+    if (!ok_rq && !e->is_cpu && op->rq == RQ_FLOAT) {
+        *why = arena_printf("%s implements only exact shift requantization; this op's float scale is not an "
+                            "exact power of two (or its accumulator may exceed 2^24)", e->name);
+        return 0;
+    }
     if (!ok_rq) {
         *why = arena_printf("%s does not implement %s requantization", e->name, requant_name(op->rq));
         return 0;
@@ -624,4 +758,113 @@ int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, in
     *reason = lua_isstring(L, -1) ? arena_strdup(lua_tostring(L, -1)) : "chosen by the target's dispatch";
     lua_pop(L, 2);
     return chosen;
+}
+
+/* ---- tiling callbacks ----------------------------------------------------------- */
+
+static Expr *to_expr(LoadedTarget *lt, const char *where)
+{
+    lua_State *L = lt->L;
+    Expr *e = arena_alloc(sizeof *e);
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+        e->kind = EX_CONST;
+        e->v = lua_tonumber(L, -1);
+        return e;
+    }
+    if (!lua_istable(L, -1)) die("%s: %s: expected a tile expression, got %s", lt->t.path, where, luaL_typename(L, -1));
+    lua_getfield(L, -1, "op");
+    const char *op = lua_tostring(L, -1);
+    if (!op) die("%s: %s: expected a tile expression (a table without op)", lt->t.path, where);
+    static const struct { const char *n; ExprKind k; } ks[] = {
+        {"c", EX_CONST}, {"v", EX_VAR}, {"+", EX_ADD}, {"-", EX_SUB}, {"*", EX_MUL}, {"%", EX_MOD}, {"neg", EX_NEG},
+        {"min", EX_MIN}, {"max", EX_MAX}, {"le", EX_LE}, {"ge", EX_GE}, {"eq", EX_EQ}};
+    int found = 0;
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        if (!strcmp(ks[i].n, op)) { e->kind = ks[i].k; found = 1; }
+    if (!found) die("%s: %s: unknown expression node '%s'", lt->t.path, where, op);
+    lua_pop(L, 1);
+    if (e->kind == EX_CONST) {
+        lua_getfield(L, -1, "v");
+        e->v = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    } else if (e->kind == EX_VAR) {
+        lua_getfield(L, -1, "name");
+        const char *n = lua_tostring(L, -1);
+        static const char *names[TD_COUNT] = {"K", "C", "OY", "OX"};
+        e->var = -1;
+        for (int i = 0; i < TD_COUNT; i++)
+            if (n && !strcmp(n, names[i])) e->var = i;
+        if (e->var < 0) die("%s: %s: unknown tile variable '%s'", lt->t.path, where, n ? n : "?");
+        lua_pop(L, 1);
+    } else {
+        lua_rawgeti(L, -1, 1);
+        e->a = to_expr(lt, where);
+        lua_pop(L, 1);
+        if (e->kind != EX_NEG) {
+            lua_rawgeti(L, -1, 2);
+            e->b = to_expr(lt, where);
+            lua_pop(L, 1);
+        }
+    }
+    return e;
+}
+
+static Expr *field_expr(LoadedTarget *lt, const char *k, const char *where)
+{
+    Expr *e = NULL;
+    if (lua_getfield(lt->L, -1, k) != LUA_TNIL) e = to_expr(lt, arena_printf("%s.%s", where, k));
+    lua_pop(lt->L, 1);
+    return e;
+}
+
+TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, const TileInfo *geo)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    lua_State *L = lt->L;
+    const Engine *e = &t->engines[engine];
+    const char *where = arena_printf("%s.ops.%s.tile", e->name, op_name(op->kind));
+    TileSpec *ts = arena_alloc(sizeof *ts);
+    /* the tile variables and the core's memory expressions */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lt->tilevars_ref);
+    lua_newtable(L);
+    set_str(L, "geom", geo->geom);
+    set_int(L, "in_h", geo->in_h); set_int(L, "in_w", geo->in_w);
+    set_int(L, "k_h", geo->k_h); set_int(L, "k_w", geo->k_w);
+    set_int(L, "s_h", geo->s_h); set_int(L, "s_w", geo->s_w);
+    lua_pushboolean(L, geo->double_buffer);
+    lua_setfield(L, -2, "double_buffer");
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) die("internal: tile variables: %s", lua_tostring(L, -1));
+    int tv = lua_gettop(L);
+    ts->l1_bytes = field_expr(lt, "l1_bytes", "t");
+    ts->w_bytes = field_expr(lt, "w_bytes", "t");
+    ts->tied_c = !strcmp(geo->geom, "dw");
+    /* the layer as plain numbers, plus the full sizes */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lt->tile_ref[engine][op->kind]);
+    lua_pushvalue(L, tv);
+    push_op(L, g, op);
+    static const char *names[TD_COUNT] = {"K", "C", "OY", "OX"};
+    for (int i = 0; i < TD_COUNT; i++) set_int(L, names[i], geo->full[i]);
+    set_int(L, "IY", geo->in_h);
+    set_int(L, "IX", geo->in_w);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK)
+        die("%s (in %s, for operator %d %s)", lua_error_line(L), where, op->src_index, op->src_name);
+    if (!lua_istable(L, -1)) die("%s: %s must return a table { maximize = expr, ... }", t->path, where);
+    ts->maximize = field_expr(lt, "maximize", where);
+    if (!ts->maximize) ts->maximize = ts->l1_bytes;
+    ts->cycles = field_expr(lt, "cycles", where);
+    if (lua_getfield(L, -1, "constraints") == LUA_TTABLE) {
+        int n = (int)lua_rawlen(L, -1);
+        ts->cons = arena_alloc(sizeof(Expr *) * (size_t)(n + 1));
+        for (int i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            Expr *c = to_expr(lt, arena_printf("%s.constraints[%d]", where, i));
+            if (c->kind != EX_LE && c->kind != EX_GE && c->kind != EX_EQ)
+                die("%s: %s.constraints[%d]: expected le(a, b), ge(a, b) or eq(a, b)", t->path, where, i);
+            ts->cons[ts->ncons++] = c;
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    lua_settop(L, tv - 1);
+    return ts;
 }

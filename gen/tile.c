@@ -1,0 +1,532 @@
+/* tile.c - per offloaded layer, tile sizes from one MILP (lp_solve).
+
+   The target's tile function returns expressions over the tile variables
+   K, C, OY, OX (tile sizes, integers in [1, full size]); the core adds the
+   capacity of the engine's activation memory (double buffered when the op
+   declares it) and of its weight memory, and the geometry (input rows and
+   columns of a tile = its output extent times the stride plus the halo,
+   at most the whole input: padding at the borders is not stored).
+   Every nonlinear node is linearised exactly:
+     a * b   binary expansion of the factor with the smaller range,
+             each bit times the other factor by its four McCormick rows
+             (exact for a binary times a bounded variable);
+     a % m   a = m q + r, q integer, r integer in [0, m-1];
+     min/max one binary selects the bound that is attained.
+   HTC_TILE_BRUTE=1 also enumerates every tiling of small layers and
+   records the brute-force optimum next to the MILP's (tests compare). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lpsolve/lp_lib.h>
+
+#include "ir.h"
+#include "quant.h"
+
+/* ---- evaluation ------------------------------------------------------------------- */
+
+double expr_eval(const Expr *e, const double *x)
+{
+    double a, b;
+    switch (e->kind) {
+    case EX_CONST: return e->v;
+    case EX_VAR: return x[e->var];
+    case EX_NEG: return -expr_eval(e->a, x);
+    default: break;
+    }
+    a = expr_eval(e->a, x);
+    b = expr_eval(e->b, x);
+    switch (e->kind) {
+    case EX_ADD: return a + b;
+    case EX_SUB: return a - b;
+    case EX_MUL: return a * b;
+    case EX_MOD: return a - b * floor(a / b);
+    case EX_MIN: return a < b ? a : b;
+    case EX_MAX: return a > b ? a : b;
+    case EX_LE: return a <= b + 1e-9;
+    case EX_GE: return a >= b - 1e-9;
+    case EX_EQ: return fabs(a - b) <= 1e-9;
+    default: return 0;
+    }
+}
+
+/* ---- the MILP under construction ------------------------------------------------------ */
+
+typedef struct { int n, cap; int *col; double *c; double k; } Lin;   /* sum c*x[col] + k */
+
+typedef struct {
+    int ncols, capc;
+    double *lo, *hi;
+    char *isint;
+    int nrows, capr;
+    Lin *rows;
+    int *rtype;                 /* LE, GE, EQ */
+    double *rhs;
+} Milp;
+
+static void lin_add(Lin *l, int col, double c)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->col[i] == col) { l->c[i] += c; return; }
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 4;
+        int *nc = arena_alloc(sizeof(int) * (size_t)l->cap);
+        double *nv = arena_alloc(sizeof(double) * (size_t)l->cap);
+        if (l->n) { memcpy(nc, l->col, sizeof(int) * (size_t)l->n); memcpy(nv, l->c, sizeof(double) * (size_t)l->n); }
+        l->col = nc;
+        l->c = nv;
+    }
+    l->col[l->n] = col;
+    l->c[l->n++] = c;
+}
+
+static Lin lin_scaled(const Lin *a, double s)
+{
+    Lin r = {0};
+    for (int i = 0; i < a->n; i++) lin_add(&r, a->col[i], a->c[i] * s);
+    r.k = a->k * s;
+    return r;
+}
+
+static void lin_acc(Lin *r, const Lin *a, double s)
+{
+    for (int i = 0; i < a->n; i++) lin_add(r, a->col[i], a->c[i] * s);
+    r->k += a->k * s;
+}
+
+static int new_col(Milp *m, double lo, double hi, int isint)
+{
+    if (m->ncols == m->capc) {
+        m->capc = m->capc ? 2 * m->capc : 64;
+        double *nl = arena_alloc(sizeof(double) * (size_t)m->capc), *nh = arena_alloc(sizeof(double) * (size_t)m->capc);
+        char *ni = arena_alloc((size_t)m->capc);
+        if (m->ncols) {
+            memcpy(nl, m->lo, sizeof(double) * (size_t)m->ncols);
+            memcpy(nh, m->hi, sizeof(double) * (size_t)m->ncols);
+            memcpy(ni, m->isint, (size_t)m->ncols);
+        }
+        m->lo = nl; m->hi = nh; m->isint = ni;
+    }
+    m->lo[m->ncols] = lo;
+    m->hi[m->ncols] = hi;
+    m->isint[m->ncols] = (char)isint;
+    return m->ncols++;
+}
+
+static void add_row(Milp *m, Lin l, int type, double rhs)
+{
+    if (m->nrows == m->capr) {
+        m->capr = m->capr ? 2 * m->capr : 64;
+        Lin *nr = arena_alloc(sizeof(Lin) * (size_t)m->capr);
+        int *nt = arena_alloc(sizeof(int) * (size_t)m->capr);
+        double *nh = arena_alloc(sizeof(double) * (size_t)m->capr);
+        if (m->nrows) {
+            memcpy(nr, m->rows, sizeof(Lin) * (size_t)m->nrows);
+            memcpy(nt, m->rtype, sizeof(int) * (size_t)m->nrows);
+            memcpy(nh, m->rhs, sizeof(double) * (size_t)m->nrows);
+        }
+        m->rows = nr; m->rtype = nt; m->rhs = nh;
+    }
+    m->rows[m->nrows] = l;
+    m->rtype[m->nrows] = type;
+    m->rhs[m->nrows++] = rhs - l.k;       /* constants to the right-hand side */
+    m->rows[m->nrows - 1].k = 0;
+}
+
+/* bounds and integrality of a linear form */
+static void lin_bounds(const Milp *m, const Lin *l, double *lo, double *hi, int *isint)
+{
+    double a = l->k, b = l->k;
+    int in = fabs(l->k - round(l->k)) < 1e-9;
+    for (int i = 0; i < l->n; i++) {
+        double c = l->c[i], x0 = m->lo[l->col[i]], x1 = m->hi[l->col[i]];
+        if (c >= 0) { a += c * x0; b += c * x1; } else { a += c * x1; b += c * x0; }
+        if (!m->isint[l->col[i]] || fabs(c - round(c)) > 1e-9) in = 0;
+    }
+    *lo = a; *hi = b; *isint = in;
+}
+
+/* a column equal to l (l itself when it is one column with coefficient 1) */
+static int as_col(Milp *m, const Lin *l)
+{
+    if (l->n == 1 && l->c[0] == 1 && l->k == 0) return l->col[0];
+    double lo, hi;
+    int in;
+    lin_bounds(m, l, &lo, &hi, &in);
+    int c = new_col(m, lo, hi, in);
+    Lin r = lin_scaled(l, 1);
+    lin_add(&r, c, -1);
+    add_row(m, r, EQ, 0);
+    return c;
+}
+
+static const char *where_;
+
+static Lin lower_expr(Milp *m, const Expr *e, const int *vcol);
+
+static Lin lower_mul(Milp *m, Lin A, Lin B)
+{
+    double la, ua, lb, ub;
+    int ia, ib;
+    lin_bounds(m, &A, &la, &ua, &ia);
+    lin_bounds(m, &B, &lb, &ub, &ib);
+    if (A.n == 0) return lin_scaled(&B, A.k);
+    if (B.n == 0) return lin_scaled(&A, B.k);
+    /* expand the integral factor with the smaller range */
+    if (!ia || (ib && ub - lb < ua - la)) {
+        Lin t = A; A = B; B = t;
+        double x = la; la = lb; lb = x; x = ua; ua = ub; ub = x;
+        int y = ia; ia = ib; ib = y;
+    }
+    if (!ia) die("%s: a product of two non-integer tile expressions cannot be linearised exactly", where_);
+    int xa = as_col(m, &A);
+    /* A = la + sum 2^j b_j, sum <= ua - la */
+    int range = (int)llround(ua - la), nb = 0;
+    while ((1 << nb) <= range) nb++;
+    Lin r = lin_scaled(&B, la);
+    Lin def = {0};
+    lin_add(&def, xa, 1);
+    for (int j = 0; j < nb; j++) {
+        int bj = new_col(m, 0, 1, 1);
+        lin_add(&def, bj, -(double)(1 << j));
+        /* z = bj * B: z >= lb bj, z <= ub bj, z >= B - ub (1 - bj), z <= B - lb (1 - bj) */
+        int z = new_col(m, lb < 0 ? lb : 0, ub > 0 ? ub : 0, ib);
+        Lin r1 = {0}; lin_add(&r1, z, 1); lin_add(&r1, bj, -lb); add_row(m, r1, GE, 0);
+        Lin r2 = {0}; lin_add(&r2, z, 1); lin_add(&r2, bj, -ub); add_row(m, r2, LE, 0);
+        Lin r3 = lin_scaled(&B, -1); lin_add(&r3, z, 1); lin_add(&r3, bj, -ub); add_row(m, r3, GE, -ub);
+        Lin r4 = lin_scaled(&B, -1); lin_add(&r4, z, 1); lin_add(&r4, bj, -lb); add_row(m, r4, LE, -lb);
+        lin_add(&r, z, (double)(1 << j));
+    }
+    add_row(m, def, EQ, la);
+    return r;
+}
+
+static Lin lower_minmax(Milp *m, Lin A, Lin B, int is_min)
+{
+    double la, ua, lb, ub;
+    int ia, ib;
+    lin_bounds(m, &A, &la, &ua, &ia);
+    lin_bounds(m, &B, &lb, &ub, &ib);
+    /* one bound dominates: no binary needed */
+    if (is_min ? ua <= lb : la >= ub) return A;
+    if (is_min ? ub <= la : lb >= ua) return B;
+    double lo = is_min ? fmin(la, lb) : fmax(la, lb), hi = is_min ? fmin(ua, ub) : fmax(ua, ub);
+    double M = fmax(ua, ub) - fmin(la, lb);
+    int z = new_col(m, lo, hi, ia && ib), s = new_col(m, 0, 1, 1);
+    /* min: z <= A, z <= B, z >= A - M s, z >= B - M (1 - s) (max mirrored) */
+    Lin r1 = lin_scaled(&A, -1); lin_add(&r1, z, 1); add_row(m, r1, is_min ? LE : GE, 0);
+    Lin r2 = lin_scaled(&B, -1); lin_add(&r2, z, 1); add_row(m, r2, is_min ? LE : GE, 0);
+    Lin r3 = lin_scaled(&A, -1); lin_add(&r3, z, 1); lin_add(&r3, s, is_min ? M : -M);
+    add_row(m, r3, is_min ? GE : LE, 0);
+    Lin r4 = lin_scaled(&B, -1); lin_add(&r4, z, 1); lin_add(&r4, s, is_min ? -M : M);
+    add_row(m, r4, is_min ? GE : LE, is_min ? -M : M);
+    Lin r = {0};
+    lin_add(&r, z, 1);
+    return r;
+}
+
+static Lin lower_expr(Milp *m, const Expr *e, const int *vcol)
+{
+    Lin r = {0};
+    switch (e->kind) {
+    case EX_CONST: r.k = e->v; return r;
+    case EX_VAR: lin_add(&r, vcol[e->var], 1); return r;
+    case EX_NEG: { Lin a = lower_expr(m, e->a, vcol); return lin_scaled(&a, -1); }
+    case EX_ADD: case EX_SUB: {
+        Lin a = lower_expr(m, e->a, vcol), b = lower_expr(m, e->b, vcol);
+        lin_acc(&a, &b, e->kind == EX_ADD ? 1 : -1);
+        return a;
+    }
+    case EX_MUL: return lower_mul(m, lower_expr(m, e->a, vcol), lower_expr(m, e->b, vcol));
+    case EX_MIN: case EX_MAX:
+        return lower_minmax(m, lower_expr(m, e->a, vcol), lower_expr(m, e->b, vcol), e->kind == EX_MIN);
+    case EX_MOD: {
+        Lin a = lower_expr(m, e->a, vcol);
+        double la, ua, md = e->b->kind == EX_CONST ? e->b->v : 0;
+        int ia;
+        if (md < 1 || md != floor(md)) die("%s: %% needs a positive integer constant modulus", where_);
+        lin_bounds(m, &a, &la, &ua, &ia);
+        if (!ia) die("%s: %% of a non-integer tile expression", where_);
+        if (a.n == 0) { r.k = a.k - md * floor(a.k / md); return r; }
+        int q = new_col(m, floor(la / md), floor(ua / md), 1), rr = new_col(m, 0, md - 1, 1);
+        Lin d = lin_scaled(&a, 1);
+        lin_add(&d, q, -md);
+        lin_add(&d, rr, -1);
+        add_row(m, d, EQ, 0);
+        lin_add(&r, rr, 1);
+        return r;
+    }
+    default: die("%s: a constraint (le/ge/eq) inside an expression", where_);
+    }
+}
+
+static void milp_constraint(Milp *m, const Expr *c, const int *vcol)
+{
+    Lin a = lower_expr(m, c->a, vcol), b = lower_expr(m, c->b, vcol);
+    lin_acc(&a, &b, -1);
+    add_row(m, a, c->kind == EX_LE ? LE : c->kind == EX_GE ? GE : EQ, 0);
+}
+
+/* Solve: maximise obj (or minimise when minimize) subject to the spec.
+   l1_cap < 0: no activation-memory constraint. Returns 1 and the tile sizes
+   when feasible. */
+static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap,
+                 int64_t w_cap, int *size, double *value, int *nvars, int *nrows)
+{
+    Milp m = {0};
+    int vcol[TD_COUNT];
+    for (int d = 0; d < TD_COUNT; d++) vcol[d] = new_col(&m, 1, ti->full[d], 1);
+    if (ts->tied_c) {
+        Lin l = {0}; lin_add(&l, vcol[TD_C], 1); lin_add(&l, vcol[TD_K], -1); add_row(&m, l, EQ, 0);
+    } else if (strcmp(ti->geom, "add")) {
+        /* requantisation at the engine's output: no partial sums, C is whole */
+        m.lo[vcol[TD_C]] = ti->full[TD_C];
+    }
+    for (int i = 0; i < ts->ncons; i++) milp_constraint(&m, ts->cons[i], vcol);
+    if (l1_cap >= 0) {
+        Lin l = lower_expr(&m, ts->l1_bytes, vcol);
+        add_row(&m, l, LE, (double)l1_cap);
+    }
+    if (w_cap >= 0 && ts->w_bytes) {
+        Lin l = lower_expr(&m, ts->w_bytes, vcol);
+        add_row(&m, l, LE, (double)w_cap);
+    }
+    Lin o = lower_expr(&m, obj, vcol);
+    lprec *lp = make_lp(0, m.ncols);
+    if (!lp) die("lp_solve: cannot create a model");
+    set_verbose(lp, NEUTRAL);
+    set_add_rowmode(lp, TRUE);
+    for (int i = 0; i < m.nrows; i++) {
+        int *cols = arena_alloc(sizeof(int) * (size_t)(m.rows[i].n + 1));
+        for (int k = 0; k < m.rows[i].n; k++) cols[k] = m.rows[i].col[k] + 1;
+        add_constraintex(lp, m.rows[i].n, m.rows[i].c, cols, m.rtype[i], m.rhs[i]);
+    }
+    set_add_rowmode(lp, FALSE);
+    {
+        int *cols = arena_alloc(sizeof(int) * (size_t)(o.n + 1));
+        for (int k = 0; k < o.n; k++) cols[k] = o.col[k] + 1;
+        set_obj_fnex(lp, o.n, o.c, cols);
+    }
+    for (int c = 0; c < m.ncols; c++) {
+        set_bounds(lp, c + 1, m.lo[c], m.hi[c]);
+        if (m.isint[c]) set_int(lp, c + 1, TRUE);
+    }
+    if (minimize) set_minim(lp); else set_maxim(lp);
+    set_mip_gap(lp, TRUE, 1e-12);
+    set_mip_gap(lp, FALSE, 1e-12);
+    set_epsint(lp, 1e-9);
+    set_scaling(lp, SCALE_GEOMETRIC + SCALE_DYNUPDATE);
+    int rc = solve(lp);
+    *nvars = m.ncols;
+    *nrows = m.nrows;
+    if (rc != OPTIMAL && rc != PRESOLVED) {
+        delete_lp(lp);
+        if (rc == INFEASIBLE) return 0;
+        die("%s: lp_solve failed (status %d)", where_, rc);
+    }
+    double *x = arena_alloc(sizeof(double) * (size_t)m.ncols);
+    get_variables(lp, x);
+    for (int d = 0; d < TD_COUNT; d++) size[d] = (int)llround(x[vcol[d]]);
+    *value = get_objective(lp) + o.k;
+    delete_lp(lp);
+    return 1;
+}
+
+/* every tiling in the box; the best objective over the feasible ones */
+static double brute(const TileInfo *ti, const TileSpec *ts, int64_t l1_cap, int64_t w_cap, int64_t *points)
+{
+    double best = -INFINITY, x[TD_COUNT];
+    int64_t n = 0;
+    int c0 = strcmp(ti->geom, "add") ? ti->full[TD_C] : 1;
+    for (int k = 1; k <= ti->full[TD_K]; k++)
+        for (int c = ts->tied_c ? k : c0; c <= (ts->tied_c ? k : ti->full[TD_C]); c++)
+            for (int oy = 1; oy <= ti->full[TD_OY]; oy++)
+                for (int ox = 1; ox <= ti->full[TD_OX]; ox++) {
+                    x[TD_K] = k; x[TD_C] = c; x[TD_OY] = oy; x[TD_OX] = ox;
+                    n++;
+                    int ok = expr_eval(ts->l1_bytes, x) <= (double)l1_cap;
+                    if (ok && ts->w_bytes) ok = expr_eval(ts->w_bytes, x) <= (double)w_cap;
+                    for (int i = 0; ok && i < ts->ncons; i++) ok = expr_eval(ts->cons[i], x) != 0;
+                    if (!ok) continue;
+                    double v = expr_eval(ts->maximize, x);
+                    if (v > best) best = v;
+                }
+    *points = n;
+    return best;
+}
+
+/* ---- per-op geometry ------------------------------------------------------------------ */
+
+static int geometry(const Graph *g, const Op *op, TileInfo *ti)
+{
+    memset(ti, 0, sizeof *ti);
+    ti->k_h = ti->k_w = ti->s_h = ti->s_w = 1;
+    if (op->kind == OP_QCONV2D) {
+        const htc__qconv_params *p = op->params;
+        int dw = p->group_in == 1 && p->group_out == 1 && p->in_c > 1;
+        ti->geom = dw ? "dw" : "conv";
+        ti->full[TD_K] = p->out_c; ti->full[TD_C] = p->in_c;
+        ti->full[TD_OY] = p->out_h; ti->full[TD_OX] = p->out_w;
+        ti->in_h = p->in_h; ti->in_w = p->in_w; ti->k_h = p->k_h; ti->k_w = p->k_w;
+        ti->s_h = p->stride_h; ti->s_w = p->stride_w; ti->pad_top = p->pad_top; ti->pad_left = p->pad_left;
+        return 1;
+    }
+    if (op->kind == OP_QFC) {
+        const htc__qfc_params *p = op->params;
+        ti->geom = "fc";
+        ti->full[TD_K] = p->out_features; ti->full[TD_C] = p->in_features;
+        ti->full[TD_OY] = ti->full[TD_OX] = 1;
+        ti->in_h = ti->in_w = 1;
+        return 1;
+    }
+    if (op->kind == OP_QADD) {
+        const Tensor *o = &g->tensors[op->out[0]];
+        ti->geom = "add";
+        int h = 1, w = 1, c = 1;
+        if (o->rank == 4) { h = o->shape[1]; w = o->shape[2]; c = o->shape[3]; }
+        else { for (int d = 0; d < o->rank - 1; d++) h *= o->shape[d]; c = o->shape[o->rank - 1]; }
+        ti->full[TD_K] = 1; ti->full[TD_C] = c; ti->full[TD_OY] = h; ti->full[TD_OX] = w;
+        ti->in_h = h; ti->in_w = w;
+        return 1;
+    }
+    (void)g;
+    return 0;
+}
+
+
+/* walk the actual tiles (remainders included): count, DMA bytes, estimate */
+static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memory *wm)
+{
+    double est = 0;
+    int64_t dma = 0;
+    int n = 0;
+    const int *F = ti->full, *S = ti->size;
+    for (int k0 = 0; k0 < F[TD_K]; k0 += S[TD_K]) {
+        int kt = F[TD_K] - k0 < S[TD_K] ? F[TD_K] - k0 : S[TD_K];
+        int ct = ts->tied_c ? kt : F[TD_C];
+        if (ts->w_bytes) {
+            double x[TD_COUNT] = {kt, ct, 1, 1};
+            double wb = expr_eval(ts->w_bytes, x);
+            if (wb > 0) {
+                dma += (int64_t)wb;
+                if (wm) est += wm->dma_setup + wb / wm->dma_bytes_per_cycle;
+            }
+        }
+        for (int c0 = 0; c0 < (strcmp(ti->geom, "add") ? 1 : F[TD_C]); c0 += S[TD_C])
+            for (int y0 = 0; y0 < F[TD_OY]; y0 += S[TD_OY])
+                for (int x0 = 0; x0 < F[TD_OX]; x0 += S[TD_OX]) {
+                    int yt = F[TD_OY] - y0 < S[TD_OY] ? F[TD_OY] - y0 : S[TD_OY];
+                    int xt = F[TD_OX] - x0 < S[TD_OX] ? F[TD_OX] - x0 : S[TD_OX];
+                    int cc = !strcmp(ti->geom, "add") ? (F[TD_C] - c0 < S[TD_C] ? F[TD_C] - c0 : S[TD_C]) : ct;
+                    /* input rows actually read: clipped at the borders */
+                    int iy0 = y0 * ti->s_h - ti->pad_top, iy1 = (y0 + yt - 1) * ti->s_h - ti->pad_top + ti->k_h;
+                    int ix0 = x0 * ti->s_w - ti->pad_left, ix1 = (x0 + xt - 1) * ti->s_w - ti->pad_left + ti->k_w;
+                    if (!strcmp(ti->geom, "add") || !strcmp(ti->geom, "fc")) { iy0 = y0; iy1 = y0 + yt; ix0 = x0; ix1 = x0 + xt; }
+                    iy0 = iy0 < 0 ? 0 : iy0; ix0 = ix0 < 0 ? 0 : ix0;
+                    iy1 = iy1 > ti->in_h ? ti->in_h : iy1; ix1 = ix1 > ti->in_w ? ti->in_w : ix1;
+                    int64_t inb = (int64_t)cc * (iy1 - iy0) * (ix1 - ix0), outb = (int64_t)(strcmp(ti->geom, "add") ? kt : cc) * yt * xt;
+                    if (!strcmp(ti->geom, "add")) inb *= 2;
+                    dma += inb + outb;
+                    n++;
+                    double x[TD_COUNT] = {kt, cc, yt, xt};
+                    double comp = ts->cycles ? expr_eval(ts->cycles, x) : 0;
+                    double dm = 2 * act->dma_setup + (double)(inb + outb) / act->dma_bytes_per_cycle;
+                    est += ti->double_buffer ? (comp > dm ? comp : dm) : comp + dm;
+                }
+    }
+    ti->ntiles = n;
+    ti->dma_bytes = dma;
+    ti->est_cycles = est;
+}
+
+/* weights and bias of a conv/dw/fc in the engine's layout: per output
+   channel k, [C][kh][kw] (C-y-x, as the activations), then the biases. */
+static void weight_layout(const Graph *g, const Op *op, TileInfo *ti)
+{
+    if (op->kind == OP_QCONV2D) {
+        const htc__qconv_params *p = op->params;
+        int K = p->out_c, gi = p->group_in, kh = p->k_h, kw = p->k_w;
+        const int8_t *src = (const int8_t *)g->tensors[op->in[1]].data;
+        int8_t *w = arena_alloc((size_t)K * gi * kh * kw);
+        for (int k = 0; k < K; k++)
+            for (int c = 0; c < gi; c++)
+                for (int y = 0; y < kh; y++)
+                    for (int x = 0; x < kw; x++)
+                        w[(((size_t)k * gi + c) * kh + y) * kw + x] = src[(((size_t)k * kh + y) * kw + x) * gi + c];
+        ti->wlayout = w;
+        ti->wlayout_bytes = (size_t)K * gi * kh * kw;
+    } else if (op->kind == OP_QFC) {
+        const htc__qfc_params *p = op->params;
+        ti->wlayout = (const int8_t *)g->tensors[op->in[1]].data;   /* [K][C] already */
+        ti->wlayout_bytes = (size_t)p->out_features * p->in_features;
+    }
+}
+
+void tile(Graph *g, Target *t)
+{
+    const char *brute_env = getenv("HTC_TILE_BRUTE");
+    for (int i = 0; i < g->nops; i++) {
+        Op *op = &g->ops[i];
+        const Engine *e = &t->engines[op->engine];
+        const EngineOp *eo = engine_op(e, op->kind);
+        if (e->is_cpu || !eo || !eo->has_tile) continue;
+        TileInfo *ti = arena_alloc(sizeof *ti);
+        if (!geometry(g, op, ti))
+            die("%s: operator %d (%s): engine %s has no tiling geometry for %s", g->path, op->src_index,
+                op->src_name, e->name, op_name(op->kind));
+        ti->double_buffer = eo->double_buffer;
+        where_ = arena_printf("%s: %s.ops.%s.tile (operator %d %s)", t->path, e->name, op_name(op->kind),
+                              op->src_index, op->src_name);
+        TileSpec *ts = target_tile_spec(t, op->engine, g, op, ti);
+        const Memory *act = &t->memories[e->act_memory];
+        const Memory *wm = e->weight_memory >= 0 ? &t->memories[e->weight_memory] : NULL;
+        int64_t wcap = wm ? wm->size : -1;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        double val;
+        if (!tile_solve(ti, ts, ts->maximize, 0, act->size, wcap, ti->size, &val, &ti->nvars, &ti->nrows)) {
+            /* the smallest activation memory that would hold a tile */
+            int sz[TD_COUNT], nv, nr;
+            double need;
+            if (!tile_solve(ti, ts, ts->l1_bytes, 1, -1, wcap, sz, &need, &nv, &nr))
+                die("%s: operator %d (%s): no tiling fits on %s: even the smallest tile needs more than the "
+                    "%lld bytes of %s (or the target's constraints exclude every tile)",
+                    g->path, op->src_index, op->src_name, e->name, (long long)(wm ? wm->size : 0), wm ? wm->name : "-");
+            die("%s: operator %d (%s): no tiling fits in %s (%lld bytes) on %s; the smallest tile needs %s >= %lld bytes",
+                g->path, op->src_index, op->src_name, act->name, (long long)act->size, e->name, act->name,
+                (long long)llround(need));
+        }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        ti->solve_ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+        ti->objective = val;
+        double x[TD_COUNT];
+        for (int d = 0; d < TD_COUNT; d++) x[d] = ti->size[d];
+        ti->l1_bytes = (int64_t)llround(expr_eval(ts->l1_bytes, x));
+        ti->w_bytes = ts->w_bytes ? (int64_t)llround(expr_eval(ts->w_bytes, x)) : 0;
+        /* one buffer each, for the emitter's L1 offsets */
+        {
+            int kt = ti->size[TD_K], ct = ti->size[TD_C], yt = ti->size[TD_OY], xt = ti->size[TD_OX];
+            int iy = (yt - 1) * ti->s_h + ti->k_h, ix = (xt - 1) * ti->s_w + ti->k_w;
+            if (iy > ti->in_h) iy = ti->in_h;
+            if (ix > ti->in_w) ix = ti->in_w;
+            if (!strcmp(ti->geom, "fc")) { ti->l1_in = ct; ti->l1_out = kt; }
+            else if (!strcmp(ti->geom, "add")) { ti->l1_in = ti->l1_in2 = ti->l1_out = (int64_t)ct * yt * xt; }
+            else { ti->l1_in = (int64_t)ct * iy * ix; ti->l1_out = (int64_t)kt * yt * xt; }
+        }
+        ti->brute = NAN;
+        if (brute_env && *brute_env == '1') {
+            double space = 1;
+            for (int d = 0; d < TD_COUNT; d++) space *= ti->full[d];
+            if (space <= 4e6) ti->brute = brute(ti, ts, act->size, wcap, &ti->brute_points);
+        }
+        walk(ti, ts, act, wm);
+        /* ideal: MACs at peak plus the weights into the weight memory */
+        ti->ideal_cycles = (eo->macs_per_cycle > 0 ? (double)op->macs / eo->macs_per_cycle : 0);
+        weight_layout(g, op, ti);
+        if (wm && ti->wlayout_bytes) ti->ideal_cycles += (double)(ti->wlayout_bytes + 4 * (size_t)ti->full[TD_K]) / wm->dma_bytes_per_cycle;
+        op->tile = ti;
+        op->est_cycles = ti->est_cycles + e->startup * ti->ntiles;
+    }
+}

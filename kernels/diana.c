@@ -1,0 +1,252 @@
+/* diana.c - device model of the DIANA digital accelerator for the host
+   virtual platform (HTVM paper, ISSCC'22 SoC). The generated code calls
+   these functions; on silicon a driver implements the same names.
+
+   Hardware: 16x16 PEs, 256 int8 MACs per cycle. Conv2D unrolls K on the
+   rows and OX on the columns (each PE accumulates over C, ky, kx); FC
+   unrolls C x K; depthwise runs on one PE row at 3.75 MACs per cycle;
+   element-wise add 16 lanes. Requantisation at the output: right shift
+   with round half to even, saturation (ReLU through the clamp bounds).
+   Activations live in L1 (shared, C-y-x layout), weights and biases in
+   the weight memory; both are filled by DMA from L2. Every access is
+   checked against the declared memory sizes: an overflow aborts.
+   Cycles follow a timeline: the DMA engine and the PE array each run one
+   job at a time; a job starts when its engine is free, its inputs are
+   written and the buffer it writes has been read. The host only issues. */
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef HTC_DEV_ACT_SIZE
+#define HTC_DEV_ACT_SIZE (256 * 1024)
+#endif
+#ifndef HTC_DEV_W_SIZE
+#define HTC_DEV_W_SIZE (64 * 1024)
+#endif
+#define HTC_DEV_PE_ROWS 16
+#define HTC_DEV_PE_COLS 16
+#define HTC_DEV_DW_MACS_X4 15          /* 3.75 MACs per cycle, times 4 */
+#define HTC_DEV_ADD_LANES 16
+#define HTC_DEV_STARTUP 50             /* cycles to program and start the array */
+#define HTC_DEV_DMA_BPC 8              /* bytes per cycle, L2 <-> L1 and L2 -> W */
+#define HTC_DEV_DMA_SETUP 40
+#define HTC_DEV_ISSUE 10               /* host cycles to issue one job */
+#ifndef HTC_DEVICE_FAULT
+#define HTC_DEVICE_FAULT(what) abort()
+#endif
+#ifndef HTC_DEVICE_LAYER
+#define HTC_DEVICE_LAYER(layer, cycles) ((void)0)
+#endif
+
+typedef struct {
+    int space;                          /* 0 act, 1 weights */
+    uint32_t off;
+    uint64_t w_end, r_end;              /* last write / read finishes */
+} htc__dev_slot;
+
+typedef struct {
+    int8_t act[HTC_DEV_ACT_SIZE];
+    int8_t w[HTC_DEV_W_SIZE];
+    uint64_t now, dma_free, pe_free, layer_start;
+    htc__dev_slot slot[32];
+    int nslot;
+} htc__dev_state;
+
+static htc__dev_state htc__dev;
+
+static HTC__UNUSED uint64_t htc__dev_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static HTC__UNUSED int8_t *htc__dev_mem(int space, uint32_t off, uint64_t len)
+{
+    uint64_t size = space ? HTC_DEV_W_SIZE : HTC_DEV_ACT_SIZE;
+    if ((uint64_t)off + len > size) HTC_DEVICE_FAULT(space ? "weight memory overflow" : "L1 overflow");
+    return (space ? htc__dev.w : htc__dev.act) + off;
+}
+
+static HTC__UNUSED htc__dev_slot *htc__dev_slot_of(int space, uint32_t off)
+{
+    int i;
+    for (i = 0; i < htc__dev.nslot; i++)
+        if (htc__dev.slot[i].space == space && htc__dev.slot[i].off == off) return &htc__dev.slot[i];
+    if (htc__dev.nslot == 32) HTC_DEVICE_FAULT("too many buffers");
+    htc__dev.slot[htc__dev.nslot].space = space;
+    htc__dev.slot[htc__dev.nslot].off = off;
+    htc__dev.slot[htc__dev.nslot].w_end = htc__dev.slot[htc__dev.nslot].r_end = 0;
+    return &htc__dev.slot[htc__dev.nslot++];
+}
+
+/* one job on an engine: reads r0/r1 (may be NULL), writes w0 */
+static HTC__UNUSED void htc__dev_job(uint64_t *engine_free, htc__dev_slot *r0, htc__dev_slot *r1, htc__dev_slot *r2,
+                                     htc__dev_slot *w0, uint64_t cycles)
+{
+    uint64_t start = htc__dev_max(htc__dev.now, *engine_free);
+    if (r0) start = htc__dev_max(start, r0->w_end);
+    if (r1) start = htc__dev_max(start, r1->w_end);
+    if (r2) start = htc__dev_max(start, r2->w_end);
+    if (w0) start = htc__dev_max(start, htc__dev_max(w0->r_end, w0->w_end));
+    *engine_free = start + cycles;
+    if (r0) r0->r_end = htc__dev_max(r0->r_end, *engine_free);
+    if (r1) r1->r_end = htc__dev_max(r1->r_end, *engine_free);
+    if (r2) r2->r_end = htc__dev_max(r2->r_end, *engine_free);
+    if (w0) w0->w_end = *engine_free;
+    htc__dev.now += HTC_DEV_ISSUE;
+}
+
+static HTC__UNUSED uint64_t htc__dev_dma_cycles(uint64_t bytes)
+{
+    return HTC_DEV_DMA_SETUP + (bytes + HTC_DEV_DMA_BPC - 1) / HTC_DEV_DMA_BPC;
+}
+
+/* L2 (NHWC, pixel stride = channels of the tensor) -> L1 [c][h][w] */
+static HTC__UNUSED void htc__dev_dma_in(uint32_t l1, const int8_t *src, int32_t c, int32_t h, int32_t w,
+                                        int32_t row_stride, int32_t pix_stride)
+{
+    int8_t *d = htc__dev_mem(0, l1, (uint64_t)c * h * w);
+    int32_t i, y, x;
+    for (i = 0; i < c; i++)
+        for (y = 0; y < h; y++)
+            for (x = 0; x < w; x++) d[((size_t)i * h + y) * w + x] = src[(size_t)y * row_stride + (size_t)x * pix_stride + i];
+    htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(0, l1), htc__dev_dma_cycles((uint64_t)c * h * w));
+}
+
+/* L1 [c][h][w] -> L2 NHWC */
+static HTC__UNUSED void htc__dev_dma_out(int8_t *dst, uint32_t l1, int32_t c, int32_t h, int32_t w,
+                                         int32_t row_stride, int32_t pix_stride)
+{
+    const int8_t *s = htc__dev_mem(0, l1, (uint64_t)c * h * w);
+    int32_t i, y, x;
+    for (i = 0; i < c; i++)
+        for (y = 0; y < h; y++)
+            for (x = 0; x < w; x++) dst[(size_t)y * row_stride + (size_t)x * pix_stride + i] = s[((size_t)i * h + y) * w + x];
+    htc__dev_job(&htc__dev.dma_free, htc__dev_slot_of(0, l1), 0, 0, 0, htc__dev_dma_cycles((uint64_t)c * h * w));
+}
+
+/* L2 -> weight memory, bytes as they are (stored in the engine's layout) */
+static HTC__UNUSED void htc__dev_dma_w(uint32_t off, const void *src, uint32_t bytes)
+{
+    memcpy(htc__dev_mem(1, off, bytes), src, bytes);
+    htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(1, off), htc__dev_dma_cycles(bytes));
+}
+
+static HTC__UNUSED int32_t htc__dev_requant(int32_t acc, int32_t shift, int32_t zp, int32_t qmin, int32_t qmax)
+{
+    int32_t v;
+    if (shift == 0) v = acc;
+    else {
+        const int32_t half = HTC__CAST(int32_t, 1) << (shift - 1), mask = (HTC__CAST(int32_t, 1) << shift) - 1;
+        const int32_t q = acc >> shift, r = acc & mask;     /* floor division, remainder >= 0 */
+        v = q + (r > half || (r == half && (q & 1)));       /* round half to even */
+    }
+    v += zp;
+    return v < qmin ? qmin : (v > qmax ? qmax : v);
+}
+
+static HTC__UNUSED int32_t htc__dev_rd32(uint32_t off)
+{
+    int32_t v;
+    memcpy(&v, htc__dev_mem(1, off, 4), 4);
+    return v;
+}
+
+/* Conv2D / depthwise on one tile. Input tile [c][ih][iw] at l1_in; output
+   [k][oy][ox] at l1_out; output (0,0)'s first tap is input (y0, x0) of the
+   tile (negative at a padded border: taps outside the tile read the zero
+   point and contribute nothing). Weights [k][c][kh][kw] (dw: [k][kh][kw])
+   at w_off, biases int32 [k] at b_off. shifts: per output channel of this
+   tile (configuration registers). */
+static HTC__UNUSED void htc__dev_conv(uint32_t l1_in, int32_t c, int32_t ih, int32_t iw, int32_t y0, int32_t x0,
+                                      uint32_t l1_out, int32_t k, int32_t oy, int32_t ox, int32_t kh, int32_t kw,
+                                      int32_t sh, int32_t sw, int32_t dw, uint32_t w_off, uint32_t b_off,
+                                      const int32_t *shifts, int32_t per_channel, int32_t in_zp, int32_t out_zp,
+                                      int32_t qmin, int32_t qmax)
+{
+    const int8_t *in = htc__dev_mem(0, l1_in, (uint64_t)c * ih * iw);
+    int8_t *out = htc__dev_mem(0, l1_out, (uint64_t)k * oy * ox);
+    const int32_t wc = dw ? 1 : c;
+    const int8_t *w = htc__dev_mem(1, w_off, (uint64_t)k * wc * kh * kw);
+    int32_t o, y, x, i, ky, kx;
+    uint64_t cyc;
+    for (o = 0; o < k; o++)
+        for (y = 0; y < oy; y++)
+            for (x = 0; x < ox; x++) {
+                int32_t acc = htc__dev_rd32(b_off + 4u * (uint32_t)o);
+                for (i = 0; i < wc; i++) {
+                    const int32_t ci = dw ? o : i;
+                    for (ky = 0; ky < kh; ky++) {
+                        const int32_t iy = y0 + y * sh + ky;
+                        if (iy < 0 || iy >= ih) continue;
+                        for (kx = 0; kx < kw; kx++) {
+                            const int32_t ix = x0 + x * sw + kx;
+                            if (ix < 0 || ix >= iw) continue;
+                            acc += (in[((size_t)ci * ih + iy) * iw + ix] - in_zp) * w[(((size_t)o * wc + i) * kh + ky) * kw + kx];
+                        }
+                    }
+                }
+                out[((size_t)o * oy + y) * ox + x] =
+                    HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], out_zp, qmin, qmax));
+            }
+    if (dw) cyc = ((uint64_t)k * oy * ox * kh * kw * 4 + HTC_DEV_DW_MACS_X4 - 1) / HTC_DEV_DW_MACS_X4;
+    else cyc = (uint64_t)oy * ((ox + HTC_DEV_PE_COLS - 1) / HTC_DEV_PE_COLS) * ((k + HTC_DEV_PE_ROWS - 1) / HTC_DEV_PE_ROWS) * c * kh * kw;
+    htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0,
+                 htc__dev_slot_of(0, l1_out), HTC_DEV_STARTUP + cyc);
+}
+
+/* FC: out[k] = requant(bias[k] + sum_c (in[c] - in_zp) w[k][c]) */
+static HTC__UNUSED void htc__dev_fc(uint32_t l1_in, int32_t c, uint32_t l1_out, int32_t k, uint32_t w_off, uint32_t b_off,
+                                    const int32_t *shifts, int32_t per_channel, int32_t in_zp, int32_t out_zp,
+                                    int32_t qmin, int32_t qmax)
+{
+    const int8_t *in = htc__dev_mem(0, l1_in, (uint64_t)c);
+    int8_t *out = htc__dev_mem(0, l1_out, (uint64_t)k);
+    const int8_t *w = htc__dev_mem(1, w_off, (uint64_t)k * c);
+    int32_t o, i;
+    for (o = 0; o < k; o++) {
+        int32_t acc = htc__dev_rd32(b_off + 4u * (uint32_t)o);
+        for (i = 0; i < c; i++) acc += (in[i] - in_zp) * w[(size_t)o * c + i];
+        out[o] = HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], out_zp, qmin, qmax));
+    }
+    htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0, htc__dev_slot_of(0, l1_out),
+                 HTC_DEV_STARTUP + (uint64_t)((c + HTC_DEV_PE_ROWS - 1) / HTC_DEV_PE_ROWS) * ((k + HTC_DEV_PE_COLS - 1) / HTC_DEV_PE_COLS));
+}
+
+/* add: out = clamp(rne((a + a_off) ra + (b + b_off) rb + fix, m), qmin, qmax) - out_off */
+static HTC__UNUSED void htc__dev_add(uint32_t l1_a, uint32_t l1_b, uint32_t l1_out, int32_t n, int32_t a_off, int32_t b_off,
+                                     int32_t ra, int32_t rb, int32_t fix, int32_t m, int32_t qmin, int32_t qmax, int32_t out_off)
+{
+    const int8_t *a = htc__dev_mem(0, l1_a, (uint64_t)n), *b = htc__dev_mem(0, l1_b, (uint64_t)n);
+    int8_t *o = htc__dev_mem(0, l1_out, (uint64_t)n);
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        const int32_t v = (a[i] + a_off) * ra + (b[i] + b_off) * rb + fix;
+        o[i] = HTC__CAST(int8_t, htc__dev_requant(v, m, 0, qmin, qmax) - out_off);
+    }
+    htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_a), htc__dev_slot_of(0, l1_b), 0, htc__dev_slot_of(0, l1_out),
+                 HTC_DEV_STARTUP + (uint64_t)(n + HTC_DEV_ADD_LANES - 1) / HTC_DEV_ADD_LANES);
+}
+
+/* end of a layer: the host waits for every engine */
+static HTC__UNUSED void htc__dev_sync(int32_t layer)
+{
+    htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev.pe_free));
+    {
+        int i;
+        for (i = 0; i < htc__dev.nslot; i++)
+            htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.slot[i].w_end, htc__dev.slot[i].r_end));
+    }
+    HTC_DEVICE_LAYER(layer, htc__dev.now - htc__dev.layer_start);
+    htc__dev.layer_start = htc__dev.now;
+}
+
+/* a layer on the host CPU: cycles from the target's per-kernel cost model */
+static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
+{
+    htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev.pe_free));
+    htc__dev.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
+    HTC_DEVICE_LAYER(layer, htc__dev.now - htc__dev.layer_start);
+    htc__dev.layer_start = htc__dev.now;
+}
+
+static HTC__UNUSED void htc__dev_reset(void)
+{
+    htc__dev.now = htc__dev.dma_free = htc__dev.pe_free = htc__dev.layer_start = 0;
+    htc__dev.nslot = 0;
+}

@@ -1,0 +1,134 @@
+-- targets/diana.lua: the DIANA SoC (ISSCC'22, HTVM paper) with its digital
+-- accelerator. RISC-V host at 260 MHz; a 16x16 PE array doing 256 int8
+-- MACs per cycle (Conv2D: K on the rows, OX on the columns; FC: C x K;
+-- depthwise on one PE row, 3.75 MACs/cycle), power-of-two shift
+-- requantisation and ReLU at its output; activations in a 256 kB L1 shared
+-- with the analog core, weights in a 64 kB weight memory, DMA from the
+-- 512 kB L2 in C-y-x layout. The device model is kernels/diana.c.
+
+-- Tiling heuristics of the HTVM paper: "none" (eq. 1, memory only),
+-- "3-4" (PE utilisation over C and ix), "3-5" (plus the DMA heuristic iy).
+local HEURISTICS = "3-5"
+local ALPHA = 1e-3          -- weight of the L1 bytes used against the heuristics
+
+local function objective(t)
+  local obj = ALPHA * t.l1_bytes
+  if HEURISTICS ~= "none" then obj = obj + (t.C - 1) % 16 + (t.IX - 1) % 16 end
+  if HEURISTICS == "3-5" then obj = obj + t.IY end
+  return obj
+end
+
+local function kernel_ok(k) return k == 1 or k == 3 or k == 5 or k == 7 end
+
+return target "diana" {
+  description = "DIANA SoC: RISC-V host + 16x16 PE digital accelerator",
+  clock_mhz = 260,
+
+  memory = {
+    L2 = { size = 512 * KiB, alignment = 16 },
+    L1 = { size = 256 * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 } },
+    WD = { size = 64 * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 } },
+  },
+
+  -- the RISC-V host runs what the accelerator cannot (cycles per MAC or
+  -- element of the portable kernels, RV32IMC without SIMD)
+  cpu = {
+    name = "riscv",
+    memory = "L2",
+    requant = { "tflite", "float" },
+    ops = {
+      conv2d     = { kernel = "kernels/conv2d.c",   fn = "htc__conv2d_s8",   cycles_per_mac = 9 },
+      dwconv2d   = { kernel = "kernels/dwconv2d.c", fn = "htc__dwconv2d_s8", cycles_per_mac = 11 },
+      fc         = { kernel = "kernels/fc.c",       fn = "htc__fc_s8",       cycles_per_mac = 8 },
+      add        = { kernel = "kernels/add.c",      fn = "htc__add_s8",      cycles_per_elem = 20 },
+      mul        = { kernel = "kernels/mul.c",      fn = "htc__mul_s8",      cycles_per_elem = 20 },
+      avgpool    = { kernel = "kernels/pool.c",     fn = "htc__avgpool_s8",  cycles_per_mac = 4 },
+      maxpool    = { kernel = "kernels/pool.c",     fn = "htc__maxpool_s8",  cycles_per_mac = 4 },
+      mean       = { kernel = "kernels/mean.c",     fn = "htc__mean_s8",     cycles_per_mac = 4 },
+      pad        = { kernel = "kernels/pad.c",      fn = "htc__pad",         cycles_per_elem = 2 },
+      concat     = { kernel = "kernels/concat.c",   fn = "htc__concat",      cycles_per_elem = 2 },
+      reshape    = { cycles_per_elem = 0 },
+      softmax    = { kernel = "kernels/softmax.c",  fn = "htc__softmax_s8",  cycles_per_elem = 100 },
+      logistic   = { kernel = "kernels/logistic.c", fn = "htc__logistic_s8", cycles_per_elem = 60 },
+      quantize   = { kernel = "kernels/quantize.c", fn = "htc__quantize",    cycles_per_elem = 12 },
+      dequantize = { kernel = "kernels/quantize.c", fn = "htc__dequantize",  cycles_per_elem = 12 },
+      requantize = { kernel = "kernels/quantize.c", fn = "htc__requantize",  cycles_per_elem = 12 },
+      qconv2d     = { kernel = "kernels/ort_conv.c",    fn = "htc__qconv2d",           cycles_per_mac = 9 },
+      qfc         = { kernel = "kernels/ort_conv.c",    fn = "htc__qfc",               cycles_per_mac = 8 },
+      qadd        = { kernel = "kernels/ort_eltwise.c", fn = "htc__qadd_s8",           cycles_per_elem = 40 },
+      qgap        = { kernel = "kernels/ort_eltwise.c", fn = "htc__qgap_s8",           cycles_per_mac = 4 },
+      lut         = { kernel = "kernels/ort_eltwise.c", fn = "htc__lut8",              cycles_per_elem = 6 },
+      qquantize   = { kernel = "kernels/ort_eltwise.c", fn = "htc__qlinear_quantize",  cycles_per_elem = 30 },
+      qdequantize = { kernel = "kernels/ort_eltwise.c", fn = "htc__qlinear_dequantize", cycles_per_elem = 12 },
+      transpose   = { kernel = "kernels/transpose.c",   fn = "htc__transpose",         cycles_per_elem = 6 },
+    },
+  },
+
+  engines = {
+    digital = {
+      memory = "L1",            -- activations (input and output tiles)
+      weights = "WD",           -- weights and biases
+      startup = 50,             -- cycles to program and start the array
+      array = { rows = 16, cols = 16 },
+      requant = { "shift" },    -- power-of-two shift, round half to even
+      ops = {
+        qconv2d = {
+          kernel = "kernels/diana.c", fn = "htc__dev_conv",
+          template = "templates/diana/conv2d.c.in",
+          macs_per_cycle = 256,   -- depthwise: the tile function's cycles say 3.75
+          double_buffer = true,
+          accepts = function(op)
+            if op.weight_bits ~= 8 then return false, "weights are not int8" end
+            if op.dilation ~= 1 then return false, "dilation > 1" end
+            if op.stride > 2 then return false, "stride > 2" end
+            if not kernel_ok(op.kernel_h) or not kernel_ok(op.kernel_w) then
+              return false, ("kernel %dx%d (accepts 1, 3, 5, 7)"):format(op.kernel_h, op.kernel_w)
+            end
+            if op.groups ~= 1 and op.depthwise == 0 then return false, "grouped, not depthwise" end
+            if op.weight_zp ~= 0 then return false, "weight zero point" end
+            if op.int32_out ~= 0 then return false, "int32 output" end
+            if op.batches ~= 1 then return false, "batch > 1" end
+            return true
+          end,
+          tile = function(t, op)
+            local work
+            if op.depthwise == 1 then
+              work = t.K * t.OY * t.OX * (op.kernel_h * op.kernel_w) * 4 / 15
+            else
+              work = t.OY * cdiv(t.OX, 16) * cdiv(t.K, 16) * (op.C * op.kernel_h * op.kernel_w)
+            end
+            return { maximize = objective(t), cycles = 50 + work }
+          end,
+        },
+        qfc = {
+          kernel = "kernels/diana.c", fn = "htc__dev_fc",
+          template = "templates/diana/fc.c.in",
+          macs_per_cycle = 256,
+          double_buffer = true,
+          accepts = function(op)
+            if op.batches ~= 1 then return false, "batch > 1" end
+            if op.weight_zp ~= 0 then return false, "weight zero point" end
+            if op.int32_out ~= 0 then return false, "int32 output" end
+            if op.weight_batches ~= 1 then return false, "batched weights" end
+            return true
+          end,
+          tile = function(t, op)
+            return { maximize = objective(t), cycles = 50 + cdiv(t.C, 16) * cdiv(t.K, 16) }
+          end,
+        },
+        qadd = {
+          kernel = "kernels/diana.c", fn = "htc__dev_add",
+          template = "templates/diana/add.c.in",
+          double_buffer = true,
+          accepts = function(op)
+            if op.broadcast ~= 0 then return false, "broadcast operand" end
+            return true
+          end,
+          tile = function(t, op)
+            return { maximize = ALPHA * t.l1_bytes + t.OY, cycles = 50 + cdiv(t.C * t.OY * t.OX, 16) }
+          end,
+        },
+      },
+    },
+  },
+}
