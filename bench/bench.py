@@ -166,6 +166,7 @@ def main():
             print("  ".join("-" * w for w in widths))
     print()
     memory_table()
+    onnx_table()
     print("compile: median of %d `htc compile` processes; htc: generated header built with the host compiler"
           " (-O2), `htc run --repeat N`;" % COMPILE_RUNS)
     print("ref: TFLite interpreter, reference kernels (BUILTIN_REF), same inputs, same run; opt: default kernels"
@@ -208,6 +209,70 @@ def memory_table():
     print()
     print("memory: bytes; greedy by size is TFLite Micro's GreedyMemoryPlanner strategy, computed in the same run;")
     print("stack: deepest frame chain below NAME_run from -fstack-usage/-fcallgraph-info; RAM = arena + stack.")
+    print()
+
+
+ONNX_MODELS = [(net, form) for net in ("kws", "vww", "resnet", "ad")
+               for form in ("qdq_s8", "qdq_u8", "qop_s8", "qop_u8")]
+
+
+def ort_us(sess, feed):
+    for _ in range(5):                              # warm-up
+        sess.run(None, feed)
+    t0 = time.perf_counter()
+    sess.run(None, feed)
+    est = max(time.perf_counter() - t0, 1e-7)
+    n = int(min(max(SECONDS / est, 20), 1_000_000))
+    t0 = time.perf_counter()
+    for _ in range(n):
+        sess.run(None, feed)
+    return (time.perf_counter() - t0) / n * 1e6
+
+
+def onnx_table():
+    """The ONNX zoo (tests/zoo/zoo.py, built into $HTC_ZOO): htc's generated
+    code against onnxruntime (CPU provider, one thread, default graph
+    optimisations) on the same input, in the same run."""
+    sys.path.insert(0, os.path.join(REPO, "tests", "onnx"))
+    try:
+        import ort_oracle as O
+        zoo = O.ensure_zoo()
+    except Exception as e:  # a benchmark reports, it does not stop
+        print("onnx: %s" % e)
+        return
+    head = ("onnx model", "compile ms", "htc us/inf", "ort us/inf", "htc vs ort", "bit-exact")
+    table = [head]
+    with tempfile.TemporaryDirectory(prefix="htc-bench-onnx-") as tmp:
+        for net, form in ONNX_MODELS:
+            name = "%s_%s" % (net, form)
+            model = os.path.join(zoo, name + ".onnx")
+            try:
+                t0 = time.perf_counter()
+                O.htc("compile", model, "-t", TARGET, "-o", os.path.join(tmp, "c.h"))
+                c_ms = (time.perf_counter() - t0) * 1e3
+                exe = O.build(model, os.path.join(tmp, name))
+                sess = O.ort_session(model)
+                xs = O.random_inputs(sess, 1, 7)
+                est = float(O.run(exe, os.path.join(tmp, name), xs, repeat=10)[1].split()[0])
+                n = int(min(max(SECONDS * 1e6 / max(est, 1e-3), 20), 1_000_000))
+                got, out = O.run(exe, os.path.join(tmp, name), xs, repeat=n)
+                h_us = float(out.split()[0])
+                feed = dict(zip([i.name for i in sess.get_inputs()], xs[0]))
+                o_us = ort_us(sess, feed)
+                exact = "yes" if got == O.ort_outputs(sess, xs) else "NO"
+            except Exception as e:  # a benchmark reports, it does not stop
+                table.append((name, "-", "-", "-", "-", str(e).split("\n")[0][-60:]))
+                continue
+            table.append((name, "%.1f" % c_ms, "%.1f" % h_us, "%.1f" % o_us, ratio(o_us, h_us), exact))
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    for k, r in enumerate(table):
+        print("  ".join(c.ljust(w) if i in (0, len(head) - 1) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
+    print()
+    print("onnx: zoo models (tests/zoo/zoo.py); htc: generated header, cc -O2, one input repeated; ort: onnxruntime")
+    print("CPU provider, 1 thread, default graph optimisations, same input, same run; int8 ResNet QDQ is refused")
+    print("(onnxruntime computes its residual groups in float).")
     print()
 
 
