@@ -149,6 +149,176 @@ static inline void htc__conv_pair4(int avx2, const int8_t *x0, int32_t xstep, in
     htc__conv_pair4_sse2(x0, xstep, row_stride, dil_h, w, wstride, k_h, run, r0, r1);
 }
 
+#define HTC__C1_MAXK 256
+
+/* 1x1 convolution, stride 1, no padding, out_c a multiple of 16, in_c a
+   multiple of 8 up to HTC__C1_MAXK: output channels in the vector lanes.
+   For each block of 16 output channels the weights are transposed once into
+   (channel pair, output channel) order as int16 pairs, so that pmaddwd of a
+   broadcast input pair (x[c], x[c+1]) with them adds x[c]*w[o][c] +
+   x[c+1]*w[o][c+1] to output channel o's lane; no horizontal sums, two
+   pixels share every weight load. The start value bias + off * sum(w) takes
+   care of the input zero point (no padding, so it is exact). */
+static HTC__UNUSED void htc__conv1x1_sse2(const htc__conv_params *p, const int8_t *in_b, int8_t *out_b, int32_t npix)
+{
+    const int32_t K = p->in_c, out_c = p->out_c;
+    const int32_t off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
+    const int32_t out_zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    int16_t wt[HTC__C1_MAXK * 16];
+    int32_t full[16];
+    htc__rq4 q[4];
+    int32_t ob;
+    for (ob = 0; ob < out_c; ob += 16) {
+        int32_t j, o, px, use4 = 1;
+        for (o = 0; o < 16; o++) {
+            const int8_t *w = p->weights + (size_t)(ob + o) * K;
+            int32_t c, sw = 0;
+            for (c = 0; c < K; c += 2) {
+                wt[c * 16 + 2 * o] = w[c];
+                wt[c * 16 + 2 * o + 1] = w[c + 1];
+                sw += w[c] + w[c + 1];
+            }
+            full[o] = (p->bias ? p->bias[ob + o] : 0) + off * sw;
+        }
+        memset(q, 0, sizeof q);
+        for (j = 0; j < 4; j++) use4 &= htc__rq4_make(&q[j], p->mult + (ob + 4 * j) * mstep, p->shift + (ob + 4 * j) * mstep, mstep);
+        for (px = 0; px < npix; px += 2) {
+            const int two = px + 1 < npix;
+            const int8_t *x0 = in_b + (size_t)px * K, *x1 = two ? x0 + K : x0;
+            int8_t *o0 = out_b + (size_t)px * out_c + ob;
+            __m128i a0 = HTC__LD128(full), a1 = HTC__LD128(full + 4), a2 = HTC__LD128(full + 8), a3 = HTC__LD128(full + 12);
+            __m128i b0 = a0, b1 = a1, b2 = a2, b3 = a3;
+            int32_t c;
+            for (c = 0; c < K; c += 8) {
+                const __m128i u = HTC__LO16(HTC__LD64(x0 + c)), v = HTC__LO16(HTC__LD64(x1 + c));
+                const int16_t *w = wt + c * 16;
+                __m128i bu, bv, wv;
+#define HTC__C1_STEP(IMM, OFS)                                                                              \
+                bu = _mm_shuffle_epi32(u, IMM); bv = _mm_shuffle_epi32(v, IMM);                             \
+                wv = HTC__LD128(w + (OFS)); a0 = _mm_add_epi32(a0, _mm_madd_epi16(bu, wv)); b0 = _mm_add_epi32(b0, _mm_madd_epi16(bv, wv)); \
+                wv = HTC__LD128(w + (OFS) + 8); a1 = _mm_add_epi32(a1, _mm_madd_epi16(bu, wv)); b1 = _mm_add_epi32(b1, _mm_madd_epi16(bv, wv)); \
+                wv = HTC__LD128(w + (OFS) + 16); a2 = _mm_add_epi32(a2, _mm_madd_epi16(bu, wv)); b2 = _mm_add_epi32(b2, _mm_madd_epi16(bv, wv)); \
+                wv = HTC__LD128(w + (OFS) + 24); a3 = _mm_add_epi32(a3, _mm_madd_epi16(bu, wv)); b3 = _mm_add_epi32(b3, _mm_madd_epi16(bv, wv));
+                HTC__C1_STEP(0x00, 0)
+                HTC__C1_STEP(0x55, 32)
+                HTC__C1_STEP(0xAA, 64)
+                HTC__C1_STEP(0xFF, 96)
+#undef HTC__C1_STEP
+            }
+            if (use4) {
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, o0)),
+                                 _mm_unpacklo_epi64(htc__rq4_pack(htc__rq4_apply(&q[0], a0), htc__rq4_apply(&q[1], a1), out_zp, lo, hi),
+                                                    htc__rq4_pack(htc__rq4_apply(&q[2], a2), htc__rq4_apply(&q[3], a3), out_zp, lo, hi)));
+                if (two)
+                    _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, o0 + out_c)),
+                                     _mm_unpacklo_epi64(htc__rq4_pack(htc__rq4_apply(&q[0], b0), htc__rq4_apply(&q[1], b1), out_zp, lo, hi),
+                                                        htc__rq4_pack(htc__rq4_apply(&q[2], b2), htc__rq4_apply(&q[3], b3), out_zp, lo, hi)));
+            } else {
+                int32_t acc[32], k;
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc)), a0);
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 4)), a1);
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 8)), a2);
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 12)), a3);
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 16)), b0);
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 20)), b1);
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 24)), b2);
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 28)), b3);
+                for (k = 0; k < 16; k++) {
+                    const int32_t m = p->mult[(ob + k) * mstep], sh = p->shift[(ob + k) * mstep];
+                    o0[k] = HTC__CAST(int8_t, htc__requant(acc[k], m, sh, out_zp, lo, hi));
+                    if (two) o0[out_c + k] = HTC__CAST(int8_t, htc__requant(acc[16 + k], m, sh, out_zp, lo, hi));
+                }
+            }
+        }
+    }
+}
+
+#ifdef HTC__AVX2
+/* htc__conv1x1_sse2 for AVX2 CPUs: eight output channels per register, the
+   input pair broadcast from a widened copy of the pixel. */
+static HTC__UNUSED HTC__AVX2_FN void htc__conv1x1_avx2(const htc__conv_params *p, const int8_t *in_b, int8_t *out_b, int32_t npix)
+{
+    const int32_t K = p->in_c, out_c = p->out_c;
+    const int32_t off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
+    const int32_t out_zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    int16_t wt[HTC__C1_MAXK * 16];
+    int16_t xw[2][HTC__C1_MAXK];
+    int32_t full[16];
+    htc__rq4 q[4];
+    int32_t ob;
+    for (ob = 0; ob < out_c; ob += 16) {
+        int32_t j, o, px, use4 = 1;
+        for (o = 0; o < 16; o++) {
+            const int8_t *w = p->weights + (size_t)(ob + o) * K;
+            int32_t c, sw = 0;
+            for (c = 0; c < K; c += 2) {
+                wt[c * 16 + 2 * o] = w[c];
+                wt[c * 16 + 2 * o + 1] = w[c + 1];
+                sw += w[c] + w[c + 1];
+            }
+            full[o] = (p->bias ? p->bias[ob + o] : 0) + off * sw;
+        }
+        memset(q, 0, sizeof q);
+        for (j = 0; j < 4; j++) use4 &= htc__rq4_make(&q[j], p->mult + (ob + 4 * j) * mstep, p->shift + (ob + 4 * j) * mstep, mstep);
+        for (px = 0; px < npix; px += 2) {
+            const int two = px + 1 < npix;
+            const int8_t *x0 = in_b + (size_t)px * K, *x1 = two ? x0 + K : x0;
+            int8_t *o0 = out_b + (size_t)px * out_c + ob;
+            __m256i a0 = _mm256_loadu_si256(HTC__CAST(const __m256i *, HTC__CAST(const void *, full)));
+            __m256i a1 = _mm256_loadu_si256(HTC__CAST(const __m256i *, HTC__CAST(const void *, full + 8)));
+            __m256i b0 = a0, b1 = a1;
+            __m128i r0, r1, r2, r3;
+            int32_t c;
+            for (c = 0; c < K; c += 8) {
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, xw[0] + c)), _mm_cvtepi8_epi16(HTC__LD64(x0 + c)));
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, xw[1] + c)), _mm_cvtepi8_epi16(HTC__LD64(x1 + c)));
+            }
+            for (c = 0; c < K; c += 2) {
+                int32_t pu, pv;
+                __m256i bu, bv, w0, w1;
+                memcpy(&pu, xw[0] + c, 4);
+                memcpy(&pv, xw[1] + c, 4);
+                bu = _mm256_set1_epi32(pu);
+                bv = _mm256_set1_epi32(pv);
+                w0 = _mm256_loadu_si256(HTC__CAST(const __m256i *, HTC__CAST(const void *, wt + c * 16)));
+                w1 = _mm256_loadu_si256(HTC__CAST(const __m256i *, HTC__CAST(const void *, wt + c * 16 + 16)));
+                a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(bu, w0));
+                a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(bu, w1));
+                b0 = _mm256_add_epi32(b0, _mm256_madd_epi16(bv, w0));
+                b1 = _mm256_add_epi32(b1, _mm256_madd_epi16(bv, w1));
+            }
+            if (use4) {
+                r0 = htc__rq4_apply(&q[0], _mm256_castsi256_si128(a0));
+                r1 = htc__rq4_apply(&q[1], _mm256_extracti128_si256(a0, 1));
+                r2 = htc__rq4_apply(&q[2], _mm256_castsi256_si128(a1));
+                r3 = htc__rq4_apply(&q[3], _mm256_extracti128_si256(a1, 1));
+                _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, o0)),
+                                 _mm_unpacklo_epi64(htc__rq4_pack(r0, r1, out_zp, lo, hi), htc__rq4_pack(r2, r3, out_zp, lo, hi)));
+                if (two) {
+                    r0 = htc__rq4_apply(&q[0], _mm256_castsi256_si128(b0));
+                    r1 = htc__rq4_apply(&q[1], _mm256_extracti128_si256(b0, 1));
+                    r2 = htc__rq4_apply(&q[2], _mm256_castsi256_si128(b1));
+                    r3 = htc__rq4_apply(&q[3], _mm256_extracti128_si256(b1, 1));
+                    _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, o0 + out_c)),
+                                     _mm_unpacklo_epi64(htc__rq4_pack(r0, r1, out_zp, lo, hi), htc__rq4_pack(r2, r3, out_zp, lo, hi)));
+                }
+            } else {
+                int32_t acc[32], k;
+                _mm256_storeu_si256(HTC__CAST(__m256i *, HTC__CAST(void *, acc)), a0);
+                _mm256_storeu_si256(HTC__CAST(__m256i *, HTC__CAST(void *, acc + 8)), a1);
+                _mm256_storeu_si256(HTC__CAST(__m256i *, HTC__CAST(void *, acc + 16)), b0);
+                _mm256_storeu_si256(HTC__CAST(__m256i *, HTC__CAST(void *, acc + 24)), b1);
+                for (k = 0; k < 16; k++) {
+                    const int32_t m = p->mult[(ob + k) * mstep], sh = p->shift[(ob + k) * mstep];
+                    o0[k] = HTC__CAST(int8_t, htc__requant(acc[k], m, sh, out_zp, lo, hi));
+                    if (two) o0[out_c + k] = HTC__CAST(int8_t, htc__requant(acc[16 + k], m, sh, out_zp, lo, hi));
+                }
+            }
+        }
+    }
+}
+#endif
+
 #define HTC__CONV_GATHER 512
 #define HTC__CONV_GATHER_OC 256
 #define HTC__CONV_BORDER 4608
@@ -298,7 +468,10 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
     const int avx2 = 0;
 #endif
 #ifdef HTC__SSE2
-    if ((k_w * in_c < 16 || dil_w != 1) && wstride <= HTC__CONV_GATHER && out_c <= HTC__CONV_GATHER_OC) {
+    const int c1x1 = k_h == 1 && k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+                     p->pad_left == 0 && out_h == in_h && out_w == in_w && out_c % 16 == 0 && in_c % 8 == 0 &&
+                     in_c <= HTC__C1_MAXK;
+    if (!c1x1 && (k_w * in_c < 16 || dil_w != 1) && wstride <= HTC__CONV_GATHER && out_c <= HTC__CONV_GATHER_OC) {
         htc__conv2d_gather_sse2(p, in, out);
         return;
     }
@@ -307,6 +480,16 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * in_h * row_stride;
         int8_t *out_b = out + (size_t)b * out_h * out_w * out_c;
+#ifdef HTC__SSE2
+        if (c1x1) {
+#ifdef HTC__AVX2
+            if (avx2) htc__conv1x1_avx2(p, in_b, out_b, out_h * out_w);
+            else
+#endif
+                htc__conv1x1_sse2(p, in_b, out_b, out_h * out_w);
+            continue;
+        }
+#endif
         for (oc0 = 0; oc0 < out_c; oc0 += 4) {
             const int32_t nb = out_c - oc0 < 4 ? out_c - oc0 : 4;     /* channels in this block */
             htc__rq q[4];
@@ -335,6 +518,35 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
             }
 #endif
 #ifdef HTC__SSE2
+            /* 1x1, stride 1, no padding: the pixels of the batch are one flat
+               sequence, taken two at a time */
+            if (nb == 4 && k_h == 1 && k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+                p->pad_left == 0 && out_h == in_h && out_w == in_w) {
+                const int32_t npix = out_h * out_w;
+                int32_t px;
+                int8_t *o = out_b + oc0;
+                for (px = 0; px < npix; px += 2, o += 2 * out_c) {
+                    const int two = px + 1 < npix;
+                    __m128i v0, v1;
+                    htc__conv_pair4(avx2, in_b + (size_t)px * in_c, two ? in_c : 0, 0, 0,
+                                    p->weights + (size_t)oc0 * wstride, wstride, 1, in_c, &v0, &v1);
+                    v0 = _mm_add_epi32(v0, HTC__LD128(full));
+                    v1 = _mm_add_epi32(v1, HTC__LD128(full));
+                    if (use4) {
+                        const __m128i r = htc__rq4_pack(htc__rq4_apply(&q4, v0), htc__rq4_apply(&q4, v1), out_zp, lo, hi);
+                        htc__st32(o, r);
+                        if (two) htc__st32(o + out_c, _mm_srli_si128(r, 4));
+                    } else {
+                        int32_t a[8];
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a)), v0);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, a + 4)), v1);
+                        for (k = 0; k < 4; k++) o[k] = HTC__CAST(int8_t, htc__rq_apply(&q[k], a[k], out_zp, lo, hi));
+                        if (two)
+                            for (k = 0; k < 4; k++) o[out_c + k] = HTC__CAST(int8_t, htc__rq_apply(&q[k], a[4 + k], out_zp, lo, hi));
+                    }
+                }
+                continue;
+            }
             /* every pixel through the two-pixel dot product: interior pairs
                read the input in place, pairs touching the border (and a last
                odd pixel, computed twice) read a copy of their receptive
