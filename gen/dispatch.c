@@ -40,7 +40,8 @@ static void find_exact_shift(const Graph *g, Op *op)
         wsize = p->in_features;
     } else if (op->kind == OP_QADD) {
         const htc__qbinary_params *p = op->params;
-        if (pow2_shift(p->ra) < 0 || pow2_shift(p->rb) < 0) return;
+        int ea, eb;
+        if (frexp(p->ra, &ea) != 0.5 || frexp(p->rb, &eb) != 0.5) return;
         for (int m = 0; m <= 24; m++) {
             double RA = ldexp(p->ra, m), RB = ldexp(p->rb, m), FX = ldexp(p->fixed, m);
             if (RA != floor(RA) || RB != floor(RB) || FX != floor(FX)) continue;

@@ -1,0 +1,39 @@
+-- tests/tile/tiny.lua: the DIANA digital engine (same device model and
+-- templates) with a tiny L1 (L1_SIZE is substituted by the test) and an
+-- objective that uses every nonlinear node the MILP must linearise:
+-- products of tile sizes, %, min and max.
+local KiB = 1024
+return target "tiny" {
+  clock_mhz = 100,
+  memory = {
+    L2 = { size = 512 * KiB },
+    L1 = { size = L1_SIZE, dma = { bytes_per_cycle = 8, setup = 40 } },
+    WD = { size = W_SIZE, dma = { bytes_per_cycle = 8, setup = 40 } },
+  },
+  cpu = {
+    name = "host", memory = "L2", requant = { "float" },
+    ops = {
+      qconv2d = { kernel = "kernels/ort_conv.c", fn = "htc__qconv2d", cycles_per_mac = 2 },
+      transpose = { kernel = "kernels/transpose.c", fn = "htc__transpose", cycles_per_elem = 4 },
+      reshape = { cycles_per_elem = 0 },
+    },
+  },
+  engines = {
+    acc = {
+      memory = "L1", weights = "WD", requant = { "shift" },
+      ops = {
+        qconv2d = {
+          kernel = "kernels/diana.c", fn = "htc__dev_conv", template = "templates/diana/conv2d.c.in",
+          double_buffer = DOUBLE,
+          tile = function(t, op)
+            return {
+              maximize = 1e-3 * t.l1_bytes + (t.K - 1) % 4 + (t.IX - 1) % 8 + t.IY
+                         + max(t.OY, 2 * t.OX) - min(t.K, 3) + 0.01 * t.OY * t.OX,
+              constraints = { le(t.OX * t.K, 64) },
+            }
+          end,
+        },
+      },
+    },
+  },
+}
