@@ -30,12 +30,15 @@ for variant in "" "-DHTC_NO_AVX2" "-DHTC_NO_SIMD"; do
     fi
 done
 
-# 2. every kernel compiles warning-free, alone, after htc.h
+# 2. every TFLite CPU kernel compiles warning-free, alone, after htc.h (the
+#    accelerator device models and ONNX kernels have their own tests)
+KERNELS="kernels/conv2d.c kernels/dwconv2d.c kernels/fc.c kernels/add.c kernels/mul.c kernels/pool.c
+kernels/mean.c kernels/pad.c kernels/concat.c kernels/softmax.c kernels/logistic.c kernels/quantize.c"
 check() {   # check LABEL COMPILER FLAGS...
     local label=$1 cc=$2; shift 2
     command -v "$cc" >/dev/null 2>&1 || { echo "skip $label: no $cc"; return; }
     local k
-    for k in kernels/*.c; do
+    for k in $KERNELS; do
         { echo '#include "htc.h"'; echo "#include \"$k\""; } >"$tmp/k.c"
         if "$cc" "$@" -I. -c "$tmp/k.c" -o "$tmp/k.o" 2>"$tmp/err"; then
             pass=$((pass + 1))
