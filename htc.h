@@ -669,4 +669,29 @@ typedef struct {
     int32_t stride[6];
 } htc__transpose_params;
 
+/* QLinearAveragePool as onnxruntime computes it: each input byte dequantized
+   by table (x_scale * (x - zp)), summed in float over the clipped window
+   (rows, then columns), divided by the element count, then
+   nearbyint(y / out_scale + out_zp) clamped (onnxruntime domain, - out_off
+   for storage). NHWC. */
+typedef struct {
+    int32_t batches, in_h, in_w, c, out_h, out_w;
+    int32_t k_h, k_w, stride_h, stride_w, pad_top, pad_left;
+    int32_t count_include_pad;
+    int32_t out_zp, out_off, qmin, qmax;
+    float out_scale;
+    float deq[256];                         /* by stored byte, (uint8_t)x */
+} htc__qavgpool_params;
+
+/* QLinearSoftmax over the innermost dimension: per row, e = table[255 + x -
+   max] summed in float in order, out = nearbyint(e * y_scale / sum) + out_zp,
+   narrowed as onnxruntime does (values above 255 become 255, then the cast
+   to the output type), - out_off for storage. */
+typedef struct {
+    int32_t outer, depth;
+    int32_t out_zp, out_off, is_signed;
+    float y_scale;                          /* floor(1 / y_scale) */
+    float table[256];
+} htc__qsoftmax_params;
+
 #endif /* HTC__RUNTIME_H */

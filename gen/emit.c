@@ -129,7 +129,7 @@ static int reads_data(const Op *op, int j)
     case OP_ADD: case OP_MUL: return j <= 1;
     case OP_CONCAT: return 1;
     case OP_QCONV2D: case OP_QFC: return j <= 3;
-    case OP_QADD: return j <= 1;
+    case OP_QADD: case OP_QMUL: return j <= 1;
     default: return j == 0;
     }
 }
@@ -262,7 +262,7 @@ static void emit_params(const Graph *g, const Op *op, int li)
         break;
     }
     case OP_QCONV2D: case OP_QFC: case OP_QADD: case OP_QGAP: case OP_LUT: case OP_QLQUANTIZE:
-    case OP_QLDEQUANTIZE: case OP_TRANSPOSE:
+    case OP_QLDEQUANTIZE: case OP_TRANSPOSE: case OP_QMUL: case OP_QAVGPOOL: case OP_QSOFTMAX:
         emit_onnx_params(g, op, li, pn);
         break;
     case OP_RESHAPE: case OP_COUNT: break;
@@ -316,7 +316,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
                 tensor_or_null(g, op, 3));
         break;
     }
-    case OP_QADD: {
+    case OP_QADD: case OP_QMUL: {
         const htc__qbinary_params *p = op->params;
         fprintf(F, "static const htc__qbinary_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n",
                 pn, p->size, p->a_scalar, p->b_scalar, p->a_off, p->b_off, p->out_off, p->a_zp, p->b_zp, p->qmin,
@@ -344,6 +344,24 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
         for (int i = 0; i < p->channels; i++) fprintf(F, "%s%d", i ? ", " : "", p->zp[i]);
         fprintf(F, "};\nstatic const htc__qlinear_params %s = {%d, %d, %d, %d, %d, %s, %s__zp%d};\n", pn, p->size,
                 p->channels, p->inner, p->qmin, p->qmax, sc, N, li);
+        break;
+    }
+    case OP_QAVGPOOL: {
+        const htc__qavgpool_params *p = op->params;
+        fprintf(F, "static const htc__qavgpool_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
+                   " %d, %d, %s, {", pn, p->batches, p->in_h, p->in_w, p->c, p->out_h, p->out_w, p->k_h, p->k_w,
+                p->stride_h, p->stride_w, p->pad_top, p->pad_left, p->count_include_pad, p->out_zp, p->out_off,
+                p->qmin, p->qmax, fl(p->out_scale));
+        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n    ") : "", fl(p->deq[i]));
+        fprintf(F, "}};\n");
+        break;
+    }
+    case OP_QSOFTMAX: {
+        const htc__qsoftmax_params *p = op->params;
+        fprintf(F, "static const htc__qsoftmax_params %s = {%d, %d, %d, %d, %d, %s, {", pn, p->outer, p->depth,
+                p->out_zp, p->out_off, p->is_signed, fl(p->y_scale));
+        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n    ") : "", fl(p->table[i]));
+        fprintf(F, "}};\n");
         break;
     }
     case OP_TRANSPOSE: {
@@ -374,7 +392,7 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
         return;
     }
     switch (op->kind) {
-    case OP_ADD: case OP_MUL: case OP_QADD:
+    case OP_ADD: case OP_MUL: case OP_QADD: case OP_QMUL:
         fprintf(F, "    %s(&%s__p%d, %s, %s, %s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o);
         break;
     case OP_CONCAT:

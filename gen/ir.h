@@ -86,7 +86,7 @@ typedef enum {
     OP_QUANTIZE, OP_DEQUANTIZE, OP_REQUANTIZE,
     /* ONNX models, onnxruntime's arithmetic (float scale, round half to even) */
     OP_QCONV2D, OP_QFC, OP_QADD, OP_QGAP, OP_LUT, OP_QLQUANTIZE, OP_QLDEQUANTIZE,
-    OP_TRANSPOSE,
+    OP_TRANSPOSE, OP_QMUL, OP_QAVGPOOL, OP_QSOFTMAX,
     OP_COUNT
 } OpKind;
 

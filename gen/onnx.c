@@ -267,8 +267,9 @@ typedef struct Val {
     /* V_FLOAT: pending float op */
     const Onnx__NodeProto *node;
     int node_index;
-    struct Val *in[3];
-    int relu;
+    struct Val *in[OP_MAX_IO];
+    int relu;                   /* a Relu/Clip follows: clip_lo..clip_hi */
+    float clip_lo, clip_hi;
     struct Val *fused;          /* V_FLOAT: the integer result, once fused */
     float fscale;               /* ... and the QuantizeLinear parameters */
     int32_t fzp;
@@ -279,6 +280,7 @@ static Val **vals;
 static int nvals, capvals;
 static Graph *G;
 static const Onnx__GraphProto *GR;
+static const Onnx__ModelProto *OPSETS;
 
 /* Node inputs and graph outputs that read value `name`. */
 static int consumers(const char *name)
@@ -834,6 +836,16 @@ static void build_matmul(Val *a, const QP *aq, Val *bv, const QP *bq, Val *cv, c
     }
 }
 
+static const int32_t *vshape0(Val *v, int *rank)
+{
+    if (v->kind == V_CONST) {
+        *rank = v->c->rank;
+        return v->c->shape;
+    }
+    *rank = v->rank;
+    return v->shape;
+}
+
 /* QLinearAdd: equal shapes, or one operand with a single element. */
 static void build_add(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq)
 {
@@ -1192,6 +1204,16 @@ static int dq_tensor(Val *v)
     return out;
 }
 
+static void build_mul(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq);
+static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last);
+static void build_softmax(Val *x, const QP *xq, const QP *yq, int64_t axis, int opset);
+static void build_unary(Val *x, const QP *xq, const QP *yq, UnaryF f, const float *arg);
+static void build_concat(Val **xs, const QP *xq, int n, const QP *yq, int64_t axis);
+static void build_pad(Val *x, int32_t value_stored);
+static float f_logistic(float x, const float *arg);
+static float f_leaky(float x, const float *arg);
+static int is_onnx_domain(const char *d);
+
 static void h_quantize(void)
 {
     Val *x = input(0, "x");
@@ -1232,7 +1254,7 @@ static void h_quantize(void)
            are fused) */
         if (q.type == DT_INT8) {
             int shared_in = 0;
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < OP_MAX_IO; i++)
                 if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->src->kind == V_TENSOR &&
                     consumers(f->in[i]->src->name) > 1)
                     shared_in = 1;
@@ -1251,13 +1273,16 @@ static void h_quantize(void)
         const char *save_out = NODE->output[0];
         ((Onnx__NodeProto *)NODE)->output[0] = (char *)yname;
         if (f->relu) {
-            int32_t qmin = q.type == DT_UINT8 ? 0 : -128;
-            if (q.n != 1 || q.zp[0] != qmin)
-                fail("Relu before QuantizeLinear '%s' with a zero point above the minimum is computed in float by onnxruntime",
-                     q_node->name);
+            /* removable when the quantized range already lies inside the
+               clip range: scale * (qmin - zp) >= lo, scale * (qmax - zp) <= hi */
+            int32_t qmin = q.type == DT_UINT8 ? 0 : -128, qmax = qmin + 255;
+            float ql = q.n == 1 ? q.scale[0] * (float)(qmin - q.zp[0]) : 0, qh = q.n == 1 ? q.scale[0] * (float)(qmax - q.zp[0]) : 0;
+            if (q.n != 1 || !(ql >= f->clip_lo) || !(qh <= f->clip_hi))
+                fail("the Relu/Clip before QuantizeLinear '%s' clips inside the quantized range [%g, %g]: onnxruntime keeps "
+                     "it and computes the group in float", q_node->name, (double)ql, (double)qh);
         }
         const char *op = NODE->op_type;
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < OP_MAX_IO; i++)
             if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->uses != 1)
                 fail("DequantizeLinear output '%s' feeds %d nodes: onnxruntime does not fuse this %s and computes it in float "
                      "(quantize with a dedicated DequantizeLinear per consumer, e.g. extra_options DedicatedQDQPair)",
@@ -1277,6 +1302,63 @@ static void h_quantize(void)
         } else if (!strcmp(op, "GlobalAveragePool")) {
             QP xq = qp_of_dq(f->in[0]);
             build_gap(f->in[0]->src, &xq, &q, 0);
+        } else if (!strcmp(op, "Mul")) {
+            QP aq = qp_of_dq(f->in[0]), bq = qp_of_dq(f->in[1]);
+            build_mul(f->in[0]->src, &aq, f->in[1]->src, &bq, &q);
+        } else if (!strcmp(op, "AveragePool")) {
+            QP xq = qp_of_dq(f->in[0]);
+            build_avgpool(f->in[0]->src, &xq, &q, 0);
+        } else if (!strcmp(op, "Softmax")) {
+            QP xq = qp_of_dq(f->in[0]);
+            int64_t opset = 13;
+            for (size_t k = 0; k < OPSETS->n_opset_import; k++)
+                if (is_onnx_domain(OPSETS->opset_import[k]->domain)) opset = OPSETS->opset_import[k]->version;
+            build_softmax(f->in[0]->src, &xq, &q, attr_i(NODE, "axis", opset < 13 ? 1 : -1), (int)opset);
+        } else if (!strcmp(op, "Sigmoid")) {
+            QP xq = qp_of_dq(f->in[0]);
+            build_unary(f->in[0]->src, &xq, &q, f_logistic, NULL);
+        } else if (!strcmp(op, "LeakyRelu")) {
+            QP xq = qp_of_dq(f->in[0]);
+            float alpha = attr_f(NODE, "alpha", 0.01f);
+            build_unary(f->in[0]->src, &xq, &q, f_leaky, &alpha);
+        } else if (!strcmp(op, "Concat")) {
+            Val *xs[OP_MAX_IO];
+            QP xq[OP_MAX_IO];
+            int n = 0;
+            for (int i = 0; i < OP_MAX_IO && f->in[i]; i++, n++) {
+                xs[i] = f->in[i]->src;
+                xq[i] = qp_of_dq(f->in[i]);
+            }
+            build_concat(xs, xq, n, &q, attr_i(NODE, "axis", 0));
+        } else if (!strcmp(op, "Pad")) {
+            /* pad the integers with the padding value quantized to the
+               input's parameters (exact: DequantizeLinear of it is the value
+               onnxruntime pads with), then requantize by table if the
+               QuantizeLinear's parameters differ */
+            QP xq = qp_of_dq(f->in[0]);
+            if (xq.n != 1 || q.n != 1) fail("per-channel parameters around Pad are not supported");
+            int32_t v = xq.zp[0];
+            Val *cv = f->in[2];
+            if (cv) {
+                if (cv->kind != V_DQ || cv->src->kind != V_CONST) fail("constant_value must be a dequantized constant");
+                QP cq = qp_of_dq(cv);
+                float fv = ort_dequantize((int32_t)const_int(cv->src->c, 0), cq.scale[0], cq.zp[0]);
+                v = ort_quantize(fv, xq.scale[0], xq.zp[0], xq.type == DT_UINT8 ? 0 : -128, xq.type == DT_UINT8 ? 255 : 127);
+                if (ort_dequantize(v, xq.scale[0], xq.zp[0]) != fv)
+                    fail("the padding value %g is not exactly representable in the input's quantization", (double)fv);
+            }
+            int same = xq.scale[0] == q.scale[0] && xq.zp[0] == q.zp[0] && xq.type == q.type;
+            if (same) {
+                build_pad(f->in[0]->src, v - st_off(q.type));
+            } else {
+                const char *yname = NODE->output[0];
+                ((Onnx__NodeProto *)NODE)->output[0] = (char *)arena_printf("%s.padded", yname);
+                build_pad(f->in[0]->src, v - st_off(xq.type));
+                Val *pv = val_find(NODE->output[0]);
+                ((Onnx__NodeProto *)NODE)->output[0] = (char *)yname;
+                Val *y = out_val(0, q.type, pv->rank, pv->shape, pv->nhwc, DT_INT8);
+                lut_op(pv->t, xq.type, xq.scale[0], xq.zp[0], q.type, q.scale[0], q.zp[0], f_identity, NULL, y->t);
+            }
         } else if (!strcmp(op, "Relu") || !strcmp(op, "Clip") || !strcmp(op, "Identity")) {
             Val *s = f->in[0]->src;
             QP xq = qp_of_dq(f->in[0]);
@@ -1628,31 +1710,384 @@ static void h_float(void)
     const char *op = NODE->op_type;
     if (!strcmp(op, "Relu") || !strcmp(op, "Clip")) {
         Val *x = input(0, "X");
-        if (x->kind == V_FLOAT && !strcmp(op, "Relu") && x->uses == 1) {
+        if (x->kind == V_FLOAT && x->uses == 1) {
+            /* an activation after a float op: onnxruntime removes it when the
+               QuantizeLinear that follows saturates to the same range
+               (ReluQuantFusion, ClipQuantFusion); checked there */
+            float lo = 0, hi = INFINITY;
+            if (!strcmp(op, "Clip")) {
+                Val *mn = opt_input(1), *mx = opt_input(2);
+                lo = mn ? const_f(need_const(mn, "min"), 0) : -INFINITY;
+                hi = mx ? const_f(need_const(mx, "max"), 0) : INFINITY;
+                if (attr(NODE, "min") || attr(NODE, "max")) fail("Clip with min/max attributes (opset < 11) is not supported");
+            }
             Val *v = val_new(NODE->output[0], V_FLOAT);
             Val keep = *v;
             *v = *x;
             v->name = keep.name;
             v->uses = 0;
             v->relu = 1;
+            v->clip_lo = x->relu ? (lo > x->clip_lo ? lo : x->clip_lo) : lo;
+            v->clip_hi = x->relu ? (hi < x->clip_hi ? hi : x->clip_hi) : hi;
             return;
         }
     }
     Val *v = val_new(NODE->output[0], V_FLOAT);
     v->node = NODE;
     v->node_index = NODE_INDEX;
-    for (size_t i = 0; i < NODE->n_input && i < 3; i++) {
+    if (NODE->n_input > OP_MAX_IO) fail("more than %d inputs", OP_MAX_IO);
+    for (size_t i = 0; i < NODE->n_input; i++) {
         if (!NODE->input[i][0]) continue;
         Val *x = input((int)i, "input");
         if (x->kind == V_FLOAT) fail("input '%s' is a float result that is not quantized: onnxruntime computes this in float", x->name);
         if (x->kind == V_TENSOR && x->otype == DT_FLOAT32)
             fail("float input '%s': htc compiles quantized graphs (QDQ or QOperator) only", x->name);
-        if (x->kind == V_CONST && (strcmp(op, "Clip") || i == 0))
+        if (x->kind == V_CONST && (strcmp(op, "Clip") || i == 0) && (strcmp(op, "Pad") || i == 0))
             fail("float constant '%s': htc compiles quantized graphs only", x->name);
         if (x->kind == V_TENSOR) fail("input '%s' is not dequantized (a DequantizeLinear output)", x->name);
         v->in[i] = x;
     }
     if (NODE->n_input < 1 || !v->in[0]) fail("missing input");
+}
+
+/* ---- more QOperator / QDQ builders ---------------------------------------- */
+
+static void build_mul(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq)
+{
+    float as, bs, cs;
+    int32_t azs, bzs, czs;
+    per_tensor(aq, "A", &as, &azs);
+    per_tensor(bq, "B", &bs, &bzs);
+    per_tensor(cq, "C", &cs, &czs);
+    int ra, rb;
+    const int32_t *sa = vshape0(a, &ra), *sb = vshape0(b, &rb);
+    int64_t na = shape_numel(sa, ra), nb = shape_numel(sb, rb);
+    int same = ra == rb && !memcmp(sa, sb, sizeof(int32_t) * (size_t)ra);
+    if (!same && na != 1 && nb != 1)
+        fail("broadcasting '%s' and '%s' is not supported (only equal shapes or a single element)", a->name, b->name);
+    Val *big = na >= nb ? a : b;
+    if (big->kind == V_CONST) fail("both operands are constants");
+    int ta, tb, nhwc = 0;
+    if (same && a->kind == V_TENSOR && a->nhwc && b->kind == V_TENSOR) {
+        ta = a->t;
+        tb = as_nhwc(b);
+        nhwc = 1;
+    } else {
+        ta = tensor8(a, "A");
+        tb = tensor8(b, "B");
+    }
+    Val *y = out_val(0, cq->type, big->rank, big->shape, nhwc, DT_INT8);
+    Op *op = new_op(OP_QMUL, ta, y->t);
+    op->nin = 2;
+    op->in[1] = tb;
+    htc__qbinary_params *p = params(op, sizeof *p, "htc__qbinary_params");
+    p->size = (int32_t)(na > nb ? na : nb);
+    p->a_scalar = na == 1 && nb != 1;
+    p->b_scalar = nb == 1 && na != 1;
+    p->a_zp = azs;
+    p->b_zp = bzs;
+    p->out_off = czs;           /* QLinearMul: the stored output zero point */
+    p->qmin = -128;
+    p->qmax = 127;
+    volatile float t = as * bs;
+    volatile float r = t / cs;
+    p->ra = r;
+    op->rq = RQ_FLOAT;
+    op->nch = 1;
+    set_quant(y->t, cs, czs);
+}
+
+static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last)
+{
+    float xs, ys;
+    int32_t xzp, yzp;
+    per_tensor(xq, "input", &xs, &xzp);
+    per_tensor(yq, "output", &ys, &yzp);
+    if (channels_last) fail("channels_last pooling is not supported");
+    if (x->kind != V_TENSOR || x->rank != 4) fail("only 2-D pooling of an activation is supported");
+    int64_t k[2];
+    if (attr_ints(NODE, "kernel_shape", k, 2) != 2) fail("kernel_shape must have 2 values");
+    if (k[0] < 1 || k[1] < 1 || k[0] > 4096 || k[1] > 4096) fail("kernel_shape out of range");
+    if (attr_i(NODE, "ceil_mode", 0)) fail("ceil_mode is not supported");
+    int sh, sw, dh, dw, pt, pl, oh, ow;
+    conv_geometry(NODE, x->shape[2], x->shape[3], (int)k[0], (int)k[1], &sh, &sw, &dh, &dw, &pt, &pl, &oh, &ow);
+    if (dh != 1 || dw != 1) fail("dilated pooling is not supported");
+    int xin = as_nhwc(x);
+    int32_t os[4] = {x->shape[0], x->shape[1], oh, ow};
+    Val *y = out_val(0, yq->type, 4, os, 1, DT_INT8);
+    Op *op = new_op(OP_QAVGPOOL, xin, y->t);
+    htc__qavgpool_params *p = params(op, sizeof *p, "htc__qavgpool_params");
+    p->batches = x->shape[0]; p->in_h = x->shape[2]; p->in_w = x->shape[3]; p->c = x->shape[1];
+    p->out_h = oh; p->out_w = ow; p->k_h = (int32_t)k[0]; p->k_w = (int32_t)k[1];
+    p->stride_h = sh; p->stride_w = sw; p->pad_top = pt; p->pad_left = pl;
+    p->count_include_pad = (int32_t)attr_i(NODE, "count_include_pad", 0);
+    p->out_zp = yq->zp[0];
+    p->out_off = st_off(yq->type);
+    p->qmin = yq->type == DT_UINT8 ? 0 : -128;
+    p->qmax = p->qmin + 255;
+    p->out_scale = ys;
+    for (int s = -128; s < 128; s++) {     /* x_scale * (x - zp), onnxruntime domain */
+        volatile float v = xs * (float)(s + st_off(xq->type) - xq->zp[0]);
+        p->deq[(uint8_t)(int8_t)s] = v;
+    }
+    op->k_h = (int)k[0]; op->k_w = (int)k[1]; op->stride_h = sh; op->stride_w = sw;
+    op->pad_top = pt; op->pad_left = pl;
+    op->rq = RQ_FLOAT;
+    op->nch = 1;
+    op->macs = (int64_t)p->batches * oh * ow * p->c * p->k_h * p->k_w;
+    set_quant(y->t, ys, yzp);
+}
+
+static void build_softmax(Val *x, const QP *xq, const QP *yq, int64_t axis, int opset)
+{
+    float xs, ys;
+    int32_t xzp, yzp;
+    per_tensor(xq, "input", &xs, &xzp);
+    per_tensor(yq, "output", &ys, &yzp);
+    if (x->kind != V_TENSOR) fail("input must be an activation");
+    if (axis < 0) axis += x->rank;
+    if (axis < 0 || axis >= x->rank) fail("axis %lld out of range", (long long)axis);
+    if (xq->type != yq->type) fail("input and output types differ");
+    int xin, nhwc = 0;
+    int64_t depth;
+    if (opset < 13) {
+        xin = tensor8(x, "input");
+        depth = shape_numel(x->shape + axis, x->rank - (int)axis);
+    } else if (axis == x->rank - 1) {
+        xin = tensor8(x, "input");
+        depth = x->shape[axis];
+    } else if (x->rank == 4 && axis == 1) {     /* channels: innermost in NHWC */
+        xin = as_nhwc(x);
+        nhwc = 1;
+        depth = x->shape[1];
+    } else {
+        fail("softmax over axis %lld of a rank-%d tensor is not supported (innermost axis only)", (long long)axis, x->rank);
+    }
+    Val *y = out_val(0, yq->type, x->rank, x->shape, nhwc, DT_INT8);
+    Op *op = new_op(OP_QSOFTMAX, xin, y->t);
+    htc__qsoftmax_params *p = params(op, sizeof *p, "htc__qsoftmax_params");
+    p->depth = (int32_t)depth;
+    p->outer = (int32_t)(shape_numel(x->shape, x->rank) / depth);
+    p->out_zp = yq->zp[0];
+    p->out_off = st_off(yq->type);
+    p->is_signed = yq->type == DT_INT8;
+    volatile float inv = 1.0f / ys;
+    p->y_scale = floorf(inv);
+    /* QlinearBuildLookupTableUint32: make sum(exp(x)) < FLT_MAX */
+    volatile float fm = 3.40282347e+38f / (float)depth;
+    double shift = log((double)fm);
+    shift = (shift - 5.0 > 0.0 ? shift - 5.0 : 0.0) / (double)xs;
+    for (int i = 0; i < 256; i++) p->table[i] = (float)exp(((double)i - 255 + shift) * (double)xs);
+    op->rq = RQ_FLOAT;
+    op->nch = 1;
+    set_quant(y->t, ys, yzp - st_off(yq->type));
+}
+
+/* MlasComputeLogistic as the x86-64 FMA3 kernel evaluates it. */
+static float f_logistic(float x, const float *arg)
+{
+    (void)arg;
+    float v = x < -18.0f ? -18.0f : x;
+    v = v > 18.0f ? 18.0f : v;
+    float v2 = v * v;
+    float p = fmaf(v2, 4.37031012579801e-11f, 1.15627324459942e-07f);
+    p = fmaf(p, v2, 6.08574864600143e-05f);
+    p = fmaf(p, v2, 8.51377133304701e-03f);
+    p = fmaf(p, v2, 2.48287947061529e-01f);
+    p = p * v;
+    float q = fmaf(v2, 6.10247389755681e-13f, 5.76102136993427e-09f);
+    q = fmaf(q, v2, 6.29106785017040e-06f);
+    q = fmaf(q, v2, 1.70198817374094e-03f);
+    q = fmaf(q, v2, 1.16817656904453e-01f);
+    q = fmaf(q, v2, 9.93151921023180e-01f);
+    volatile float r = p / q;
+    float o = r + 0.5f;
+    return o < 0 ? 0 : (o > 1 ? 1 : o);
+}
+
+static float f_leaky(float x, const float *arg) { return x >= 0 ? x : arg[0] * x; }
+
+/* A table op from activation x (params xq) to a new value (params yq). */
+static void build_unary(Val *x, const QP *xq, const QP *yq, UnaryF f, const float *arg)
+{
+    float xs, ys;
+    int32_t xzp, yzp;
+    per_tensor(xq, "input", &xs, &xzp);
+    per_tensor(yq, "output", &ys, &yzp);
+    if (x->kind != V_TENSOR) fail("input must be an activation");
+    Val *y = out_val(0, yq->type, x->rank, x->shape, x->nhwc, DT_INT8);
+    lut_op(x->t, xq->type, xs, xq->zp[0], yq->type, ys, yq->zp[0], f, arg, y->t);
+}
+
+/* Concat: every input requantized by table where its parameters differ
+   from the output's (QLinearConcat's lookup tables), then a byte copy. */
+static void build_concat(Val **xs, const QP *xq, int n, const QP *yq, int64_t axis)
+{
+    if (n < 1 || n > OP_MAX_IO) fail("%d inputs", n);
+    int rank = xs[0]->rank;
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) fail("axis %lld out of range", (long long)axis);
+    int all_nhwc = rank == 4 && axis == 1;
+    int32_t os[MAX_RANK];
+    memcpy(os, xs[0]->shape, sizeof os);
+    os[axis] = 0;
+    for (int i = 0; i < n; i++) {
+        Val *x = xs[i];
+        if (x->kind != V_TENSOR) fail("input '%s' must be an activation", x->name);
+        if (x->rank != rank) fail("input '%s' has rank %d, expected %d", x->name, x->rank, rank);
+        for (int d = 0; d < rank; d++)
+            if (d != axis && x->shape[d] != xs[0]->shape[d]) fail("input '%s' differs in dimension %d", x->name, d);
+        os[axis] += x->shape[axis];
+        if (!x->nhwc) all_nhwc = 0;
+    }
+    float ys;
+    int32_t yzp;
+    per_tensor(yq, "output", &ys, &yzp);
+    Val *y = out_val(0, yq->type, rank, os, all_nhwc, DT_INT8);
+    int ins[OP_MAX_IO];
+    for (int i = 0; i < n; i++) {
+        float s;
+        int32_t z;
+        per_tensor(&xq[i], "input", &s, &z);
+        if (xq[i].type != yq->type) fail("input '%s' type differs from the output", xs[i]->name);
+        int t = all_nhwc ? xs[i]->t : as_onnx(xs[i]);
+        if (s != ys || z != yzp) {
+            int r = new_tensor(arena_printf("%s.requant", xs[i]->name), DT_INT8, G->tensors[t].rank, G->tensors[t].shape);
+            lut_op(t, xq[i].type, s, xq[i].zp[0], yq->type, ys, yq->zp[0], f_identity, NULL, r);
+            t = r;
+        }
+        ins[i] = t;
+    }
+    int ax = all_nhwc ? 3 : (int)axis;
+    const Tensor *out = &G->tensors[y->t];
+    Op *op = new_op(OP_CONCAT, ins[0], y->t);
+    op->nin = n;
+    for (int i = 0; i < n; i++) op->in[i] = ins[i];
+    op->axis = ax;
+    htc__concat_params *p = params(op, sizeof *p, "htc__concat_params");
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < ax; d++) outer *= out->shape[d];
+    for (int d = ax + 1; d < rank; d++) inner *= out->shape[d];
+    int32_t *ab = arena_alloc(sizeof(int32_t) * (size_t)n);
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        ab[i] = (int32_t)(G->tensors[ins[i]].shape[ax] * inner);
+        sum += ab[i];
+    }
+    p->outer = (int32_t)outer;
+    p->out_axis_bytes = (int32_t)sum;
+    p->n = n;
+    p->axis_bytes = ab;
+}
+
+/* Pad (constant mode) of an int8/uint8 activation with a quantized value. */
+static void build_pad(Val *x, int32_t value_stored)
+{
+    if (x->kind != V_TENSOR) fail("input must be an activation");
+    const char *mode = attr_s(NODE, "mode", "constant");
+    if (strcmp(mode, "constant")) fail("pad mode '%s' is not supported", mode);
+    Const *pc = need_const(input(1, "pads"), "pads");
+    if (pc->type != DT_INT64 || pc->n != 2 * x->rank) fail("pads must be %d int64 values", 2 * x->rank);
+    if (opt_input(3)) fail("the axes input is not supported");
+    if (x->rank > 5) fail("rank %d: at most 5 is supported", x->rank);
+    int nhwc = x->nhwc;
+    int32_t os[MAX_RANK];
+    int64_t before[MAX_RANK], after[MAX_RANK];
+    for (int d = 0; d < x->rank; d++) {
+        before[d] = const_int(pc, d);
+        after[d] = const_int(pc, d + x->rank);
+        if (before[d] < 0 || after[d] < 0 || before[d] > 65536 || after[d] > 65536) fail("pads must be in 0..65536");
+        os[d] = (int32_t)(x->shape[d] + before[d] + after[d]);
+    }
+    Val *y = out_val(0, x->otype, x->rank, os, nhwc, DT_INT8);
+    Op *op = new_op(OP_PAD, x->t, y->t);
+    htc__pad_params *p = params(op, sizeof *p, "htc__pad_params");
+    p->rank = 5;
+    p->elem_size = 1;
+    p->pad_value = value_stored;
+    const Tensor *t = &G->tensors[x->t];
+    int off = 5 - t->rank;
+    for (int i = 0; i < 5; i++) p->in_shape[i] = 1;
+    for (int i = 0; i < t->rank; i++) {
+        int od = nhwc ? (int[]){0, 2, 3, 1}[i] : i;      /* the ONNX axis of storage dim i */
+        p->in_shape[off + i] = t->shape[i];
+        p->before[off + i] = (int32_t)before[od];
+        p->after[off + i] = (int32_t)after[od];
+    }
+    G->tensors[y->t].q = G->tensors[x->t].q;
+}
+
+static void h_qlinearmul(void)
+{
+    Val *a = input(0, "A"), *b = input(3, "B");
+    QP aq = in_qp(1, 2, a, "A"), bq = in_qp(4, 5, b, "B"), cq = out_qp(6, 7, "C");
+    build_mul(a, &aq, b, &bq, &cq);
+}
+
+static void h_qlinearavgpool(void)
+{
+    Val *x = need_tensor(input(0, "X"), "X");
+    QP xq = in_qp(1, 2, x, "X"), yq = out_qp(3, 4, "Y");
+    build_avgpool(x, &xq, &yq, (int)attr_i(NODE, "channels_last", 0));
+}
+
+static void h_qlinearsoftmax(void)
+{
+    Val *x = need_tensor(input(0, "X"), "X");
+    QP xq = in_qp(1, 2, x, "X"), yq = out_qp(3, 4, "Y");
+    int64_t opset = attr_i(NODE, "opset", -1);
+    if (opset < 0) fail("attribute 'opset' is required");
+    build_softmax(x, &xq, &yq, attr_i(NODE, "axis", opset < 13 ? 1 : -1), (int)opset);
+}
+
+static void h_qlinearsigmoid(void)
+{
+    Val *x = need_tensor(input(0, "X"), "X");
+    QP xq = in_qp(1, 2, x, "X"), yq = out_qp(3, 4, "Y");
+    build_unary(x, &xq, &yq, f_logistic, NULL);
+}
+
+static void h_qlinearleakyrelu(void)
+{
+    Val *x = need_tensor(input(0, "X"), "X");
+    QP xq = in_qp(1, 2, x, "X"), yq = out_qp(3, 4, "Y");
+    float alpha = attr_f(NODE, "alpha", 0.01f);
+    build_unary(x, &xq, &yq, f_leaky, &alpha);
+}
+
+static void h_qlinearconcat(void)
+{
+    if (NODE->n_input < 5 || (NODE->n_input - 2) % 3) fail("inputs must be Y_scale, Y_zero_point, then (X, scale, zero point) triples");
+    int n = (int)(NODE->n_input - 2) / 3;
+    if (n > OP_MAX_IO) fail("more than %d inputs", OP_MAX_IO);
+    QP yq = out_qp(0, 1, "Y");
+    Val *xs[OP_MAX_IO];
+    QP xq[OP_MAX_IO];
+    for (int i = 0; i < n; i++) {
+        xs[i] = need_tensor(input(2 + 3 * i, "X"), "X");
+        xq[i] = in_qp(3 + 3 * i, 4 + 3 * i, xs[i], "X");
+    }
+    build_concat(xs, xq, n, &yq, attr_i(NODE, "axis", 0));
+}
+
+/* Pad of an int8/uint8 tensor (QOperator models pad the integers). */
+static void h_pad(void)
+{
+    Val *xv = input(0, "data");
+    if (xv->kind == V_DQ) {
+        h_float();
+        return;
+    }
+    Val *x = need_tensor(xv, "data");
+    if (!is8(x->otype)) fail("Pad of %s tensors is not supported", dtype_name(x->otype));
+    Val *cv = opt_input(2);
+    int32_t v = 0;
+    if (cv) {
+        Const *c = need_const(cv, "constant_value");
+        if (c->type != x->otype || c->n != 1) fail("constant_value must be one %s value", dtype_name(x->otype));
+        v = (int32_t)const_int(c, 0);
+    }
+    build_pad(x, v - st_off(x->otype));
 }
 
 /* ---- the graph ------------------------------------------------------------------ */
@@ -1675,6 +2110,19 @@ static const Handler handlers[] = {
     {"QGemm", "com.microsoft", h_qgemm},
     {"QLinearAdd", "com.microsoft", h_qlinearadd},
     {"QLinearGlobalAveragePool", "com.microsoft", h_qlineargap},
+    {"QLinearMul", "com.microsoft", h_qlinearmul},
+    {"QLinearAveragePool", "com.microsoft", h_qlinearavgpool},
+    {"QLinearSoftmax", "com.microsoft", h_qlinearsoftmax},
+    {"QLinearSigmoid", "com.microsoft", h_qlinearsigmoid},
+    {"QLinearLeakyRelu", "com.microsoft", h_qlinearleakyrelu},
+    {"QLinearConcat", "com.microsoft", h_qlinearconcat},
+    {"Pad", "", h_pad},
+    {"Mul", "", h_float},
+    {"AveragePool", "", h_float},
+    {"Softmax", "", h_float},
+    {"Sigmoid", "", h_float},
+    {"LeakyRelu", "", h_float},
+    {"Concat", "", h_float},
     {"MaxPool", "", h_maxpool},
     {"Flatten", "", h_flatten},
     {"Reshape", "", h_reshape},
@@ -1727,6 +2175,7 @@ Graph *onnx_read(const char *path)
     check_opsets(m);
     const Onnx__GraphProto *gr = m->graph;
     GR = gr;
+    OPSETS = m;
     if (gr->n_sparse_initializer) fail("sparse initializers are not supported");
 
     /* initializers */

@@ -218,7 +218,7 @@ static const char *op_names[OP_COUNT] = {
     "pad", "concat", "reshape", "softmax", "logistic", "quantize",
     "dequantize", "requantize",
     "qconv2d", "qfc", "qadd", "qgap", "lut", "qquantize", "qdequantize",
-    "transpose",
+    "transpose", "qmul", "qavgpool", "qsoftmax",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }

@@ -102,3 +102,89 @@ static HTC__UNUSED void htc__qlinear_dequantize(const htc__qlinear_params *p, co
         out[i] = HTC__CAST(float, in[i] - p->zp[c]) * p->scale[c];
     }
 }
+
+/* QLinearMul (MLAS, x86): (a - a_zp) * (b - b_zp) exactly in int32, times
+   the float ratio a_scale * b_scale / c_scale, rounded half to even, plus the
+   output zero point, saturated. Here a_zp, b_zp and out_off are the stored
+   (int8) zero points of a, b and the output. */
+static HTC__UNUSED void htc__qmul_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    const float lo = HTC__CAST(float, p->qmin - p->out_off), hi = HTC__CAST(float, p->qmax - p->out_off);
+    int32_t i;
+    for (i = 0; i < p->size; i++) {
+        const int32_t av = a[p->a_scalar ? 0 : i] - p->a_zp, bv = b[p->b_scalar ? 0 : i] - p->b_zp;
+        out[i] = HTC__CAST(int8_t, htc__rq_float(av * bv, p->ra, lo, hi, p->out_off));
+    }
+}
+
+static HTC__UNUSED void htc__qavgpool_s8(const htc__qavgpool_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t c = p->c, row = p->in_w * p->c;
+    const float lo = HTC__CAST(float, p->qmin - 1), hi = HTC__CAST(float, p->qmax + 1);
+    float acc[64];
+    int32_t b, oy, ox;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * row;
+        for (oy = 0; oy < p->out_h; oy++) {
+            int32_t y0 = oy * p->stride_h - p->pad_top, y1 = y0 + p->k_h;
+            y1 = y1 < p->in_h ? y1 : p->in_h;
+            y0 = y0 > 0 ? y0 : 0;
+            for (ox = 0; ox < p->out_w; ox++) {
+                int32_t x0 = ox * p->stride_w - p->pad_left, x1 = x0 + p->k_w, c0;
+                x1 = x1 < p->in_w ? x1 : p->in_w;
+                x0 = x0 > 0 ? x0 : 0;
+                {
+                    const int32_t cnt = p->count_include_pad ? p->k_h * p->k_w : (y1 - y0) * (x1 - x0);
+                    const float fc = HTC__CAST(float, cnt);
+                    for (c0 = 0; c0 < c; c0 += 64) {
+                        const int32_t n = c - c0 < 64 ? c - c0 : 64;
+                        int32_t y, x, j;
+                        for (j = 0; j < n; j++) acc[j] = 0.0f;
+                        for (y = y0; y < y1; y++)
+                            for (x = x0; x < x1; x++) {
+                                const int8_t *px = in_b + y * row + x * c + c0;
+                                for (j = 0; j < n; j++) acc[j] += p->deq[HTC__CAST(uint8_t, px[j])];
+                            }
+                        for (j = 0; j < n; j++) {
+                            volatile float v = acc[j] / fc;
+                            volatile float t = v / p->out_scale;
+                            float u = t + HTC__CAST(float, p->out_zp);
+                            u = u < lo ? lo : (u > hi ? hi : u);
+                            {
+                                int32_t q = htc__rne(u);
+                                q = q < p->qmin ? p->qmin : (q > p->qmax ? p->qmax : q);
+                                out[c0 + j] = HTC__CAST(int8_t, q - p->out_off);
+                            }
+                        }
+                    }
+                }
+                out += c;
+            }
+        }
+    }
+}
+
+static HTC__UNUSED void htc__qsoftmax_s8(const htc__qsoftmax_params *p, const int8_t *in, int8_t *out)
+{
+    int32_t r, i;
+    for (r = 0; r < p->outer; r++) {
+        const int8_t *x = in + (size_t)r * p->depth;
+        int8_t *y = out + (size_t)r * p->depth;
+        int32_t xmax = x[0];
+        float sum = 0.0f;
+        for (i = 1; i < p->depth; i++) xmax = x[i] > xmax ? x[i] : xmax;
+        for (i = 0; i < p->depth; i++) sum += p->table[255 + x[i] - xmax];
+        if (sum == 0.0f) continue;
+        for (i = 0; i < p->depth; i++) {
+            volatile float num = p->table[255 + x[i] - xmax] * p->y_scale;
+            volatile float v = num / sum;
+            const int32_t vq = htc__rne(v) + p->out_zp;
+            if (p->is_signed) {
+                y[i] = vq > 255 ? HTC__CAST(int8_t, -1) : HTC__CAST(int8_t, HTC__CAST(uint8_t, HTC__CAST(uint32_t, vq) & 0xffu));
+            } else {
+                const uint32_t u = vq > 255 ? 255u : (HTC__CAST(uint32_t, vq) & 0xffu);
+                y[i] = HTC__CAST(int8_t, HTC__CAST(uint8_t, u ^ 0x80u));
+            }
+        }
+    }
+}

@@ -44,6 +44,9 @@ return target "cpu" {
       qquantize   = { kernel = "kernels/ort_eltwise.c", fn = "htc__qlinear_quantize",  cycles_per_elem = 20 },
       qdequantize = { kernel = "kernels/ort_eltwise.c", fn = "htc__qlinear_dequantize", cycles_per_elem = 8 },
       transpose   = { kernel = "kernels/transpose.c",   fn = "htc__transpose",         cycles_per_elem = 4 },
+      qmul        = { kernel = "kernels/ort_eltwise.c", fn = "htc__qmul_s8",           cycles_per_elem = 12 },
+      qavgpool    = { kernel = "kernels/ort_eltwise.c", fn = "htc__qavgpool_s8",       cycles_per_mac = 3 },
+      qsoftmax    = { kernel = "kernels/ort_eltwise.c", fn = "htc__qsoftmax_s8",       cycles_per_elem = 20 },
     },
   },
 }

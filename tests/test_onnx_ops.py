@@ -1,0 +1,287 @@
+"""tests/test_onnx_ops.py - one ONNX operator per model, QOperator and QDQ
+forms, int8 and uint8, against onnxruntime bit for bit on several random
+inputs (edge cases: groups, depthwise multipliers, dilation, asymmetric pads,
+per-channel scales, non-zero weight zero points, scalar operands, padding
+counted or not, softmax axes, requantizing concat)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "onnx"))
+import ort_oracle as O  # noqa: E402
+import onnx  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+MS = "com.microsoft"
+TY = {"u8": (TensorProto.UINT8, np.uint8, 0, 255), "s8": (TensorProto.INT8, np.int8, -128, 127)}
+
+
+class B:
+    """Model builder: an 8-bit input, QOperator nodes with random parameters."""
+
+    def __init__(self, seed, qt):
+        self.rng = np.random.default_rng(seed)
+        self.qt = qt
+        self.ot, self.np, self.lo, self.hi = TY[qt]
+        self.inits, self.nodes, self.n = [], [], 0
+
+    def name(self, b):
+        self.n += 1
+        return "%s%d" % (b, self.n)
+
+    def c(self, arr, b="c"):
+        n = self.name(b)
+        self.inits.append(numpy_helper.from_array(np.asarray(arr), n))
+        return n
+
+    def scale(self, lo=0.005, hi=0.05):
+        return self.c(np.float32(self.rng.uniform(lo, hi)), "s")
+
+    def zp(self):
+        return self.c(self.np(self.rng.integers(self.lo + 40, self.hi - 40)), "z")
+
+    def qp(self):
+        return [self.scale(), self.zp()]
+
+    def node(self, op, ins, domain="", **attrs):
+        y = self.name("y")
+        self.nodes.append(helper.make_node(op, ins, [y], name=self.name("n"), domain=domain, **attrs))
+        return y
+
+    def model(self, x_shape, y, opset=13, x_type=None):
+        out_type = TensorProto.FLOAT if x_type == TensorProto.FLOAT else self.ot
+        g = helper.make_graph(self.nodes, "t", [helper.make_tensor_value_info("x", x_type or self.ot, x_shape)],
+                              [helper.make_tensor_value_info(y, out_type, None)], self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)])
+        m.ir_version = 8
+        return m
+
+
+def conv_case(b, cin, cout, k, group=1, stride=1, dil=1, pads=(0, 0, 0, 0), per_channel=True, wzp=False, bias=True):
+    wt = np.int8 if b.qt == "s8" or not wzp else np.uint8
+    wlo, whi = (-127, 127) if wt == np.int8 else (0, 255)
+    w = b.c(b.rng.integers(wlo, whi + 1, size=(cout, cin // group, k, k)).astype(wt), "w")
+    n = cout if per_channel else 1
+    ws = b.c(b.rng.uniform(0.001, 0.01, size=n).astype(np.float32) if per_channel else np.float32(0.005), "ws")
+    if wt == np.uint8:
+        wz = b.c(b.rng.integers(100, 156, size=n).astype(np.uint8) if per_channel else np.uint8(128), "wz")
+    else:
+        wz = b.c(np.zeros(n, np.int8) if per_channel else np.int8(0), "wz")
+    ins = ["x"] + b.qp() + [w, ws, wz] + [b.scale(0.02, 0.2), b.zp()]
+    if bias:
+        ins.append(b.c(b.rng.integers(-2000, 2000, size=cout).astype(np.int32), "b"))
+    return ins, dict(group=group, strides=[stride, stride], dilations=[dil, dil], pads=list(pads),
+                     kernel_shape=[k, k])
+
+
+def m_conv(qt, seed, **kw):
+    b = B(seed, qt)
+    shape = kw.pop("shape", (1, 4, 9, 8))
+    ins, attrs = conv_case(b, shape[1], kw.pop("cout"), kw.pop("k"), **kw)
+    return b.model(list(shape), b.node("QLinearConv", ins, **attrs))
+
+
+QOP = {
+    "conv_basic": lambda qt, s: m_conv(qt, s, cout=6, k=3, pads=(1, 1, 1, 1)),
+    "conv_stride_asym_pad": lambda qt, s: m_conv(qt, s, cout=5, k=3, stride=2, pads=(0, 1, 2, 1)),
+    "conv_dilation": lambda qt, s: m_conv(qt, s, cout=4, k=3, dil=2, pads=(2, 2, 2, 2)),
+    "conv_groups": lambda qt, s: m_conv(qt, s, cout=6, k=3, group=2, pads=(1, 1, 1, 1)),
+    "conv_depthwise": lambda qt, s: m_conv(qt, s, cout=4, k=3, group=4, pads=(1, 1, 1, 1)),
+    "conv_depth_mult2": lambda qt, s: m_conv(qt, s, cout=8, k=3, group=4, stride=2, pads=(1, 1, 1, 1)),
+    "conv_per_tensor": lambda qt, s: m_conv(qt, s, cout=6, k=1, per_channel=False),
+    "conv_wzp_nobias": lambda qt, s: m_conv(qt, s, cout=6, k=3, wzp=True, bias=False, pads=(1, 1, 1, 1)),
+    "conv_wzp_dw": lambda qt, s: m_conv(qt, s, cout=4, k=3, group=4, wzp=True, pads=(1, 0, 1, 0)),
+}
+
+
+def _add(qt, s, op, scalar=False):
+    b = B(s, qt)
+    if scalar:
+        other = [b.c(b.np(b.rng.integers(b.lo, b.hi + 1)), "k")]
+    else:
+        ci, ca = _ident_conv(b)
+        other = [b.node("QLinearConv", ci, **ca)]
+    ins = ["x"] + b.qp() + other + b.qp() + [b.scale(0.01, 0.08), b.zp()]
+    return b.model([1, 3, 5, 7], b.node(op, ins, domain=MS))
+
+
+def _ident_conv(b):
+    ins, attrs = conv_case(b, 3, 3, 1)
+    return ins, attrs
+
+
+def _pool(qt, s, op, **attrs):
+    b = B(s, qt)
+    ins = ["x"] + b.qp() + [b.scale(), b.zp()]
+    return b.model([1, 5, 9, 11], b.node(op, ins, domain=MS, **attrs))
+
+
+def _unary(qt, s, op, shape=(2, 3, 4, 5), **attrs):
+    b = B(s, qt)
+    ins = ["x"] + b.qp() + [b.scale(0.002, 0.01) if op == "QLinearSigmoid" else b.scale(), b.zp()]
+    return b.model(list(shape), b.node(op, ins, domain=MS, **attrs))
+
+
+def _softmax(qt, s, shape, axis, opset=13):
+    b = B(s, qt)
+    ins = ["x"] + b.qp() + [b.c(np.float32(1 / 256.0)), b.c(b.np(0 if qt == "u8" else -128))]
+    return b.model(list(shape), b.node("QLinearSoftmax", ins, domain=MS, axis=axis, opset=opset))
+
+
+def _concat(qt, s):
+    b = B(s, qt)
+    i1, a1 = conv_case(b, 3, 2, 1)
+    i2, a2 = conv_case(b, 3, 4, 3, pads=(1, 1, 1, 1))
+    c1 = b.node("QLinearConv", i1, **a1)
+    c2 = b.node("QLinearConv", i2, **a2)
+    ys, yz = b.scale(0.02, 0.2), b.zp()
+    # input 3 has the output's own parameters: copied, not requantized
+    ins = [ys, yz, c1, b.scale(), b.zp(), "x", b.scale(), b.zp(), c2, ys, yz]
+    return b.model([1, 3, 6, 5], b.node("QLinearConcat", ins, domain=MS, axis=1))
+
+
+def _matmul(qt, s, op):
+    b = B(s, qt)
+    if op == "QLinearMatMul":
+        w = b.c(b.rng.integers(-127, 128, size=(12, 7)).astype(np.int8 if qt == "s8" else np.uint8), "w")
+        ins = ["x"] + b.qp() + [w, b.c(np.float32(0.004)), b.c((np.int8 if qt == "s8" else np.uint8)(0 if qt == "s8" else 127))]
+        ins += [b.scale(0.05, 0.3), b.zp()]
+        return b.model([3, 12], b.node(op, ins))
+    wt = np.int8 if qt == "s8" else np.uint8
+    w = b.c(b.rng.integers(0 if qt == "u8" else -127, 128, size=(7, 12)).astype(wt), "w")
+    ws = b.c(b.rng.uniform(0.001, 0.01, size=7).astype(np.float32))
+    wz = b.c(np.zeros(7, wt) if qt == "s8" else b.rng.integers(60, 70, size=7).astype(wt))
+    bias = b.c(b.rng.integers(-3000, 3000, size=7).astype(np.int32))
+    ins = ["x"] + b.qp() + [w, ws, wz, bias, b.scale(0.05, 0.3), b.zp()]
+    return b.model([3, 12], b.node(op, ins, domain=MS, transB=1, alpha=0.75))
+
+
+QOP.update({
+    "add": lambda qt, s: _add(qt, s, "QLinearAdd"),
+    "add_scalar": lambda qt, s: _add(qt, s, "QLinearAdd", True),
+    "mul": lambda qt, s: _add(qt, s, "QLinearMul"),
+    "mul_scalar": lambda qt, s: _add(qt, s, "QLinearMul", True),
+    "avgpool": lambda qt, s: _pool(qt, s, "QLinearAveragePool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    "avgpool_count_pad": lambda qt, s: _pool(qt, s, "QLinearAveragePool", kernel_shape=[3, 2], strides=[1, 2],
+                                             pads=[1, 0, 1, 1], count_include_pad=1),
+    "gap": lambda qt, s: _pool(qt, s, "QLinearGlobalAveragePool"),
+    "sigmoid": lambda qt, s: _unary(qt, s, "QLinearSigmoid"),
+    "leakyrelu": lambda qt, s: _unary(qt, s, "QLinearLeakyRelu", alpha=0.1),
+    "softmax_last": lambda qt, s: _softmax(qt, s, (4, 10), -1),
+    "softmax_channels": lambda qt, s: _softmax(qt, s, (1, 6, 3, 4), 1),
+    "softmax_opset12": lambda qt, s: _softmax(qt, s, (2, 3, 5), 1, opset=12),
+    "concat": _concat,
+    "matmul": lambda qt, s: _matmul(qt, s, "QLinearMatMul"),
+    "qgemm": lambda qt, s: _matmul(qt, s, "QGemm"),
+})
+
+
+def qdq_model(qt, seed, op, shape, attrs=None, n_in=1, weights=None, act=None, opset=13, extra=None):
+    """Q(input) -> DQ -> float op -> [activation] -> Q -> DQ -> output, the
+    shape onnxruntime's QDQ quantizer writes."""
+    b = B(seed, qt)
+    xs, xz = b.qp()
+    q0 = b.node("QuantizeLinear", ["x", xs, xz])
+    ins = []
+    for i in range(n_in):
+        if i == 0:
+            src = q0
+        else:                                   # a second activation from a 1x1 conv
+            ci, ca = conv_case(b, shape[1], shape[1], 1)
+            ci[0] = q0
+            ci[1], ci[2] = xs, xz
+            src = b.node("QLinearConv", ci, **ca)
+            s_, z_ = ci[6], ci[7]
+        s_i, z_i = (xs, xz) if i == 0 else (s_, z_)
+        ins.append(b.node("DequantizeLinear", [src, s_i, z_i]))
+    if weights:
+        ins += weights(b)
+    y = b.node(op, ins + (extra(b) if extra else []), **(attrs or {}))
+    if act:
+        y = b.node(act[0], [y] + [b.c(np.float32(v)) for v in act[1:]])
+    ys, yz = (b.c(np.float32(1 / 256.0)), b.c(b.np(0 if qt == "u8" else -128))) if op == "Softmax" else \
+        (b.scale(0.01, 0.02), b.c(b.np(b.lo))) if act else (b.scale(0.01, 0.1), b.zp())
+    q = b.node("QuantizeLinear", [y, ys, yz])
+    out = b.node("DequantizeLinear", [q, ys, yz])
+    return b.model(list(shape), out, opset=opset, x_type=TensorProto.FLOAT)
+
+
+def _w_conv(cout, cin, k, group=1):
+    def f(b):
+        w = b.c(b.rng.integers(-127, 128, size=(cout, cin // group, k, k)).astype(np.int8))
+        ws = b.c(b.rng.uniform(0.002, 0.02, size=cout).astype(np.float32))
+        wz = b.c(np.zeros(cout, np.int8))
+        wd = b.node("DequantizeLinear", [w, ws, wz], axis=0)
+        return [wd]
+    return f
+
+
+QDQ = {
+    "conv_relu": dict(op="Conv", shape=(1, 4, 8, 8), weights=_w_conv(6, 4, 3),
+                      attrs=dict(pads=[1, 1, 1, 1]), act=("Relu",)),
+    "conv_clip6": dict(op="Conv", shape=(1, 4, 8, 8), weights=_w_conv(4, 4, 3, group=4),
+                       attrs=dict(pads=[1, 1, 1, 1], group=4), act=("Clip", 0.0, 6.0)),
+    "conv_clip_inside": dict(op="Conv", shape=(1, 4, 8, 8), weights=_w_conv(4, 4, 3, group=4),
+                             attrs=dict(pads=[1, 1, 1, 1], group=4), act=("Clip", 0.0, 1.0)),
+    "add": dict(op="Add", shape=(1, 3, 4, 5), n_in=2),
+    "mul": dict(op="Mul", shape=(1, 3, 4, 5), n_in=2),
+    "avgpool": dict(op="AveragePool", shape=(1, 3, 7, 7), attrs=dict(kernel_shape=[3, 3], strides=[2, 2])),
+    "maxpool": dict(op="MaxPool", shape=(1, 3, 7, 7), attrs=dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
+    "gap": dict(op="GlobalAveragePool", shape=(1, 5, 6, 4)),
+    "sigmoid": dict(op="Sigmoid", shape=(2, 50)),
+    "softmax": dict(op="Softmax", shape=(3, 10), attrs=dict(axis=-1)),
+    "concat": dict(op="Concat", shape=(1, 3, 4, 4), n_in=2, attrs=dict(axis=1)),
+    "transpose": dict(op="Transpose", shape=(1, 3, 4, 5), attrs=dict(perm=[0, 2, 3, 1])),
+    "flatten": dict(op="Flatten", shape=(1, 3, 4, 5), attrs=dict(axis=1)),
+    "reshape": dict(op="Reshape", shape=(2, 3, 4), extra=lambda b: [b.c(np.array([6, -1], np.int64))]),
+    "pad": dict(op="Pad", shape=(1, 3, 4, 5), extra=lambda b: [b.c(np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64))]),
+}
+
+
+def ort_float_ops(path):
+    """Op types of the compute nodes onnxruntime leaves in float."""
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.optimized_model_filepath = path + ".opt.onnx"
+    ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    g = onnx.load(so.optimized_model_filepath).graph
+    ops = {n.op_type for n in g.node if not n.op_type.startswith(("QLinear", "QGemm", "NhwcQLinear")) and n.op_type not in (
+        "QuantizeLinear", "DequantizeLinear", "Transpose", "Reshape", "Flatten", "MaxPool")}
+    return ops | {o[len("Fused"):] for o in ops if o.startswith("Fused")}
+
+
+def check(model, tmp, n=4, refused_float=None):
+    """htc's outputs equal onnxruntime's; or, where htc refuses a QDQ group
+    because onnxruntime computes it in float, onnxruntime indeed does."""
+    path = os.path.join(tmp, "model.onnx")
+    onnx.save(model, path)
+    sess = O.ort_session(path)
+    inputs = O.random_inputs(sess, n, seed=3)
+    want = O.ort_outputs(sess, inputs)
+    try:
+        exe = O.build(path, tmp)
+    except O.HtcError as e:
+        if "onnxruntime" in str(e) and "float" in str(e) and refused_float:
+            floats = ort_float_ops(path)
+            assert refused_float in floats, "htc refused (%s) but onnxruntime fused it: %s" % (e, floats)
+            return
+        raise
+    got, _ = O.run(exe, tmp, inputs)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert g == w, "input %d: htc %s, onnxruntime %s" % (k, list(g[:16]), list(w[:16]))
+
+
+@pytest.mark.parametrize("qt", ["u8", "s8"])
+@pytest.mark.parametrize("name", sorted(QOP))
+def test_qoperator(name, qt, tmp_path):
+    check(QOP[name](qt, abs(hash(name)) % 1000), str(tmp_path))
+
+
+@pytest.mark.parametrize("qt", ["u8", "s8"])
+@pytest.mark.parametrize("name", sorted(QDQ))
+def test_qdq(name, qt, tmp_path):
+    kw = dict(QDQ[name])
+    check(qdq_model(qt, abs(hash(name)) % 1000, **kw), str(tmp_path), refused_float=kw["op"])
