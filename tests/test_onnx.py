@@ -209,14 +209,15 @@ def test_zoo_variant_qdq_equals_qop(net, variant, zoo, ztmp):
 @pytest.mark.parametrize("qt", ["s8", "u8"])
 def test_zoo_differential(net, qt, zoo, ztmp):
     """QOperator and QDQ forms of one network give identical header outputs:
-    the QDQ model against its QOperator conversion (same integers); for int8
-    also against quantize_static's own QOperator model. (The int8 ResNet QDQ
-    model is refused, see above: its QOperator forms are compared.)"""
-    qop, qdq, conv = "%s_qop_%s" % (net, qt), "%s_qdq_%s" % (net, qt), "%s_qdq2qop_%s" % (net, qt)
+    the QDQ model against its QOperator conversion (same integers: quantize_static
+    picks different softmax output parameters for its own QOperator model, so
+    that one is only compared with onnxruntime, in EXACT). The int8 ResNet QDQ
+    model is refused (see above)."""
+    qdq, conv = "%s_qdq_%s" % (net, qt), "%s_qdq2qop_%s" % (net, qt)
     sess = O.ort_session(os.path.join(zoo, conv + ".onnx"))
     inputs = O.random_inputs(sess, NINPUTS, seed=11)
     ref = htc_outputs(zoo, conv, ztmp, inputs)
     if (net, qt) != ("resnet", "s8"):
         assert htc_outputs(zoo, qdq, ztmp, inputs) == ref
-    if qt == "s8":
-        assert htc_outputs(zoo, qop, ztmp, inputs) == ref
+    else:
+        assert O.ort_outputs(O.ort_session(os.path.join(zoo, conv + ".onnx")), inputs) == ref

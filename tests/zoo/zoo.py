@@ -95,6 +95,11 @@ class Net:
         self.nodes.append(helper.make_node("Gemm", [x, self.const("w", w), self.const("b", b)], [y], name=y, transB=1))
         return self.relu(y) if relu else y
 
+    def softmax(self, x):
+        y = self.uid("softmax")
+        self.nodes.append(helper.make_node("Softmax", [x], [y], name=y, axis=-1))
+        return y
+
     def model(self, inp, shape, out):
         g = helper.make_graph(self.nodes, self.name,
                               [helper.make_tensor_value_info(inp, TensorProto.FLOAT, shape)],
@@ -113,7 +118,7 @@ def kws(t=False):
     for _ in range(4):
         x = n.conv(x, 64, 64, 3, group=64, ternary=t)
         x = n.conv(x, 64, 64, 1, ternary=t)
-    x = n.gemm(n.gap(x), 64, 12, ternary=t)
+    x = n.softmax(n.gemm(n.gap(x), 64, 12, ternary=t))
     return n.model("input", [1, 1, 49, 10], x)
 
 
@@ -126,7 +131,7 @@ def vww(t=False):
     for cin, cout, s in cfg:
         x = n.conv(x, cin, cin, 3, stride=s, group=cin, ternary=t)
         x = n.conv(x, cin, cout, 1, ternary=t)
-    x = n.gemm(n.gap(x), 256, 2, ternary=t)
+    x = n.softmax(n.gemm(n.gap(x), 256, 2, ternary=t))
     return n.model("input", [1, 3, 96, 96], x)
 
 
@@ -141,7 +146,7 @@ def resnet(t=False):
         sc = x if (s == 1 and cin == cout) else n.conv(x, cin, cout, 1, stride=s, relu=False, ternary=t)
         x = n.relu(n.add(y, sc))
         cin = cout
-    x = n.gemm(n.gap(x), 64, 10, ternary=t)
+    x = n.softmax(n.gemm(n.gap(x), 64, 10, ternary=t))
     return n.model("input", [1, 3, 32, 32], x)
 
 
@@ -299,7 +304,7 @@ def qdq_to_qop(path, out):
                 continue            # read by a float op
             nodes.append(n)
             continue
-        if n.op_type in ("Conv", "Gemm", "Add", "GlobalAveragePool", "Flatten"):
+        if n.op_type in ("Conv", "Gemm", "Add", "GlobalAveragePool", "Flatten", "Softmax"):
             q = cons[n.output[0]][0] if n.op_type != "Flatten" else None
             if n.op_type == "Flatten":
                 # on the integers: the QuantizeLinear after it has the same parameters
@@ -325,6 +330,11 @@ def qdq_to_qop(path, out):
                 a, b = dq_in(n.input[0]), dq_in(n.input[1])
                 nodes.append(helper.make_node("QLinearAdd", [a[0], a[1], a[2], b[0], b[1], b[2], y[1], y[2]], [y[0]],
                                               name=n.name, domain="com.microsoft"))
+            elif n.op_type == "Softmax":
+                x = dq_in(n.input[0])
+                axis = next((a.i for a in n.attribute if a.name == "axis"), -1)
+                nodes.append(helper.make_node("QLinearSoftmax", [x[0], x[1], x[2], y[1], y[2]], [y[0]],
+                                              name=n.name, domain="com.microsoft", axis=axis, opset=OPSET))
             else:
                 x = dq_in(n.input[0])
                 nodes.append(helper.make_node("QLinearGlobalAveragePool", [x[0], x[1], x[2], y[1], y[2]], [y[0]],
