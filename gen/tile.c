@@ -318,10 +318,12 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
     set_mip_gap(lp, FALSE, 1e-12);
     set_epsint(lp, 1e-9);
     set_scaling(lp, SCALE_GEOMETRIC + SCALE_DYNUPDATE);
+    set_timeout(lp, 2);        /* a proven optimum within 2 s, else the best found (reported) */
     int rc = solve(lp);
     *nvars = m.ncols;
     *nrows = m.nrows;
-    if (rc != OPTIMAL && rc != PRESOLVED) {
+    if (rc == SUBOPTIMAL) warn("%s: MILP stopped after 2 s; the tiling is the best found, not proven optimal", where_);
+    if (rc != OPTIMAL && rc != PRESOLVED && rc != SUBOPTIMAL) {
         delete_lp(lp);
         if (rc == INFEASIBLE) return 0;
         die("%s: lp_solve failed (status %d)", where_, rc);

@@ -59,3 +59,22 @@ def test_eligible_layers_offloaded(net):
         # the only accepted refusal in the zoo: the 10x4 KWS input filter
         assert "kernel 10x4" in why, (net, layer["index"], why)
     assert n_off > 0
+
+
+@pytest.mark.parametrize("net,l1", [("resnet", 12 * 1024), ("kws", 6 * 1024), ("ad", 2048)])
+def test_pow2_bitexact_small_l1(net, l1, tmp_path, monkeypatch):
+    """The same networks with a small L1: real layers split into many tiles
+    (remainders, halos, padded borders, double buffering), still bit-exact."""
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "%s_pow2qop_s8.onnx" % net)
+    src = open(DIANA).read().replace("L1 = { size = 256 * KiB", "L1 = { size = %d" % l1)
+    tgt = str(tmp_path / "diana_small.lua")
+    open(tgt, "w").write(src)
+    rep = report(model, tgt)
+    assert max(l["tile"]["tiles"] for l in rep["layers"] if "tile" in l) > 1
+    monkeypatch.setattr(oo, "TARGET", tgt)
+    exe = oo.build(model, str(tmp_path))
+    sess = oo.ort_session(model)
+    ins = oo.random_inputs(sess, 3, seed=11)
+    got, _ = oo.run(exe, str(tmp_path), ins)
+    assert got == oo.ort_outputs(sess, ins)

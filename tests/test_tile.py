@@ -111,3 +111,15 @@ def test_milp_equals_brute_force_and_bitexact(case, tmp_path):
 def test_sweep_size():
     print("brute-force sweep: %d layers" % len(SWEEP))
     assert len(SWEEP) >= 30
+
+
+def test_no_fit_states_smallest_l1(tmp_path):
+    """3x3 conv, C=8: the smallest tile is K=1, OY=OX=1 with a 3x3x8 input
+    halo: (72 + 1) bytes, double buffered = 146 bytes of L1."""
+    model = str(tmp_path / "conv.onnx")
+    conv_model(model, 8, 12, 6, 11, 3, 1, False, seed=3)
+    p = subprocess.run([oo.HTC, "report", model, "-t", target(str(tmp_path), 100)], capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "the smallest tile needs L1 >= 146 bytes" in p.stderr, p.stderr
+    assert subprocess.run([oo.HTC, "report", model, "-t", target(str(tmp_path), 146)], capture_output=True).returncode == 0
+    assert subprocess.run([oo.HTC, "report", model, "-t", target(str(tmp_path), 145)], capture_output=True).returncode == 1
