@@ -69,3 +69,4 @@ bench:
 	bash .ci/deps.sh all
 	$(MAKE) htc
 	$${PYTHON:-.venv/bin/python} bench/bench.py
+	$${PYTHON:-.venv/bin/python} bench/bench_diana.py

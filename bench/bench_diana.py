@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""bench/bench_diana.py - DIANA digital on the host virtual platform:
+the four power-of-two MLPerf Tiny networks (cycles measured by the device
+model, ms at 260 MHz, ratio to the ideal), the Fig. 4 L1 sweep (no
+heuristics / eq. 3-4 / eq. 3-5) and compile time including every MILP."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(REPO, "tests", "onnx"))
+import ort_oracle as oo  # noqa: E402
+
+DIANA = os.path.join(REPO, "targets", "diana.lua")
+DRIVER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static unsigned long long total;
+#define HTC_DEVICE_LAYER(l, c) (total += (c))
+#define M_IMPLEMENTATION
+#include "m.h"
+int main(void)
+{
+    static unsigned char in[M_INPUT_SIZE + 1], out[M_OUTPUT_SIZE + 1];
+    void *arena = aligned_alloc(64, (M_ARENA_SIZE + 63) / 64 * 64);
+    if (m_run(in, out, arena)) return 1;
+    printf("%llu\n", total);
+    return 0;
+}
+"""
+
+
+def measure(model, target, tmp):
+    subprocess.run([oo.HTC, "compile", model, "-t", target, "-o", os.path.join(tmp, "m.h"), "--name", "m"], check=True,
+                   capture_output=True)
+    open(os.path.join(tmp, "d.c"), "w").write(DRIVER)
+    subprocess.run(["cc", "-O2", "-o", os.path.join(tmp, "d"), os.path.join(tmp, "d.c"), "-I", tmp], check=True)
+    return int(subprocess.run([os.path.join(tmp, "d")], capture_output=True, text=True, check=True).stdout)
+
+
+def report(model, target):
+    p = subprocess.run([oo.HTC, "report", model, "-t", target, "--json"], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)
+
+
+def main():
+    zoo = oo.ensure_zoo()
+    tmp = tempfile.mkdtemp()
+    print("DIANA digital (virtual platform), power-of-two MLPerf Tiny models")
+    print("%-8s %12s %9s %12s %7s %10s %8s %12s" % ("net", "cycles", "ms@260", "ideal", "ratio", "est", "MILP ms",
+                                                    "compile ms"))
+    for net in ("kws", "vww", "resnet", "ad"):
+        model = os.path.join(zoo, "%s_pow2qop_s8.onnx" % net)
+        t0 = time.perf_counter()
+        subprocess.run([oo.HTC, "compile", model, "-t", DIANA, "-o", os.path.join(tmp, "c.h")], check=True)
+        ct = (time.perf_counter() - t0) * 1e3
+        rep = report(model, DIANA)
+        cyc = measure(model, DIANA, tmp)
+        print("%-8s %12d %9.3f %12.0f %7.2f %10.0f %8.1f %12.1f" % (net, cyc, cyc / 260e3, rep["ideal_cycles"],
+              cyc / rep["ideal_cycles"], rep["est_cycles"], rep["tile_ms"], ct))
+    # Fig. 4: one conv layer, L1 budget swept downwards
+    sys.path.insert(0, os.path.join(REPO, "tests"))
+    from test_tile import conv_model
+    model = os.path.join(tmp, "fig4.onnx")
+    conv_model(model, 32, 64, 32, 32, 3, 1, False, seed=4)
+    print("\nFig. 4: conv 32->64, 32x32, 3x3; measured cycles by L1 budget")
+    print("%8s %12s %12s %12s %8s" % ("L1 kB", "none", "eq. 3-4", "eq. 3-5", "gain"))
+    src = open(DIANA).read()
+    for kb in (128, 64, 32, 16, 8, 4):
+        row = []
+        for h in ("none", "3-4", "3-5"):
+            s = src.replace('local HEURISTICS = "3-5"', 'local HEURISTICS = "%s"' % h)
+            s = s.replace("L1 = { size = 256 * KiB", "L1 = { size = %d * KiB" % kb)
+            tg = os.path.join(tmp, "d_%s_%d.lua" % (h, kb))
+            open(tg, "w").write(s)
+            try:
+                row.append(measure(model, tg, tmp))
+            except subprocess.CalledProcessError:
+                row.append(None)
+        fmt = lambda v: "%12s" % ("-" if v is None else v)
+        gain = "%.2fx" % (row[0] / row[2]) if row[0] and row[2] else "-"
+        print("%8d %s %s %s %8s" % (kb, fmt(row[0]), fmt(row[1]), fmt(row[2]), gain))
+
+
+if __name__ == "__main__":
+    main()
