@@ -18,9 +18,11 @@
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
+#define HTC__NOINLINE __attribute__((noinline))
 #define HTC__UNUSED __attribute__((unused))
 #define HTC__ALIGN(n) __attribute__((aligned(n)))
 #else
+#define HTC__NOINLINE
 #define HTC__UNUSED
 #define HTC__ALIGN(n)
 #endif
@@ -117,15 +119,15 @@ static inline int32_t htc__clamp(int32_t x, int32_t lo, int32_t hi)
 /* The per-output requantization of conv / depthwise / FC, the same value as
    htc__clamp(htc__mulq(acc, m, shift) + zp, lo, hi) for m >= 0 (every
    multiplier quant_multiplier makes): the m == INT32_MIN saturation case
-   cannot occur, SaturatingRoundingDoublingHighMul is (a*b + 2^30) >> 31,
-   and RoundingDivideByPOT(h, e) is the single shift
-   (2h + 2^e - (h < 0)) >> (e + 1) -- the same rounding, half away from
-   zero -- so the step is branch-free. htc__rq_make splits the shift once per
-   channel so that a kernel looping over pixels pays only the arithmetic. */
+   cannot occur and SaturatingRoundingDoublingHighMul is (a*b + 2^30) >> 31
+   (64-bit shifts by constants only: cheap on 32-bit cores too);
+   RoundingDivideByPOT is gemmlowp's remainder test with the mask and half
+   precomputed. htc__rq_make splits the shift once per channel so that a
+   kernel looping over pixels pays only the arithmetic. */
 typedef struct {
     int32_t m;
-    int left, right1;           /* left shift; right shift + 1 */
-    int64_t round;              /* 2^right */
+    int left, right;            /* left shift; right shift */
+    int32_t mask, half;         /* 2^right - 1, mask >> 1 */
 } htc__rq;
 
 static inline htc__rq htc__rq_make(int32_t m, int shift)
@@ -133,16 +135,17 @@ static inline htc__rq htc__rq_make(int32_t m, int shift)
     htc__rq q;
     q.m = m;
     q.left = shift > 0 ? shift : 0;
-    q.right1 = (shift > 0 ? 0 : -shift) + 1;
-    q.round = HTC__CAST(int64_t, 1) << (q.right1 - 1);
+    q.right = shift > 0 ? 0 : -shift;
+    q.mask = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.right) - 1u);
+    q.half = q.mask >> 1;
     return q;
 }
 
 static inline int32_t htc__rq_apply(const htc__rq *q, int32_t acc, int32_t zp, int32_t lo, int32_t hi)
 {
     const int64_t ab = HTC__CAST(int64_t, HTC__CAST(int32_t, HTC__CAST(uint32_t, acc) << q->left)) * q->m;
-    const int64_t h = (ab + (HTC__CAST(int64_t, 1) << 30)) >> 31;
-    int32_t v = HTC__CAST(int32_t, (2 * h + q->round - (h < 0 ? 1 : 0)) >> q->right1) + zp;
+    const int32_t h = HTC__CAST(int32_t, (ab + (HTC__CAST(int64_t, 1) << 30)) >> 31);
+    int32_t v = (h >> q->right) + ((h & q->mask) > q->half + (h < 0 ? 1 : 0) ? 1 : 0) + zp;
     v = v < lo ? lo : v;
     v = v > hi ? hi : v;
     return v;
@@ -346,8 +349,29 @@ static inline void htc__st32(int8_t *d, __m128i v)
 }
 #endif
 
+/* The portable loop, a function of its own: inlined into a big kernel it
+   loses its registers to the kernel's other variables on 32-bit MCUs. */
+static HTC__NOINLINE HTC__UNUSED void htc__dot4_s8_c(const int8_t *x, const int8_t *w, int32_t ws, int32_t n, int32_t off,
+                                                     int32_t *acc)
+{
+    const int8_t *w1 = w + ws, *w2 = w1 + ws, *w3 = w2 + ws;
+    const int8_t *end = x + n;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    while (x < end) {
+        const int32_t v = *x++ + off;
+        a0 += v * *w++;
+        a1 += v * *w1++;
+        a2 += v * *w2++;
+        a3 += v * *w3++;
+    }
+    acc[0] += a0; acc[1] += a1; acc[2] += a2; acc[3] += a3;
+}
+
 static inline void htc__dot4_s8(const int8_t *x, const int8_t *w, int32_t ws, int32_t n, int32_t off, int32_t *acc)
 {
+#ifndef HTC__SSE2
+    htc__dot4_s8_c(x, w, ws, n, off, acc);
+#else
     const int8_t *w1 = w + ws, *w2 = w1 + ws, *w3 = w2 + ws;
     int32_t i = 0, a0 = 0, a1 = 0, a2 = 0, a3 = 0;
 #ifdef HTC__SSE2
@@ -392,6 +416,7 @@ static inline void htc__dot4_s8(const int8_t *x, const int8_t *w, int32_t ws, in
         a3 += v * w3[i];
     }
     acc[0] += a0; acc[1] += a1; acc[2] += a2; acc[3] += a3;
+#endif
 }
 
 #ifdef HTC__AVX2

@@ -210,6 +210,81 @@ static HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8
 }
 #endif
 
+/* acc[0..3] += sum over n taps of (x[k] + off) * w[k], four channels, taps
+   xstep / wstep bytes apart */
+static inline void htc__dw4_taps(const int8_t *x, const int8_t *w, int32_t n, int32_t xstep, int32_t wstep,
+                                                   int32_t off, int32_t *acc)
+{
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    for (; n > 0; n--, x += xstep, w += wstep) {
+        a0 += (x[0] + off) * w[0];
+        a1 += (x[1] + off) * w[1];
+        a2 += (x[2] + off) * w[2];
+        a3 += (x[3] + off) * w[3];
+    }
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+}
+
+/* Portable path for depth_mult 1: four channels at a time, outermost, so
+   their accumulators stay in registers over all taps of a pixel and their
+   requantization constants over all pixels. */
+static HTC__UNUSED void htc__dwconv2d_dm1(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
+    const int32_t out_h = p->out_h, out_w = p->out_w;
+    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, dil_w = p->dil_w;
+    const int32_t off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
+    const int32_t out_zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t row_stride = in_w * C, wrow = k_w * C;
+    int32_t b, c0;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * in_h * row_stride;
+        int8_t *out_b = out + (size_t)b * out_h * out_w * C;
+        for (c0 = 0; c0 < C; c0 += 4) {
+            const int32_t nc = C - c0 < 4 ? C - c0 : 4;
+            htc__rq q[4];
+            int32_t bias[4] = {0, 0, 0, 0};
+            int32_t k, oy, ox;
+            for (k = 0; k < nc; k++) {
+                q[k] = htc__rq_make(p->mult[(c0 + k) * mstep], p->shift[(c0 + k) * mstep]);
+                if (p->bias) bias[k] = p->bias[c0 + k];
+            }
+            for (oy = 0; oy < out_h; oy++) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                const int32_t ky_lo = htc__dw_lo(iy0, dil_h, k_h), ky_hi = htc__dw_hi(iy0, dil_h, k_h, in_h);
+                int8_t *o = out_b + (size_t)oy * out_w * C + c0;
+                for (ox = 0; ox < out_w; ox++, o += C) {
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    const int32_t kx_lo = htc__dw_lo(ix0, dil_w, k_w), kx_hi = htc__dw_hi(ix0, dil_w, k_w, in_w);
+                    int32_t acc[4], a0, a1, a2, a3, ky, kx;
+                    acc[0] = bias[0]; acc[1] = bias[1]; acc[2] = bias[2]; acc[3] = bias[3];
+                    if (nc == 4) {
+                        for (ky = ky_lo; ky < ky_hi; ky++)
+                            htc__dw4_taps(in_b + (iy0 + ky * dil_h) * row_stride + (ix0 + kx_lo * dil_w) * C + c0,
+                                          p->weights + ky * wrow + kx_lo * C + c0, kx_hi - kx_lo, dil_w * C, C, off, acc);
+                    }
+                    a0 = acc[0]; a1 = acc[1]; a2 = acc[2]; a3 = acc[3];
+                    for (ky = ky_lo; ky < ky_hi && nc < 4; ky++) {
+                        const int8_t *x = in_b + (iy0 + ky * dil_h) * row_stride + (ix0 + kx_lo * dil_w) * C + c0;
+                        const int8_t *w = p->weights + ky * wrow + kx_lo * C + c0;
+                        {
+                            for (kx = kx_lo; kx < kx_hi; kx++, x += dil_w * C, w += C) {
+                                a0 += (x[0] + off) * w[0];
+                                if (nc > 1) a1 += (x[1] + off) * w[1];
+                                if (nc > 2) a2 += (x[2] + off) * w[2];
+                            }
+                        }
+                    }
+                    o[0] = HTC__CAST(int8_t, htc__rq_apply(&q[0], a0, out_zp, lo, hi));
+                    if (nc > 1) o[1] = HTC__CAST(int8_t, htc__rq_apply(&q[1], a1, out_zp, lo, hi));
+                    if (nc > 2) o[2] = HTC__CAST(int8_t, htc__rq_apply(&q[2], a2, out_zp, lo, hi));
+                    if (nc > 3) o[3] = HTC__CAST(int8_t, htc__rq_apply(&q[3], a3, out_zp, lo, hi));
+                }
+            }
+        }
+    }
+}
+
 static HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
 #ifdef HTC__SSE2
@@ -218,6 +293,10 @@ static HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t
         return;
     }
 #endif
+    if (p->depth_mult == 1) {
+        htc__dwconv2d_dm1(p, in, out);
+        return;
+    }
     const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
     const int32_t k_h = p->k_h, k_w = p->k_w, dm = p->depth_mult;
