@@ -175,6 +175,7 @@ typedef struct TileInfo {
     double est_cycles;
     double ideal_cycles;        /* MACs at peak + weight transfer */
     double solve_ms;
+    const char *method;         /* "milp" or "enumeration" */
     int nvars, nrows;
     const int8_t *wlayout;      /* weights in the engine's layout */
     size_t wlayout_bytes;

@@ -46,8 +46,8 @@ static void tile_json(FILE *f, const TileInfo *ti)
             ti->size[TD_OY], ti->size[TD_OX], ti->ntiles, ti->double_buffer ? "true" : "false", (long long)ti->l1_bytes,
             (long long)ti->w_bytes, (long long)ti->dma_bytes, ti->objective);
     if (ti->brute == ti->brute) fprintf(f, "\"brute\": %.9g, \"brute_points\": %lld, ", ti->brute, (long long)ti->brute_points);
-    fprintf(f, "\"milp_vars\": %d, \"milp_rows\": %d, \"solve_ms\": %.3f, \"ideal_cycles\": %.0f}", ti->nvars, ti->nrows,
-            ti->solve_ms, ti->ideal_cycles);
+    fprintf(f, "\"method\": \"%s\", \"milp_vars\": %d, \"milp_rows\": %d, \"solve_ms\": %.3f, \"ideal_cycles\": %.0f}",
+            ti->method ? ti->method : "milp", ti->nvars, ti->nrows, ti->solve_ms, ti->ideal_cycles);
 }
 
 /* ideal: offloaded layers at peak plus their weight transfer, CPU layers as estimated */

@@ -852,6 +852,14 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
     ts->maximize = field_expr(lt, "maximize", where);
     if (!ts->maximize) ts->maximize = ts->l1_bytes;
     ts->cycles = field_expr(lt, "cycles", where);
+    /* memory use the engine states itself (e.g. int32 accumulators in L1,
+       weights in the activation memory); default: the core's t.l1_bytes
+       (int8 tiles, double buffered) and t.w_bytes (int8 weights + int32 bias) */
+    {
+        Expr *l1 = field_expr(lt, "l1_bytes", where), *wb = field_expr(lt, "w_bytes", where);
+        if (l1) ts->l1_bytes = l1;
+        if (wb) ts->w_bytes = wb;
+    }
     if (lua_getfield(L, -1, "constraints") == LUA_TTABLE) {
         int n = (int)lua_rawlen(L, -1);
         ts->cons = arena_alloc(sizeof(Expr *) * (size_t)(n + 1));

@@ -25,6 +25,11 @@
 #include "ir.h"
 #include "quant.h"
 
+/* boxes up to this many tilings are enumerated instead of solved as an MILP */
+#ifndef TILE_ENUM_POINTS
+#define TILE_ENUM_POINTS 60000.0
+#endif
+
 /* ---- evaluation ------------------------------------------------------------------- */
 
 double expr_eval(const Expr *e, const double *x)
@@ -359,6 +364,100 @@ static double brute(const TileInfo *ti, const TileSpec *ts, int64_t l1_cap, int6
     return best;
 }
 
+/* ---- exact enumeration (small boxes: cheaper than the MILP, same optimum) ---------------- */
+
+typedef struct { int kind, a, b, var; double v; } Ins;
+typedef struct { int n, cap; Ins *ins; } Prog;
+
+static int prog_add(Prog *p, const Expr *e)
+{
+    int a = -1, b = -1;
+    if (e->kind != EX_CONST && e->kind != EX_VAR) {
+        a = prog_add(p, e->a);
+        if (e->kind != EX_NEG) b = prog_add(p, e->b);
+    }
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 32;
+        Ins *ni = arena_alloc(sizeof(Ins) * (size_t)p->cap);
+        if (p->n) memcpy(ni, p->ins, sizeof(Ins) * (size_t)p->n);
+        p->ins = ni;
+    }
+    Ins *i = &p->ins[p->n];
+    i->kind = e->kind; i->a = a; i->b = b; i->var = e->var; i->v = e->v;
+    return p->n++;
+}
+
+static double prog_run(const Prog *p, const double *x, double *r)
+{
+    for (int i = 0; i < p->n; i++) {
+        const Ins *in = &p->ins[i];
+        double a = in->a >= 0 ? r[in->a] : 0, b = in->b >= 0 ? r[in->b] : 0;
+        switch (in->kind) {
+        case EX_CONST: r[i] = in->v; break;
+        case EX_VAR: r[i] = x[in->var]; break;
+        case EX_NEG: r[i] = -a; break;
+        case EX_ADD: r[i] = a + b; break;
+        case EX_SUB: r[i] = a - b; break;
+        case EX_MUL: r[i] = a * b; break;
+        case EX_MOD: r[i] = a - b * floor(a / b); break;
+        case EX_MIN: r[i] = a < b ? a : b; break;
+        case EX_MAX: r[i] = a > b ? a : b; break;
+        case EX_LE: r[i] = a <= b + 1e-9; break;
+        case EX_GE: r[i] = a >= b - 1e-9; break;
+        case EX_EQ: r[i] = fabs(a - b) <= 1e-9; break;
+        default: r[i] = 0;
+        }
+    }
+    return r[p->n - 1];
+}
+
+/* points in the box of tilings (C is whole unless add, tied to K for dw) */
+static double box_points(const TileInfo *ti, const TileSpec *ts)
+{
+    double n = (double)ti->full[TD_K] * ti->full[TD_OY] * ti->full[TD_OX];
+    if (!ts->tied_c && !strcmp(ti->geom, "add")) n *= ti->full[TD_C];
+    return n;
+}
+
+/* Every tiling of the box: the feasible one with the best objective
+   (maximise, or minimise when minimize), first found on ties. Exact. */
+static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap,
+                          int64_t w_cap, int *size, double *value)
+{
+    Prog pl = {0}, pw = {0}, po = {0}, *pc = arena_alloc(sizeof(Prog) * (size_t)(ts->ncons + 1));
+    prog_add(&pl, ts->l1_bytes);
+    if (ts->w_bytes) prog_add(&pw, ts->w_bytes);
+    prog_add(&po, obj);
+    int nmax = pl.n > pw.n ? pl.n : pw.n;
+    if (po.n > nmax) nmax = po.n;
+    for (int i = 0; i < ts->ncons; i++) {
+        prog_add(&pc[i], ts->cons[i]);
+        if (pc[i].n > nmax) nmax = pc[i].n;
+    }
+    double *r = arena_alloc(sizeof(double) * (size_t)nmax), x[TD_COUNT], best = 0;
+    int found = 0, add = !strcmp(ti->geom, "add");
+    int c0 = add ? 1 : ti->full[TD_C];
+    for (int k = 1; k <= ti->full[TD_K]; k++)
+        for (int c = ts->tied_c ? k : c0; c <= (ts->tied_c ? k : ti->full[TD_C]); c++)
+            for (int oy = 1; oy <= ti->full[TD_OY]; oy++)
+                for (int ox = 1; ox <= ti->full[TD_OX]; ox++) {
+                    x[TD_K] = k; x[TD_C] = c; x[TD_OY] = oy; x[TD_OX] = ox;
+                    if (l1_cap >= 0 && prog_run(&pl, x, r) > (double)l1_cap + 1e-9) continue;
+                    if (w_cap >= 0 && ts->w_bytes && prog_run(&pw, x, r) > (double)w_cap + 1e-9) continue;
+                    int ok = 1;
+                    for (int i = 0; ok && i < ts->ncons; i++) ok = prog_run(&pc[i], x, r) != 0;
+                    if (!ok) continue;
+                    double v = prog_run(&po, x, r);
+                    if (!found || (minimize ? v < best - 1e-9 : v > best + 1e-9)) {
+                        found = 1;
+                        best = v;
+                        size[TD_K] = k; size[TD_C] = c; size[TD_OY] = oy; size[TD_OX] = ox;
+                    }
+                }
+    *value = best;
+    return found;
+}
+
 /* ---- per-op geometry ------------------------------------------------------------------ */
 
 static int geometry(const Graph *g, const Op *op, TileInfo *ti)
@@ -488,11 +587,18 @@ void tile(Graph *g, Target *t)
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         double val;
-        if (!tile_solve(ti, ts, ts->maximize, 0, act->size, wcap, ti->size, &val, &ti->nvars, &ti->nrows)) {
+        /* small boxes: exact enumeration is cheaper than building and solving the MILP;
+           HTC_TILE_BRUTE=1 (the tests' proof) always solves the MILP */
+        int brute_on = brute_env && *brute_env == '1';
+        int enumerate = !brute_on && box_points(ti, ts) <= TILE_ENUM_POINTS;
+        ti->method = enumerate ? "enumeration" : "milp";
+        if (!(enumerate ? tile_enumerate(ti, ts, ts->maximize, 0, act->size, wcap, ti->size, &val)
+                        : tile_solve(ti, ts, ts->maximize, 0, act->size, wcap, ti->size, &val, &ti->nvars, &ti->nrows))) {
             /* the smallest activation memory that would hold a tile */
             int sz[TD_COUNT], nv, nr;
             double need;
-            if (!tile_solve(ti, ts, ts->l1_bytes, 1, -1, wcap, sz, &need, &nv, &nr))
+            if (!(enumerate ? tile_enumerate(ti, ts, ts->l1_bytes, 1, -1, wcap, sz, &need)
+                            : tile_solve(ti, ts, ts->l1_bytes, 1, -1, wcap, sz, &need, &nv, &nr)))
                 die("%s: operator %d (%s): no tiling fits on %s: even the smallest tile needs more than the "
                     "%lld bytes of %s (or the target's constraints exclude every tile)",
                     g->path, op->src_index, op->src_name, e->name, (long long)(wm ? wm->size : 0), wm ? wm->name : "-");
