@@ -37,6 +37,22 @@
 #define MAX_DEPTH 32                    /* nesting of protobuf messages */
 #define MAX_ELEMS ((int64_t)1 << 30)    /* elements of one tensor */
 
+/* protobuf-c allocates from htc's arena: freed with everything else at
+   exit, and nothing leaks when an error stops the reader half-way. */
+static void *pb_alloc(void *d, size_t n)
+{
+    (void)d;
+    return arena_alloc(n ? n : 1);
+}
+
+static void pb_free(void *d, void *p)
+{
+    (void)d;
+    (void)p;
+}
+
+static ProtobufCAllocator pb_arena = {pb_alloc, pb_free, NULL};
+
 /* ---- bindings (--bind NAME=FILE) ----------------------------------------- */
 
 typedef struct {
@@ -69,11 +85,17 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    char line[1536];
     if (NODE)
-        die("%s: node %d '%s' (%s%s%s): %s", PATH, NODE_INDEX, NODE->name && *NODE->name ? NODE->name : "",
-            NODE->domain && *NODE->domain ? NODE->domain : "", NODE->domain && *NODE->domain ? "." : "",
-            NODE->op_type, msg);
-    die("%s: %s", PATH, msg);
+        snprintf(line, sizeof line, "node %d '%s' (%s%s%s): %s", NODE_INDEX, NODE->name && *NODE->name ? NODE->name : "",
+                 NODE->domain && *NODE->domain ? NODE->domain : "", NODE->domain && *NODE->domain ? "." : "",
+                 NODE->op_type ? NODE->op_type : "?", msg);
+    else
+        snprintf(line, sizeof line, "%s", msg);
+    /* names come from the file: no control characters in the one-line error */
+    for (char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    die("%s: %s", PATH, line);
 }
 
 /* ---- wire-format walk: bounds and nesting ----------------------------------- */
@@ -1045,10 +1067,10 @@ static Const *load_binding(const Binding *b, const Onnx__ValueInfoProto *vi)
     if (bl > 3 && !strcmp(b->file + bl - 3, ".pb")) {
         const char *e = wire_check(buf, len, &onnx__tensor_proto__descriptor, 0);
         if (e) die("%s: not a TensorProto: %s", b->file, e);
-        Onnx__TensorProto *t = onnx__tensor_proto__unpack(NULL, len, buf);
+        Onnx__TensorProto *t = onnx__tensor_proto__unpack(&pb_arena, len, buf);
         if (!t) die("%s: not a valid TensorProto", b->file);
         Const *c = tensor_const(t, arena_printf("--bind %s=%s", b->name, b->file));
-        onnx__tensor_proto__free_unpacked(t, NULL);
+        onnx__tensor_proto__free_unpacked(t, &pb_arena);
         if (c->type != dt) die("%s: tensor is %s, graph input '%s' is %s", b->file, dtype_name(c->type), b->name, dtype_name(dt));
         if (c->n != shape_numel(shape, rank))
             die("%s: tensor has %lld elements, graph input '%s' has %lld", b->file, (long long)c->n, b->name,
@@ -2156,6 +2178,8 @@ Graph *onnx_read(const char *path)
 {
     PATH = path;
     NODE = NULL;
+    vals = NULL;
+    nvals = capvals = 0;
     size_t len;
     const uint8_t *buf = read_file(path, &len);
     Graph *g = arena_alloc(sizeof *g);
@@ -2169,7 +2193,7 @@ Graph *onnx_read(const char *path)
 
     const char *e = wire_check(buf, len, &onnx__model_proto__descriptor, 0);
     if (e) die("%s: not a valid ONNX model (protobuf): %s", path, e);
-    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(&pb_arena, len, buf);
     if (!m) die("%s: not a valid ONNX model (protobuf decoding failed)", path);
     if (!m->graph) die("%s: the model has no graph", path);
     check_opsets(m);
@@ -2294,7 +2318,7 @@ Graph *onnx_read(const char *path)
         T->is_output = g->noutputs + 1;
         g->outputs[g->noutputs++] = t;
     }
-    onnx__model_proto__free_unpacked(m, NULL);
+    onnx__model_proto__free_unpacked(m, &pb_arena);
     if (g->nops == 0) fail("the graph computes nothing");
     return g;
 }

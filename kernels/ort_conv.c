@@ -8,6 +8,8 @@
    group. Taps outside the input are skipped: onnxruntime pads with the input
    zero point, whose contribution is zero. */
 
+#define HTC__QCONV_DW_BLOCK 64
+
 static HTC__UNUSED int32_t htc__qconv_lo(int32_t origin, int32_t dil, int32_t k)
 {
     int32_t t = 0;
@@ -52,6 +54,43 @@ static HTC__UNUSED void htc__qconv_core(const htc__qconv_params *p, const int8_t
                 const int32_t ix0 = ox * p->stride_w - p->pad_left;
                 const int32_t kx_lo = htc__qconv_lo(ix0, dil_w, k_w), kx_hi = htc__qconv_hi(ix0, dil_w, k_w, in_w);
                 int32_t g, ky, kx, i, oc = 0;
+                if (gi == 1 && in_c > 1) {
+                    /* depthwise: output channel oc reads input channel oc / go;
+                       blocks of channels, taps outside, channels inside */
+                    const int32_t khkw = k_h * k_w;
+                    int32_t acc[HTC__QCONV_DW_BLOCK], sum[HTC__QCONV_DW_BLOCK], c0, j;
+                    for (c0 = 0; c0 < out_c; c0 += HTC__QCONV_DW_BLOCK) {
+                        const int32_t n = out_c - c0 < HTC__QCONV_DW_BLOCK ? out_c - c0 : HTC__QCONV_DW_BLOCK;
+                        const int8_t *wb = p->weights + (size_t)c0 * khkw;
+                        for (j = 0; j < n; j++) acc[j] = sum[j] = 0;
+                        for (ky = ky_lo; ky < ky_hi; ky++)
+                            for (kx = kx_lo; kx < kx_hi; kx++) {
+                                const int8_t *x = in_b + (iy0 + ky * dil_h) * row + (ix0 + kx * dil_w) * in_c;
+                                const int8_t *w = wb + ky * k_w + kx;
+                                if (go == 1) {
+                                    const int8_t *xc = x + c0;
+                                    for (j = 0; j < n; j++) {
+                                        const int32_t v = xc[j] + off;
+                                        acc[j] += v * w[j * khkw];
+                                        sum[j] += v;
+                                    }
+                                } else {
+                                    for (j = 0; j < n; j++) {
+                                        const int32_t v = x[(c0 + j) / go] + off;
+                                        acc[j] += v * w[j * khkw];
+                                        sum[j] += v;
+                                    }
+                                }
+                            }
+                        for (j = 0; j < n; j++) {
+                            const int32_t zc = p->w_zp ? p->w_zp[p->per_channel ? c0 + j : 0] : 0;
+                            htc__qconv_store(p, c0 + j, acc[j] - zc * sum[j], o8, o32);
+                        }
+                    }
+                    if (o8) o8 += out_c;
+                    if (o32) o32 += out_c;
+                    continue;
+                }
                 for (g = 0; g * go < out_c; g++) {
                     const int32_t ic0 = g * gi;
                     int32_t sum = 0;
