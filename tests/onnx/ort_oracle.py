@@ -133,12 +133,37 @@ def random_inputs(sess, n, seed):
 
 
 def ensure_zoo():
-    """Build the zoo once (tests/zoo/zoo.py) into $HTC_ZOO (build/zoo)."""
+    """Build the zoo (tests/zoo/zoo.py) into $HTC_ZOO (build/zoo) unless it
+    is there for this zoo.py and these onnx/onnxruntime versions. Built in a
+    temporary directory and renamed, so concurrent runs never see half a zoo."""
+    import hashlib
+    import shutil
+    import sys
+    import tempfile
+    import onnx
+    import onnxruntime
+    src = os.path.join(REPO, "tests", "zoo", "zoo.py")
+    key = "%s onnx %s onnxruntime %s\n" % (hashlib.sha256(open(src, "rb").read()).hexdigest(), onnx.__version__,
+                                            onnxruntime.__version__)
     stamp = os.path.join(ZOO, ".complete")
-    if not os.path.exists(stamp):
-        import sys
-        sys.path.insert(0, os.path.join(REPO, "tests", "zoo"))
-        import zoo
-        zoo.build(ZOO)
-        open(stamp, "w").write("ok\n")
+    if os.path.exists(stamp) and open(stamp).read() == key:
+        return ZOO
+    sys.path.insert(0, os.path.join(REPO, "tests", "zoo"))
+    import zoo
+    parent = os.path.dirname(os.path.abspath(ZOO))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".zoo-", dir=parent)
+    zoo.build(tmp)
+    with open(os.path.join(tmp, ".complete"), "w") as f:
+        f.write(key)
+    old = None
+    if os.path.exists(ZOO):
+        old = tempfile.mkdtemp(prefix=".zoo-old-", dir=parent)
+        os.rename(ZOO, os.path.join(old, "zoo"))
+    try:
+        os.rename(tmp, ZOO)
+    except OSError:                 # another run won the race: use its zoo
+        shutil.rmtree(tmp, ignore_errors=True)
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
     return ZOO
