@@ -27,7 +27,7 @@
 
 /* boxes up to this many tilings are enumerated instead of solved as an MILP */
 #ifndef TILE_ENUM_POINTS
-#define TILE_ENUM_POINTS 60000.0
+#define TILE_ENUM_POINTS 200000.0
 #endif
 
 /* ---- evaluation ------------------------------------------------------------------- */
@@ -168,6 +168,7 @@ static int as_col(Milp *m, const Lin *l)
 }
 
 static const char *where_;
+static long milp_timeout = 2;   /* seconds; 60 in the tests' proof mode (HTC_TILE_BRUTE=1), never load-dependent there */
 
 static Lin lower_expr(Milp *m, const Expr *e, const int *vcol);
 
@@ -323,11 +324,12 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
     set_mip_gap(lp, FALSE, 1e-12);
     set_epsint(lp, 1e-9);
     set_scaling(lp, SCALE_GEOMETRIC + SCALE_DYNUPDATE);
-    set_timeout(lp, 2);        /* a proven optimum within 2 s, else the best found (reported) */
+    set_timeout(lp, milp_timeout);   /* a proven optimum in time, else the best found (warned) */
     int rc = solve(lp);
     *nvars = m.ncols;
     *nrows = m.nrows;
-    if (rc == SUBOPTIMAL) warn("%s: MILP stopped after 2 s; the tiling is the best found, not proven optimal", where_);
+    if (rc == SUBOPTIMAL)
+        warn("%s: MILP stopped after %ld s; the tiling is the best found, not proven optimal", where_, milp_timeout);
     if (rc != OPTIMAL && rc != PRESOLVED && rc != SUBOPTIMAL) {
         delete_lp(lp);
         if (rc == INFEASIBLE) return 0;
@@ -354,7 +356,7 @@ static double brute(const TileInfo *ti, const TileSpec *ts, int64_t l1_cap, int6
                     x[TD_K] = k; x[TD_C] = c; x[TD_OY] = oy; x[TD_OX] = ox;
                     n++;
                     int ok = expr_eval(ts->l1_bytes, x) <= (double)l1_cap;
-                    if (ok && ts->w_bytes) ok = expr_eval(ts->w_bytes, x) <= (double)w_cap;
+                    if (ok && ts->w_bytes && w_cap >= 0) ok = expr_eval(ts->w_bytes, x) <= (double)w_cap;
                     for (int i = 0; ok && i < ts->ncons; i++) ok = expr_eval(ts->cons[i], x) != 0;
                     if (!ok) continue;
                     double v = expr_eval(ts->maximize, x);
@@ -367,7 +369,11 @@ static double brute(const TileInfo *ti, const TileSpec *ts, int64_t l1_cap, int6
 /* ---- exact enumeration (small boxes: cheaper than the MILP, same optimum) ---------------- */
 
 typedef struct { int kind, a, b, var; double v; } Ins;
-typedef struct { int n, cap; Ins *ins; } Prog;
+typedef struct {
+    int n, cap;
+    Ins *ins;
+    int *order, start[TD_COUNT + 2];    /* instructions by loop level: -1 (constant), K, C, OY, OX */
+} Prog;
 
 static int prog_add(Prog *p, const Expr *e)
 {
@@ -387,9 +393,32 @@ static int prog_add(Prog *p, const Expr *e)
     return p->n++;
 }
 
-static double prog_run(const Prog *p, const double *x, double *r)
+/* Loop-invariant hoisting: an instruction runs at the innermost loop
+   (K, C, OY, OX) of the variables it depends on, constants once. */
+static void prog_levels(Prog *p)
 {
+    int *lev = arena_alloc(sizeof(int) * (size_t)(p->n + 1));
     for (int i = 0; i < p->n; i++) {
+        const Ins *in = &p->ins[i];
+        int l = in->kind == EX_VAR ? in->var : -1;
+        if (in->a >= 0 && lev[in->a] > l) l = lev[in->a];
+        if (in->b >= 0 && lev[in->b] > l) l = lev[in->b];
+        lev[i] = l;
+    }
+    p->order = arena_alloc(sizeof(int) * (size_t)(p->n + 1));
+    int k = 0;
+    for (int l = -1; l < TD_COUNT; l++) {
+        p->start[l + 1] = k;
+        for (int i = 0; i < p->n; i++)
+            if (lev[i] == l) p->order[k++] = i;   /* stable: operands stay first */
+    }
+    p->start[TD_COUNT + 1] = k;
+}
+
+static void prog_level(const Prog *p, int level, const double *x, double *r)
+{
+    for (int j = p->start[level + 1]; j < p->start[level + 2]; j++) {
+        const int i = p->order[j];
         const Ins *in = &p->ins[i];
         double a = in->a >= 0 ? r[in->a] : 0, b = in->b >= 0 ? r[in->b] : 0;
         switch (in->kind) {
@@ -408,7 +437,6 @@ static double prog_run(const Prog *p, const double *x, double *r)
         default: r[i] = 0;
         }
     }
-    return r[p->n - 1];
 }
 
 /* points in the box of tilings (C is whole unless add, tied to K for dw) */
@@ -424,36 +452,56 @@ static double box_points(const TileInfo *ti, const TileSpec *ts)
 static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap,
                           int64_t w_cap, int *size, double *value)
 {
-    Prog pl = {0}, pw = {0}, po = {0}, *pc = arena_alloc(sizeof(Prog) * (size_t)(ts->ncons + 1));
-    prog_add(&pl, ts->l1_bytes);
-    if (ts->w_bytes) prog_add(&pw, ts->w_bytes);
-    prog_add(&po, obj);
-    int nmax = pl.n > pw.n ? pl.n : pw.n;
-    if (po.n > nmax) nmax = po.n;
-    for (int i = 0; i < ts->ncons; i++) {
-        prog_add(&pc[i], ts->cons[i]);
-        if (pc[i].n > nmax) nmax = pc[i].n;
+    /* programs: 0 l1, 1 objective, 2 weights, 3.. constraints; one register file each */
+    int np = 3 + ts->ncons;
+    Prog *pg = arena_alloc(sizeof(Prog) * (size_t)np);
+    double **r = arena_alloc(sizeof(double *) * (size_t)np), x[TD_COUNT] = {0}, best = 0;
+    prog_add(&pg[0], ts->l1_bytes);
+    prog_add(&pg[1], obj);
+    if (ts->w_bytes && w_cap >= 0) prog_add(&pg[2], ts->w_bytes);
+    for (int i = 0; i < ts->ncons; i++) prog_add(&pg[3 + i], ts->cons[i]);
+    for (int i = 0; i < np; i++) {
+        if (pg[i].n) prog_levels(&pg[i]);
+        r[i] = arena_alloc(sizeof(double) * (size_t)(pg[i].n + 1));
     }
-    double *r = arena_alloc(sizeof(double) * (size_t)nmax), x[TD_COUNT], best = 0;
+#define LEVEL(l) for (int q = 0; q < np; q++) if (pg[q].n) prog_level(&pg[q], l, x, r[q])
+#define RESULT(q) r[q][pg[q].n - 1]
     int found = 0, add = !strcmp(ti->geom, "add");
     int c0 = add ? 1 : ti->full[TD_C];
-    for (int k = 1; k <= ti->full[TD_K]; k++)
-        for (int c = ts->tied_c ? k : c0; c <= (ts->tied_c ? k : ti->full[TD_C]); c++)
-            for (int oy = 1; oy <= ti->full[TD_OY]; oy++)
+    LEVEL(-1);
+    for (int k = 1; k <= ti->full[TD_K]; k++) {
+        x[TD_K] = k;
+        LEVEL(TD_K);
+        for (int c = ts->tied_c ? k : c0; c <= (ts->tied_c ? k : ti->full[TD_C]); c++) {
+            x[TD_C] = c;
+            LEVEL(TD_C);
+            for (int oy = 1; oy <= ti->full[TD_OY]; oy++) {
+                x[TD_OY] = oy;
+                LEVEL(TD_OY);
                 for (int ox = 1; ox <= ti->full[TD_OX]; ox++) {
-                    x[TD_K] = k; x[TD_C] = c; x[TD_OY] = oy; x[TD_OX] = ox;
-                    if (l1_cap >= 0 && prog_run(&pl, x, r) > (double)l1_cap + 1e-9) continue;
-                    if (w_cap >= 0 && ts->w_bytes && prog_run(&pw, x, r) > (double)w_cap + 1e-9) continue;
+                    x[TD_OX] = ox;
+                    prog_level(&pg[0], TD_OX, x, r[0]);
+                    if (l1_cap >= 0 && RESULT(0) > (double)l1_cap + 1e-9) continue;
                     int ok = 1;
-                    for (int i = 0; ok && i < ts->ncons; i++) ok = prog_run(&pc[i], x, r) != 0;
+                    for (int q = 2; ok && q < np; q++) {
+                        if (!pg[q].n) continue;
+                        prog_level(&pg[q], TD_OX, x, r[q]);
+                        ok = q == 2 ? RESULT(2) <= (double)w_cap + 1e-9 : RESULT(q) != 0;
+                    }
                     if (!ok) continue;
-                    double v = prog_run(&po, x, r);
+                    prog_level(&pg[1], TD_OX, x, r[1]);
+                    double v = RESULT(1);
                     if (!found || (minimize ? v < best - 1e-9 : v > best + 1e-9)) {
                         found = 1;
                         best = v;
                         size[TD_K] = k; size[TD_C] = c; size[TD_OY] = oy; size[TD_OX] = ox;
                     }
                 }
+            }
+        }
+    }
+#undef LEVEL
+#undef RESULT
     *value = best;
     return found;
 }
@@ -590,6 +638,7 @@ void tile(Graph *g, Target *t)
         /* small boxes: exact enumeration is cheaper than building and solving the MILP;
            HTC_TILE_BRUTE=1 (the tests' proof) always solves the MILP */
         int brute_on = brute_env && *brute_env == '1';
+        milp_timeout = brute_on ? 60 : 2;
         int enumerate = !brute_on && box_points(ti, ts) <= TILE_ENUM_POINTS;
         ti->method = enumerate ? "enumeration" : "milp";
         if (!(enumerate ? tile_enumerate(ti, ts, ts->maximize, 0, act->size, wcap, ti->size, &val)

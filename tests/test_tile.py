@@ -123,3 +123,23 @@ def test_no_fit_states_smallest_l1(tmp_path):
     assert "the smallest tile needs L1 >= 146 bytes" in p.stderr, p.stderr
     assert subprocess.run([oo.HTC, "report", model, "-t", target(str(tmp_path), 146)], capture_output=True).returncode == 0
     assert subprocess.run([oo.HTC, "report", model, "-t", target(str(tmp_path), 145)], capture_output=True).returncode == 1
+
+
+@pytest.mark.parametrize("net,tgt", [("kws", "diana"), ("resnet", "diana"), ("ad", "diana"), ("kws", "vanilla")])
+def test_enumeration_equals_milp_on_zoo(net, tgt):
+    """Small boxes are tiled by exact enumeration (faster); with
+    HTC_TILE_BRUTE=1 the MILP runs instead: same optimum on every layer."""
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "%s_pow2qop_s8.onnx" % net)
+    target = os.path.join(oo.REPO, "targets", tgt + ".lua")
+    out = {}
+    for mode in ("0", "1"):
+        env = dict(os.environ, HTC_TILE_BRUTE=mode)
+        p = subprocess.run([oo.HTC, "report", model, "-t", target, "--json"], capture_output=True, text=True, env=env)
+        assert p.returncode == 0, p.stderr
+        out[mode] = [l["tile"] for l in json.loads(p.stdout)["layers"] if "tile" in l]
+    assert out["0"] and len(out["0"]) == len(out["1"])
+    assert any(t["method"] == "enumeration" for t in out["0"])
+    assert all(t["method"] == "milp" for t in out["1"])
+    for a, b in zip(out["0"], out["1"]):
+        assert abs(a["objective"] - b["objective"]) <= 1e-6 * max(1.0, abs(b["objective"])), (a, b)
