@@ -18,8 +18,8 @@ DIANA = os.path.join(REPO, "targets", "diana.lua")
 DRIVER = r"""
 #include <stdio.h>
 #include <stdlib.h>
-static unsigned long long total;
-#define HTC_DEVICE_LAYER(l, c) (total += (c))
+static unsigned long long total, per[4096];
+#define HTC_DEVICE_LAYER(l, c) (total += (c), per[(l) < 0 ? 4095 : (l)] += (c))
 #define M_IMPLEMENTATION
 #include "m.h"
 int main(void)
@@ -27,18 +27,27 @@ int main(void)
     static unsigned char in[M_INPUT_SIZE + 1], out[M_OUTPUT_SIZE + 1];
     void *arena = aligned_alloc(64, (M_ARENA_SIZE + 63) / 64 * 64);
     if (m_run(in, out, arena)) return 1;
-    printf("%llu\n", total);
+    {
+        int i;
+        printf("%llu\n", total);
+        for (i = 0; i < 4095; i++)
+            if (per[i]) printf("%d %llu\n", i, per[i]);
+    }
     return 0;
 }
 """
 
 
-def measure(model, target, tmp):
+def measure(model, target, tmp, layers=None):
+    """measured cycles of the whole network, or of the given layer indices"""
     subprocess.run([oo.HTC, "compile", model, "-t", target, "-o", os.path.join(tmp, "m.h"), "--name", "m"], check=True,
                    capture_output=True)
     open(os.path.join(tmp, "d.c"), "w").write(DRIVER)
     subprocess.run(["cc", "-O2", "-o", os.path.join(tmp, "d"), os.path.join(tmp, "d.c"), "-I", tmp], check=True)
-    return int(subprocess.run([os.path.join(tmp, "d")], capture_output=True, text=True, check=True).stdout)
+    out = subprocess.run([os.path.join(tmp, "d")], capture_output=True, text=True, check=True).stdout.split("\n")
+    if layers is None:
+        return int(out[0])
+    return sum(int(l.split()[1]) for l in out[1:] if l and int(l.split()[0]) in layers)
 
 
 def report(model, target):
@@ -66,18 +75,19 @@ def main():
     from test_tile import conv_model
     model = os.path.join(tmp, "fig4.onnx")
     conv_model(model, 32, 64, 32, 32, 3, 1, False, seed=4)
-    print("\nFig. 4: conv 32->64, 32x32, 3x3; measured cycles by L1 budget")
+    conv = [l["index"] for l in report(model, DIANA)["layers"] if l["engine"] == "digital"]
+    print("\nFig. 4: conv 32->64, 32x32, 3x3; measured cycles of the conv layer by L1 budget")
     print("%8s %12s %12s %12s %8s" % ("L1 kB", "none", "eq. 3-4", "eq. 3-5", "gain"))
     src = open(DIANA).read()
     for kb in (128, 64, 32, 16, 8, 4):
         row = []
         for h in ("none", "3-4", "3-5"):
             s = src.replace('local HEURISTICS = "3-5"', 'local HEURISTICS = "%s"' % h)
-            s = s.replace("L1 = { size = 256 * KiB", "L1 = { size = %d * KiB" % kb)
+            s = s.replace("local L1_SIZE = 256 * KiB", "local L1_SIZE = %d * KiB" % kb)
             tg = os.path.join(tmp, "d_%s_%d.lua" % (h, kb))
             open(tg, "w").write(s)
             try:
-                row.append(measure(model, tg, tmp))
+                row.append(measure(model, tg, tmp, conv))
             except subprocess.CalledProcessError:
                 row.append(None)
         fmt = lambda v: "%12s" % ("-" if v is None else v)

@@ -152,7 +152,41 @@ static void cleanup(void)
     if (tmpdir[0]) nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void write_driver(const char *path, const Graph *g, const char *name, int check)
+/* accelerator targets: the device model's cycles per layer, printed after
+   the first inference next to the estimate (HTC_DEVICE_LAYER hook) */
+static void driver_cycles(FILE *f, const Graph *g, const Target *t)
+{
+    int offloaded = 0;
+    for (int i = 0; i < g->nops; i++) offloaded |= g->ops[i].tile != NULL;
+    if (!offloaded) {
+        fprintf(f, "static int counting;\nstatic void print_cycles(void) {}\n");
+        return;
+    }
+    double ideal = 0;
+    for (int i = 0; i < g->nops; i++) ideal += g->ops[i].tile ? g->ops[i].tile->ideal_cycles : g->ops[i].est_cycles;
+    fprintf(f, "#define NL %d\nstatic unsigned long long cyc[NL + 1];\nstatic int counting, last;\n"
+               "#define HTC_DEVICE_LAYER(l, c) do { int l_ = (l) < 0 ? last : (l); last = l_;"
+               " if (counting && l_ >= 0 && l_ < NL) cyc[l_] += (c); } while (0)\n", g->nops);
+    fprintf(f, "static const char *const lname[NL] = {");
+    for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", op_name(g->ops[i].kind));
+    fprintf(f, "};\nstatic const char *const lengine[NL] = {");
+    for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", t->engines[g->ops[i].engine].name);
+    fprintf(f, "};\nstatic const double lest[NL] = {");
+    for (int i = 0; i < g->nops; i++) fprintf(f, "%s%.0f", i ? ", " : "", g->ops[i].est_cycles);
+    fprintf(f, "};\n"
+               "static void print_cycles(void)\n{\n"
+               "    unsigned long long tot = 0;\n    int i;\n"
+               "    printf(\"htc run: device model cycles per layer (target %s)\\n  #  op          engine       measured   estimated\\n\");\n"
+               "    for (i = 0; i < NL; i++) {\n"
+               "        tot += cyc[i];\n"
+               "        if (cyc[i] || lest[i] > 0) printf(\"%%3d  %%-11s %%-9s %%11llu %%11.0f\\n\", i, lname[i], lengine[i], cyc[i], lest[i]);\n"
+               "    }\n"
+               "    printf(\"total: %%llu cycles = %%.3f ms at %g MHz; ideal %.0f, measured / ideal = %%.2f\\n\", tot,"
+               " (double)tot / (%.17g * 1e3), (double)tot / %.17g);\n}\n",
+            t->name, t->clock_mhz, ideal, t->clock_mhz, ideal > 0 ? ideal : 1.0);
+}
+
+static void write_driver(const char *path, const Graph *g, const Target *t, const char *name, int check)
 {
     char up[128];
     size_t i;
@@ -173,6 +207,7 @@ static void write_driver(const char *path, const Graph *g, const char *name, int
                    "#define HTC_CHECK_BEGIN(m, l, a, n) ASAN_POISON_MEMORY_REGION(a, n)\n"
                    "#define HTC_CHECK_BUFFER(m, l, p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)\n"
                    "#define HTC_CHECK_END(m, a, n) ASAN_UNPOISON_MEMORY_REGION(a, n)\n");
+    driver_cycles(f, g, t);
     fprintf(f, "#define %s_IMPLEMENTATION\n#include \"model.h\"\n", up);
     fprintf(f, "static const size_t in_size[] = {");
     for (int k = 0; k < g->ninputs; k++) fprintf(f, "%s_INPUT_SIZE_%d, ", up, k);
@@ -191,8 +226,11 @@ static void write_driver(const char *path, const Graph *g, const char *name, int
             "    dump_dir = strcmp(argv[2], \"-\") ? argv[2] : NULL;\n"
             "    for (k = 0; k < NI; k++) in[k] = load(argv[3 + k], in_size[k]);\n"
             "    for (k = 0; k < NO; k++) out[k] = calloc(1, out_size[k] ? out_size[k] : 1);\n"
+            "    counting = 1;\n"
             "    rc = %s_run_multi(in, out, arena);\n"
+            "    counting = 0;\n"
             "    if (rc) { fprintf(stderr, \"htc: error: %s_run_multi returned %%d\\n\", rc); return 1; }\n"
+            "    print_cycles();\n"
             "    dump_dir = NULL;\n"
             "    if (repeat > 0) {\n"
             "        struct timespec a, b;\n        double us;\n"
@@ -248,7 +286,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     EmitOptions e = *eo;
     emit(f, g, t, p, &e);
     out_commit(f);
-    write_driver(drv, g, e.name, o->check);
+    write_driver(drv, g, t, e.name, o->check);
 
     const char *cc = getenv("CC");
     if (!cc || !*cc) cc = "cc";

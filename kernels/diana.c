@@ -232,6 +232,7 @@ static HTC__UNUSED void htc__dev_sync(int32_t layer)
         for (i = 0; i < htc__dev.nslot; i++)
             htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.slot[i].w_end, htc__dev.slot[i].r_end));
     }
+    htc__dev.nslot = 0;                 /* every job has finished: forget the buffers */
     HTC_DEVICE_LAYER(layer, htc__dev.now - htc__dev.layer_start);
     htc__dev.layer_start = htc__dev.now;
 }

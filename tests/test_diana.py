@@ -67,7 +67,7 @@ def test_pow2_bitexact_small_l1(net, l1, tmp_path, monkeypatch):
     (remainders, halos, padded borders, double buffering), still bit-exact."""
     zoo = oo.ensure_zoo()
     model = os.path.join(zoo, "%s_pow2qop_s8.onnx" % net)
-    src = open(DIANA).read().replace("L1 = { size = 256 * KiB", "L1 = { size = %d" % l1)
+    src = open(DIANA).read().replace("local L1_SIZE = 256 * KiB", "local L1_SIZE = %d" % l1)
     tgt = str(tmp_path / "diana_small.lua")
     open(tgt, "w").write(src)
     rep = report(model, tgt)
@@ -78,3 +78,26 @@ def test_pow2_bitexact_small_l1(net, l1, tmp_path, monkeypatch):
     ins = oo.random_inputs(sess, 3, seed=11)
     got, _ = oo.run(exe, str(tmp_path), ins)
     assert got == oo.ort_outputs(sess, ins)
+
+
+def test_htc_run_prints_measured_cycles(tmp_path):
+    """`htc run` on an accelerator target prints the device model's cycles
+    per layer and their total; its output equals onnxruntime's."""
+    import re
+    import subprocess
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "kws_pow2qop_s8.onnx")
+    sess = oo.ort_session(model)
+    ins = oo.random_inputs(sess, 1, seed=3)
+    inp, outp = str(tmp_path / "in.bin"), str(tmp_path / "out.bin")
+    open(inp, "wb").write(np.ascontiguousarray(ins[0][0]).tobytes())
+    p = subprocess.run([oo.HTC, "run", model, "-t", DIANA, "--input", inp, "--output", outp], capture_output=True,
+                       text=True, cwd=oo.REPO)
+    assert p.returncode == 0, p.stderr
+    assert open(outp, "rb").read() == oo.ort_outputs(sess, ins)[0]
+    rows = re.findall(r"^\s*(\d+)\s+(\w+)\s+(\w+)\s+(\d+)\s+(\d+)$", p.stdout, re.M)
+    assert any(r[2] == "digital" and int(r[3]) > 0 for r in rows), p.stdout
+    total = int(re.search(r"^total: (\d+) cycles", p.stdout, re.M).group(1))
+    assert total == sum(int(r[3]) for r in rows)
+    rep = report(model)
+    assert "measured / ideal" in p.stdout and total >= rep["ideal_cycles"] * 0.999
