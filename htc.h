@@ -598,17 +598,24 @@ typedef struct {
 
 /* Round half to even of |v| < 2^22 without libm or the rounding mode:
    adding and subtracting 1.5 * 2^23 leaves the nearest-even integer. */
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ == 0
+#define HTC__FLT_VOLATILE               /* float arithmetic is done in float */
+#else
+#define HTC__FLT_VOLATILE volatile      /* e.g. x87: force rounding to float */
+#endif
 static inline int32_t htc__rne(float v)
 {
-    volatile float t = v + 12582912.0f;
+    HTC__FLT_VOLATILE float t = v + 12582912.0f;
     return HTC__CAST(int32_t, t - 12582912.0f);
 }
 
 /* MlasRequantizeOutput for one value: float(acc) * scale, clamped, rounded
-   half to even, plus zp. lo/hi are qmin - zp and qmax - zp as floats. */
+   half to even, plus zp. lo/hi are qmin - zp and qmax - zp as floats. (The
+   clamp between the product and the rounding add keeps compilers from
+   contracting them into a fused multiply-add.) */
 static inline int32_t htc__rq_float(int32_t acc, float scale, float lo, float hi, int32_t zp)
 {
-    volatile float v = HTC__CAST(float, acc) * scale;
+    HTC__FLT_VOLATILE float v = HTC__CAST(float, acc) * scale;
     float c = v < lo ? lo : v;
     c = c > hi ? hi : c;
     return htc__rne(c) + zp;
