@@ -858,6 +858,15 @@ static void build_matmul(Val *a, const QP *aq, Val *bv, const QP *bq, Val *cv, c
     }
 }
 
+/* Shapes equal once leading 1s are dropped: the same elements in the same
+   order ([1, N] and [N]). */
+static int same_elems(const int32_t *a, int ra, const int32_t *b, int rb)
+{
+    while (ra > 0 && a[0] == 1) a++, ra--;
+    while (rb > 0 && b[0] == 1) b++, rb--;
+    return ra == rb && !memcmp(a, b, sizeof(int32_t) * (size_t)ra);
+}
+
 static const int32_t *vshape0(Val *v, int *rank)
 {
     if (v->kind == V_CONST) {
@@ -880,9 +889,9 @@ static void build_add(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq)
     int64_t nb = b->kind == V_CONST ? b->c->n : shape_numel(b->shape, b->rank);
     const int32_t *sa = a->kind == V_CONST ? a->c->shape : a->shape, *sb = b->kind == V_CONST ? b->c->shape : b->shape;
     int rka = a->kind == V_CONST ? a->c->rank : a->rank, rkb = b->kind == V_CONST ? b->c->rank : b->rank;
-    Val *big = na >= nb ? a : b;
+    Val *big = na > nb || (na == nb && rka >= rkb) ? a : b;
     int same = rka == rkb && !memcmp(sa, sb, sizeof(int32_t) * (size_t)rka);
-    if (!same && na != 1 && nb != 1)
+    if (!same && na != 1 && nb != 1 && !same_elems(sa, rka, sb, rkb))
         fail("broadcasting '%s' and '%s' is not supported (only equal shapes or a single element)", a->name, b->name);
     int ta, tb, nhwc = 0;
     if (same && a->kind == V_TENSOR && b->kind == V_TENSOR && a->nhwc && b->nhwc) {
@@ -1785,9 +1794,9 @@ static void build_mul(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq)
     const int32_t *sa = vshape0(a, &ra), *sb = vshape0(b, &rb);
     int64_t na = shape_numel(sa, ra), nb = shape_numel(sb, rb);
     int same = ra == rb && !memcmp(sa, sb, sizeof(int32_t) * (size_t)ra);
-    if (!same && na != 1 && nb != 1)
+    if (!same && na != 1 && nb != 1 && !same_elems(sa, ra, sb, rb))
         fail("broadcasting '%s' and '%s' is not supported (only equal shapes or a single element)", a->name, b->name);
-    Val *big = na >= nb ? a : b;
+    Val *big = na > nb || (na == nb && ra >= rb) ? a : b;
     if (big->kind == V_CONST) fail("both operands are constants");
     int ta, tb, nhwc = 0;
     if (same && a->kind == V_TENSOR && a->nhwc && b->kind == V_TENSOR) {

@@ -96,9 +96,11 @@ QOP = {
 }
 
 
-def _add(qt, s, op, scalar=False):
+def _add(qt, s, op, scalar=False, vector=False):
     b = B(s, qt)
-    if scalar:
+    if vector:                                  # [1, 3, 5, 7] + [3, 5, 7]: the same elements
+        other = [b.c(b.rng.integers(b.lo, b.hi + 1, size=(3, 5, 7)).astype(b.np), "k")]
+    elif scalar:
         other = [b.c(b.np(b.rng.integers(b.lo, b.hi + 1)), "k")]
     else:
         ci, ca = _ident_conv(b)
@@ -161,6 +163,8 @@ def _matmul(qt, s, op):
 QOP.update({
     "add": lambda qt, s: _add(qt, s, "QLinearAdd"),
     "add_scalar": lambda qt, s: _add(qt, s, "QLinearAdd", True),
+    "add_const_same_elems": lambda qt, s: _add(qt, s, "QLinearAdd", vector=True),
+    "mul_const_same_elems": lambda qt, s: _add(qt, s, "QLinearMul", vector=True),
     "mul": lambda qt, s: _add(qt, s, "QLinearMul"),
     "mul_scalar": lambda qt, s: _add(qt, s, "QLinearMul", True),
     "avgpool": lambda qt, s: _pool(qt, s, "QLinearAveragePool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
