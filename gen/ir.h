@@ -274,6 +274,7 @@ typedef struct {
     int ncons;
     Expr **cons;                /* EX_LE / EX_GE / EX_EQ */
     int tied_c;                 /* depthwise: C is K */
+    double macs_per_cycle;      /* this layer's peak rate (0: the op's macs_per_cycle) */
 } TileSpec;
 /* Calls engines[e].ops[kind].tile(t, op) with the layer geometry. */
 TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, const TileInfo *geo);

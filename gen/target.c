@@ -860,6 +860,13 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
         if (l1) ts->l1_bytes = l1;
         if (wb) ts->w_bytes = wb;
     }
+    /* peak rate of this layer's op class (e.g. depthwise on one PE row), for the ideal */
+    if (lua_getfield(L, -1, "macs_per_cycle") != LUA_TNIL) {
+        if (!lua_isnumber(L, -1) || lua_tonumber(L, -1) <= 0)
+            die("%s: %s: macs_per_cycle must be a positive number", t->path, where);
+        ts->macs_per_cycle = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
     if (lua_getfield(L, -1, "constraints") == LUA_TTABLE) {
         int n = (int)lua_rawlen(L, -1);
         ts->cons = arena_alloc(sizeof(Expr *) * (size_t)(n + 1));

@@ -680,7 +680,8 @@ void tile(Graph *g, Target *t)
         }
         walk(ti, ts, act, wm);
         /* ideal: MACs at peak plus the weights into the weight memory */
-        ti->ideal_cycles = (eo->macs_per_cycle > 0 ? (double)op->macs / eo->macs_per_cycle : 0);
+        double peak = ts->macs_per_cycle > 0 ? ts->macs_per_cycle : eo->macs_per_cycle;
+        ti->ideal_cycles = (peak > 0 ? (double)op->macs / peak : 0);
         weight_layout(g, op, ti);
         if (wm && ti->wlayout_bytes) ti->ideal_cycles += (double)(ti->wlayout_bytes + 4 * (size_t)ti->full[TD_K]) / wm->dma_bytes_per_cycle;
         op->tile = ti;
