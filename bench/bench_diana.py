@@ -2,7 +2,7 @@
 """bench/bench_diana.py - DIANA digital on the host virtual platform:
 the four power-of-two MLPerf Tiny networks (cycles measured by the device
 model, ms at 260 MHz, ratio to the ideal), the Fig. 4 L1 sweep (no
-heuristics / eq. 3-4 / eq. 3-5) and compile time including every MILP."""
+heuristics / eq. 3-4 / eq. 3-5) and compile time including all tiling (enumeration / MILPs)."""
 import json
 import os
 import subprocess
@@ -59,7 +59,7 @@ def main():
     zoo = oo.ensure_zoo()
     tmp = tempfile.mkdtemp()
     print("DIANA digital (virtual platform), power-of-two MLPerf Tiny models")
-    print("%-8s %12s %9s %12s %7s %10s %8s %12s" % ("net", "cycles", "ms@260", "ideal", "ratio", "est", "MILP ms",
+    print("%-8s %12s %9s %12s %7s %10s %8s %12s" % ("net", "cycles", "ms@260", "ideal", "ratio", "est", "tile ms",
                                                     "compile ms"))
     for net in ("kws", "vww", "resnet", "ad"):
         model = os.path.join(zoo, "%s_pow2qop_s8.onnx" % net)

@@ -163,9 +163,9 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
     fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
     if (!ntiled) return;
-    fprintf(f, "\noffloaded layers: tiles from one MILP each (lp_solve)\n");
+    fprintf(f, "\noffloaded layers: exact optimum of the target's objective per layer (enumeration or lp_solve MILP)\n");
     fprintf(f, "%3s  %-8s %-5s %-22s %-22s %6s %9s %7s %9s %11s %11s %8s\n", "#", "engine", "geom", "layer K,C,OY,OX",
-            "tile K,C,OY,OX", "tiles", "L1 bytes", "W bytes", "DMA bytes", "est.cycles", "ideal", "MILP ms");
+            "tile K,C,OY,OX", "tiles", "L1 bytes", "W bytes", "DMA bytes", "est.cycles", "ideal", "tiling ms");
     for (int i = 0; i < g->nops; i++) {
         const TileInfo *ti = g->ops[i].tile;
         if (!ti) continue;
@@ -179,7 +179,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
     double ideal = 0, ms = 0;
     ideal_total(g, &ideal, &ms);
     fprintf(f, "ideal (offloaded MACs at peak + weight transfer, CPU layers as estimated): %.0f cycles = %.3f ms; "
-               "estimate / ideal = %.2f; MILPs %.1f ms\n", ideal, ideal / (t->clock_mhz * 1e3), ideal > 0 ? cyc / ideal : 0, ms);
+               "estimate / ideal = %.2f; tiling %.1f ms\n", ideal, ideal / (t->clock_mhz * 1e3), ideal > 0 ? cyc / ideal : 0, ms);
 }
 
 /* The memory plan as a picture: time (layers) across, arena offset down;
