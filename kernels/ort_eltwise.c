@@ -8,6 +8,9 @@
    then the correctly rounded fused multiply-add (53 >= 2 * 24 + 2). */
 static HTC__UNUSED float htc__fmaf(float a, float b, float c)
 {
+#if defined(__FP_FAST_FMAF) && (defined(__GNUC__) || defined(__clang__))
+    return __builtin_fmaf(a, b, c);     /* a fused multiply-add instruction (e.g. Cortex-M4F VFMA) */
+#else
     volatile double p = HTC__CAST(double, a) * HTC__CAST(double, b);
     volatile double s = p + HTC__CAST(double, c);
     const double bb = s - p;
@@ -23,6 +26,7 @@ static HTC__UNUSED float htc__fmaf(float a, float b, float c)
         }
     }
     return HTC__CAST(float, r);
+#endif
 }
 
 static HTC__UNUSED void htc__qadd_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)

@@ -221,3 +221,21 @@ def test_zoo_differential(net, qt, zoo, ztmp):
         assert htc_outputs(zoo, qdq, ztmp, inputs) == ref
     else:
         assert O.ort_outputs(O.ort_session(os.path.join(zoo, conv + ".onnx")), inputs) == ref
+
+
+@pytest.mark.parametrize("name", ["resnet_qdq_u8", "kws_qop_s8", "vww_qdq_s8"])
+def test_zoo_fma_contraction(name, zoo, tmp_path):
+    """The header built with -std=gnu99 -mfma (compilers may contract a*b+c
+    into fused multiply-adds; htc__fmaf uses the FMA instruction) gives the
+    same bytes as onnxruntime: the float kernels keep their rounding."""
+    import subprocess
+    if " fma " not in open("/proc/cpuinfo").read().replace("\n", " "):
+        pytest.skip("this CPU has no FMA instructions")
+    model = os.path.join(zoo, name + ".onnx")
+    O.build(model, str(tmp_path))
+    exe = str(tmp_path / "mfma")
+    subprocess.run([O.CC, "-O2", "-mfma", "-mavx2", "-std=gnu99", "-o", exe, str(tmp_path / "drv.c"),
+                    "-I", str(tmp_path)], check=True)
+    sess = O.ort_session(model)
+    inputs = O.random_inputs(sess, NINPUTS, seed=21)
+    assert O.run(exe, str(tmp_path), inputs)[0] == O.ort_outputs(sess, inputs)
