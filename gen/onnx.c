@@ -1432,6 +1432,26 @@ static void h_quantize(void)
             y->uses = 0;
             return;
         }
+        /* onnxruntime's DoubleQDQPairsRemover: QuantizeLinear -> DequantizeLinear
+           -> QuantizeLinear -> DequantizeLinear, each link the only one, is
+           rewritten into one pair with new parameters (changing the upstream
+           QuantizeLinear): not reproduced, refused */
+        {
+            const char *dq_in = x->node->input[0];
+            const Onnx__NodeProto *up = NULL;
+            for (size_t k = 0; k < GR->n_node; k++)
+                if (GR->node[k]->n_output && !strcmp(GR->node[k]->output[0], dq_in)) up = GR->node[k];
+            int down_dq = 0;
+            for (size_t k = 0; k < GR->n_node; k++)
+                for (size_t i = 0; i < GR->node[k]->n_input; i++)
+                    if (!strcmp(GR->node[k]->input[i], NODE->output[0]) && !strcmp(GR->node[k]->op_type, "DequantizeLinear"))
+                        down_dq = 1;
+            if (up && !strcmp(up->op_type, "QuantizeLinear") && consumers(dq_in) == 1 && x->uses == 1 &&
+                consumers(NODE->output[0]) == 1 && down_dq)
+                fail("DequantizeLinear '%s' -> QuantizeLinear with different parameters between two QuantizeLinear/"
+                     "DequantizeLinear pairs: onnxruntime merges the pairs into one with new parameters "
+                     "(DoubleQDQPairsRemover), which htc does not reproduce", x->node->name);
+        }
         Val *y = out_val(0, q.type, s->rank, s->shape, s->nhwc, DT_INT8);
         lut_op(s->t, type8(s), xq.scale[0], xq.zp[0], q.type, q.scale[0], q.zp[0], f_identity, NULL, y->t);
         set_quant(y->t, q.scale[0], q.zp[0] - st_off(q.type));
@@ -1692,6 +1712,59 @@ static void h_reshape(void)
         o[neg] = (int32_t)(total / known);
     }
     reshape_to(x, (int)sc->n, o);
+}
+
+/* Squeeze / Unsqueeze: axes from the input (opset 13) or the attribute. */
+static void h_squeeze(void)
+{
+    Val *x = input(0, "data");
+    int unsq = !strcmp(NODE->op_type, "Unsqueeze");
+    int r;
+    const int32_t *s = vshape(x, &r);
+    int64_t axes[MAX_RANK];
+    int na;
+    Val *av = opt_input(1);
+    if (av) {
+        Const *c = need_const(av, "axes");
+        if (c->type != DT_INT64 || c->n > MAX_RANK) fail("axes must be at most %d int64 values", MAX_RANK);
+        na = (int)c->n;
+        for (int i = 0; i < na; i++) axes[i] = const_int(c, i);
+    } else {
+        na = attr_ints(NODE, "axes", axes, MAX_RANK);
+    }
+    int orank = unsq ? r + na : r;
+    int32_t o[MAX_RANK];
+    int mark[MAX_RANK + MAX_RANK] = {0};
+    if (orank > MAX_RANK) fail("rank %d is too large", orank);
+    for (int i = 0; i < na; i++) {
+        int64_t a = axes[i] < 0 ? axes[i] + orank : axes[i];
+        if (a < 0 || a >= orank || mark[a]) fail("axis %lld is out of range or repeated", (long long)axes[i]);
+        mark[a] = 1;
+    }
+    int n = 0;
+    if (unsq) {
+        for (int d = 0, k = 0; d < orank; d++) o[n++] = mark[d] ? 1 : s[k++];
+    } else {
+        for (int d = 0; d < r; d++) {
+            if (na ? mark[d] : s[d] == 1) {
+                if (s[d] != 1) fail("dimension %d has size %d, not 1", d, s[d]);
+                continue;
+            }
+            o[n++] = s[d];
+        }
+    }
+    reshape_to(x, n, o);
+}
+
+/* Identity: the output is the input. */
+static void h_identity(void)
+{
+    Val *x = input(0, "input");
+    Val *y = val_new(NODE->output[0], V_TENSOR);
+    Val keep = *y;
+    *y = *x;
+    y->name = keep.name;
+    y->uses = 0;
 }
 
 static void h_transpose(void)
@@ -2165,7 +2238,9 @@ static const Handler handlers[] = {
     {"GlobalAveragePool", "", h_float},
     {"Relu", "", h_float},
     {"Clip", "", h_float},
-    {"Identity", "", h_float},
+    {"Identity", "", h_identity},
+    {"Squeeze", "", h_squeeze},
+    {"Unsqueeze", "", h_squeeze},
 };
 
 static int is_onnx_domain(const char *d) { return !d || !*d || !strcmp(d, "ai.onnx"); }
