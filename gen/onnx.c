@@ -292,6 +292,7 @@ typedef struct Val {
     struct Val *in[OP_MAX_IO];
     int relu;                   /* a Relu/Clip follows: clip_lo..clip_hi */
     float clip_lo, clip_hi;
+    int ident;                  /* an Identity's output (onnxruntime drops the node) */
     struct Val *fused;          /* V_FLOAT: the integer result, once fused */
     float fscale;               /* ... and the QuantizeLinear parameters */
     int32_t fzp;
@@ -1446,7 +1447,8 @@ static void h_quantize(void)
                 for (size_t i = 0; i < GR->node[k]->n_input; i++)
                     if (!strcmp(GR->node[k]->input[i], NODE->output[0]) && !strcmp(GR->node[k]->op_type, "DequantizeLinear"))
                         down_dq = 1;
-            if (up && !strcmp(up->op_type, "QuantizeLinear") && consumers(dq_in) == 1 && x->uses == 1 &&
+            int direct = !strcmp(NODE->input[0], x->node->output[0]) || x->ident;   /* Identity is removed first */
+            if (direct && up && !strcmp(up->op_type, "QuantizeLinear") && consumers(dq_in) == 1 && x->uses == 1 &&
                 consumers(NODE->output[0]) == 1 && down_dq)
                 fail("DequantizeLinear '%s' -> QuantizeLinear with different parameters between two QuantizeLinear/"
                      "DequantizeLinear pairs: onnxruntime merges the pairs into one with new parameters "
@@ -1765,6 +1767,7 @@ static void h_identity(void)
     *y = *x;
     y->name = keep.name;
     y->uses = 0;
+    y->ident = 1;
 }
 
 static void h_transpose(void)
