@@ -8,7 +8,7 @@
    group. Taps outside the input are skipped: onnxruntime pads with the input
    zero point, whose contribution is zero. */
 
-#define HTC__QCONV_DW_BLOCK 64
+#define HTC__QCONV_DW_BLOCK 32
 #define HTC__QCONV_GATHER 256
 
 static HTC__UNUSED int32_t htc__qconv_lo(int32_t origin, int32_t dil, int32_t k)
