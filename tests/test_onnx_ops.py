@@ -96,6 +96,28 @@ QOP = {
 }
 
 
+def m_conv_random(qt, seed):
+    """A random QLinearConv geometry: channels, groups (dense, grouped,
+    depthwise with multipliers), kernel, stride, dilation, asymmetric pads."""
+    r = np.random.default_rng(seed)
+    kind = seed % 3
+    cin = int(r.choice([1, 2, 3, 5, 8, 16]))
+    group = 1 if kind == 0 else (cin if kind == 2 else int(r.choice([g for g in (1, 2, 4) if cin % g == 0])))
+    cout = group * int(r.integers(1, 4)) if kind else int(r.integers(1, 9))
+    k = int(r.integers(1, 5))
+    h, w = int(r.integers(k, 12)), int(r.integers(k, 12))
+    stride, dil = int(r.integers(1, 3)), int(r.integers(1, 3))
+    if (k - 1) * dil + 1 > min(h, w):
+        dil = 1
+    pads = tuple(int(v) for v in r.integers(0, k, size=4))
+    return m_conv(qt, seed, shape=(1, cin, h, w), cout=cout, k=k, group=group, stride=stride, dil=dil, pads=pads,
+                  per_channel=bool(r.integers(0, 2)), wzp=bool(r.integers(0, 2)), bias=bool(r.integers(0, 2)))
+
+
+for _i in range(12):
+    QOP["conv_random%d" % _i] = (lambda i: lambda qt, s: m_conv_random(qt, 1000 + i))(_i)
+
+
 def _add(qt, s, op, scalar=False, vector=False):
     b = B(s, qt)
     if vector:                                  # [1, 3, 5, 7] + [3, 5, 7]: the same elements
