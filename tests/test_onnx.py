@@ -223,7 +223,7 @@ def test_zoo_differential(net, qt, zoo, ztmp):
         assert O.ort_outputs(O.ort_session(os.path.join(zoo, conv + ".onnx")), inputs) == ref
 
 
-@pytest.mark.parametrize("name", ["resnet_qdq_u8", "kws_qop_s8", "vww_qdq_s8"])
+@pytest.mark.parametrize("name", ["resnet_qdq_u8", "ad_qop_s8"])
 def test_zoo_fma_contraction(name, zoo, tmp_path):
     """The header built with -std=gnu99 -mfma (compilers may contract a*b+c
     into fused multiply-adds; htc__fmaf uses the FMA instruction) gives the

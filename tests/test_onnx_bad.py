@@ -109,12 +109,12 @@ def test_mutations(tmp_path):
 
 def test_fuzz_reader():
     """libFuzzer with ASan + UBSan on the ONNX reader (tests/onnx/fuzz.sh),
-    20 s seeded with the zoo and the bad models: no crash, every error one
+    10 s seeded with the zoo and the bad models: no crash, every error one
     line naming the model. `FUZZ_SECONDS=600 bash tests/onnx/fuzz.sh` for a
     longer run."""
     import subprocess
     O.ensure_zoo()
-    env = dict(os.environ, FUZZ_SECONDS=os.environ.get("ONNX_FUZZ_SECONDS", "20"))
+    env = dict(os.environ, FUZZ_SECONDS=os.environ.get("ONNX_FUZZ_SECONDS", "10"))
     p = subprocess.run(["bash", os.path.join(os.path.dirname(__file__), "onnx", "fuzz.sh")], capture_output=True,
                        text=True, errors="replace", env=env)
     assert p.returncode == 0 and "1 passed, 0 failed" in p.stdout, p.stdout[-3000:] + p.stderr[-2000:]
