@@ -32,6 +32,9 @@
 
 /* ---- evaluation ------------------------------------------------------------------- */
 
+/* add and pool requantise each channel on its own: C is a tile dimension */
+static int c_tiled(const TileInfo *ti) { return !strcmp(ti->geom, "add") || !strcmp(ti->geom, "pool"); }
+
 double expr_eval(const Expr *e, const double *x)
 {
     double a, b;
@@ -286,7 +289,7 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
     for (int d = 0; d < TD_COUNT; d++) vcol[d] = new_col(&m, 1, ti->full[d], 1);
     if (ts->tied_c) {
         Lin l = {0}; lin_add(&l, vcol[TD_C], 1); lin_add(&l, vcol[TD_K], -1); add_row(&m, l, EQ, 0);
-    } else if (strcmp(ti->geom, "add")) {
+    } else if (!c_tiled(ti)) {
         /* requantisation at the engine's output: no partial sums, C is whole */
         m.lo[vcol[TD_C]] = ti->full[TD_C];
     }
@@ -348,7 +351,7 @@ static double brute(const TileInfo *ti, const TileSpec *ts, int64_t l1_cap, int6
 {
     double best = -INFINITY, x[TD_COUNT];
     int64_t n = 0;
-    int c0 = strcmp(ti->geom, "add") ? ti->full[TD_C] : 1;
+    int c0 = c_tiled(ti) ? 1 : ti->full[TD_C];
     for (int k = 1; k <= ti->full[TD_K]; k++)
         for (int c = ts->tied_c ? k : c0; c <= (ts->tied_c ? k : ti->full[TD_C]); c++)
             for (int oy = 1; oy <= ti->full[TD_OY]; oy++)
@@ -443,7 +446,7 @@ static void prog_level(const Prog *p, int level, const double *x, double *r)
 static double box_points(const TileInfo *ti, const TileSpec *ts)
 {
     double n = (double)ti->full[TD_K] * ti->full[TD_OY] * ti->full[TD_OX];
-    if (!ts->tied_c && !strcmp(ti->geom, "add")) n *= ti->full[TD_C];
+    if (!ts->tied_c && c_tiled(ti)) n *= ti->full[TD_C];
     return n;
 }
 
@@ -466,7 +469,7 @@ static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Expr *ob
     }
 #define LEVEL(l) for (int q = 0; q < np; q++) if (pg[q].n) prog_level(&pg[q], l, x, r[q])
 #define RESULT(q) r[q][pg[q].n - 1]
-    int found = 0, add = !strcmp(ti->geom, "add");
+    int found = 0, add = c_tiled(ti);
     int c0 = add ? 1 : ti->full[TD_C];
     LEVEL(-1);
     for (int k = 1; k <= ti->full[TD_K]; k++) {
@@ -540,7 +543,17 @@ static int geometry(const Graph *g, const Op *op, TileInfo *ti)
         ti->in_h = h; ti->in_w = w;
         return 1;
     }
-    (void)g;
+    if (op->kind == OP_QGAP) {
+        /* global average pool: one output pixel, the whole image is its window */
+        const htc__qgap_params *p = op->params;
+        const Tensor *x = &g->tensors[op->in[0]];
+        if (p->batches != 1 || x->rank != 4) return 0;
+        ti->geom = "pool";
+        ti->full[TD_K] = 1; ti->full[TD_C] = p->c; ti->full[TD_OY] = ti->full[TD_OX] = 1;
+        ti->in_h = x->shape[1]; ti->in_w = x->shape[2];
+        ti->k_h = ti->in_h; ti->k_w = ti->in_w;
+        return 1;
+    }
     return 0;
 }
 
@@ -563,19 +576,19 @@ static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memo
                 if (wm) est += wm->dma_setup + wb / wm->dma_bytes_per_cycle;
             }
         }
-        for (int c0 = 0; c0 < (strcmp(ti->geom, "add") ? 1 : F[TD_C]); c0 += S[TD_C])
+        for (int c0 = 0; c0 < (c_tiled(ti) ? F[TD_C] : 1); c0 += S[TD_C])
             for (int y0 = 0; y0 < F[TD_OY]; y0 += S[TD_OY])
                 for (int x0 = 0; x0 < F[TD_OX]; x0 += S[TD_OX]) {
                     int yt = F[TD_OY] - y0 < S[TD_OY] ? F[TD_OY] - y0 : S[TD_OY];
                     int xt = F[TD_OX] - x0 < S[TD_OX] ? F[TD_OX] - x0 : S[TD_OX];
-                    int cc = !strcmp(ti->geom, "add") ? (F[TD_C] - c0 < S[TD_C] ? F[TD_C] - c0 : S[TD_C]) : ct;
+                    int cc = c_tiled(ti) ? (F[TD_C] - c0 < S[TD_C] ? F[TD_C] - c0 : S[TD_C]) : ct;
                     /* input rows actually read: clipped at the borders */
                     int iy0 = y0 * ti->s_h - ti->pad_top, iy1 = (y0 + yt - 1) * ti->s_h - ti->pad_top + ti->k_h;
                     int ix0 = x0 * ti->s_w - ti->pad_left, ix1 = (x0 + xt - 1) * ti->s_w - ti->pad_left + ti->k_w;
                     if (!strcmp(ti->geom, "add") || !strcmp(ti->geom, "fc")) { iy0 = y0; iy1 = y0 + yt; ix0 = x0; ix1 = x0 + xt; }
                     iy0 = iy0 < 0 ? 0 : iy0; ix0 = ix0 < 0 ? 0 : ix0;
                     iy1 = iy1 > ti->in_h ? ti->in_h : iy1; ix1 = ix1 > ti->in_w ? ti->in_w : ix1;
-                    int64_t inb = (int64_t)cc * (iy1 - iy0) * (ix1 - ix0), outb = (int64_t)(strcmp(ti->geom, "add") ? kt : cc) * yt * xt;
+                    int64_t inb = (int64_t)cc * (iy1 - iy0) * (ix1 - ix0), outb = (int64_t)(c_tiled(ti) ? cc : kt) * yt * xt;
                     if (!strcmp(ti->geom, "add")) inb *= 2;
                     dma += inb + outb;
                     n++;
@@ -610,6 +623,18 @@ static void weight_layout(const Graph *g, const Op *op, TileInfo *ti)
         const htc__qfc_params *p = op->params;
         ti->wlayout = (const int8_t *)g->tensors[op->in[1]].data;   /* [K][C] already */
         ti->wlayout_bytes = (size_t)p->out_features * p->in_features;
+    } else if (op->kind == OP_QGAP) {
+        /* the pool unit's configuration words, little-endian, loaded into the
+           weight memory like a conv's biases: bias (-x_zp * window), output
+           zero point, qmin, qmax, the float scale's bits (onnxruntime's) */
+        const htc__qgap_params *p = op->params;
+        uint32_t v[5];
+        int8_t *w = arena_alloc(sizeof v);
+        v[0] = (uint32_t)p->bias; v[1] = (uint32_t)p->out_zp; v[2] = (uint32_t)p->qmin; v[3] = (uint32_t)p->qmax;
+        memcpy(&v[4], &p->scale, 4);
+        for (int i = 0; i < 20; i++) w[i] = (int8_t)(uint8_t)(v[i / 4] >> (8 * (i % 4)));
+        ti->wlayout = w;
+        ti->wlayout_bytes = sizeof v;
     }
 }
 
@@ -670,6 +695,7 @@ void tile(Graph *g, Target *t)
             if (ix > ti->in_w) ix = ti->in_w;
             if (!strcmp(ti->geom, "fc")) { ti->l1_in = ct; ti->l1_out = kt; }
             else if (!strcmp(ti->geom, "add")) { ti->l1_in = ti->l1_in2 = ti->l1_out = (int64_t)ct * yt * xt; }
+            else if (!strcmp(ti->geom, "pool")) { ti->l1_in = (int64_t)ct * iy * ix; ti->l1_out = (int64_t)ct * yt * xt; }
             else { ti->l1_in = (int64_t)ct * iy * ix; ti->l1_out = (int64_t)kt * yt * xt; }
         }
         ti->brute = NAN;
@@ -683,6 +709,8 @@ void tile(Graph *g, Target *t)
         double peak = ts->macs_per_cycle > 0 ? ts->macs_per_cycle : eo->macs_per_cycle;
         ti->ideal_cycles = (peak > 0 ? (double)op->macs / peak : 0);
         weight_layout(g, op, ti);
+        if (op->kind == OP_QGAP && !op->rq_shifts)   /* the emitter's shift table: unused by the pool */
+            op->rq_shifts = arena_alloc(sizeof(int32_t) * (size_t)(op->nch > 0 ? op->nch : 1));
         if (wm && ti->wlayout_bytes) ti->ideal_cycles += (double)(ti->wlayout_bytes + 4 * (size_t)ti->full[TD_K]) / wm->dma_bytes_per_cycle;
         op->tile = ti;
         op->est_cycles = ti->est_cycles + e->startup * ti->ntiles;

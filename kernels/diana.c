@@ -5,7 +5,7 @@
    Hardware: 16x16 PEs, 256 int8 MACs per cycle. Conv2D unrolls K on the
    rows and OX on the columns (each PE accumulates over C, ky, kx); FC
    unrolls C x K; depthwise runs on one PE row at 3.75 MACs per cycle;
-   element-wise add 16 lanes. Requantisation at the output: right shift
+   element-wise add 16 lanes; average pool 16 channel lanes. Requantisation at the output: right shift
    with round half to even, saturation (ReLU through the clamp bounds).
    Activations live in L1 (shared, C-y-x layout), weights and biases in
    the weight memory; both are filled by DMA from L2. Every access is
@@ -221,6 +221,42 @@ static HTC__UNUSED void htc__dev_add(uint32_t l1_a, uint32_t l1_b, uint32_t l1_o
     }
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_a), htc__dev_slot_of(0, l1_b), 0, htc__dev_slot_of(0, l1_out),
                  HTC_DEV_STARTUP + (uint64_t)(n + HTC_DEV_ADD_LANES - 1) / HTC_DEV_ADD_LANES);
+}
+
+/* little-endian configuration word of the weight memory */
+static HTC__UNUSED uint32_t htc__dev_cfg(uint32_t off)
+{
+    const uint8_t *b = HTC__CAST(const uint8_t *, htc__dev_mem(1, off, 4));
+    return HTC__CAST(uint32_t, b[0]) | HTC__CAST(uint32_t, b[1]) << 8 | HTC__CAST(uint32_t, b[2]) << 16 |
+           HTC__CAST(uint32_t, b[3]) << 24;
+}
+
+/* average pool over the whole window of one tile: input [c][h][w] at l1_in,
+   output [c] at l1_out; per channel acc = bias + sum of the window, then the
+   float requantisation of onnxruntime's QLinearGlobalAveragePool (the CPU
+   kernel htc__qgap_s8: float(acc) * scale, clamp, round half to even, + zp;
+   a shift when the scale is a power of two). Configuration at cfg_off:
+   bias, out_zp, qmin, qmax, scale bits. 16 lanes (channels), one window
+   element per cycle. */
+static HTC__UNUSED void htc__dev_pool(uint32_t l1_in, int32_t c, int32_t h, int32_t w, uint32_t l1_out, uint32_t cfg_off)
+{
+    const int8_t *in = htc__dev_mem(0, l1_in, (uint64_t)c * h * w);
+    int8_t *out = htc__dev_mem(0, l1_out, (uint64_t)c);
+    const int32_t bias = HTC__CAST(int32_t, htc__dev_cfg(cfg_off)), out_zp = HTC__CAST(int32_t, htc__dev_cfg(cfg_off + 4));
+    const int32_t qmin = HTC__CAST(int32_t, htc__dev_cfg(cfg_off + 8)), qmax = HTC__CAST(int32_t, htc__dev_cfg(cfg_off + 12));
+    const uint32_t sbits = htc__dev_cfg(cfg_off + 16);
+    const float lo = HTC__CAST(float, qmin - out_zp), hi = HTC__CAST(float, qmax - out_zp);
+    const int32_t n = h * w;
+    float scale;
+    int32_t i, j;
+    memcpy(&scale, &sbits, 4);
+    for (i = 0; i < c; i++) {
+        int32_t acc = bias;
+        for (j = 0; j < n; j++) acc += in[(size_t)i * n + j];
+        out[i] = HTC__CAST(int8_t, htc__rq_float(acc, scale, lo, hi, out_zp));
+    }
+    htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, cfg_off), 0, htc__dev_slot_of(0, l1_out),
+                 HTC_DEV_STARTUP + (uint64_t)((c + HTC_DEV_ADD_LANES - 1) / HTC_DEV_ADD_LANES) * (uint64_t)n);
 }
 
 /* end of a layer: the host waits for every engine */

@@ -32,6 +32,9 @@ local function objective(t, op, rows, cols)
   return obj
 end
 
+local NOT_SHIFT = "digital implements only exact shift requantization here; this op's float scale is not an "
+  .. "exact power of two (or its accumulator may exceed 2^24)"
+
 local function kernel_ok(k) return k == 1 or k == 3 or k == 5 or k == 7 end
 
 return target "diana" {
@@ -87,7 +90,10 @@ return target "diana" {
       weights = "WD",           -- weights and biases
       startup = 50,             -- cycles to program and start the array
       array = { rows = 16, cols = 16 },
-      requant = { "shift" },    -- power-of-two shift, round half to even
+      -- power-of-two shift, round half to even (conv, FC, add: exact shifts
+      -- only, see their accepts); the pool unit applies onnxruntime's float
+      -- scale of the average (1 / window is rarely a power of two)
+      requant = { "shift", "float" },
       ops = {
         qconv2d = {
           kernel = "kernels/diana.c", fn = "htc__dev_conv",
@@ -95,6 +101,7 @@ return target "diana" {
           macs_per_cycle = 256,   -- depthwise: 3.75, stated by the tile function
           double_buffer = true,
           accepts = function(op)
+            if op.requant ~= "shift" then return false, NOT_SHIFT end
             if op.weight_bits ~= 8 then return false, "weights are not int8" end
             if op.dilation ~= 1 then return false, "dilation > 1" end
             if op.stride > 2 then return false, "stride > 2" end
@@ -126,6 +133,7 @@ return target "diana" {
           macs_per_cycle = 256,
           double_buffer = true,
           accepts = function(op)
+            if op.requant ~= "shift" then return false, NOT_SHIFT end
             if op.batches ~= 1 then return false, "batch > 1" end
             if op.weight_zp ~= 0 then return false, "weight zero point" end
             if op.int32_out ~= 0 then return false, "int32 output" end
@@ -141,11 +149,30 @@ return target "diana" {
           template = "templates/diana/add.c.in",
           double_buffer = true,
           accepts = function(op)
+            if op.requant ~= "shift" then return false, NOT_SHIFT end
             if op.broadcast ~= 0 then return false, "broadcast operand" end
             return true
           end,
           tile = function(t, op)
             return { maximize = t.l1_bytes / L1_SIZE + t.OY, cycles = 50 + cdiv(t.C * t.OY * t.OX, 16) }
+          end,
+        },
+        -- global average pool: tiles over C (and output rows), the whole
+        -- window in L1; 16 channel lanes, one window element per cycle
+        qgap = {
+          kernel = "kernels/diana.c", fn = "htc__dev_pool",
+          template = "templates/diana/pool.c.in",
+          macs_per_cycle = 16,
+          double_buffer = true,
+          accepts = function(op)
+            if op.in_shape[1] ~= 1 then return false, "batch > 1" end
+            if #op.in_shape ~= 4 then return false, "input rank is not 4" end
+            return true
+          end,
+          tile = function(t, op)
+            local l1 = (t.C * t.IY * t.IX + t.C * t.OY) * (2)
+            return { maximize = 2 * l1 / L1_SIZE, l1_bytes = l1, w_bytes = 20,
+                     cycles = 50 + cdiv(t.C, 16) * (op.IY * op.IX) }
           end,
         },
       },

@@ -101,3 +101,32 @@ def test_htc_run_prints_measured_cycles(tmp_path):
     assert total == sum(int(r[3]) for r in rows)
     rep = report(model)
     assert "measured / ideal" in p.stdout and total >= rep["ideal_cycles"] * 0.999
+
+
+@pytest.mark.parametrize("net,l1", [("kws", None), ("vww", None), ("resnet", None), ("kws", 6 * 1024)])
+def test_global_avgpool_offloaded(net, l1, tmp_path, monkeypatch):
+    """The zoo networks' final QLinearGlobalAveragePool runs on the digital
+    engine (pool geometry: tiles over C, the whole window in L1; at 6 kB the
+    KWS pool splits its channels), and the network stays bit-exact."""
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "%s_pow2qop_s8.onnx" % net)
+    tgt = DIANA
+    if l1:
+        src = open(DIANA).read().replace("local L1_SIZE = 256 * KiB", "local L1_SIZE = %d" % l1)
+        tgt = str(tmp_path / "diana_small.lua")
+        open(tgt, "w").write(src)
+    rep = report(model, tgt)
+    pools = [layer for layer in rep["layers"] if layer["op"] == "qgap"]
+    assert pools, net
+    for layer in pools:
+        assert layer["engine"] == "digital", layer["reason"]
+        assert layer["tile"]["geom"] == "pool"
+        assert layer["tile"]["l1_bytes"] <= (l1 or 256 * 1024)
+        if l1:
+            assert layer["tile"]["tiles"] > 1
+    monkeypatch.setattr(oo, "TARGET", tgt)
+    exe = oo.build(model, str(tmp_path))
+    sess = oo.ort_session(model)
+    ins = oo.random_inputs(sess, 4, seed=5)
+    got, _ = oo.run(exe, str(tmp_path), ins)
+    assert got == oo.ort_outputs(sess, ins)
