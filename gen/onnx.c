@@ -1124,6 +1124,9 @@ static QP node_qp(Val *x, int is_q, Val **zv_out)
         t = z->type;
     } else if (!is_q) {
         t = type8(x);
+    } else if (attr(NODE, "output_dtype")) {
+        int64_t od = attr_i(NODE, "output_dtype", 0);
+        if (!dtype_of((int)od, &t)) fail("output_dtype %s is not supported", otype_name((int)od));
     }
     if (attr_i(NODE, "block_size", 0) != 0) fail("blocked quantization is not supported");
     if (!is8(t)) fail("quantization to %s is not supported (int8 and uint8 only)", dtype_name(t));
@@ -1325,6 +1328,10 @@ static void h_quantize(void)
             build_conv(f->in[0]->src, &xq, f->in[1]->src, &wq, f->in[2] ? f->in[2]->src : NULL, &q, q.type);
         } else if (!strcmp(op, "Gemm") || !strcmp(op, "MatMul")) {
             QP aq = qp_of_dq(f->in[0]), bq = qp_of_dq(f->in[1]);
+            if (!strcmp(op, "Gemm")) {
+                if (attr_i(NODE, "transA", 0)) fail("transA is not supported");
+                if (f->in[2] && attr_f(NODE, "beta", 1.0f) != 1.0f) fail("beta other than 1 with a bias is not supported");
+            }
             int tb = !strcmp(op, "Gemm") ? (int)attr_i(NODE, "transB", 0) : 0;
             float alpha = !strcmp(op, "Gemm") ? attr_f(NODE, "alpha", 1.0f) : 1.0f;
             build_matmul(f->in[0]->src, &aq, f->in[1]->src, &bq, f->in[2] ? f->in[2]->src : NULL, &q, tb, alpha);
@@ -1486,6 +1493,7 @@ static QP out_qp(int si, int zi, const char *what)
 
 static void h_qlinearconv(void)
 {
+    if (attr_i(NODE, "channels_last", 0)) fail("channels_last is not supported");
     Val *x = need_tensor(input(0, "x"), "x"), *w = input(3, "w");
     QP xq = in_qp(1, 2, x, "x"), wq = in_qp(4, 5, w, "w"), yq = out_qp(6, 7, "y");
     if (type8(x) != xq.type) fail("x and x_zero_point types differ");
