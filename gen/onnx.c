@@ -1287,7 +1287,11 @@ static void h_quantize(void)
            when its quantized output, or a quantized activation it reads, is
            shared by several nodes (seen on residual branches; uint8 groups
            are fused) */
-        if (q.type == DT_INT8) {
+        /* Relu, Clip, Identity, LeakyRelu: onnxruntime's float evaluation is
+           exactly the table htc builds, fused or not */
+        const char *fop = f->node->op_type;
+        int table_op = !strcmp(fop, "Relu") || !strcmp(fop, "Clip") || !strcmp(fop, "Identity") || !strcmp(fop, "LeakyRelu");
+        if (q.type == DT_INT8 && !table_op) {
             int shared_in = 0;
             for (int i = 0; i < OP_MAX_IO; i++)
                 if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->src->kind == V_TENSOR &&
@@ -1317,7 +1321,7 @@ static void h_quantize(void)
                      "it and computes the group in float", q_node->name, (double)ql, (double)qh);
         }
         const char *op = NODE->op_type;
-        for (int i = 0; i < OP_MAX_IO; i++)
+        for (int i = 0; i < OP_MAX_IO && !table_op; i++)
             if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->uses != 1)
                 fail("DequantizeLinear output '%s' feeds %d nodes: onnxruntime does not fuse this %s and computes it in float "
                      "(quantize with a dedicated DequantizeLinear per consumer, e.g. extra_options DedicatedQDQPair)",

@@ -240,3 +240,45 @@ def test_zoo_fma_contraction(name, zoo, tmp_path):
     sess = O.ort_session(model)
     inputs = O.random_inputs(sess, NINPUTS, seed=21)
     assert O.run(exe, str(tmp_path), inputs)[0] == O.ort_outputs(sess, inputs)
+
+
+@pytest.mark.parametrize("net", ["kws", "resnet"])
+@pytest.mark.parametrize("fmt", ["qdq", "qop"])
+@pytest.mark.parametrize("qt", ["u8", "s8"])
+def test_quantizer_options(net, fmt, qt, tmp_path):
+    """Other quantize_static settings a user may pick: per-tensor weights,
+    reduce_range, symmetric activations (which keep the Relus). htc matches
+    onnxruntime, or refuses with one line where onnxruntime computes in
+    float (a float GlobalAveragePool after a kept Relu, int8 residual
+    branches), checked against onnxruntime's optimised graph."""
+    import sys as _sys
+    _sys.path.insert(0, os.path.join(O.REPO, "tests", "zoo"))
+    import zoo as Z
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    fm = Z.NETS[net]()
+    src, path = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
+    onnx.save(fm, src)
+    t = QuantType.QInt8 if qt == "s8" else QuantType.QUInt8
+    quantize_static(src, path, Z.Reader(fm), quant_format=QuantFormat.QDQ if fmt == "qdq" else QuantFormat.QOperator,
+                    activation_type=t, weight_type=t, per_channel=False, reduce_range=True,
+                    extra_options={"ActivationSymmetric": True, "DedicatedQDQPair": True})
+    sess = O.ort_session(path)
+    inputs = O.random_inputs(sess, 3, seed=17)
+    try:
+        exe = O.build(path, str(tmp_path / "b"))
+    except O.HtcError as e:
+        line = str(e).split("htc: error: ")[-1]
+        assert "onnxruntime" in line and "float" in line, line
+        op = "GlobalAveragePool" if "GlobalAveragePool" in line else "Conv" if "Conv" in line else "Add"
+        assert op in {n.op_type for n in _optimised(path).node}, line
+        return
+    assert O.run(exe, str(tmp_path / "b"), inputs)[0] == O.ort_outputs(sess, inputs)
+
+
+def _optimised(path):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.optimized_model_filepath = path + ".opt.onnx"
+    ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    return onnx.load(so.optimized_model_filepath).graph
