@@ -607,6 +607,12 @@ static DType type8(Val *v)
 static Val *out_val(int k, DType otype, int rank, const int32_t *shape, int nhwc, DType irtype)
 {
     if ((size_t)k >= NODE->n_output || !NODE->output[k][0]) fail("missing output %d", k);
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] < 1) fail("output dimension %d is %d", d, shape[d]);
+        n *= shape[d];
+        if (n > MAX_ELEMS) fail("the output has more than %lld elements", (long long)MAX_ELEMS);
+    }
     Val *v = val_new(NODE->output[k], V_TENSOR);
     v->otype = otype;
     v->rank = rank;
