@@ -28,6 +28,8 @@ uint8_t *read_file(const char *path, size_t *len);
 /* Run argv (PATH lookup), wait, return its exit status (128 + signal);
    quiet sends its stdout to /dev/null. */
 int run_command(char *const argv[], int quiet);
+/* Remove a directory and everything below it (scratch dirs of run, stack). */
+void remove_tree(const char *dir);
 
 /* Output files are written to "<path>.tmp" and renamed on out_commit(), so an
    error never leaves a half-written file behind. */

@@ -2,7 +2,6 @@
    read -> lower -> dispatch -> tile -> plan -> emit / report / run. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,15 +140,9 @@ static Graph *read_model(const char *path)
 
 static char tmpdir[4096];
 
-static int rm_entry(const char *p, const struct stat *s, int flag, struct FTW *ftw)
-{
-    (void)s; (void)flag; (void)ftw;
-    return remove(p);
-}
-
 static void cleanup(void)
 {
-    if (tmpdir[0]) nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (tmpdir[0]) remove_tree(tmpdir);
 }
 
 /* accelerator targets: the device model's cycles per layer, printed after

@@ -2,7 +2,6 @@
    the compiler's -fstack-usage frames along its -fcallgraph-info graph. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,21 +72,12 @@ static int64_t deepest(int i, int *unbounded)
     return n->memo;
 }
 
-static char *tmp;
-
-static int rm_entry(const char *p, const struct stat *s, int flag, struct FTW *ftw)
-{
-    (void)s; (void)flag; (void)ftw;
-    return remove(p);
-}
-
 /* Compile the header with `cc` (a command line: compiler and flags) and
    return the deepest stack below name_run, in bytes. */
 int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const char *cc)
 {
     char dir[] = "/tmp/htc-stack-XXXXXX";
     if (!mkdtemp(dir)) die("cannot create a temporary directory: %s", strerror(errno));
-    tmp = dir;
     char *hdr = arena_printf("%s/model.h", dir), *src = arena_printf("%s/unit.c", dir);
     FILE *f = out_open(hdr);
     emit(f, g, t, p, eo);
@@ -155,8 +145,7 @@ int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const
             nd->out[nd->nout++] = c;
         }
     }
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    tmp = NULL;
+    remove_tree(dir);
 
     char *entry = arena_printf("%s_run", eo->name);
     int root = -1;

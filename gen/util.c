@@ -1,7 +1,9 @@
 /* util.c - arena allocator, one-line errors, atomic output files, and the
    small tables (dtype and op names) every pass shares. */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -174,7 +176,15 @@ uint8_t *read_file(const char *path, size_t *len)
     return out;
 }
 
-/* ---- child processes ------------------------------------------------------- */
+/* ---- child processes and their scratch directories ------------------------- */
+
+static int rm_entry(const char *p, const struct stat *s, int flag, struct FTW *ftw)
+{
+    (void)s; (void)flag; (void)ftw;
+    return remove(p);
+}
+
+void remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* Run argv (PATH lookup) and wait; its stdout goes to /dev/null when quiet.
    Returns the exit status, or 128 + signal. */
