@@ -609,6 +609,33 @@ static inline int32_t htc__rne(float v)
     return HTC__CAST(int32_t, t - 12582912.0f);
 }
 
+/* fmaf without libm or an FMA unit: the product of two floats is exact in
+   double; the sum is rounded to odd (TwoSum gives the error, a non-zero
+   error forces the last bit to 1), and rounding that double to float is
+   then the correctly rounded fused multiply-add (53 >= 2 * 24 + 2). */
+static HTC__UNUSED float htc__fmaf(float a, float b, float c)
+{
+#if defined(__FP_FAST_FMAF) && (defined(__GNUC__) || defined(__clang__))
+    return __builtin_fmaf(a, b, c);     /* a fused multiply-add instruction (e.g. Cortex-M4F VFMA) */
+#else
+    volatile double p = HTC__CAST(double, a) * HTC__CAST(double, b);
+    volatile double s = p + HTC__CAST(double, c);
+    const double bb = s - p;
+    const double err = (p - (s - bb)) + (HTC__CAST(double, c) - bb);
+    double r = s;
+    if (err != 0) {
+        uint64_t u;
+        memcpy(&u, &r, sizeof u);
+        if (!(u & 1)) {
+            if ((err > 0) == (r > 0)) u++;
+            else u--;
+            memcpy(&r, &u, sizeof u);
+        }
+    }
+    return HTC__CAST(float, r);
+#endif
+}
+
 /* MlasRequantizeOutput for one value: float(acc) * scale, clamped, rounded
    half to even, plus zp. lo/hi are qmin - zp and qmax - zp as floats. (The
    clamp between the product and the rounding add keeps compilers from
@@ -725,5 +752,39 @@ typedef struct {
     float y_scale;                          /* floor(1 / y_scale) */
     float table[256];
 } htc__qsoftmax_params;
+
+/* A QDQ group onnxruntime evaluates in float (htc --float-fallback):
+   DequantizeLinear -> Conv -> [Relu/Clip] -> QuantizeLinear, computed the
+   way MLAS does it on one thread: each output is the sum over
+   k = (channel, ky, kx) of x[k] * w[k] by fused multiply-adds from zero,
+   in slices of k_block taps whose partial sums are added in order, then
+   + bias, clipped to [clip_lo, clip_hi], divided by out_scale, rounded half
+   to even, + out_zp, saturated. x[k] = x_deq[(uint8_t)stored byte];
+   w[k] = float(w - w_zp) * w_scale (the DequantizeLinear of the weights).
+   NHWC input and output, weights [out_c][k_h][k_w][group_in]. */
+typedef struct {
+    int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
+    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+    int32_t group_in, group_out;
+    int32_t k_block;                        /* taps per partial sum */
+    int32_t out_zp, qmin, qmax;             /* stored (int8) domain */
+    int32_t per_channel;
+    float clip_lo, clip_hi, out_scale;
+    const float *w_scale;                   /* [out_c] or [1] */
+    const int8_t *weights;
+    const int32_t *w_zp;                    /* stored domain, [out_c] or [1], or NULL */
+    const float *bias;                      /* dequantized bias [out_c], or NULL */
+    float x_deq[256];
+} htc__fconv_params;
+
+/* Add / Mul of two dequantized operands in float (htc --float-fallback):
+   c = a_deq[a] + b_deq[b] (or *), clipped, divided by out_scale, rounded
+   half to even, + out_zp, saturated. A scalar operand is element 0. */
+typedef struct {
+    int32_t size, a_scalar, b_scalar;
+    int32_t out_zp, qmin, qmax;             /* stored domain */
+    float clip_lo, clip_hi, out_scale;
+    float a_deq[256], b_deq[256];
+} htc__fbinary_params;
 
 #endif /* HTC__RUNTIME_H */

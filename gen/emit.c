@@ -129,7 +129,8 @@ static int reads_data(const Op *op, int j)
     case OP_ADD: case OP_MUL: return j <= 1;
     case OP_CONCAT: return 1;
     case OP_QCONV2D: case OP_QFC: return j <= 3;
-    case OP_QADD: case OP_QMUL: return j <= 1;
+    case OP_QADD: case OP_QMUL: case OP_FADD: case OP_FMUL: return j <= 1;
+    case OP_FCONV2D: return j <= 3;
     default: return j == 0;
     }
 }
@@ -263,6 +264,7 @@ static void emit_params(const Graph *g, const Op *op, int li)
     }
     case OP_QCONV2D: case OP_QFC: case OP_QADD: case OP_QGAP: case OP_LUT: case OP_QLQUANTIZE:
     case OP_QLDEQUANTIZE: case OP_TRANSPOSE: case OP_QMUL: case OP_QAVGPOOL: case OP_QSOFTMAX:
+    case OP_FCONV2D: case OP_FADD: case OP_FMUL:
         emit_onnx_params(g, op, li, pn);
         break;
     case OP_RESHAPE: case OP_COUNT: break;
@@ -301,6 +303,35 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->group_in, p->group_out,
                 p->in_zp, p->out_zp, p->qmin, p->qmax, p->per_channel, sc, tensor_name(g, op->in[1]),
                 tensor_or_null(g, op, 2), tensor_or_null(g, op, 3));
+        break;
+    }
+    case OP_FCONV2D: {
+        const htc__fconv_params *p = op->params;
+        const char *ws = arena_printf("%s__wscale%d", N, li), *bs = "NULL";
+        float_array(ws, p->w_scale, p->per_channel ? p->out_c : 1);
+        if (p->bias) {
+            bs = arena_printf("%s__fbias%d", N, li);
+            float_array(bs, p->bias, p->out_c);
+        }
+        fprintf(F, "static const htc__fconv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
+                   " %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s, %s, %s, %s,\n    {",
+                pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
+                p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->group_in, p->group_out,
+                p->k_block, p->out_zp, p->qmin, p->qmax, p->per_channel, fl(p->clip_lo), fl(p->clip_hi),
+                fl(p->out_scale), ws, tensor_name(g, op->in[1]), tensor_or_null(g, op, 3), bs);
+        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n     ") : "", fl(p->x_deq[i]));
+        fprintf(F, "}};\n");
+        break;
+    }
+    case OP_FADD: case OP_FMUL: {
+        const htc__fbinary_params *p = op->params;
+        fprintf(F, "static const htc__fbinary_params %s = {%d, %d, %d, %d, %d, %d, %s, %s, %s,\n    {", pn, p->size,
+                p->a_scalar, p->b_scalar, p->out_zp, p->qmin, p->qmax, fl(p->clip_lo), fl(p->clip_hi),
+                fl(p->out_scale));
+        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n     ") : "", fl(p->a_deq[i]));
+        fprintf(F, "},\n    {");
+        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n     ") : "", fl(p->b_deq[i]));
+        fprintf(F, "}};\n");
         break;
     }
     case OP_QFC: {
@@ -392,7 +423,7 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
         return;
     }
     switch (op->kind) {
-    case OP_ADD: case OP_MUL: case OP_QADD: case OP_QMUL:
+    case OP_ADD: case OP_MUL: case OP_QADD: case OP_QMUL: case OP_FADD: case OP_FMUL:
         fprintf(F, "    %s(&%s__p%d, %s, %s, %s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o);
         break;
     case OP_CONCAT:

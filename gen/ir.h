@@ -89,6 +89,7 @@ typedef enum {
     /* ONNX models, onnxruntime's arithmetic (float scale, round half to even) */
     OP_QCONV2D, OP_QFC, OP_QADD, OP_QGAP, OP_LUT, OP_QLQUANTIZE, OP_QLDEQUANTIZE,
     OP_TRANSPOSE, OP_QMUL, OP_QAVGPOOL, OP_QSOFTMAX,
+    OP_FCONV2D, OP_FADD, OP_FMUL,       /* QDQ groups in float (--float-fallback) */
     OP_COUNT
 } OpKind;
 
@@ -296,6 +297,9 @@ Graph *onnx_read(const char *path);            /* onnx.c */
    little-endian bytes of the input's type and shape, or a TensorProto .pb). */
 void onnx_bind(const char *name, const char *file);
 void onnx_lower(Graph *g);                      /* onnx.c: lower() of ONNX graphs */
+/* Before onnx_read: QDQ groups onnxruntime computes in float are computed
+   in float (as onnxruntime does) instead of refused. */
+void onnx_float_fallback(int on);
 void lower(Graph *g);                           /* lower.c */
 void dispatch(Graph *g, Target *t);             /* dispatch.c */
 typedef struct {

@@ -33,6 +33,8 @@ static const char usage[] =
     "  -d PASS             dump the graph after PASS (read, lower, dispatch, plan) to stderr\n"
     "  --bind NAME=FILE    ONNX: graph input NAME is a constant read from FILE (raw bytes,\n"
     "                      or a TensorProto if FILE ends in .pb)\n"
+    "  --float-fallback    ONNX: QDQ groups onnxruntime computes in float (unfused Conv, Add,\n"
+    "                      Mul) are computed in float on the CPU as onnxruntime does, not refused\n"
     "  --version, --help\n"
     "environment: CC (compiler for `htc run`, default cc), HTC_HOME (kernels and htc.h)\n";
 
@@ -82,6 +84,7 @@ static void parse(Options *o, int argc, char **argv)
         else if (!strcmp(a, "-d")) o->debug = VALUE();
         else if (!strcmp(a, "--json")) o->json = 1;
         else if (!strcmp(a, "--check")) o->check = 1;
+        else if (!strcmp(a, "--float-fallback")) onnx_float_fallback(1);
         else if (!strcmp(a, "--stack-cc")) {
             if (o->nstack == 4) die("at most 4 --stack-cc compilers");
             o->stack_cc[o->nstack++] = VALUE();

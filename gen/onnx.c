@@ -26,7 +26,9 @@
    several nodes, a float value used twice), it computes in float, and htc
    stops with an error naming the node. Data movement (Reshape, Flatten,
    Transpose, MaxPool) commutes with dequantization and runs on the integers. */
+#include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -71,6 +73,12 @@ void onnx_bind(const char *name, const char *file)
     binds[nbinds].file = file;
     nbinds++;
 }
+
+/* ---- float fallback (--float-fallback) ------------------------------------- */
+
+static int FLOAT_FALLBACK;
+
+void onnx_float_fallback(int on) { FLOAT_FALLBACK = on; }
 
 /* ---- errors ---------------------------------------------------------------- */
 
@@ -1255,20 +1263,253 @@ static float f_logistic(float x, const float *arg);
 static float f_leaky(float x, const float *arg);
 static int is_onnx_domain(const char *d);
 
+static int table_op(const char *op)
+{
+    /* Relu, Clip, Identity, LeakyRelu: onnxruntime's float evaluation is
+       exactly the table htc builds, fused or not */
+    return !strcmp(op, "Relu") || !strcmp(op, "Clip") || !strcmp(op, "Identity") || !strcmp(op, "LeakyRelu");
+}
+
+/* Do QuantizeLinear nodes a and b have the same scale and zero point? */
+static int same_q_params(const Onnx__NodeProto *a, const Onnx__NodeProto *b)
+{
+    for (size_t i = 1; i < 3; i++) {
+        const char *na = i < a->n_input ? a->input[i] : "", *nb = i < b->n_input ? b->input[i] : "";
+        if (!strcmp(na, nb)) continue;
+        Val *va = *na ? val_find(na) : NULL, *vb = *nb ? val_find(nb) : NULL;
+        if (!va || !vb || va->kind != V_CONST || vb->kind != V_CONST) return 0;
+        if (va->c->type != vb->c->type || va->c->n != vb->c->n ||
+            memcmp(va->c->data, vb->c->data, (size_t)va->c->n * dtype_size(va->c->type)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Consumers of value `name` once onnxruntime has merged identical
+   QuantizeLinear nodes of one float result (common subexpressions): a
+   quantized activation is shared when its merged node has several. */
+static int merged_consumers(const char *name)
+{
+    const Onnx__NodeProto *q = NULL;
+    for (size_t k = 0; k < GR->n_node && !q; k++)
+        if (GR->node[k]->n_output && !strcmp(GR->node[k]->output[0], name) &&
+            !strcmp(GR->node[k]->op_type, "QuantizeLinear") && GR->node[k]->n_input)
+            q = GR->node[k];
+    if (!q) return consumers(name);
+    int n = 0;
+    for (size_t k = 0; k < GR->n_node; k++) {
+        const Onnx__NodeProto *m = GR->node[k];
+        if (!strcmp(m->op_type, "QuantizeLinear") && m->n_input && m->n_output && !strcmp(m->input[0], q->input[0]) &&
+            same_q_params(q, m))
+            n += consumers(m->output[0]);
+    }
+    return n;
+}
+
+/* Why onnxruntime (1.2x/1.3x, x86-64) leaves the QDQ group ending in float
+   result f (quantized here with q) in float, or NULL when it fuses it into
+   an integer op. Seen: another QuantizeLinear of f with other parameters;
+   an int8 group whose quantized output, or a quantized activation it reads,
+   is shared by several nodes (residual branches; uint8 groups are fused);
+   a Relu/Clip that clips inside the quantized range; a DequantizeLinear
+   output read by several nodes. */
+static const char *float_reason(Val *f, const QP *q)
+{
+    const char *fop = f->node->op_type, *fname = f->node->name;
+    int shared_out = 0;
+    for (size_t k = 0; k < GR->n_node; k++) {
+        const Onnx__NodeProto *n = GR->node[k];
+        if (strcmp(n->op_type, "QuantizeLinear") || !n->n_input || strcmp(n->input[0], f->name)) continue;
+        shared_out += consumers(n->output[0]);
+        if (n == NODE) continue;
+        const Onnx__NodeProto *save = NODE;
+        int save_i = NODE_INDEX;
+        NODE = n;
+        NODE_INDEX = (int)k;
+        QP o = node_qp(f, 1, NULL);
+        NODE = save;
+        NODE_INDEX = save_i;
+        if (o.n != q->n || o.type != q->type || memcmp(o.scale, q->scale, sizeof(float) * (size_t)q->n) ||
+            memcmp(o.zp, q->zp, sizeof(int32_t) * (size_t)q->n))
+            return arena_printf("the float result '%s' of %s '%s' is quantized twice with different parameters",
+                                f->name, fop, fname);
+    }
+    if (!strcmp(fop, "Conv") && f->in[0] && f->in[1] && f->in[2] && f->in[0]->kind == V_DQ && f->in[1]->kind == V_DQ &&
+        f->in[2]->kind == V_DQ && f->in[0]->qn == 1) {
+        /* onnxruntime fuses a Conv only when the bias scale is exactly
+           x_scale * w_scale (as a float product) for every filter */
+        const Val *x = f->in[0], *w = f->in[1], *b = f->in[2];
+        for (int m = 0; m < (w->qn > b->qn ? w->qn : b->qn); m++) {
+            volatile float p = x->qscale[0] * w->qscale[w->qn == 1 ? 0 : m];
+            if (b->qscale[b->qn == 1 ? 0 : m] != p)
+                return arena_printf("the bias scale of %s '%s' (%g for filter %d) is not x_scale * w_scale (%g)", fop,
+                                    fname, (double)b->qscale[b->qn == 1 ? 0 : m], m, (double)p);
+        }
+    }
+    if (q->type == DT_INT8 && !table_op(fop)) {
+        int shared_in = 0;
+        for (int i = 0; i < OP_MAX_IO; i++)
+            if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->src->kind == V_TENSOR &&
+                merged_consumers(f->in[i]->src->name) > 1)
+                shared_in = 1;
+        if (shared_out > 1 || shared_in)
+            return arena_printf("int8 QDQ group around %s '%s' %s", fop, fname,
+                                shared_out > 1 ? "has its quantized output read by several nodes"
+                                               : "reads a quantized activation shared by several nodes");
+    }
+    if (f->relu) {
+        /* removable when the quantized range already lies inside the clip
+           range: scale * (qmin - zp) >= lo, scale * (qmax - zp) <= hi */
+        int32_t qmin = q->type == DT_UINT8 ? 0 : -128, qmax = qmin + 255;
+        float ql = q->n == 1 ? q->scale[0] * (float)(qmin - q->zp[0]) : 0, qh = q->n == 1 ? q->scale[0] * (float)(qmax - q->zp[0]) : 0;
+        if (q->n != 1 || !(ql >= f->clip_lo) || !(qh <= f->clip_hi))
+            return arena_printf("the Relu/Clip after %s '%s' clips inside the quantized range [%g, %g]", fop, fname,
+                                (double)ql, (double)qh);
+    }
+    for (int i = 0; i < OP_MAX_IO && !table_op(fop); i++)
+        if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->uses != 1)
+            return arena_printf("DequantizeLinear output '%s' feeds %d nodes (%s '%s' among them)", f->in[i]->name,
+                                f->in[i]->uses, fop, fname);
+    return NULL;
+}
+
+/* onnxruntime's DequantizeLinear of every stored byte of a per-tensor
+   quantized activation: deq[(uint8_t)stored] = float(x - zp) * scale. */
+static void deq_table(const QP *xq, float *deq, const char *what)
+{
+    float xs;
+    int32_t xzp;
+    per_tensor(xq, what, &xs, &xzp);
+    for (int b = 0; b < 256; b++) {
+        int32_t stored = (int8_t)(uint8_t)b;
+        deq[b] = ort_dequantize(stored + st_off(xq->type), xq->scale[0], xq->zp[0]);
+    }
+}
+
+/* The taps MLAS sums before adding a partial result into the output, on
+   one thread: MlasConvOperation / MlasSgemmOperation step K by StrideK,
+   which starts at 128 and trades against StrideN (128) by the output
+   columns N (see sgemm.cpp). Whole K when it fits. */
+static int mlas_k_block(int64_t n, int64_t k)
+{
+    int64_t sn = 128, sk = 128;
+    if (n >= k) {
+        while (sk / 2 >= k) sn *= 2, sk /= 2;
+    } else {
+        while (sn > 16 && sn / 2 >= n) sk *= 2, sn /= 2;
+    }
+    return (int)(sk < k ? sk : k);
+}
+
+/* A QDQ group computed in float as onnxruntime computes it (see
+   kernels/ort_float.c): Conv, Add and Mul, with a Relu/Clip. */
+static void build_float_group(Val *f, const QP *q, const char *why)
+{
+    const Onnx__NodeProto *q_node = NODE;
+    int q_index = NODE_INDEX;
+    const char *op = f->node->op_type;
+    if (strcmp(op, "Conv") && strcmp(op, "Add") && strcmp(op, "Mul"))
+        fail("%s: onnxruntime computes this group in float; --float-fallback reproduces Conv, Add and Mul groups, "
+             "not %s", why, op);
+    if (q->n != 1) fail("%s: per-channel QuantizeLinear after a float group is not supported", why);
+    float clip_lo = -FLT_MAX, clip_hi = FLT_MAX;
+    if (f->relu) {
+        clip_lo = f->clip_lo > clip_lo ? f->clip_lo : clip_lo;
+        clip_hi = f->clip_hi < clip_hi ? f->clip_hi : clip_hi;
+    }
+    const char *yname = NODE->output[0];
+    NODE = f->node;
+    NODE_INDEX = f->node_index;
+    const char *save_out = NODE->output[0];
+    ((Onnx__NodeProto *)NODE)->output[0] = (char *)yname;
+    if (!strcmp(op, "Conv")) {
+        for (int i = 0; i < 3; i++)
+            if (f->in[i] && f->in[i]->kind != V_DQ) fail("input %d must be a DequantizeLinear output", i);
+        if (!f->in[1]) fail("missing weights");
+        QP xq = qp_of_dq(f->in[0]), wq = qp_of_dq(f->in[1]);
+        if (f->in[0]->src->kind != V_TENSOR) fail("input must be an activation");
+        Val *bv = f->in[2] ? f->in[2]->src : NULL;
+        if (bv && (bv->kind != V_CONST || bv->c->type != DT_INT32)) fail("the bias must be a dequantized int32 constant");
+        build_conv(f->in[0]->src, &xq, f->in[1]->src, &wq, NULL, q, q->type);
+        Op *op8 = &G->ops[G->nops - 1];
+        htc__qconv_params *qp = op8->params;
+        htc__fconv_params *p = params(op8, sizeof *p, "htc__fconv_params");
+        memcpy(p, qp, offsetof(htc__fconv_params, k_block));    /* the shared geometry */
+        p->k_block = mlas_k_block((int64_t)qp->out_h * qp->out_w, (int64_t)qp->group_in * qp->k_h * qp->k_w);
+        p->out_zp = qp->out_zp;
+        p->qmin = qp->qmin;
+        p->qmax = qp->qmax;
+        p->per_channel = wq.n > 1;
+        p->clip_lo = clip_lo;
+        p->clip_hi = clip_hi;
+        p->out_scale = q->scale[0];
+        float *ws = arena_alloc(sizeof(float) * (size_t)wq.n);
+        memcpy(ws, wq.scale, sizeof(float) * (size_t)wq.n);
+        p->w_scale = ws;
+        deq_table(&xq, p->x_deq, "input");
+        op8->kind = OP_FCONV2D;
+        op8->variant = "";
+        op8->rq = RQ_NONE;
+        op8->nch = 0;
+        if (bv) {
+            /* DequantizeLinear of the int32 bias, per channel or per tensor */
+            QP bq = qp_of_dq(f->in[2]);
+            int M = qp->out_c;
+            if (bq.n != 1 && bq.n != M) fail("bias '%s' has %d scales for %d filters", bv->name, bq.n, M);
+            if (bv->c->n != M) fail("bias '%s' has %lld values, expected %d", bv->name, (long long)bv->c->n, M);
+            float *b = arena_alloc(sizeof(float) * (size_t)M);
+            for (int m = 0; m < M; m++)
+                b[m] = ort_dequantize((int32_t)const_int(bv->c, m), bq.scale[bq.n == 1 ? 0 : m], 0);
+            p->bias = b;
+        }
+    } else {
+        QP aq = qp_of_dq(f->in[0]), bq = qp_of_dq(f->in[1]);
+        if (!f->in[1] || f->in[0]->kind != V_DQ || f->in[1]->kind != V_DQ) fail("both inputs must be DequantizeLinear outputs");
+        int mul = !strcmp(op, "Mul");
+        if (mul) build_mul(f->in[0]->src, &aq, f->in[1]->src, &bq, q);
+        else build_add(f->in[0]->src, &aq, f->in[1]->src, &bq, q);
+        Op *op8 = &G->ops[G->nops - 1];
+        /* build_add / build_mul leave a constant operand's tensor in slot 1 */
+        htc__qbinary_params *qp = op8->params;
+        htc__fbinary_params *p = params(op8, sizeof *p, "htc__fbinary_params");
+        p->size = qp->size;
+        p->a_scalar = qp->a_scalar;
+        p->b_scalar = qp->b_scalar;
+        p->out_zp = q->zp[0] - st_off(q->type);
+        p->qmin = -128;
+        p->qmax = 127;
+        p->clip_lo = clip_lo;
+        p->clip_hi = clip_hi;
+        p->out_scale = q->scale[0];
+        deq_table(&aq, p->a_deq, "A");
+        deq_table(&bq, p->b_deq, "B");
+        op8->kind = mul ? OP_FMUL : OP_FADD;
+        op8->variant = "_s8";
+        op8->rq = RQ_NONE;
+        op8->nch = 0;
+    }
+    Op *last = &G->ops[G->nops - 1];
+    warn("%s: node %d '%s' (%s) computed in float (--float-fallback): %s", PATH, f->node_index, f->node->name,
+         op, why);
+    set_quant(last->out[0], q->scale[0], q->zp[0] - st_off(q->type));
+    ((Onnx__NodeProto *)NODE)->output[0] = (char *)save_out;
+    NODE = q_node;
+    NODE_INDEX = q_index;
+}
+
 static void h_quantize(void)
 {
     Val *x = input(0, "x");
     Val *zv;
     QP q = node_qp(x, 1, &zv);
     if (x->kind == V_FLOAT) {
-        /* the end of a QDQ group: the fused integer op */
+        /* the end of a QDQ group: the fused integer op, or with
+           --float-fallback the group in float where onnxruntime leaves it so */
         Val *f = x;
-        if (f->fused) {
-            /* another QuantizeLinear of the same float result (one per
-               consumer): onnxruntime merges identical ones */
-            if (q.n != 1 || q.scale[0] != f->fscale || q.zp[0] != f->fzp || q.type != f->ftype)
-                fail("the float result '%s' of %s '%s' is quantized twice with different parameters: onnxruntime "
-                     "computes it in float", f->name, f->node->op_type, f->node->name);
+        const char *why = float_reason(f, &q);
+        if (f->fused && q.n == 1 && q.scale[0] == f->fscale && q.zp[0] == f->fzp && q.type == f->ftype) {
+            /* another QuantizeLinear of the same float result with the same
+               parameters (one per consumer): onnxruntime merges them */
             Val *y = val_new(NODE->output[0], V_TENSOR);
             Val keep = *y;
             *y = *f->fused;
@@ -1277,37 +1518,25 @@ static void h_quantize(void)
             return;
         }
         /* every consumer of the float result must be a QuantizeLinear */
-        int shared_out = 0;
         for (size_t k = 0; k < GR->n_node; k++)
             for (size_t i = 0; i < GR->node[k]->n_input; i++)
-                if (!strcmp(GR->node[k]->input[i], f->name)) {
-                    if (strcmp(GR->node[k]->op_type, "QuantizeLinear"))
-                        fail("the float result '%s' of %s '%s' is also read by %s '%s': onnxruntime does not fuse it and "
-                             "computes in float", f->name, f->node->op_type, f->node->name, GR->node[k]->op_type,
-                             GR->node[k]->name);
-                    shared_out += consumers(GR->node[k]->output[0]);
-                }
+                if (!strcmp(GR->node[k]->input[i], f->name) && strcmp(GR->node[k]->op_type, "QuantizeLinear"))
+                    fail("the float result '%s' of %s '%s' is also read by %s '%s': onnxruntime does not fuse it and "
+                         "computes in float", f->name, f->node->op_type, f->node->name, GR->node[k]->op_type,
+                         GR->node[k]->name);
         for (size_t i = 0; i < GR->n_output; i++)
             if (!strcmp(GR->output[i]->name, f->name)) fail("the float result '%s' is a graph output", f->name);
-        /* onnxruntime (1.2x/1.3x, x86-64) leaves an int8 QDQ group in float
-           when its quantized output, or a quantized activation it reads, is
-           shared by several nodes (seen on residual branches; uint8 groups
-           are fused) */
-        /* Relu, Clip, Identity, LeakyRelu: onnxruntime's float evaluation is
-           exactly the table htc builds, fused or not */
-        const char *fop = f->node->op_type;
-        int table_op = !strcmp(fop, "Relu") || !strcmp(fop, "Clip") || !strcmp(fop, "Identity") || !strcmp(fop, "LeakyRelu");
-        if (q.type == DT_INT8 && !table_op) {
-            int shared_in = 0;
-            for (int i = 0; i < OP_MAX_IO; i++)
-                if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->src->kind == V_TENSOR &&
-                    consumers(f->in[i]->src->name) > 1)
-                    shared_in = 1;
-            if (shared_out > 1 || shared_in)
-                fail("int8 QDQ group around %s '%s' %s: onnxruntime does not fuse it and computes it in float, "
-                     "which htc does not reproduce (use uint8 activations or the QOperator form)",
-                     f->node->op_type, f->node->name,
-                     shared_out > 1 ? "has its quantized output read by several nodes" : "reads a quantized activation shared by several nodes");
+        if (why) {
+            if (!FLOAT_FALLBACK)
+                fail("%s: onnxruntime does not fuse this group and computes it in float (htc --float-fallback "
+                     "computes it in float too; or quantize with uint8 activations, the QOperator form or a "
+                     "dedicated DequantizeLinear per consumer)", why);
+            build_float_group(f, &q, why);
+            f->fused = val_find(NODE->output[0]);
+            f->fscale = q.scale[0];
+            f->fzp = q.zp[0];
+            f->ftype = q.type;
+            return;
         }
         const Onnx__NodeProto *q_node = NODE;
         int q_index = NODE_INDEX;
@@ -1317,21 +1546,7 @@ static void h_quantize(void)
         /* the fused op defines the Q node's output */
         const char *save_out = NODE->output[0];
         ((Onnx__NodeProto *)NODE)->output[0] = (char *)yname;
-        if (f->relu) {
-            /* removable when the quantized range already lies inside the
-               clip range: scale * (qmin - zp) >= lo, scale * (qmax - zp) <= hi */
-            int32_t qmin = q.type == DT_UINT8 ? 0 : -128, qmax = qmin + 255;
-            float ql = q.n == 1 ? q.scale[0] * (float)(qmin - q.zp[0]) : 0, qh = q.n == 1 ? q.scale[0] * (float)(qmax - q.zp[0]) : 0;
-            if (q.n != 1 || !(ql >= f->clip_lo) || !(qh <= f->clip_hi))
-                fail("the Relu/Clip before QuantizeLinear '%s' clips inside the quantized range [%g, %g]: onnxruntime keeps "
-                     "it and computes the group in float", q_node->name, (double)ql, (double)qh);
-        }
         const char *op = NODE->op_type;
-        for (int i = 0; i < OP_MAX_IO && !table_op; i++)
-            if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->uses != 1)
-                fail("DequantizeLinear output '%s' feeds %d nodes: onnxruntime does not fuse this %s and computes it in float "
-                     "(quantize with a dedicated DequantizeLinear per consumer, e.g. extra_options DedicatedQDQPair)",
-                     f->in[i]->name, f->in[i]->uses, op);
         if (!strcmp(op, "Conv")) {
             QP xq = qp_of_dq(f->in[0]), wq = qp_of_dq(f->in[1]);
             if (f->in[0]->src->kind != V_TENSOR) fail("input must be an activation");

@@ -228,7 +228,7 @@ static const char *op_names[OP_COUNT] = {
     "pad", "concat", "reshape", "softmax", "logistic", "quantize",
     "dequantize", "requantize",
     "qconv2d", "qfc", "qadd", "qgap", "lut", "qquantize", "qdequantize",
-    "transpose", "qmul", "qavgpool", "qsoftmax",
+    "transpose", "qmul", "qavgpool", "qsoftmax", "fconv2d", "fadd", "fmul",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }

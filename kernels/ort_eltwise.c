@@ -2,33 +2,6 @@
    QuantizeLinear and DequantizeLinear with onnxruntime's arithmetic.
    Activations are int8 storage (uint8 tensors stored as value - 128). */
 
-/* fmaf without libm or an FMA unit: the product of two floats is exact in
-   double; the sum is rounded to odd (TwoSum gives the error, a non-zero
-   error forces the last bit to 1), and rounding that double to float is
-   then the correctly rounded fused multiply-add (53 >= 2 * 24 + 2). */
-static HTC__UNUSED float htc__fmaf(float a, float b, float c)
-{
-#if defined(__FP_FAST_FMAF) && (defined(__GNUC__) || defined(__clang__))
-    return __builtin_fmaf(a, b, c);     /* a fused multiply-add instruction (e.g. Cortex-M4F VFMA) */
-#else
-    volatile double p = HTC__CAST(double, a) * HTC__CAST(double, b);
-    volatile double s = p + HTC__CAST(double, c);
-    const double bb = s - p;
-    const double err = (p - (s - bb)) + (HTC__CAST(double, c) - bb);
-    double r = s;
-    if (err != 0) {
-        uint64_t u;
-        memcpy(&u, &r, sizeof u);
-        if (!(u & 1)) {
-            if ((err > 0) == (r > 0)) u++;
-            else u--;
-            memcpy(&r, &u, sizeof u);
-        }
-    }
-    return HTC__CAST(float, r);
-#endif
-}
-
 static HTC__UNUSED void htc__qadd_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     int32_t i;

@@ -49,6 +49,10 @@ return target "vanilla" {
       qmul        = { kernel = "kernels/ort_eltwise.c", fn = "htc__qmul_s8",           cycles_per_elem = 12 },
       qavgpool    = { kernel = "kernels/ort_eltwise.c", fn = "htc__qavgpool_s8",       cycles_per_mac = 3 },
       qsoftmax    = { kernel = "kernels/ort_eltwise.c", fn = "htc__qsoftmax_s8",       cycles_per_elem = 20 },
+      -- --float-fallback: QDQ groups onnxruntime leaves in float, in float
+      fconv2d     = { kernel = "kernels/ort_float.c",   fn = "htc__fconv2d",           cycles_per_mac = 6 },
+      fadd        = { kernel = "kernels/ort_float.c",   fn = "htc__fadd",              cycles_per_elem = 12 },
+      fmul        = { kernel = "kernels/ort_float.c",   fn = "htc__fmul",              cycles_per_elem = 12 },
     },
   },
 

@@ -63,10 +63,11 @@ def htc(*args, check=True):
     return p
 
 
-def build(model, tmp, binds=()):
-    """Compile MODEL into tmp/m.h and the batch driver tmp/m; returns the path."""
+def build(model, tmp, binds=(), flags=()):
+    """Compile MODEL into tmp/m.h and the batch driver tmp/m; returns the path.
+    flags: more htc options (e.g. --float-fallback)."""
     os.makedirs(tmp, exist_ok=True)
-    args = ["compile", model, "-t", TARGET, "-o", os.path.join(tmp, "m.h"), "--name", "m"]
+    args = ["compile", model, "-t", TARGET, "-o", os.path.join(tmp, "m.h"), "--name", "m"] + list(flags)
     for name, path in binds:
         args += ["--bind", "%s=%s" % (name, path)]
     htc(*args)
