@@ -323,6 +323,19 @@ static int consumers(const char *name)
     return n;
 }
 
+/* Nodes (each counted once) and graph outputs that read value `name`. */
+static int consumer_nodes(const char *name)
+{
+    int n = 0;
+    for (size_t k = 0; k < GR->n_node; k++) {
+        int reads = 0;
+        for (size_t i = 0; i < GR->node[k]->n_input; i++) reads |= !strcmp(GR->node[k]->input[i], name);
+        n += reads;
+    }
+    for (size_t i = 0; i < GR->n_output; i++) n += !strcmp(GR->output[i]->name, name);
+    return n;
+}
+
 static Val *val_find(const char *name)
 {
     for (int i = nvals - 1; i >= 0; i--)
@@ -1367,9 +1380,9 @@ static const char *float_reason(Val *f, const QP *q)
                                 (double)ql, (double)qh);
     }
     for (int i = 0; i < OP_MAX_IO && !table_op(fop); i++)
-        if (f->in[i] && f->in[i]->kind == V_DQ && f->in[i]->uses != 1)
+        if (f->in[i] && f->in[i]->kind == V_DQ && consumer_nodes(f->in[i]->name) != 1)
             return arena_printf("DequantizeLinear output '%s' feeds %d nodes (%s '%s' among them)", f->in[i]->name,
-                                f->in[i]->uses, fop, fname);
+                                consumer_nodes(f->in[i]->name), fop, fname);
     return NULL;
 }
 

@@ -306,6 +306,12 @@ def check(model, tmp, n=4, refused_float=None):
         if "onnxruntime" in str(e) and "float" in str(e) and refused_float:
             floats = ort_float_ops(path)
             assert refused_float in floats, "htc refused (%s) but onnxruntime fused it: %s" % (e, floats)
+            if refused_float not in ("Conv", "Add", "Mul"):
+                return
+            # --float-fallback computes the group in float: bit-exact
+            exe = O.build(path, tmp, flags=["--float-fallback"])
+            got, _ = O.run(exe, tmp, inputs)
+            assert got == want
             return
         raise
     got, _ = O.run(exe, tmp, inputs)
@@ -324,3 +330,131 @@ def test_qoperator(name, qt, tmp_path):
 def test_qdq(name, qt, tmp_path):
     kw = dict(QDQ[name])
     check(qdq_model(qt, abs(hash(name)) % 1000, **kw), str(tmp_path), refused_float=kw["op"])
+
+
+# ---- --float-fallback: QDQ groups onnxruntime computes in float ----------
+
+def fconv_model(qt, seed, cin, cout, k, hw, group=1, stride=1, dil=1, pads=(0, 0, 0, 0), per_channel=True,
+                bias=True, relu=None):
+    """Q(x) -> DQ -> Conv (DQ weights, DQ int32 bias whose scale is twice
+    x_scale * w_scale, which onnxruntime does not fuse) -> [Clip] -> Q -> DQ."""
+    b = B(seed, qt)
+    xs = np.float32(b.rng.uniform(0.01, 0.05))
+    xz = b.np(b.rng.integers(b.lo + 40, b.hi - 40))
+    sx, zx = b.c(xs, "s"), b.c(xz, "z")
+    q0 = b.node("QuantizeLinear", ["x", sx, zx])
+    x = b.node("DequantizeLinear", [q0, sx, zx])
+    n = cout if per_channel else 1
+    ws = b.rng.uniform(0.002, 0.02, size=n).astype(np.float32)
+    w = b.c(b.rng.integers(-127, 128, size=(cout, cin // group, k, k)).astype(np.int8))
+    wd = b.node("DequantizeLinear", [w, b.c(ws if per_channel else ws[0]), b.c(np.zeros(n, np.int8) if per_channel else np.int8(0))],
+                **({"axis": 0} if per_channel else {}))
+    ins = [x, wd]
+    if bias:
+        bs = (np.float32(2) * (xs * ws).astype(np.float32)).astype(np.float32)
+        bq = b.c(b.rng.integers(-3000, 3000, size=cout).astype(np.int32))
+        ins.append(b.node("DequantizeLinear", [bq, b.c(bs if per_channel else bs[0]),
+                                               b.c(np.zeros(n, np.int32) if per_channel else np.int32(0))],
+                          **({"axis": 0} if per_channel else {})))
+    y = b.node("Conv", ins, group=group, kernel_shape=[k, k], strides=[stride, stride], dilations=[dil, dil],
+               pads=list(pads))
+    if relu:
+        y = b.node("Clip", [y, b.c(np.float32(relu[0])), b.c(np.float32(relu[1]))])
+    ys, yz = b.scale(0.02, 0.2), b.zp()
+    out = b.node("DequantizeLinear", [b.node("QuantizeLinear", [y, ys, yz]), ys, yz])
+    return b.model([1, cin, hw, hw], out, x_type=TensorProto.FLOAT)
+
+
+FCONV = {
+    # K = 144 > 128 with N = 1024 >= K: slices of 128 and 16 taps
+    "k144_pad": dict(cin=16, cout=8, k=3, hw=32, pads=(1, 1, 1, 1)),
+    # N = 64 < K = 288: slices of 256 and 32
+    "k288_n64": dict(cin=32, cout=16, k=3, hw=16, stride=2, pads=(1, 1, 1, 1)),
+    # N = 16 < K = 576: one slice of 576 (StrideK 1024)
+    "k576_n16": dict(cin=64, cout=8, k=3, hw=4, pads=(1, 1, 1, 1)),
+    "pointwise": dict(cin=24, cout=12, k=1, hw=6),
+    "depthwise": dict(cin=8, cout=8, k=3, hw=9, group=8, pads=(1, 1, 1, 1)),
+    "depth_mult2": dict(cin=4, cout=8, k=3, hw=7, group=4, stride=2, pads=(0, 1, 2, 1)),
+    "grouped_dilated": dict(cin=8, cout=6, k=3, hw=11, group=2, dil=2, pads=(2, 2, 2, 2)),
+    "per_tensor": dict(cin=6, cout=5, k=3, hw=8, per_channel=False),
+    "clip_inside": dict(cin=4, cout=6, k=3, hw=8, pads=(1, 1, 1, 1), relu=(0.0, 0.5)),
+}
+
+
+@pytest.mark.parametrize("qt", ["u8", "s8"])
+@pytest.mark.parametrize("name", sorted(FCONV))
+def test_float_fallback_conv(name, qt, tmp_path):
+    """A Conv group onnxruntime computes in float: refused without the flag
+    (one line naming the node), bit-exact with it; onnxruntime indeed left
+    it in float."""
+    model = fconv_model(qt, abs(hash(name)) % 1000, **FCONV[name])
+    path = os.path.join(str(tmp_path), "model.onnx")
+    onnx.save(model, path)
+    assert "Conv" in ort_float_ops(path)
+    p = O.htc("compile", path, "-t", O.TARGET, "-o", os.devnull, check=False)
+    assert p.returncode == 1 and "--float-fallback" in p.stderr and "Conv" in p.stderr, p.stderr
+    sess = O.ort_session(path)
+    inputs = O.random_inputs(sess, 4, seed=9)
+    exe = O.build(path, str(tmp_path), flags=["--float-fallback"])
+    got, _ = O.run(exe, str(tmp_path), inputs)
+    assert got == O.ort_outputs(sess, inputs)
+
+
+def shared_binary_model(qt, seed, op):
+    """x -> Q -> (DQ -> Op with itself through two DQs, and a second reader
+    of the quantized input): the DequantizeLinear/activation is shared, so
+    onnxruntime computes the int8 group in float."""
+    b = B(seed, qt)
+    xs, xz = b.qp()
+    q0 = b.node("QuantizeLinear", ["x", xs, xz])
+    a = b.node("DequantizeLinear", [q0, xs, xz])
+    ys, yz = b.qp()
+    y = b.node(op, [a, a])
+    q1 = b.node("QuantizeLinear", [y, ys, yz])
+    # the quantized input also feeds a second output branch
+    zs, zz = b.qp()
+    r = b.node("QuantizeLinear", [b.node("Relu", [b.node("DequantizeLinear", [q0, xs, xz])]), zs, zz])
+    out = b.node(op, [b.node("DequantizeLinear", [q1, ys, yz]), b.node("DequantizeLinear", [r, zs, zz])])
+    fs, fz = b.qp()
+    fin = b.node("DequantizeLinear", [b.node("QuantizeLinear", [out, fs, fz]), fs, fz])
+    return b.model([2, 3, 5, 4], fin, x_type=TensorProto.FLOAT)
+
+
+@pytest.mark.parametrize("qt", ["u8", "s8"])
+@pytest.mark.parametrize("op", ["Add", "Mul"])
+def test_float_fallback_binary(op, qt, tmp_path):
+    """Add / Mul groups reading a quantized activation that another branch
+    reads too: int8, onnxruntime computes them in float (htc
+    --float-fallback: bit-exact); uint8, it fuses them (htc: bit-exact
+    without the flag)."""
+    path = os.path.join(str(tmp_path), "model.onnx")
+    onnx.save(shared_binary_model(qt, 5 if op == "Add" else 6, op), path)
+    assert (op in ort_float_ops(path)) == (qt == "s8")
+    sess = O.ort_session(path)
+    inputs = O.random_inputs(sess, 4, seed=4)
+    exe = O.build(path, str(tmp_path), flags=["--float-fallback"] if qt == "s8" else [])
+    got, _ = O.run(exe, str(tmp_path), inputs)
+    assert got == O.ort_outputs(sess, inputs)
+
+
+def test_float_fallback_unsupported(tmp_path):
+    """A float group the fallback does not reproduce (AveragePool after a
+    shared DequantizeLinear): one line naming the node and what is
+    reproduced."""
+    b = B(3, "s8")
+    xs, xz = b.qp()
+    q0 = b.node("QuantizeLinear", ["x", xs, xz])
+    a = b.node("DequantizeLinear", [q0, xs, xz])
+    ys, yz = b.qp()
+    p1 = b.node("QuantizeLinear", [b.node("AveragePool", [a], kernel_shape=[2, 2]), ys, yz])
+    p2 = b.node("QuantizeLinear", [b.node("MaxPool", [a], kernel_shape=[2, 2]), ys, yz])
+    out = b.node("Add", [b.node("DequantizeLinear", [p1, ys, yz]), b.node("DequantizeLinear", [p2, ys, yz])])
+    fs, fz = b.qp()
+    fin = b.node("DequantizeLinear", [b.node("QuantizeLinear", [out, fs, fz]), fs, fz])
+    path = os.path.join(str(tmp_path), "model.onnx")
+    onnx.save(b.model([1, 3, 6, 6], fin, x_type=TensorProto.FLOAT), path)
+    p = O.htc("compile", path, "-t", O.TARGET, "-o", os.path.join(str(tmp_path), "m.h"), "--float-fallback",
+              check=False)
+    line = p.stderr.strip().splitlines()[-1]
+    assert p.returncode == 1 and "AveragePool" in line and "reproduces Conv, Add and Mul groups" in line, p.stderr
+    assert not os.path.exists(os.path.join(str(tmp_path), "m.h"))
