@@ -237,8 +237,8 @@ def test_zoo_differential(net, qt, zoo, ztmp):
     the QDQ model against its QOperator conversion (same integers: quantize_static
     picks different softmax output parameters for its own QOperator model, so
     that one is only compared with onnxruntime, in EXACT). The int8 ResNet QDQ
-    model has float groups (see above): its conversion is compared with
-    onnxruntime."""
+    model has float groups (see above): compiled with --float-fallback; its
+    conversion is also compared with onnxruntime."""
     qdq, conv = "%s_qdq_%s" % (net, qt), "%s_qdq2qop_%s" % (net, qt)
     sess = O.ort_session(os.path.join(zoo, conv + ".onnx"))
     inputs = O.random_inputs(sess, NINPUTS, seed=11)
@@ -246,7 +246,12 @@ def test_zoo_differential(net, qt, zoo, ztmp):
     if (net, qt) != ("resnet", "s8"):
         assert htc_outputs(zoo, qdq, ztmp, inputs) == ref
     else:
+        # float groups (--float-fallback) against the integer conversion:
+        # equal on these inputs, as onnxruntime's two forms are
         assert O.ort_outputs(O.ort_session(os.path.join(zoo, conv + ".onnx")), inputs) == ref
+        tmp = os.path.join(ztmp, qdq + "_diff")
+        exe = O.build(os.path.join(zoo, qdq + ".onnx"), tmp, flags=["--float-fallback"])
+        assert O.run(exe, tmp, inputs)[0] == ref
 
 
 @pytest.mark.parametrize("name", ["resnet_qdq_u8", "ad_qop_s8", "resnet_qdq_s8"])
