@@ -1535,8 +1535,10 @@ static void h_quantize(void)
             for (size_t i = 0; i < GR->node[k]->n_input; i++)
                 if (!strcmp(GR->node[k]->input[i], f->name) && strcmp(GR->node[k]->op_type, "QuantizeLinear"))
                     fail("the float result '%s' of %s '%s' is also read by %s '%s': onnxruntime does not fuse it and "
-                         "computes in float", f->name, f->node->op_type, f->node->name, GR->node[k]->op_type,
-                         GR->node[k]->name);
+                         "computes in float%s", f->name, f->node->op_type, f->node->name, GR->node[k]->op_type,
+                         GR->node[k]->name,
+                         FLOAT_FALLBACK ? " (--float-fallback reproduces Conv, Add and Mul groups between "
+                                          "DequantizeLinear and QuantizeLinear, not chains of float ops)" : "");
         for (size_t i = 0; i < GR->n_output; i++)
             if (!strcmp(GR->output[i]->name, f->name)) fail("the float result '%s' is a graph output", f->name);
         if (why) {
@@ -2092,7 +2094,10 @@ static void h_float(void)
     for (size_t i = 0; i < NODE->n_input; i++) {
         if (!NODE->input[i][0]) continue;
         Val *x = input((int)i, "input");
-        if (x->kind == V_FLOAT) fail("input '%s' is a float result that is not quantized: onnxruntime computes this in float", x->name);
+        if (x->kind == V_FLOAT)
+            fail("input '%s' is a float result that is not quantized: onnxruntime computes this in float%s", x->name,
+                 FLOAT_FALLBACK ? " (--float-fallback reproduces Conv, Add and Mul groups between DequantizeLinear and "
+                                  "QuantizeLinear, not chains of float ops)" : "");
         if (x->kind == V_TENSOR && x->otype == DT_FLOAT32)
             fail("float input '%s': htc compiles quantized graphs (QDQ or QOperator) only", x->name);
         if (x->kind == V_CONST && (strcmp(op, "Clip") || i == 0) && (strcmp(op, "Pad") || i == 0))
