@@ -275,6 +275,14 @@ static void emit_params(const Graph *g, const Op *op, int li)
    printed with 9 significant digits, which reads back to the same float. */
 static const char *fl(float v) { return arena_printf("%.9ef", (double)v); }
 
+/* A 256-entry float table inside a parameter initializer: {v0, v1, ...} */
+static void float_table(const float *v)
+{
+    fputc('{', F);
+    for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n    ") : "", fl(v[i]));
+    fputc('}', F);
+}
+
 static const char *tensor_or_null(const Graph *g, const Op *op, int j)
 {
     return op->nin > j && op->in[j] >= 0 ? tensor_name(g, op->in[j]) : "NULL";
@@ -314,24 +322,24 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
             float_array(bs, p->bias, p->out_c);
         }
         fprintf(F, "static const htc__fconv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
-                   " %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s, %s, %s, %s,\n    {",
+                   " %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s, %s, %s, %s,\n    ",
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->group_in, p->group_out,
                 p->k_block, p->out_zp, p->qmin, p->qmax, p->per_channel, fl(p->clip_lo), fl(p->clip_hi),
                 fl(p->out_scale), ws, tensor_name(g, op->in[1]), tensor_or_null(g, op, 3), bs);
-        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n     ") : "", fl(p->x_deq[i]));
-        fprintf(F, "}};\n");
+        float_table(p->x_deq);
+        fprintf(F, "};\n");
         break;
     }
     case OP_FADD: case OP_FMUL: {
         const htc__fbinary_params *p = op->params;
-        fprintf(F, "static const htc__fbinary_params %s = {%d, %d, %d, %d, %d, %d, %s, %s, %s,\n    {", pn, p->size,
+        fprintf(F, "static const htc__fbinary_params %s = {%d, %d, %d, %d, %d, %d, %s, %s, %s,\n    ", pn, p->size,
                 p->a_scalar, p->b_scalar, p->out_zp, p->qmin, p->qmax, fl(p->clip_lo), fl(p->clip_hi),
                 fl(p->out_scale));
-        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n     ") : "", fl(p->a_deq[i]));
-        fprintf(F, "},\n    {");
-        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n     ") : "", fl(p->b_deq[i]));
-        fprintf(F, "}};\n");
+        float_table(p->a_deq);
+        fprintf(F, ",\n    ");
+        float_table(p->b_deq);
+        fprintf(F, "};\n");
         break;
     }
     case OP_QFC: {
@@ -380,19 +388,19 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
     case OP_QAVGPOOL: {
         const htc__qavgpool_params *p = op->params;
         fprintf(F, "static const htc__qavgpool_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
-                   " %d, %d, %s, {", pn, p->batches, p->in_h, p->in_w, p->c, p->out_h, p->out_w, p->k_h, p->k_w,
+                   " %d, %d, %s, ", pn, p->batches, p->in_h, p->in_w, p->c, p->out_h, p->out_w, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->pad_top, p->pad_left, p->count_include_pad, p->out_zp, p->out_off,
                 p->qmin, p->qmax, fl(p->out_scale));
-        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n    ") : "", fl(p->deq[i]));
-        fprintf(F, "}};\n");
+        float_table(p->deq);
+        fprintf(F, "};\n");
         break;
     }
     case OP_QSOFTMAX: {
         const htc__qsoftmax_params *p = op->params;
-        fprintf(F, "static const htc__qsoftmax_params %s = {%d, %d, %d, %d, %d, %s, {", pn, p->outer, p->depth,
+        fprintf(F, "static const htc__qsoftmax_params %s = {%d, %d, %d, %d, %d, %s, ", pn, p->outer, p->depth,
                 p->out_zp, p->out_off, p->is_signed, fl(p->y_scale));
-        for (int i = 0; i < 256; i++) fprintf(F, "%s%s", i ? (i % 8 ? ", " : ",\n    ") : "", fl(p->table[i]));
-        fprintf(F, "}};\n");
+        float_table(p->table);
+        fprintf(F, "};\n");
         break;
     }
     case OP_TRANSPOSE: {
