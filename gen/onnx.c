@@ -2184,10 +2184,7 @@ static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last)
     p->qmin = yq->type == DT_UINT8 ? 0 : -128;
     p->qmax = p->qmin + 255;
     p->out_scale = ys;
-    for (int s = -128; s < 128; s++) {     /* x_scale * (x - zp), onnxruntime domain */
-        volatile float v = xs * (float)(s + st_off(xq->type) - xq->zp[0]);
-        p->deq[(uint8_t)(int8_t)s] = v;
-    }
+    deq_table(xq, p->deq, "input");
     op->k_h = (int)k[0]; op->k_w = (int)k[1]; op->stride_h = sh; op->stride_w = sw;
     op->pad_top = pt; op->pad_left = pl;
     op->rq = RQ_FLOAT;
