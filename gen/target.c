@@ -342,6 +342,44 @@ static OpKind op_kind_by_name(const char *s)
     return OP_COUNT;
 }
 
+/* htc's CPU kernels (kernels/): what an op of the cpu engine runs when its
+   entry names neither `kernel` nor `fn`. A target gives only the costs of
+   its CPU; accelerator ops always name their kernel (a device model). */
+static const struct {
+    OpKind kind;
+    const char *file, *fn;
+} cpu_kernels[] = {
+    {OP_CONV2D, "kernels/conv2d.c", "htc__conv2d_s8"},
+    {OP_DWCONV2D, "kernels/dwconv2d.c", "htc__dwconv2d_s8"},
+    {OP_FC, "kernels/fc.c", "htc__fc_s8"},
+    {OP_ADD, "kernels/add.c", "htc__add_s8"},
+    {OP_MUL, "kernels/mul.c", "htc__mul_s8"},
+    {OP_AVGPOOL, "kernels/pool.c", "htc__avgpool_s8"},
+    {OP_MAXPOOL, "kernels/pool.c", "htc__maxpool_s8"},
+    {OP_MEAN, "kernels/mean.c", "htc__mean_s8"},
+    {OP_PAD, "kernels/pad.c", "htc__pad"},
+    {OP_CONCAT, "kernels/concat.c", "htc__concat"},
+    {OP_SOFTMAX, "kernels/softmax.c", "htc__softmax_s8"},
+    {OP_LOGISTIC, "kernels/logistic.c", "htc__logistic_s8"},
+    {OP_QUANTIZE, "kernels/quantize.c", "htc__quantize"},
+    {OP_DEQUANTIZE, "kernels/quantize.c", "htc__dequantize"},
+    {OP_REQUANTIZE, "kernels/quantize.c", "htc__requantize"},
+    {OP_QCONV2D, "kernels/ort_conv.c", "htc__qconv2d"},
+    {OP_QFC, "kernels/ort_conv.c", "htc__qfc"},
+    {OP_QADD, "kernels/ort_eltwise.c", "htc__qadd_s8"},
+    {OP_QGAP, "kernels/ort_eltwise.c", "htc__qgap_s8"},
+    {OP_LUT, "kernels/ort_eltwise.c", "htc__lut8"},
+    {OP_QLQUANTIZE, "kernels/ort_eltwise.c", "htc__qlinear_quantize"},
+    {OP_QLDEQUANTIZE, "kernels/ort_eltwise.c", "htc__qlinear_dequantize"},
+    {OP_TRANSPOSE, "kernels/transpose.c", "htc__transpose"},
+    {OP_QMUL, "kernels/ort_eltwise.c", "htc__qmul_s8"},
+    {OP_QAVGPOOL, "kernels/ort_eltwise.c", "htc__qavgpool_s8"},
+    {OP_QSOFTMAX, "kernels/ort_eltwise.c", "htc__qsoftmax_s8"},
+    {OP_FCONV2D, "kernels/ort_float.c", "htc__fconv2d"},
+    {OP_FADD, "kernels/ort_float.c", "htc__fadd"},
+    {OP_FMUL, "kernels/ort_float.c", "htc__fmul"},
+};
+
 /* One engine table (the `cpu` table or an entry of `engines`) at the top. */
 static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *keys, int nkeys)
 {
@@ -411,9 +449,17 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         EngineOp *o = &e->ops[e->nops++];
         o->kind = k;
         o->lua_line = locate(lt, kk, nkeys + 2);
-        /* reshape moves no data: it needs no kernel */
-        o->kernel_file = get_string(lt, kk, nkeys + 2, "kernel", k != OP_RESHAPE);
-        o->kernel_fn = get_string(lt, kk, nkeys + 2, "fn", k != OP_RESHAPE);
+        o->kernel_file = get_string(lt, kk, nkeys + 2, "kernel", 0);
+        o->kernel_fn = get_string(lt, kk, nkeys + 2, "fn", 0);
+        if (!o->kernel_file && !o->kernel_fn && e->is_cpu)
+            for (size_t i = 0; i < sizeof cpu_kernels / sizeof cpu_kernels[0]; i++)
+                if (cpu_kernels[i].kind == k) {
+                    o->kernel_file = cpu_kernels[i].file;
+                    o->kernel_fn = cpu_kernels[i].fn;
+                }
+        if (!o->kernel_file && !o->kernel_fn && k != OP_RESHAPE)   /* reshape moves no data: no kernel */
+            field_error(lt, kk, nkeys + 2, "missing required field 'kernel'%s",
+                        e->is_cpu ? "" : " (an accelerator op names its kernel and fn)");
         if (!o->kernel_fn != !o->kernel_file)
             field_error(lt, kk, nkeys + 2, "give both 'kernel' and 'fn', or neither");
         for (const char *p = o->kernel_fn; p && *p; p++)

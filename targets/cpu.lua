@@ -1,7 +1,9 @@
 -- targets/cpu.lua: the portable-C CPU target.
--- Every op runs on the host CPU with the int8 kernels in kernels/; this is
--- also the fallback engine other targets copy. Costs are cycles on an
--- in-order MCU without SIMD (Cortex-M4 class), for the report's estimate.
+-- Every op runs on the host CPU with the int8 kernels in kernels/. An op of
+-- a `cpu` table that names no `kernel`/`fn` runs htc's own kernel for it
+-- (gen/target.c, cpu_kernels); the table lists the ops this CPU runs and
+-- their costs: cycles on an in-order MCU without SIMD (Cortex-M4 class),
+-- for the report's estimate. An entry may name another kernel and fn.
 
 local KiB = 1024
 
@@ -19,38 +21,38 @@ return target "cpu" {
     memory = "L2",
     requant = { "tflite", "float" },  -- TFLite fixed-point multiplier + shift; onnxruntime float scale
     ops = {
-      conv2d     = { kernel = "kernels/conv2d.c",   fn = "htc__conv2d_s8",   cycles_per_mac = 2.0 },
-      dwconv2d   = { kernel = "kernels/dwconv2d.c", fn = "htc__dwconv2d_s8", cycles_per_mac = 3.0 },
-      fc         = { kernel = "kernels/fc.c",       fn = "htc__fc_s8",       cycles_per_mac = 1.5 },
-      add        = { kernel = "kernels/add.c",      fn = "htc__add_s8",      cycles_per_elem = 12 },
-      mul        = { kernel = "kernels/mul.c",      fn = "htc__mul_s8",      cycles_per_elem = 10 },
-      avgpool    = { kernel = "kernels/pool.c",     fn = "htc__avgpool_s8",  cycles_per_mac = 1.5 },
-      maxpool    = { kernel = "kernels/pool.c",     fn = "htc__maxpool_s8",  cycles_per_mac = 1.5 },
-      mean       = { kernel = "kernels/mean.c",     fn = "htc__mean_s8",     cycles_per_mac = 1.5 },
-      pad        = { kernel = "kernels/pad.c",      fn = "htc__pad",         cycles_per_elem = 1 },
-      concat     = { kernel = "kernels/concat.c",   fn = "htc__concat",      cycles_per_elem = 1 },
+      conv2d     = { cycles_per_mac = 2.0 },
+      dwconv2d   = { cycles_per_mac = 3.0 },
+      fc         = { cycles_per_mac = 1.5 },
+      add        = { cycles_per_elem = 12 },
+      mul        = { cycles_per_elem = 10 },
+      avgpool    = { cycles_per_mac = 1.5 },
+      maxpool    = { cycles_per_mac = 1.5 },
+      mean       = { cycles_per_mac = 1.5 },
+      pad        = { cycles_per_elem = 1 },
+      concat     = { cycles_per_elem = 1 },
       reshape    = { cycles_per_elem = 0 },  -- an alias: no kernel, no copy
-      softmax    = { kernel = "kernels/softmax.c",  fn = "htc__softmax_s8",  cycles_per_elem = 60 },
-      logistic   = { kernel = "kernels/logistic.c", fn = "htc__logistic_s8", cycles_per_elem = 40 },
-      quantize   = { kernel = "kernels/quantize.c", fn = "htc__quantize",    cycles_per_elem = 8 },
-      dequantize = { kernel = "kernels/quantize.c", fn = "htc__dequantize",  cycles_per_elem = 8 },
-      requantize = { kernel = "kernels/quantize.c", fn = "htc__requantize",  cycles_per_elem = 8 },
+      softmax    = { cycles_per_elem = 60 },
+      logistic   = { cycles_per_elem = 40 },
+      quantize   = { cycles_per_elem = 8 },
+      dequantize = { cycles_per_elem = 8 },
+      requantize = { cycles_per_elem = 8 },
       -- ONNX models: onnxruntime's arithmetic (float scale, round half to even)
-      qconv2d     = { kernel = "kernels/ort_conv.c",    fn = "htc__qconv2d",           cycles_per_mac = 2.5 },
-      qfc         = { kernel = "kernels/ort_conv.c",    fn = "htc__qfc",               cycles_per_mac = 1.5 },
-      qadd        = { kernel = "kernels/ort_eltwise.c", fn = "htc__qadd_s8",           cycles_per_elem = 30 },
-      qgap        = { kernel = "kernels/ort_eltwise.c", fn = "htc__qgap_s8",           cycles_per_mac = 1.5 },
-      lut         = { kernel = "kernels/ort_eltwise.c", fn = "htc__lut8",              cycles_per_elem = 3 },
-      qquantize   = { kernel = "kernels/ort_eltwise.c", fn = "htc__qlinear_quantize",  cycles_per_elem = 20 },
-      qdequantize = { kernel = "kernels/ort_eltwise.c", fn = "htc__qlinear_dequantize", cycles_per_elem = 8 },
-      transpose   = { kernel = "kernels/transpose.c",   fn = "htc__transpose",         cycles_per_elem = 4 },
-      qmul        = { kernel = "kernels/ort_eltwise.c", fn = "htc__qmul_s8",           cycles_per_elem = 12 },
-      qavgpool    = { kernel = "kernels/ort_eltwise.c", fn = "htc__qavgpool_s8",       cycles_per_mac = 3 },
-      qsoftmax    = { kernel = "kernels/ort_eltwise.c", fn = "htc__qsoftmax_s8",       cycles_per_elem = 20 },
+      qconv2d     = { cycles_per_mac = 2.5 },
+      qfc         = { cycles_per_mac = 1.5 },
+      qadd        = { cycles_per_elem = 30 },
+      qgap        = { cycles_per_mac = 1.5 },
+      lut         = { cycles_per_elem = 3 },
+      qquantize   = { cycles_per_elem = 20 },
+      qdequantize = { cycles_per_elem = 8 },
+      transpose   = { cycles_per_elem = 4 },
+      qmul        = { cycles_per_elem = 12 },
+      qavgpool    = { cycles_per_mac = 3 },
+      qsoftmax    = { cycles_per_elem = 20 },
       -- --float-fallback: QDQ groups onnxruntime leaves in float, in float
-      fconv2d     = { kernel = "kernels/ort_float.c",   fn = "htc__fconv2d",           cycles_per_mac = 6 },
-      fadd        = { kernel = "kernels/ort_float.c",   fn = "htc__fadd",              cycles_per_elem = 12 },
-      fmul        = { kernel = "kernels/ort_float.c",   fn = "htc__fmul",              cycles_per_elem = 12 },
+      fconv2d     = { cycles_per_mac = 6 },
+      fadd        = { cycles_per_elem = 12 },
+      fmul        = { cycles_per_elem = 12 },
     },
   },
 }
