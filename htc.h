@@ -73,6 +73,12 @@ static inline int htc__have_avx2(void)
 {
     return __builtin_cpu_supports("avx2") ? 1 : 0;
 }
+/* AVX2 with fused multiply-add (the float kernels of --float-fallback) */
+#define HTC__FMA_FN __attribute__((target("avx2,fma")))
+static inline int htc__have_fma(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+}
 #endif
 #endif
 
@@ -761,7 +767,9 @@ typedef struct {
    + bias, clipped to [clip_lo, clip_hi], divided by out_scale, rounded half
    to even, + out_zp, saturated. x[k] = x_deq[(uint8_t)stored byte];
    w[k] = float(w - w_zp) * w_scale (the DequantizeLinear of the weights).
-   NHWC input and output, weights [out_c][k_h][k_w][group_in]. */
+   NHWC input and output. Weights: per group, blocks of 8 filters, [tap
+   k][8] with k in ONNX order (channel, ky, kx); filters past the group's
+   end are 0. Taps in the padding read 0.0, as MLAS's im2col writes. */
 typedef struct {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
     int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;

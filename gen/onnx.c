@@ -1460,6 +1460,29 @@ static void build_float_group(Val *f, const QP *q, const char *why)
         memcpy(ws, wq.scale, sizeof(float) * (size_t)wq.n);
         p->w_scale = ws;
         deq_table(&xq, p->x_deq, "input");
+        /* weights for the kernel: per group, blocks of 8 filters, each tap
+           k = (channel, ky, kx) in ONNX order holding the 8 filters' values
+           side by side (a missing filter of the last block is 0) */
+        {
+            const Tensor *ohwi = &G->tensors[op8->in[1]];
+            int32_t K = qp->group_in * qp->k_h * qp->k_w, go = qp->group_out;
+            int32_t groups = qp->out_c / go, nblk = (go + 7) / 8;
+            size_t nb = (size_t)groups * nblk * K * 8;
+            int8_t *wb = arena_alloc(nb);
+            memset(wb, 0, nb);
+            for (int32_t m = 0; m < qp->out_c; m++) {
+                int32_t g = m / go, blk = (m % go) / 8, j = (m % go) % 8;
+                for (int32_t c = 0; c < qp->group_in; c++)
+                    for (int32_t ky = 0; ky < qp->k_h; ky++)
+                        for (int32_t kx = 0; kx < qp->k_w; kx++) {
+                            int32_t k = (c * qp->k_h + ky) * qp->k_w + kx;
+                            size_t src = (((size_t)m * qp->k_h + ky) * qp->k_w + kx) * qp->group_in + c;
+                            wb[(((size_t)g * nblk + blk) * K + k) * 8 + j] = (int8_t)ohwi->data[src];
+                        }
+            }
+            int32_t ws3[3] = {groups * nblk, K, 8};
+            op8->in[1] = const_tensor(arena_printf("%s.kblk8", ohwi->name), DT_INT8, 3, ws3, wb, nb);
+        }
         op8->kind = OP_FCONV2D;
         op8->variant = "";
         op8->rq = RQ_NONE;

@@ -17,47 +17,110 @@ static inline int8_t htc__fq_out(float y, float clip_lo, float clip_hi, float sc
     return HTC__CAST(int8_t, htc__rne(v) + zp);
 }
 
-/* The taps are walked in ONNX's weight order (channel, ky, kx), the order
-   of MLAS's im2col rows; taps in the padding are skipped (their product is
-   +-0, which leaves every partial sum unchanged up to the sign of a zero,
-   and the quantized result equal). */
+/* Eight filters at once: acc[j] continues its chain of fused
+   multiply-adds over n taps, acc[j] = fma(col[k], float(w[k][j] - zp[j]) *
+   s[j], acc[j]). Each lane is one filter's sequential sum, so the AVX2+FMA
+   version (eight lanes of vfmadd) gives the scalar version's bits. */
+static HTC__UNUSED void htc__fdot8_c(const float *col, const int8_t *w, int32_t n, const int32_t *zp, const float *s,
+                                     float *acc)
+{
+    int32_t k, j;
+    for (k = 0; k < n; k++)
+        for (j = 0; j < 8; j++) {
+            HTC__FLT_VOLATILE float wv = HTC__CAST(float, w[k * 8 + j] - zp[j]) * s[j];
+            acc[j] = htc__fmaf(col[k], wv, acc[j]);
+        }
+}
+
+#ifdef HTC__AVX2
+static HTC__FMA_FN HTC__UNUSED void htc__fdot8_fma(const float *col, const int8_t *w, int32_t n, const int32_t *zp,
+                                                   const float *s, float *acc)
+{
+    const __m256i z = _mm256_loadu_si256(HTC__CAST(const __m256i *, HTC__CAST(const void *, zp)));
+    const __m256 sv = _mm256_loadu_ps(s);
+    __m256 a = _mm256_loadu_ps(acc);
+    int32_t k;
+    for (k = 0; k < n; k++) {
+        const __m256i wi = _mm256_cvtepi8_epi32(_mm_loadl_epi64(HTC__CAST(const __m128i *, HTC__CAST(const void *, w + k * 8))));
+        const __m256 wv = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(wi, z)), sv);
+        a = _mm256_fmadd_ps(_mm256_set1_ps(col[k]), wv, a);
+    }
+    _mm256_storeu_ps(acc, a);
+}
+#endif
+
+/* Per output pixel and group, up to 64 filters (8 blocks of 8) at a time:
+   the taps are gathered (im2col) in chunks of 128 -- MLAS's slices are
+   whole multiples of 128, or all of K -- and every block continues its sums
+   over the chunk; when a slice ends its partial sums are added to the
+   totals. Then bias, clip and quantization. About 1.5 kB of stack. */
+#define HTC__FCONV_CHUNK 128
+#define HTC__FCONV_BLOCKS 8
+
 static HTC__UNUSED void htc__fconv2d(const htc__fconv_params *p, const int8_t *in, int8_t *out)
 {
-    const int32_t khkw = p->k_h * p->k_w, kb = p->k_block;
-    int32_t b, oy, ox, m, c, ky, kx;
+    const int32_t khkw = p->k_h * p->k_w, K = p->group_in * khkw, kb = p->k_block;
+    const int32_t groups = p->out_c / p->group_out, nblk = (p->group_out + 7) / 8;
+    float col[HTC__FCONV_CHUNK], acc[HTC__FCONV_BLOCKS * 8], tot[HTC__FCONV_BLOCKS * 8], s8[HTC__FCONV_BLOCKS * 8];
+    int32_t zp8[HTC__FCONV_BLOCKS * 8];
+    int32_t b, oy, ox, g, b0, k0, i, j;
+#ifdef HTC__AVX2
+    const int fma = htc__have_fma();
+#endif
     for (b = 0; b < p->batches; b++)
         for (oy = 0; oy < p->out_h; oy++)
             for (ox = 0; ox < p->out_w; ox++) {
                 const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+                const int8_t *in_px = in + (size_t)b * p->in_h * p->in_w * p->in_c;
                 int8_t *o = out + ((size_t)(b * p->out_h + oy) * p->out_w + ox) * p->out_c;
-                for (m = 0; m < p->out_c; m++) {
-                    const int32_t g = m / p->group_out, ch = p->per_channel ? m : 0;
-                    const int8_t *w = p->weights + (size_t)m * khkw * p->group_in;
-                    const int32_t wzp = p->w_zp ? p->w_zp[ch] : 0;
-                    const float ws = p->w_scale[ch];
-                    float total = 0.0f, part = 0.0f;
-                    int32_t k = 0, first = 1;
-                    for (c = 0; c < p->group_in; c++)
-                        for (ky = 0; ky < p->k_h; ky++)
-                            for (kx = 0; kx < p->k_w; kx++, k++) {
+                for (g = 0; g < groups; g++)
+                    for (b0 = 0; b0 < nblk; b0 += HTC__FCONV_BLOCKS) {
+                        const int32_t nb = nblk - b0 < HTC__FCONV_BLOCKS ? nblk - b0 : HTC__FCONV_BLOCKS;
+                        const int32_t f0 = b0 * 8;                          /* first filter, within the group */
+                        const int32_t nf = p->group_out - f0 < nb * 8 ? p->group_out - f0 : nb * 8;
+                        int first = 1;
+                        for (j = 0; j < nb * 8; j++) {
+                            const int32_t ch = p->per_channel ? g * p->group_out + f0 + j : 0;
+                            zp8[j] = j < nf && p->w_zp ? p->w_zp[ch] : 0;
+                            s8[j] = j < nf ? p->w_scale[ch] : 0.0f;
+                            acc[j] = tot[j] = 0.0f;
+                        }
+                        for (k0 = 0; k0 < K; k0 += HTC__FCONV_CHUNK) {
+                            const int32_t n = K - k0 < HTC__FCONV_CHUNK ? K - k0 : HTC__FCONV_CHUNK;
+                            int32_t c = k0 / khkw, ky = (k0 % khkw) / p->k_w, kx = k0 % p->k_w;
+                            for (i = 0; i < n; i++) {       /* im2col: tap k0 + i = (c, ky, kx) */
                                 const int32_t iy = iy0 + ky * p->dil_h, ix = ix0 + kx * p->dil_w;
-                                if (k > 0 && k % kb == 0) {
-                                    total = first ? part : total + part;
-                                    first = 0;
-                                    part = 0.0f;
-                                }
-                                if (iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w) {
-                                    const int8_t xv = in[((size_t)(b * p->in_h + iy) * p->in_w + ix) * p->in_c +
-                                                         g * p->group_in + c];
-                                    HTC__FLT_VOLATILE float wv =
-                                        HTC__CAST(float, w[(ky * p->k_w + kx) * p->group_in + c] - wzp) * ws;
-                                    part = htc__fmaf(p->x_deq[HTC__CAST(uint8_t, xv)], wv, part);
+                                col[i] = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w
+                                             ? p->x_deq[HTC__CAST(uint8_t, in_px[((size_t)iy * p->in_w + ix) * p->in_c +
+                                                                                   g * p->group_in + c])]
+                                             : 0.0f;
+                                if (++kx == p->k_w) {
+                                    kx = 0;
+                                    if (++ky == p->k_h) ky = 0, c++;
                                 }
                             }
-                    total = first ? part : total + part;
-                    if (p->bias) total = total + p->bias[m];
-                    o[m] = htc__fq_out(total, p->clip_lo, p->clip_hi, p->out_scale, p->out_zp, p->qmin, p->qmax);
-                }
+                            for (j = 0; j < nb; j++) {
+                                const int8_t *w = p->weights + ((size_t)(g * nblk + b0 + j) * K + k0) * 8;
+#ifdef HTC__AVX2
+                                if (fma) htc__fdot8_fma(col, w, n, zp8 + j * 8, s8 + j * 8, acc + j * 8);
+                                else
+#endif
+                                    htc__fdot8_c(col, w, n, zp8 + j * 8, s8 + j * 8, acc + j * 8);
+                            }
+                            if ((k0 + n) % kb == 0 || k0 + n == K) {   /* the end of a slice */
+                                for (j = 0; j < nb * 8; j++) {
+                                    tot[j] = first ? acc[j] : tot[j] + acc[j];
+                                    acc[j] = 0.0f;
+                                }
+                                first = 0;
+                            }
+                        }
+                        for (j = 0; j < nf; j++) {
+                            const int32_t m = g * p->group_out + f0 + j;
+                            const float y = p->bias ? tot[j] + p->bias[m] : tot[j];
+                            o[m] = htc__fq_out(y, p->clip_lo, p->clip_hi, p->out_scale, p->out_zp, p->qmin, p->qmax);
+                        }
+                    }
             }
 }
 

@@ -216,7 +216,9 @@ def test_zoo_float_refused(name, zoo):
 def test_zoo_float_fallback(name, zoo, ztmp):
     """With --float-fallback: htc computes in float exactly the nodes
     onnxruntime leaves in float (same names), and every output is bit-exact
-    against onnxruntime (MLAS's tap order, fused multiply-adds, K slices)."""
+    against onnxruntime (MLAS's tap order, fused multiply-adds, K slices),
+    with the AVX2+FMA kernel and with the portable one (-DHTC_NO_SIMD:
+    fused multiply-add emulated in double)."""
     model = os.path.join(zoo, name + ".onnx")
     tmp = os.path.join(ztmp, name + "_ff")
     p = O.htc("compile", model, "-t", O.TARGET, "-o", os.devnull, "--float-fallback")
@@ -228,6 +230,8 @@ def test_zoo_float_fallback(name, zoo, ztmp):
     assert len(got) == len(want) == NINPUTS
     for k, (g, w) in enumerate(zip(got, want)):
         assert g == w, "%s input %d differs" % (name, k)
+    exe = O.build(model, tmp + "_c", flags=["--float-fallback"], cflags=["-DHTC_NO_SIMD"])
+    assert O.run(exe, tmp + "_c", inputs)[0] == want, "%s: the portable kernel differs" % name
 
 
 @pytest.mark.parametrize("net", ["kws", "vww", "ad", "resnet"])
@@ -343,3 +347,16 @@ def test_float_fallback_header_cross(cc, zoo, tmp_path):
                              "-c", str(src), "-o", str(tmp_path / "r.o"), "-I", str(tmp_path)],
                        capture_output=True, text=True)
     assert p.returncode == 0 and not p.stderr, p.stderr[:2000]
+
+
+def test_float_fallback_check(zoo, tmp_path):
+    """htc run --check (AddressSanitizer; each layer may touch only its
+    planned buffers) on the int8 ResNet-8 with its float groups: clean, and
+    the output equals onnxruntime's."""
+    model = os.path.join(zoo, "resnet_qdq_s8.onnx")
+    sess = O.ort_session(model)
+    xs = O.random_inputs(sess, 1, seed=2)
+    inp, outp = str(tmp_path / "in.bin"), str(tmp_path / "out.bin")
+    xs[0][0].tofile(inp)
+    O.htc("run", model, "-t", O.TARGET, "--float-fallback", "--check", "--input", inp, "--output", outp)
+    assert open(outp, "rb").read() == O.ort_outputs(sess, xs)[0]

@@ -397,7 +397,11 @@ def test_float_fallback_conv(name, qt, tmp_path):
     inputs = O.random_inputs(sess, 4, seed=9)
     exe = O.build(path, str(tmp_path), flags=["--float-fallback"])
     got, _ = O.run(exe, str(tmp_path), inputs)
-    assert got == O.ort_outputs(sess, inputs)
+    want = O.ort_outputs(sess, inputs)
+    assert got == want
+    c = os.path.join(str(tmp_path), "portable")     # without SIMD: emulated fma
+    exe = O.build(path, c, flags=["--float-fallback"], cflags=["-DHTC_NO_SIMD"])
+    assert O.run(exe, c, inputs)[0] == want
 
 
 def shared_binary_model(qt, seed, op):

@@ -63,9 +63,10 @@ def htc(*args, check=True):
     return p
 
 
-def build(model, tmp, binds=(), flags=()):
+def build(model, tmp, binds=(), flags=(), cflags=()):
     """Compile MODEL into tmp/m.h and the batch driver tmp/m; returns the path.
-    flags: more htc options (e.g. --float-fallback)."""
+    flags: more htc options (e.g. --float-fallback); cflags: more compiler
+    options (e.g. -DHTC_NO_SIMD)."""
     os.makedirs(tmp, exist_ok=True)
     args = ["compile", model, "-t", TARGET, "-o", os.path.join(tmp, "m.h"), "--name", "m"] + list(flags)
     for name, path in binds:
@@ -74,7 +75,7 @@ def build(model, tmp, binds=(), flags=()):
     with open(os.path.join(tmp, "drv.c"), "w") as f:
         f.write(DRIVER)
     exe = os.path.join(tmp, "m")
-    p = subprocess.run([CC, "-O2", "-std=c99", "-Wall", "-o", exe, os.path.join(tmp, "drv.c"), "-I", tmp],
+    p = subprocess.run([CC, "-O2", "-std=c99", "-Wall"] + list(cflags) + ["-o", exe, os.path.join(tmp, "drv.c"), "-I", tmp],
                        capture_output=True, text=True, errors="replace")
     if p.returncode:
         raise HtcError("cc failed: %s" % p.stderr[-2000:])
