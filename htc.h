@@ -502,13 +502,15 @@ typedef struct {
     const int32_t *bias;            /* [out_c] or NULL */
 } htc__conv_params;
 
-/* FULLY_CONNECTED. The TFLite reference kernel (ai-edge-litert 2.x,
-   BUILTIN_REF) does not use a fixed-point multiplier for int8 FC: it computes
-   out = (int32)round((double)acc * scale[c]) + out_zp with
-   scale[c] = double(in_scale) * double(w_scale[c]) / double(out_scale)
-   (per tensor: c = 0). When `scale` is non-NULL the kernel does exactly that
-   (gen/quant.c quant_fc_scales); when NULL it requantizes with mult/shift
-   (quant_fc_multipliers, TFLite's optimized-kernel arithmetic). */
+/* FULLY_CONNECTED as TFLite Micro computes it (fully_connected_common.cc,
+   reference_integer_ops::FullyConnected[PerChannel]): the int32 accumulator
+   through MultiplyByQuantizedMultiplier(acc, mult[c], shift[c]) + out_zp,
+   clamped; c = output feature when per_channel, else 0. The multipliers are
+   QuantizeMultiplier of double(in_scale) * double(w_scale[c]) /
+   double(out_scale) per channel, double(float(in_scale * w_scale)) /
+   double(out_scale) per tensor (gen/quant.c quant_fc_multipliers). The
+   desktop interpreter (ai-edge-litert 2.x) instead rounds double(acc) *
+   scale, which differs by up to 2 LSB: htc follows TFLite Micro. */
 typedef struct {
     int32_t batches, in_features, out_features;
     int32_t in_zp, w_zp, out_zp, act_min, act_max;
@@ -517,7 +519,6 @@ typedef struct {
     const int8_t *shift;
     const int8_t *weights;          /* [out_features][in_features] */
     const int32_t *bias;            /* [out_features] or NULL */
-    const double *scale;            /* [out_features] or [1], or NULL (see above) */
 } htc__fc_params;
 
 typedef struct {

@@ -195,12 +195,9 @@ static void emit_params(const Graph *g, const Op *op, int li)
     case OP_FC: {
         const htc__fc_params *p = op->params;
         const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
-        fprintf(F, "static const double %s__scale%d[%d] = {", N, li, op->nch);
-        for (int c = 0; c < op->nch; c++) fprintf(F, "%s%.17e", c ? ", " : "", op->dscale[c]);
-        fprintf(F, "};\n");
-        fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__mult%d, %s__shift%d, %s, %s, %s__scale%d};\n",
+        fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__mult%d, %s__shift%d, %s, %s};\n",
                 pn, p->batches, p->in_features, p->out_features, p->in_zp, p->w_zp, p->out_zp, p->act_min,
-                p->act_max, p->per_channel, N, li, N, li, tensor_name(g, op->in[1]), bias, N, li);
+                p->act_max, p->per_channel, N, li, N, li, tensor_name(g, op->in[1]), bias);
         break;
     }
     case OP_AVGPOOL: case OP_MAXPOOL: {

@@ -136,7 +136,6 @@ typedef struct {
     int nch;                    /* number of requant channels (1 = per tensor) */
     int32_t *mult;              /* [nch] */
     int8_t *shift;              /* [nch] */
-    double *dscale;             /* [nch]: FC real scales, applied in double (see htc__fc_params) */
     int32_t act_min, act_max;
     void *params;               /* kernel parameter block (htc.h struct) */
     size_t params_size;

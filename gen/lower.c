@@ -96,11 +96,8 @@ static void weights_quant(Op *op, const Tensor *in, const Tensor *w, const Tenso
     op->nch = w->q.n;
     op->mult = arena_alloc(sizeof(int32_t) * (size_t)op->nch);
     op->shift = arena_alloc((size_t)op->nch);
-    if (op->kind == OP_FC) {
+    if (op->kind == OP_FC)
         quant_fc_multipliers(in->q.scale[0], w->q.scale, w->q.n, out->q.scale[0], op->mult, op->shift);
-        op->dscale = arena_alloc(sizeof(double) * (size_t)op->nch);
-        quant_fc_scales(in->q.scale[0], w->q.scale, w->q.n, out->q.scale[0], op->dscale);
-    }
     else
         quant_conv_multipliers(in->q.scale[0], w->q.scale, w->q.n, out->q.scale[0], op->mult, op->shift);
 }

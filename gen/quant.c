@@ -104,16 +104,6 @@ void quant_fc_multipliers(float in_scale, const float *w_scale, int nw,
     put((double)prod / (double)out_scale, &mult[0], &shift[0]);
 }
 
-/* fully_connected.cc, kReference, int8 (per tensor and per channel alike):
-   reference_integer_ops::FullyConnected[PerChannel] with the float scales,
-   which rescales the int32 accumulator in double. */
-void quant_fc_scales(float in_scale, const float *w_scale, int nw, float out_scale,
-                     double *scale)
-{
-    for (int c = 0; c < nw; c++)
-        scale[c] = (double)in_scale * (double)w_scale[c] / (double)out_scale;
-}
-
 /* add.cc Prepare, 8-bit general path. */
 void quant_add_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
                       float out_scale, int32_t out_zp, htc__binary_params *p)

@@ -29,13 +29,6 @@ void quant_conv_multipliers(float in_scale, const float *w_scale, int nw,
 void quant_fc_multipliers(float in_scale, const float *w_scale, int nw,
                           float out_scale, int32_t *mult, int8_t *shift);
 
-/* FULLY_CONNECTED as the reference kernel of ai-edge-litert 2.x really runs
-   it: double(in_scale) * double(w_scale[c]) / double(out_scale), applied as
-   round(double(acc) * scale) -- no fixed-point multiplier at all. Goes into
-   htc__fc_params.scale (nw entries; nw == 1 for per-tensor weights). */
-void quant_fc_scales(float in_scale, const float *w_scale, int nw, float out_scale,
-                     double *scale);
-
 /* ADD (and SUB) parameters as TFLite's Prepare computes them
    (left_shift = 20 for int8). Fills multipliers, shifts, offsets, out_zp. */
 void quant_add_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,

@@ -1,34 +1,17 @@
 /* fc.c - int8 fully connected layer, weights [out_features][in_features].
-   Bit-exact with TFLite reference_integer_ops::FullyConnected[PerChannel]. */
+   Bit-exact with TFLite Micro's reference_integer_ops::FullyConnected[PerChannel]
+   (fixed-point multiplier and shift; = CMSIS-NN's arm_fully_connected_s8). */
 
 /* acc = bias[o] + sum_i (x[i] - in_zp) * (w[o][i] - w_zp); four output rows
    at a time share each input load (htc__dot4_s8, SSE2 on x86). A non-zero
    weight zero point (legal for per-tensor FULLY_CONNECTED; per-channel
-   TFLite ignores it) takes a plain loop. Rescaling, once per output:
-   - p->scale != NULL: what ai-edge-litert 2.x's reference kernel does,
-     (int32)round((double)acc * scale[c]) + out_zp, clamped; round half away
-     from zero written without libm, and a result outside int32 converts to
-     INT32_MIN as x86's cvttsd2si makes it (then wraps with the offset);
-   - p->scale == NULL: the fixed-point multiplier mult[c]/shift[c]. */
+   TFLite ignores it) takes a plain loop. Rescaling, once per output, is
+   TFLite Micro's: MultiplyByQuantizedMultiplier with the fixed-point
+   multiplier mult[c] and shift[c] (double rounding), + out_zp, clamped. */
 
 static HTC__UNUSED int32_t htc__fc_out(const htc__fc_params *p, int32_t acc, int32_t o)
 {
     const int32_t c = p->per_channel ? o : 0;
-    int32_t v;
-    if (p->scale) {
-        const double x = HTC__CAST(double, acc) * p->scale[c];
-        if (x < 2147483647.5 && x > -2147483648.5) {
-            double t = HTC__CAST(double, HTC__CAST(int64_t, x));    /* truncate, exact */
-            const double d = x - t;
-            if (d >= 0.5) t += 1.0;
-            else if (d <= -0.5) t -= 1.0;
-            v = HTC__CAST(int32_t, t);
-        } else {
-            v = INT32_MIN;                                          /* also NaN */
-        }
-        v = HTC__CAST(int32_t, HTC__CAST(uint32_t, v) + HTC__CAST(uint32_t, p->out_zp));
-        return htc__clamp(v, p->act_min, p->act_max);
-    }
     return htc__requant(acc, p->mult[c], p->shift[c], p->out_zp, p->act_min, p->act_max);
 }
 
