@@ -573,11 +573,11 @@ typedef struct {
     int32_t out_zp;                 /* -128 for int8 output */
 } htc__softmax_params;
 
-/* LOGISTIC int8. TFLite's reference (and generic) int8 kernel is a table
-   lookup: lut[(uint8_t)x], the table built at Prepare time in float
-   (LUTPopulate<int8_t> of 1/(1+exp(-x)), output scale 1/256, zero point
-   -128); gen/quant.c builds the same table. in_zp .. input_left_shift are the
-   gemmlowp fixed-point variant's parameters, informational only. */
+/* LOGISTIC int8 (output scale 1/256, zero point -128): a table lookup,
+   lut[(uint8_t)x]. gen/quant.c fills the table by running TFLite Micro's
+   fixed-point kernel (reference_integer_ops::Logistic, gemmlowp) on each of
+   the 256 inputs with Prepare's parameters in_zp .. input_left_shift (kept
+   here for reference; the kernel reads only the table). */
 typedef struct {
     int32_t size;
     int32_t in_zp, input_range_radius, input_multiplier, input_left_shift;

@@ -16,10 +16,10 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
-if [ "$what" = all ] && ! .venv/bin/python -c "import ai_edge_litert, numpy, pytest, onnx, onnxruntime" 2>/dev/null; then
-    echo "creating .venv (ai-edge-litert, onnx, onnxruntime, numpy, pytest)"
+if [ "$what" = all ] && ! .venv/bin/python -c "import tflite_micro, ai_edge_litert, numpy, pytest, onnx, onnxruntime" 2>/dev/null; then
+    echo "creating .venv (tflite-micro, ai-edge-litert, onnx, onnxruntime, numpy, pytest)"
     python3 -m venv .venv
     .venv/bin/pip install -q --upgrade pip
     # the oracles are pinned: bit-exactness is checked against these versions
-    .venv/bin/pip install -q ai-edge-litert==2.3.0 onnx==1.23.2 onnxruntime==1.31.1 numpy pytest
+    .venv/bin/pip install -q tflite-micro==0.dev20261023182759 ai-edge-litert==2.3.0 onnx==1.23.2 onnxruntime==1.31.1 numpy pytest
 fi

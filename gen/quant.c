@@ -175,41 +175,53 @@ void quant_softmax_params(float beta, float in_scale, htc__softmax_params *p)
     p->diff_min = (int32_t)(-1.0 * input_radius(int_bits, s, 31));
 }
 
-/* activations.cc SigmoidPrepare, kReference, int8: the kernel is a 256-entry
-   table (LUTPopulate<int8_t>) of 1 / (1 + exp(-x)) computed in float with the
-   output fixed at scale 1/256, zero point -128. The table is indexed by the
-   input byte reinterpreted as uint8. The gemmlowp parameters of the
-   fixed-point variant are filled in too, for reference only. */
+/* TFLite Micro's int8 LOGISTIC (logistic_common.cc Prepare +
+   reference_integer_ops::Logistic): the input minus its zero point, zero
+   below -radius, saturated above radius, else MultiplyByQuantizedMultiplier
+   into Q4.27, gemmlowp's fixed-point logistic (exp_on_negative_values,
+   one_over_one_plus_x_for_x_in_0_1) to Q0.31, RoundingDivideByPOT by 23,
+   -128. An int8 input has 256 values, so the whole kernel is evaluated
+   here, with htc.h's gemmlowp primitives, into the 256-entry table the
+   run-time kernel looks up (lut[(uint8_t)x]). The parameters are those of
+   Prepare: multiplier = round(frexp(in_scale * 2^27) * 2^31) (no
+   renormalisation if that rounds to 2^31: the cast wraps, as TFLM's does),
+   radius = floor(15 * 2^27 / 2^shift) in double (CalculateInputRadius).
+   ai-edge-litert instead fills the table with float 1/(1+exp(-x)) rounded
+   (LUTPopulate), which differs by one on rare inputs. */
 void quant_logistic_params(float in_scale, int32_t in_zp, htc__logistic_params *p)
 {
-    const float out_scale = 1.0f / 256;
-    const int32_t out_zp = -128;
-    volatile float inverse_scale = 1 / out_scale;
+    const int int_bits = 4;
+    int shift = 0;
+    double q = frexp((double)in_scale * (double)(1 << (31 - int_bits)), &shift);
+    int64_t qf = (int64_t)round(q * 2147483648.0);
+    int32_t mult = (int32_t)(uint32_t)(uint64_t)qf;
+    int32_t radius = (int32_t)floor(ldexp(15.0 * (double)((int64_t)1 << (31 - int_bits)), -shift));
+    p->in_zp = in_zp;
+    p->input_multiplier = mult;
+    p->input_left_shift = shift;
+    p->input_range_radius = radius;
     for (int32_t v = -128; v <= 127; v++) {
-        volatile float deq = in_scale * (float)(v - in_zp);
-        volatile float e = expf(-deq);
-        volatile float den = 1.0f + e;
-        volatile float tr = 1.0f / den;
-        volatile float scaled = tr * inverse_scale;
-        float rescaled = roundf(scaled);
-        volatile float sum = rescaled + (float)out_zp;
-        int32_t q;
-        if (sum != sum) q = INT32_MIN;                     /* cannot happen: tr in [0, 1] */
-        else q = (int32_t)sum;
-        if (q > 127) q = 127;
-        if (q < -128) q = -128;
-        p->lut[(uint8_t)(int8_t)v] = (int8_t)q;
-    }
-    /* fixed-point variant (kFixedPointOptimized), informational */
-    {
-        const int int_bits = 4;
-        int e = 0;
-        double real = (double)in_scale * (double)(1 << (15 - int_bits));
-        double q = frexp(real, &e);
-        p->in_zp = in_zp;
-        p->input_multiplier = (int32_t)(int16_t)(int32_t)round(q * (double)(1 << 15));
-        p->input_left_shift = e;
-        p->input_range_radius = (int32_t)(int16_t)input_radius(int_bits, e, 15);
+        const int32_t x = v - in_zp;
+        int32_t y;
+        if (x <= -radius) {
+            y = -128;
+        } else if (x >= radius) {
+            y = 127;
+        } else {
+            const int32_t a = htc__mulq(x, mult, shift);           /* Q4.27 */
+            int32_t r;                                              /* Q0.31 */
+            if (a == 0) {
+                r = 1 << 30;
+            } else {
+                const int32_t abs_a = a > 0 ? a : -a;
+                const int32_t pos = htc__one_over_one_plus_x(htc__exp_neg(-abs_a, int_bits));
+                r = a > 0 ? pos : INT32_MAX - pos;
+            }
+            y = htc__rdivpot(r, 31 - 8) - 128;
+            if (y < -128) y = -128;
+            if (y > 127) y = 127;
+        }
+        p->lut[(uint8_t)(int8_t)v] = (int8_t)y;
     }
 }
 

@@ -41,8 +41,8 @@ void quant_mul_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
 /* SOFTMAX int8 (beta, input scale) -> multiplier, left shift, diff_min. */
 void quant_softmax_params(float beta, float in_scale, htc__softmax_params *p);
 
-/* LOGISTIC int8 -> the 256-entry table of TFLite's reference kernel (output
-   scale 1/256, zero point -128), plus the gemmlowp parameters. */
+/* LOGISTIC int8 -> the 256-entry table of TFLite Micro's fixed-point kernel
+   (output scale 1/256, zero point -128), plus its Prepare parameters. */
 void quant_logistic_params(float in_scale, int32_t in_zp, htc__logistic_params *p);
 
 /* MEAN over H,W: multiplier/shift from in_scale/out_scale. */

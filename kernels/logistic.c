@@ -1,9 +1,8 @@
 /* logistic.c - int8 LOGISTIC (sigmoid), output scale 1/256, zero point -128.
-   Bit-exact with TFLite's reference int8 kernel: a 256-entry table lookup. */
+   Bit-exact with TFLite Micro's int8 kernel: a 256-entry table lookup. */
 
-/* activations.cc (kReference and kGenericOptimized alike) evaluates int8
-   sigmoid as lut[(uint8_t)x]; gen/quant.c builds the identical table at
-   compile time (LUTPopulate<int8_t>, float arithmetic). */
+/* gen/quant.c evaluates TFLite Micro's fixed-point kernel
+   (reference_integer_ops::Logistic) on every int8 input at compile time. */
 
 static HTC__UNUSED void htc__logistic_s8(const htc__logistic_params *p, const int8_t *in, int8_t *out)
 {

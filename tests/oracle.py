@@ -1,13 +1,20 @@
-"""oracle.py - run a .tflite model in the TFLite reference interpreter and
-through htc, and compare every tensor bit for bit.
+"""oracle.py - run a .tflite model in TFLite Micro's interpreter and through
+htc, and compare every tensor bit for bit.
 
-The oracle is the interpreter of ai-edge-litert with the REFERENCE kernels
-(OpResolverType.BUILTIN_REF) and every tensor preserved, so intermediate
-tensors can be read by their index in the .tflite file. htc's side is
+The oracle is TFLite Micro, the runtime htc's generated code replaces on a
+microcontroller: the Python interpreter of the pip package tflite-micro,
+which runs TFLM's reference kernels (bit-exact with TFLM + CMSIS-NN on an
+MCU). It is built with InterpreterConfig.kPreserveAllTensors, so every
+tensor keeps its own memory and GetTensor(index, 0) reads any intermediate
+tensor by its index in the .tflite file after invoke(). htc's side is
 `htc run --dump DIR` (DIR/<tensor index>.bin for every operator's output),
 or, to build a generated header once and feed it several inputs,
 `htc compile` plus a small driver that uses the header's public API
 (run_multi, the *_SIZE_i macros and the HTC_TRACE hook).
+
+run_litert runs the desktop interpreter (ai-edge-litert, reference kernels)
+for the one test that shows where the two runtimes differ
+(tests/test_tflm_vs_litert.py): int8 FULLY_CONNECTED.
 """
 import os
 import re
@@ -17,7 +24,7 @@ import tempfile
 
 import numpy as np
 
-from ai_edge_litert.interpreter import Interpreter, OpResolverType
+from tflite_micro.python.tflite_micro import runtime as tflm
 
 import tflite_build as tb
 
@@ -87,20 +94,48 @@ class ModelInfo:
         return xs
 
 
-# ---- the reference interpreter -------------------------------------------------
+# ---- the reference interpreter: TFLite Micro ----------------------------------------
 
-def interpreter(model_path):
+def interpreter(model_path, info=None):
+    """A TFLM interpreter that keeps every tensor. The arena: TFLM's default
+    (10x the file) plus room for every tensor held separately."""
+    info = info or ModelInfo(model_path)
+    tensor_bytes = sum(int(np.prod(t["shape"], dtype=np.int64)) * t["dtype"].itemsize + 64
+                       for t in info.tensors if not t["const"])
+    arena = 10 * os.path.getsize(model_path) + 2 * tensor_bytes + 65536
+    return tflm.Interpreter.from_file(model_path, arena_size=arena,
+                                      intrepreter_config=tflm.InterpreterConfig.kPreserveAllTensors)
+
+
+def run_interpreter(model_path, inputs, it=None, info=None):
+    """Run once in TFLM; returns (outputs, {tensor index: array}) with every
+    operator output (the intermediates, read with GetTensor)."""
+    info = info or ModelInfo(model_path)
+    it = it or interpreter(model_path, info)
+    if len(info.inputs) != len(inputs):
+        raise ValueError("model has %d inputs, got %d" % (len(info.inputs), len(inputs)))
+    for k, x in enumerate(inputs):
+        d = it.get_input_details(k)
+        it.set_input(np.ascontiguousarray(x, dtype=d["dtype"]).reshape(d["shape"]), k)
+    it.invoke()
+    tensors = {}
+    for t, _ in info.op_outputs():
+        g = it.GetTensor(t, 0)
+        a = np.asarray(g["tensor_data"]).copy()
+        tensors[t] = a.reshape([int(s) for s in g["shape"]]) if a.size == int(np.prod(g["shape"])) else a
+    outputs = [np.asarray(it.get_output(k)).copy() for k in range(len(info.outputs))]
+    return outputs, tensors
+
+
+def run_litert(model_path, inputs):
+    """The desktop interpreter (ai-edge-litert) with its reference kernels
+    (BUILTIN_REF) and every tensor preserved: (outputs, {tensor index: array}).
+    Used only to show where it differs from TFLM."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
     it = Interpreter(model_path=model_path,
                      experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
                      experimental_preserve_all_tensors=True)
     it.allocate_tensors()
-    return it
-
-
-def run_interpreter(model_path, inputs, it=None):
-    """Run once; returns (outputs, {tensor index: array}) with every tensor
-    the interpreter holds (constants included)."""
-    it = it or interpreter(model_path)
     details = it.get_input_details()
     if len(details) != len(inputs):
         raise ValueError("model has %d inputs, got %d" % (len(details), len(inputs)))

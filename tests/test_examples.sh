@@ -5,6 +5,7 @@
 #   header  htc compile writes the header
 #   host    builds and runs, exit status 0
 #   htc-run the host's output bytes equal `htc run` on the same input bytes
+#   tflm    ... and TFLite Micro's interpreter's (tests/tflm_run.py), the oracle
 #   m4      cross-builds, runs under qemu, exit 0, "result:" lines == host's
 #   rv32    cross-builds, runs under qemu, exit 0, "result:" lines == host's
 # Prints each program's instruction count, then "N passed, N failed".
@@ -82,6 +83,14 @@ for m in $EXAMPLES; do
             ok "$m htc-run: output bytes equal htc run's ($(wc -c <"$b/ref.bin") bytes)"
         else
             bad "$m htc-run: output bytes differ from htc run's"; cmp -l "$b/out.bin" "$b/ref.bin" | head -5
+        fi
+        if ! ${PYTHON:-.venv/bin/python} tests/tflm_run.py "$HTC_MODELS/$model" "$b/in.bin" "$b/tflm.bin" \
+                >"$W/$m.tflm.log" 2>&1; then
+            bad "$m tflm: the TFLite Micro interpreter failed"; show "$W/$m.tflm.log"
+        elif cmp -s "$b/out.bin" "$b/tflm.bin"; then
+            ok "$m tflm: output bytes equal TFLite Micro's ($(wc -c <"$b/tflm.bin") bytes)"
+        else
+            bad "$m tflm: output bytes differ from TFLite Micro's"; cmp -l "$b/out.bin" "$b/tflm.bin" | head -5
         fi
     fi
     wait

@@ -1,7 +1,7 @@
 """tflite_build.py - write small int8 TFLite models for the operator tests.
 
 Built with the flatbuffers object API of the TFLite schema that ships with
-ai-edge-litert, so the files are what the TFLite converter would write:
+tflite-micro, so the files are what the TFLite converter would write:
 schema version 3, buffer 0 the empty sentinel, every constant in its own
 buffer (16-byte aligned), both deprecated_builtin_code and builtin_code set.
 
@@ -16,13 +16,12 @@ The helpers (conv2d, depthwise_conv2d, fully_connected, add, mul, pool,
 mean, pad, concat, reshape, softmax, logistic, quantize, dequantize) compute
 the output shape the way TFLite does and draw random weights from `rng`.
 """
-import copy
 import math
 
 import flatbuffers
 import numpy as np
 
-from ai_edge_litert import schema_py_generated as S
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as S
 
 TYPES = {
     "int8": (S.TensorType.INT8, np.int8),
@@ -234,29 +233,6 @@ class Model:
         with open(path, "wb") as f:
             f.write(self.to_bytes())
         return path
-
-    def zero_bias_twin(self):
-        """A copy in which every CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED
-        without bias gets an explicit all-zero int32 bias, appended as new
-        tensors so every existing tensor index stays the same. TFLite defines
-        a missing bias as zero, but its int8 CONV_2D kernel insists on one:
-        the twin is the oracle for the bias-less model."""
-        twin = copy.deepcopy(self)
-        for o in twin.operators:
-            name = builtin_name(twin.opcodes[o.opcodeIndex])
-            if name not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
-                continue
-            if len(o.inputs) >= 3 and o.inputs[2] >= 0:
-                continue
-            x, w = o.inputs[0], o.inputs[1]
-            wq = twin.tensors[w].quantization
-            in_scale = twin.tensors[x].quantization.scale[0]
-            n = twin.tensors[w].shape[3 if name == "DEPTHWISE_CONV_2D" else 0]
-            scales = [in_scale * s for s in wq.scale]
-            b = twin.const(np.zeros([n], np.int32), "int32", scale=scales if len(scales) > 1 else scales[0],
-                           zp=0, name="zero_bias_%d" % len(twin.tensors))
-            o.inputs = [x, w, b]
-        return twin
 
     # ---- helpers: one operator each, output shape computed as TFLite does ----
     def _weights(self, rng, shape, lo=-127, hi=127):
