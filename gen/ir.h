@@ -295,6 +295,14 @@ Graph *onnx_read(const char *path);            /* onnx.c */
 /* Before onnx_read: graph input NAME becomes a constant read from FILE (raw
    little-endian bytes of the input's type and shape, or a TensorProto .pb). */
 void onnx_bind(const char *name, const char *file);
+/* --shape NAME=DxDx... (main.c): the shape the user gave graph input NAME, or
+   NULL; marks it used. Front ends resolve symbolic dimensions with it. */
+const int64_t *shape_option(const char *name, int *rank);
+/* After reading: a --shape naming no graph input of MODEL is an error. */
+void shape_options_check(const char *model);
+/* A one-line "htc: note: ..." printed once the model has compiled (an error
+   stays the only line when compiling fails). */
+void note_later(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void onnx_lower(Graph *g);                      /* onnx.c: lower() of ONNX graphs */
 /* Before onnx_read: QDQ groups onnxruntime computes in float are computed
    in float (as onnxruntime does) instead of refused. */

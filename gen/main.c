@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,6 +36,9 @@ static const char usage[] =
     "                      or a TensorProto if FILE ends in .pb)\n"
     "  --float-fallback    ONNX: QDQ groups onnxruntime computes in float (unfused Conv, Add,\n"
     "                      Mul) are computed in float on the CPU as onnxruntime does, not refused\n"
+    "  --shape NAME=DIMS   the shape of graph input NAME, e.g. input_1=1x49x10x1 (repeatable):\n"
+    "                      sets its symbolic dimensions (ONNX dim_param, TFLite shape_signature -1),\n"
+    "                      which are 1 (ONNX) or the stored shape (TFLite) otherwise, with a note\n"
     "  --version, --help\n"
     "environment: CC (compiler for `htc run`, default cc), HTC_HOME (kernels and htc.h)\n";
 
@@ -55,6 +59,82 @@ static int is_ident(const char *s)
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
     return 1;
+}
+
+/* ---- --shape NAME=DxDx...: graph input shapes given by the user --------- */
+
+static struct {
+    const char *name;
+    int rank, used;
+    int64_t dim[MAX_RANK];
+} shapes[OP_MAX_IO];
+static int nshapes;
+
+static void shape_parse(const char *v)
+{
+    const char *eq = strrchr(v, '=');
+    if (!eq || eq == v || !eq[1]) die("--shape needs NAME=DIMS (e.g. input_1=1x49x10x1), got '%s'", v);
+    if (nshapes == OP_MAX_IO) die("too many --shape options (at most %d)", OP_MAX_IO);
+    const char *name = arena_printf("%.*s", (int)(eq - v), v);
+    for (int i = 0; i < nshapes; i++)
+        if (!strcmp(shapes[i].name, name)) die("--shape: graph input '%s' is given twice", name);
+    int rank = 0;
+    int64_t n = 1;
+    for (const char *p = eq + 1;;) {
+        char *end;
+        errno = 0;
+        long long d = (*p == '-' || (*p >= '0' && *p <= '9')) ? strtoll(p, &end, 10) : (end = (char *)p, -1);
+        if (end == p || errno || (*end && *end != 'x'))
+            die("--shape %s: '%s' is not a list of dimensions like 1x49x10x1", v, eq + 1);
+        if (d < 1) die("--shape %s: dimension %d is %lld; dimensions must be at least 1", v, rank, d);
+        if (rank == MAX_RANK) die("--shape %s: more than %d dimensions", v, MAX_RANK);
+        if (d > INT32_MAX || (n *= d) > ((int64_t)1 << 30))
+            die("--shape %s: too many elements (at most %lld)", v, (long long)1 << 30);
+        shapes[nshapes].dim[rank++] = d;
+        if (!*end) break;
+        p = end + 1;
+    }
+    shapes[nshapes].name = name;
+    shapes[nshapes].rank = rank;
+    nshapes++;
+}
+
+const int64_t *shape_option(const char *name, int *rank)
+{
+    for (int i = 0; i < nshapes; i++)
+        if (!strcmp(shapes[i].name, name)) {
+            shapes[i].used = 1;
+            *rank = shapes[i].rank;
+            return shapes[i].dim;
+        }
+    return NULL;
+}
+
+void shape_options_check(const char *model)
+{
+    for (int i = 0; i < nshapes; i++)
+        if (!shapes[i].used) die("%s: --shape %s: the model has no graph input of that name", model, shapes[i].name);
+}
+
+static const char *notes[64];
+static int nnotes;
+
+void note_later(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    for (char *c = line; *c; c++)      /* names come from model files */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    if (nnotes < (int)(sizeof notes / sizeof notes[0])) notes[nnotes++] = arena_strdup(line);
+}
+
+static void notes_print(void)
+{
+    for (int i = 0; i < nnotes; i++) fprintf(stderr, "htc: note: %s\n", notes[i]);
+    nnotes = 0;
 }
 
 static void parse(Options *o, int argc, char **argv)
@@ -85,6 +165,7 @@ static void parse(Options *o, int argc, char **argv)
         else if (!strcmp(a, "--json")) o->json = 1;
         else if (!strcmp(a, "--check")) o->check = 1;
         else if (!strcmp(a, "--float-fallback")) onnx_float_fallback(1);
+        else if (!strcmp(a, "--shape")) shape_parse(VALUE());
         else if (!strcmp(a, "--stack-cc")) {
             if (o->nstack == 4) die("at most 4 --stack-cc compilers");
             o->stack_cc[o->nstack++] = VALUE();
@@ -333,6 +414,7 @@ int main(int argc, char **argv)
         p->stack_bytes[i] = stack_measure(g, t, p, &eo, o.stack_cc[i]);
     }
     p->nstack = o.nstack;
+    notes_print();
     if (!strcmp(o.cmd, "compile")) {
         if (!o.out) die("compile: no output file given (-o OUT.h)");
         FILE *f = out_open(o.out);

@@ -1069,6 +1069,10 @@ static int xor_op(int in, DType out_type, const char *name)
     return out;
 }
 
+/* The type and shape of graph input vi. A symbolic dimension (dim_param,
+   e.g. tf2onnx's 'unk__232' for Keras's None batch, or no value at all) takes
+   its value from --shape NAME=DIMS, else 1 with a note; --shape must agree
+   with every fixed dimension. */
 static int parse_dims(const Onnx__ValueInfoProto *vi, const char *what, DType *dt, int32_t *shape)
 {
     if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
@@ -1076,21 +1080,46 @@ static int parse_dims(const Onnx__ValueInfoProto *vi, const char *what, DType *d
     const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
     if (!tt->has_elem_type || !dtype_of(tt->elem_type, dt))
         fail("%s '%s' has type %s, which htc does not support", what, vi->name, otype_name(tt->has_elem_type ? tt->elem_type : 0));
-    if (!tt->shape) fail("%s '%s' has no shape (dynamic shapes are not supported)", what, vi->name);
-    if (tt->shape->n_dim > MAX_RANK) fail("%s '%s' has rank %zu (at most %d)", what, vi->name, tt->shape->n_dim, MAX_RANK);
+    int orank;
+    const int64_t *opt = shape_option(vi->name, &orank);
+    if (!tt->shape && !opt) fail("%s '%s' has no shape (give it with --shape %s=DIMS)", what, vi->name, vi->name);
+    int rank = tt->shape ? (int)(tt->shape->n_dim < MAX_RANK + 1 ? tt->shape->n_dim : MAX_RANK + 1) : orank;
+    if (tt->shape && tt->shape->n_dim > MAX_RANK)
+        fail("%s '%s' has rank %zu (at most %d)", what, vi->name, tt->shape->n_dim, MAX_RANK);
+    if (opt && orank != rank)
+        fail("--shape %s: %d dimensions, %s '%s' has rank %d", vi->name, orank, what, vi->name, rank);
+    char sym[256] = "";
+    size_t sl = 0;
     int64_t n = 1;
-    for (size_t d = 0; d < tt->shape->n_dim; d++) {
-        const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
-        if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
-            fail("%s '%s' has a dynamic dimension %zu ('%s'); htc needs static shapes", what, vi->name, d,
-                 dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? dim->dim_param : "?");
-        if (dim->dim_value < 1 || dim->dim_value > INT32_MAX)
-            fail("%s '%s' has dimension %zu of size %lld", what, vi->name, d, (long long)dim->dim_value);
-        shape[d] = (int32_t)dim->dim_value;
-        n *= dim->dim_value;
+    for (int d = 0; d < rank; d++) {
+        const Onnx__TensorShapeProto__Dimension *dim = tt->shape ? tt->shape->dim[d] : NULL;
+        int64_t v;
+        if (dim && dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            if (dim->dim_value < 1 || dim->dim_value > INT32_MAX)
+                fail("%s '%s' has dimension %d of size %lld", what, vi->name, d, (long long)dim->dim_value);
+            v = dim->dim_value;
+            if (opt && opt[d] != v)
+                fail("--shape %s: dimension %d is %lld, the model fixes it at %lld", vi->name, d, (long long)opt[d],
+                     (long long)v);
+        } else {
+            const char *pn = dim && dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dim->dim_param
+                                 ? dim->dim_param : "?";
+            v = opt ? opt[d] : 1;
+            if (sl < sizeof sym - 1)
+                sl += (size_t)snprintf(sym + sl, sizeof sym - sl, "%s%d ('%.40s')", sl ? ", " : "", d, pn);
+        }
+        shape[d] = (int32_t)v;
+        n *= v;
         if (n > MAX_ELEMS) fail("%s '%s' is too large", what, vi->name);
     }
-    return (int)tt->shape->n_dim;
+    if (sl && !opt) {
+        char dims[128] = "";
+        size_t k = 0;
+        for (int d = 0; d < rank && k < sizeof dims - 12; d++) k += (size_t)snprintf(dims + k, sizeof dims - k, "%s%d", d ? "x" : "", shape[d]);
+        note_later("%s: %s '%s' has symbolic dimension%s %s: compiled as %s (set it with --shape %s=DIMS)", PATH, what,
+                   vi->name, strchr(sym, ',') ? "s" : "", sym, dims, vi->name);
+    }
+    return rank;
 }
 
 static Const *load_binding(const Binding *b, const Onnx__ValueInfoProto *vi)
@@ -2599,6 +2628,7 @@ Graph *onnx_read(const char *path)
     }
     for (int k = 0; k < nbinds; k++)
         if (!binds[k].used) die("--bind %s: the model has no graph input of that name", binds[k].name);
+    shape_options_check(path);
     if (gr->n_output == 0) fail("the graph has no outputs");
     if (gr->n_output > OP_MAX_IO) fail("more than %d graph outputs", OP_MAX_IO);
 

@@ -399,6 +399,11 @@ static void read_data(Reader *r, const Vec *buffers, uint32_t bi, Tensor *T, int
     T->nbytes = (size_t)n;
 }
 
+/* Per tensor: the dimensions shape_signature marks dynamic (bit d), and the
+   first such dimension after the batch (0 when none). */
+static uint8_t *dyn;
+static int *dyn_dim;
+
 /* Tensor i of the subgraph into g->tensors[i]. */
 static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buffers, int i)
 {
@@ -424,18 +429,22 @@ static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buff
         numel *= v;
         if (numel > MAX_TENSOR_BYTES) die("%s: tensor %d ('%s'): too large", r->path, i, T->name);
     }
-    /* shape_signature: -1 marks a dynamic dimension. Converters write -1
-       for the batch of every activation (shape then has the batch, 1), so a
-       dynamic batch compiles for the stated shape; any other is an error. */
+    /* shape_signature: -1 marks a dynamic dimension, and shape then holds
+       the value the converter traced (1 for Keras's None batch). htc, like
+       TFLite Micro, compiles the stored shape; tflite_read checks that the
+       dynamic dimensions come from the graph inputs (see input_shapes). */
     if (get_vec(r, &t, 7, 4, &sig, "shape_signature") && sig.n) {
         if (sig.n != shape.n)
             die("%s: tensor %d ('%s'): shape_signature has rank %" PRIu32 ", shape has %d", r->path, i,
                 T->name, sig.n, T->rank);
         for (int d = 0; d < T->rank; d++) {
             int32_t v = rd_i32(r, sig.pos + 4 * (size_t)d);
-            if (v < 0 && d > 0)
-                die("%s: tensor %d ('%s'): dynamic shape (shape_signature dimension %d is %" PRId32
-                    "); only static shapes are supported", r->path, i, T->name, d, v);
+            if (v < -1)
+                die("%s: tensor %d ('%s'): shape_signature dimension %d is %" PRId32, r->path, i, T->name, d, v);
+            if (v == -1) {
+                dyn[i] |= 1u << d;
+                if (d > 0 && dyn_dim[i] == 0) dyn_dim[i] = d;
+            }
             if (v >= 0 && v != T->shape[d])
                 die("%s: tensor %d ('%s'): shape_signature dimension %d is %" PRId32 ", shape says %" PRId32,
                     r->path, i, T->name, d, v, T->shape[d]);
@@ -734,6 +743,43 @@ static int read_io(Reader *r, Graph *g, const Tab *sg, int slot, int *list, int 
     return (int)v.n;
 }
 
+/* Dynamic dimensions are resolved to the stored shape, the shape TFLite
+   Micro runs. They must come from the graph inputs: a dynamic batch (every
+   activation's dimension 0) is accepted anyway, a dynamic dimension after
+   the batch only when an input has one there. Per input: --shape NAME=DIMS must equal the
+   stored shape; without it an input dynamic beyond the batch gets a note. */
+static void input_shapes(Reader *r, Graph *g, int ntensors)
+{
+    int from_inputs = 0;
+    for (int k = 0; k < g->ninputs; k++) from_inputs |= dyn_dim[g->inputs[k]] != 0;
+    for (int i = 0; i < ntensors; i++)
+        if (dyn_dim[i] && !from_inputs)
+            die("%s: tensor %d ('%s'): dynamic shape (shape_signature dimension %d is -1) while every graph input is "
+                "static or dynamic in the batch only; only static shapes are supported", r->path, i, g->tensors[i].name, dyn_dim[i]);
+    for (int k = 0; k < g->ninputs; k++) {
+        const Tensor *T = &g->tensors[g->inputs[k]];
+        char dims[96] = "", dyns[64] = "";
+        size_t n = 0, m = 0;
+        for (int d = 0; d < T->rank && n < sizeof dims - 16; d++)
+            n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%" PRId32, d ? "x" : "", T->shape[d]);
+        for (int d = 0; d < T->rank && m < sizeof dyns - 8; d++)
+            if (dyn[g->inputs[k]] & (1u << d)) m += (size_t)snprintf(dyns + m, sizeof dyns - m, "%s%d", m ? ", " : "", d);
+        int rank;
+        const int64_t *opt = shape_option(T->name, &rank);
+        if (opt) {
+            int same = rank == T->rank;
+            for (int d = 0; same && d < rank; d++) same = opt[d] == T->shape[d];
+            if (!same)
+                die("%s: --shape %s: htc compiles a .tflite model for the shapes stored in it, and input %d ('%s') is "
+                    "stored as %s", r->path, T->name, k, T->name, dims);
+        } else if (dyn[g->inputs[k]] & ~1u) {   /* a dynamic batch alone is every converter's default: silent */
+            note_later("%s: graph input %d ('%s') has dynamic dimension%s %s (shape_signature -1): compiled for its "
+                       "stored shape %s", r->path, k, T->name, strchr(dyns, ',') ? "s" : "", dyns, dims);
+        }
+    }
+    shape_options_check(r->path);
+}
+
 /* ---- entry point ------------------------------------------------------------- */
 
 /* Read and check the whole model; any problem dies naming the file. The
@@ -783,9 +829,12 @@ Graph *tflite_read(const char *path)
     get_vec(r, &sg, 3, 4, &ops, "subgraph operators");
     if (tensors.n > MAX_TENSORS) die("%s: %" PRIu32 " tensors, at most %d are supported", path, tensors.n, MAX_TENSORS);
     if (ops.n > MAX_OPS) die("%s: %" PRIu32 " operators, at most %d are supported", path, ops.n, MAX_OPS);
+    dyn = arena_alloc(tensors.n + 1);
+    dyn_dim = arena_alloc(sizeof(int) * (tensors.n + 1));
     for (uint32_t i = 0; i < tensors.n; i++) read_tensor(r, g, &tensors, &buffers, (int)i);
     g->ninputs = read_io(r, g, &sg, 1, g->inputs, 0);
     g->noutputs = read_io(r, g, &sg, 2, g->outputs, 1);
+    input_shapes(r, g, (int)tensors.n);
     if (g->noutputs == 0) die("%s: model has no outputs", path);
     for (uint32_t i = 0; i < ops.n; i++) read_op(r, g, &ops, codes, ncodes, (int)i);
     return g;

@@ -59,8 +59,8 @@ def main():
     save("missing_initializer", qconv(drop=("w",)),
          "node 0 'conv0' (QLinearConv): input 'w' is not produced by an earlier node, an initializer or a graph input")
     m = qconv()
-    m.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
-    save("dynamic_shape", m, "graph input 'x' has a dynamic dimension 0 ('N')")
+    m.graph.input[0].type.tensor_type.ClearField("shape")
+    save("no_shape", m, "graph input 'x' has no shape (give it with --shape x=DIMS)")
     m = qconv()
     m.graph.node[0].op_type = "QLinearLSTM"
     save("unsupported_op", m, "node 0 'conv0' (QLinearLSTM): unsupported operator")
