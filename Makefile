@@ -64,9 +64,11 @@ clean:
 	rm -rf htc htc-asan build
 
 # Benchmarks: print compile time, host time per inference against the TFLite
-# reference interpreter measured in the same run, arena and weight bytes.
+# reference interpreter measured in the same run, arena and weight bytes; the
+# AD model's Cortex-M4 instructions before and after TFLite Micro's FC.
 bench:
 	bash .ci/deps.sh all
 	$(MAKE) htc
 	$${PYTHON:-.venv/bin/python} bench/bench.py
 	$${PYTHON:-.venv/bin/python} bench/bench_diana.py
+	$${PYTHON:-.venv/bin/python} bench/bench_ad_fc.py

@@ -130,13 +130,14 @@ void quant_add_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
     p->out_shift = (int8_t)s;
 }
 
-/* mul.cc Prepare: input1_scale * input2_scale / output_scale evaluated in
-   float (all three are floats), then widened to double. */
+/* TFLite Micro's mul_common.cc CalculateOpDataMul: double(input1_scale) *
+   double(input2_scale) / double(output_scale). (ai-edge-litert's mul.cc
+   multiplies the floats first, float(in1 * in2) / out, and differs on a few
+   products for some scales.) */
 void quant_mul_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
                       float out_scale, int32_t out_zp, htc__binary_params *p)
 {
-    volatile float prod = a_scale * b_scale;
-    volatile float real = prod / out_scale;
+    const double real = (double)a_scale * (double)b_scale / (double)out_scale;
     int32_t m;
     int s;
     p->a_offset = -a_zp;
@@ -145,7 +146,7 @@ void quant_mul_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
     p->left_shift = 0;
     p->a_mult = p->b_mult = 0;
     p->a_shift = p->b_shift = 0;
-    quant_multiplier((double)real, &m, &s);
+    quant_multiplier(real, &m, &s);
     p->out_mult = m;
     p->out_shift = (int8_t)s;
 }

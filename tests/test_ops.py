@@ -205,6 +205,39 @@ binary_case("saturate", "mul", S4, S4, (0.1, -128), (0.1, 127), (0.01, 0))
 binary_case("tiny-out-scale-ratio", "mul", S4, S4, (0.004, 3), (0.004, -3), (0.5, 0))
 
 
+# (a_scale, b_scale, out_scale) where TFLite Micro's double product
+# double(a) * double(b) / double(out) and ai-edge-litert's float product give
+# different multipliers that change some outputs (found by a search).
+MUL_SCALES = ((0.17586785554885864, 0.025794092565774918, 0.3692754805088043),
+              (0.18892110884189606, 0.11234930157661438, 1.2148947715759277),
+              (0.19112835824489594, 0.15649321675300598, 3.878509998321533),
+              (0.04358808323740959, 0.18649646639823914, 1.0851421356201172),
+              (0.07499905675649643, 0.09593772888183594, 0.48309415578842163),
+              (0.010771142318844795, 0.14545337855815887, 0.13136538863182068),
+              (0.03815561905503273, 0.1512421816587448, 1.6287617683410645),
+              (0.04573745280504227, 0.06834587454795837, 0.6002480387687683))
+
+
+def mul_sweep_model(m):
+    """One MUL per MUL_SCALES entry, [256, 1] x [1, 256]: every int8 pair."""
+    for sa, sb, so in MUL_SCALES:
+        m.output(m.mul(m.input([256, 1], sa, 0), m.input([1, 256], sb, 0), so, 0))
+
+
+def every_pair_inputs(n):
+    col, row = np.arange(-128, 128, dtype=np.int8).reshape(256, 1), np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
+    return [col if k % 2 == 0 else row for k in range(n)]
+
+
+def test_mul_every_pair(tmp_path):
+    """MUL's multiplier is TFLM's double(a) * double(b) / double(out): every
+    int8 pair at the scales where a float product would differ."""
+    m = tb.Model(description="htc mul sweep")
+    mul_sweep_model(m)
+    path = m.save(str(tmp_path / "mul_sweep.tflite"))
+    assert check(path, [every_pair_inputs(2 * len(MUL_SCALES))]) == len(MUL_SCALES)
+
+
 def pool_case(name, kind, shape, filt, stride, padding, in_q=(0.05, -3), act=None):
     @case("%spool-%s" % (kind, name))
     def build(m, rng):

@@ -8,6 +8,11 @@ and that the difference is exactly what htc's README says and nothing else.
   MultiplyByQuantizedMultiplier(acc, QuantizeMultiplier(...)) + out_zp,
   clamped (TFLM's fully_connected_common.cc). Both from the accumulators of
   the layer's own input in that interpreter, the weights and the bias.
+- MUL: the multiplier; ai-edge-litert's is QuantizeMultiplier of
+  float(a_scale * b_scale) / out_scale evaluated in float, TFLM's of
+  double(a_scale) * double(b_scale) / double(out_scale). Both outputs equal
+  a numpy model of MultiplyByQuantizedMultiplier with their multiplier; they
+  differ on a few products for some scales (tests/test_ops.py MUL_SCALES).
 - LOGISTIC: ai-edge-litert's output equals its float table (LUTPopulate:
   1 / (1 + exp(-x)) in float, rounded), TFLM's equals gemmlowp's fixed-point
   logistic (htc reproduces TFLM; tests/test_ops.py); they differ on rare
@@ -138,6 +143,31 @@ class FcLayer:
         return np.clip(y + self.out_zp, self.lo, self.hi)
 
 
+class MulLayer:
+    """One MUL operator: quantization of both inputs and the output."""
+
+    def __init__(self, model, info, k):
+        op = info.ops[k]
+        self.a, self.b = op["inputs"][0], op["inputs"][1]
+        ta, tb_, ty = (info.tensors[i] for i in (self.a, self.b, op["outputs"][0]))
+        self.sa, self.sb, self.so = (np.float32(t["scale"][0]) for t in (ta, tb_, ty))
+        self.za, self.zb, self.zo = (t["zero_point"][0] for t in (ta, tb_, ty))
+        o = model.subgraphs[0].operators[k]
+        act = ACT_NAME[o.builtinOptions.fusedActivationFunction] if o.builtinOptions is not None else "NONE"
+        self.lo, self.hi = act_bounds(act, self.so, self.zo)
+
+    def run(self, a, b, real):
+        m, sh = quantize_multiplier(real)
+        p = (np.asarray(a, np.int64) - self.za) * (np.asarray(b, np.int64) - self.zb)
+        return np.clip(mul_by_quantized_multiplier(p, m, sh) + self.zo, self.lo, self.hi)
+
+    def litert(self, a, b):
+        return self.run(a, b, float(np.float32(np.float32(self.sa * self.sb) / self.so)))
+
+    def tflm(self, a, b):
+        return self.run(a, b, float(self.sa) * float(self.sb) / float(self.so))
+
+
 def logistic_litert_table(in_scale, in_zp):
     """ai-edge-litert's int8 LOGISTIC table (LUTPopulate, float arithmetic)."""
     v = np.arange(-128, 128)
@@ -155,12 +185,14 @@ def compare(path, sets):
     docstring says. Returns a dict of counts: fc (FC layers checked against
     both models), fc_diff (of them, where the runtimes differ), fc_elems
     (elements that differ), other (other operators compared: same inputs in
-    both runtimes), logistic_elems (LOGISTIC elements that differ), skipped
+    both runtimes), logistic_elems and mul_elems (LOGISTIC and MUL elements
+    that differ), skipped
     (operators downstream of a differing FC: inputs differ)."""
     info = oracle.ModelInfo(path)
     model = tb.read_model(path)
     fcs = {k: FcLayer(model, info, k) for k, op in enumerate(info.ops) if op["op"] == "FULLY_CONNECTED"}
-    n = dict(fc=0, fc_diff=0, fc_elems=0, other=0, logistic_elems=0, skipped=0)
+    muls = {k: MulLayer(model, info, k) for k, op in enumerate(info.ops) if op["op"] == "MUL"}
+    n = dict(fc=0, fc_diff=0, fc_elems=0, other=0, logistic_elems=0, mul_elems=0, skipped=0)
     for inputs in sets:
         t_outs, tflm = oracle.run_interpreter(path, inputs, info=info)
         l_outs, lite = oracle.run_litert(path, inputs)
@@ -188,6 +220,11 @@ def compare(path, sets):
                     d = t_y != l_y
                     assert np.all(np.abs(t_y - l_y)[d] == 1)
                     n["logistic_elems"] += int(np.count_nonzero(d))
+                elif op["op"] == "MUL":
+                    ml = muls[k]
+                    assert np.array_equal(ml.litert(lite[ml.a], lite[ml.b]), l_y), "op %d: litert != float model" % k
+                    assert np.array_equal(ml.tflm(tflm[ml.a], tflm[ml.b]), t_y), "op %d: TFLM != double model" % k
+                    n["mul_elems"] += int(np.count_nonzero(t_y != l_y))
                 else:
                     assert np.array_equal(t_y, l_y), "op %d %s: same inputs, different outputs" % (k, op["op"])
                 n["other"] += 1
@@ -257,3 +294,14 @@ def test_fc_graph(tmp_path):
     assert n["fc_diff"] > 0, "the two FC rescalings agree on every element: the test shows nothing"
     assert n["other"] >= 3 * len(sets)           # conv, reshape, logistic (softmax while its FC agrees)
     assert n["logistic_elems"] > 0, "the two LOGISTIC kernels agree on every input: the test shows nothing"
+
+
+def test_mul(tmp_path):
+    import test_ops
+    m = tb.Model(description="htc mul sweep")
+    test_ops.mul_sweep_model(m)
+    path = m.save(str(tmp_path / "mul_sweep.tflite"))
+    n = compare(path, [test_ops.every_pair_inputs(2 * len(test_ops.MUL_SCALES))])
+    print(n)
+    assert n["other"] == len(test_ops.MUL_SCALES) and n["fc"] == 0 and n["skipped"] == 0
+    assert n["mul_elems"] > 0, "the two MUL multipliers agree everywhere: the test shows nothing"
