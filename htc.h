@@ -19,10 +19,12 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define HTC__NOINLINE __attribute__((noinline))
+#define HTC__INLINE inline __attribute__((always_inline))
 #define HTC__UNUSED __attribute__((unused))
 #define HTC__ALIGN(n) __attribute__((aligned(n)))
 #else
 #define HTC__NOINLINE
+#define HTC__INLINE inline
 #define HTC__UNUSED
 #define HTC__ALIGN(n)
 #endif
@@ -57,8 +59,8 @@
    (cc -O2, no -march) takes the SSE2 paths; every other target (Cortex-M,
    RISC-V, or any compiler without SSE2) takes the scalar paths. Both compute
    the same integer sums, so results are identical. -DHTC_NO_SIMD forces the
-   scalar code. */
-#if defined(__SSE2__) && !defined(HTC_NO_SIMD)
+   scalar code. Arm cores with the DSP extension take the DSP paths (below). */
+#if defined(__SSE2__) && !defined(HTC_NO_SIMD) && !defined(HTC_DSP_EMU)
 #include <emmintrin.h>
 #define HTC__SSE2 1
 /* x86 with GCC or Clang: the hottest loops also have an AVX2 version,
@@ -80,6 +82,164 @@ static inline int htc__have_fma(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
 }
 #endif
+#endif
+
+/* Arm DSP extension (Cortex-M4, M7, M33, M35P, M55 ...: the compiler
+   defines __ARM_FEATURE_DSP): two 16-bit multiply-accumulates per SMLAD,
+   int8 pairs sign-extended by SXTB16, the TFLite rounding multiply in one
+   SMMLAR. The kernels' HTC__DSP paths use only the helpers below: ACLE
+   intrinsics, and one-instruction asm where ACLE has no intrinsic (SXTB16
+   with its rotation, SMMLAR). -DHTC_DSP_EMU builds the same paths on any
+   host with a portable emulation of each instruction (for tests). */
+#if defined(__ARM_FEATURE_DSP) && (defined(__GNUC__) || defined(__clang__)) && !defined(HTC_NO_SIMD) && !defined(HTC_DSP_EMU)
+#include <arm_acle.h>
+#define HTC__DSP 1
+/* lo*lo + hi*hi + c on the signed 16-bit halves */
+static inline int32_t htc__smlad(int32_t a, int32_t b, int32_t c) { return __smlad(a, b, c); }
+/* c + lo(a) * lo(b), c + hi(a) * hi(b) */
+static inline int32_t htc__smlabb(int32_t a, int32_t b, int32_t c) { return __smlabb(a, b, c); }
+static inline int32_t htc__smlatt(int32_t a, int32_t b, int32_t c) { return __smlatt(a, b, c); }
+/* bytes 0 and 2 of x sign-extended to the two halves */
+static inline int32_t htc__sxtb16(int32_t x) { return __sxtb16(x); }
+/* bytes 1 and 3 */
+static inline int32_t htc__sxtb16_r8(int32_t x)
+{
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+/* a + bytes 0 and 2 of x, per half */
+static inline int32_t htc__sxtab16(int32_t a, int32_t x) { return __sxtab16(a, x); }
+/* a + bytes 1 and 3 of x, per half */
+static inline int32_t htc__sxtab16_r8(int32_t a, int32_t x)
+{
+    int32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
+    return r;
+}
+/* (c * 2^32 + a * b + 2^31) >> 32 */
+static inline int32_t htc__smmlar(int32_t a, int32_t b, int32_t c)
+{
+    int32_t r;
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
+/* a + b saturated to int32 */
+static inline int32_t htc__qadd(int32_t a, int32_t b) { return __qadd(a, b); }
+/* x saturated to int8 */
+static inline int32_t htc__ssat8(int32_t x) { return __ssat(x, 8); }
+#elif defined(HTC_DSP_EMU)
+#define HTC__DSP 1
+static inline int32_t htc__lo16(int32_t x) { return HTC__CAST(int16_t, HTC__CAST(uint32_t, x) & 0xffffu); }
+static inline int32_t htc__hi16(int32_t x) { return HTC__CAST(int16_t, HTC__CAST(uint32_t, x) >> 16); }
+static inline int32_t htc__pack16(int32_t lo, int32_t hi)
+{
+    return HTC__CAST(int32_t, (HTC__CAST(uint32_t, lo) & 0xffffu) | (HTC__CAST(uint32_t, hi) << 16));
+}
+static inline int32_t htc__smlad(int32_t a, int32_t b, int32_t c)
+{
+    return HTC__CAST(int32_t, HTC__CAST(uint32_t, c) + HTC__CAST(uint32_t, htc__lo16(a) * htc__lo16(b) + htc__hi16(a) * htc__hi16(b)));
+}
+static inline int32_t htc__smlabb(int32_t a, int32_t b, int32_t c)
+{
+    return HTC__CAST(int32_t, HTC__CAST(uint32_t, c) + HTC__CAST(uint32_t, htc__lo16(a) * htc__lo16(b)));
+}
+static inline int32_t htc__smlatt(int32_t a, int32_t b, int32_t c)
+{
+    return HTC__CAST(int32_t, HTC__CAST(uint32_t, c) + HTC__CAST(uint32_t, htc__hi16(a) * htc__hi16(b)));
+}
+static inline int32_t htc__sxtb16(int32_t x)
+{
+    const uint32_t u = HTC__CAST(uint32_t, x);
+    return htc__pack16(HTC__CAST(int8_t, u & 0xffu), HTC__CAST(int8_t, (u >> 16) & 0xffu));
+}
+static inline int32_t htc__sxtb16_r8(int32_t x) { return htc__sxtb16(HTC__CAST(int32_t, HTC__CAST(uint32_t, x) >> 8)); }
+static inline int32_t htc__sxtab16(int32_t a, int32_t x)
+{
+    const int32_t e = htc__sxtb16(x);
+    return htc__pack16(htc__lo16(a) + htc__lo16(e), htc__hi16(a) + htc__hi16(e));
+}
+static inline int32_t htc__sxtab16_r8(int32_t a, int32_t x) { return htc__sxtab16(a, HTC__CAST(int32_t, HTC__CAST(uint32_t, x) >> 8)); }
+static inline int32_t htc__smmlar(int32_t a, int32_t b, int32_t c)
+{
+    const int64_t v = HTC__CAST(int64_t, HTC__CAST(uint64_t, HTC__CAST(int64_t, c)) << 32) + HTC__CAST(int64_t, a) * b +
+                      (HTC__CAST(int64_t, 1) << 31);
+    return HTC__CAST(int32_t, v >> 32);
+}
+static inline int32_t htc__qadd(int32_t a, int32_t b)
+{
+    const int64_t v = HTC__CAST(int64_t, a) + b;
+    return v > INT32_MAX ? INT32_MAX : (v < INT32_MIN ? INT32_MIN : HTC__CAST(int32_t, v));
+}
+static inline int32_t htc__ssat8(int32_t x) { return x > 127 ? 127 : (x < -128 ? -128 : x); }
+#endif
+
+#ifdef HTC__DSP
+/* GCC's scheduling before register allocation lengthens the live ranges of
+   the DSP inner loops past the 14 registers a Cortex-M has, and the spills
+   cost more than the scheduling gains; the inner-loop functions turn it off. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(HTC_DSP_EMU)
+#define HTC__DSP_NOSCHED __attribute__((optimize("no-schedule-insns")))
+#else
+#define HTC__DSP_NOSCHED
+#endif
+/* 32-bit load/store of any alignment (one LDR/STR on Cortex-M) */
+static inline int32_t htc__ld32(const void *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline void htc__st32w(void *p, int32_t v) { memcpy(p, &v, 4); }
+/* off in both halves */
+static inline int32_t htc__dup16(int32_t off)
+{
+    return HTC__CAST(int32_t, (HTC__CAST(uint32_t, off) & 0xffffu) | (HTC__CAST(uint32_t, off) << 16));
+}
+
+/* Requantization on the DSP path, the value of htc__rq_apply before the
+   output offset, for a multiplier m in [2^30, 2^31) and a right shift e in
+   [1, 23] (htc__dsp_rq_ok; other layers use htc__rq_apply):
+   - SaturatingRoundingDoublingHighMul (x*m + 2^30) >> 31 is
+     (2^32 x + x*(2m - 2^32) + 2^31) >> 32, one SMMLAR with m2 = 2m read as
+     int32 (x == m == INT32_MIN cannot occur);
+   - RoundingDivideByPOT(h, e) is (h + 2^(e-1) - (h < 0)) >> e; the add
+     saturates, which only happens when the exact result is 2^(31-e) >= 256
+     and makes it 2^(31-e) - 1 >= 255: both clamp to the same int8. */
+typedef struct {
+    int32_t m2, c, e;
+} htc__dsprq;
+
+static inline htc__dsprq htc__dsprq_make(int32_t m, int shift)
+{
+    htc__dsprq q;
+    q.m2 = HTC__CAST(int32_t, HTC__CAST(uint32_t, m) << 1);
+    q.e = -shift;
+    q.c = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1);
+    return q;
+}
+
+static inline int32_t htc__dsprq_apply(htc__dsprq q, int32_t acc)
+{
+    const int32_t h = htc__smmlar(acc, q.m2, acc);
+    return (htc__qadd(h, q.c) + (h >> 31)) >> q.e;
+}
+
+/* 1 if every channel's multiplier and shift suit htc__dsprq */
+static inline int htc__dsp_rq_ok(const int32_t *mult, const int8_t *shift, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i < n; i++)
+        if (mult[i] < (HTC__CAST(int32_t, 1) << 30) || shift[i] > -1 || shift[i] < -23) return 0;
+    return 1;
+}
+
+/* clamp to [lo, hi] (int8 range or narrower) */
+static inline int32_t htc__dsp_clamp(int32_t v, int32_t lo, int32_t hi)
+{
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
 #endif
 
 #define HTC__MIN(a, b) ((a) < (b) ? (a) : (b))

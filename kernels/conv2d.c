@@ -450,6 +450,488 @@ static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const
 }
 #endif
 
+#ifdef HTC__DSP
+/* ---- Arm DSP path (HTC__DSP) ----------------------------------------------
+   Two output pixels x two output channels per block, the four accumulators
+   in registers: per 4 taps the two weight words are sign-extended once
+   (SXTB16: taps 0,2 and 1,3) and each feeds two SMLADs, one per pixel. The
+   input side comes in one of three ways:
+   A  k_h*k_w*in_c <= HTC__DSP_COLS: the two pixels' receptive fields are
+      copied once (im2col) into a column buffer on the stack as int16
+      x - in_zp, zero for padding taps, laid out per 4 taps as
+      [p0 taps 0,2][p0 taps 1,3][p1 taps 0,2][p1 taps 1,3], so the inner
+      loop loads the input with two LDRDs and no conversion; every output
+      channel pair then runs over it.
+   B  1x1, stride 1, no padding, larger in_c: the input pixels are read in
+      place (pixel q + 1 is K bytes after pixel q, like weight row c + 1
+      after row c) and converted with SXTB16; the input offset is folded
+      into the accumulator's start value, bias + off * sum(w).
+   C  otherwise: output channel pairs outermost; a pixel pair whose windows
+      are both inside the input in x reads its kernel rows in place (start
+      value bias + off * sum of the weights of the valid kernel rows), any
+      other pixel is computed alone over its valid taps with the offset
+      added by SXTAB16.
+   Requantization: htc__dsprq (SMMLAR, QADD, shifts) when every channel's
+   multiplier suits it, else htc__rq_apply. */
+
+#ifndef HTC__DSP_COLS
+#define HTC__DSP_COLS 144   /* path A for receptive fields up to this many taps: 4 bytes of stack per tap */
+#endif
+
+/* One output channel pair's requantization constants and the block's four
+   outputs (p0 c0, p0 c1, p1 c0, p1 c1) to int8. */
+typedef struct {
+    const int32_t *mult;
+    const int8_t *shift;
+    int32_t mstep, zp, lo, hi;
+    int fast, full;             /* htc__dsprq usable; [lo, hi] is all of int8 */
+} htc__dsp_out;
+
+static inline void htc__dsp_out_init(htc__dsp_out *d, const htc__conv_params *p)
+{
+    const int32_t nq = p->per_channel ? p->out_c : 1;
+    d->mult = p->mult;
+    d->shift = p->shift;
+    d->mstep = p->per_channel ? 1 : 0;
+    d->zp = p->out_zp;
+    d->lo = p->act_min;
+    d->hi = p->act_max;
+    d->fast = htc__dsp_rq_ok(p->mult, p->shift, nq);
+    d->full = p->act_min == -128 && p->act_max == 127;
+}
+
+/* the block's outputs through htc__rq_apply (multipliers htc__dsprq cannot take) */
+static HTC__NOINLINE void htc__dsp_out_slow(const htc__dsp_out *d, int32_t oc, int32_t nc, int np, int32_t a00, int32_t a01,
+                                            int32_t a10, int32_t a11, int8_t *o0, int8_t *o1)
+{
+    const htc__rq q0 = htc__rq_make(d->mult[oc * d->mstep], d->shift[oc * d->mstep]);
+    const htc__rq q1 = htc__rq_make(d->mult[(oc + nc - 1) * d->mstep], d->shift[(oc + nc - 1) * d->mstep]);
+    o0[0] = HTC__CAST(int8_t, htc__rq_apply(&q0, a00, d->zp, d->lo, d->hi));
+    if (nc > 1) o0[1] = HTC__CAST(int8_t, htc__rq_apply(&q1, a01, d->zp, d->lo, d->hi));
+    if (np > 1) {
+        o1[0] = HTC__CAST(int8_t, htc__rq_apply(&q0, a10, d->zp, d->lo, d->hi));
+        if (nc > 1) o1[1] = HTC__CAST(int8_t, htc__rq_apply(&q1, a11, d->zp, d->lo, d->hi));
+    }
+}
+
+/* Requantize and store the block (p0 c0, p0 c1, p1 c0, p1 c1) for output
+   channel oc: nc channels (1 or 2), np pixels at o0, o1. The fields of d
+   are copied first: stores through int8_t * could alias them. */
+static HTC__INLINE void htc__dsp_out_block(const htc__dsp_out *d, int32_t oc, int32_t nc, int np, int32_t a00, int32_t a01,
+                                           int32_t a10, int32_t a11, int8_t *o0, int8_t *o1)
+{
+    const int32_t zp = d->zp, lo = d->lo, hi = d->hi, mstep = d->mstep;
+    if (d->fast) {
+        const htc__dsprq q0 = htc__dsprq_make(d->mult[oc * mstep], d->shift[oc * mstep]);
+        const htc__dsprq q1 = htc__dsprq_make(d->mult[(oc + nc - 1) * mstep], d->shift[(oc + nc - 1) * mstep]);
+        int32_t v00 = htc__dsprq_apply(q0, a00) + zp, v01 = htc__dsprq_apply(q1, a01) + zp;
+        int32_t v10 = htc__dsprq_apply(q0, a10) + zp, v11 = htc__dsprq_apply(q1, a11) + zp;
+        if (d->full) {
+            v00 = htc__ssat8(v00); v01 = htc__ssat8(v01); v10 = htc__ssat8(v10); v11 = htc__ssat8(v11);
+        } else {
+            v00 = htc__dsp_clamp(v00, lo, hi); v01 = htc__dsp_clamp(v01, lo, hi);
+            v10 = htc__dsp_clamp(v10, lo, hi); v11 = htc__dsp_clamp(v11, lo, hi);
+        }
+        o0[0] = HTC__CAST(int8_t, v00);
+        if (nc > 1) o0[1] = HTC__CAST(int8_t, v01);
+        if (np > 1) {
+            o1[0] = HTC__CAST(int8_t, v10);
+            if (nc > 1) o1[1] = HTC__CAST(int8_t, v11);
+        }
+    } else {
+        htc__dsp_out_slow(d, oc, nc, np, a00, a01, a10, a11, o0, o1);
+    }
+}
+
+/* Path A inner part: output channels [oc, oc + 2 * npairs) of the two
+   pixels whose columns are in xb (K taps), outputs to o0 and o1 (the same
+   pixel twice when there is one). */
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_cols_run(const htc__conv_params *p, const htc__dsp_out *d, int32_t oc,
+                                                             int32_t npairs, const int32_t *xb, int8_t *o0, int8_t *o1)
+{
+    const int32_t K = p->k_h * p->k_w * p->in_c, n8 = K >> 3;
+    const int32_t mstep = d->mstep, zp = d->zp, lo = d->lo, hi = d->hi, full = d->full;
+    const int8_t *w0 = p->weights + (size_t)oc * K;
+    const int32_t *bias = p->bias ? p->bias + oc : NULL;
+    const int32_t *mult = d->mult + oc * mstep;
+    const int8_t *shift = d->shift + oc * mstep;
+    const int32_t *xend = xb + 8 * n8;
+    o0 += oc;
+    o1 += oc;
+    for (; npairs > 0; npairs--) {
+        const int8_t *w1 = w0 + K;
+        const int32_t *x = xb;
+        int32_t a00 = 0, a01 = 0, a10, a11, k;
+        if (bias) {
+            a00 = bias[0];
+            a01 = bias[1];
+            bias += 2;
+        }
+        a10 = a00;
+        a11 = a01;
+        while (x != xend) {
+            int32_t x0e = x[0], x0o = x[1], x1e = x[2], x1o = x[3], w, t;
+            w = htc__ld32(w0);
+            t = htc__sxtb16(w);
+            a00 = htc__smlad(t, x0e, a00);
+            a10 = htc__smlad(t, x1e, a10);
+            t = htc__sxtb16_r8(w);
+            a00 = htc__smlad(t, x0o, a00);
+            a10 = htc__smlad(t, x1o, a10);
+            w = htc__ld32(w1);
+            t = htc__sxtb16(w);
+            a01 = htc__smlad(t, x0e, a01);
+            a11 = htc__smlad(t, x1e, a11);
+            t = htc__sxtb16_r8(w);
+            a01 = htc__smlad(t, x0o, a01);
+            a11 = htc__smlad(t, x1o, a11);
+            x0e = x[4]; x0o = x[5]; x1e = x[6]; x1o = x[7];
+            x += 8;
+            w = htc__ld32(w0 + 4);
+            w0 += 8;
+            t = htc__sxtb16(w);
+            a00 = htc__smlad(t, x0e, a00);
+            a10 = htc__smlad(t, x1e, a10);
+            t = htc__sxtb16_r8(w);
+            a00 = htc__smlad(t, x0o, a00);
+            a10 = htc__smlad(t, x1o, a10);
+            w = htc__ld32(w1 + 4);
+            w1 += 8;
+            t = htc__sxtb16(w);
+            a01 = htc__smlad(t, x0e, a01);
+            a11 = htc__smlad(t, x1e, a11);
+            t = htc__sxtb16_r8(w);
+            a01 = htc__smlad(t, x0o, a01);
+            a11 = htc__smlad(t, x1o, a11);
+        }
+        for (k = 8 * n8; k < K; k++) {
+            /* tap k: half (k & 2) / 2 of word 4 * (k / 4) + (k & 1), p1 two words on */
+            const int16_t *h = HTC__CAST(const int16_t *, HTC__CAST(const void *, xb)) + 8 * (k >> 2) + 2 * (k & 1) + ((k >> 1) & 1);
+            const int32_t c0 = *w0++, c1 = *w1++;
+            a00 += h[0] * c0; a01 += h[0] * c1;
+            a10 += h[4] * c0; a11 += h[4] * c1;
+        }
+        w0 = w1;
+        if (d->fast) {
+            const htc__dsprq q0 = htc__dsprq_make(mult[0], shift[0]), q1 = htc__dsprq_make(mult[mstep], shift[mstep]);
+            int32_t v00 = htc__dsprq_apply(q0, a00) + zp, v01 = htc__dsprq_apply(q1, a01) + zp;
+            int32_t v10 = htc__dsprq_apply(q0, a10) + zp, v11 = htc__dsprq_apply(q1, a11) + zp;
+            if (full) {
+                v00 = htc__ssat8(v00); v01 = htc__ssat8(v01); v10 = htc__ssat8(v10); v11 = htc__ssat8(v11);
+            } else {
+                v00 = htc__dsp_clamp(v00, lo, hi); v01 = htc__dsp_clamp(v01, lo, hi);
+                v10 = htc__dsp_clamp(v10, lo, hi); v11 = htc__dsp_clamp(v11, lo, hi);
+            }
+            o0[0] = HTC__CAST(int8_t, v00);
+            o0[1] = HTC__CAST(int8_t, v01);
+            o1[0] = HTC__CAST(int8_t, v10);
+            o1[1] = HTC__CAST(int8_t, v11);
+        } else {
+            htc__dsp_out_slow(d, oc, 2, 2, a00, a01, a10, a11, o0, o1);
+        }
+        mult += 2 * mstep;
+        shift += 2 * mstep;
+        oc += 2;
+        o0 += 2;
+        o1 += 2;
+    }
+}
+
+/* acc[0..3] += x0.w0, x0.w1, x1.w0, x1.w1 over n bytes read in place (no
+   input offset: the caller folded it into the start values) */
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_dot2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0,
+                                                           const int8_t *w1, int32_t n, int32_t *acc)
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    const int8_t *end = x0 + (n & ~3);
+    while (x0 != end) {
+        const int32_t u = htc__ld32(x0), v = htc__ld32(x1);
+        const int32_t ue = htc__sxtb16(u), uo = htc__sxtb16_r8(u), ve = htc__sxtb16(v), vo = htc__sxtb16_r8(v);
+        int32_t w, t;
+        x0 += 4;
+        x1 += 4;
+        w = htc__ld32(w0);
+        w0 += 4;
+        t = htc__sxtb16(w);
+        a00 = htc__smlad(t, ue, a00);
+        a10 = htc__smlad(t, ve, a10);
+        t = htc__sxtb16_r8(w);
+        a00 = htc__smlad(t, uo, a00);
+        a10 = htc__smlad(t, vo, a10);
+        w = htc__ld32(w1);
+        w1 += 4;
+        t = htc__sxtb16(w);
+        a01 = htc__smlad(t, ue, a01);
+        a11 = htc__smlad(t, ve, a11);
+        t = htc__sxtb16_r8(w);
+        a01 = htc__smlad(t, uo, a01);
+        a11 = htc__smlad(t, vo, a11);
+    }
+    for (n &= 3; n > 0; n--) {
+        const int32_t u = *x0++, v = *x1++, c0 = *w0++, c1 = *w1++;
+        a00 += u * c0; a01 += u * c1; a10 += v * c0; a11 += v * c1;
+    }
+    acc[0] = a00; acc[1] = a01; acc[2] = a10; acc[3] = a11;
+}
+
+/* acc[0..1] += (x + off).w0, (x + off).w1 over n bytes */
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_dot1x2(const int8_t *x, const int8_t *w0, const int8_t *w1,
+                                                           int32_t n, int32_t off, int32_t *acc)
+{
+    int32_t a0 = acc[0], a1 = acc[1];
+    const int8_t *end = x + (n & ~3);
+    const int32_t o2 = htc__dup16(off);
+    while (x != end) {
+        const int32_t u = htc__ld32(x);
+        const int32_t ue = htc__sxtab16(o2, u), uo = htc__sxtab16_r8(o2, u);
+        int32_t w;
+        x += 4;
+        w = htc__ld32(w0);
+        w0 += 4;
+        a0 = htc__smlad(htc__sxtb16(w), ue, a0);
+        a0 = htc__smlad(htc__sxtb16_r8(w), uo, a0);
+        w = htc__ld32(w1);
+        w1 += 4;
+        a1 = htc__smlad(htc__sxtb16(w), ue, a1);
+        a1 = htc__smlad(htc__sxtb16_r8(w), uo, a1);
+    }
+    for (n &= 3; n > 0; n--) {
+        const int32_t u = *x++ + off;
+        a0 += u * *w0++;
+        a1 += u * *w1++;
+    }
+    acc[0] = a0; acc[1] = a1;
+}
+
+/* Path A: the column of the pixel whose window starts at input (iy0, ix0)
+   into slot s (0 or 1) of the column buffer xb (n4 groups of 4 taps). */
+static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t *in_b, int32_t iy0, int32_t ix0,
+                                        int32_t *xb, int s, int32_t n4)
+{
+    const int32_t in_c = p->in_c, k_h = p->k_h, k_w = p->k_w, off = -p->in_zp;
+    int32_t ky, kx;
+    if ((in_c & 3) == 0) {
+        /* taps come in whole groups of 4 per (ky, kx) */
+        const int32_t o2 = htc__dup16(off), g = in_c >> 2;
+        int32_t *d = xb + 2 * s;
+        for (ky = 0; ky < k_h; ky++) {
+            const int32_t iy = iy0 + ky * p->dil_h;
+            for (kx = 0; kx < k_w; kx++) {
+                const int32_t ix = ix0 + kx * p->dil_w;
+                int32_t j;
+                if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) {
+                    for (j = 0; j < g; j++, d += 4) d[0] = d[1] = 0;
+                } else {
+                    const int8_t *src = in_b + ((size_t)iy * p->in_w + ix) * in_c;
+                    for (j = 0; j < g; j++, d += 4, src += 4) {
+                        const int32_t v = htc__ld32(src);
+                        d[0] = htc__sxtab16(o2, v);
+                        d[1] = htc__sxtab16_r8(o2, v);
+                    }
+                }
+            }
+        }
+    } else {
+        /* tap k goes to half (k & 2) / 2 of word 4 * (k / 4) + 2 * s + (k & 1) */
+        int16_t *h = HTC__CAST(int16_t *, HTC__CAST(void *, xb));
+        int32_t k = 0, c;
+        for (ky = 0; ky < k_h; ky++) {
+            const int32_t iy = iy0 + ky * p->dil_h;
+            for (kx = 0; kx < k_w; kx++) {
+                const int32_t ix = ix0 + kx * p->dil_w;
+                const int ok = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
+                const int8_t *src = in_b + ((size_t)iy * p->in_w + ix) * in_c;
+                for (c = 0; c < in_c; c++, k++)
+                    h[8 * (k >> 2) + 4 * s + 2 * (k & 1) + ((k >> 1) & 1)] = HTC__CAST(int16_t, ok ? src[c] + off : 0);
+            }
+        }
+        for (; k < 4 * n4; k++) h[8 * (k >> 2) + 4 * s + 2 * (k & 1) + ((k >> 1) & 1)] = 0;
+    }
+}
+
+/* Path A, an odd last output channel of the two pixels in xb */
+static HTC__NOINLINE void htc__dsp_cols_last(const htc__conv_params *p, const htc__dsp_out *d, const int32_t *xb,
+                                             int8_t *o0, int8_t *o1)
+{
+    const int32_t K = p->k_h * p->k_w * p->in_c, oc = p->out_c - 1;
+    const int8_t *w = p->weights + (size_t)oc * K;
+    const int16_t *h = HTC__CAST(const int16_t *, HTC__CAST(const void *, xb));
+    int32_t a0 = p->bias ? p->bias[oc] : 0, a1 = a0, k;
+    for (k = 0; k + 4 <= K; k += 4, w += 4, h += 8) {
+        const int32_t v = htc__ld32(w), e = htc__sxtb16(v), o = htc__sxtb16_r8(v);
+        a0 = htc__smlad(e, htc__ld32(h), a0);
+        a0 = htc__smlad(o, htc__ld32(h + 2), a0);
+        a1 = htc__smlad(e, htc__ld32(h + 4), a1);
+        a1 = htc__smlad(o, htc__ld32(h + 6), a1);
+    }
+    for (; k < K; k++, w++) {
+        a0 += h[2 * (k & 1) + ((k >> 1) & 1)] * w[0];
+        a1 += h[4 + 2 * (k & 1) + ((k >> 1) & 1)] * w[0];
+    }
+    htc__dsp_out_slow(d, oc, 1, 2, a0, 0, a1, 0, o0, o1);
+}
+
+static HTC__UNUSED void htc__conv2d_dsp_cols(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
+    const int32_t K = p->k_h * p->k_w * p->in_c, n4 = (K + 3) >> 2;
+    int32_t xb[HTC__DSP_COLS];      /* (n4 <= HTC__DSP_COLS / 4 groups) x 4 words */
+    htc__dsp_out d;
+    int32_t b, q;
+    htc__dsp_out_init(&d, p);
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
+        int8_t *out_b = out + (size_t)b * npix * out_c;
+        for (q = 0; q < npix; q += 2) {
+            const int32_t q1 = q + 1 < npix ? q + 1 : q;
+            const int32_t oy0 = q / out_w, ox0 = q - oy0 * out_w, oy1 = q1 / out_w, ox1 = q1 - oy1 * out_w;
+            int8_t *o0 = out_b + (size_t)q * out_c, *o1 = out_b + (size_t)q1 * out_c;
+            htc__dsp_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb, 0, n4);
+            htc__dsp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb, 1, n4);
+            htc__dsp_cols_run(p, &d, 0, out_c >> 1, xb, o0, o1);
+            if (out_c & 1) htc__dsp_cols_last(p, &d, xb, o0 + out_c - 1, o1 + out_c - 1);
+        }
+    }
+}
+
+/* sum of n int8 weights */
+static HTC__UNUSED int32_t htc__dsp_wsum(const int8_t *w, int32_t n)
+{
+    const int32_t ones = 0x00010001;
+    int32_t s = 0;
+    for (; n >= 4; n -= 4, w += 4) {
+        const int32_t v = htc__ld32(w);
+        s = htc__smlad(htc__sxtb16(v), ones, s);
+        s = htc__smlad(htc__sxtb16_r8(v), ones, s);
+    }
+    for (; n > 0; n--) s += *w++;
+    return s;
+}
+
+/* Path B: 1x1, stride 1, no padding */
+static HTC__UNUSED void htc__conv2d_dsp_1x1(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    htc__dsp_out d;
+    const int32_t out_c = p->out_c, K = p->in_c, npix = p->batches * p->out_h * p->out_w, off = -p->in_zp;
+    int32_t oc, q;
+    htc__dsp_out_init(&d, p);
+    for (oc = 0; oc < out_c; oc += 2) {
+        const int32_t nc = oc + 1 < out_c ? 2 : 1;
+        const int8_t *w0 = p->weights + (size_t)oc * K, *w1 = w0 + (nc - 1) * K;
+        const int32_t s0 = (p->bias ? p->bias[oc] : 0) + off * htc__dsp_wsum(w0, K);
+        const int32_t s1 = (p->bias ? p->bias[oc + nc - 1] : 0) + off * htc__dsp_wsum(w1, K);
+        for (q = 0; q < npix; q += 2) {
+            const int np = q + 1 < npix ? 2 : 1;
+            const int8_t *x0 = in + (size_t)q * K;
+            int32_t acc[4];
+            acc[0] = acc[2] = s0;
+            acc[1] = acc[3] = s1;
+            htc__dsp_dot2x2(x0, np > 1 ? x0 + K : x0, w0, w1, K, acc);
+            htc__dsp_out_block(&d, oc, nc, np, acc[0], acc[1], acc[2], acc[3], out + (size_t)q * out_c + oc, out + (size_t)(q + 1) * out_c + oc);
+        }
+    }
+}
+
+#ifndef HTC__DSP_KH
+#define HTC__DSP_KH 16      /* path C keeps per-kernel-row weight sums for up to this many rows */
+#endif
+
+/* Path C: general convolution, input read in place */
+static HTC__UNUSED void htc__conv2d_dsp_direct(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    htc__dsp_out d;
+    const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
+    const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
+    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, dil_w = p->dil_w;
+    const int32_t K = k_h * k_w * in_c, rowb = k_w * in_c, row_stride = in_w * in_c;
+    const int32_t off = -p->in_zp, xstep = p->stride_w * in_c;
+    const int pairs = k_h <= HTC__DSP_KH;     /* else every pixel alone */
+    int32_t rs0[HTC__DSP_KH], rs1[HTC__DSP_KH];
+    int32_t oc, b, oy, ox, ky, kx;
+    htc__dsp_out_init(&d, p);
+    for (oc = 0; oc < out_c; oc += 2) {
+        const int32_t nc = oc + 1 < out_c ? 2 : 1;
+        const int8_t *w0 = p->weights + (size_t)oc * K, *w1 = w0 + (nc - 1) * K;
+        const int32_t b0 = p->bias ? p->bias[oc] : 0, b1 = p->bias ? p->bias[oc + nc - 1] : 0;
+        for (ky = 0; ky < k_h && pairs; ky++) {
+            rs0[ky] = off * htc__dsp_wsum(w0 + ky * rowb, rowb);
+            rs1[ky] = off * htc__dsp_wsum(w1 + ky * rowb, rowb);
+        }
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * in_h * row_stride;
+            int8_t *out_b = out + (size_t)b * out_h * out_w * out_c;
+            for (oy = 0; oy < out_h; oy++) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                int32_t ky_lo, ky_hi, f0 = b0, f1 = b1;
+                htc__conv_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
+                for (ky = ky_lo; ky < ky_hi && pairs; ky++) {
+                    f0 += rs0[ky];
+                    f1 += rs1[ky];
+                }
+                for (ox = 0; ox < out_w;) {
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    int8_t *o = out_b + ((size_t)oy * out_w + ox) * out_c + oc;
+                    int32_t acc[4];
+                    if (pairs && ox + 1 < out_w && ix0 >= 0 && ix0 + p->stride_w + (k_w - 1) * dil_w < in_w) {
+                        /* two pixels, every column of both windows inside */
+                        acc[0] = acc[2] = f0;
+                        acc[1] = acc[3] = f1;
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const int8_t *x = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + ix0 * in_c;
+                            if (dil_w == 1) {
+                                htc__dsp_dot2x2(x, x + xstep, w0 + ky * rowb, w1 + ky * rowb, rowb, acc);
+                            } else {
+                                for (kx = 0; kx < k_w; kx++)
+                                    htc__dsp_dot2x2(x + kx * dil_w * in_c, x + kx * dil_w * in_c + xstep, w0 + ky * rowb + kx * in_c,
+                                                    w1 + ky * rowb + kx * in_c, in_c, acc);
+                            }
+                        }
+                        htc__dsp_out_block(&d, oc, nc, 2, acc[0], acc[1], acc[2], acc[3], o, o + out_c);
+                        ox += 2;
+                    } else {
+                        /* one pixel over its valid taps, offset added per tap */
+                        int32_t kx_lo, kx_hi;
+                        htc__conv_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
+                        acc[0] = b0;
+                        acc[1] = b1;
+                        for (ky = ky_lo; ky < ky_hi && kx_lo < kx_hi; ky++) {
+                            const int8_t *x = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + (ix0 + kx_lo * dil_w) * in_c;
+                            const int8_t *u0 = w0 + ky * rowb + kx_lo * in_c, *u1 = w1 + ky * rowb + kx_lo * in_c;
+                            if (dil_w == 1) {
+                                htc__dsp_dot1x2(x, u0, u1, (kx_hi - kx_lo) * in_c, off, acc);
+                            } else {
+                                for (kx = kx_lo; kx < kx_hi; kx++, x += dil_w * in_c, u0 += in_c, u1 += in_c)
+                                    htc__dsp_dot1x2(x, u0, u1, in_c, off, acc);
+                            }
+                        }
+                        htc__dsp_out_block(&d, oc, nc, 1, acc[0], acc[1], 0, 0, o, o);
+                        ox += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static HTC__UNUSED void htc__conv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t K = p->k_h * p->k_w * p->in_c;
+    if (K <= HTC__DSP_COLS)
+        htc__conv2d_dsp_cols(p, in, out);
+    else if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
+             p->out_h == p->in_h && p->out_w == p->in_w)
+        htc__conv2d_dsp_1x1(p, in, out);
+    else
+        htc__conv2d_dsp_direct(p, in, out);
+}
+#endif
+
+#ifdef HTC__DSP
+static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    htc__conv2d_dsp(p, in, out);
+}
+#else
 static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
@@ -646,3 +1128,4 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
         }
     }
 }
+#endif

@@ -24,6 +24,13 @@ static HTC__UNUSED int32_t htc__dw_hi(int32_t origin, int32_t dil, int32_t k, in
     return t;
 }
 
+/* valid taps [lo, hi) of a window of k taps starting at origin */
+static inline void htc__dw_taps(int32_t origin, int32_t dil, int32_t k, int32_t size, int32_t *lo, int32_t *hi)
+{
+    *lo = origin >= 0 ? 0 : htc__dw_lo(origin, dil, k);
+    *hi = origin + (k - 1) * dil < size ? k : htc__dw_hi(origin, dil, k, size);
+}
+
 #ifdef HTC__SSE2
 #define HTC__DW_MAXPAIRS 32
 
@@ -285,6 +292,166 @@ static HTC__UNUSED void htc__dwconv2d_dm1(const htc__conv_params *p, const int8_
     }
 }
 
+#ifdef HTC__DSP
+/* Arm DSP path, depth_mult 1, up to HTC__DSP_DWTAPS taps: blocks of four
+   channels, outermost. The block's weights are sign-extended once into a
+   table on the stack, per tap the halves (c0, c2) and (c1, c3); per pixel
+   and valid tap one word of the input (the four channels) becomes
+   x - in_zp in the same halves by SXTAB16, and SMLABB / SMLATT add the
+   four products to four accumulators. Taps outside the input are skipped.
+   Channels past the last multiple of four take a plain loop. */
+#ifndef HTC__DSP_DWTAPS
+#define HTC__DSP_DWTAPS 32
+#endif
+
+/* n interior output pixels of a 3x3 depthwise layer, four channels: x is the
+   window's top-left input word of the first pixel, step the input bytes
+   from one pixel to the next, rs the row stride and cs the channel stride
+   (dil_w * C) in bytes; tbl the block's 9 x 2 weight halves, q the four
+   channels' requantization (htc__dsprq), bias the four start values. */
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dw3x3_dsp_row(const int8_t *x, int32_t step, int32_t rs, int32_t cs,
+                                                              const int32_t *tbl, const htc__dsprq *q, const int32_t *bias,
+                                                              int32_t o2, int32_t zp, int32_t lo, int32_t hi,
+                                                              int8_t *o, int32_t ostep, int32_t n)
+{
+    const int full = lo == -128 && hi == 127;
+    for (; n > 0; n--, x += step, o += ostep) {
+        int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3], v0, v1, v2, v3;
+        const int8_t *r = x;
+        int32_t v, e, u;
+#define HTC__DW_TAP(R, W)                                                   \
+        v = htc__ld32(R);                                                   \
+        e = htc__sxtab16(o2, v);                                            \
+        u = htc__sxtab16_r8(o2, v);                                         \
+        a0 = htc__smlabb(e, (W)[0], a0); a2 = htc__smlatt(e, (W)[0], a2);   \
+        a1 = htc__smlabb(u, (W)[1], a1); a3 = htc__smlatt(u, (W)[1], a3);
+        HTC__DW_TAP(r, tbl)
+        HTC__DW_TAP(r + cs, tbl + 2)
+        HTC__DW_TAP(r + 2 * cs, tbl + 4)
+        r += rs;
+        HTC__DW_TAP(r, tbl + 6)
+        HTC__DW_TAP(r + cs, tbl + 8)
+        HTC__DW_TAP(r + 2 * cs, tbl + 10)
+        r += rs;
+        HTC__DW_TAP(r, tbl + 12)
+        HTC__DW_TAP(r + cs, tbl + 14)
+        HTC__DW_TAP(r + 2 * cs, tbl + 16)
+#undef HTC__DW_TAP
+        v0 = htc__dsprq_apply(q[0], a0) + zp;
+        v1 = htc__dsprq_apply(q[1], a1) + zp;
+        v2 = htc__dsprq_apply(q[2], a2) + zp;
+        v3 = htc__dsprq_apply(q[3], a3) + zp;
+        if (full) {
+            v0 = htc__ssat8(v0); v1 = htc__ssat8(v1); v2 = htc__ssat8(v2); v3 = htc__ssat8(v3);
+        } else {
+            v0 = htc__dsp_clamp(v0, lo, hi); v1 = htc__dsp_clamp(v1, lo, hi);
+            v2 = htc__dsp_clamp(v2, lo, hi); v3 = htc__dsp_clamp(v3, lo, hi);
+        }
+        o[0] = HTC__CAST(int8_t, v0);
+        o[1] = HTC__CAST(int8_t, v1);
+        o[2] = HTC__CAST(int8_t, v2);
+        o[3] = HTC__CAST(int8_t, v3);
+    }
+}
+
+static HTC__UNUSED void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
+    const int32_t out_h = p->out_h, out_w = p->out_w;
+    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, dil_w = p->dil_w, ntaps = k_h * k_w;
+    const int32_t off = -p->in_zp, o2 = htc__dup16(off), mstep = p->per_channel ? 1 : 0;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t row_stride = in_w * C, xstep = dil_w * C;
+    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? C : 1);
+    const int full = lo == -128 && hi == 127;
+    int32_t tbl[2 * HTC__DSP_DWTAPS];
+    int row3;
+    int32_t b, c0, t;
+    for (c0 = 0; c0 < C; c0 += 4) {
+        const int32_t nc = C - c0 < 4 ? C - c0 : 4;
+        htc__dsprq q[4];
+        htc__rq r[4];
+        int32_t bias[4] = {0, 0, 0, 0}, k;
+        for (k = 0; k < nc; k++) {
+            const int32_t m = p->mult[(c0 + k) * mstep], sh = p->shift[(c0 + k) * mstep];
+            if (fast) q[k] = htc__dsprq_make(m, sh);
+            else r[k] = htc__rq_make(m, sh);
+            if (p->bias) bias[k] = p->bias[c0 + k];
+        }
+        row3 = nc == 4 && fast && k_h == 3 && k_w == 3;
+        if (nc == 4)
+            for (t = 0; t < ntaps; t++) {
+                const int32_t w = htc__ld32(p->weights + (size_t)t * C + c0);
+                tbl[2 * t] = htc__sxtb16(w);
+                tbl[2 * t + 1] = htc__sxtb16_r8(w);
+            }
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * in_h * row_stride + c0;
+            int8_t *o = out + (size_t)b * out_h * out_w * C + c0;
+            int32_t oy, ox;
+            for (oy = 0; oy < out_h; oy++) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                int32_t ky_lo, ky_hi;
+                htc__dw_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
+                for (ox = 0; ox < out_w; ox++, o += C) {
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    int32_t kx_lo, kx_hi, ky, a[4];
+                    if (row3 && ky_lo == 0 && ky_hi == 3 && ix0 >= 0 && ix0 + 2 * dil_w < in_w) {
+                        /* the run of interior pixels from here */
+                        int32_t n = (in_w - 1 - 2 * dil_w - ix0) / p->stride_w + 1;
+                        n = n < out_w - ox ? n : out_w - ox;
+                        if (n > 0) {
+                            htc__dw3x3_dsp_row(in_b + (size_t)iy0 * row_stride + ix0 * C, p->stride_w * C, dil_h * row_stride, xstep,
+                                               tbl, q, bias, o2, zp, lo, hi, o, C, n);
+                            ox += n - 1;
+                            o += (n - 1) * C;
+                            continue;
+                        }
+                    }
+                    htc__dw_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
+                    a[0] = bias[0]; a[1] = bias[1]; a[2] = bias[2]; a[3] = bias[3];
+                    if (nc == 4) {
+                        int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const int8_t *x = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + (ix0 + kx_lo * dil_w) * C;
+                            const int32_t *w = tbl + 2 * (ky * k_w + kx_lo), *wend = tbl + 2 * (ky * k_w + kx_hi);
+                            for (; w != wend; w += 2, x += xstep) {
+                                const int32_t v = htc__ld32(x), e = htc__sxtab16(o2, v), u = htc__sxtab16_r8(o2, v);
+                                const int32_t we = w[0], wo = w[1];
+                                a0 = htc__smlabb(e, we, a0);
+                                a2 = htc__smlatt(e, we, a2);
+                                a1 = htc__smlabb(u, wo, a1);
+                                a3 = htc__smlatt(u, wo, a3);
+                            }
+                        }
+                        a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;
+                    } else {
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            int32_t kx;
+                            for (kx = kx_lo; kx < kx_hi; kx++) {
+                                const int8_t *x = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + (ix0 + kx * dil_w) * C;
+                                const int8_t *w = p->weights + (size_t)(ky * k_w + kx) * C + c0;
+                                for (k = 0; k < nc; k++) a[k] += (x[k] + off) * w[k];
+                            }
+                        }
+                    }
+                    for (k = 0; k < nc; k++) {
+                        int32_t v;
+                        if (fast) {
+                            v = htc__dsprq_apply(q[k], a[k]) + zp;
+                            v = full ? htc__ssat8(v) : htc__dsp_clamp(v, lo, hi);
+                        } else {
+                            v = htc__rq_apply(&r[k], a[k], zp, lo, hi);
+                        }
+                        o[k] = HTC__CAST(int8_t, v);
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
 static HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
 #ifdef HTC__SSE2
@@ -293,10 +460,17 @@ static HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t
         return;
     }
 #endif
+#ifdef HTC__DSP
+    if (p->depth_mult == 1 && p->k_h * p->k_w <= HTC__DSP_DWTAPS) {
+        htc__dwconv2d_dsp(p, in, out);
+        return;
+    }
+#else
     if (p->depth_mult == 1) {
         htc__dwconv2d_dm1(p, in, out);
         return;
     }
+#endif
     const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
     const int32_t k_h = p->k_h, k_w = p->k_w, dm = p->depth_mult;

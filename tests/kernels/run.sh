@@ -11,11 +11,11 @@ CC=${CC:-cc}
 pass=0 fail=0
 
 # 1. unit tests, once per code path: default (AVX2/SSE2 on x86), SSE2 only,
-#    portable scalar
+#    portable scalar, the Arm DSP path emulated on the host
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 echo 'int main(void){return 0;}' >"$tmp/t.c"
 $CC $san "$tmp/t.c" -o "$tmp/t" 2>/dev/null || san=""
-for variant in "" "-DHTC_NO_AVX2" "-DHTC_NO_SIMD"; do
+for variant in "" "-DHTC_NO_AVX2" "-DHTC_NO_SIMD" "-DHTC_DSP_EMU"; do
     echo "--- unit tests ${variant:-(default)}"
     if $CC -std=c11 -O1 -g -Wall -Wextra -Werror $san $variant tests/kernels/test_kernels.c gen/quant.c -lm -o "$tmp/test_kernels"; then
         "$tmp/test_kernels" | tee "$tmp/unit.log"
@@ -30,7 +30,46 @@ for variant in "" "-DHTC_NO_AVX2" "-DHTC_NO_SIMD"; do
     fi
 done
 
-# 2. every TFLite CPU kernel compiles warning-free, alone, after htc.h (the
+# 2. the code paths against each other (tests/kernels/diff_kernels.c): the
+#    same random cases through the portable path (the reference: TFLite
+#    equality is tested end to end by tests/test_ops.py), SSE2/AVX2, the DSP
+#    path emulated on the host (ASan/UBSan), the DSP path on Cortex-M4 and
+#    the portable path on RV32 under qemu; every case's output hash must match
+echo "--- code paths against each other"
+M4_LD="-Wl,--defsym=__flash=0x0,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x20000000,--defsym=__ram_size=0x400000"
+RV_LD="-Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x1000000"
+PICO="--specs=picolibc.specs --oslib=semihost --crt0=semihost"
+SEMI="-semihosting-config enable=on,target=native"
+diffpath() {   # diffpath LABEL RUNNER COMPILER FLAGS...
+    local label=$1 runner=$2 cc=$3; shift 3
+    command -v "$cc" >/dev/null 2>&1 || { echo "FAIL $label: no $cc"; fail=$((fail + 1)); return; }
+    if ! "$cc" "$@" -o "$tmp/dk_$label" tests/kernels/diff_kernels.c 2>"$tmp/err"; then
+        echo "FAIL $label: diff_kernels.c does not build"; head -n 5 "$tmp/err"; fail=$((fail + 1)); return
+    fi
+    case $runner in
+        host) "$tmp/dk_$label" >"$tmp/dk_$label.txt" 2>&1 ;;
+        m4) timeout 600 qemu-system-arm -M mps2-an386 -nographic $SEMI -kernel "$tmp/dk_$label" </dev/null >"$tmp/dk_$label.txt" 2>&1 ;;
+        rv32) timeout 600 qemu-system-riscv32 -M virt -bios none -nographic $SEMI -kernel "$tmp/dk_$label" </dev/null >"$tmp/dk_$label.txt" 2>&1 ;;
+    esac
+    local rc=$?
+    if [ "$rc" -ne 0 ]; then
+        echo "FAIL $label: exit $rc"; tail -n 5 "$tmp/dk_$label.txt"; fail=$((fail + 1))
+    elif [ "$label" = portable ]; then
+        echo "ok   $label: $(wc -l <"$tmp/dk_$label.txt") cases"; pass=$((pass + 1))
+    elif cmp -s "$tmp/dk_portable.txt" "$tmp/dk_$label.txt"; then
+        echo "ok   $label: $(wc -l <"$tmp/dk_$label.txt") cases equal the portable path's"; pass=$((pass + 1))
+    else
+        echo "FAIL $label: outputs differ from the portable path's:"
+        diff "$tmp/dk_portable.txt" "$tmp/dk_$label.txt" | head -n 6; fail=$((fail + 1))
+    fi
+}
+diffpath portable host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_NO_SIMD
+diffpath default host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san
+diffpath dsp-emu host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_DSP_EMU
+diffpath dsp-m4 m4 arm-none-eabi-gcc -std=c99 -O2 -Wall -Wextra -Werror -mcpu=cortex-m4 -mthumb $PICO $M4_LD
+diffpath portable-rv32 rv32 riscv64-unknown-elf-gcc -std=c99 -O2 -Wall -Wextra -Werror -march=rv32imc -misa-spec=2.2 -mabi=ilp32 $PICO $RV_LD
+
+# 3. every TFLite CPU kernel compiles warning-free, alone, after htc.h (the
 #    accelerator device models and ONNX kernels have their own tests)
 KERNELS="kernels/conv2d.c kernels/dwconv2d.c kernels/fc.c kernels/add.c kernels/mul.c kernels/pool.c
 kernels/mean.c kernels/pad.c kernels/concat.c kernels/softmax.c kernels/logistic.c kernels/quantize.c"
@@ -51,6 +90,11 @@ W="-Wall -Wextra -Werror -O2"
 check "c99" "$CC" -std=c99 -pedantic $W
 check "c++11" "${CXX:-c++}" -x c++ -std=c++11 $W
 check "arm-none-eabi" arm-none-eabi-gcc -std=c99 -pedantic -mcpu=cortex-m4 -mthumb $W
+check "arm-none-eabi -O0" arm-none-eabi-gcc -std=c99 -pedantic -mcpu=cortex-m4 -mthumb -Wall -Wextra -Werror -O0
+check "arm-none-eabi c++" arm-none-eabi-g++ -x c++ -std=c++11 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 $W
+check "arm-none-eabi m0" arm-none-eabi-gcc -std=c99 -pedantic -mcpu=cortex-m0 -mthumb $W
+check "dsp-emu c99" "$CC" -std=c99 -pedantic -DHTC_DSP_EMU $W
+check "dsp-emu c++11" "${CXX:-c++}" -x c++ -std=c++11 -DHTC_DSP_EMU $W
 check "riscv64-unknown-elf" riscv64-unknown-elf-gcc --specs=picolibc.specs -std=c99 -pedantic -march=rv32imac -mabi=ilp32 $W
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,159 @@
+/* diff_kernels.c - the kernels' code paths against each other. Runs a fixed
+   sequence of random cases (xorshift, fixed seed) through the conv,
+   depthwise, fully connected, add and pool kernels and prints one line per
+   case: its name and the FNV-1a hash of the output. The portable path is
+   checked against TFLite end to end (tests/test_ops.py); run.sh builds this
+   file once per path (portable, SSE2/AVX2, the DSP path emulated on the
+   host, the DSP path on Cortex-M4 under qemu) and requires identical lines.
+   Build: cc -DHTC_NO_SIMD diff_kernels.c ; arm-none-eabi-gcc ... (semihosting). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../htc.h"
+#include "../../kernels/conv2d.c"
+#include "../../kernels/dwconv2d.c"
+#include "../../kernels/fc.c"
+#include "../../kernels/add.c"
+#include "../../kernels/pool.c"
+
+#ifndef NCASES
+#define NCASES 300
+#endif
+#define MAXBUF 40000
+
+static uint32_t rng = 0x12345678u;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return rng;
+}
+/* uniform in [lo, hi] */
+static int32_t urange(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+
+static uint32_t fnv(const int8_t *p, int32_t n)
+{
+    uint32_t h = 2166136261u;
+    int32_t i;
+    for (i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
+    return h;
+}
+
+static int8_t in_buf[MAXBUF], in2_buf[MAXBUF] HTC__UNUSED, out_buf[MAXBUF + 64], w_buf[MAXBUF];
+static int32_t bias_buf[512], mult_buf[512];
+static int8_t shift_buf[512];
+
+/* random int8 data: full range, or mostly near a value (zero points) */
+static void fill(int8_t *p, int32_t n)
+{
+    const int mode = urange(0, 3);
+    const int32_t c = urange(-128, 127);
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        int32_t v = mode == 0 ? urange(-128, 127) : (mode == 1 ? (urange(0, 1) ? -128 : 127) : c + urange(-20, 20));
+        p[i] = (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
+    }
+}
+
+/* per-channel multipliers: mostly [2^30, 2^31) with right shifts that keep
+   outputs inside int8, sometimes the edges (zero, left shifts, big shifts) */
+static void fill_rq(int32_t n, int32_t k)
+{
+    int32_t i, e = 6;
+    while ((1 << e) < 128 * k && e < 20) e++;
+    for (i = 0; i < n; i++) {
+        const int r = urange(0, 99);
+        mult_buf[i] = (int32_t)((1u << 30) + (rnd() & 0x3fffffffu));
+        shift_buf[i] = (int8_t)-urange(e - 3, e + 2);
+        if (r == 0) mult_buf[i] = 0;
+        else if (r == 1) shift_buf[i] = (int8_t)urange(0, 2);
+        else if (r == 2) shift_buf[i] = (int8_t)-urange(24, 31);
+        else if (r == 3) mult_buf[i] = INT32_MAX;
+    }
+}
+
+static void act(int32_t zp, int32_t *lo, int32_t *hi)
+{
+    switch (urange(0, 3)) {
+    case 0: *lo = -128; *hi = 127; break;
+    case 1: *lo = zp; *hi = 127; break;
+    case 2: *lo = zp; *hi = zp + urange(0, 127 - zp); break;
+    default: *lo = urange(-128, 0); *hi = urange(0, 127); break;
+    }
+}
+
+static void conv_case(int k, int dw)
+{
+    htc__conv_params p;
+    int32_t in_n, out_n, wn, i;
+    memset(&p, 0, sizeof p);
+    for (;;) {
+        p.batches = urange(1, 2);
+        p.in_h = urange(1, 12);
+        p.in_w = urange(1, k % 7 == 0 ? 50 : 12);
+        p.in_c = urange(0, 2) ? 4 * urange(1, 10) : urange(1, 40);
+        p.k_h = urange(1, 5);
+        p.k_w = urange(1, 5);
+        if (k % 3 == 0) p.k_h = p.k_w = 3;
+        p.stride_h = urange(1, 3);
+        p.stride_w = urange(1, 3);
+        p.dil_h = urange(0, 3) ? 1 : 2;
+        p.dil_w = urange(0, 3) ? 1 : 2;
+        p.depth_mult = dw ? (urange(0, 4) ? 1 : urange(2, 3)) : 1;
+        p.out_c = dw ? p.in_c * p.depth_mult : urange(1, 40);
+        if (urange(0, 1)) {        /* SAME */
+            const int32_t eh = (p.k_h - 1) * p.dil_h + 1, ew = (p.k_w - 1) * p.dil_w + 1;
+            int32_t th, tw;
+            p.out_h = (p.in_h + p.stride_h - 1) / p.stride_h;
+            p.out_w = (p.in_w + p.stride_w - 1) / p.stride_w;
+            th = (p.out_h - 1) * p.stride_h + eh - p.in_h;
+            tw = (p.out_w - 1) * p.stride_w + ew - p.in_w;
+            p.pad_top = th > 0 ? th / 2 : 0;
+            p.pad_left = tw > 0 ? tw / 2 : 0;
+        } else {                   /* VALID */
+            p.out_h = (p.in_h - (p.k_h - 1) * p.dil_h - 1) / p.stride_h + 1;
+            p.out_w = (p.in_w - (p.k_w - 1) * p.dil_w - 1) / p.stride_w + 1;
+            p.pad_top = p.pad_left = 0;
+        }
+        if (k % 5 == 0 && !dw) {   /* pointwise */
+            p.k_h = p.k_w = 1;
+            p.stride_h = p.stride_w = 1;
+            p.dil_h = p.dil_w = 1;
+            p.pad_top = p.pad_left = 0;
+            p.out_h = p.in_h;
+            p.out_w = p.in_w;
+            p.in_c = urange(0, 1) ? 4 * urange(30, 64) : urange(100, 260);
+        }
+        in_n = p.batches * p.in_h * p.in_w * p.in_c;
+        out_n = p.batches * p.out_h * p.out_w * p.out_c;
+        wn = dw ? p.k_h * p.k_w * p.out_c : p.out_c * p.k_h * p.k_w * p.in_c;
+        if (p.out_h > 0 && p.out_w > 0 && in_n <= MAXBUF && out_n <= MAXBUF && wn <= MAXBUF && p.out_c <= 512) break;
+    }
+    p.in_zp = urange(-128, 127);
+    p.out_zp = urange(-128, 127);
+    act(p.out_zp, &p.act_min, &p.act_max);
+    p.per_channel = urange(0, 4) != 0;
+    fill(in_buf, in_n);
+    fill(w_buf, wn);
+    for (i = 0; i < p.out_c; i++) bias_buf[i] = urange(-40000, 40000);
+    fill_rq(p.out_c, dw ? p.k_h * p.k_w : p.k_h * p.k_w * p.in_c);
+    p.mult = mult_buf;
+    p.shift = shift_buf;
+    p.weights = w_buf;
+    p.bias = urange(0, 5) ? bias_buf : NULL;
+    memset(out_buf, 0x5a, sizeof out_buf);
+    if (dw) htc__dwconv2d_s8(&p, in_buf, out_buf);
+    else htc__conv2d_s8(&p, in_buf, out_buf);
+    printf("%s %d n%ld %dx%dx%d k%dx%d s%d%d d%d%d oc%d %08lx %08lx\n", dw ? "dw" : "conv", k, (long)p.batches,
+           (int)p.in_h, (int)p.in_w, (int)p.in_c, (int)p.k_h, (int)p.k_w, (int)p.stride_h, (int)p.stride_w, (int)p.dil_h,
+           (int)p.dil_w, (int)p.out_c, (unsigned long)fnv(out_buf, out_n), (unsigned long)fnv(out_buf + out_n, 64));
+}
+
+int main(void)
+{
+    int k;
+    for (k = 0; k < NCASES; k++) conv_case(k, 0);
+    for (k = 0; k < NCASES; k++) conv_case(k, 1);
+    return 0;
+}
