@@ -1,17 +1,19 @@
-/* quant.c - TFLite's Prepare-time arithmetic at compile time: float scales
-   to the integer multipliers, shifts, bounds and tables the kernels use. */
+/* quant.c - TFLite Micro's Prepare-time arithmetic at compile time: float
+   scales to the integer multipliers, shifts, bounds and tables the kernels use. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "quant.h"
 
-/* Every function below follows the interpreter's own evaluation order:
-   float products stay float where TFLite multiplies floats, doubles where it
-   converts first, so the quantized multipliers come out bit-identical. The
-   source checked against is LiteRT (ai-edge-litert 2.3.0, BUILTIN_REF):
-   kernel_util.cc, quantization_util.cc, fully_connected.cc, add.cc, mul.cc,
-   activations.cc, reduce.cc, quantize.cc. */
+/* Every function below follows the runtime's own evaluation order: float
+   products stay float where it multiplies floats, doubles where it converts
+   first, so the quantized multipliers come out bit-identical. The runtime is
+   TensorFlow Lite Micro (tflite-micro 0.dev20261023182759, the tests'
+   oracle): tensorflow/lite/micro/kernels/{conv,depthwise_conv,
+   fully_connected,add,mul,logistic,softmax,reduce,quantize}_common.cc and the
+   shared kernel_util.cc / quantization_util.cc. Where the desktop interpreter
+   (ai-edge-litert) differs -- FC, MUL, LOGISTIC -- the function says so. */
 
 void quant_multiplier(double real, int32_t *mult, int *shift)
 {
@@ -90,7 +92,7 @@ void quant_conv_multipliers(float in_scale, const float *w_scale, int nw,
         put((double)in_scale * (double)w_scale[c] / (double)out_scale, &mult[c], &shift[c]);
 }
 
-/* fully_connected.cc: per-channel filters as above; a per-tensor filter goes
+/* fully_connected_common.cc: per-channel filters as above; a per-tensor filter goes
    through GetQuantizedConvolutionMultipler, whose input*filter product is a
    float product converted to double afterwards. */
 void quant_fc_multipliers(float in_scale, const float *w_scale, int nw,
@@ -104,7 +106,7 @@ void quant_fc_multipliers(float in_scale, const float *w_scale, int nw,
     put((double)prod / (double)out_scale, &mult[0], &shift[0]);
 }
 
-/* add.cc Prepare, 8-bit general path. */
+/* add_common.cc CalculateOpDataAdd, int8 (left_shift 20). */
 void quant_add_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
                       float out_scale, int32_t out_zp, htc__binary_params *p)
 {
@@ -160,7 +162,7 @@ static int32_t input_radius(int int_bits, int left_shift, int total_bits)
     return (int32_t)floor(r);
 }
 
-/* activations.cc SoftmaxPrepare, kReference, int8: PreprocessSoftmaxScaling
+/* softmax_common.cc CalculateSoftmaxParams, int8: PreprocessSoftmaxScaling
    with kScaledDiffIntegerBits = 5 and diff_min = -CalculateInputRadius(5, s). */
 void quant_softmax_params(float beta, float in_scale, htc__softmax_params *p)
 {
@@ -226,7 +228,7 @@ void quant_logistic_params(float in_scale, int32_t in_zp, htc__logistic_params *
     }
 }
 
-/* reduce.cc PrepareMeanOrSum: double(input_scale) / double(output_scale).
+/* reduce_common.cc PrepareMeanOrSumHelper: double(input_scale) / double(output_scale).
    The kernel folds 1/num_elements in at run time as QuantizedMeanOrSum does. */
 void quant_mean_params(float in_scale, int32_t in_zp, float out_scale,
                        int32_t out_zp, htc__mean_params *p)
@@ -240,7 +242,8 @@ void quant_mean_params(float in_scale, int32_t in_zp, float out_scale,
     p->shift = s;
 }
 
-/* quantize.cc Prepare (requantize): double(input_scale) / double(output_scale). */
+/* quantize_common.cc PrepareQuantizeReference (requantize):
+   double(input_scale) / double(output_scale). */
 void quant_requant_params(float in_scale, int32_t in_zp, float out_scale,
                           int32_t out_zp, htc__quant_params *p)
 {

@@ -1,6 +1,6 @@
 /* quant.h - compile-time quantization arithmetic (the "Prepare" step).
    Turns float scales into the integer parameters the kernels use, exactly
-   as the TFLite interpreter computes them, so results match bit for bit. */
+   as TFLite Micro computes them, so results match bit for bit. */
 #ifndef HTC_QUANT_H
 #define HTC_QUANT_H
 

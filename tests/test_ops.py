@@ -584,6 +584,78 @@ def test_op(name, tmp_path):
     assert check(path, sets, oracle_name=oracle_name) == len(info.op_outputs()) * len(sets)
 
 
+# ---- random quantization: each kernel's Prepare arithmetic against TFLM's ---------------
+# Eight operators per model, each with its own log-uniform random scales and
+# zero points (fixed seeds); 256-element inputs get every int8 value.
+
+def _lsc(rng, lo=1e-3, hi=1.0):
+    return float(np.float32(np.exp(rng.uniform(np.log(lo), np.log(hi)))))
+
+
+def _zp(rng):
+    return int(rng.integers(-128, 128))
+
+
+def _random_op(kind, m, rng):
+    if kind in ("add", "mul"):
+        a, b = m.input([256, 1], _lsc(rng), _zp(rng)), m.input([1, 16], _lsc(rng), _zp(rng))
+        sa, sb = m.quant(a)[0], m.quant(b)[0]
+        so = _lsc(rng, 1e-3, 2.0) if kind == "add" else float(np.float32(sa * sb * np.exp(rng.uniform(0, 6))))
+        fn = m.add if kind == "add" else m.mul
+        return fn(a, b, so, _zp(rng), act=[None, "RELU", "RELU6"][int(rng.integers(3))])
+    if kind == "avgpool":
+        x = m.input([1, 9, 9, 4], _lsc(rng), _zp(rng))
+        return m.pool("avg", x, int(rng.integers(2, 5)), int(rng.integers(1, 3)), ["SAME", "VALID"][int(rng.integers(2))])
+    if kind == "mean":
+        x = m.input([1, int(rng.integers(1, 12)), int(rng.integers(1, 12)), 8], _lsc(rng), _zp(rng))
+        return m.mean(x, [1, 2], bool(rng.integers(2)), out_scale=_lsc(rng), out_zp=_zp(rng))
+    if kind == "requantize":
+        return m.quantize(m.input([256], _lsc(rng), _zp(rng)), _lsc(rng), _zp(rng))
+    if kind == "quantize":
+        return m.quantize(m.input([64], dtype="float32"), _lsc(rng), _zp(rng))
+    if kind in ("conv-pt", "conv-pc", "dw-pt", "dw-pc"):
+        x = m.input([1, 6, 6, 5], _lsc(rng), _zp(rng))
+        fn = m.conv2d if kind.startswith("conv") else (lambda x, *a, **k: m.depthwise_conv2d(x, *a[1:], **k))
+        return fn(x, 6, 3, rng, per_channel=kind.endswith("pc"), w_scale=_lsc(rng, 1e-3, 0.1), out_zp=_zp(rng),
+                  spread=float(np.exp(rng.uniform(-2, 2))))
+    if kind in ("fc-pt", "fc-pc"):
+        return m.fully_connected(m.input([8, 40], _lsc(rng), _zp(rng)), 24, rng, per_channel=kind.endswith("pc"),
+                                 w_scale=_lsc(rng, 1e-3, 0.1), out_zp=_zp(rng), spread=float(np.exp(rng.uniform(-2, 2))))
+    if kind == "softmax":
+        x = m.input([4, int(rng.integers(2, 40))], _lsc(rng, 1e-3, 4), _zp(rng))
+        return m.softmax(x, float(rng.uniform(0.1, 3)))
+    assert kind == "logistic"
+    return m.logistic(m.input([256], _lsc(rng, 1e-3, 4), _zp(rng)))
+
+
+RANDOM_KINDS = ("add", "mul", "avgpool", "mean", "requantize", "quantize", "conv-pt", "conv-pc", "dw-pt", "dw-pc",
+                "fc-pt", "fc-pc", "softmax", "logistic")
+
+
+@pytest.mark.parametrize("kind", RANDOM_KINDS)
+def test_random_quantization(kind, tmp_path):
+    rng = np.random.default_rng(_seed("random " + kind))
+    m = tb.Model(description="htc random " + kind)
+    for _ in range(8):
+        m.output(_random_op(kind, m, rng))
+    path = m.save(str(tmp_path / "random.tflite"))
+    info = oracle.ModelInfo(path)
+    sets = []
+    for _ in range(2):
+        xs = []
+        for i in info.inputs:
+            t = info.tensors[i]
+            if t["dtype"] == np.float32:
+                v = rng.uniform(-1, 1, t["shape"]) * np.exp(rng.uniform(-3, 6, t["shape"]))
+                xs.append(v.astype(np.float32))
+            elif int(np.prod(t["shape"])) == 256:
+                xs.append(np.arange(-128, 128, dtype=np.int8).reshape(t["shape"]))
+            else:
+                xs.append(rng.integers(-128, 128, t["shape"]).astype(np.int8))
+        sets.append(xs)
+    assert check(path, sets) == 8 * len(sets)
+
+
 def _seed(name):
     """A stable seed per case (Python's hash() is salted per process)."""
     h = 2166136261
