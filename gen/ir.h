@@ -26,13 +26,20 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint8_t *read_file(const char *path, size_t *len);
 
 /* Run argv (PATH lookup), wait, return its exit status (128 + signal);
-   quiet sends its stdout to /dev/null. */
+   quiet sends its stdout to /dev/null. The child dies with htc. */
 int run_command(char *const argv[], int quiet);
-/* Remove a directory and everything below it (scratch dirs of run, stack). */
+/* Remove a directory and everything below it. */
 void remove_tree(const char *dir);
+/* A fresh directory $TMPDIR/<prefix>-XXXXXX, removed at exit, on die() and
+   on SIGINT/SIGTERM/SIGHUP (flat: files only); scratch_remove removes it now. */
+const char *scratch_dir(const char *prefix);
+void scratch_remove(const char *dir);
+/* SIGINT, SIGTERM, SIGHUP: stop the child, remove temporaries, die of it. */
+void signals_init(void);
 
-/* Output files are written to "<path>.tmp" and renamed on out_commit(), so an
-   error never leaves a half-written file behind. */
+/* Output files are written to a unique "<path>.tmp.XXXXXX" beside the output
+   and renamed over it on out_commit(), so an error, a signal or a concurrent
+   htc never leaves a half-written or mixed file behind. */
 FILE *out_open(const char *path);
 void out_commit(FILE *f);
 

@@ -42,6 +42,9 @@ static const char usage[] =
     "  --version, --help\n"
     "environment: CC (compiler for `htc run`, default cc), HTC_HOME (kernels and htc.h)\n";
 
+#define MAX_REPEAT 1000000000      /* --repeat */
+#define MAX_NAME 127                /* --name: characters */
+
 typedef struct {
     const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug, *svg;
     int check;
@@ -161,7 +164,12 @@ static void parse(Options *o, int argc, char **argv)
         else if (!strcmp(a, "--name")) o->name = VALUE();
         else if (!strcmp(a, "--dump")) o->dump = VALUE();
         else if (!strcmp(a, "--keep")) o->keep = VALUE();
-        else if (!strcmp(a, "-d")) o->debug = VALUE();
+        else if (!strcmp(a, "-d")) {
+            o->debug = VALUE();
+            if (strcmp(o->debug, "read") && strcmp(o->debug, "lower") && strcmp(o->debug, "dispatch") &&
+                strcmp(o->debug, "plan"))
+                die("-d '%s': unknown pass (expected read, lower, dispatch or plan)", o->debug);
+        }
         else if (!strcmp(a, "--json")) o->json = 1;
         else if (!strcmp(a, "--check")) o->check = 1;
         else if (!strcmp(a, "--float-fallback")) onnx_float_fallback(1);
@@ -179,8 +187,11 @@ static void parse(Options *o, int argc, char **argv)
         else if (!strcmp(a, "--repeat")) {
             const char *v = VALUE();
             char *end;
+            errno = 0;
             o->repeat = strtol(v, &end, 10);
-            if (*end || o->repeat < 0) die("--repeat needs a count, got '%s'", v);
+            if (!*v || *end || o->repeat < 0) die("--repeat needs a count, got '%s'", v);
+            if (errno == ERANGE || o->repeat > MAX_REPEAT)
+                die("--repeat %s: out of range (at most %d)", v, MAX_REPEAT);
         } else if (!strcmp(a, "--input")) {
             if (o->ninputs == OP_MAX_IO) die("too many --input files");
             o->inputs[o->ninputs++] = VALUE();
@@ -203,6 +214,9 @@ static void parse(Options *o, int argc, char **argv)
     if (!o->target) die("%s: no target given (-t targets/cpu.lua)", o->cmd);
     if (!o->name) o->name = "model";
     if (!is_ident(o->name)) die("--name '%s' is not a C identifier", o->name);
+    if (strlen(o->name) > MAX_NAME) die("--name: %zu characters, at most %d", strlen(o->name), MAX_NAME);
+    if (o->out && !*o->out) die("-o: the output file name is empty");
+    if (o->svg && !*o->svg) die("--svg: the file name is empty");
 }
 
 /* Pick the front end by content, not by file name. */
@@ -221,13 +235,6 @@ static Graph *read_model(const char *path)
 }
 
 /* ---- htc run: build the header with the host compiler and run it ------- */
-
-static char tmpdir[4096];
-
-static void cleanup(void)
-{
-    if (tmpdir[0]) remove_tree(tmpdir);
-}
 
 /* accelerator targets: the device model's cycles per layer, printed after
    the first inference next to the estimate (HTC_DEVICE_LAYER hook) */
@@ -265,10 +272,8 @@ static void driver_cycles(FILE *f, const Graph *g, const Target *t)
 
 static void write_driver(const char *path, const Graph *g, const Target *t, const char *name, int check)
 {
-    char up[128];
-    size_t i;
-    for (i = 0; name[i] && i < sizeof up - 1; i++) up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
-    up[i] = 0;
+    char *up = arena_strdup(name);
+    for (char *c = up; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
     FILE *f = out_open(path);
     fprintf(f, "/* driver for htc run: inputs from files, outputs to files, optional dumps */\n"
                "#define _POSIX_C_SOURCE 200809L\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
@@ -351,11 +356,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
         if (stat(o->keep, &st) != 0 && mkdir(o->keep, 0777) != 0) die("%s: cannot create: %s", o->keep, strerror(errno));
         dir = o->keep;
     } else {
-        const char *base = getenv("TMPDIR");
-        snprintf(tmpdir, sizeof tmpdir, "%s/htc-run-XXXXXX", base && *base ? base : "/tmp");
-        if (!mkdtemp(tmpdir)) die("cannot create a temporary directory: %s", strerror(errno));
-        atexit(cleanup);
-        dir = tmpdir;
+        dir = scratch_dir("htc-run");     /* removed at exit, on error and on a signal */
     }
     char *hdr = arena_printf("%s/model.h", dir), *drv = arena_printf("%s/driver.c", dir);
     char *exe = arena_printf("%s/run", dir);
@@ -394,6 +395,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
 int main(int argc, char **argv)
 {
     Options o;
+    signals_init();
     parse(&o, argc, argv);
 
     /* the pipeline */

@@ -2632,6 +2632,13 @@ Graph *onnx_read(const char *path)
     if (gr->n_output == 0) fail("the graph has no outputs");
     if (gr->n_output > OP_MAX_IO) fail("more than %d graph outputs", OP_MAX_IO);
 
+    /* every node has an op_type: later passes look ahead at all of them */
+    for (size_t n = 0; n < gr->n_node; n++)
+        if (!gr->node[n]->op_type) {
+            NODE = gr->node[n];
+            NODE_INDEX = (int)n;
+            fail("node without op_type");
+        }
     /* consumers of every value */
     for (size_t n = 0; n < gr->n_node; n++) {
         const Onnx__NodeProto *nd = gr->node[n];

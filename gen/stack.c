@@ -76,8 +76,7 @@ static int64_t deepest(int i, int *unbounded)
    return the deepest stack below name_run, in bytes. */
 int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const char *cc)
 {
-    char dir[] = "/tmp/htc-stack-XXXXXX";
-    if (!mkdtemp(dir)) die("cannot create a temporary directory: %s", strerror(errno));
+    const char *dir = scratch_dir("htc-stack");   /* removed on error and on a signal too */
     char *hdr = arena_printf("%s/model.h", dir), *src = arena_printf("%s/unit.c", dir);
     FILE *f = out_open(hdr);
     emit(f, g, t, p, eo);
@@ -145,7 +144,7 @@ int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const
             nd->out[nd->nout++] = c;
         }
     }
-    remove_tree(dir);
+    scratch_remove(dir);
 
     char *entry = arena_printf("%s_run", eo->name);
     int root = -1;

@@ -836,6 +836,7 @@ Graph *tflite_read(const char *path)
     g->noutputs = read_io(r, g, &sg, 2, g->outputs, 1);
     input_shapes(r, g, (int)tensors.n);
     if (g->noutputs == 0) die("%s: model has no outputs", path);
+    if (ops.n == 0) die("%s: the model has no operators: nothing to compile", path);
     for (uint32_t i = 0; i < ops.n; i++) read_op(r, g, &ops, codes, ncodes, (int)i);
     return g;
 }

@@ -1,19 +1,23 @@
 /* util.c - arena allocator, one-line errors, atomic output files, and the
    small tables (dtype and op names) every pass shares. */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "ir.h"
-
-extern char **environ;
 
 /* ---- arena: big blocks, freed together at exit -------------------------- */
 
@@ -73,23 +77,115 @@ void arena_free_all(void)
     }
 }
 
-/* ---- errors and atomic output -------------------------------------------- */
+/* ---- errors, atomic output, scratch directories, signals ------------------
+
+   Everything a signal handler may have to remove lives in static storage
+   (no malloc, no free), published by a flag written last, so the handler
+   only reads complete paths and calls async-signal-safe functions. */
 
 #define MAX_OUT 8
-static char *pending[MAX_OUT];          /* tmp files not yet renamed */
-static char *pending_final[MAX_OUT];
+#define MAX_DIRS 4
+#define PATH_CAP 4096
+static char pending[MAX_OUT][PATH_CAP];        /* temporary files not yet renamed */
+static char pending_final[MAX_OUT][PATH_CAP];
 static FILE *pending_f[MAX_OUT];
+static volatile sig_atomic_t pending_on[MAX_OUT];
+static char scratch[MAX_DIRS][PATH_CAP];       /* scratch directories (htc run, --stack-cc) */
+static volatile sig_atomic_t scratch_on[MAX_DIRS];
+static volatile pid_t child_pid;               /* the command run_command waits for */
+static volatile sig_atomic_t in_cleanup;
 
-static void remove_pending(void)
+/* Remove the files of a flat directory, then the directory: raw getdents64
+   and unlinkat only, so a signal handler may call it. */
+static void remove_flat_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[4096] __attribute__((aligned(8)));
+        for (int pass = 0; pass < 64; pass++) {
+            int removed = 0;
+            long n;
+            lseek(fd, 0, SEEK_SET);
+            while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+                for (long off = 0; off < n;) {
+                    struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
+                        (void *)(buf + off);
+                    off += d->reclen;
+                    if (d->name[0] == '.' && (!d->name[1] || (d->name[1] == '.' && !d->name[2]))) continue;
+                    if (unlinkat(fd, d->name, 0) == 0 || unlinkat(fd, d->name, AT_REMOVEDIR) == 0) removed++;
+                }
+            if (!removed) break;
+        }
+        close(fd);
+    }
+    rmdir(dir);
+}
+
+/* Temporary outputs and scratch directories; signal-safe unless full. */
+static void remove_pending(int from_signal)
 {
     for (int i = 0; i < MAX_OUT; i++)
-        if (pending[i]) {
-            if (pending_f[i]) fclose(pending_f[i]);
-            remove(pending[i]);
-            free(pending[i]);
-            free(pending_final[i]);
-            pending[i] = NULL;
+        if (pending_on[i]) {
+            if (!from_signal && pending_f[i]) fclose(pending_f[i]);
+            pending_f[i] = NULL;
+            unlink(pending[i]);
+            pending_on[i] = 0;
         }
+    for (int i = 0; i < MAX_DIRS; i++)
+        if (scratch_on[i]) {
+            if (from_signal) remove_flat_dir(scratch[i]);
+            else remove_tree(scratch[i]);
+            scratch_on[i] = 0;
+        }
+}
+
+static void remove_at_exit(void) { remove_pending(0); }
+
+/* SIGINT, SIGTERM, SIGHUP: pass the signal on to a running child, kill it
+   if it has not gone within two seconds, remove every temporary file and
+   scratch directory, then die of the same signal. */
+static void on_signal(int sig)
+{
+    if (!in_cleanup) {
+        in_cleanup = 1;
+        pid_t c = child_pid;
+        if (c > 0) {
+            kill(-c, sig);      /* the child's process group: cc and its cc1, as, ld too */
+            int gone = 0;
+            for (int i = 0; i < 200 && !gone; i++) {
+                if (waitpid(c, NULL, WNOHANG) != 0) gone = 1;
+                else {
+                    struct timespec ts = {0, 10 * 1000 * 1000};
+                    nanosleep(&ts, NULL);
+                }
+            }
+            if (!gone) {
+                kill(-c, SIGKILL);
+                waitpid(c, NULL, 0);
+            }
+            kill(-c, SIGKILL);  /* whatever of the group outlived its leader */
+        }
+        remove_pending(1);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);     /* delivered when the handler returns: the default action */
+}
+
+void signals_init(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&sa.sa_mask, sigs[i]);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* a signal ignored by whoever started htc (nohup) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+    atexit(remove_at_exit);
 }
 
 void die(const char *fmt, ...)
@@ -101,7 +197,7 @@ void die(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    remove_pending();
+    remove_pending(0);
     exit(1);
 }
 
@@ -115,23 +211,35 @@ void warn(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* A unique temporary file beside the output (mkstemp: concurrent runs that
+   write the same output never share it), renamed over the output by
+   out_commit: a reader sees the old file or the whole new one. */
 FILE *out_open(const char *path)
 {
     int i;
-    for (i = 0; i < MAX_OUT && pending[i]; i++)
+    if (!*path) die("the output file name is empty");
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) die("%s: is a directory, not an output file", path);
+    for (i = 0; i < MAX_OUT && pending_on[i]; i++)
         ;
     if (i == MAX_OUT) die("too many output files");
-    size_t n = strlen(path);
-    pending[i] = malloc(n + 5);
-    pending_final[i] = malloc(n + 1);
-    if (!pending[i] || !pending_final[i]) die("out of memory");
-    memcpy(pending_final[i], path, n + 1);
-    snprintf(pending[i], n + 5, "%s.tmp", path);
-    FILE *f = fopen(pending[i], "wb");
+    if (strlen(path) + sizeof ".tmp.XXXXXX" > PATH_CAP) die("%s: path too long", path);
+    snprintf(pending_final[i], PATH_CAP, "%s", path);
+    snprintf(pending[i], PATH_CAP, "%s.tmp.XXXXXX", path);
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);     /* created and registered as one step */
+    int fd = mkstemp(pending[i]);
+    int err = errno;
+    if (fd >= 0) pending_on[i] = 1;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0) die("%s: cannot write: %s", path, strerror(err));
+    mode_t um = umask(0);
+    umask(um);
+    if (fchmod(fd, 0666 & ~um) != 0) die("%s: cannot write: %s", path, strerror(errno));
+    FILE *f = fdopen(fd, "wb");
     if (!f) {
-        free(pending[i]);
-        free(pending_final[i]);
-        pending[i] = NULL;
+        close(fd);
         die("%s: cannot write: %s", path, strerror(errno));
     }
     pending_f[i] = f;
@@ -141,14 +249,12 @@ FILE *out_open(const char *path)
 void out_commit(FILE *f)
 {
     for (int i = 0; i < MAX_OUT; i++)
-        if (pending[i] && pending_f[i] == f) {
+        if (pending_on[i] && pending_f[i] == f) {
             pending_f[i] = NULL;
             if (ferror(f) | fclose(f)) die("%s: write failed", pending_final[i]);
             if (rename(pending[i], pending_final[i]) != 0)
-                die("%s: cannot rename: %s", pending_final[i], strerror(errno));
-            free(pending[i]);
-            free(pending_final[i]);
-            pending[i] = NULL;
+                die("%s: cannot rename %s over it: %s", pending_final[i], pending[i], strerror(errno));
+            pending_on[i] = 0;
             return;
         }
     die("internal: out_commit on unknown file");
@@ -186,20 +292,96 @@ static int rm_entry(const char *p, const struct stat *s, int flag, struct FTW *f
 
 void remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
+/* A new directory "<base>/<prefix>-XXXXXX" (base: $TMPDIR or /tmp), removed
+   with everything in it at exit, on die() and on a signal. */
+const char *scratch_dir(const char *prefix)
+{
+    int i;
+    for (i = 0; i < MAX_DIRS && scratch_on[i]; i++)
+        ;
+    if (i == MAX_DIRS) die("internal: too many scratch directories");
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base) base = "/tmp";
+    if (strlen(base) + strlen(prefix) + 16 > PATH_CAP) die("TMPDIR '%s': path too long", base);
+    snprintf(scratch[i], PATH_CAP, "%s/%s-XXXXXX", base, prefix);
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    int ok = mkdtemp(scratch[i]) != NULL, err = errno;
+    if (ok) scratch_on[i] = 1;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (!ok) die("cannot create a temporary directory in %s: %s", base, strerror(err));
+    return arena_strdup(scratch[i]);
+}
+
+void scratch_remove(const char *dir)
+{
+    for (int i = 0; i < MAX_DIRS; i++)
+        if (scratch_on[i] && !strcmp(scratch[i], dir)) {
+            remove_tree(scratch[i]);
+            scratch_on[i] = 0;
+        }
+}
+
 /* Run argv (PATH lookup) and wait; its stdout goes to /dev/null when quiet.
+   The child runs in a process group of its own, to which a signal to htc is
+   passed on (on_signal), and dies with htc (PR_SET_PDEATHSIG, for SIGKILL).
    Returns the exit status, or 128 + signal. */
 int run_command(char *const argv[], int quiet)
 {
-    pid_t pid;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    if (quiet) posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) die("cannot run %s: %s", argv[0], strerror(rc));
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) die("cannot run %s: %s", argv[0], strerror(errno));
+    fflush(NULL);
+    pid_t parent = getpid();
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);     /* child_pid is set before a signal can look */
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* the child: default signal handling, dies with its parent */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(fds[0]);
+        int err = 0;
+        setpgid(0, 0);          /* a group of its own, which on_signal stops as a whole */
+#ifdef __linux__
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) err = errno;
+        if (getppid() != parent) _exit(127);
+#endif
+        if (!err && quiet) {
+            int nul = open("/dev/null", O_WRONLY);
+            if (nul < 0 || dup2(nul, 1) < 0) err = errno;
+        }
+        if (!err) {
+            execvp(argv[0], argv);
+            err = errno;
+        }
+        if (write(fds[1], &err, sizeof err) < 0) _exit(127);
+        _exit(127);
+    }
+    int fork_err = errno;
+    if (pid > 0) {
+        setpgid(pid, pid);      /* also here: no window in which a signal finds no group */
+        child_pid = pid;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        die("cannot run %s: %s", argv[0], strerror(fork_err));
+    }
+    int err = 0;
+    ssize_t got;
+    while ((got = read(fds[0], &err, sizeof err)) < 0 && errno == EINTR)
+        ;
+    close(fds[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) die("waitpid: %s", strerror(errno));
+    child_pid = 0;
+    if (got == (ssize_t)sizeof err) die("cannot run %s: %s", argv[0], strerror(err));
     if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
     return WEXITSTATUS(st);
 }

@@ -360,6 +360,8 @@ def synthetic():
         "string_tensor": conv_model(w_extra={"s1": ("b", STRING)}),
         "sparse_tensor": conv_model(w_extra=sparse),
         "no_outputs": conv_model(outputs=[]),
+        # input -> output with nothing in between (the output is the input)
+        "no_operators": model([], [tensor("x", [1, 4])], [], [0], [0], [b""]),
         "graph_input_twice": conv_model(inputs=[0, 0]),
         "too_many_outputs": conv_model(outputs=[3] * 17),
         "no_subgraph": model([], [], [], [], [], [b""], nsub=0),

@@ -36,7 +36,7 @@ for expect in tests/bad/*.expect; do
         [ -z "$why" ] && case "$err" in "htc: error: "*) ;; *) why="no 'htc: error: ' prefix";; esac
         [ -z "$why" ] && case "$err" in *"$model"*) ;; *) why="message does not name the model";; esac
         [ -z "$why" ] && case "$err" in *"$want"*) ;; *) why="message lacks '$want'";; esac
-        [ -z "$why" ] && { [ -e "$out" ] || [ -e "$out.tmp" ]; } && why="output file left behind"
+        [ -z "$why" ] && [ -n "$(ls "$tmp/out")" ] && why="output file left behind: $(ls "$tmp/out")"
     fi
     if [ -z "$why" ]; then
         pass=$((pass + 1))
@@ -45,7 +45,7 @@ for expect in tests/bad/*.expect; do
         echo "FAIL $case: $why"
         [ -f "$tmp/err" ] && echo "     got: $(head -c 600 "$tmp/err")"
     fi
-    rm -f "$out" "$out.tmp" "$tmp/err"
+    rm -f "$tmp/out"/* "$tmp/err"
 done
 echo "bad models: $pass passed, $fail failed"
 [ $fail -eq 0 ]

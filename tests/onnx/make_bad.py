@@ -100,6 +100,23 @@ def main():
     t.data_location = TensorProto.EXTERNAL
     t.external_data.add(key="location", value="w.bin")
     save("external_data", m, "initializer 'w' uses external data")
+    # a QDQ Conv, then a node without op_type: closing the QDQ group looks
+    # ahead at every node (a NULL op_type once crashed there)
+    inits = [numpy_helper.from_array(np.float32(0.5), "xs"), numpy_helper.from_array(np.uint8(128), "xz"),
+             numpy_helper.from_array(np.array([[[[3]]], [[[-2]]]], np.int8), "wq"),
+             numpy_helper.from_array(np.float32(0.25), "ws"), numpy_helper.from_array(np.int8(0), "wz"),
+             numpy_helper.from_array(np.float32(0.75), "ys"), numpy_helper.from_array(np.uint8(100), "yz")]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"], name="dqx"),
+             helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wf"], name="dqw"),
+             helper.make_node("Conv", ["xf", "wf"], ["yf"], name="conv"),
+             helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"], name="q"),
+             helper.make_node("Identity", ["y"], ["z"], name="nameless")]
+    nodes[4].ClearField("op_type")
+    g = helper.make_graph(nodes, "bad", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 1, 4, 4])],
+                          [helper.make_tensor_value_info("z", TensorProto.UINT8, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save("no_op_type", m, "node 4 'nameless' (?): node without op_type")
 
 
 def _varint(n):

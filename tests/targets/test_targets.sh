@@ -12,7 +12,8 @@ pass=0 fail=0
 for lua in tests/targets/bad/*.lua; do
     case=${lua%.lua}
     want=$(cat "$case.expect")
-    out=$tmp/out.h
+    mkdir -p "$tmp/out"
+    out=$tmp/out/out.h
     $HTC compile "$model" -t "$lua" -o "$out" --name m 2>"$tmp/err" >/dev/null
     rc=$?
     err=$(cat "$tmp/err")
@@ -22,7 +23,8 @@ for lua in tests/targets/bad/*.lua; do
     [ -z "$why" ] && [ "$lines" -eq 1 ] || why="${why:-$lines lines on stderr, expected 1}"
     [ -z "$why" ] && case "$err" in "htc: error: "*) ;; *) why="no 'htc: error: ' prefix";; esac
     [ -z "$why" ] && case "$err" in *"$want"*) ;; *) why="message lacks '$want'";; esac
-    [ -z "$why" ] && { [ -e "$out" ] || [ -e "$out.tmp" ]; } && why="output file left behind"
+    [ -z "$why" ] && [ -n "$(ls "$tmp/out")" ] && why="output file left behind: $(ls "$tmp/out")"
+    rm -f "$tmp/out"/*
     if [ -z "$why" ]; then
         pass=$((pass + 1))
     else
