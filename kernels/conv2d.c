@@ -703,22 +703,36 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_dot1x2(const int8_t *x, cons
     acc[0] = a0; acc[1] = a1;
 }
 
-/* Path A: the column of the pixel whose window starts at input (iy0, ix0)
-   into slot s (0 or 1) of the column buffer xb (n4 groups of 4 taps). */
-static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t *in_b, int32_t iy0, int32_t ix0,
-                                        int32_t *xb, int s, int32_t n4)
+/* n bytes from s to d, a word at a time (unaligned words are fine on the
+   cores with the DSP extension) */
+static inline void htc__dsp_copy(int8_t *d, const int8_t *s, int32_t n)
 {
-    const int32_t in_c = p->in_c, k_h = p->k_h, k_w = p->k_w, off = -p->in_zp;
-    int32_t ky, kx;
+    for (; n >= 4; n -= 4, d += 4, s += 4) htc__st32w(d, htc__ld32(s));
+    for (; n > 0; n--) *d++ = *s++;
+}
+
+static inline void htc__dsp_fill(int8_t *d, int8_t v, int32_t n)
+{
+    for (; n > 0; n--) *d++ = v;
+}
+
+/* Path A: the column of the pixel whose window starts at input (iy0, ix0)
+   into slot s (0 or 1) of the column buffer xb (n4 groups of 4 taps). With
+   in_c a multiple of 4 every (ky, kx) is whole groups, converted straight
+   from the input; otherwise the window is first copied as bytes (in_zp in
+   the padding and up to the multiple of 4) to tmp. */
+static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t *in_b, int32_t iy0, int32_t ix0,
+                                        int32_t *xb, int s, int32_t n4, int8_t *tmp)
+{
+    const int32_t in_c = p->in_c, k_h = p->k_h, k_w = p->k_w, off = -p->in_zp, o2 = htc__dup16(off);
+    int32_t *d = xb + 2 * s;
+    int32_t ky, kx, j;
     if ((in_c & 3) == 0) {
-        /* taps come in whole groups of 4 per (ky, kx) */
-        const int32_t o2 = htc__dup16(off), g = in_c >> 2;
-        int32_t *d = xb + 2 * s;
+        const int32_t g = in_c >> 2;
         for (ky = 0; ky < k_h; ky++) {
             const int32_t iy = iy0 + ky * p->dil_h;
             for (kx = 0; kx < k_w; kx++) {
                 const int32_t ix = ix0 + kx * p->dil_w;
-                int32_t j;
                 if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) {
                     for (j = 0; j < g; j++, d += 4) d[0] = d[1] = 0;
                 } else {
@@ -732,20 +746,29 @@ static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t 
             }
         }
     } else {
-        /* tap k goes to half (k & 2) / 2 of word 4 * (k / 4) + 2 * s + (k & 1) */
-        int16_t *h = HTC__CAST(int16_t *, HTC__CAST(void *, xb));
-        int32_t k = 0, c;
-        for (ky = 0; ky < k_h; ky++) {
+        const int8_t zp = HTC__CAST(int8_t, p->in_zp);
+        const int32_t rowb = k_w * in_c;
+        int8_t *t = tmp;
+        for (ky = 0; ky < k_h; ky++, t += rowb) {
             const int32_t iy = iy0 + ky * p->dil_h;
-            for (kx = 0; kx < k_w; kx++) {
-                const int32_t ix = ix0 + kx * p->dil_w;
-                const int ok = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
-                const int8_t *src = in_b + ((size_t)iy * p->in_w + ix) * in_c;
-                for (c = 0; c < in_c; c++, k++)
-                    h[8 * (k >> 2) + 4 * s + 2 * (k & 1) + ((k >> 1) & 1)] = HTC__CAST(int16_t, ok ? src[c] + off : 0);
+            if (iy < 0 || iy >= p->in_h) {
+                htc__dsp_fill(t, zp, rowb);
+            } else if (p->dil_w == 1 && ix0 >= 0 && ix0 + k_w <= p->in_w) {
+                htc__dsp_copy(t, in_b + ((size_t)iy * p->in_w + ix0) * in_c, rowb);
+            } else {
+                for (kx = 0; kx < k_w; kx++) {
+                    const int32_t ix = ix0 + kx * p->dil_w;
+                    if (ix < 0 || ix >= p->in_w) htc__dsp_fill(t + kx * in_c, zp, in_c);
+                    else htc__dsp_copy(t + kx * in_c, in_b + ((size_t)iy * p->in_w + ix) * in_c, in_c);
+                }
             }
         }
-        for (; k < 4 * n4; k++) h[8 * (k >> 2) + 4 * s + 2 * (k & 1) + ((k >> 1) & 1)] = 0;
+        htc__dsp_fill(t, zp, 4 * n4 - k_h * rowb);
+        for (j = 0; j < n4; j++, d += 4) {
+            const int32_t v = htc__ld32(tmp + 4 * j);
+            d[0] = htc__sxtab16(o2, v);
+            d[1] = htc__sxtab16_r8(o2, v);
+        }
     }
 }
 
@@ -776,6 +799,7 @@ static HTC__UNUSED void htc__conv2d_dsp_cols(const htc__conv_params *p, const in
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c, n4 = (K + 3) >> 2;
     int32_t xb[HTC__DSP_COLS];      /* (n4 <= HTC__DSP_COLS / 4 groups) x 4 words */
+    int8_t tmp[HTC__DSP_COLS];      /* one window as bytes when in_c % 4 != 0 */
     htc__dsp_out d;
     int32_t b, q;
     htc__dsp_out_init(&d, p);
@@ -786,8 +810,8 @@ static HTC__UNUSED void htc__conv2d_dsp_cols(const htc__conv_params *p, const in
             const int32_t q1 = q + 1 < npix ? q + 1 : q;
             const int32_t oy0 = q / out_w, ox0 = q - oy0 * out_w, oy1 = q1 / out_w, ox1 = q1 - oy1 * out_w;
             int8_t *o0 = out_b + (size_t)q * out_c, *o1 = out_b + (size_t)q1 * out_c;
-            htc__dsp_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb, 0, n4);
-            htc__dsp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb, 1, n4);
+            htc__dsp_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb, 0, n4, tmp);
+            htc__dsp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb, 1, n4, tmp);
             htc__dsp_cols_run(p, &d, 0, out_c >> 1, xb, o0, o1);
             if (out_c & 1) htc__dsp_cols_last(p, &d, xb, o0 + out_c - 1, o1 + out_c - 1);
         }

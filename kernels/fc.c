@@ -15,6 +15,132 @@ static HTC__UNUSED int32_t htc__fc_out(const htc__fc_params *p, int32_t acc, int
     return htc__requant(acc, p->mult[c], p->shift[c], p->out_zp, p->act_min, p->act_max);
 }
 
+#ifdef HTC__DSP
+/* Arm DSP path (weights without zero point): four output rows at a time;
+   per 4 inputs one word of x becomes x - in_zp in two int16 pairs (SXTAB16:
+   inputs 0,2 and 1,3), each row's weight word is sign-extended the same way
+   and two SMLADs add its four products. htc__fc_dsp4: rows [o, o + 4 * ngroups)
+   of one batch, requantized by htc__dsprq (the caller checked the
+   multipliers) and stored. */
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__fc_dsp4(const htc__fc_params *p, const int8_t *x0, int32_t o, int32_t ngroups,
+                                                        int8_t *out)
+{
+    const int32_t n = p->in_features, off = -p->in_zp, o2 = htc__dup16(off), mstep = p->per_channel ? 1 : 0;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max, full = lo == -128 && hi == 127;
+    const int8_t *w = p->weights + (size_t)o * n, *end = x0 + (n & ~3), *end8 = x0 + (n & ~7);
+    const int32_t *bias = p->bias ? p->bias + o : NULL;
+    const int32_t *mult = p->mult + o * mstep;
+    const int8_t *shift = p->shift + o * mstep;
+    const htc__dsprq qt = htc__dsprq_make(mult[0], shift[0]);
+    out += o;
+    for (; ngroups > 0; ngroups--, w += 3 * n + (n & 3)) {
+        const int8_t *x = x0, *w2 = w + 2 * n;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, i;
+        if (bias) {
+            a0 = bias[0]; a1 = bias[1]; a2 = bias[2]; a3 = bias[3];
+            bias += 4;
+        }
+#define HTC__FC_STEP(X, W, W2)                                                              \
+        do {                                                                                \
+            const int32_t v = htc__ld32(X), xe = htc__sxtab16(o2, v), xo = htc__sxtab16_r8(o2, v); \
+            int32_t t = htc__ld32(W);                                                       \
+            a0 = htc__smlad(htc__sxtb16(t), xe, a0);                                        \
+            a0 = htc__smlad(htc__sxtb16_r8(t), xo, a0);                                     \
+            t = htc__ld32((W) + n);                                                         \
+            a1 = htc__smlad(htc__sxtb16(t), xe, a1);                                        \
+            a1 = htc__smlad(htc__sxtb16_r8(t), xo, a1);                                     \
+            t = htc__ld32(W2);                                                              \
+            a2 = htc__smlad(htc__sxtb16(t), xe, a2);                                        \
+            a2 = htc__smlad(htc__sxtb16_r8(t), xo, a2);                                     \
+            t = htc__ld32((W2) + n);                                                        \
+            a3 = htc__smlad(htc__sxtb16(t), xe, a3);                                        \
+            a3 = htc__smlad(htc__sxtb16_r8(t), xo, a3);                                     \
+        } while (0)
+        while (x != end8) {
+            HTC__FC_STEP(x, w, w2);
+            HTC__FC_STEP(x + 4, w + 4, w2 + 4);
+            x += 8;
+            w += 8;
+            w2 += 8;
+        }
+        if (x != end) {
+            HTC__FC_STEP(x, w, w2);
+            x += 4;
+            w += 4;
+            w2 += 4;
+        }
+#undef HTC__FC_STEP
+        for (i = 0; i < (n & 3); i++) {
+            const int32_t v = x[i] + off;
+            a0 += v * w[i];
+            a1 += v * w[n + i];
+            a2 += v * w2[i];
+            a3 += v * w2[n + i];
+        }
+        {
+            htc__dsprq q0 = qt, q1 = qt, q2 = qt, q3 = qt;
+            int32_t v0, v1, v2, v3;
+            if (mstep) {
+                q0 = htc__dsprq_make(mult[0], shift[0]);
+                q1 = htc__dsprq_make(mult[1], shift[1]);
+                q2 = htc__dsprq_make(mult[2], shift[2]);
+                q3 = htc__dsprq_make(mult[3], shift[3]);
+                mult += 4;
+                shift += 4;
+            }
+            v0 = htc__dsprq_apply(q0, a0) + zp;
+            v1 = htc__dsprq_apply(q1, a1) + zp;
+            v2 = htc__dsprq_apply(q2, a2) + zp;
+            v3 = htc__dsprq_apply(q3, a3) + zp;
+            if (full) {
+                v0 = htc__ssat8(v0); v1 = htc__ssat8(v1); v2 = htc__ssat8(v2); v3 = htc__ssat8(v3);
+            } else {
+                v0 = htc__dsp_clamp(v0, lo, hi); v1 = htc__dsp_clamp(v1, lo, hi);
+                v2 = htc__dsp_clamp(v2, lo, hi); v3 = htc__dsp_clamp(v3, lo, hi);
+            }
+            out[0] = HTC__CAST(int8_t, v0);
+            out[1] = HTC__CAST(int8_t, v1);
+            out[2] = HTC__CAST(int8_t, v2);
+            out[3] = HTC__CAST(int8_t, v3);
+            out += 4;
+        }
+    }
+}
+
+/* row . (x - in_zp) */
+static HTC__UNUSED int32_t htc__fc_dsp1(const int8_t *x, const int8_t *w, int32_t n, int32_t off)
+{
+    const int32_t o2 = htc__dup16(off);
+    const int8_t *end = x + (n & ~3);
+    int32_t a = 0, i;
+    for (; x != end; x += 4, w += 4) {
+        const int32_t v = htc__ld32(x), t = htc__ld32(w);
+        a = htc__smlad(htc__sxtb16(t), htc__sxtab16(o2, v), a);
+        a = htc__smlad(htc__sxtb16_r8(t), htc__sxtab16_r8(o2, v), a);
+    }
+    for (i = 0; i < (n & 3); i++) a += (x[i] + off) * w[i];
+    return a;
+}
+
+static HTC__UNUSED void htc__fc_dsp(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
+    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? nout : 1);
+    int32_t b, o;
+    for (b = 0; b < p->batches; b++, in += n, out += nout) {
+        o = 0;
+        if (fast) {
+            htc__fc_dsp4(p, in, 0, nout >> 2, out);
+            o = nout & ~3;
+        }
+        for (; o < nout; o++) {
+            const int32_t a = (p->bias ? p->bias[o] : 0) + htc__fc_dsp1(in, p->weights + (size_t)o * n, n, off);
+            out[o] = HTC__CAST(int8_t, htc__requant(a, p->mult[o * mstep], p->shift[o * mstep], p->out_zp, p->act_min, p->act_max));
+        }
+    }
+}
+#endif
+
 static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t n = p->in_features, nout = p->out_features;
@@ -26,6 +152,12 @@ static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, in
     const int avx2 = htc__have_avx2();
 #endif
     int32_t b;
+#ifdef HTC__DSP
+    if (woff == 0) {
+        htc__fc_dsp(p, in, out);
+        return;
+    }
+#endif
     for (b = 0; b < p->batches; b++) {
         const int8_t *x = in + (size_t)b * n;
         int32_t o = 0;

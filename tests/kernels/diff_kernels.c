@@ -150,10 +150,42 @@ static void conv_case(int k, int dw)
            (int)p.dil_w, (int)p.out_c, (unsigned long)fnv(out_buf, out_n), (unsigned long)fnv(out_buf + out_n, 64));
 }
 
+static void fc_case(int k)
+{
+    htc__fc_params p;
+    int32_t i, in_n, out_n;
+    memset(&p, 0, sizeof p);
+    do {
+        p.batches = urange(1, 3);
+        p.in_features = urange(0, 2) ? urange(1, 40) : urange(100, 700);
+        p.out_features = urange(1, 70);
+        in_n = p.batches * p.in_features;
+        out_n = p.batches * p.out_features;
+    } while (in_n > MAXBUF || p.in_features * p.out_features > MAXBUF);
+    p.in_zp = urange(-128, 127);
+    p.w_zp = urange(0, 3) ? 0 : urange(-10, 10);
+    p.out_zp = urange(-128, 127);
+    act(p.out_zp, &p.act_min, &p.act_max);
+    p.per_channel = urange(0, 1);
+    fill(in_buf, in_n);
+    fill(w_buf, p.in_features * p.out_features);
+    for (i = 0; i < p.out_features; i++) bias_buf[i] = urange(-40000, 40000);
+    fill_rq(p.out_features, p.in_features);
+    p.mult = mult_buf;
+    p.shift = shift_buf;
+    p.weights = w_buf;
+    p.bias = urange(0, 5) ? bias_buf : NULL;
+    memset(out_buf, 0x5a, sizeof out_buf);
+    htc__fc_s8(&p, in_buf, out_buf);
+    printf("fc %d n%d %dx%d pc%d wzp%d %08lx %08lx\n", k, (int)p.batches, (int)p.in_features, (int)p.out_features,
+           (int)p.per_channel, (int)p.w_zp, (unsigned long)fnv(out_buf, out_n), (unsigned long)fnv(out_buf + out_n, 64));
+}
+
 int main(void)
 {
     int k;
     for (k = 0; k < NCASES; k++) conv_case(k, 0);
     for (k = 0; k < NCASES; k++) conv_case(k, 1);
+    for (k = 0; k < NCASES; k++) fc_case(k);
     return 0;
 }
