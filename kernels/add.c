@@ -54,6 +54,85 @@ static HTC__UNUSED int htc__add16_sse2(const htc__binary_params *p, const int8_t
 }
 #endif
 
+#ifdef HTC__DSP
+/* Arm DSP path (no broadcasting, multipliers in [2^30, 2^31), left shift <=
+   23): each rescaling step is htc__dsprq's SMMLAR, and the rounding shift
+   (h + 2^(e-1) - (h < 0 and e > 0)) >> e needs no saturation here: the
+   values stay below 2^29 in magnitude. */
+typedef struct {
+    int32_t m2, c, mk, e;
+} htc__add_rq;
+
+static inline htc__add_rq htc__add_rq_make(int32_t m, int shift)
+{
+    htc__add_rq q;
+    q.m2 = HTC__CAST(int32_t, HTC__CAST(uint32_t, m) << 1);
+    q.e = -shift;
+    q.c = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1);
+    q.mk = q.e ? -1 : 0;
+    return q;
+}
+
+static inline int32_t htc__add_rq_apply(htc__add_rq q, int32_t x)
+{
+    const int32_t h = htc__smmlar(x, q.m2, x);
+    return (h + q.c + ((h >> 31) & q.mk)) >> q.e;
+}
+
+/* the common case: input b's multiplier is exactly 1/2 (2^30, shift 0: the
+   input with the larger scale), so its term is (b + b_offset) << 19 with no
+   rounding; left shift 20, output range all of int8, the output zero point
+   folded into the last rounding constant (|h| < 2^29, e <= 23: no overflow) */
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__add_dsp_half(const htc__add_rq qa, int32_t ao, int32_t bo, htc__add_rq qo,
+                                                             const int8_t *a, const int8_t *b, int8_t *out, int32_t n)
+{
+    const int8_t *end = a + n;
+    while (a != end) {
+        const int32_t x = ao + *a++ * (HTC__CAST(int32_t, 1) << 20);
+        int32_t h = htc__smmlar(x, qa.m2, x);
+        h = (h + qa.c + ((h >> 31) & qa.mk)) >> qa.e;
+        h += (*b++ + bo) * (HTC__CAST(int32_t, 1) << 19);
+        h = htc__smmlar(h, qo.m2, h);
+        *out++ = HTC__CAST(int8_t, htc__ssat8((h + qo.c + (h >> 31)) >> qo.e));
+    }
+}
+
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__add_dsp(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+                                                        int32_t n)
+{
+    const htc__add_rq qa = htc__add_rq_make(p->a_mult, p->a_shift), qb = htc__add_rq_make(p->b_mult, p->b_shift);
+    const htc__add_rq qo = htc__add_rq_make(p->out_mult, p->out_shift);
+    const int32_t ls = p->left_shift, ao = p->a_offset * (HTC__CAST(int32_t, 1) << ls), bo = p->b_offset * (HTC__CAST(int32_t, 1) << ls);
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t half = HTC__CAST(int32_t, 1) << 30;
+    int32_t i;
+    if (ls == 20 && lo == -128 && hi == 127 && qo.e >= 1 && qo.e <= 23) {
+        htc__add_rq q = qo;
+        q.c += zp * (HTC__CAST(int32_t, 1) << q.e);
+        if (p->b_mult == half && p->b_shift == 0) {
+            htc__add_dsp_half(qa, ao, p->b_offset, q, a, b, out, n);
+            return;
+        }
+        if (p->a_mult == half && p->a_shift == 0) {
+            htc__add_dsp_half(qb, bo, p->a_offset, q, b, a, out, n);
+            return;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        const int32_t x = a[i] * (HTC__CAST(int32_t, 1) << ls) + ao, y = b[i] * (HTC__CAST(int32_t, 1) << ls) + bo;
+        const int32_t v = htc__add_rq_apply(qo, htc__add_rq_apply(qa, x) + htc__add_rq_apply(qb, y)) + zp;
+        out[i] = HTC__CAST(int8_t, htc__dsp_clamp(v, lo, hi));
+    }
+}
+
+static inline int htc__add_dsp_ok(const htc__binary_params *p)
+{
+    const int32_t m30 = HTC__CAST(int32_t, 1) << 30;
+    return p->a_mult >= m30 && p->b_mult >= m30 && p->out_mult >= m30 && p->a_shift <= 0 && p->b_shift <= 0 &&
+           p->out_shift <= 0 && p->left_shift >= 0 && p->left_shift <= 23;
+}
+#endif
+
 static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     const int32_t n0 = p->out_shape[0], n1 = p->out_shape[1], n2 = p->out_shape[2], n3 = p->out_shape[3];
@@ -62,6 +141,12 @@ static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a
         int32_t i = 0;
 #ifdef HTC__SSE2
         if (htc__add16_sse2(p, a, b, out, n)) i = n / 16 * 16;
+#endif
+#ifdef HTC__DSP
+        if (htc__add_dsp_ok(p)) {
+            htc__add_dsp(p, a, b, out, n);
+            return;
+        }
 #endif
         for (; i < n; i++) out[i] = htc__add_one(p, a[i], b[i]);
     } else {

@@ -5,11 +5,11 @@
    checked against TFLite end to end (tests/test_ops.py); run.sh builds this
    file once per path (portable, SSE2/AVX2, the DSP path emulated on the
    host, the DSP path on Cortex-M4 under qemu) and requires identical lines.
-   Build: cc -DHTC_NO_SIMD diff_kernels.c ; arm-none-eabi-gcc ... (semihosting). */
+   Build: cc -DHTC_NO_SIMD diff_kernels.c ../../gen/quant.c -lm (run.sh). */
 #include <stdio.h>
 #include <string.h>
 
-#include "../../htc.h"
+#include "../../gen/quant.h"
 #include "../../kernels/conv2d.c"
 #include "../../kernels/dwconv2d.c"
 #include "../../kernels/fc.c"
@@ -181,11 +181,91 @@ static void fc_case(int k)
            (int)p.per_channel, (int)p.w_zp, (unsigned long)fnv(out_buf, out_n), (unsigned long)fnv(out_buf + out_n, 64));
 }
 
+/* a scale 2^-k * (1 + frac) */
+static float rscale(void)
+{
+    float f = 1.0f + (float)(rnd() & 0xffff) / 65536.0f;
+    int e = urange(1, 12);
+    while (e-- > 0) f *= 0.5f;
+    return f;
+}
+
+static void add_case(int k)
+{
+    htc__binary_params p;
+    int32_t n, i;
+    memset(&p, 0, sizeof p);
+    n = urange(1, 3000);
+    if (urange(0, 3)) {
+        /* one call per statement: argument order is unspecified */
+        const float sa = rscale(), sb = urange(0, 4) ? rscale() : sa;
+        const float so = (sa > sb ? sa : sb) * (0.5f + (float)urange(0, 300) / 100.0f);
+        const int32_t za = urange(-128, 127), zb = urange(-128, 127), zo = urange(-128, 127);
+        quant_add_params(sa, za, sb, zb, so, zo, &p);
+    } else {                       /* raw parameters: the generic paths */
+        p.a_offset = urange(-127, 128);
+        p.b_offset = urange(-127, 128);
+        p.out_zp = urange(-128, 127);
+        p.left_shift = urange(0, 2) ? 20 : urange(0, 23);
+        p.a_mult = (int32_t)((1u << 30) + (rnd() & 0x3fffffffu));
+        p.b_mult = urange(0, 1) ? 1 << 30 : (int32_t)((1u << 30) + (rnd() & 0x3fffffffu));
+        p.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3fffffffu));
+        p.a_shift = (int8_t)-urange(0, 3);
+        p.b_shift = (int8_t)-urange(0, 3);
+        p.out_shift = (int8_t)-urange(p.left_shift - 4 > 0 ? p.left_shift - 4 : 0, p.left_shift + 2);
+        if (urange(0, 9) == 0) p.a_mult = urange(0, 1) ? 0 : 12345;
+    }
+    act(p.out_zp, &p.act_min, &p.act_max);
+    p.out_shape[0] = p.out_shape[1] = p.out_shape[2] = 1;
+    p.out_shape[3] = n;
+    p.a_stride[3] = p.b_stride[3] = 1;
+    fill(in_buf, n);
+    fill(w_buf, n);
+    memset(out_buf, 0x5a, sizeof out_buf);
+    htc__add_s8(&p, in_buf, w_buf, out_buf);
+    printf("add %d n%d %ld %ld %ld %d %d %d %08lx %08lx\n", k, (int)n, (long)p.a_mult, (long)p.b_mult, (long)p.out_mult,
+           p.a_shift, p.b_shift, p.out_shift, (unsigned long)fnv(out_buf, n), (unsigned long)fnv(out_buf + n, 64));
+    (void)i;
+}
+
+static void pool_case(int k)
+{
+    htc__pool_params p;
+    int32_t in_n, out_n;
+    memset(&p, 0, sizeof p);
+    do {
+        p.batches = urange(1, 2);
+        p.in_h = urange(1, 12);
+        p.in_w = urange(1, 12);
+        p.c = urange(0, 1) ? 4 * urange(1, 70) : urange(1, 70);
+        p.k_h = urange(1, p.in_h);
+        p.k_w = urange(1, p.in_w);
+        if (k % 4 == 0) { p.k_h = p.in_h; p.k_w = p.in_w; }
+        p.stride_h = urange(1, 3);
+        p.stride_w = urange(1, 3);
+        p.pad_top = urange(0, p.k_h - 1);
+        p.pad_left = urange(0, p.k_w - 1);
+        p.out_h = (p.in_h + 2 * p.pad_top - p.k_h) / p.stride_h + 1;
+        p.out_w = (p.in_w + 2 * p.pad_left - p.k_w) / p.stride_w + 1;
+        in_n = p.batches * p.in_h * p.in_w * p.c;
+        out_n = p.batches * p.out_h * p.out_w * p.c;
+    } while (in_n > MAXBUF || out_n > MAXBUF);
+    act(urange(-128, 127), &p.act_min, &p.act_max);
+    fill(in_buf, in_n);
+    memset(out_buf, 0x5a, sizeof out_buf);
+    if (k & 1) htc__maxpool_s8(&p, in_buf, out_buf);
+    else htc__avgpool_s8(&p, in_buf, out_buf);
+    printf("%s %d %dx%dx%d k%dx%d %08lx %08lx\n", k & 1 ? "max" : "avg", k, (int)p.in_h, (int)p.in_w, (int)p.c, (int)p.k_h,
+           (int)p.k_w, (unsigned long)fnv(out_buf, out_n), (unsigned long)fnv(out_buf + out_n, 64));
+}
+
 int main(void)
 {
     int k;
     for (k = 0; k < NCASES; k++) conv_case(k, 0);
     for (k = 0; k < NCASES; k++) conv_case(k, 1);
     for (k = 0; k < NCASES; k++) fc_case(k);
+    for (k = 0; k < NCASES; k++) add_case(k);
+    for (k = 0; k < NCASES; k++) pool_case(k);
     return 0;
 }

@@ -43,7 +43,7 @@ SEMI="-semihosting-config enable=on,target=native"
 diffpath() {   # diffpath LABEL RUNNER COMPILER FLAGS...
     local label=$1 runner=$2 cc=$3; shift 3
     command -v "$cc" >/dev/null 2>&1 || { echo "FAIL $label: no $cc"; fail=$((fail + 1)); return; }
-    if ! "$cc" "$@" -o "$tmp/dk_$label" tests/kernels/diff_kernels.c 2>"$tmp/err"; then
+    if ! "$cc" "$@" -o "$tmp/dk_$label" tests/kernels/diff_kernels.c gen/quant.c -lm 2>"$tmp/err"; then
         echo "FAIL $label: diff_kernels.c does not build"; head -n 5 "$tmp/err"; fail=$((fail + 1)); return
     fi
     case $runner in
