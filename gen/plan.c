@@ -1,6 +1,7 @@
 /* plan.c - static storage for every tensor: constants, caller buffers,
    aliases, in-place ops, and arena offsets proven against a lower bound. */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,11 +11,17 @@
 #include "ir.h"
 #include "../htc.h"
 
-#define MILP_MS 1000            /* time limit of the offset MILP */
+/* Limits (README, Limits): the offset MILP runs on at most PLAN_MILP_BUFFERS
+   buffers and PLAN_MILP_PAIRS overlapping pairs, for at most PLAN_MILP_ITERS
+   simplex iterations (about half a second here); beyond, the greedy plan stands.
+   A graph with more than PLAN_MAX_PAIRS pairs of buffers live at one time
+   is refused. */
+#define PLAN_MILP_BUFFERS 400
+#define PLAN_MILP_PAIRS 4000
+#define PLAN_MILP_ITERS 20000
+#define PLAN_MAX_PAIRS 20000000
 
 static int64_t align_up(int64_t x, int a) { return (x + a - 1) / a * a; }
-
-static int root(const Graph *g, int t) { return tensor_root(g, t, NULL); }
 
 /* ---- storage classes, aliases, in-place ----------------------------------- */
 
@@ -54,8 +61,10 @@ static void classify(Graph *g)
 /* A concatenation along its outermost dimension is a row of contiguous
    slices: each producer can write its slice in place and the concat moves
    no data. Taken when every input is an arena tensor of its own (not a
-   graph input, constant or alias), produced by an op, and appears once. */
-static int concat_in_place(Graph *g)
+   graph input, constant or alias, and aliased by nothing), produced by an
+   earlier op, and appears once. nalias: tensors aliasing each tensor;
+   first_prod: the first step writing it. */
+static int concat_in_place(Graph *g, int *nalias, const int *first_prod)
 {
     int n = 0;
     for (int s = 0; s < g->nops; s++) {
@@ -69,10 +78,7 @@ static int concat_in_place(Graph *g)
             Tensor *t = &g->tensors[ti];
             if (t->storage != ST_ARENA || t->alias_of >= 0) ok = 0;
             for (int j = 0; j < k; j++) ok &= op->in[j] != ti;
-            for (int i = 0; i < g->ntensors; i++) ok &= g->tensors[i].alias_of != ti;
-            int produced = 0;
-            for (int q = 0; q < s; q++) produced |= g->ops[q].out[0] == ti;
-            ok &= produced;
+            ok &= nalias[ti] == 0 && first_prod[ti] < s;
         }
         if (!ok) continue;
         int64_t off = 0;
@@ -81,6 +87,7 @@ static int concat_in_place(Graph *g)
             t->storage = ST_ALIAS;
             t->alias_of = op->out[0];
             t->alias_offset = off;
+            nalias[op->out[0]]++;
             off += (int64_t)tensor_bytes(t);
         }
         op->inplace = 1;
@@ -89,35 +96,47 @@ static int concat_in_place(Graph *g)
     return n;
 }
 
-/* Last step at which the storage of root r is read, over all its aliases. */
-static int last_read(const Graph *g, int r)
+/* The root of t's storage: union-find over alias_of (up[t] = t at a root),
+   with path compression, so alias chains cost nothing on the next look. */
+static int find(int *up, int t)
 {
-    int last = -1;
-    for (int s = 0; s < g->nops; s++)
-        for (int k = 0; k < g->ops[s].nin; k++)
-            if (g->ops[s].in[k] >= 0 && root(g, g->ops[s].in[k]) == r) last = s;
-    return last;
+    int r = t;
+    while (up[r] != r) r = up[r];
+    while (up[t] != r) {
+        int n = up[t];
+        up[t] = r;
+        t = n;
+    }
+    return r;
 }
 
 /* An element-wise op writes over an input that dies at it: same bytes, no
-   broadcast, in the arena, read by no later op (through any alias). */
-static int inplace(Graph *g)
+   broadcast, in the arena, read by no later op (through any alias).
+   last[r]: the last step reading root r's storage through any alias, kept
+   up to date as outputs join their input's storage. */
+static int inplace(Graph *g, int *up, int *last)
 {
     int n = 0;
+    for (int i = 0; i < g->ntensors; i++) last[i] = -1;
+    for (int s = 0; s < g->nops; s++)
+        for (int k = 0; k < g->ops[s].nin; k++)
+            if (g->ops[s].in[k] >= 0) last[find(up, g->ops[s].in[k])] = s;
     for (int s = 0; s < g->nops; s++) {
         Op *op = &g->ops[s];
         Tensor *out = &g->tensors[op->out[0]];
         if (!inplace_kind(op) || out->storage != ST_ARENA) continue;
         for (int k = 0; k < op->nin && k < 2; k++) {
             if (op->in[k] < 0) continue;
-            int r = root(g, op->in[k]);
+            int r = find(up, op->in[k]);
             Tensor *in = &g->tensors[r];
             if (in->storage != ST_ARENA || tensor_bytes(in) != tensor_bytes(out)) continue;
             if (tensor_bytes(&g->tensors[op->in[k]]) != tensor_bytes(out)) continue;
-            if (last_read(g, r) != s) continue;
+            if (last[r] != s) continue;
             /* both inputs the same tensor: still fine, element i is read first */
             out->storage = ST_ALIAS;
             out->alias_of = r;
+            up[op->out[0]] = r;
+            if (last[op->out[0]] > last[r]) last[r] = last[op->out[0]];
             n++;
             break;
         }
@@ -125,7 +144,34 @@ static int inplace(Graph *g)
     return n;
 }
 
-static void lifetimes(Graph *g)
+/* Every alias points at its root with the whole offset, so tensor_root()
+   is one step for the emitter and the report (a chain of 50k reshapes was
+   50k steps per tensor). Each chain is walked once. */
+static void flatten_aliases(Graph *g)
+{
+    int nt = g->ntensors;
+    char *flat = arena_alloc((size_t)nt + 1);
+    int *path = arena_alloc(sizeof(int) * (size_t)(nt + 1));
+    for (int i = 0; i < nt; i++) {
+        int n = 0, t = i;
+        while (g->tensors[t].alias_of >= 0 && !flat[t]) {
+            path[n++] = t;
+            t = g->tensors[t].alias_of;
+        }
+        /* t: a root, or flat (its alias_of is its root) */
+        int r = g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_of : t;
+        int64_t off = g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_offset : 0;
+        while (n--) {
+            Tensor *x = &g->tensors[path[n]];
+            off += x->alias_offset;
+            x->alias_of = r;
+            x->alias_offset = off;
+            flat[path[n]] = 1;
+        }
+    }
+}
+
+static void lifetimes(Graph *g, const int *root)
 {
     for (int i = 0; i < g->ntensors; i++) {
         g->tensors[i].first_use = -1;
@@ -135,14 +181,14 @@ static void lifetimes(Graph *g)
     for (int s = 0; s < g->nops; s++) {
         Op *op = &g->ops[s];
         for (int k = 0; k < op->nout; k++) {
-            Tensor *t = &g->tensors[root(g, op->out[k])];
+            Tensor *t = &g->tensors[root[op->out[k]]];
             g->tensors[op->out[k]].producer = s;
             if (t->first_use < 0) t->first_use = s;
             if (t->last_use < s) t->last_use = s;
         }
         for (int k = 0; k < op->nin; k++) {
             if (op->in[k] < 0) continue;
-            Tensor *t = &g->tensors[root(g, op->in[k])];
+            Tensor *t = &g->tensors[root[op->in[k]]];
             if (t->first_use < 0) t->first_use = s;
             if (t->last_use < s) t->last_use = s;
         }
@@ -157,6 +203,7 @@ typedef struct {
     int64_t *size;              /* aligned bytes */
     int *first, *last;
     int64_t *off;
+    int *adj_start, *adj;       /* buffers live at the same time as i: adj[adj_start[i]..adj_start[i+1]), ascending */
 } Bufs;
 
 static int overlap(const Bufs *b, int i, int j)
@@ -165,6 +212,55 @@ static int overlap(const Bufs *b, int i, int j)
 }
 
 static const Bufs *sort_b;
+
+static int by_first(const void *x, const void *y)
+{
+    int i = *(const int *)x, j = *(const int *)y;
+    if (sort_b->first[i] != sort_b->first[j]) return sort_b->first[i] < sort_b->first[j] ? -1 : 1;
+    return i - j;
+}
+
+static int by_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, c = *(const int *)y;
+    return a < c ? -1 : a > c;
+}
+
+/* Every pair of buffers live at one step, as adjacency lists: buffers
+   sorted by first use, each paired with those starting inside its
+   lifetime, so the cost is the number of pairs (a few per buffer in a
+   real model), not n^2. A hostile graph with more pairs than
+   PLAN_MAX_PAIRS is refused. */
+static void overlaps(const Graph *g, Bufs *b)
+{
+    int n = b->n;
+    int *byf = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) byf[i] = i;
+    sort_b = b;
+    qsort(byf, (size_t)n, sizeof(int), by_first);
+    int *deg = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    int64_t pairs = 0;
+    for (int p = 0; p < n; p++)
+        for (int q = p + 1; q < n && b->first[byf[q]] <= b->last[byf[p]]; q++) {
+            deg[byf[p]]++;
+            deg[byf[q]]++;
+            if (++pairs > PLAN_MAX_PAIRS)
+                die("%s: more than %d pairs of buffers live at the same time (at most %d are supported)", g->path,
+                    PLAN_MAX_PAIRS, PLAN_MAX_PAIRS);
+        }
+    b->adj_start = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    b->adj = arena_alloc(sizeof(int) * (size_t)(2 * pairs + 1));
+    for (int i = 0; i < n; i++) b->adj_start[i + 1] = b->adj_start[i] + deg[i];
+    memset(deg, 0, sizeof(int) * (size_t)n);
+    for (int p = 0; p < n; p++)
+        for (int q = p + 1; q < n && b->first[byf[q]] <= b->last[byf[p]]; q++) {
+            int i = byf[p], j = byf[q];
+            b->adj[b->adj_start[i] + deg[i]++] = j;
+            b->adj[b->adj_start[j] + deg[j]++] = i;
+        }
+    for (int i = 0; i < n; i++)
+        qsort(b->adj + b->adj_start[i], (size_t)deg[i], sizeof(int), by_int);
+}
 
 static int by_size_desc(const void *x, const void *y)
 {
@@ -185,17 +281,19 @@ static int by_off(const void *x, const void *y)
 static int64_t greedy(const Bufs *b, int64_t *off)
 {
     int *order = arena_alloc(sizeof(int) * (size_t)(b->n + 1));
+    int *rank = arena_alloc(sizeof(int) * (size_t)(b->n + 1));
     int *live = arena_alloc(sizeof(int) * (size_t)(b->n + 1));
     Bufs tmp = *b;
     tmp.off = off;
     sort_b = &tmp;
     for (int i = 0; i < b->n; i++) order[i] = i;
     qsort(order, (size_t)b->n, sizeof(int), by_size_desc);
+    for (int k = 0; k < b->n; k++) rank[order[k]] = k;
     int64_t peak = 0;
     for (int k = 0; k < b->n; k++) {
         int i = order[k], nl = 0;
-        for (int j = 0; j < k; j++)
-            if (overlap(b, i, order[j])) live[nl++] = order[j];
+        for (int a = b->adj_start[i]; a < b->adj_start[i + 1]; a++)
+            if (rank[b->adj[a]] < k) live[nl++] = b->adj[a];
         qsort(live, (size_t)nl, sizeof(int), by_off);
         int64_t o = 0;
         for (int j = 0; j < nl; j++) {
@@ -215,12 +313,12 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static double abort_at;
-
+/* The MILP stops after a number of simplex iterations, never at a time:
+   the same inputs give the same plan on any machine and under any load. */
 static int __WINAPI milp_abort(lprec *lp, void *user)
 {
-    (void)lp; (void)user;
-    return now_ms() > abort_at;
+    (void)user;
+    return get_total_iter(lp) > PLAN_MILP_ITERS;
 }
 
 /* Exact offsets: minimise the peak P subject to, for every pair of buffers
@@ -234,7 +332,7 @@ static int milp(const Bufs *b, int align, int64_t lb, int64_t ub, int64_t *off, 
 {
     int n = b->n, npairs = 0;
     for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++) npairs += overlap(b, i, j);
+        for (int a = b->adj_start[i]; a < b->adj_start[i + 1]; a++) npairs += b->adj[a] > i;
     int ncols = n + 1 + npairs;             /* o_1..o_n, P, z_... (1-based) */
     double U = (double)(ub / align);
     lprec *lp = make_lp(0, ncols);
@@ -249,8 +347,9 @@ static int milp(const Bufs *b, int align, int64_t lb, int64_t ub, int64_t *off, 
         row[0] = 1; col[0] = i + 1;
         row[1] = -1; col[1] = n + 1;
         add_constraintex(lp, 2, row, col, LE, -si);
-        for (int j = i + 1; j < n; j++) {
-            if (!overlap(b, i, j)) continue;
+        for (int a = b->adj_start[i]; a < b->adj_start[i + 1]; a++) {
+            int j = b->adj[a];
+            if (j <= i) continue;
             double sj = (double)(b->size[j] / align);
             /* o_i - o_j + U z <= U - s_i */
             row[0] = 1; col[0] = i + 1;
@@ -278,7 +377,6 @@ static int milp(const Bufs *b, int align, int64_t lb, int64_t ub, int64_t *off, 
     set_minim(lp);
     set_break_at_value(lp, (double)(lb / align) + 0.5);
     double t0 = now_ms();
-    abort_at = t0 + MILP_MS;
     put_abortfunc(lp, milp_abort, NULL);
     int rc = solve(lp);
     *ms = now_ms() - t0;
@@ -304,24 +402,40 @@ static void verify(const Graph *g, const Bufs *b, int64_t arena, int align)
     for (int i = 0; i < b->n; i++) {
         if (b->off[i] < 0 || b->off[i] % align || b->off[i] + b->size[i] > arena)
             die("%s: internal: plan puts '%s' outside the arena", g->path, g->tensors[b->id[i]].name);
-        for (int j = i + 1; j < b->n; j++)
-            if (overlap(b, i, j) && b->off[i] < b->off[j] + b->size[j] && b->off[j] < b->off[i] + b->size[i])
+        for (int a = b->adj_start[i]; a < b->adj_start[i + 1]; a++) {
+            int j = b->adj[a];
+            if (!overlap(b, i, j)) die("%s: internal: plan pairs '%s' and '%s'", g->path, g->tensors[b->id[i]].name,
+                                       g->tensors[b->id[j]].name);
+            if (j > i && b->off[i] < b->off[j] + b->size[j] && b->off[j] < b->off[i] + b->size[i])
                 die("%s: internal: plan overlaps '%s' and '%s'", g->path, g->tensors[b->id[i]].name,
                     g->tensors[b->id[j]].name);
+        }
     }
 }
 
 /* Storage, aliases and lifetimes for the current op order; the buffers to
-   place in b and the lower bound (most bytes live at one step) returned. */
+   place in b and the lower bound (most bytes live at one step) returned.
+   Linear in the graph (union-find roots, a sweep for the bound). */
 static int64_t storage(Graph *g, Plan *p, Bufs *b)
 {
+    int nt = g->ntensors;
+    int *up = arena_alloc(sizeof(int) * (size_t)(nt + 1)), *aux = arena_alloc(sizeof(int) * (size_t)(nt + 1));
     for (int s = 0; s < g->nops; s++) g->ops[s].inplace = 0;
     classify(g);
-    p->ninplace = concat_in_place(g);
-    p->ninplace += inplace(g);
-    lifetimes(g);
+    /* aux: tensors aliasing each tensor, then the first step producing it */
+    int *first_prod = arena_alloc(sizeof(int) * (size_t)(nt + 1));
+    for (int i = 0; i < nt; i++) first_prod[i] = INT_MAX;
+    for (int i = 0; i < nt; i++)
+        if (g->tensors[i].alias_of >= 0) aux[g->tensors[i].alias_of]++;
+    for (int s = g->nops - 1; s >= 0; s--)
+        if (g->ops[s].out[0] >= 0) first_prod[g->ops[s].out[0]] = s;
+    p->ninplace = concat_in_place(g, aux, first_prod);
+    for (int i = 0; i < nt; i++) up[i] = g->tensors[i].alias_of >= 0 ? g->tensors[i].alias_of : i;
+    p->ninplace += inplace(g, up, aux);
+    for (int i = 0; i < nt; i++) aux[i] = find(up, i);
+    lifetimes(g, aux);
     b->n = 0;
-    for (int i = 0; i < g->ntensors; i++) {
+    for (int i = 0; i < nt; i++) {
         Tensor *tt = &g->tensors[i];
         tt->offset = -1;
         tt->memory = p->memory;
@@ -332,52 +446,141 @@ static int64_t storage(Graph *g, Plan *p, Bufs *b)
         b->last[b->n] = tt->last_use;
         b->n++;
     }
-    int64_t lb = 0;
+    /* bytes live at each step: +size at first use, -size after the last */
+    int64_t *delta = arena_alloc(sizeof(int64_t) * (size_t)(g->nops + 2));
+    for (int i = 0; i < b->n; i++) {
+        delta[b->first[i]] += b->size[i];
+        delta[b->last[i] + 1] -= b->size[i];
+    }
+    int64_t lb = 0, sum = 0;
     for (int s = 0; s < g->nops; s++) {
-        int64_t sum = 0;
-        for (int i = 0; i < b->n; i++)
-            if (b->first[i] <= s && s <= b->last[i]) sum += b->size[i];
+        sum += delta[s];
         if (sum > lb) lb = sum;
     }
     return lb;
 }
 
+/* ---- a memory-aware order ----------------------------------------------------------- */
+
+typedef struct { int64_t cost; int op; } Entry;
+
+static int entry_less(const Entry *a, const Entry *b) { return a->cost < b->cost || (a->cost == b->cost && a->op < b->op); }
+
+static void heap_push(Entry *h, int *n, Entry e)
+{
+    int i = (*n)++;
+    while (i > 0 && entry_less(&e, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = e;
+}
+
+static Entry heap_pop(Entry *h, int *n)
+{
+    Entry top = h[0], e = h[--*n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && entry_less(&h[c + 1], &h[c])) c++;
+        if (!entry_less(&h[c], &e)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = e;
+    return top;
+}
+
+/* slot j of op c is the first to read its tensor */
+static int first_slot(const Op *c, int j)
+{
+    for (int q = 0; q < j; q++)
+        if (c->in[q] == c->in[j]) return 0;
+    return 1;
+}
+
+/* live bytes op c adds if it runs now: its output, minus each input read
+   by no other op left (rem: ops left reading a produced tensor) */
+static int64_t cost(const Graph *g, const Op *c, const int *prod, const int *rem)
+{
+    int64_t k = (int64_t)tensor_bytes(&g->tensors[c->out[0]]);
+    for (int j = 0; j < c->nin; j++) {
+        int t = c->in[j];
+        if (t >= 0 && prod[t] >= 0 && rem[t] == 1) k -= (int64_t)tensor_bytes(&g->tensors[t]);
+    }
+    return k;
+}
+
 /* A memory-aware topological order for branching graphs: among the ready
    ops, run the one that adds the fewest live bytes (its output minus the
-   inputs it is the last reader of); ties keep the model's order. */
-static void schedule(Graph *g, const Op *orig)
+   inputs it is the last reader of); ties keep the model's order. A heap of
+   the ready ops keyed by that cost; a cost changes only when an input's
+   last other reader runs, so each change is one push. Returns 0 (and
+   leaves g->ops alone) when no order exists. */
+static int schedule(Graph *g, const Op *orig)
 {
-    int n = g->nops;
-    int *done = arena_alloc(sizeof(int) * (size_t)n), *prod = arena_alloc(sizeof(int) * (size_t)g->ntensors);
-    for (int i = 0; i < g->ntensors; i++) prod[i] = -1;
-    for (int s = 0; s < n; s++) prod[orig[s].out[0]] = s;
-    for (int k = 0; k < n; k++) {
-        int best = -1;
-        int64_t best_cost = 0;
-        for (int c = 0; c < n; c++) {
-            if (done[c]) continue;
-            int ready = 1;
-            for (int j = 0; j < orig[c].nin; j++)
-                if (orig[c].in[j] >= 0 && prod[orig[c].in[j]] >= 0 && !done[prod[orig[c].in[j]]]) ready = 0;
-            if (!ready) continue;
-            int64_t cost = (int64_t)tensor_bytes(&g->tensors[orig[c].out[0]]);
-            for (int j = 0; j < orig[c].nin; j++) {
-                int ti = orig[c].in[j];
-                if (ti < 0 || prod[ti] < 0) continue;
-                int last = 1;
-                for (int d = 0; d < n && last; d++)
-                    if (d != c && !done[d])
-                        for (int q = 0; q < orig[d].nin; q++) last &= orig[d].in[q] != ti;
-                if (last) cost -= (int64_t)tensor_bytes(&g->tensors[ti]);
-            }
-            if (best < 0 || cost < best_cost) {
-                best = c;
-                best_cost = cost;
+    int n = g->nops, nt = g->ntensors;
+    int *done = arena_alloc(sizeof(int) * (size_t)(n + 1)), *prod = arena_alloc(sizeof(int) * (size_t)(nt + 1));
+    int *indeg = arena_alloc(sizeof(int) * (size_t)(n + 1)), *rem = arena_alloc(sizeof(int) * (size_t)(nt + 1));
+    int *rstart = arena_alloc(sizeof(int) * (size_t)(nt + 2));
+    for (int i = 0; i < nt; i++) prod[i] = -1;
+    for (int s = 0; s < n; s++)
+        if (orig[s].out[0] >= 0) prod[orig[s].out[0]] = s;
+    /* readers of each produced tensor: (op, slots), one entry per op */
+    for (int c = 0; c < n; c++)
+        for (int j = 0; j < orig[c].nin; j++) {
+            int ti = orig[c].in[j];
+            if (ti < 0 || prod[ti] < 0) continue;
+            indeg[c]++;
+            if (first_slot(&orig[c], j)) rem[ti]++;
+        }
+    for (int i = 0; i < nt; i++) rstart[i + 1] = rstart[i] + rem[i];
+    int *rop = arena_alloc(sizeof(int) * (size_t)(rstart[nt] + 1)), *rslots = arena_alloc(sizeof(int) * (size_t)(rstart[nt] + 1));
+    int *fill = arena_alloc(sizeof(int) * (size_t)(nt + 1));
+    for (int c = 0; c < n; c++)
+        for (int j = 0; j < orig[c].nin; j++) {
+            int ti = orig[c].in[j];
+            if (ti < 0 || prod[ti] < 0) continue;
+            if (first_slot(&orig[c], j)) {
+                rop[rstart[ti] + fill[ti]] = c;
+                rslots[rstart[ti] + fill[ti]++] = 1;
+            } else {
+                for (int q = rstart[ti]; q < rstart[ti] + fill[ti]; q++)
+                    if (rop[q] == c) rslots[q]++;
             }
         }
+    Entry *heap = arena_alloc(sizeof(Entry) * (size_t)(2 * n + rstart[nt] + 1));
+    int nh = 0;
+#define COST(c) cost(g, &orig[c], prod, rem)
+    for (int c = 0; c < n; c++)
+        if (!indeg[c]) heap_push(heap, &nh, (Entry){COST(c), c});
+    Op *order = arena_alloc(sizeof(Op) * (size_t)(n + 1));
+    for (int k = 0; k < n; k++) {
+        int best = -1;
+        while (nh && best < 0) {
+            Entry e = heap_pop(heap, &nh);
+            if (!done[e.op] && e.cost == COST(e.op)) best = e.op;
+        }
+        if (best < 0) return 0;
         done[best] = 1;
-        g->ops[k] = orig[best];
+        order[k] = orig[best];
+        /* its inputs: one reader fewer; the last reader left gets cheaper */
+        for (int j = 0; j < orig[best].nin; j++) {
+            int ti = orig[best].in[j];
+            if (ti < 0 || prod[ti] < 0 || !first_slot(&orig[best], j) || --rem[ti] != 1) continue;
+            for (int q = rstart[ti]; q < rstart[ti + 1]; q++)
+                if (!done[rop[q]] && !indeg[rop[q]]) heap_push(heap, &nh, (Entry){COST(rop[q]), rop[q]});
+        }
+        /* its output: readers become ready */
+        int to = orig[best].out[0];
+        if (to >= 0 && prod[to] == best)
+            for (int q = rstart[to]; q < rstart[to + 1]; q++)
+                if ((indeg[rop[q]] -= rslots[q]) == 0) heap_push(heap, &nh, (Entry){COST(rop[q]), rop[q]});
     }
+#undef COST
+    memcpy(g->ops, order, sizeof(Op) * (size_t)n);
+    return 1;
 }
 
 Plan *plan(Graph *g, Target *t)
@@ -400,20 +603,23 @@ Plan *plan(Graph *g, Target *t)
     Op *orig = arena_alloc(sizeof(Op) * (size_t)(g->nops + 1));
     memcpy(orig, g->ops, sizeof(Op) * (size_t)g->nops);
     p->original_bound = p->lower_bound;
-    schedule(g, orig);
-    int64_t lb = storage(g, p, &b);
-    if (lb < p->lower_bound) {
-        p->lower_bound = lb;
-        p->reordered = 1;
-    } else {
-        memcpy(g->ops, orig, sizeof(Op) * (size_t)g->nops);
-        storage(g, p, &b);
+    if (schedule(g, orig)) {
+        int64_t lb = storage(g, p, &b);
+        if (lb < p->lower_bound) {
+            p->lower_bound = lb;
+            p->reordered = 1;
+        } else {
+            memcpy(g->ops, orig, sizeof(Op) * (size_t)g->nops);
+            storage(g, p, &b);
+        }
     }
+    overlaps(g, &b);
 
     p->greedy_size = greedy(&b, b.off);
     p->arena_size = p->greedy_size;
     p->method = "greedy by size; equals the lower bound, so optimal";
-    if (p->greedy_size > p->lower_bound) {
+    if (p->greedy_size > p->lower_bound && b.n <= PLAN_MILP_BUFFERS &&
+        b.adj_start[b.n] / 2 <= PLAN_MILP_PAIRS) {
         int proven = 0;
         int64_t *off = arena_alloc(sizeof(int64_t) * (size_t)(b.n + 1));
         if (milp(&b, p->alignment, p->lower_bound, p->greedy_size, off, &proven, &p->solve_ms)) {
@@ -423,10 +629,13 @@ Plan *plan(Graph *g, Target *t)
                 if (b.off[i] + b.size[i] > p->arena_size) p->arena_size = b.off[i] + b.size[i];
         }
         p->method = proven ? "MILP (lp_solve), proven optimal"
-                           : p->arena_size < p->greedy_size ? "MILP (lp_solve) stopped at its time limit: best found"
-                                                            : "greedy by size; the MILP found nothing better in its time limit";
+                           : p->arena_size < p->greedy_size ? "MILP (lp_solve) stopped at its iteration limit: best found"
+                                                            : "greedy by size; the MILP found nothing better in its iteration limit";
+    } else if (p->greedy_size > p->lower_bound) {
+        p->method = "greedy by size (too many buffers for the MILP)";
     }
     verify(g, &b, p->arena_size, p->alignment);
+    flatten_aliases(g);
     p->total_ms = now_ms() - t0;
     for (int i = 0; i < b.n; i++) g->tensors[b.id[i]].offset = b.off[i];
 
