@@ -174,15 +174,18 @@ static inline int32_t htc__qadd(int32_t a, int32_t b)
 static inline int32_t htc__ssat8(int32_t x) { return x > 127 ? 127 : (x < -128 ? -128 : x); }
 #endif
 
-#ifdef HTC__DSP
 /* GCC's scheduling before register allocation lengthens the live ranges of
-   the DSP inner loops past the 14 registers a Cortex-M has, and the spills
-   cost more than the scheduling gains; the inner-loop functions turn it off. */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(HTC_DSP_EMU)
-#define HTC__DSP_NOSCHED __attribute__((optimize("no-schedule-insns")))
+   the register-blocked inner loops past the registers a 32-bit MCU has (14
+   on Cortex-M), and the spills cost more than the scheduling gains; the
+   inner-loop functions of the DSP and portable paths turn it off. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__SSE2__)
+#define HTC__NOSCHED __attribute__((optimize("no-schedule-insns")))
 #else
-#define HTC__DSP_NOSCHED
+#define HTC__NOSCHED
 #endif
+#define HTC__DSP_NOSCHED HTC__NOSCHED
+
+#ifdef HTC__DSP
 /* 32-bit load/store of any alignment (one LDR/STR on Cortex-M) */
 static inline int32_t htc__ld32(const void *p)
 {

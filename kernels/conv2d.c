@@ -950,10 +950,344 @@ static HTC__UNUSED void htc__conv2d_dsp(const htc__conv_params *p, const int8_t 
 }
 #endif
 
+#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+/* ---- Portable path (RV32 and any core without SIMD) ----------------------
+   Two output pixels x four output channels per block: per tap two input
+   values and four weight bytes feed eight multiply-adds, the loads shared
+   (a core without SIMD spends a multiply and an add per MAC). The input
+   comes as on the DSP path: A  receptive fields up to HTC__PORT_COLS taps
+   are copied per pixel pair into an int16 column buffer on the stack,
+   x - in_zp with zeros for padding, taps interleaved by pixel; B  1x1,
+   stride 1, no padding: read in place, the input offset folded into the
+   start value bias + off * sum(w); C  otherwise channel blocks outermost,
+   pixel pairs inside the input in x read in place (start value with the
+   offset times the weights of the valid kernel rows), other pixels alone
+   with the offset added per tap (htc__dot4_s8_c). */
+
+#ifndef HTC__PORT_COLS
+#define HTC__PORT_COLS 144
+#endif
+
+/* Requantization with 32-bit steps around one 32x32->64 multiply (MUL and
+   MULH on RV32): SaturatingRoundingDoublingHighMul for m >= 0, then
+   RoundingDivideByPOT as (h + 2^(e-1) - (h < 0)) >> e, which equals
+   gemmlowp's remainder test and cannot overflow while |acc| < 2^30 (then
+   |h| < 2^30): htc__prq_ok checks that from the layer's bias and tap count,
+   with every shift in [-31, -1]. */
+typedef struct {
+    int32_t m, c, e;
+} htc__prq;
+
+static inline htc__prq htc__prq_make(int32_t m, int shift)
+{
+    htc__prq q;
+    q.m = m;
+    q.e = -shift;
+    q.c = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1);
+    return q;
+}
+
+static inline int32_t htc__prq_apply(htc__prq q, int32_t acc)
+{
+    const int32_t h = HTC__CAST(int32_t, (HTC__CAST(int64_t, acc) * q.m + (HTC__CAST(int64_t, 1) << 30)) >> 31);
+    return (h + q.c + (h >> 31)) >> q.e;
+}
+
+static HTC__UNUSED int htc__prq_ok(const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
+                                   int32_t taps)
+{
+    int32_t i, mb = 0;
+    for (i = 0; i < nq; i++)
+        if (mult[i] < 0 || shift[i] > -1 || shift[i] < -31) return 0;
+    for (i = 0; bias && i < nb; i++) {
+        const int32_t a = bias[i] < 0 ? -(bias[i] + 1) : bias[i];
+        mb = a > mb ? a : mb;
+    }
+    return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
+}
+
+/* Requantize the block's accumulators acc[0..3] (pixel 0) and acc[4..7]
+   (pixel 1) of channels oc.. (nb of them) and store them at o0 / o1. */
+static HTC__UNUSED void htc__port_store(const htc__conv_params *p, int fast, int32_t oc, int32_t nb, int np,
+                                        const int32_t *acc, int8_t *o0, int8_t *o1)
+{
+    const int32_t mstep = p->per_channel ? 1 : 0, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    int32_t k, j;
+    for (k = 0; k < nb; k++) {
+        const int32_t m = p->mult[(oc + k) * mstep], s = p->shift[(oc + k) * mstep];
+        for (j = 0; j < np; j++) {
+            int32_t v;
+            if (fast) {
+                v = htc__prq_apply(htc__prq_make(m, s), acc[4 * j + k]) + zp;
+                v = v < lo ? lo : (v > hi ? hi : v);
+            } else {
+                v = htc__requant(acc[4 * j + k], m, s, zp, lo, hi);
+            }
+            (j ? o1 : o0)[k] = HTC__CAST(int8_t, v);
+        }
+    }
+}
+
+/* the four weight rows of output channels oc.. (the last one repeated when
+   fewer than four remain), rows ws bytes apart */
+static inline void htc__port_rows(const int8_t *w, int32_t ws, int32_t oc, int32_t out_c, const int8_t **r)
+{
+    int32_t j;
+    for (j = 0; j < 4; j++) r[j] = w + (size_t)(oc + j < out_c ? oc + j : out_c - 1) * ws;
+}
+
+/* acc[0..3] += x0 . rows r[0..3]; acc[4..7] the same for x1; n bytes of int8
+   input read in place (offset folded by the caller) */
+static HTC__NOINLINE HTC__NOSCHED void htc__port_dot2x4(const int8_t *x0, const int8_t *x1, const int8_t *const *r, int32_t n, int32_t *acc)
+{
+    const int8_t *w = r[0], *w1 = r[1], *w2 = r[2], *w3 = r[3], *end = x0 + (n & ~3);
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6], b3 = acc[7];
+    int32_t u, v, c;
+#define HTC__P24(I)                                                     \
+    u = x0[I]; v = x1[I];                                               \
+    c = w[I]; a0 += u * c; b0 += v * c;                                 \
+    c = w1[I]; a1 += u * c; b1 += v * c;                                \
+    c = w2[I]; a2 += u * c; b2 += v * c;                                \
+    c = w3[I]; a3 += u * c; b3 += v * c;
+    while (x0 != end) {
+        HTC__P24(0) HTC__P24(1) HTC__P24(2) HTC__P24(3)
+        x0 += 4; x1 += 4; w += 4; w1 += 4; w2 += 4; w3 += 4;
+    }
+    for (n &= 3; n > 0; n--) {
+        HTC__P24(0)
+        x0++; x1++; w++; w1++; w2++; w3++;
+    }
+#undef HTC__P24
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3; acc[4] = b0; acc[5] = b1; acc[6] = b2; acc[7] = b3;
+}
+
+/* the same over an int16 column buffer xb: tap k of pixel j at xb[2k + j] */
+static HTC__NOINLINE HTC__NOSCHED void htc__port_col2x4(const int16_t *xb, const int8_t *const *r, int32_t n, int32_t *acc)
+{
+    const int8_t *w = r[0], *w1 = r[1], *w2 = r[2], *w3 = r[3];
+    const int16_t *end = xb + 2 * (n & ~3);
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6], b3 = acc[7];
+    int32_t u, v, c;
+#define HTC__P24(I)                                                     \
+    u = xb[2 * (I)]; v = xb[2 * (I) + 1];                               \
+    c = w[I]; a0 += u * c; b0 += v * c;                                 \
+    c = w1[I]; a1 += u * c; b1 += v * c;                                \
+    c = w2[I]; a2 += u * c; b2 += v * c;                                \
+    c = w3[I]; a3 += u * c; b3 += v * c;
+    while (xb != end) {
+        HTC__P24(0) HTC__P24(1) HTC__P24(2) HTC__P24(3)
+        xb += 8; w += 4; w1 += 4; w2 += 4; w3 += 4;
+    }
+    for (n &= 3; n > 0; n--) {
+        HTC__P24(0)
+        xb += 2; w++; w1++; w2++; w3++;
+    }
+#undef HTC__P24
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3; acc[4] = b0; acc[5] = b1; acc[6] = b2; acc[7] = b3;
+}
+
+/* Path A: the window of the pixel at input (iy0, ix0) into column slot j */
+static HTC__UNUSED void htc__port_im2col(const htc__conv_params *p, const int8_t *in_b, int32_t iy0, int32_t ix0,
+                                         int16_t *xb, int j)
+{
+    const int32_t in_c = p->in_c, off = -p->in_zp;
+    int16_t *d = xb + j;
+    int32_t ky, kx, c;
+    for (ky = 0; ky < p->k_h; ky++) {
+        const int32_t iy = iy0 + ky * p->dil_h;
+        for (kx = 0; kx < p->k_w; kx++) {
+            const int32_t ix = ix0 + kx * p->dil_w;
+            if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) {
+                for (c = 0; c < in_c; c++, d += 2) d[0] = 0;
+            } else {
+                const int8_t *s = in_b + ((size_t)iy * p->in_w + ix) * in_c;
+                for (c = 0; c < in_c; c++, d += 2) d[0] = HTC__CAST(int16_t, s[c] + off);
+            }
+        }
+    }
+}
+
+static HTC__UNUSED void htc__conv2d_port_cols(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
+{
+    const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
+    const int32_t K = p->k_h * p->k_w * p->in_c;
+    int16_t xb[2 * HTC__PORT_COLS];
+    int32_t b, q, oc;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
+        int8_t *out_b = out + (size_t)b * npix * out_c;
+        for (q = 0; q < npix; q += 2) {
+            const int np = q + 1 < npix ? 2 : 1;
+            const int32_t q1 = q + np - 1;
+            const int32_t oy0 = q / out_w, ox0 = q - oy0 * out_w, oy1 = q1 / out_w, ox1 = q1 - oy1 * out_w;
+            htc__port_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb, 0);
+            htc__port_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb, 1);
+            for (oc = 0; oc < out_c; oc += 4) {
+                const int32_t nb = out_c - oc < 4 ? out_c - oc : 4;
+                const int8_t *r[4];
+                int32_t acc[8], k;
+                htc__port_rows(p->weights, K, oc, out_c, r);
+                for (k = 0; k < 4; k++) acc[k] = acc[4 + k] = p->bias ? p->bias[oc + k < out_c ? oc + k : out_c - 1] : 0;
+                htc__port_col2x4(xb, r, K, acc);
+                htc__port_store(p, fast, oc, nb, np, acc, out_b + (size_t)q * out_c + oc, out_b + (size_t)q1 * out_c + oc);
+            }
+        }
+    }
+}
+
+/* acc[0..3] += (x + off) . rows r[0..3] over n bytes (one pixel) */
+static HTC__NOINLINE HTC__NOSCHED void htc__port_dot1x4(const int8_t *x, const int8_t *const *r, int32_t n, int32_t off, int32_t *acc)
+{
+    const int8_t *w = r[0], *w1 = r[1], *w2 = r[2], *w3 = r[3], *end = x + n;
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    while (x != end) {
+        const int32_t u = *x++ + off;
+        a0 += u * *w++;
+        a1 += u * *w1++;
+        a2 += u * *w2++;
+        a3 += u * *w3++;
+    }
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+}
+
+/* row pointers r moved by d bytes */
+static inline void htc__port_rows_at(const int8_t *const *r, int32_t d, const int8_t **t)
+{
+    t[0] = r[0] + d; t[1] = r[1] + d; t[2] = r[2] + d; t[3] = r[3] + d;
+}
+
+static HTC__UNUSED int32_t htc__port_wsum(const int8_t *w, int32_t n)
+{
+    int32_t s = 0;
+    for (; n > 0; n--) s += *w++;
+    return s;
+}
+
+/* Path B: 1x1, stride 1, no padding */
+static HTC__UNUSED void htc__conv2d_port_1x1(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
+{
+    const int32_t out_c = p->out_c, K = p->in_c, npix = p->batches * p->out_h * p->out_w, off = -p->in_zp;
+    int32_t oc, q, k;
+    for (oc = 0; oc < out_c; oc += 4) {
+        const int32_t nb = out_c - oc < 4 ? out_c - oc : 4;
+        const int8_t *r[4];
+        int32_t s0[4];
+        htc__port_rows(p->weights, K, oc, out_c, r);
+        for (k = 0; k < 4; k++) s0[k] = (p->bias ? p->bias[oc + k < out_c ? oc + k : out_c - 1] : 0) + off * htc__port_wsum(r[k], K);
+        for (q = 0; q < npix; q += 2) {
+            const int np = q + 1 < npix ? 2 : 1;
+            const int8_t *x0 = in + (size_t)q * K;
+            int32_t acc[8];
+            for (k = 0; k < 4; k++) acc[k] = acc[4 + k] = s0[k];
+            htc__port_dot2x4(x0, x0 + (np - 1) * K, r, K, acc);
+            htc__port_store(p, fast, oc, nb, np, acc, out + (size_t)q * out_c + oc, out + (size_t)(q + np - 1) * out_c + oc);
+        }
+    }
+}
+
+#ifndef HTC__PORT_KH
+#define HTC__PORT_KH 16     /* path C keeps per-kernel-row weight sums for up to this many rows */
+#endif
+
+/* Path C: general convolution, input read in place */
+static HTC__UNUSED void htc__conv2d_port_direct(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
+{
+    const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
+    const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
+    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, dil_w = p->dil_w;
+    const int32_t K = k_h * k_w * in_c, rowb = k_w * in_c, row_stride = in_w * in_c;
+    const int32_t off = -p->in_zp, xstep = p->stride_w * in_c;
+    const int pairs = k_h <= HTC__PORT_KH;
+    int32_t rs[4][HTC__PORT_KH];
+    int32_t oc, b, oy, ox, ky, kx, k;
+    for (oc = 0; oc < out_c; oc += 4) {
+        const int32_t nb = out_c - oc < 4 ? out_c - oc : 4;
+        const int8_t *r[4], *t[4];
+        int32_t b0[4];
+        htc__port_rows(p->weights, K, oc, out_c, r);
+        for (k = 0; k < 4; k++) {
+            b0[k] = p->bias ? p->bias[oc + k < out_c ? oc + k : out_c - 1] : 0;
+            for (ky = 0; ky < k_h && pairs; ky++) rs[k][ky] = off * htc__port_wsum(r[k] + ky * rowb, rowb);
+        }
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * in_h * row_stride;
+            int8_t *out_b = out + (size_t)b * out_h * out_w * out_c;
+            for (oy = 0; oy < out_h; oy++) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                int32_t ky_lo, ky_hi, f[4];
+                htc__conv_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
+                for (k = 0; k < 4; k++) {
+                    f[k] = b0[k];
+                    for (ky = ky_lo; ky < ky_hi && pairs; ky++) f[k] += rs[k][ky];
+                }
+                for (ox = 0; ox < out_w;) {
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    int8_t *o = out_b + ((size_t)oy * out_w + ox) * out_c + oc;
+                    int32_t acc[8];
+                    if (pairs && ox + 1 < out_w && ix0 >= 0 && ix0 + p->stride_w + (k_w - 1) * dil_w < in_w) {
+                        for (k = 0; k < 4; k++) acc[k] = acc[4 + k] = f[k];
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const int8_t *x = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + ix0 * in_c;
+                            if (dil_w == 1) {
+                                htc__port_rows_at(r, ky * rowb, t);
+                                htc__port_dot2x4(x, x + xstep, t, rowb, acc);
+                            } else {
+                                for (kx = 0; kx < k_w; kx++) {
+                                    htc__port_rows_at(r, ky * rowb + kx * in_c, t);
+                                    htc__port_dot2x4(x + kx * dil_w * in_c, x + kx * dil_w * in_c + xstep, t, in_c, acc);
+                                }
+                            }
+                        }
+                        htc__port_store(p, fast, oc, nb, 2, acc, o, o + out_c);
+                        ox += 2;
+                    } else {
+                        int32_t kx_lo, kx_hi;
+                        htc__conv_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
+                        for (k = 0; k < 4; k++) acc[k] = b0[k];
+                        for (ky = ky_lo; ky < ky_hi && kx_lo < kx_hi; ky++) {
+                            const int8_t *x = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + (ix0 + kx_lo * dil_w) * in_c;
+                            if (dil_w == 1) {
+                                htc__port_rows_at(r, ky * rowb + kx_lo * in_c, t);
+                                htc__port_dot1x4(x, t, (kx_hi - kx_lo) * in_c, off, acc);
+                            } else {
+                                for (kx = kx_lo; kx < kx_hi; kx++, x += dil_w * in_c) {
+                                    htc__port_rows_at(r, ky * rowb + kx * in_c, t);
+                                    htc__port_dot1x4(x, t, in_c, off, acc);
+                                }
+                            }
+                        }
+                        htc__port_store(p, fast, oc, nb, 1, acc, o, o);
+                        ox += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static HTC__UNUSED void htc__conv2d_port(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t K = p->k_h * p->k_w * p->in_c;
+    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? p->out_c : 1, p->bias, p->out_c, K);
+    if (K <= HTC__PORT_COLS)
+        htc__conv2d_port_cols(p, in, out, fast);
+    else if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
+             p->out_h == p->in_h && p->out_w == p->in_w)
+        htc__conv2d_port_1x1(p, in, out, fast);
+    else
+        htc__conv2d_port_direct(p, in, out, fast);
+}
+#endif
+
 #ifdef HTC__DSP
 static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     htc__conv2d_dsp(p, in, out);
+}
+#elif !defined(HTC__SSE2)
+static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    htc__conv2d_port(p, in, out);
 }
 #else
 static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
