@@ -902,11 +902,13 @@ typedef struct {
    by table (x_scale * (x - zp)), summed in float over the clipped window
    (rows, then columns), divided by the element count, then
    nearbyint(y / out_scale + out_zp) clamped (onnxruntime domain, - out_off
-   for storage). NHWC. */
+   for storage). NHWC. quantize_linear: the float AveragePool (MLAS, the
+   same sum and division) then QuantizeLinear, nearbyint(clamp(y /
+   out_scale, qmin - out_zp, qmax - out_zp)) + out_zp (htc --float-fallback). */
 typedef struct {
     int32_t batches, in_h, in_w, c, out_h, out_w;
     int32_t k_h, k_w, stride_h, stride_w, pad_top, pad_left;
-    int32_t count_include_pad;
+    int32_t count_include_pad, quantize_linear;
     int32_t out_zp, out_off, qmin, qmax;
     float out_scale;
     float deq[256];                         /* by stored byte, (uint8_t)x */

@@ -384,10 +384,10 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
     }
     case OP_QAVGPOOL: {
         const htc__qavgpool_params *p = op->params;
-        fprintf(F, "static const htc__qavgpool_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
+        fprintf(F, "static const htc__qavgpool_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
                    " %d, %d, %s, ", pn, p->batches, p->in_h, p->in_w, p->c, p->out_h, p->out_w, p->k_h, p->k_w,
-                p->stride_h, p->stride_w, p->pad_top, p->pad_left, p->count_include_pad, p->out_zp, p->out_off,
-                p->qmin, p->qmax, fl(p->out_scale));
+                p->stride_h, p->stride_w, p->pad_top, p->pad_left, p->count_include_pad, p->quantize_linear, p->out_zp,
+                p->out_off, p->qmin, p->qmax, fl(p->out_scale));
         float_table(p->deq);
         fprintf(F, "};\n");
         break;

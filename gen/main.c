@@ -35,7 +35,8 @@ static const char usage[] =
     "  --bind NAME=FILE    ONNX: graph input NAME is a constant read from FILE (raw bytes,\n"
     "                      or a TensorProto if FILE ends in .pb)\n"
     "  --float-fallback    ONNX: QDQ groups onnxruntime computes in float (unfused Conv, Add,\n"
-    "                      Mul) are computed in float on the CPU as onnxruntime does, not refused\n"
+    "                      Mul, AveragePool) are computed in float on the CPU as onnxruntime does,\n"
+    "                      not refused\n"
     "  --shape NAME=DIMS   the shape of graph input NAME, e.g. input_1=1x49x10x1 (repeatable):\n"
     "                      sets its symbolic dimensions (ONNX dim_param, TFLite shape_signature -1),\n"
     "                      which are 1 (ONNX) or the stored shape (TFLite) otherwise, with a note\n"
@@ -119,12 +120,12 @@ void shape_options_check(const char *model)
         if (!shapes[i].used) die("%s: --shape %s: the model has no graph input of that name", model, shapes[i].name);
 }
 
-static const char *notes[64];
+static const char *notes[512];
 static int nnotes;
 
 void note_later(const char *fmt, ...)
 {
-    char line[1024];
+    char line[2048];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
