@@ -28,17 +28,17 @@ static void find_exact_shift(const Graph *g, Op *op)
     int nch = 0, per = 0, in_zp = 0;
     int64_t wsize = 0;
     if (op->rq != RQ_FLOAT || !op->params) return;
-    if (op->kind == OP_QCONV2D) {
+    if (op->kind == OP_CONV2D) {
         const htc__qconv_params *p = op->params;
         if (p->w_zp) return;
         scale = p->scale; nch = p->out_c; per = p->per_channel; in_zp = p->in_zp;
         wsize = (int64_t)p->k_h * p->k_w * p->group_in;
-    } else if (op->kind == OP_QFC) {
+    } else if (op->kind == OP_FC) {
         const htc__qfc_params *p = op->params;
         if (p->w_zp || p->w_batches != 1) return;
         scale = p->scale; nch = p->out_features; per = p->per_channel; in_zp = p->in_zp;
         wsize = p->in_features;
-    } else if (op->kind == OP_QADD) {
+    } else if (op->kind == OP_ADD) {
         const htc__qbinary_params *p = op->params;
         int ea, eb;
         if (frexp(p->ra, &ea) != 0.5 || frexp(p->rb, &eb) != 0.5) return;
@@ -72,13 +72,17 @@ static void find_exact_shift(const Graph *g, Op *op)
     op->exact_shift = 1;
 }
 
-/* Estimated cycles of op on engine e, from the target's cost model. */
-static double estimate(const Graph *g, const Engine *e, const Op *op)
+/* The chosen engine's kernel and cost model for op; the estimate. */
+static void bind(const Graph *g, Target *t, Op *op)
 {
-    const EngineOp *eo = engine_op(e, op->kind);
+    const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
     const Tensor *out = &g->tensors[op->out[0]];
-    if (!eo) return 0;
-    return eo->cycles_per_mac * (double)op->macs + eo->cycles_per_elem * (double)tensor_numel(out);
+    op->kernel_file = eo ? eo->kernel_file : NULL;
+    op->kernel_fn = eo ? eo->kernel_fn : NULL;
+    if (!op->kernel_file && op->engine == 0 && op->kind != OP_RESHAPE && !cpu_kernel(op, &op->kernel_file, &op->kernel_fn))
+        die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
+    target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
+    op->est_cycles = op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out);
 }
 
 void dispatch(Graph *g, Target *t)
@@ -104,6 +108,6 @@ void dispatch(Graph *g, Target *t)
             op->reason = arena_printf("fallback: %s", why_not);
         else if (n == 1 && op->engine == 0)
             op->reason = "cpu is the only engine";
-        op->est_cycles = estimate(g, &t->engines[op->engine], op);
+        bind(g, t, op);
     }
 }

@@ -33,7 +33,7 @@ void dump_graph(FILE *f, const Graph *g, const char *after)
         }
         if (op->rq != RQ_NONE) fprintf(f, " rq=%s/%d", requant_name(op->rq), op->nch);
         if (op->params_type) fprintf(f, " clamp=[%d,%d]", op->act_min, op->act_max);
-        if (op->kind == OP_CONV2D || op->kind == OP_DWCONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL)
+        if (op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL)
             fprintf(f, " stride=%d,%d pad=%d,%d,%d,%d", op->stride_h, op->stride_w, op->pad_top, op->pad_left,
                     op->pad_bottom, op->pad_right);
         if (op->engine >= 0) fprintf(f, " engine=%d", op->engine);

@@ -121,16 +121,37 @@ static const char *ptr(const Graph *g, int i, int is_const)
 
 static int root_of(const Graph *g, int i) { return tensor_root(g, i, NULL); }
 
+/* The kernel family of an op: its parameter block's type (one per
+   operation and arithmetic; gen/lower.c and gen/onnx.c choose it). */
+typedef enum {
+    PB_NONE, PB_CONV, PB_FC, PB_POOL, PB_BINARY, PB_MEAN, PB_PAD, PB_CONCAT, PB_SOFTMAX, PB_LOGISTIC, PB_QUANT,
+    PB_QCONV, PB_FCONV, PB_FBINARY, PB_QFC, PB_QBINARY, PB_QGAP, PB_LUT, PB_QLINEAR, PB_QAVGPOOL, PB_QSOFTMAX,
+    PB_TRANSPOSE
+} PBlock;
+
+static PBlock pblock(const Op *op)
+{
+    static const char *const names[] = {
+        "", "htc__conv_params", "htc__fc_params", "htc__pool_params", "htc__binary_params", "htc__mean_params",
+        "htc__pad_params", "htc__concat_params", "htc__softmax_params", "htc__logistic_params", "htc__quant_params",
+        "htc__qconv_params", "htc__fconv_params", "htc__fbinary_params", "htc__qfc_params", "htc__qbinary_params",
+        "htc__qgap_params", "htc__lut_params", "htc__qlinear_params", "htc__qavgpool_params", "htc__qsoftmax_params",
+        "htc__transpose_params"};
+    if (!op->params_type) return PB_NONE;
+    for (int i = 1; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcmp(op->params_type, names[i])) return (PBlock)i;
+    die("internal: unknown parameter block %s", op->params_type);
+}
+
 /* Does the kernel of op read input slot j as data (not only as attributes)? */
 static int reads_data(const Op *op, int j)
 {
-    switch (op->kind) {
-    case OP_CONV2D: case OP_DWCONV2D: case OP_FC: return j <= 2;
-    case OP_ADD: case OP_MUL: return j <= 1;
-    case OP_CONCAT: return 1;
-    case OP_QCONV2D: case OP_QFC: return j <= 3;
-    case OP_QADD: case OP_QMUL: case OP_FADD: case OP_FMUL: return j <= 1;
-    case OP_FCONV2D: return j <= 3;
+    if (op->kind == OP_CONCAT) return 1;
+    switch (pblock(op)) {
+    case PB_CONV: return j <= 2 && !(j == 1 && op->kernel_weights >= 0);
+    case PB_FC: return j <= 2;
+    case PB_BINARY: case PB_QBINARY: case PB_FBINARY: return j <= 1;
+    case PB_QCONV: case PB_QFC: case PB_FCONV: return j <= 3;
     default: return j == 0;
     }
 }
@@ -144,10 +165,12 @@ static void emit_consts(const Graph *g)
         /* only tensors a kernel reads; shapes, paddings and axes went into
            parameter blocks */
         int used = 0;
-        for (int k = 0; k < g->nops && !used; k++)
+        for (int k = 0; k < g->nops && !used; k++) {
             for (int j = 0; j < g->ops[k].nin; j++)
                 if (g->ops[k].in[j] >= 0 && root_of(g, g->ops[k].in[j]) == i && reads_data(&g->ops[k], j) &&
                     !(g->ops[k].tile && j > 0)) used = 1;
+            if (g->ops[k].kernel_weights == i && !g->ops[k].tile) used = 1;
+        }
         if (!used) continue;
         int64_t n = tensor_numel(t);
         fprintf(F, "/* %s: %s [", safe(t->name), dtype_name(t->type));
@@ -180,8 +203,8 @@ static void emit_params(const Graph *g, const Op *op, int li)
         for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->shift[c]);
         fprintf(F, "};\n");
     }
-    switch (op->kind) {
-    case OP_CONV2D: case OP_DWCONV2D: {
+    switch (pblock(op)) {
+    case PB_CONV: {
         const htc__conv_params *p = op->params;
         const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
         fprintf(F, "static const htc__conv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
@@ -189,10 +212,10 @@ static void emit_params(const Graph *g, const Op *op, int li)
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->depth_mult,
                 p->in_zp, p->w_zp, p->out_zp, p->act_min, p->act_max, p->per_channel, N, li, N, li,
-                tensor_name(g, op->in[1]), bias);
+                tensor_name(g, op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]), bias);
         break;
     }
-    case OP_FC: {
+    case PB_FC: {
         const htc__fc_params *p = op->params;
         const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
         fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__mult%d, %s__shift%d, %s, %s};\n",
@@ -200,14 +223,14 @@ static void emit_params(const Graph *g, const Op *op, int li)
                 p->act_max, p->per_channel, N, li, N, li, tensor_name(g, op->in[1]), bias);
         break;
     }
-    case OP_AVGPOOL: case OP_MAXPOOL: {
+    case PB_POOL: {
         const htc__pool_params *p = op->params;
         fprintf(F, "static const htc__pool_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n",
                 pn, p->batches, p->in_h, p->in_w, p->c, p->out_h, p->out_w, p->k_h, p->k_w, p->stride_h,
                 p->stride_w, p->pad_top, p->pad_left, p->act_min, p->act_max);
         break;
     }
-    case OP_ADD: case OP_MUL: {
+    case PB_BINARY: {
         const htc__binary_params *p = op->params;
         fprintf(F, "static const htc__binary_params %s = {{%d, %d, %d, %d}, {%d, %d, %d, %d}, {%d, %d, %d, %d},"
                    " %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n",
@@ -217,13 +240,13 @@ static void emit_params(const Graph *g, const Op *op, int li)
                 p->a_shift, p->b_shift, p->out_shift, p->out_zp, p->act_min, p->act_max, p->broadcast);
         break;
     }
-    case OP_MEAN: {
+    case PB_MEAN: {
         const htc__mean_params *p = op->params;
         fprintf(F, "static const htc__mean_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n", pn,
                 p->batches, p->in_h, p->in_w, p->c, p->in_zp, p->out_zp, p->mult, p->shift, p->act_min, p->act_max);
         break;
     }
-    case OP_PAD: {
+    case PB_PAD: {
         const htc__pad_params *p = op->params;
         fprintf(F, "static const htc__pad_params %s = {%d, {%d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d}, %d, %d};\n",
                 pn, p->rank, p->in_shape[0], p->in_shape[1], p->in_shape[2], p->in_shape[3], p->in_shape[4],
@@ -231,7 +254,7 @@ static void emit_params(const Graph *g, const Op *op, int li)
                 p->after[2], p->after[3], p->after[4], p->elem_size, p->pad_value);
         break;
     }
-    case OP_CONCAT: {
+    case PB_CONCAT: {
         const htc__concat_params *p = op->params;
         fprintf(F, "static const int32_t %s__axis%d[%d] = {", N, li, p->n);
         for (int i = 0; i < p->n; i++) fprintf(F, "%s%d", i ? ", " : "", p->axis_bytes[i]);
@@ -239,13 +262,13 @@ static void emit_params(const Graph *g, const Op *op, int li)
                 p->out_axis_bytes, p->n, N, li);
         break;
     }
-    case OP_SOFTMAX: {
+    case PB_SOFTMAX: {
         const htc__softmax_params *p = op->params;
         fprintf(F, "static const htc__softmax_params %s = {%d, %d, %d, %d, %d, %d};\n", pn, p->outer, p->depth,
                 p->input_multiplier, p->input_left_shift, p->diff_min, p->out_zp);
         break;
     }
-    case OP_LOGISTIC: {
+    case PB_LOGISTIC: {
         const htc__logistic_params *p = op->params;
         fprintf(F, "static const htc__logistic_params %s = {%d, %d, %d, %d, %d, {", pn, p->size, p->in_zp,
                 p->input_range_radius, p->input_multiplier, p->input_left_shift);
@@ -253,18 +276,16 @@ static void emit_params(const Graph *g, const Op *op, int li)
         fprintf(F, "}};\n");
         break;
     }
-    case OP_QUANTIZE: case OP_DEQUANTIZE: case OP_REQUANTIZE: {
+    case PB_QUANT: {
         const htc__quant_params *p = op->params;
         fprintf(F, "static const htc__quant_params %s = {%d, %d, %d, %d, %d, %d, %d, %.9ef, %.17e};\n", pn,
                 p->size, p->in_zp, p->out_zp, p->mult, p->shift, p->qmin, p->qmax, (double)p->scale, p->dscale);
         break;
     }
-    case OP_QCONV2D: case OP_QFC: case OP_QADD: case OP_QGAP: case OP_LUT: case OP_QLQUANTIZE:
-    case OP_QLDEQUANTIZE: case OP_TRANSPOSE: case OP_QMUL: case OP_QAVGPOOL: case OP_QSOFTMAX:
-    case OP_FCONV2D: case OP_FADD: case OP_FMUL:
+    case PB_NONE: break;
+    default:
         emit_onnx_params(g, op, li, pn);
         break;
-    case OP_RESHAPE: case OP_COUNT: break;
     }
 }
 
@@ -294,8 +315,8 @@ static void float_array(const char *name, const float *v, int n)
 
 static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *pn)
 {
-    switch (op->kind) {
-    case OP_QCONV2D: {
+    switch (pblock(op)) {
+    case PB_QCONV: {
         const htc__qconv_params *p = op->params;
         const char *sc = "NULL";
         if (p->scale) {
@@ -310,7 +331,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
                 tensor_or_null(g, op, 2), tensor_or_null(g, op, 3));
         break;
     }
-    case OP_FCONV2D: {
+    case PB_FCONV: {
         const htc__fconv_params *p = op->params;
         const char *ws = arena_printf("%s__wscale%d", N, li), *bs = "NULL";
         float_array(ws, p->w_scale, p->per_channel ? p->out_c : 1);
@@ -328,7 +349,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
         fprintf(F, "};\n");
         break;
     }
-    case OP_FADD: case OP_FMUL: {
+    case PB_FBINARY: {
         const htc__fbinary_params *p = op->params;
         fprintf(F, "static const htc__fbinary_params %s = {%d, %d, %d, %d, %d, %d, %s, %s, %s,\n    ", pn, p->size,
                 p->a_scalar, p->b_scalar, p->out_zp, p->qmin, p->qmax, fl(p->clip_lo), fl(p->clip_hi),
@@ -339,7 +360,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
         fprintf(F, "};\n");
         break;
     }
-    case OP_QFC: {
+    case PB_QFC: {
         const htc__qfc_params *p = op->params;
         const char *sc = "NULL";
         if (p->scale) {
@@ -352,27 +373,27 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
                 tensor_or_null(g, op, 3));
         break;
     }
-    case OP_QADD: case OP_QMUL: {
+    case PB_QBINARY: {
         const htc__qbinary_params *p = op->params;
         fprintf(F, "static const htc__qbinary_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n",
                 pn, p->size, p->a_scalar, p->b_scalar, p->a_off, p->b_off, p->out_off, p->a_zp, p->b_zp, p->qmin,
                 p->qmax, fl(p->ra), fl(p->rb), fl(p->fixed));
         break;
     }
-    case OP_QGAP: {
+    case PB_QGAP: {
         const htc__qgap_params *p = op->params;
         fprintf(F, "static const htc__qgap_params %s = {%d, %d, %d, %d, %d, %d, %d, %s};\n", pn, p->batches, p->hw,
                 p->c, p->bias, p->out_zp, p->qmin, p->qmax, fl(p->scale));
         break;
     }
-    case OP_LUT: {
+    case PB_LUT: {
         const htc__lut_params *p = op->params;
         fprintf(F, "static const htc__lut_params %s = {%d, {", pn, p->size);
         for (int i = 0; i < 256; i++) fprintf(F, "%s%d", i ? (i % 32 ? ", " : ",\n    ") : "", p->lut[i]);
         fprintf(F, "}};\n");
         break;
     }
-    case OP_QLQUANTIZE: case OP_QLDEQUANTIZE: {
+    case PB_QLINEAR: {
         const htc__qlinear_params *p = op->params;
         const char *sc = arena_printf("%s__scale%d", N, li);
         float_array(sc, p->scale, p->channels);
@@ -382,7 +403,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
                 p->channels, p->inner, p->qmin, p->qmax, sc, N, li);
         break;
     }
-    case OP_QAVGPOOL: {
+    case PB_QAVGPOOL: {
         const htc__qavgpool_params *p = op->params;
         fprintf(F, "static const htc__qavgpool_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
                    " %d, %d, %s, ", pn, p->batches, p->in_h, p->in_w, p->c, p->out_h, p->out_w, p->k_h, p->k_w,
@@ -392,7 +413,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
         fprintf(F, "};\n");
         break;
     }
-    case OP_QSOFTMAX: {
+    case PB_QSOFTMAX: {
         const htc__qsoftmax_params *p = op->params;
         fprintf(F, "static const htc__qsoftmax_params %s = {%d, %d, %d, %d, %d, %s, ", pn, p->outer, p->depth,
                 p->out_zp, p->out_off, p->is_signed, fl(p->y_scale));
@@ -400,7 +421,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
         fprintf(F, "};\n");
         break;
     }
-    case OP_TRANSPOSE: {
+    case PB_TRANSPOSE: {
         const htc__transpose_params *p = op->params;
         fprintf(F, "static const htc__transpose_params %s = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n",
                 pn, p->rank, p->elem, p->shape[0], p->shape[1], p->shape[2], p->shape[3], p->shape[4], p->shape[5],
@@ -419,16 +440,15 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
         emit_offload(g, t, op, li);
         return;
     }
-    const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
     const Tensor *out = &g->tensors[op->out[0]];
-    const char *fn = eo && eo->kernel_fn ? arena_printf("%s%s", eo->kernel_fn, op->variant) : NULL;
+    const char *fn = op->kernel_fn ? arena_printf("%s%s", op->kernel_fn, op->variant) : NULL;
     const char *o = ptr(g, op->out[0], 0);
     if (op->inplace) {
         fprintf(F, "    /* every input was written in place: nothing to move */\n");
         return;
     }
     switch (op->kind) {
-    case OP_ADD: case OP_MUL: case OP_QADD: case OP_QMUL: case OP_FADD: case OP_FMUL:
+    case OP_ADD: case OP_MUL:
         fprintf(F, "    %s(&%s__p%d, %s, %s, %s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o);
         break;
     case OP_CONCAT:
@@ -615,19 +635,19 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     tseti("out_off0", o); tseti("out_off1", o + (ti->double_buffer ? ti->l1_out : 0));
     tset("in", ptr(g, op->in[0], 1));
     tset("out", ptr(g, op->out[0], 0));
-    if (op->kind == OP_QCONV2D) {
+    if (op->kind == OP_CONV2D) {
         const htc__qconv_params *p = op->params;
         int wrow = p->group_in * p->k_h * p->k_w;
         tseti("wrow", wrow);
         tseti("b_off", ((int64_t)ti->size[TD_K] * wrow + 3) & ~3);
         tseti("in_zp", p->in_zp); tseti("out_zp", p->out_zp); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
         tseti("per_channel", p->per_channel);
-    } else if (op->kind == OP_QFC) {
+    } else if (op->kind == OP_FC) {
         const htc__qfc_params *p = op->params;
         tseti("b_off", ((int64_t)ti->size[TD_K] * p->in_features + 3) & ~3);
         tseti("in_zp", p->in_zp); tseti("out_zp", p->out_zp); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
         tseti("per_channel", p->per_channel);
-    } else if (op->kind == OP_QADD) {
+    } else if (op->kind == OP_ADD) {
         const htc__qbinary_params *p = op->params;
         tset("in2", ptr(g, op->in[1], 1));
         tseti("a_off", p->a_off); tseti("b_off", p->b_off); tseti("out_off", p->out_off);
@@ -648,11 +668,10 @@ static void device_account(const Graph *g, const Target *t, const Op *op, int li
         fprintf(F, "    htc__dev_sync(%d);\n", li);
         return;
     }
-    const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
-    if (!eo) return;
-    fprintf(F, "    htc__dev_cpu(%d, %.17g, %.17g);\n", li, (double)op->macs, eo->cycles_per_mac);
-    if (eo->cycles_per_elem > 0)
-        fprintf(F, "    htc__dev_cpu(-1, %.17g, %.17g);\n", (double)tensor_numel(&g->tensors[op->out[0]]), eo->cycles_per_elem);
+    if (!engine_op(&t->engines[op->engine], op->kind)) return;
+    fprintf(F, "    htc__dev_cpu(%d, %.17g, %.17g);\n", li, (double)op->macs, op->cycles_per_mac);
+    if (op->cycles_per_elem > 0)
+        fprintf(F, "    htc__dev_cpu(-1, %.17g, %.17g);\n", (double)tensor_numel(&g->tensors[op->out[0]]), op->cycles_per_elem);
 }
 
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
@@ -729,13 +748,13 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     const char **done = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
     int ndone = 0;
     for (int i = 0; i < g->nops; i++) {
-        const EngineOp *eo = engine_op(&t->engines[g->ops[i].engine], g->ops[i].kind);
-        if (!eo || !eo->kernel_file) continue;
+        const char *kf = g->ops[i].kernel_file;
+        if (!kf) continue;
         int seen = 0;
-        for (int k = 0; k < ndone; k++) seen |= strcmp(done[k], eo->kernel_file) == 0;
+        for (int k = 0; k < ndone; k++) seen |= strcmp(done[k], kf) == 0;
         if (seen) continue;
-        done[ndone++] = eo->kernel_file;
-        paste(t, eo->kernel_file, eo->kernel_file);
+        done[ndone++] = kf;
+        paste(t, kf, kf);
     }
     emit_consts(g);
     fprintf(F, "/* ---- layer parameters ---- */\n");

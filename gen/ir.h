@@ -89,14 +89,18 @@ size_t tensor_bytes(const Tensor *t);
 
 /* ---- operators --------------------------------------------------------------- */
 
+/* One kind per operation, whatever the source format: how an op computes
+   (TFLite's fixed point, onnxruntime's float scale, a float group, ...) is
+   its requantization kind (Op.rq), not its op kind. */
 typedef enum {
-    OP_CONV2D, OP_DWCONV2D, OP_FC, OP_ADD, OP_MUL, OP_AVGPOOL, OP_MAXPOOL,
-    OP_MEAN, OP_PAD, OP_CONCAT, OP_RESHAPE, OP_SOFTMAX, OP_LOGISTIC,
+    OP_CONV2D,          /* groups, depthwise (groups == in_c), dilation, stride, padding */
+    OP_FC,              /* fully connected / (batched) matmul with constant weights */
+    OP_ADD, OP_MUL,     /* element-wise, two inputs */
+    OP_AVGPOOL,         /* global (whole image) or windowed */
+    OP_MAXPOOL, OP_MEAN, OP_PAD, OP_CONCAT, OP_RESHAPE, OP_TRANSPOSE,
+    OP_SOFTMAX,
+    OP_TABLE,           /* any function of one 8-bit value: a 256-entry table (logistic, relu, ...) */
     OP_QUANTIZE, OP_DEQUANTIZE, OP_REQUANTIZE,
-    /* ONNX models, onnxruntime's arithmetic (float scale, round half to even) */
-    OP_QCONV2D, OP_QFC, OP_QADD, OP_QGAP, OP_LUT, OP_QLQUANTIZE, OP_QLDEQUANTIZE,
-    OP_TRANSPOSE, OP_QMUL, OP_QAVGPOOL, OP_QSOFTMAX,
-    OP_FCONV2D, OP_FADD, OP_FMUL,       /* QDQ groups in float (--float-fallback) */
     OP_COUNT
 } OpKind;
 
@@ -111,7 +115,9 @@ typedef enum {
     RQ_NONE,        /* op does not requantize */
     RQ_TFLITE,      /* Q31 multiplier + shift, TFLite double rounding */
     RQ_FLOAT,       /* float scale, round half to even (onnxruntime) */
-    RQ_SHIFT        /* power-of-two shift */
+    RQ_SHIFT,       /* power-of-two shift (rounding: Op.exact_shift) */
+    RQ_FP32,        /* computed in float as onnxruntime does (--float-fallback groups) */
+    RQ_COUNT
 } RequantKind;
 
 const char *requant_name(RequantKind k);
@@ -137,13 +143,31 @@ typedef struct {
     int keep_dims;              /* mean */
     int naxes, axes[MAX_RANK];  /* mean */
 
+    /* canonical attributes, filled by every front end (read by dispatch,
+       tiling, templates and the target's predicates):
+       conv2d: NHWC in/out, weights [out_c][k_h][k_w][in_c / groups] (OHWI per group);
+       fc: [batches][in_c] x weights [w_batches][out_c][in_c] -> [batches][out_c];
+       avgpool/maxpool: NHWC, window k_h x k_w (global: the whole image). */
+    int batches, in_h, in_w, in_c, out_h, out_w, out_c;
+    int groups;                 /* conv2d: filter groups */
+    int depthwise;              /* conv2d: one input channel per filter (groups == in_c > 1) */
+    int global;                 /* avgpool: the window is the whole image */
+    int broadcast;              /* add/mul: an input is broadcast (TFLite: any shape; ONNX: a scalar) */
+    int w_batches;              /* fc: 1 = weights shared by every batch */
+    int has_w_zp;               /* conv2d/fc: non-zero weight zero points */
+    int int32_out;              /* conv2d/fc: the output is the int32 accumulator */
+    int32_t in_zp, out_zp;      /* stored (int8) domain */
+    int kernel_weights;         /* tensor the CPU kernel reads as weights when its layout is
+                                   not the canonical one (TFLite depthwise: [kh][kw][out_c]), or -1 */
+
     /* lower.c: explicit geometry and integer arithmetic */
     int pad_top, pad_left, pad_bottom, pad_right;
     RequantKind rq;
     int nch;                    /* number of requant channels (1 = per tensor) */
     int32_t *mult;              /* [nch] */
     int8_t *shift;              /* [nch] */
-    int32_t act_min, act_max;
+    const float *fscale;        /* RQ_FLOAT: [nch] float scales (onnxruntime's) */
+    int32_t act_min, act_max;   /* output clamp, stored domain */
     void *params;               /* kernel parameter block (htc.h struct) */
     size_t params_size;
     const char *params_type;    /* "htc__conv_params", ... */
@@ -152,6 +176,9 @@ typedef struct {
 
     /* dispatch.c */
     int engine;                 /* index into Target.engines */
+    const char *kernel_file;    /* the C source the engine runs it with (CPU: htc's own by default) */
+    const char *kernel_fn;
+    double cycles_per_mac, cycles_per_elem;   /* the engine's cost model for this op */
     const char *reason;         /* why this engine, for the report */
     double est_cycles;
     int inplace;                /* plan: the op's data is already in place (no kernel call) */
@@ -231,6 +258,7 @@ typedef struct {
     const char *kernel_fn;      /* function name the emitter calls */
     double cycles_per_mac;      /* cost model for the estimate */
     double cycles_per_elem;     /* for ops without MACs */
+    int cost_fn;                /* cycles_per_mac / _elem is a function(op) (bit 1 / bit 2) */
     int has_accepts;            /* Lua predicate present (called by target_accepts) */
     int lua_line;               /* where it is declared, for messages */
 } EngineOp;
@@ -239,7 +267,7 @@ typedef struct {
     const char *name;
     int is_cpu;
     int nrequant;
-    RequantKind requant[4];
+    RequantKind requant[RQ_COUNT];
     int nops;
     EngineOp *ops;
     int act_memory;             /* index into Target.memories */
@@ -266,6 +294,11 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
    returns the chosen index and a reason. Without one: the first. */
 int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const char **reason);
 void target_close(Target *t);
+/* The engine's cost of op: cycles per MAC and per output element. */
+void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *per_mac, double *per_elem);
+/* htc's own CPU kernel for op, chosen by op kind, requant kind and
+   attributes (one table, gen/target.c); 0 when htc has none. */
+int cpu_kernel(const Op *op, const char **file, const char **fn);
 
 /* Tiling expressions (the target's tile function builds them in Lua). */
 typedef enum { EX_CONST, EX_VAR, EX_ADD, EX_SUB, EX_MUL, EX_MOD, EX_NEG, EX_MIN, EX_MAX,

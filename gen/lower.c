@@ -117,9 +117,32 @@ static void *params(Op *op, size_t size, const char *type)
     return op->params;
 }
 
+/* A TFLite depthwise filter [1][kh][kw][out_c] as the canonical conv2d
+   weights [out_c][kh][kw][1] (a new constant; the original stays the CPU
+   kernel's, which reads it in that layout). */
+static int dw_canonical(Graph *g, int wi)
+{
+    int t = graph_add_tensor(g);
+    Tensor *w = &g->tensors[wi], *c = &g->tensors[t];
+    int kh = w->shape[1], kw = w->shape[2], oc = w->shape[3];
+    int8_t *d = arena_alloc((size_t)oc * kh * kw);
+    for (int y = 0; y < kh; y++)
+        for (int x = 0; x < kw; x++)
+            for (int o = 0; o < oc; o++) d[((size_t)o * kh + y) * kw + x] = (int8_t)w->data[((size_t)y * kw + x) * oc + o];
+    c->name = arena_printf("%s.ohwi", w->name);
+    c->type = DT_INT8;
+    c->rank = 4;
+    c->shape[0] = oc; c->shape[1] = kh; c->shape[2] = kw; c->shape[3] = 1;
+    c->q = w->q;
+    if (c->q.n > 1) c->q.axis = 0;
+    c->data = (const uint8_t *)d;
+    c->nbytes = (size_t)oc * kh * kw;
+    return t;
+}
+
 static void lower_conv(Graph *g, Op *op)
 {
-    int dw = op->kind == OP_DWCONV2D;
+    int dw = op->depthwise;
     Tensor *in = need(g, op, 0, "data"), *w = need(g, op, 1, "weights"), *out = T(g, op->out[0]);
     need_type(in, DT_INT8, "input");
     need_type(w, DT_INT8, "weights");
@@ -165,6 +188,20 @@ static void lower_conv(Graph *g, Op *op)
     op->k_h = kh; op->k_w = kw;
     op->depth_mult = p->depth_mult;
     op->macs = (int64_t)p->batches * p->out_h * p->out_w * oc * kh * kw * (dw ? 1 : p->in_c);
+    op->batches = p->batches;
+    op->in_h = p->in_h; op->in_w = p->in_w; op->in_c = p->in_c;
+    op->out_h = p->out_h; op->out_w = p->out_w; op->out_c = oc;
+    op->groups = dw ? p->in_c : 1;
+    op->in_zp = p->in_zp;
+    op->out_zp = p->out_zp;
+    op->has_w_zp = p->w_zp != 0;
+    if (dw) {
+        int wi = op->in[1];
+        op->in[1] = dw_canonical(g, wi);
+        if (op->groups > 1) op->kernel_weights = wi;    /* dwconv2d.c reads [kh][kw][out_c] */
+        else p->depth_mult = 1;                         /* one input channel: a plain conv (conv2d.c) */
+    }
+    op->depthwise = op->groups > 1 && op->groups == op->in_c;
 }
 
 static void lower_fc(Graph *g, Op *op)
@@ -194,6 +231,13 @@ static void lower_fc(Graph *g, Op *op)
     p->act_min = op->act_min; p->act_max = op->act_max;
     p->per_channel = op->nch > 1;
     op->macs = (int64_t)batches * n_out * depth;
+    op->batches = batches;
+    op->in_c = depth;
+    op->out_c = n_out;
+    op->w_batches = 1;
+    op->in_zp = p->in_zp;
+    op->out_zp = p->out_zp;
+    op->has_w_zp = p->w_zp != 0;
 }
 
 /* Right-align a shape to 4 dims. */
@@ -237,6 +281,9 @@ static void lower_binary(Graph *g, Op *op)
         stra *= sa[i];
         strb *= sb[i];
     }
+    op->broadcast = p->broadcast;
+    op->in_zp = azp;
+    op->out_zp = ozp;
     op->macs = 0;
 }
 
@@ -262,6 +309,12 @@ static void lower_pool(Graph *g, Op *op)
     p->pad_top = op->pad_top; p->pad_left = op->pad_left;
     p->act_min = op->act_min; p->act_max = op->act_max;
     op->macs = (int64_t)p->batches * p->out_h * p->out_w * p->c * p->k_h * p->k_w;
+    op->batches = p->batches;
+    op->in_h = p->in_h; op->in_w = p->in_w; op->in_c = op->out_c = p->c;
+    op->out_h = p->out_h; op->out_w = p->out_w;
+    op->in_zp = op->out_zp = izp;
+    op->rq = op->kind == OP_AVGPOOL ? RQ_TFLITE : RQ_NONE;    /* TFLite's rounding of the average */
+    op->nch = op->kind == OP_AVGPOOL;
 }
 
 static void lower_mean(Graph *g, Op *op)
@@ -430,6 +483,10 @@ static void lower_quant(Graph *g, Op *op)
         op->nch = 1;
     }
     p->size = (int32_t)tensor_numel(in);
+    if (op->rq == RQ_NONE) {            /* float <-> int8: TFLite's rounding */
+        op->rq = RQ_TFLITE;
+        op->nch = 1;
+    }
     op->variant = arena_printf("_%s_%s", tsuffix(in->type), tsuffix(out->type));
 }
 
@@ -462,7 +519,7 @@ void lower(Graph *g)
             if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && op->kind != OP_QUANTIZE)
                 fail("float input '%s': htc compiles integer models only", g->tensors[op->in[k]].name);
         switch (op->kind) {
-        case OP_CONV2D: case OP_DWCONV2D: lower_conv(g, op); break;
+        case OP_CONV2D: lower_conv(g, op); break;
         case OP_FC: lower_fc(g, op); break;
         case OP_ADD: case OP_MUL: lower_binary(g, op); break;
         case OP_AVGPOOL: case OP_MAXPOOL: lower_pool(g, op); break;
@@ -471,7 +528,7 @@ void lower(Graph *g)
         case OP_CONCAT: lower_concat(g, op); break;
         case OP_RESHAPE: lower_reshape(g, op); break;
         case OP_SOFTMAX: lower_softmax(g, op); break;
-        case OP_LOGISTIC: lower_logistic(g, op); break;
+        case OP_TABLE: lower_logistic(g, op); break;
         case OP_QUANTIZE: case OP_DEQUANTIZE: lower_quant(g, op); break;
         default: fail("no lowering for %s", op_name(op->kind));
         }

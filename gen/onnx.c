@@ -767,7 +767,7 @@ static void build_conv(Val *x, const QP *xq, Val *wv, const QP *wq, Val *bv, con
     int32_t ws[4] = {M, kh, kw, cg};
     int wt_t = const_tensor(arena_printf("%s.ohwi", wv->name), DT_INT8, 4, ws, wt, (size_t)w->n);
 
-    Op *op = new_op(OP_QCONV2D, xin, y->t);
+    Op *op = new_op(OP_CONV2D, xin, y->t);
     op->nin = 4;
     op->in[1] = wt_t;
     op->in[2] = bias32(bv, M);
@@ -786,6 +786,13 @@ static void build_conv(Val *x, const QP *xq, Val *wv, const QP *wq, Val *bv, con
     op->pad_top = pt; op->pad_left = pl;
     op->depth_mult = cg == 1 ? (int)(M / group) : 0;
     op->macs = (int64_t)N * oh * ow * M * kh * kw * cg;
+    op->batches = N; op->in_h = H; op->in_w = W; op->in_c = C;
+    op->out_h = oh; op->out_w = ow; op->out_c = M;
+    op->groups = (int)group;
+    op->depthwise = cg == 1 && group == C && C > 1;
+    op->has_w_zp = op->in[3] >= 0;
+    op->in_zp = xzp;
+    op->act_min = -128; op->act_max = 127;
     if (yq) {
         float ys;
         int32_t yzp;
@@ -794,11 +801,14 @@ static void build_conv(Val *x, const QP *xq, Val *wv, const QP *wq, Val *bv, con
         float *sc = arena_alloc(sizeof(float) * (size_t)wq->n);
         for (int i = 0; i < wq->n; i++) sc[i] = scale3(xs, wq->scale[i], ys);
         p->scale = sc;
+        op->fscale = sc;
+        op->out_zp = yzp;
         op->rq = RQ_FLOAT;
         op->nch = wq->n;
         op->variant = "_s8";
         set_quant(y->t, ys, yzp);
     } else {
+        op->int32_out = 1;
         op->variant = "_s32";
     }
 }
@@ -838,7 +848,7 @@ static void build_matmul(Val *a, const QP *aq, Val *bv, const QP *bq, Val *cv, c
             }
     int32_t ws[3] = {wb, N, K};
     int wt_t = const_tensor(arena_printf("%s.nk", bv->name), DT_INT8, 3, ws, wt, (size_t)b->n);
-    Op *op = new_op(OP_QFC, ain, y->t);
+    Op *op = new_op(OP_FC, ain, y->t);
     op->nin = 4;
     op->in[1] = wt_t;
     op->in[2] = bias32(cv, N);
@@ -854,6 +864,13 @@ static void build_matmul(Val *a, const QP *aq, Val *bv, const QP *bq, Val *cv, c
     p->qmax = 127;
     p->per_channel = bq->n > 1;
     op->macs = batches * Mr * (int64_t)N * K;
+    op->batches = (int)(batches * Mr);
+    op->in_c = K;
+    op->out_c = N;
+    op->w_batches = wb;
+    op->has_w_zp = op->in[3] >= 0;
+    op->in_zp = azp;
+    op->act_min = -128; op->act_max = 127;
     if (yq) {
         float ys;
         int32_t yzp;
@@ -869,11 +886,14 @@ static void build_matmul(Val *a, const QP *aq, Val *bv, const QP *bq, Val *cv, c
             }
         }
         p->scale = sc;
+        op->fscale = sc;
+        op->out_zp = yzp;
         op->rq = RQ_FLOAT;
         op->nch = bq->n;
         op->variant = "_s8";
         set_quant(y->t, ys, yzp);
     } else {
+        op->int32_out = 1;
         op->variant = "_s32";
     }
 }
@@ -930,13 +950,14 @@ static void build_add(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq)
     const int32_t *os = big->kind == V_CONST ? big->c->shape : big->shape;
     int orank = big->kind == V_CONST ? big->c->rank : big->rank;
     Val *y = out_val(0, cq->type, orank, os, nhwc, DT_INT8);
-    Op *op = new_op(OP_QADD, ta, y->t);
+    Op *op = new_op(OP_ADD, ta, y->t);
     op->nin = 2;
     op->in[1] = tb;
     htc__qbinary_params *p = params(op, sizeof *p, "htc__qbinary_params");
     p->size = (int32_t)(na > nb ? na : nb);
     p->a_scalar = na == 1 && nb != 1;
     p->b_scalar = nb == 1 && na != 1;
+    op->broadcast = p->a_scalar || p->b_scalar;
     p->a_off = st_off(aq->type);
     p->b_off = st_off(bq->type);
     p->out_off = st_off(cq->type);
@@ -986,7 +1007,7 @@ static void build_gap(Val *x, const QP *xq, const QP *yq, int channels_last)
     volatile float den = ys * (float)hw;
     volatile float scale = xs / den;
     if (scale < 0x1.0p-32f || scale >= 256.0f) fail("x_scale / y_scale is out of onnxruntime's range");
-    Op *op = new_op(OP_QGAP, xin, y->t);
+    Op *op = new_op(OP_AVGPOOL, xin, y->t);
     htc__qgap_params *p = params(op, sizeof *p, "htc__qgap_params");
     p->batches = N;
     p->hw = (int32_t)hw;
@@ -999,6 +1020,14 @@ static void build_gap(Val *x, const QP *xq, const QP *yq, int channels_last)
     op->rq = RQ_FLOAT;
     op->nch = 1;
     op->macs = (int64_t)N * hw * C;
+    op->global = 1;
+    op->batches = N; op->in_h = H; op->in_w = W; op->in_c = op->out_c = C;
+    op->out_h = op->out_w = 1;
+    op->k_h = H; op->k_w = W;
+    op->stride_h = op->stride_w = 1;
+    op->in_zp = xzp; op->out_zp = yzp;
+    op->act_min = -128; op->act_max = 127;
+    op->fscale = &p->scale;
     set_quant(y->t, ys, yzp);
 }
 
@@ -1031,7 +1060,7 @@ static float f_clip(float x, const float *arg) { return x < arg[0] ? arg[0] : (x
 static void lut_op(int in, DType in_type, float xs, int32_t xzp, DType out_type, float ys, int32_t yzp, UnaryF f,
                    const float *arg, int out)
 {
-    Op *op = new_op(OP_LUT, in, out);
+    Op *op = new_op(OP_TABLE, in, out);
     htc__lut_params *p = params(op, sizeof *p, "htc__lut_params");
     p->size = (int32_t)tensor_numel(&G->tensors[out]);
     if (tensor_numel(&G->tensors[in]) != p->size) fail("internal: table sizes differ");
@@ -1054,7 +1083,7 @@ static int xor_op(int in, DType out_type, const char *name)
     const Tensor *t = &tin;
     int out = new_tensor(name, out_type, t->rank, t->shape);
     G->tensors[out].q = t->q;
-    Op *op = new_op(OP_LUT, in, out);
+    Op *op = new_op(OP_TABLE, in, out);
     htc__lut_params *p = params(op, sizeof *p, "htc__lut_params");
     p->size = (int32_t)tensor_numel(t);
     for (int i = 0; i < 256; i++) p->lut[i] = (uint8_t)(i ^ 0x80);
@@ -1193,6 +1222,8 @@ static QP node_qp(Val *x, int is_q, Val **zv_out)
 static void qlinear_params(Op *op, Val *x, const QP *q, int nhwc)
 {
     htc__qlinear_params *p = params(op, sizeof *p, "htc__qlinear_params");
+    op->rq = RQ_FLOAT;                  /* onnxruntime's float scale, round half to even */
+    op->nch = q->n;
     p->size = (int32_t)shape_numel(x->shape, x->rank);
     p->channels = q->n;
     p->inner = 1;
@@ -1282,7 +1313,7 @@ static int dq_tensor(Val *v)
     int32_t ir[MAX_RANK];
     memcpy(ir, G->tensors[in].shape, sizeof ir);
     int out = new_tensor(v->name, DT_FLOAT32, x->rank, ir);
-    Op *op = new_op(OP_QLDEQUANTIZE, in, out);
+    Op *op = new_op(OP_DEQUANTIZE, in, out);
     qlinear_params(op, x, &q, nhwc);
     if (nhwc) out = transpose(out, TO_NCHW, 4, "nchw");
     NODE = save;
@@ -1704,10 +1735,10 @@ static void build_float_group(Val *f, const QP *q, const char *why)
             int32_t ws3[3] = {groups * nblk, K, 8};
             op8->in[1] = const_tensor(arena_printf("%s.kblk8", ohwi->name), DT_INT8, 3, ws3, wb, nb);
         }
-        op8->kind = OP_FCONV2D;
         op8->variant = "";
-        op8->rq = RQ_NONE;
-        op8->nch = 0;
+        op8->rq = RQ_FP32;
+        op8->nch = 1;
+        op8->fscale = NULL;
         if (bv) {
             /* DequantizeLinear of the int32 bias, per channel or per tensor */
             QP bq = qp_of_dq(f->in[2]);
@@ -1740,10 +1771,9 @@ static void build_float_group(Val *f, const QP *q, const char *why)
         p->out_scale = q->scale[0];
         deq_table(&aq, p->a_deq, "A");
         deq_table(&bq, p->b_deq, "B");
-        op8->kind = mul ? OP_FMUL : OP_FADD;
         op8->variant = "_s8";
-        op8->rq = RQ_NONE;
-        op8->nch = 0;
+        op8->rq = RQ_FP32;
+        op8->nch = 1;
     }
     Op *last = &G->ops[G->nops - 1];
     note_later("%s: node %d '%s' (%s) computed in float (--float-fallback): %s", PATH, f->node_index, f->node->name,
@@ -1959,7 +1989,7 @@ static void quantize_linear(void)
     if (x->otype != DT_FLOAT32) fail("input '%s' is %s, expected float", x->name, dtype_name(x->otype));
     int nhwc = x->nhwc;
     Val *y = out_val(0, q.type, x->rank, x->shape, nhwc, DT_INT8);
-    Op *op = new_op(OP_QLQUANTIZE, x->t, y->t);
+    Op *op = new_op(OP_QUANTIZE, x->t, y->t);
     qlinear_params(op, x, &q, nhwc);
     if (q.n == 1) set_quant(y->t, q.scale[0], q.zp[0] - st_off(q.type));
 }
@@ -2115,6 +2145,8 @@ static void h_maxpool(void)
     op->k_h = (int)k[0]; op->k_w = (int)k[1]; op->stride_h = sh; op->stride_w = sw;
     op->pad_top = pt; op->pad_left = pl;
     op->macs = (int64_t)p->batches * oh * ow * p->c * p->k_h * p->k_w;
+    op->batches = p->batches; op->in_h = p->in_h; op->in_w = p->in_w; op->in_c = op->out_c = p->c;
+    op->out_h = oh; op->out_w = ow;
     if (xv->kind == V_DQ) {
         /* rewrap: output is the dequantization of the integer maxpool */
         Val *iv = y;
@@ -2440,13 +2472,14 @@ static void build_mul(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq)
         tb = tensor8(b, "B");
     }
     Val *y = out_val(0, cq->type, big->rank, big->shape, nhwc, DT_INT8);
-    Op *op = new_op(OP_QMUL, ta, y->t);
+    Op *op = new_op(OP_MUL, ta, y->t);
     op->nin = 2;
     op->in[1] = tb;
     htc__qbinary_params *p = params(op, sizeof *p, "htc__qbinary_params");
     p->size = (int32_t)(na > nb ? na : nb);
     p->a_scalar = na == 1 && nb != 1;
     p->b_scalar = nb == 1 && na != 1;
+    op->broadcast = p->a_scalar || p->b_scalar;
     p->a_zp = azs;
     p->b_zp = bzs;
     p->out_off = st_off(cq->type);      /* MlasQLinearMul: + zero point in float, then saturate */
@@ -2479,7 +2512,7 @@ static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last)
     int xin = as_nhwc(x);
     int32_t os[4] = {x->shape[0], x->shape[1], oh, ow};
     Val *y = out_val(0, yq->type, 4, os, 1, DT_INT8);
-    Op *op = new_op(OP_QAVGPOOL, xin, y->t);
+    Op *op = new_op(OP_AVGPOOL, xin, y->t);
     htc__qavgpool_params *p = params(op, sizeof *p, "htc__qavgpool_params");
     p->batches = x->shape[0]; p->in_h = x->shape[2]; p->in_w = x->shape[3]; p->c = x->shape[1];
     p->out_h = oh; p->out_w = ow; p->k_h = (int32_t)k[0]; p->k_w = (int32_t)k[1];
@@ -2496,6 +2529,8 @@ static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last)
     op->rq = RQ_FLOAT;
     op->nch = 1;
     op->macs = (int64_t)p->batches * oh * ow * p->c * p->k_h * p->k_w;
+    op->batches = p->batches; op->in_h = p->in_h; op->in_w = p->in_w; op->in_c = op->out_c = p->c;
+    op->out_h = oh; op->out_w = ow;
     set_quant(y->t, ys, yzp);
 }
 
@@ -2525,7 +2560,7 @@ static void build_softmax(Val *x, const QP *xq, const QP *yq, int64_t axis, int 
         fail("softmax over axis %lld of a rank-%d tensor is not supported (innermost axis only)", (long long)axis, x->rank);
     }
     Val *y = out_val(0, yq->type, x->rank, x->shape, nhwc, DT_INT8);
-    Op *op = new_op(OP_QSOFTMAX, xin, y->t);
+    Op *op = new_op(OP_SOFTMAX, xin, y->t);
     htc__qsoftmax_params *p = params(op, sizeof *p, "htc__qsoftmax_params");
     p->depth = (int32_t)depth;
     p->outer = (int32_t)(shape_numel(x->shape, x->rank) / depth);

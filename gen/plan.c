@@ -30,8 +30,9 @@ static int64_t align_up(int64_t x, int a) { return (x + a - 1) / a * a; }
 static int inplace_kind(const Op *op)
 {
     switch (op->kind) {
-    case OP_ADD: case OP_MUL: return !((const htc__binary_params *)op->params)->broadcast;
-    case OP_LOGISTIC: case OP_REQUANTIZE: return 1;
+    case OP_ADD: case OP_MUL: return op->rq == RQ_TFLITE && !op->broadcast;
+    case OP_TABLE: return op->rq == RQ_TFLITE;
+    case OP_REQUANTIZE: return 1;
     default: return 0;
     }
 }

@@ -7,8 +7,7 @@
 static int64_t weight_bytes(const Graph *g, const Op *op)
 {
     int64_t n = 0;
-    if (op->kind == OP_CONV2D || op->kind == OP_DWCONV2D || op->kind == OP_FC || op->kind == OP_QCONV2D ||
-        op->kind == OP_QFC || op->kind == OP_FCONV2D)
+    if (op->kind == OP_CONV2D || op->kind == OP_FC)
         for (int k = 1; k < op->nin; k++)
             if (op->in[k] >= 0 && g->tensors[op->in[k]].data) n += (int64_t)tensor_bytes(&g->tensors[op->in[k]]);
     return n;

@@ -28,6 +28,7 @@ typedef struct {
     int dispatch_ref;
     int (*accepts_ref)[OP_COUNT];   /* per engine, per op kind: registry ref or LUA_NOREF */
     int (*tile_ref)[OP_COUNT];      /* per engine, per op kind: tile function */
+    int (*cost_ref)[OP_COUNT][2];   /* per engine, per op kind: cycles_per_mac / _elem functions */
     int tilevars_ref;               /* prelude: builds the tile variables of a layer */
 } LoadedTarget;
 
@@ -342,43 +343,66 @@ static OpKind op_kind_by_name(const char *s)
     return OP_COUNT;
 }
 
-/* htc's CPU kernels (kernels/): what an op of the cpu engine runs when its
-   entry names neither `kernel` nor `fn`. A target gives only the costs of
-   its CPU; accelerator ops always name their kernel (a device model). */
+/* htc's CPU kernels (kernels/), one table: what an op of the cpu engine
+   runs when its entry names neither `kernel` nor `fn`, chosen by the
+   operation, its requantization kind and an attribute. The first row that
+   matches wins; RQ_COUNT matches any kind. A target gives only the costs
+   of its CPU; accelerator ops always name their kernel (a device model). */
+enum { K_ANY, K_DW, K_GLOBAL, K_INT32 };
 static const struct {
     OpKind kind;
+    RequantKind rq;
+    int when;
     const char *file, *fn;
 } cpu_kernels[] = {
-    {OP_CONV2D, "kernels/conv2d.c", "htc__conv2d_s8"},
-    {OP_DWCONV2D, "kernels/dwconv2d.c", "htc__dwconv2d_s8"},
-    {OP_FC, "kernels/fc.c", "htc__fc_s8"},
-    {OP_ADD, "kernels/add.c", "htc__add_s8"},
-    {OP_MUL, "kernels/mul.c", "htc__mul_s8"},
-    {OP_AVGPOOL, "kernels/pool.c", "htc__avgpool_s8"},
-    {OP_MAXPOOL, "kernels/pool.c", "htc__maxpool_s8"},
-    {OP_MEAN, "kernels/mean.c", "htc__mean_s8"},
-    {OP_PAD, "kernels/pad.c", "htc__pad"},
-    {OP_CONCAT, "kernels/concat.c", "htc__concat"},
-    {OP_SOFTMAX, "kernels/softmax.c", "htc__softmax_s8"},
-    {OP_LOGISTIC, "kernels/logistic.c", "htc__logistic_s8"},
-    {OP_QUANTIZE, "kernels/quantize.c", "htc__quantize"},
-    {OP_DEQUANTIZE, "kernels/quantize.c", "htc__dequantize"},
-    {OP_REQUANTIZE, "kernels/quantize.c", "htc__requantize"},
-    {OP_QCONV2D, "kernels/ort_conv.c", "htc__qconv2d"},
-    {OP_QFC, "kernels/ort_conv.c", "htc__qfc"},
-    {OP_QADD, "kernels/ort_eltwise.c", "htc__qadd_s8"},
-    {OP_QGAP, "kernels/ort_eltwise.c", "htc__qgap_s8"},
-    {OP_LUT, "kernels/ort_eltwise.c", "htc__lut8"},
-    {OP_QLQUANTIZE, "kernels/ort_eltwise.c", "htc__qlinear_quantize"},
-    {OP_QLDEQUANTIZE, "kernels/ort_eltwise.c", "htc__qlinear_dequantize"},
-    {OP_TRANSPOSE, "kernels/transpose.c", "htc__transpose"},
-    {OP_QMUL, "kernels/ort_eltwise.c", "htc__qmul_s8"},
-    {OP_QAVGPOOL, "kernels/ort_eltwise.c", "htc__qavgpool_s8"},
-    {OP_QSOFTMAX, "kernels/ort_eltwise.c", "htc__qsoftmax_s8"},
-    {OP_FCONV2D, "kernels/ort_float.c", "htc__fconv2d"},
-    {OP_FADD, "kernels/ort_float.c", "htc__fadd"},
-    {OP_FMUL, "kernels/ort_float.c", "htc__fmul"},
+    {OP_CONV2D, RQ_TFLITE, K_DW, "kernels/dwconv2d.c", "htc__dwconv2d_s8"},
+    {OP_CONV2D, RQ_TFLITE, K_ANY, "kernels/conv2d.c", "htc__conv2d_s8"},
+    {OP_CONV2D, RQ_FLOAT, K_ANY, "kernels/ort_conv.c", "htc__qconv2d"},
+    {OP_CONV2D, RQ_NONE, K_INT32, "kernels/ort_conv.c", "htc__qconv2d"},
+    {OP_CONV2D, RQ_FP32, K_ANY, "kernels/ort_float.c", "htc__fconv2d"},
+    {OP_FC, RQ_TFLITE, K_ANY, "kernels/fc.c", "htc__fc_s8"},
+    {OP_FC, RQ_FLOAT, K_ANY, "kernels/ort_conv.c", "htc__qfc"},
+    {OP_FC, RQ_NONE, K_INT32, "kernels/ort_conv.c", "htc__qfc"},
+    {OP_ADD, RQ_TFLITE, K_ANY, "kernels/add.c", "htc__add_s8"},
+    {OP_ADD, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qadd_s8"},
+    {OP_ADD, RQ_FP32, K_ANY, "kernels/ort_float.c", "htc__fadd"},
+    {OP_MUL, RQ_TFLITE, K_ANY, "kernels/mul.c", "htc__mul_s8"},
+    {OP_MUL, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qmul_s8"},
+    {OP_MUL, RQ_FP32, K_ANY, "kernels/ort_float.c", "htc__fmul"},
+    {OP_AVGPOOL, RQ_TFLITE, K_ANY, "kernels/pool.c", "htc__avgpool_s8"},
+    {OP_AVGPOOL, RQ_FLOAT, K_GLOBAL, "kernels/ort_eltwise.c", "htc__qgap_s8"},
+    {OP_AVGPOOL, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qavgpool_s8"},
+    {OP_MAXPOOL, RQ_COUNT, K_ANY, "kernels/pool.c", "htc__maxpool_s8"},
+    {OP_MEAN, RQ_TFLITE, K_ANY, "kernels/mean.c", "htc__mean_s8"},
+    {OP_PAD, RQ_COUNT, K_ANY, "kernels/pad.c", "htc__pad"},
+    {OP_CONCAT, RQ_COUNT, K_ANY, "kernels/concat.c", "htc__concat"},
+    {OP_TRANSPOSE, RQ_COUNT, K_ANY, "kernels/transpose.c", "htc__transpose"},
+    {OP_SOFTMAX, RQ_TFLITE, K_ANY, "kernels/softmax.c", "htc__softmax_s8"},
+    {OP_SOFTMAX, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qsoftmax_s8"},
+    {OP_TABLE, RQ_TFLITE, K_ANY, "kernels/logistic.c", "htc__logistic_s8"},
+    {OP_TABLE, RQ_COUNT, K_ANY, "kernels/ort_eltwise.c", "htc__lut8"},
+    {OP_QUANTIZE, RQ_TFLITE, K_ANY, "kernels/quantize.c", "htc__quantize"},
+    {OP_QUANTIZE, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qlinear_quantize"},
+    {OP_DEQUANTIZE, RQ_TFLITE, K_ANY, "kernels/quantize.c", "htc__dequantize"},
+    {OP_DEQUANTIZE, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qlinear_dequantize"},
+    {OP_REQUANTIZE, RQ_TFLITE, K_ANY, "kernels/quantize.c", "htc__requantize"},
 };
+
+int cpu_kernel(const Op *op, const char **file, const char **fn)
+{
+    for (size_t i = 0; i < sizeof cpu_kernels / sizeof cpu_kernels[0]; i++) {
+        if (cpu_kernels[i].kind != op->kind) continue;
+        if (cpu_kernels[i].rq != RQ_COUNT && cpu_kernels[i].rq != op->rq) continue;
+        int w = cpu_kernels[i].when;
+        if ((w == K_DW && !op->depthwise) || (w == K_GLOBAL && !op->global) ||
+            (w == K_INT32 && !op->int32_out))
+            continue;
+        *file = cpu_kernels[i].file;
+        *fn = cpu_kernels[i].fn;
+        return 1;
+    }
+    return 0;
+}
 
 /* One engine table (the `cpu` table or an entry of `engines`) at the top. */
 static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *keys, int nkeys)
@@ -415,10 +439,10 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         lua_rawgeti(L, -1, i);
         const char *s = lua_tostring(L, -1);
         RequantKind rk = RQ_NONE;
-        for (int k = RQ_TFLITE; k <= RQ_SHIFT; k++)
+        for (int k = RQ_TFLITE; k < RQ_COUNT; k++)
             if (s && strcmp(s, requant_name((RequantKind)k)) == 0) rk = (RequantKind)k;
-        if (rk == RQ_NONE || e->nrequant >= 4)
-            field_error(lt, kk, nkeys + 1, "entry %d: expected \"tflite\", \"float\" or \"shift\"", i);
+        if (rk == RQ_NONE || e->nrequant >= RQ_COUNT)
+            field_error(lt, kk, nkeys + 1, "entry %d: expected \"tflite\", \"float\", \"shift\" or \"fp32\"", i);
         e->requant[e->nrequant++] = rk;
         lua_pop(L, 1);
     }
@@ -451,15 +475,10 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         o->lua_line = locate(lt, kk, nkeys + 2);
         o->kernel_file = get_string(lt, kk, nkeys + 2, "kernel", 0);
         o->kernel_fn = get_string(lt, kk, nkeys + 2, "fn", 0);
-        if (!o->kernel_file && !o->kernel_fn && e->is_cpu)
-            for (size_t i = 0; i < sizeof cpu_kernels / sizeof cpu_kernels[0]; i++)
-                if (cpu_kernels[i].kind == k) {
-                    o->kernel_file = cpu_kernels[i].file;
-                    o->kernel_fn = cpu_kernels[i].fn;
-                }
-        if (!o->kernel_file && !o->kernel_fn && k != OP_RESHAPE)   /* reshape moves no data: no kernel */
-            field_error(lt, kk, nkeys + 2, "missing required field 'kernel'%s",
-                        e->is_cpu ? "" : " (an accelerator op names its kernel and fn)");
+        /* the cpu runs htc's own kernel for each op it names none for
+           (cpu_kernel, chosen per op at dispatch); reshape moves no data */
+        if (!o->kernel_file && !o->kernel_fn && !e->is_cpu && k != OP_RESHAPE)
+            field_error(lt, kk, nkeys + 2, "missing required field 'kernel' (an accelerator op names its kernel and fn)");
         if (!o->kernel_fn != !o->kernel_file)
             field_error(lt, kk, nkeys + 2, "give both 'kernel' and 'fn', or neither");
         for (const char *p = o->kernel_fn; p && *p; p++)
@@ -467,8 +486,20 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
                 kk[nkeys + 2] = "fn";
                 field_error(lt, kk, nkeys + 3, "'%s' is not a C identifier", o->kernel_fn);
             }
-        o->cycles_per_mac = get_number(lt, kk, nkeys + 2, "cycles_per_mac", 0, 0, 0);
-        o->cycles_per_elem = get_number(lt, kk, nkeys + 2, "cycles_per_elem", 0, 0, 0);
+        /* costs: a number, or a function(op) returning one (e.g. depthwise
+           convolutions cost more per MAC than plain ones) */
+        for (int c = 0; c < 2; c++) {
+            const char *f = c ? "cycles_per_elem" : "cycles_per_mac";
+            if (lua_getfield(L, -1, f) == LUA_TFUNCTION) {
+                o->cost_fn |= 1 << c;
+                lt->cost_ref[ei][k][c] = luaL_ref(L, LUA_REGISTRYINDEX);
+            } else {
+                lua_pop(L, 1);
+                double v = get_number(lt, kk, nkeys + 2, f, 0, 0, 0);
+                if (c) o->cycles_per_elem = v;
+                else o->cycles_per_mac = v;
+            }
+        }
         /* the kernel file must exist now, not at emit time */
         if (o->kernel_file && access(target_resolve(&lt->t, o->kernel_file), R_OK) != 0) {
             kk[nkeys + 2] = "kernel";
@@ -563,8 +594,10 @@ Target *target_load(const char *path)
     t->engines = arena_alloc(sizeof(Engine) * (size_t)(nacc + 1));
     lt->accepts_ref = arena_alloc(sizeof(*lt->accepts_ref) * (size_t)(nacc + 1));
     lt->tile_ref = arena_alloc(sizeof(*lt->tile_ref) * (size_t)(nacc + 1));
+    lt->cost_ref = arena_alloc(sizeof(*lt->cost_ref) * (size_t)(nacc + 1));
     for (int i = 0; i <= nacc; i++)
-        for (int k = 0; k < OP_COUNT; k++) lt->accepts_ref[i][k] = lt->tile_ref[i][k] = LUA_NOREF;
+        for (int k = 0; k < OP_COUNT; k++)
+            lt->accepts_ref[i][k] = lt->tile_ref[i][k] = lt->cost_ref[i][k][0] = lt->cost_ref[i][k][1] = LUA_NOREF;
 
     const char *ck[8] = {"cpu"};
     if (lua_getfield(L, -1, "cpu") != LUA_TTABLE)
@@ -693,38 +726,27 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         lua_setfield(L, -2, "out_shape");
         set_str(L, "out_type", dtype_name(out->type));
     }
-    if (op->kind == OP_CONV2D || op->kind == OP_DWCONV2D || op->kind == OP_FC) {
+    if (op->kind == OP_CONV2D || op->kind == OP_FC) {
         const Tensor *w = &g->tensors[op->in[1]];
         set_int(L, "weight_bits", (lua_Integer)dtype_size(w->type) * 8);
-        if (op->kind != OP_FC) {
-            set_int(L, "kernel_h", w->shape[1]);
-            set_int(L, "kernel_w", w->shape[2]);
+        set_int(L, "weight_zp", op->has_w_zp);
+        set_int(L, "int32_out", op->int32_out);
+        set_int(L, "batches", op->batches);
+        if (op->kind == OP_CONV2D) {
+            set_int(L, "kernel_h", op->k_h);
+            set_int(L, "kernel_w", op->k_w);
+            set_int(L, "groups", op->groups);
+            set_int(L, "depthwise", op->depthwise);
+            set_int(L, "depth_multiplier", op->groups > 0 ? op->out_c / op->groups : 1);
+        } else {
+            set_int(L, "weight_batches", op->w_batches);
         }
-        set_int(L, "depthwise", op->kind == OP_DWCONV2D);
     } else if (op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL) {
         set_int(L, "kernel_h", op->k_h);
         set_int(L, "kernel_w", op->k_w);
-    } else if (op->kind == OP_QCONV2D && op->params) {
-        const htc__qconv_params *p = op->params;
-        const Tensor *w = &g->tensors[op->in[1]];
-        set_int(L, "weight_bits", (lua_Integer)dtype_size(w->type) * 8);
-        set_int(L, "kernel_h", p->k_h);
-        set_int(L, "kernel_w", p->k_w);
-        set_int(L, "groups", p->group_out ? p->out_c / p->group_out : 1);
-        set_int(L, "depthwise", p->group_in == 1 && p->group_out == 1 && p->in_c > 1);
-        set_int(L, "weight_zp", p->w_zp != NULL);
-        set_int(L, "int32_out", p->scale == NULL);
-        set_int(L, "batches", p->batches);
-    } else if (op->kind == OP_QFC && op->params) {
-        const htc__qfc_params *p = op->params;
-        set_int(L, "weight_bits", 8);
-        set_int(L, "weight_zp", p->w_zp != NULL);
-        set_int(L, "int32_out", p->scale == NULL);
-        set_int(L, "batches", p->batches * p->rows);
-        set_int(L, "weight_batches", p->w_batches);
-    } else if (op->kind == OP_QADD && op->params) {
-        const htc__qbinary_params *p = op->params;
-        set_int(L, "broadcast", p->a_scalar || p->b_scalar);
+        set_int(L, "global", op->global);
+    } else if (op->kind == OP_ADD || op->kind == OP_MUL) {
+        set_int(L, "broadcast", op->broadcast);
     }
     /* a float requantization that is exactly a power-of-two shift */
     if (op->rq == RQ_FLOAT && op->exact_shift) set_str(L, "requant", "shift");
@@ -758,6 +780,14 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
         *why = arena_printf("%s does not implement %s requantization", e->name, requant_name(op->rq));
         return 0;
     }
+    if (e->is_cpu && !eo->kernel_file && op->kind != OP_RESHAPE) {
+        const char *f, *fn;
+        if (!cpu_kernel(op, &f, &fn)) {
+            *why = arena_printf("htc has no CPU kernel for %s with %s arithmetic%s", op_name(op->kind),
+                                requant_name(op->rq), op->int32_out ? " (int32 output)" : "");
+            return 0;
+        }
+    }
     if (!eo->has_accepts) return 1;
     lua_State *L = lt->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, lt->accepts_ref[engine][op->kind]);
@@ -771,6 +801,32 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
                                    : arena_printf("%s.ops.%s.accepts said no", e->name, op_name(op->kind));
     lua_pop(L, 2);
     return ok;
+}
+
+void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *per_mac, double *per_elem)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    const Engine *e = &t->engines[engine];
+    const EngineOp *eo = engine_op(e, op->kind);
+    *per_mac = eo ? eo->cycles_per_mac : 0;
+    *per_elem = eo ? eo->cycles_per_elem : 0;
+    for (int c = 0; eo && c < 2; c++) {
+        if (!(eo->cost_fn & (1 << c))) continue;
+        lua_State *L = lt->L;
+        const char *f = c ? "cycles_per_elem" : "cycles_per_mac";
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lt->cost_ref[engine][op->kind][c]);
+        push_op(L, g, op);
+        if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+            die("%s (in %s.ops.%s.%s, for operator %d %s)", lua_error_line(L), e->name, op_name(op->kind), f,
+                op->src_index, op->src_name);
+        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) >= 0))
+            die("%s:%d: %s.ops.%s.%s returned %s for operator %d %s; expected a number >= 0", t->path, eo->lua_line,
+                e->name, op_name(op->kind), f, lua_isnumber(L, -1) ? lua_tostring(L, -1) : luaL_typename(L, -1),
+                op->src_index, op->src_name);
+        if (c) *per_elem = lua_tonumber(L, -1);
+        else *per_mac = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
 }
 
 int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const char **reason)

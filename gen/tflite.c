@@ -598,7 +598,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     unsigned optional = 0;
     switch (code) {
     case BO_CONV_2D: kind = OP_CONV2D; nmin = 2; nmax = 3; optional = 4; break;
-    case BO_DEPTHWISE_CONV_2D: kind = OP_DWCONV2D; nmin = 2; nmax = 3; optional = 4; break;
+    case BO_DEPTHWISE_CONV_2D: kind = OP_CONV2D; nmin = 2; nmax = 3; optional = 4; break;
     case BO_FULLY_CONNECTED: kind = OP_FC; nmin = 2; nmax = 3; optional = 4; break;
     case BO_ADD: kind = OP_ADD; nmin = nmax = 2; break;
     case BO_MUL: kind = OP_MUL; nmin = nmax = 2; break;
@@ -612,7 +612,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     case BO_SQUEEZE: kind = OP_RESHAPE; break;
     case BO_EXPAND_DIMS: kind = OP_RESHAPE; nmin = nmax = 2; break;
     case BO_SOFTMAX: kind = OP_SOFTMAX; break;
-    case BO_LOGISTIC: kind = OP_LOGISTIC; break;
+    case BO_LOGISTIC: kind = OP_TABLE; break;
     case BO_QUANTIZE: kind = OP_QUANTIZE; break;
     case BO_DEQUANTIZE: kind = OP_DEQUANTIZE; break;
     default: die("%s: operator %d (%s): unsupported operator", r->path, i, name);
@@ -645,6 +645,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         break;
     case BO_DEPTHWISE_CONV_2D:
         has = options(r, &ot, OPT_DWCONV2D, &opt, i, name);
+        op->depthwise = 1;              /* TFLite's form: weights [1][kh][kw][out_c] (lower.c converts) */
         op->padding = map_pad(r, has ? get_i8(r, &opt, 0, 0, "padding") : 0, i, name);
         op->stride_w = positive(r, has ? get_i32(r, &opt, 1, 0, "stride_w") : 0, i, name, "stride_w");
         op->stride_h = positive(r, has ? get_i32(r, &opt, 2, 0, "stride_h") : 0, i, name, "stride_h");

@@ -515,25 +515,24 @@ static int geometry(const Graph *g, const Op *op, TileInfo *ti)
 {
     memset(ti, 0, sizeof *ti);
     ti->k_h = ti->k_w = ti->s_h = ti->s_w = 1;
-    if (op->kind == OP_QCONV2D) {
-        const htc__qconv_params *p = op->params;
-        int dw = p->group_in == 1 && p->group_out == 1 && p->in_c > 1;
+    if (op->kind == OP_CONV2D) {
+        int dw = op->depthwise && op->out_c == op->in_c;
+        if (op->groups != 1 && !dw) return 0;
         ti->geom = dw ? "dw" : "conv";
-        ti->full[TD_K] = p->out_c; ti->full[TD_C] = p->in_c;
-        ti->full[TD_OY] = p->out_h; ti->full[TD_OX] = p->out_w;
-        ti->in_h = p->in_h; ti->in_w = p->in_w; ti->k_h = p->k_h; ti->k_w = p->k_w;
-        ti->s_h = p->stride_h; ti->s_w = p->stride_w; ti->pad_top = p->pad_top; ti->pad_left = p->pad_left;
+        ti->full[TD_K] = op->out_c; ti->full[TD_C] = op->in_c;
+        ti->full[TD_OY] = op->out_h; ti->full[TD_OX] = op->out_w;
+        ti->in_h = op->in_h; ti->in_w = op->in_w; ti->k_h = op->k_h; ti->k_w = op->k_w;
+        ti->s_h = op->stride_h; ti->s_w = op->stride_w; ti->pad_top = op->pad_top; ti->pad_left = op->pad_left;
         return 1;
     }
-    if (op->kind == OP_QFC) {
-        const htc__qfc_params *p = op->params;
+    if (op->kind == OP_FC) {
         ti->geom = "fc";
-        ti->full[TD_K] = p->out_features; ti->full[TD_C] = p->in_features;
+        ti->full[TD_K] = op->out_c; ti->full[TD_C] = op->in_c;
         ti->full[TD_OY] = ti->full[TD_OX] = 1;
         ti->in_h = ti->in_w = 1;
         return 1;
     }
-    if (op->kind == OP_QADD) {
+    if (op->kind == OP_ADD) {
         const Tensor *o = &g->tensors[op->out[0]];
         ti->geom = "add";
         int h = 1, w = 1, c = 1;
@@ -543,14 +542,12 @@ static int geometry(const Graph *g, const Op *op, TileInfo *ti)
         ti->in_h = h; ti->in_w = w;
         return 1;
     }
-    if (op->kind == OP_QGAP) {
+    if (op->kind == OP_AVGPOOL && op->global) {
         /* global average pool: one output pixel, the whole image is its window */
-        const htc__qgap_params *p = op->params;
-        const Tensor *x = &g->tensors[op->in[0]];
-        if (p->batches != 1 || x->rank != 4) return 0;
+        if (op->batches != 1) return 0;
         ti->geom = "pool";
-        ti->full[TD_K] = 1; ti->full[TD_C] = p->c; ti->full[TD_OY] = ti->full[TD_OX] = 1;
-        ti->in_h = x->shape[1]; ti->in_w = x->shape[2];
+        ti->full[TD_K] = 1; ti->full[TD_C] = op->in_c; ti->full[TD_OY] = ti->full[TD_OX] = 1;
+        ti->in_h = op->in_h; ti->in_w = op->in_w;
         ti->k_h = ti->in_h; ti->k_w = ti->in_w;
         return 1;
     }
@@ -607,9 +604,9 @@ static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memo
    channel k, [C][kh][kw] (C-y-x, as the activations), then the biases. */
 static void weight_layout(const Graph *g, const Op *op, TileInfo *ti)
 {
-    if (op->kind == OP_QCONV2D) {
-        const htc__qconv_params *p = op->params;
-        int K = p->out_c, gi = p->group_in, kh = p->k_h, kw = p->k_w;
+    if (op->kind == OP_CONV2D) {
+        /* canonical [K][kh][kw][gi] -> [K][gi][kh][kw] */
+        int K = op->out_c, gi = op->in_c / op->groups, kh = op->k_h, kw = op->k_w;
         const int8_t *src = (const int8_t *)g->tensors[op->in[1]].data;
         int8_t *w = arena_alloc((size_t)K * gi * kh * kw);
         for (int k = 0; k < K; k++)
@@ -619,11 +616,10 @@ static void weight_layout(const Graph *g, const Op *op, TileInfo *ti)
                         w[(((size_t)k * gi + c) * kh + y) * kw + x] = src[(((size_t)k * kh + y) * kw + x) * gi + c];
         ti->wlayout = w;
         ti->wlayout_bytes = (size_t)K * gi * kh * kw;
-    } else if (op->kind == OP_QFC) {
-        const htc__qfc_params *p = op->params;
+    } else if (op->kind == OP_FC) {
         ti->wlayout = (const int8_t *)g->tensors[op->in[1]].data;   /* [K][C] already */
-        ti->wlayout_bytes = (size_t)p->out_features * p->in_features;
-    } else if (op->kind == OP_QGAP) {
+        ti->wlayout_bytes = (size_t)op->out_c * op->in_c;
+    } else if (op->kind == OP_AVGPOOL && op->rq == RQ_FLOAT) {
         /* the pool unit's configuration words, little-endian, loaded into the
            weight memory like a conv's biases: bias (-x_zp * window), output
            zero point, qmin, qmax, the float scale's bits (onnxruntime's) */
@@ -647,6 +643,9 @@ void tile(Graph *g, Target *t)
         const EngineOp *eo = engine_op(e, op->kind);
         if (e->is_cpu || !eo || !eo->has_tile) continue;
         TileInfo *ti = arena_alloc(sizeof *ti);
+        if (op->rq != RQ_FLOAT)
+            die("%s: operator %d (%s): engine %s: offloading %s arithmetic is not supported yet", g->path,
+                op->src_index, op->src_name, e->name, requant_name(op->rq));
         if (!geometry(g, op, ti))
             die("%s: operator %d (%s): engine %s has no tiling geometry for %s", g->path, op->src_index,
                 op->src_name, e->name, op_name(op->kind));
@@ -709,7 +708,7 @@ void tile(Graph *g, Target *t)
         double peak = ts->macs_per_cycle > 0 ? ts->macs_per_cycle : eo->macs_per_cycle;
         ti->ideal_cycles = (peak > 0 ? (double)op->macs / peak : 0);
         weight_layout(g, op, ti);
-        if (op->kind == OP_QGAP && !op->rq_shifts)   /* the emitter's shift table: unused by the pool */
+        if (op->kind == OP_AVGPOOL && !op->rq_shifts)   /* the emitter's shift table: unused by the pool */
             op->rq_shifts = arena_alloc(sizeof(int32_t) * (size_t)(op->nch > 0 ? op->nch : 1));
         if (wm && ti->wlayout_bytes) ti->ideal_cycles += (double)(ti->wlayout_bytes + 4 * (size_t)ti->full[TD_K]) / wm->dma_bytes_per_cycle;
         op->tile = ti;

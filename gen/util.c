@@ -406,18 +406,15 @@ const char *dtype_name(DType t)
 }
 
 static const char *op_names[OP_COUNT] = {
-    "conv2d", "dwconv2d", "fc", "add", "mul", "avgpool", "maxpool", "mean",
-    "pad", "concat", "reshape", "softmax", "logistic", "quantize",
-    "dequantize", "requantize",
-    "qconv2d", "qfc", "qadd", "qgap", "lut", "qquantize", "qdequantize",
-    "transpose", "qmul", "qavgpool", "qsoftmax", "fconv2d", "fadd", "fmul",
+    "conv2d", "fc", "add", "mul", "avgpool", "maxpool", "mean", "pad", "concat",
+    "reshape", "transpose", "softmax", "table", "quantize", "dequantize", "requantize",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }
 
 const char *requant_name(RequantKind k)
 {
-    static const char *n[] = {"none", "tflite", "float", "shift"};
+    static const char *n[RQ_COUNT] = {"none", "tflite", "float", "shift", "fp32"};
     return n[k];
 }
 
@@ -475,6 +472,7 @@ int graph_add_op(Graph *g)
     for (int i = 0; i < OP_MAX_IO; i++) o->in[i] = o->out[i] = -1;
     o->engine = -1;
     o->src_index = -1;
+    o->kernel_weights = -1;
     g->nops = n + 1;
     return n;
 }

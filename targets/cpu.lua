@@ -7,6 +7,15 @@
 
 local KiB = 1024
 
+-- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
+local function by_arith(tflite, float, fp32, tflite_dw)
+  return function(op)
+    if op.requant == "fp32" then return fp32 or float end
+    if op.requant ~= "tflite" then return float end
+    return op.depthwise == 1 and tflite_dw or tflite
+  end
+end
+
 return target "cpu" {
   description = "portable C99 kernels, any 32-bit MCU",
   clock_mhz = 100,
@@ -19,40 +28,29 @@ return target "cpu" {
   cpu = {
     name = "cpu",
     memory = "L2",
-    requant = { "tflite", "float" },  -- TFLite fixed-point multiplier + shift; onnxruntime float scale
+    requant = { "tflite", "float", "fp32" },  -- TFLite fixed-point multiplier + shift; onnxruntime float scale
     ops = {
-      conv2d     = { cycles_per_mac = 2.0 },
-      dwconv2d   = { cycles_per_mac = 3.0 },
+      -- one entry per operation; what it costs depends on the arithmetic
+      -- (kernels differ): TFLite's fixed point, onnxruntime's float scale
+      -- ("float", or "shift" when that is exactly a power of two) and the
+      -- float groups of --float-fallback ("fp32")
+      conv2d     = { cycles_per_mac = by_arith(2.0, 2.5, 6, 3.0) },
       fc         = { cycles_per_mac = 1.5 },
-      add        = { cycles_per_elem = 12 },
-      mul        = { cycles_per_elem = 10 },
-      avgpool    = { cycles_per_mac = 1.5 },
+      add        = { cycles_per_elem = by_arith(12, 30, 12) },
+      mul        = { cycles_per_elem = by_arith(10, 12, 12) },
+      avgpool    = { cycles_per_mac = function(op)    -- onnxruntime's windowed pool sums floats
+                       return (op.requant == "tflite" or op.global == 1) and 1.5 or 3 end },
       maxpool    = { cycles_per_mac = 1.5 },
       mean       = { cycles_per_mac = 1.5 },
       pad        = { cycles_per_elem = 1 },
       concat     = { cycles_per_elem = 1 },
       reshape    = { cycles_per_elem = 0 },  -- an alias: no kernel, no copy
-      softmax    = { cycles_per_elem = 60 },
-      logistic   = { cycles_per_elem = 40 },
-      quantize   = { cycles_per_elem = 8 },
+      transpose  = { cycles_per_elem = 4 },
+      softmax    = { cycles_per_elem = by_arith(60, 20) },
+      table      = { cycles_per_elem = by_arith(40, 3) },  -- logistic, relu, ...: a byte table
+      quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8 },
-      -- ONNX models: onnxruntime's arithmetic (float scale, round half to even)
-      qconv2d     = { cycles_per_mac = 2.5 },
-      qfc         = { cycles_per_mac = 1.5 },
-      qadd        = { cycles_per_elem = 30 },
-      qgap        = { cycles_per_mac = 1.5 },
-      lut         = { cycles_per_elem = 3 },
-      qquantize   = { cycles_per_elem = 20 },
-      qdequantize = { cycles_per_elem = 8 },
-      transpose   = { cycles_per_elem = 4 },
-      qmul        = { cycles_per_elem = 12 },
-      qavgpool    = { cycles_per_mac = 3 },
-      qsoftmax    = { cycles_per_elem = 20 },
-      -- --float-fallback: QDQ groups onnxruntime leaves in float, in float
-      fconv2d     = { cycles_per_mac = 6 },
-      fadd        = { cycles_per_elem = 12 },
-      fmul        = { cycles_per_elem = 12 },
     },
   },
 }

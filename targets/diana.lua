@@ -37,6 +37,15 @@ local NOT_SHIFT = "digital implements only exact shift requantization here; this
 
 local function kernel_ok(k) return k == 1 or k == 3 or k == 5 or k == 7 end
 
+-- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
+local function by_arith(tflite, float, fp32, tflite_dw)
+  return function(op)
+    if op.requant == "fp32" then return fp32 or float end
+    if op.requant ~= "tflite" then return float end
+    return op.depthwise == 1 and tflite_dw or tflite
+  end
+end
+
 return target "diana" {
   description = "DIANA SoC: RISC-V host + 16x16 PE digital accelerator",
   clock_mhz = 260,
@@ -52,39 +61,29 @@ return target "diana" {
   cpu = {
     name = "riscv",
     memory = "L2",
-    requant = { "tflite", "float" },
+    requant = { "tflite", "float", "fp32" },
     ops = {
-      conv2d     = { cycles_per_mac = 9 },
-      dwconv2d   = { cycles_per_mac = 11 },
+      -- one entry per operation; what it costs depends on the arithmetic
+      -- (kernels differ): TFLite's fixed point, onnxruntime's float scale
+      -- ("float", or "shift" when that is exactly a power of two) and the
+      -- float groups of --float-fallback ("fp32")
+      conv2d     = { cycles_per_mac = by_arith(9, 9, 6, 11) },
       fc         = { cycles_per_mac = 8 },
-      add        = { cycles_per_elem = 20 },
-      mul        = { cycles_per_elem = 20 },
-      avgpool    = { cycles_per_mac = 4 },
+      add        = { cycles_per_elem = by_arith(20, 40, 12) },
+      mul        = { cycles_per_elem = by_arith(20, 30, 12) },
+      avgpool    = { cycles_per_mac = function(op)    -- onnxruntime's windowed pool sums floats
+                       return (op.requant == "tflite" or op.global == 1) and 4 or 6 end },
       maxpool    = { cycles_per_mac = 4 },
       mean       = { cycles_per_mac = 4 },
       pad        = { cycles_per_elem = 2 },
       concat     = { cycles_per_elem = 2 },
-      reshape    = { cycles_per_elem = 0 },
-      softmax    = { cycles_per_elem = 100 },
-      logistic   = { cycles_per_elem = 60 },
-      quantize   = { cycles_per_elem = 12 },
+      reshape    = { cycles_per_elem = 0 },  -- an alias: no kernel, no copy
+      transpose  = { cycles_per_elem = 6 },
+      softmax    = { cycles_per_elem = by_arith(100, 40) },
+      table      = { cycles_per_elem = by_arith(60, 6) },  -- logistic, relu, ...: a byte table
+      quantize   = { cycles_per_elem = by_arith(12, 30) },
       dequantize = { cycles_per_elem = 12 },
       requantize = { cycles_per_elem = 12 },
-      qconv2d     = { cycles_per_mac = 9 },
-      qfc         = { cycles_per_mac = 8 },
-      qadd        = { cycles_per_elem = 40 },
-      qgap        = { cycles_per_mac = 4 },
-      lut         = { cycles_per_elem = 6 },
-      qquantize   = { cycles_per_elem = 30 },
-      qdequantize = { cycles_per_elem = 12 },
-      transpose   = { cycles_per_elem = 6 },
-      qmul        = { cycles_per_elem = 30 },
-      qavgpool    = { cycles_per_mac = 6 },
-      qsoftmax    = { cycles_per_elem = 40 },
-      -- --float-fallback: QDQ groups onnxruntime leaves in float, in float
-      fconv2d     = { cycles_per_mac = 6 },
-      fadd        = { cycles_per_elem = 12 },
-      fmul        = { cycles_per_elem = 12 },
     },
   },
 
@@ -99,7 +98,7 @@ return target "diana" {
       -- scale of the average (1 / window is rarely a power of two)
       requant = { "shift", "float" },
       ops = {
-        qconv2d = {
+        conv2d = {
           kernel = "kernels/diana.c", fn = "htc__dev_conv",
           template = "templates/diana/conv2d.c.in",
           macs_per_cycle = 256,   -- depthwise: 3.75, stated by the tile function
@@ -112,7 +111,9 @@ return target "diana" {
             if not kernel_ok(op.kernel_h) or not kernel_ok(op.kernel_w) then
               return false, ("kernel %dx%d (accepts 1, 3, 5, 7)"):format(op.kernel_h, op.kernel_w)
             end
-            if op.groups ~= 1 and op.depthwise == 0 then return false, "grouped, not depthwise" end
+            if op.groups ~= 1 and (op.depthwise == 0 or op.depth_multiplier ~= 1) then
+              return false, "grouped, not depthwise"
+            end
             if op.weight_zp ~= 0 then return false, "weight zero point" end
             if op.int32_out ~= 0 then return false, "int32 output" end
             if op.batches ~= 1 then return false, "batch > 1" end
@@ -131,7 +132,7 @@ return target "diana" {
             return { maximize = objective(t, op, t.K, t.OX), cycles = 50 + work }
           end,
         },
-        qfc = {
+        fc = {
           kernel = "kernels/diana.c", fn = "htc__dev_fc",
           template = "templates/diana/fc.c.in",
           macs_per_cycle = 256,
@@ -148,7 +149,7 @@ return target "diana" {
             return { maximize = objective(t, op, t.C, t.K), cycles = 50 + cdiv(t.C, 16) * cdiv(t.K, 16) }
           end,
         },
-        qadd = {
+        add = {
           kernel = "kernels/diana.c", fn = "htc__dev_add",
           template = "templates/diana/add.c.in",
           double_buffer = true,
@@ -163,12 +164,14 @@ return target "diana" {
         },
         -- global average pool: tiles over C (and output rows), the whole
         -- window in L1; 16 channel lanes, one window element per cycle
-        qgap = {
+        avgpool = {
           kernel = "kernels/diana.c", fn = "htc__dev_pool",
           template = "templates/diana/pool.c.in",
           macs_per_cycle = 16,
           double_buffer = true,
           accepts = function(op)
+            if op.global ~= 1 then return false, "not a global average pool" end
+            if op.requant ~= "float" then return false, "not onnxruntime's float scale" end
             if op.in_shape[1] ~= 1 then return false, "batch > 1" end
             if #op.in_shape ~= 4 then return false, "input rank is not 4" end
             return true

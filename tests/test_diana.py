@@ -49,7 +49,7 @@ def test_eligible_layers_offloaded(net):
     rep = report(os.path.join(zoo, "%s_pow2qop_s8.onnx" % net))
     n_off = 0
     for layer in rep["layers"]:
-        if layer["op"] not in ("qconv2d", "qfc", "qadd"):
+        if layer["op"] not in ("conv2d", "fc", "add"):
             continue
         why = layer["reason"]
         if layer["engine"] == "digital":
@@ -116,7 +116,7 @@ def test_global_avgpool_offloaded(net, l1, tmp_path, monkeypatch):
         tgt = str(tmp_path / "diana_small.lua")
         open(tgt, "w").write(src)
     rep = report(model, tgt)
-    pools = [layer for layer in rep["layers"] if layer["op"] == "qgap"]
+    pools = [layer for layer in rep["layers"] if layer["op"] == "avgpool"]
     assert pools, net
     for layer in pools:
         assert layer["engine"] == "digital", layer["reason"]

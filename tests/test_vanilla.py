@@ -34,10 +34,10 @@ def test_vanilla_bitexact(net, tmp_path, monkeypatch):
     on, off = 0, 0
     for layer in rep["layers"]:
         if layer["engine"] == "vanilla":
-            assert layer["op"] == "qconv2d"
+            assert layer["op"] == "conv2d"
             assert layer["tile"]["l1_bytes"] <= 16 * 1024, layer
             on += 1
-        elif layer["op"] == "qconv2d":
+        elif layer["op"] == "conv2d":
             assert "grouped or depthwise" in layer["reason"] or "kernel" in layer["reason"], layer
             off += 1
     assert on > 0

@@ -13,7 +13,7 @@ return target "tiny" {
   cpu = {
     name = "host", memory = "L2", requant = { "float" },
     ops = {
-      qconv2d = { kernel = "kernels/ort_conv.c", fn = "htc__qconv2d", cycles_per_mac = 2 },
+      conv2d = { kernel = "kernels/ort_conv.c", fn = "htc__qconv2d", cycles_per_mac = 2 },
       transpose = { kernel = "kernels/transpose.c", fn = "htc__transpose", cycles_per_elem = 4 },
       reshape = { cycles_per_elem = 0 },
     },
@@ -22,7 +22,7 @@ return target "tiny" {
     acc = {
       memory = "L1", weights = "WD", requant = { "shift" },
       ops = {
-        qconv2d = {
+        conv2d = {
           kernel = "kernels/diana.c", fn = "htc__dev_conv", template = "templates/diana/conv2d.c.in",
           double_buffer = DOUBLE,
           tile = function(t, op)
