@@ -33,12 +33,18 @@ htc-asan: gen/main.c $(GEN_SRCS) $(GEN_HDRS) $(PB_C)
 deps:
 	bash .ci/deps.sh all
 
-# Quick start: compile the KWS model for the CPU target, run it, report.
+# Quick start: the KWS model (int8 .tflite) as firmware on the CPU target,
+# then the same model on a heterogeneous chip (targets/npu.lua: an NPU with
+# TFLite's requantization + a Cortex-M class host) on the host virtual
+# platform: per-layer engine and why, the device model's measured cycles,
+# and the output equal to the CPU build's byte for byte.
 demo:
 	bash .ci/deps.sh c
 	$(MAKE) htc
-	./htc report $(HTC_MODELS)/kws_ref_model.tflite -t targets/cpu.lua
-	$(MAKE) -C examples/kws host
+	$(MAKE) -C examples/kws host RUN_ARGS="--write-input $(CURDIR)/build/demo_in.bin --write-output $(CURDIR)/build/demo_cpu.bin"
+	./htc report $(HTC_MODELS)/kws_ref_model.tflite -t targets/npu.lua
+	./htc run $(HTC_MODELS)/kws_ref_model.tflite -t targets/npu.lua --input build/demo_in.bin --output build/demo_npu.bin
+	cmp build/demo_cpu.bin build/demo_npu.bin && echo "demo: the NPU + host output equals the CPU build's, byte for byte"
 
 test:
 	bash .ci/deps.sh all

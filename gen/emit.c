@@ -595,21 +595,40 @@ static void expand(const Target *t, const char *path)
     if (skip) die("%s: {{#if}} without {{/if}}", full);
 }
 
+/* An int32 array as a static const initializer, 16 a line. */
+static void int32_array(const char *name, const int32_t *v, int n)
+{
+    fprintf(F, "static const int32_t %s[%d] = {", name, n);
+    for (int k = 0; k < n; k++) fprintf(F, "%s%d", k ? (k % 16 ? ", " : ",\n    ") : "", v[k]);
+    fprintf(F, "};\n");
+}
+
+/* An offloaded layer's constants: weights in the engine's layout, int32
+   biases, and its requantization as data for the engine: shifts (shift
+   kind), or TFLite multipliers and shifts, one per output channel. */
 static void emit_offload_params(const Graph *g, const Op *op, int li)
 {
     const TileInfo *ti = op->tile;
+    int K = ti->full[TD_K];
     if (ti->wlayout) {
         fprintf(F, "/* layer %d: weights in the accelerator's layout (per output channel C-y-x) */\n", li);
         fprintf(F, "static const int8_t %s__w%d[%zu] HTC__ALIGN(16) = {", N, li, ti->wlayout_bytes);
         put_values((const uint8_t *)ti->wlayout, DT_INT8, (int64_t)ti->wlayout_bytes);
         fprintf(F, "\n};\n");
-        int K = ti->full[TD_K];
         const int32_t *b = op->nin > 2 && op->in[2] >= 0 ? (const int32_t *)(const void *)g->tensors[op->in[2]].data : NULL;
-        fprintf(F, "static const int32_t %s__b%d[%d] = {", N, li, K);
-        for (int k = 0; k < K; k++) fprintf(F, "%s%d", k ? (k % 16 ? ", " : ",\n    ") : "", b ? b[k] : 0);
-        fprintf(F, "};\nstatic const int32_t %s__sh%d[%d] = {", N, li, op->nch);
-        for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->rq_shifts[c]);
-        fprintf(F, "};\n");
+        int32_t *bv = arena_alloc(sizeof(int32_t) * (size_t)K);
+        for (int k = 0; k < K; k++) bv[k] = b ? b[k] : 0;
+        int32_array(arena_printf("%s__b%d", N, li), bv, K);
+    }
+    if (op->rq_shifts) int32_array(arena_printf("%s__sh%d", N, li), op->rq_shifts, op->nch);
+    else if (op->rq == RQ_TFLITE && op->mult) {
+        int32_t *m = arena_alloc(sizeof(int32_t) * (size_t)K), *sv = arena_alloc(sizeof(int32_t) * (size_t)K);
+        for (int k = 0; k < K; k++) {
+            m[k] = op->mult[op->nch > 1 ? k : 0];
+            sv[k] = op->shift[op->nch > 1 ? k : 0];
+        }
+        int32_array(arena_printf("%s__mult%d", N, li), m, K);
+        int32_array(arena_printf("%s__shift%d", N, li), sv, K);
     }
 }
 
@@ -635,28 +654,33 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     tseti("out_off0", o); tseti("out_off1", o + (ti->double_buffer ? ti->l1_out : 0));
     tset("in", ptr(g, op->in[0], 1));
     tset("out", ptr(g, op->out[0], 0));
-    if (op->kind == OP_CONV2D) {
-        const htc__qconv_params *p = op->params;
-        int wrow = p->group_in * p->k_h * p->k_w;
+    tseti("in_zp", op->in_zp); tseti("out_zp", op->out_zp);
+    tseti("qmin", op->act_min); tseti("qmax", op->act_max);
+    tseti("per_channel", op->nch > 1);
+    if (op->kind == OP_CONV2D || op->kind == OP_FC) {
+        /* weight memory of one K tile: weights, int32 biases, then (TFLite)
+           int32 multipliers and shifts */
+        int wrow = op->kind == OP_FC ? op->in_c : op->in_c / op->groups * op->k_h * op->k_w;
+        int64_t b_off = ((int64_t)ti->size[TD_K] * wrow + 3) & ~3;
         tseti("wrow", wrow);
-        tseti("b_off", ((int64_t)ti->size[TD_K] * wrow + 3) & ~3);
-        tseti("in_zp", p->in_zp); tseti("out_zp", p->out_zp); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
-        tseti("per_channel", p->per_channel);
-    } else if (op->kind == OP_FC) {
-        const htc__qfc_params *p = op->params;
-        tseti("b_off", ((int64_t)ti->size[TD_K] * p->in_features + 3) & ~3);
-        tseti("in_zp", p->in_zp); tseti("out_zp", p->out_zp); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
-        tseti("per_channel", p->per_channel);
-    } else if (op->kind == OP_ADD) {
+        tseti("b_off", b_off);
+        tseti("rq_off", b_off + 4 * (int64_t)ti->size[TD_K]);
+    } else if (op->kind == OP_ADD && op->rq == RQ_FLOAT) {
         const htc__qbinary_params *p = op->params;
         tset("in2", ptr(g, op->in[1], 1));
         tseti("a_off", p->a_off); tseti("b_off", p->b_off); tseti("out_off", p->out_off);
         tseti("ra", op->add_shift[0]); tseti("rb", op->add_shift[1]); tseti("m", op->add_shift[2]);
         tseti("fix", op->add_fixed); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
     }
-    tset("w", arena_printf("%s__w%d", N, li));
-    tset("b", arena_printf("%s__b%d", N, li));
-    tset("sh", arena_printf("%s__sh%d", N, li));
+    if (ti->wlayout) {
+        tset("w", arena_printf("%s__w%d", N, li));
+        tset("b", arena_printf("%s__b%d", N, li));
+    }
+    if (op->rq_shifts) tset("sh", arena_printf("%s__sh%d", N, li));
+    else if (op->rq == RQ_TFLITE && op->mult) {
+        tset("mult", arena_printf("%s__mult%d", N, li));
+        tset("shift", arena_printf("%s__shift%d", N, li));
+    }
     expand(t, eo->template_file);
 }
 
@@ -672,6 +696,24 @@ static void device_account(const Graph *g, const Target *t, const Op *op, int li
     fprintf(F, "    htc__dev_cpu(%d, %.17g, %.17g);\n", li, (double)op->macs, op->cycles_per_mac);
     if (op->cycles_per_elem > 0)
         fprintf(F, "    htc__dev_cpu(-1, %.17g, %.17g);\n", (double)tensor_numel(&g->tensors[op->out[0]]), op->cycles_per_elem);
+}
+
+/* The hardware constants of an engine's device model, from the target
+   file (their one source): memory sizes and DMA rates, start-up cycles,
+   the PE array and the engine's `device` table (HTC_DEV_<NAME>). */
+static void device_defines(const Target *t, const Engine *e)
+{
+    const Memory *a = &t->memories[e->act_memory];
+    fprintf(F, "#define HTC_DEV_ACT_SIZE %lld\n", (long long)a->size);
+    if (e->weight_memory >= 0) fprintf(F, "#define HTC_DEV_W_SIZE %lld\n", (long long)t->memories[e->weight_memory].size);
+    if (a->dma_bytes_per_cycle > 0)
+        fprintf(F, "#define HTC_DEV_DMA_BPC %.17g\n#define HTC_DEV_DMA_SETUP %d\n", a->dma_bytes_per_cycle, a->dma_setup);
+    if (e->weight_memory >= 0 && t->memories[e->weight_memory].dma_bytes_per_cycle > 0)
+        fprintf(F, "#define HTC_DEV_W_DMA_BPC %.17g\n#define HTC_DEV_W_DMA_SETUP %d\n",
+                t->memories[e->weight_memory].dma_bytes_per_cycle, t->memories[e->weight_memory].dma_setup);
+    fprintf(F, "#define HTC_DEV_STARTUP %d\n", e->startup);
+    if (e->rows) fprintf(F, "#define HTC_DEV_ROWS %d\n#define HTC_DEV_COLS %d\n", e->rows, e->cols);
+    for (int i = 0; i < e->ndevice; i++) fprintf(F, "#define HTC_DEV_%s %.17g\n", e->device_names[i], e->device_values[i]);
 }
 
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
@@ -738,9 +780,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         /* the device model checks accesses against the declared memories */
         for (int i = 0; i < g->nops; i++)
             if (g->ops[i].tile) {
-                const Engine *e = &t->engines[g->ops[i].engine];
-                fprintf(F, "#define HTC_DEV_ACT_SIZE %lld\n", (long long)t->memories[e->act_memory].size);
-                if (e->weight_memory >= 0) fprintf(F, "#define HTC_DEV_W_SIZE %lld\n", (long long)t->memories[e->weight_memory].size);
+                device_defines(t, &t->engines[g->ops[i].engine]);
                 break;
             }
     }

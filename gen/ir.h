@@ -273,6 +273,10 @@ typedef struct {
     int act_memory;             /* index into Target.memories */
     int weight_memory;          /* accelerators: index of the weight memory, or -1 */
     int startup;                /* cycles to start one engine invocation */
+    int rows, cols;             /* array = { rows, cols }: the PE array (0: none stated) */
+    int ndevice;                /* device = { NAME = number }: constants of the device model */
+    const char **device_names;
+    double *device_values;
 } Engine;
 
 typedef struct {

@@ -256,15 +256,25 @@ static void driver_cycles(FILE *f, const Graph *g, const Target *t)
     for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", op_name(g->ops[i].kind));
     fprintf(f, "};\nstatic const char *const lengine[NL] = {");
     for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", t->engines[g->ops[i].engine].name);
+    fprintf(f, "};\nstatic const char *const lwhy[NL] = {");
+    for (int i = 0; i < g->nops; i++) {     /* the dispatch reason as a C string */
+        fputs(i ? ", \"" : "\"", f);
+        for (const char *c = g->ops[i].reason ? g->ops[i].reason : ""; *c; c++)
+            if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+            else if ((unsigned char)*c < 0x20 || *c == '?') fprintf(f, "\\%03o", (unsigned char)*c);
+            else fputc(*c, f);
+        fputc('"', f);
+    }
     fprintf(f, "};\nstatic const double lest[NL] = {");
     for (int i = 0; i < g->nops; i++) fprintf(f, "%s%.0f", i ? ", " : "", g->ops[i].est_cycles);
     fprintf(f, "};\n"
                "static void print_cycles(void)\n{\n"
                "    unsigned long long tot = 0;\n    int i;\n"
-               "    printf(\"htc run: device model cycles per layer (target %s)\\n  #  op          engine       measured   estimated\\n\");\n"
+               "    printf(\"htc run: device model cycles per layer (target %s)\\n  #  op          engine       measured   estimated  why\\n\");\n"
                "    for (i = 0; i < NL; i++) {\n"
                "        tot += cyc[i];\n"
-               "        if (cyc[i] || lest[i] > 0) printf(\"%%3d  %%-11s %%-9s %%11llu %%11.0f\\n\", i, lname[i], lengine[i], cyc[i], lest[i]);\n"
+               "        if (cyc[i] || lest[i] > 0)\n"
+               "            printf(\"%%3d  %%-11s %%-9s %%11llu %%11.0f  %%s\\n\", i, lname[i], lengine[i], cyc[i], lest[i], lwhy[i]);\n"
                "    }\n"
                "    printf(\"total: %%llu cycles = %%.3f ms at %g MHz; ideal %.0f, measured / ideal = %%.2f\\n\", tot,"
                " (double)tot / (%.17g * 1e3), (double)tot / %.17g);\n}\n",

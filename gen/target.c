@@ -211,7 +211,8 @@ static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "en
 static const char *const mem_keys[] = {"size", "alignment", "dma", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights",
-                                          "startup", "array", NULL};
+                                          "startup", "array", "device", NULL};
+static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template",
                                       "tile", "double_buffer", "macs_per_cycle", NULL};
 
@@ -430,9 +431,51 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
     }
     e->startup = (int)get_number(lt, kk, nkeys, "startup", 0, 0, 0);
 
+    int ty;
+    /* array = { rows, cols } and device = { NAME = number }: the hardware
+       constants the device model is compiled with (HTC_DEV_ROWS, ...,
+       HTC_DEV_<NAME>), so the target file is their one source */
+    ty = lua_getfield(L, -1, "array");
+    if (ty == LUA_TTABLE) {
+        kk[nkeys] = "array";
+        check_keys(lt, kk, nkeys + 1, array_keys);
+        e->rows = (int)get_number(lt, kk, nkeys + 1, "rows", 1, 0, 1);
+        e->cols = (int)get_number(lt, kk, nkeys + 1, "cols", 1, 0, 1);
+    } else if (ty != LUA_TNIL) {
+        kk[nkeys] = "array";
+        field_error(lt, kk, nkeys + 1, "expected a table { rows = n, cols = n }");
+    }
+    lua_pop(L, 1);
+    ty = lua_getfield(L, -1, "device");
+    if (ty == LUA_TTABLE) {
+        kk[nkeys] = "device";
+        int n = 0;
+        lua_pushnil(L);
+        while (lua_next(L, -2)) { n++; lua_pop(L, 1); }
+        e->device_names = arena_alloc(sizeof(char *) * (size_t)(n + 1));
+        e->device_values = arena_alloc(sizeof(double) * (size_t)(n + 1));
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            const char *dn = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+            int ok = dn && *dn && !isdigit((unsigned char)*dn);
+            for (const char *c = dn; ok && *c; c++) ok = isupper((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_';
+            if (!ok) field_error(lt, kk, nkeys + 1, "keys must be upper-case C names (HTC_DEV_<NAME> in the device model)");
+            kk[nkeys + 1] = dn;
+            if (!lua_isnumber(L, -1) || lua_type(L, -1) != LUA_TNUMBER)
+                field_error(lt, kk, nkeys + 2, "expected a number, got %s", luaL_typename(L, -1));
+            e->device_names[e->ndevice] = arena_strdup(dn);
+            e->device_values[e->ndevice++] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+    } else if (ty != LUA_TNIL) {
+        kk[nkeys] = "device";
+        field_error(lt, kk, nkeys + 1, "expected a table { NAME = number, ... } (HTC_DEV_<NAME> in the device model)");
+    }
+    lua_pop(L, 1);
+
     /* requant = { "tflite", ... }: the arithmetic this engine reproduces */
     kk[nkeys] = "requant";
-    int ty = lua_getfield(L, -1, "requant");
+    ty = lua_getfield(L, -1, "requant");
     if (ty != LUA_TTABLE) field_error(lt, kk, nkeys, "missing required list 'requant' (e.g. { \"tflite\" })");
     int n = (int)lua_rawlen(L, -1);
     for (int i = 1; i <= n; i++) {
@@ -833,7 +876,8 @@ int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, in
 {
     LoadedTarget *lt = (LoadedTarget *)t;
     if (!t->has_dispatch || ncand == 1) {
-        *reason = ncand == 1 ? "only candidate" : "first candidate in target order";
+        *reason = ncand == 1 ? "only candidate"
+                             : arena_printf("%s accepts it (first of %d candidates in target order)", t->engines[cand[0]].name, ncand);
         return cand[0];
     }
     lua_State *L = lt->L;

@@ -643,9 +643,9 @@ void tile(Graph *g, Target *t)
         const EngineOp *eo = engine_op(e, op->kind);
         if (e->is_cpu || !eo || !eo->has_tile) continue;
         TileInfo *ti = arena_alloc(sizeof *ti);
-        if (op->rq != RQ_FLOAT)
-            die("%s: operator %d (%s): engine %s: offloading %s arithmetic is not supported yet", g->path,
-                op->src_index, op->src_name, e->name, requant_name(op->rq));
+        if (!(op->rq == RQ_FLOAT || (op->rq == RQ_TFLITE && (op->kind == OP_CONV2D || op->kind == OP_FC))))
+            die("%s: operator %d (%s): engine %s: htc cannot offload %s with %s arithmetic", g->path,
+                op->src_index, op->src_name, e->name, op_name(op->kind), requant_name(op->rq));
         if (!geometry(g, op, ti))
             die("%s: operator %d (%s): engine %s has no tiling geometry for %s", g->path, op->src_index,
                 op->src_name, e->name, op_name(op->kind));
@@ -708,8 +708,6 @@ void tile(Graph *g, Target *t)
         double peak = ts->macs_per_cycle > 0 ? ts->macs_per_cycle : eo->macs_per_cycle;
         ti->ideal_cycles = (peak > 0 ? (double)op->macs / peak : 0);
         weight_layout(g, op, ti);
-        if (op->kind == OP_AVGPOOL && !op->rq_shifts)   /* the emitter's shift table: unused by the pool */
-            op->rq_shifts = arena_alloc(sizeof(int32_t) * (size_t)(op->nch > 0 ? op->nch : 1));
         if (wm && ti->wlayout_bytes) ti->ideal_cycles += (double)(ti->wlayout_bytes + 4 * (size_t)ti->full[TD_K]) / wm->dma_bytes_per_cycle;
         op->tile = ti;
         op->est_cycles = ti->est_cycles + e->startup * ti->ntiles;

@@ -93,11 +93,13 @@ EOC
 }
 
 headers=""
-for spec in kws:kws_ref_model vww:vww_96_int8 ic:pretrainedResnet_quant ad:ad01_int8; do
-    n=${spec%%:*} model=$HTC_MODELS/${spec#*:}.tflite
+# NAME:MODEL[:TARGET]; npu: an accelerator target (device model pasted in)
+for spec in kws:kws_ref_model vww:vww_96_int8 ic:pretrainedResnet_quant ad:ad01_int8 npu:vww_96_int8:targets/npu.lua; do
+    IFS=: read -r n m tgt <<<"$spec"
+    model=$HTC_MODELS/$m.tflite
     d=$W/$n; mkdir -p "$d"
     echo "--- $n"
-    if ! "$HTC" compile "$model" -t "$TARGET" -o "$d/$n.h" --name "$n" >"$d/htc.log" 2>&1; then
+    if ! "$HTC" compile "$model" -t "${tgt:-$TARGET}" -o "$d/$n.h" --name "$n" >"$d/htc.log" 2>&1; then
         bad "$n: htc compile"; sed 's/^/       | /' "$d/htc.log" | head; continue
     fi
     ok "$n: htc compile ($(wc -c <"$d/$n.h") bytes)"
