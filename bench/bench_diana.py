@@ -38,10 +38,11 @@ int main(void)
 """
 
 
-def measure(model, target, tmp, layers=None):
-    """measured cycles of the whole network, or of the given layer indices"""
-    subprocess.run([oo.HTC, "compile", model, "-t", target, "-o", os.path.join(tmp, "m.h"), "--name", "m"], check=True,
-                   capture_output=True)
+def measure(model, target, tmp, layers=None, args=()):
+    """measured cycles of the whole network, or of the given layer indices;
+    args: more htc options (-D target parameters)"""
+    subprocess.run([oo.HTC, "compile", model, "-t", target, "-o", os.path.join(tmp, "m.h"), "--name", "m"] + list(args),
+                   check=True, capture_output=True)
     open(os.path.join(tmp, "d.c"), "w").write(DRIVER)
     subprocess.run(["cc", "-O2", "-o", os.path.join(tmp, "d"), os.path.join(tmp, "d.c"), "-I", tmp], check=True)
     out = subprocess.run([os.path.join(tmp, "d")], capture_output=True, text=True, check=True).stdout.split("\n")
@@ -78,16 +79,11 @@ def main():
     conv = [l["index"] for l in report(model, DIANA)["layers"] if l["engine"] == "digital"]
     print("\nFig. 4: conv 32->64, 32x32, 3x3; measured cycles of the conv layer by L1 budget")
     print("%8s %12s %12s %12s %8s" % ("L1 kB", "none", "eq. 3-4", "eq. 3-5", "gain"))
-    src = open(DIANA).read()
     for kb in (128, 64, 32, 16, 8, 4):
         row = []
-        for h in ("none", "3-4", "3-5"):
-            s = src.replace('local HEURISTICS = "3-5"', 'local HEURISTICS = "%s"' % h)
-            s = s.replace("local L1_SIZE = 256 * KiB", "local L1_SIZE = %d * KiB" % kb)
-            tg = os.path.join(tmp, "d_%s_%d.lua" % (h, kb))
-            open(tg, "w").write(s)
+        for h in ("none", "3-4", "3-5"):        # the target's parameters, set with -D
             try:
-                row.append(measure(model, tg, tmp, conv))
+                row.append(measure(model, DIANA, tmp, conv, ["-D", "heuristics=" + h, "-D", "l1_kib=%d" % kb]))
             except subprocess.CalledProcessError:
                 row.append(None)
         fmt = lambda v: "%12s" % ("-" if v is None else v)

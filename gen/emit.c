@@ -1,6 +1,8 @@
 /* emit.c - writes the one stb-style header: API, runtime core, kernels,
    constant data, parameter blocks and the run function in layer order. */
+#define _XOPEN_SOURCE 700
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -76,6 +78,33 @@ static const char *ctype(DType t)
     return "uint8_t";
 }
 
+/* #line directives: code from a template carries the template's file and
+   line, so a C compiler's error names them; the header's own lines follow
+   again afterwards. The header is built in memory (emit), so its line
+   count is known. */
+static const char *hdr_path;    /* NULL: no #line directives */
+static char *mbuf;
+static size_t msize, counted_at;
+static long counted_lines;
+
+static long header_line(void)      /* lines completed so far */
+{
+    fflush(F);
+    for (; counted_at < msize; counted_at++)
+        if (mbuf[counted_at] == '\n') counted_lines++;
+    return counted_lines;
+}
+
+static void line_directive(long line, const char *file)
+{
+    fprintf(F, "#line %ld \"", line);
+    for (const char *c = file; *c; c++) {
+        if (*c == '"' || *c == '\\') fputc('\\', F);
+        fputc(*c, F);
+    }
+    fputs("\"\n", F);
+}
+
 /* ---- pasted source files ---------------------------------------------------- */
 
 static void paste(const Target *t, const char *path, const char *guard_from)
@@ -89,8 +118,12 @@ static void paste(const Target *t, const char *path, const char *guard_from)
         guard[n++] = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
     guard[n] = 0;
     fprintf(F, "#ifndef %s\n#define %s\n/* ---- %s ---- */\n", guard, guard, path);
+    char *real = hdr_path ? realpath(full, NULL) : NULL;      /* errors name the source file */
+    if (real) line_directive(1, real);
     fwrite(src, 1, len, F);
     if (len && src[len - 1] != '\n') fputc('\n', F);
+    if (real) line_directive(header_line() + 2, hdr_path);
+    free(real);
     fprintf(F, "#endif /* %s */\n\n", guard);
 }
 
@@ -547,14 +580,19 @@ static void tset(const char *k, const char *v)
 }
 static void tseti(const char *k, long long v) { tset(k, arena_printf("%lld", v)); }
 
-/* Dumb substitution of {{name}}, and flat conditionals: a line
-   "{{#if name}}" keeps the lines up to "{{/if}}" when name is set and not "0". */
+/* Substitution of {{name}}, and flat conditionals: a line "{{#if name}}"
+   keeps the lines up to "{{/if}}" when name is not "0". Every name must be
+   one the core sets: an unknown placeholder or condition is an error at
+   the template's line (a typo must not silently drop code). */
 static void expand(const Target *t, const char *path)
 {
     size_t len;
     const char *full = target_resolve(t, path);
     const char *src = (const char *)read_file(full, &len);
-    int skip = 0, line = 1;
+    char *real = hdr_path ? realpath(full, NULL) : NULL;
+    const char *tname = real ? arena_strdup(real) : full;
+    free(real);
+    int skip = 0, line = 1, synced = 0;
     for (size_t i = 0; i < len;) {
         size_t e = i;
         while (e < len && src[e] != '\n') e++;
@@ -569,11 +607,23 @@ static void expand(const Target *t, const char *path)
             const char *v = NULL;
             for (int k = 0; k < ntv; k++)
                 if (!strcmp(tv[k].k, name)) v = tv[k].v;
-            skip = !v || !strcmp(v, "0") ? 1 : -1;
+            if (!v) {
+                char known[1024] = "";
+                for (int k = 0; k < ntv; k++) {
+                    if (k) strncat(known, " ", sizeof known - strlen(known) - 1);
+                    strncat(known, tv[k].k, sizeof known - strlen(known) - 1);
+                }
+                die("%s:%d: {{#if %s}}: unknown name (known: %s)", full, line, name, known);
+            }
+            skip = !strcmp(v, "0") ? 1 : -1;
+            synced = 0;
         } else if (ll >= 7 && !strncmp(l, "{{/if}}", 7)) {
             if (!skip) die("%s:%d: {{/if}} without {{#if}}", full, line);
             skip = 0;
+            synced = 0;
         } else if (skip <= 0) {
+            if (hdr_path && !synced) line_directive(line, tname);
+            synced = 1;
             for (size_t j = 0; j < ll; j++) {
                 if (l[j] == '{' && j + 1 < ll && l[j + 1] == '{') {
                     size_t k = j + 2;
@@ -588,11 +638,14 @@ static void expand(const Target *t, const char *path)
                 } else fputc(l[j], F);
             }
             fputc('\n', F);
+        } else {
+            synced = 0;
         }
         i = e + 1;
         line++;
     }
     if (skip) die("%s: {{#if}} without {{/if}}", full);
+    if (hdr_path) line_directive(header_line() + 2, hdr_path);
 }
 
 /* An int32 array as a static const initializer, 16 a line. */
@@ -638,13 +691,15 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
     ntv = 0;
     tset("geom", ti->geom);
-    tseti(ti->geom, 1);
+    {   /* one flag per geometry: {{#if dw}} etc. */
+        static const char *const geoms[] = {"conv", "dw", "fc", "add", "pool"};
+        for (size_t k = 0; k < sizeof geoms / sizeof geoms[0]; k++) tseti(geoms[k], !strcmp(ti->geom, geoms[k]));
+    }
     tseti("layer", li);
     tseti("K", ti->full[TD_K]); tseti("C", ti->full[TD_C]); tseti("OY", ti->full[TD_OY]); tseti("OX", ti->full[TD_OX]);
     tseti("Kt", ti->size[TD_K]); tseti("Ct", ti->size[TD_C]); tseti("OYt", ti->size[TD_OY]); tseti("OXt", ti->size[TD_OX]);
     tseti("IH", ti->in_h); tseti("IW", ti->in_w); tseti("KH", ti->k_h); tseti("KW", ti->k_w);
     tseti("SH", ti->s_h); tseti("SW", ti->s_w); tseti("PT", ti->pad_top); tseti("PL", ti->pad_left);
-    tseti("dw", !strcmp(ti->geom, "dw"));
     tseti("db", ti->double_buffer);
     tseti("l1_bytes", ti->l1_bytes); tseti("w_bytes", ti->w_bytes);
     /* L1: input buffer(s), second input, output buffer(s) */
@@ -718,7 +773,13 @@ static void device_defines(const Target *t, const Engine *e)
 
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
 {
-    F = f;
+    /* built in memory: the #line directives need the header's line count */
+    mbuf = NULL;
+    msize = counted_at = 0;
+    counted_lines = 0;
+    hdr_path = o->path;
+    F = open_memstream(&mbuf, &msize);
+    if (!F) die("cannot allocate the header in memory");
     N = o->name;
     NU = arena_alloc(strlen(N) + 1);
     upper(N, NU);
@@ -728,8 +789,15 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     for (size_t i = 0; i < tlen; i++) th = (th ^ tsrc[i]) * 16777619u;
 
     fprintf(F, "/* %s.h - int8 inference, generated by htc %s; do not edit.\n\n", N, HTC_VERSION);
-    fprintf(F, "   command: %s\n   model:   %s (fnv1a %08x)\n   target:  %s \"%s\" (fnv1a %08x)\n\n",
+    fprintf(F, "   command: %s\n   model:   %s (fnv1a %08x)\n   target:  %s \"%s\" (fnv1a %08x)\n",
             safe(o->cmdline), safe(g->path), g->hash, safe(t->path), safe(t->name), th);
+    if (t->nparams) {       /* the target's parameters as this header was built with them */
+        fprintf(F, "   params: ");
+        for (int i = 0; i < t->nparams; i++)
+            fprintf(F, " %s=%s%s", safe(t->params[i].name), safe(t->params[i].value), t->params[i].set ? " (-D)" : "");
+        fputc('\n', F);
+    }
+    fputc('\n', F);
     fprintf(F, "   Usage: in exactly one C or C++ file\n"
                "       #define %s_IMPLEMENTATION\n       #include \"%s.h\"\n"
                "   and include it plainly elsewhere. Then\n"
@@ -840,4 +908,8 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     }
     fprintf(F, "    if (!input || !output) return -1;\n    return %s_run_multi(ins, outs, arena);\n}\n\n", N);
     fprintf(F, "#endif /* %s_IMPLEMENTATION */\n", NU);
+    if (fclose(F) != 0) die("cannot build the header in memory");
+    if (fwrite(mbuf, 1, msize, f) != msize) die("cannot write the header");
+    free(mbuf);
+    F = f;
 }

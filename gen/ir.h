@@ -274,15 +274,31 @@ typedef struct {
     int weight_memory;          /* accelerators: index of the weight memory, or -1 */
     int startup;                /* cycles to start one engine invocation */
     int rows, cols;             /* array = { rows, cols }: the PE array (0: none stated) */
+    const char *description;
     int ndevice;                /* device = { NAME = number }: constants of the device model */
     const char **device_names;
     double *device_values;
 } Engine;
 
+/* param "name" { default = v, values = {...} or min/max, description = "..." }
+   in a target file: a value the user may set with -D name=value. */
+typedef struct {
+    const char *name;
+    const char *value;          /* the value in use, as text */
+    const char *dflt;           /* the default, as text */
+    const char *allowed;        /* "64, 128", "16..1024" or "any number", for help */
+    const char *description;
+    int line;                   /* where it is declared */
+    int set;                    /* given with -D */
+} TargetParam;
+
 typedef struct {
     const char *path;
     const char *dir;            /* directory of the target file */
     const char *name;
+    const char *description;
+    int nparams;
+    TargetParam *params;
     double clock_mhz;
     int nmemories, nengines;
     Memory *memories;
@@ -290,7 +306,12 @@ typedef struct {
     int has_dispatch;
 } Target;
 
+/* -D NAME=VALUE on the command line, before target_load: sets the target
+   parameter NAME (a target that declares no such parameter is an error). */
+void target_define(const char *name_value);
 Target *target_load(const char *path);
+/* htc targets FILE / --help-target: the target, its engines and parameters. */
+void target_describe(FILE *f, const Target *t);
 /* Does engine e accept op? Runs the target's predicate if it has one;
    *why gets a short reason for a refusal. */
 int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const char **why);
@@ -306,6 +327,7 @@ int cpu_kernel(const Op *op, const char **file, const char **fn);
 
 /* Tiling expressions (the target's tile function builds them in Lua). */
 typedef enum { EX_CONST, EX_VAR, EX_ADD, EX_SUB, EX_MUL, EX_MOD, EX_NEG, EX_MIN, EX_MAX,
+               EX_DIV, EX_CDIV,     /* a / b and ceil(a / b) by an expression b > 0 */
                EX_LE, EX_GE, EX_EQ } ExprKind;
 typedef struct Expr {
     ExprKind kind;
@@ -315,6 +337,9 @@ typedef struct Expr {
 } Expr;
 typedef struct {
     Expr *maximize;             /* objective */
+    int minimize;               /* the objective is minimised (tile returned `minimize`) */
+    Expr *dma_cycles;           /* DMA cycles of one tile as the target states them, or NULL (the core's model) */
+    Expr *w_dma_cycles;         /* DMA cycles of one K tile's weights, or NULL (the core's model) */
     Expr *cycles;               /* estimated cycles of one tile (vars = the tile's actual sizes) */
     Expr *l1_bytes, *w_bytes;   /* memory use of one tile (capacity constraints) */
     int ncons;
@@ -373,6 +398,8 @@ Plan *plan(Graph *g, Target *t);                /* plan.c */
 typedef struct {
     const char *name;           /* C identifier prefix */
     const char *cmdline;
+    const char *path;           /* the header's file name, for the #line directives around
+                                   templates (NULL: none) */
 } EmitOptions;
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o);   /* emit.c */
 void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json);             /* report.c */

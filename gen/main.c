@@ -2,6 +2,7 @@
    read -> lower -> dispatch -> tile -> plan -> emit / report / run. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -25,12 +26,14 @@ static const char usage[] =
     "            [--check] (AddressSanitizer build; each layer may touch only its planned buffers)\n"
     "  report    per-layer table: engine and why, storage, MACs, cycles  [--json]\n"
     "            [--svg FILE] (the memory plan over time as a picture)\n"
+    "  targets   describe a target file: engines, memories, parameters  (htc targets FILE [-D ...])\n"
     "  compile and report: [--stack-cc \"CC FLAGS\"] (repeatable) measure the stack of\n"
     "            name_run compiled by CC (-fstack-usage, -fcallgraph-info): header macros\n"
     "            NAME_STACK_SIZE_<CC> and NAME_RAM_SIZE_<CC>, and lines in the report\n"
     "\n"
     "options:\n"
-    "  -t, --target FILE   target description (targets/cpu.lua, ...)\n"
+    "  -t, --target FILE   target description (targets/cpu.lua, ...)\n"    "  -D NAME=VALUE       set a parameter the target file declares (repeatable; see htc targets FILE)\n"
+    "  --help-target       describe the target given with -t, its parameters included\n"
     "  -d PASS             dump the graph after PASS (read, lower, dispatch, plan) to stderr\n"
     "  --bind NAME=FILE    ONNX: graph input NAME is a constant read from FILE (raw bytes,\n"
     "                      or a TensorProto if FILE ends in .pb)\n"
@@ -48,7 +51,7 @@ static const char usage[] =
 
 typedef struct {
     const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug, *svg;
-    int check;
+    int check, help_target;
     int nstack;
     const char *stack_cc[4];
     const char *inputs[OP_MAX_IO], *outputs[OP_MAX_IO];
@@ -161,6 +164,9 @@ static void parse(Options *o, int argc, char **argv)
             printf("htc %s\n", HTC_VERSION);
             exit(0);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--target")) o->target = VALUE();
+        else if (!strcmp(a, "-D")) target_define(VALUE());
+        else if (!strncmp(a, "-D", 2) && a[2]) target_define(a + 2);
+        else if (!strcmp(a, "--help-target")) o->help_target = 1;
         else if (!strcmp(a, "-o")) o->out = VALUE();
         else if (!strcmp(a, "--name")) o->name = VALUE();
         else if (!strcmp(a, "--dump")) o->dump = VALUE();
@@ -204,6 +210,12 @@ static void parse(Options *o, int argc, char **argv)
         else if (!o->model) o->model = a;
         else die("unexpected argument '%s' (see htc --help)", a);
 #undef VALUE
+    }
+    if (o->help_target || (o->cmd && !strcmp(o->cmd, "targets"))) {  /* describe the target, nothing else */
+        const char *file = o->help_target ? o->target : o->model;
+        if (!file) die("%s: no target file given (htc targets targets/npu.lua)", o->help_target ? "--help-target" : "targets");
+        target_describe(stdout, target_load(file));
+        exit(0);
     }
     if (!o->cmd) {
         fputs(usage, stderr);
@@ -373,6 +385,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     char *exe = arena_printf("%s/run", dir);
     FILE *f = out_open(hdr);
     EmitOptions e = *eo;
+    e.path = hdr;
     emit(f, g, t, p, &e);
     out_commit(f);
     write_driver(drv, g, t, e.name, o->check);
@@ -385,8 +398,30 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
         cargv[7] = "-fno-omit-frame-pointer";
         cargv[8] = drv;
     }
+    /* the compiler's messages go to a file: its first error (which names
+       a template's file:line through the header's #line directives) is
+       the one line htc reports */
+    char *cerr = arena_printf("%s/cc.err", dir);
+    fflush(stderr);
+    int saved = dup(2), efd = open(cerr, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (saved >= 0 && efd >= 0) dup2(efd, 2);
+    if (efd >= 0) close(efd);
     int rc = run_command(cargv, 0);
-    if (rc) die("%s: the host compiler (%s) failed on the generated code (exit %d)", hdr, cc, rc);
+    if (saved >= 0) {
+        dup2(saved, 2);
+        close(saved);
+    }
+    if (rc) {
+        size_t n;
+        const char *msg = (const char *)read_file(cerr, &n), *first = NULL;
+        for (const char *l = msg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+            if (strstr(l, ": error: ") && (!strchr(l, '\n') || strstr(l, ": error: ") < strchr(l, '\n'))) {
+                first = l;
+                break;
+            }
+        if (first) die("%.*s (the host compiler %s failed on the generated code)", (int)strcspn(first, "\n"), first, cc);
+        die("%s: the host compiler (%s) failed on the generated code (exit %d)", hdr, cc, rc);
+    }
 
     char rep[32];
     snprintf(rep, sizeof rep, "%ld", o->repeat);
@@ -421,7 +456,7 @@ int main(int argc, char **argv)
     Plan *p = plan(g, t);
     if (o.debug && !strcmp(o.debug, "plan")) dump_graph(stderr, g, "plan");
 
-    EmitOptions eo = {o.name, o.cmdline};
+    EmitOptions eo = {o.name, o.cmdline, o.out};
     for (int i = 0; i < o.nstack; i++) {
         p->stack_cc[i] = o.stack_cc[i];
         p->stack_bytes[i] = stack_measure(g, t, p, &eo, o.stack_cc[i]);

@@ -76,6 +76,14 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         json_str(f, g->path);
         fprintf(f, ",\n  \"target\": ");
         json_str(f, t->name);
+        fprintf(f, ",\n  \"params\": {");
+        for (int i = 0; i < t->nparams; i++) {
+            fprintf(f, "%s", i ? ", " : "");
+            json_str(f, t->params[i].name);
+            fputs(": ", f);
+            json_str(f, t->params[i].value);
+        }
+        fputc('}', f);
         fprintf(f, ",\n  \"clock_mhz\": %g,\n  \"arena_bytes\": %lld,\n  \"arena_lower_bound\": %lld,\n"
                    "  \"arena_greedy\": %lld,\n  \"plan_method\": ",
                 t->clock_mhz, (long long)p->arena_size, (long long)p->lower_bound, (long long)p->greedy_size);
@@ -136,7 +144,9 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         fprintf(f, "\n}\n");
         return;
     }
-    fprintf(f, "htc %s report: %s on target %s (%g MHz)\n\n", HTC_VERSION, g->path, t->name, t->clock_mhz);
+    fprintf(f, "htc %s report: %s on target %s (%g MHz", HTC_VERSION, g->path, t->name, t->clock_mhz);
+    for (int i = 0; i < t->nparams; i++) fprintf(f, "%s%s=%s", i ? ", " : "; ", t->params[i].name, t->params[i].value);
+    fprintf(f, ")\n\n");
     fprintf(f, "%3s  %-22s %-9s %-8s %-16s %-8s %9s %9s %11s  %s\n", "#", "source op", "op", "engine", "output",
             "storage", "offset", "macs", "est.cycles", "why");
     for (int i = 0; i < g->nops; i++) {

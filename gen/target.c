@@ -107,6 +107,39 @@ static void count_hook(lua_State *L, lua_Debug *ar)
     lua_error(L);
 }
 
+/* Message handler of every call into the target file: an error raised
+   inside htc's own Lua helpers (the tile prelude: cdiv, min, operators on
+   tile expressions) is reported at the user's calling line, the first
+   frame of the stack that belongs to a target file. */
+static int user_where(lua_State *L)
+{
+    const char *m = lua_tostring(L, 1);
+    static const char prelude[] = "htc-tile-prelude:";
+    if (!m || strncmp(m, prelude, sizeof prelude - 1)) return 1;
+    const char *rest = strchr(m + sizeof prelude - 1, ':');
+    rest = rest ? rest + 1 : m;
+    while (*rest == ' ') rest++;
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.source[0] != '@' || ar.currentline <= 0) continue;
+        lua_pushfstring(L, "%s:%d: %s", ar.short_src, ar.currentline, rest);
+        return 1;
+    }
+    lua_pushstring(L, rest);
+    return 1;
+}
+
+/* lua_pcall with user_where as the message handler */
+static int tpcall(lua_State *L, int nargs, int nres)
+{
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, user_where);
+    lua_insert(L, base);
+    int rc = lua_pcall(L, nargs, nres, base);
+    lua_remove(L, rc == LUA_OK ? base : -2);
+    return rc;
+}
+
 /* target "name" { ... } -> the table, with its name recorded. */
 static int l_target_named(lua_State *L)
 {
@@ -125,6 +158,179 @@ static int l_target(lua_State *L)
     return 1;
 }
 
+static int op_missing(lua_State *L);
+
+/* ---- parameters -----------------------------------------------------------------
+
+   local PES = param "pes" { default = 64, values = { 64, 128 },
+                             description = "MAC units of the PE array" }
+   declares a parameter and returns its value: the default, or what -D
+   pes=VALUE on the command line gives (checked against the declaration:
+   one of `values`, or within `min`..`max`, of the default's type). */
+#define MAX_DEFINES 32
+static int in_list(const char *s, const char *const *list);
+static struct {
+    const char *name, *value;
+    int used;
+} defines[MAX_DEFINES];
+static int ndefines;
+static TargetParam params_[64];
+static int nparams_;
+
+void target_define(const char *nv)
+{
+    const char *eq = strchr(nv, '=');
+    if (!eq || eq == nv) die("-D needs NAME=VALUE (a parameter of the target), got '%s'", nv);
+    if (ndefines == MAX_DEFINES) die("too many -D options (at most %d)", MAX_DEFINES);
+    const char *name = arena_printf("%.*s", (int)(eq - nv), nv);
+    for (int i = 0; i < ndefines; i++)
+        if (!strcmp(defines[i].name, name)) die("-D %s is given twice", name);
+    defines[ndefines].name = name;
+    defines[ndefines++].value = arena_strdup(eq + 1);
+}
+
+/* the value of a Lua scalar as text */
+static const char *scalar_text(lua_State *L, int i)
+{
+    if (lua_type(L, i) == LUA_TBOOLEAN) return lua_toboolean(L, i) ? "true" : "false";
+    if (lua_isinteger(L, i)) return arena_printf("%lld", (long long)lua_tointeger(L, i));
+    if (lua_type(L, i) == LUA_TNUMBER) return arena_printf("%.17g", lua_tonumber(L, i));
+    return arena_strdup(lua_tostring(L, i));
+}
+
+/* -D text -> a Lua value of the default's type at the top, or an error */
+static int __attribute__((format(printf, 2, 3))) param_error(lua_State *L, const char *fmt, ...);
+static int push_define(lua_State *L, int dflt, const char *name, const char *v)
+{
+    char *end;
+    switch (lua_type(L, dflt)) {
+    case LUA_TBOOLEAN:
+        if (!strcmp(v, "true") || !strcmp(v, "1")) lua_pushboolean(L, 1);
+        else if (!strcmp(v, "false") || !strcmp(v, "0")) lua_pushboolean(L, 0);
+        else return param_error(L, "param '%s': -D %s=%s is not true or false", name, name, v);
+        return 1;
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, dflt)) {
+            long long x = strtoll(v, &end, 0);
+            if (!*v || *end) return param_error(L, "param '%s': -D %s=%s is not an integer", name, name, v);
+            lua_pushinteger(L, (lua_Integer)x);
+        } else {
+            double x = strtod(v, &end);
+            if (!*v || *end || x != x) return param_error(L, "param '%s': -D %s=%s is not a number", name, name, v);
+            lua_pushnumber(L, x);
+        }
+        return 1;
+    default:
+        lua_pushstring(L, v);
+        return 1;
+    }
+}
+
+/* an error at the param declaration's first line (upvalue 2: "file:line") */
+static int __attribute__((format(printf, 2, 3))) param_error(lua_State *L, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lua_pushfstring(L, "%s: %s", lua_tostring(L, lua_upvalueindex(2)), msg);
+    return lua_error(L);
+}
+
+static int l_param_spec(lua_State *L)
+{
+    static const char *const keys[] = {"default", "values", "min", "max", "description", NULL};
+    const char *name = lua_tostring(L, lua_upvalueindex(1));
+    const char *where = lua_tostring(L, lua_upvalueindex(2));
+    int line = atoi(strrchr(where, ':') + 1);
+    if (lua_type(L, 1) != LUA_TTABLE)
+        return param_error(L, "param \"%s\" { default = ..., values = {...} or min/max, description = \"...\" } expects a table",
+                          name);
+    lua_settop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+        if (!in_list(k, keys))
+            return param_error(L, "param '%s': unknown field '%s' (expected default, values, min, max, description)", name, k);
+    }
+    int td = lua_getfield(L, 1, "default");                     /* 2 */
+    if (td != LUA_TNUMBER && td != LUA_TSTRING && td != LUA_TBOOLEAN)
+        return param_error(L, "param '%s': default must be a number, a string or a boolean", name);
+    int tv = lua_getfield(L, 1, "values");                      /* 3 */
+    int tmin = lua_getfield(L, 1, "min"), tmax = lua_getfield(L, 1, "max");   /* 4, 5 */
+    if (lua_getfield(L, 1, "description") != LUA_TSTRING)      /* 6 */
+        return param_error(L, "param '%s': description must be a string saying what it sets", name);
+    if (tv != LUA_TNIL && tv != LUA_TTABLE) return param_error(L, "param '%s': values must be a list", name);
+    if (tv == LUA_TTABLE && (tmin != LUA_TNIL || tmax != LUA_TNIL))
+        return param_error(L, "param '%s': give values or min/max, not both", name);
+    if ((tmin != LUA_TNIL && tmin != LUA_TNUMBER) || (tmax != LUA_TNIL && tmax != LUA_TNUMBER) ||
+        ((tmin != LUA_TNIL || tmax != LUA_TNIL) && td != LUA_TNUMBER))
+        return param_error(L, "param '%s': min and max are numbers, for a number parameter", name);
+    for (int i = 0; i < nparams_; i++)
+        if (!strcmp(params_[i].name, name)) return param_error(L, "param '%s' is declared twice", name);
+    if (nparams_ == (int)(sizeof params_ / sizeof params_[0])) return param_error(L, "too many parameters");
+    TargetParam *p = &params_[nparams_];
+    p->name = arena_strdup(name);
+    p->line = line;
+    p->description = arena_strdup(lua_tostring(L, 6));
+    p->dflt = scalar_text(L, 2);
+    lua_pushvalue(L, 2);                                        /* 7: the value */
+    for (int i = 0; i < ndefines; i++)
+        if (!strcmp(defines[i].name, name)) {
+            defines[i].used = 1;
+            p->set = 1;
+            lua_pop(L, 1);
+            push_define(L, 2, name, defines[i].value);
+        }
+    /* the default and the value must both be allowed */
+    char allowed[256] = "";
+    for (int pass = 0; pass < 2; pass++) {
+        int v = pass ? 7 : 2;
+        const char *what = pass ? arena_printf("-D %s=%s", name, scalar_text(L, 7)) : "the default";
+        if (tv == LUA_TTABLE) {
+            int n = (int)lua_rawlen(L, 3), ok = 0;
+            allowed[0] = 0;
+            for (int i = 1; i <= n; i++) {
+                lua_rawgeti(L, 3, i);
+                if (lua_type(L, -1) != td) return param_error(L, "param '%s': values[%d] is not of the default's type", name, i);
+                if (lua_compare(L, -1, v, LUA_OPEQ)) ok = 1;
+                if (i > 1) strncat(allowed, ", ", sizeof allowed - strlen(allowed) - 1);
+                strncat(allowed, scalar_text(L, -1), sizeof allowed - strlen(allowed) - 1);
+                lua_pop(L, 1);
+            }
+            if (n == 0) return param_error(L, "param '%s': values is empty", name);
+            if (!ok) return param_error(L, "param '%s': %s is not one of %s", name, what, allowed);
+        } else if (tmin != LUA_TNIL || tmax != LUA_TNIL) {
+            snprintf(allowed, sizeof allowed, "%s..%s", tmin != LUA_TNIL ? scalar_text(L, 4) : "",
+                     tmax != LUA_TNIL ? scalar_text(L, 5) : "");
+            if ((tmin != LUA_TNIL && lua_compare(L, v, 4, LUA_OPLT)) || (tmax != LUA_TNIL && lua_compare(L, 5, v, LUA_OPLT)))
+                return param_error(L, "param '%s': %s is outside %s", name, what, allowed);
+        } else {
+            snprintf(allowed, sizeof allowed, "any %s", lua_typename(L, td));
+        }
+    }
+    p->allowed = arena_strdup(allowed);
+    p->value = scalar_text(L, 7);
+    nparams_++;
+    return 1;
+}
+
+static int l_param(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_Debug ar;
+    if (!lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Sl", &ar)) ar.currentline = 0, strcpy(ar.short_src, "?");
+    int ok = *name && !isdigit((unsigned char)*name);
+    for (const char *c = name; ok && *c; c++) ok = isalnum((unsigned char)*c) || *c == '_';
+    if (!ok) return luaL_error(L, "param \"%s\": a parameter name is a Lua identifier", name);
+    lua_settop(L, 1);
+    lua_pushfstring(L, "%s:%d", ar.short_src, ar.currentline);
+    lua_pushcclosure(L, l_param_spec, 2);
+    return 1;
+}
+
 static const char *const safe_globals[] = {
     "assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget",
     "rawlen", "rawset", "select", "setmetatable", "getmetatable", "tonumber",
@@ -140,18 +346,21 @@ static const char expr_prelude[] =
     "local function node(t) return setmetatable(t, E) end\n"
     "local function lift(x)\n"
     "  if getmetatable(x) == E then return x end\n"
-    "  if type(x) ~= 'number' then error('tile expression: expected a number or a tile variable, got ' .. type(x), 3) end\n"
+    "  if type(x) ~= 'number' then error('tile expression: expected a number or a tile variable, got ' .. type(x)) end\n"
     "  return node{op='c', v=x}\n"
     "end\n"
     "E.__add = function(a, b) return node{op='+', lift(a), lift(b)} end\n"
     "E.__sub = function(a, b) return node{op='-', lift(a), lift(b)} end\n"
     "E.__mul = function(a, b) return node{op='*', lift(a), lift(b)} end\n"
     "E.__div = function(a, b)\n"
-    "  if type(b) ~= 'number' or b == 0 then error('tile expression: divide only by a non-zero number', 2) end\n"
-    "  return node{op='*', lift(a), lift(1 / b)}\n"
+    "  if type(b) == 'number' then\n"
+    "    if b == 0 then error('tile expression: division by zero') end\n"
+    "    return node{op='*', lift(a), lift(1 / b)}\n"
+    "  end\n"
+    "  return node{op='/', lift(a), lift(b)}\n"
     "end\n"
     "E.__mod = function(a, b)\n"
-    "  if type(b) ~= 'number' or b < 1 or b % 1 ~= 0 then error('tile expression: % needs a positive integer modulus', 2) end\n"
+    "  if type(b) ~= 'number' or b < 1 or b % 1 ~= 0 then error('tile expression: % needs a positive integer modulus') end\n"
     "  return node{op='%', lift(a), lift(b)}\n"
     "end\n"
     "E.__unm = function(a) return node{op='neg', a} end\n"
@@ -161,8 +370,15 @@ static const char expr_prelude[] =
     "env.le = function(a, b) return node{op='le', lift(a), lift(b)} end\n"
     "env.ge = function(a, b) return node{op='ge', lift(a), lift(b)} end\n"
     "env.eq = function(a, b) return node{op='eq', lift(a), lift(b)} end\n"
-    "-- ceil(a / m) for a positive integer m, exact on integers\n"
-    "env.cdiv = function(a, m) if not isexpr(a) then return math.ceil(a / m) end return (a + (m - 1) - (a + (m - 1)) % m) / m end\n"
+    "-- ceil(a / m), exact on integers; m a positive integer or a tile expression\n"
+    "env.cdiv = function(a, m)\n"
+    "  if isexpr(m) then return node{op='cdiv', lift(a), m} end\n"
+    "  if type(m) ~= 'number' or m < 1 or m % 1 ~= 0 then\n"
+    "    error('cdiv(a, m): m must be a positive integer or a tile expression, got ' .. tostring(m))\n"
+    "  end\n"
+    "  if not isexpr(a) then return math.ceil(lift(a).v / m) end\n"
+    "  return node{op='cdiv', a, lift(m)}\n"
+    "end\n"
     "-- the tile variables of one layer (geometry g from the core)\n"
     "env.__htc_tilevars = function(g)\n"
     "  local t = {}\n"
@@ -183,7 +399,12 @@ static const char expr_prelude[] =
     "    t.l1_in2 = t.l1_in\n"
     "  end\n"
     "  t.l1_bytes = (t.l1_in + t.l1_out + (t.l1_in2 or 0)) * db\n"
-    "  return t\n"
+    "  local names = {}\n"
+    "  for k in pairs(t) do names[#names + 1] = k end\n"
+    "  table.sort(names)\n"
+    "  return setmetatable(t, {__index = function(_, k)\n"
+    "    error(('t.%s: no such tile variable or expression (t has: %s)'):format(tostring(k), table.concat(names, ', ')), 2)\n"
+    "  end})\n"
     "end\n";
 
 /* A fresh environment table holding only the safe globals and `target`. */
@@ -196,6 +417,8 @@ static void push_sandbox_env(lua_State *L)
     }
     lua_pushcfunction(L, l_target);
     lua_setfield(L, -2, "target");
+    lua_pushcfunction(L, l_param);
+    lua_setfield(L, -2, "param");
     lua_pushinteger(L, 1024);
     lua_setfield(L, -2, "KiB");
     /* tiling expressions: min, max, le, ge, eq, cdiv and the tile variables */
@@ -430,6 +653,7 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         }
     }
     e->startup = (int)get_number(lt, kk, nkeys, "startup", 0, 0, 0);
+    e->description = get_string(lt, kk, nkeys, "description", 0);
 
     int ty;
     /* array = { rows, cols } and device = { NAME = number }: the hardware
@@ -575,6 +799,26 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             kk[nkeys + 2] = "template";
             field_error(lt, kk, nkeys + 3, "the cpu runs kernels, not templates");
         }
+        /* a field the core would not use is an error, not ignored */
+        if (o->has_tile && !o->template_file) {
+            kk[nkeys + 2] = "tile";
+            field_error(lt, kk, nkeys + 3, "a tile function drives a template: give the op's template too");
+        }
+        if (e->is_cpu) {
+            static const char *const accel_only[] = {"double_buffer", "macs_per_cycle", NULL};
+            for (int q = 0; accel_only[q]; q++)
+                if (lua_getfield(L, -1, accel_only[q]) != LUA_TNIL) {
+                    kk[nkeys + 2] = accel_only[q];
+                    field_error(lt, kk, nkeys + 3, "only an accelerator's tiled op uses it (the cpu runs whole layers)");
+                } else lua_pop(L, 1);
+        } else if (!o->has_tile) {
+            static const char *const tiled_only[] = {"double_buffer", "macs_per_cycle", NULL};
+            for (int q = 0; tiled_only[q]; q++)
+                if (lua_getfield(L, -1, tiled_only[q]) != LUA_TNIL) {
+                    kk[nkeys + 2] = tiled_only[q];
+                    field_error(lt, kk, nkeys + 3, "only a tiled op (template + tile) uses it");
+                } else lua_pop(L, 1);
+        }
         ty = lua_getfield(L, -1, "accepts");
         if (ty == LUA_TFUNCTION) {
             o->has_accepts = 1;
@@ -610,17 +854,35 @@ Target *target_load(const char *path)
     if (luaL_loadbufferx(L, lt->src, lt->srclen, chunk, "t") != LUA_OK)
         die("%s", lua_tostring(L, -1));
     push_sandbox_env(L);
+    luaL_newmetatable(L, "htc.op");
+    lua_pushcfunction(L, op_missing);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
     lua_getfield(L, -1, "__htc_tilevars");
     lt->tilevars_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_setupvalue(L, -2, 1);
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 100000);
-    if (lua_pcall(L, 0, 1, 0) != LUA_OK) die("%s", lua_tostring(L, -1));
+    if (tpcall(L, 0, 1) != LUA_OK) die("%s", lua_tostring(L, -1));
     if (!lua_istable(L, -1))
         die("%s:1: the file must return a target: return target \"name\" { ... }", path);
+
+    for (int i = 0; i < ndefines; i++)
+        if (!defines[i].used) {
+            char list[512] = "";
+            for (int k = 0; k < nparams_; k++) {
+                if (k) strncat(list, ", ", sizeof list - strlen(list) - 1);
+                strncat(list, params_[k].name, sizeof list - strlen(list) - 1);
+            }
+            die("-D %s=%s: %s declares no parameter '%s' (%s%s)", defines[i].name, defines[i].value, path,
+                defines[i].name, nparams_ ? "its parameters: " : "it has none", list);
+        }
+    t->nparams = nparams_;
+    t->params = params_;
 
     const char *none[1] = {NULL};
     check_keys(lt, none, 0, top_keys);
     t->name = get_string(lt, none, 0, "name", 1);
+    t->description = get_string(lt, none, 0, "description", 0);
     t->clock_mhz = get_number(lt, none, 0, "clock_mhz", 1, 0, 1e-6);
     read_memories(lt);
 
@@ -660,6 +922,14 @@ Target *target_load(const char *path)
             const char *ek[8] = {"engines", lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?"};
             Engine *e = &t->engines[t->nengines];
             e->name = arena_strdup(ek[1]);
+            if (lua_istable(L, -1)) {
+                int tn = lua_getfield(L, -1, "name");
+                lua_pop(L, 1);
+                if (tn != LUA_TNIL) {
+                    ek[2] = "name";
+                    field_error(lt, ek, 3, "an accelerator is named by its key in engines (this field would be ignored)");
+                }
+            }
             read_engine(lt, e, t->nengines, ek, 2);
             t->nengines++;
             lua_pop(L, 1);
@@ -681,6 +951,39 @@ Target *target_load(const char *path)
     }
     lt->root_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     return t;
+}
+
+void target_describe(FILE *f, const Target *t)
+{
+    fprintf(f, "%s: target \"%s\"%s%s, %g MHz\n", t->path, t->name, t->description ? ": " : "",
+            t->description ? t->description : "", t->clock_mhz);
+    fprintf(f, "  memories:");
+    for (int i = 0; i < t->nmemories; i++) {
+        const Memory *m = &t->memories[i];
+        fprintf(f, "%s %s %lld bytes", i ? "," : "", m->name, (long long)m->size);
+        if (m->dma_bytes_per_cycle > 0) fprintf(f, " (DMA %g B/cycle + %d)", m->dma_bytes_per_cycle, m->dma_setup);
+    }
+    fputc('\n', f);
+    for (int e = 0; e < t->nengines; e++) {
+        const Engine *en = &t->engines[e];
+        fprintf(f, "  %s %s: requant", en->is_cpu ? "cpu" : "engine", en->name);
+        for (int i = 0; i < en->nrequant; i++) fprintf(f, " %s", requant_name(en->requant[i]));
+        if (en->rows) fprintf(f, "; array %dx%d", en->rows, en->cols);
+        if (en->description) fprintf(f, "; %s", en->description);
+        fprintf(f, "; ops");
+        for (int i = 0; i < en->nops; i++) fprintf(f, " %s", op_name(en->ops[i].kind));
+        fputc('\n', f);
+    }
+    if (!t->nparams) {
+        fprintf(f, "  no parameters\n");
+        return;
+    }
+    fprintf(f, "  parameters (-D NAME=VALUE):\n");
+    for (int i = 0; i < t->nparams; i++) {
+        const TargetParam *p = &t->params[i];
+        fprintf(f, "    %-14s %-8s %s (default %s; %s) [line %d]\n", p->name, p->value, p->description, p->dflt,
+                p->allowed, p->line);
+    }
 }
 
 void target_close(Target *t)
@@ -735,6 +1038,37 @@ static void push_shape(lua_State *L, const Tensor *t)
         lua_pushinteger(L, t->shape[i]);
         lua_rawseti(L, -2, i + 1);
     }
+}
+
+/* __index of the op tables predicates see: reading a field an op does
+   not have is an error at the user's line, listing the fields it has. */
+static int op_missing(lua_State *L)
+{
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : luaL_typename(L, 2);
+    const char *names[96];
+    int n = 0;
+    lua_pushnil(L);
+    while (n < 96 && lua_next(L, 1)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING) names[n++] = lua_tostring(L, -1);
+    }
+    for (int i = 1; i < n; i++)         /* sort: insertion, a few dozen names */
+        for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            const char *x = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = x;
+        }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; i < n; i++) {
+        if (i) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, names[i]);
+    }
+    luaL_pushresult(&b);
+    lua_pushstring(L, "kind");
+    lua_rawget(L, 1);
+    return luaL_error(L, "op.%s: no such field for %s (fields: %s)", k, lua_tostring(L, -1) ? lua_tostring(L, -1) : "this op",
+                      lua_tostring(L, -2));
 }
 
 /* The op as the target's predicates see it: a fresh table of plain values.
@@ -793,6 +1127,7 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     }
     /* a float requantization that is exactly a power-of-two shift */
     if (op->rq == RQ_FLOAT && op->exact_shift) set_str(L, "requant", "shift");
+    luaL_setmetatable(L, "htc.op");     /* strict: a missing field is an error */
 }
 
 static const char *lua_error_line(lua_State *L)
@@ -835,7 +1170,7 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
     lua_State *L = lt->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, lt->accepts_ref[engine][op->kind]);
     push_op(L, g, op);
-    if (lua_pcall(L, 1, 2, 0) != LUA_OK)
+    if (tpcall(L, 1, 2) != LUA_OK)
         die("%s (in %s.ops.%s.accepts, for operator %d %s)", lua_error_line(L), e->name,
             op_name(op->kind), op->src_index, op->src_name);
     int ok = lua_toboolean(L, -2);
@@ -859,7 +1194,7 @@ void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *pe
         const char *f = c ? "cycles_per_elem" : "cycles_per_mac";
         lua_rawgeti(L, LUA_REGISTRYINDEX, lt->cost_ref[engine][op->kind][c]);
         push_op(L, g, op);
-        if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+        if (tpcall(L, 1, 1) != LUA_OK)
             die("%s (in %s.ops.%s.%s, for operator %d %s)", lua_error_line(L), e->name, op_name(op->kind), f,
                 op->src_index, op->src_name);
         if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) >= 0))
@@ -888,7 +1223,7 @@ int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, in
         lua_pushstring(L, t->engines[cand[i]].name);
         lua_rawseti(L, -2, i + 1);
     }
-    if (lua_pcall(L, 2, 2, 0) != LUA_OK)
+    if (tpcall(L, 2, 2) != LUA_OK)
         die("%s (in dispatch, for operator %d %s)", lua_error_line(L), op->src_index, op->src_name);
     const char *name = lua_tostring(L, -2);
     int chosen = -1;
@@ -917,17 +1252,17 @@ static Expr *to_expr(LoadedTarget *lt, const char *where)
         e->v = lua_tonumber(L, -1);
         return e;
     }
-    if (!lua_istable(L, -1)) die("%s: %s: expected a tile expression, got %s", lt->t.path, where, luaL_typename(L, -1));
+    if (!lua_istable(L, -1)) die("%s: expected a tile expression, got %s", where, luaL_typename(L, -1));
     lua_getfield(L, -1, "op");
     const char *op = lua_tostring(L, -1);
-    if (!op) die("%s: %s: expected a tile expression (a table without op)", lt->t.path, where);
+    if (!op) die("%s: expected a tile expression (a table without op)", where);
     static const struct { const char *n; ExprKind k; } ks[] = {
         {"c", EX_CONST}, {"v", EX_VAR}, {"+", EX_ADD}, {"-", EX_SUB}, {"*", EX_MUL}, {"%", EX_MOD}, {"neg", EX_NEG},
-        {"min", EX_MIN}, {"max", EX_MAX}, {"le", EX_LE}, {"ge", EX_GE}, {"eq", EX_EQ}};
+        {"min", EX_MIN}, {"max", EX_MAX}, {"le", EX_LE}, {"ge", EX_GE}, {"eq", EX_EQ}, {"/", EX_DIV}, {"cdiv", EX_CDIV}};
     int found = 0;
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (!strcmp(ks[i].n, op)) { e->kind = ks[i].k; found = 1; }
-    if (!found) die("%s: %s: unknown expression node '%s'", lt->t.path, where, op);
+    if (!found) die("%s: unknown expression node '%s'", where, op);
     lua_pop(L, 1);
     if (e->kind == EX_CONST) {
         lua_getfield(L, -1, "v");
@@ -940,7 +1275,7 @@ static Expr *to_expr(LoadedTarget *lt, const char *where)
         e->var = -1;
         for (int i = 0; i < TD_COUNT; i++)
             if (n && !strcmp(n, names[i])) e->var = i;
-        if (e->var < 0) die("%s: %s: unknown tile variable '%s'", lt->t.path, where, n ? n : "?");
+        if (e->var < 0) die("%s: unknown tile variable '%s'", where, n ? n : "?");
         lua_pop(L, 1);
     } else {
         lua_rawgeti(L, -1, 1);
@@ -958,9 +1293,32 @@ static Expr *to_expr(LoadedTarget *lt, const char *where)
 static Expr *field_expr(LoadedTarget *lt, const char *k, const char *where)
 {
     Expr *e = NULL;
-    if (lua_getfield(lt->L, -1, k) != LUA_TNIL) e = to_expr(lt, arena_printf("%s.%s", where, k));
+    if (lua_getfield(lt->L, -1, k) != LUA_TNIL) e = to_expr(lt, where);
     lua_pop(lt->L, 1);
     return e;
+}
+
+/* The line of `key =` inside the function with registry ref `ref` (the
+   first one, in the file's text between its first and last line), or the
+   line it is defined on. Lua tables keep no lines; this finds the user's. */
+static int fn_key_line(const LoadedTarget *lt, int ref, const char *key)
+{
+    lua_State *L = lt->L;
+    lua_Debug ar;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    if (!lua_getinfo(L, ">S", &ar) || ar.linedefined <= 0) return 1;
+    int line = 1;
+    size_t i = 0;
+    for (; i < lt->srclen && line < ar.linedefined; i++)
+        if (lt->src[i] == '\n') line++;
+    size_t at;
+    if (key && find_key(lt->src, lt->srclen, i, key, &at)) {
+        int l = line;
+        for (size_t j = i; j < at; j++)
+            if (lt->src[j] == '\n') l++;
+        if (l <= ar.lastlinedefined) return l;
+    }
+    return ar.linedefined;
 }
 
 TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, const TileInfo *geo)
@@ -979,10 +1337,10 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
     set_int(L, "s_h", geo->s_h); set_int(L, "s_w", geo->s_w);
     lua_pushboolean(L, geo->double_buffer);
     lua_setfield(L, -2, "double_buffer");
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) die("internal: tile variables: %s", lua_tostring(L, -1));
+    if (tpcall(L, 1, 1) != LUA_OK) die("internal: tile variables: %s", lua_tostring(L, -1));
     int tv = lua_gettop(L);
-    ts->l1_bytes = field_expr(lt, "l1_bytes", "t");
-    ts->w_bytes = field_expr(lt, "w_bytes", "t");
+    ts->l1_bytes = field_expr(lt, "l1_bytes", "internal: t");
+    ts->w_bytes = field_expr(lt, "w_bytes", "internal: t");
     ts->tied_c = !strcmp(geo->geom, "dw");
     /* the layer as plain numbers, plus the full sizes */
     lua_rawgeti(L, LUA_REGISTRYINDEX, lt->tile_ref[engine][op->kind]);
@@ -992,39 +1350,67 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
     for (int i = 0; i < TD_COUNT; i++) set_int(L, names[i], geo->full[i]);
     set_int(L, "IY", geo->in_h);
     set_int(L, "IX", geo->in_w);
-    if (lua_pcall(L, 2, 1, 0) != LUA_OK)
+    if (tpcall(L, 2, 1) != LUA_OK)
         die("%s (in %s, for operator %d %s)", lua_error_line(L), where, op->src_index, op->src_name);
-    if (!lua_istable(L, -1)) die("%s: %s must return a table { maximize = expr, ... }", t->path, where);
-    ts->maximize = field_expr(lt, "maximize", where);
+    int fref = lt->tile_ref[engine][op->kind];
+    if (!lua_istable(L, -1))
+        die("%s:%d: %s must return a table { maximize = expr, ... }", t->path, fn_key_line(lt, fref, NULL), where);
+    /* every key must be one the core reads: a typo is an error, not a
+       default (maximise would silently maximise l1_bytes) */
+    {
+        static const char *const tile_keys[] = {"maximize", "minimize", "cycles", "dma_cycles", "w_dma_cycles",
+                                                "constraints", "l1_bytes", "w_bytes", "macs_per_cycle", NULL};
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pop(L, 1);
+            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+            if (!in_list(k, tile_keys))
+                die("%s:%d: %s returned an unknown field '%s' (expected one of: maximize, minimize, cycles, dma_cycles, "
+                    "w_dma_cycles, constraints, l1_bytes, w_bytes, macs_per_cycle)", t->path, fn_key_line(lt, fref, k), where, k);
+        }
+    }
+#define AT(k) arena_printf("%s:%d: %s.%s", t->path, fn_key_line(lt, fref, k), where, k)
+    lua_getfield(L, -1, "maximize");
+    lua_getfield(L, -2, "minimize");
+    int has_max = !lua_isnil(L, -2), has_min = !lua_isnil(L, -1);
+    lua_pop(L, 2);
+    if (has_max && has_min) die("%s:%d: %s returned both maximize and minimize", t->path, fn_key_line(lt, fref, "minimize"), where);
+    ts->minimize = has_min;
+    ts->maximize = has_min ? field_expr(lt, "minimize", AT("minimize")) : field_expr(lt, "maximize", AT("maximize"));
     if (!ts->maximize) ts->maximize = ts->l1_bytes;
-    ts->cycles = field_expr(lt, "cycles", where);
+    ts->cycles = field_expr(lt, "cycles", AT("cycles"));
+    ts->dma_cycles = field_expr(lt, "dma_cycles", AT("dma_cycles"));
+    ts->w_dma_cycles = field_expr(lt, "w_dma_cycles", AT("w_dma_cycles"));
     /* memory use the engine states itself (e.g. int32 accumulators in L1,
        weights in the activation memory); default: the core's t.l1_bytes
        (int8 tiles, double buffered) and t.w_bytes (int8 weights + int32 bias) */
     {
-        Expr *l1 = field_expr(lt, "l1_bytes", where), *wb = field_expr(lt, "w_bytes", where);
+        Expr *l1 = field_expr(lt, "l1_bytes", AT("l1_bytes")), *wb = field_expr(lt, "w_bytes", AT("w_bytes"));
         if (l1) ts->l1_bytes = l1;
         if (wb) ts->w_bytes = wb;
     }
     /* peak rate of this layer's op class (e.g. depthwise on one PE row), for the ideal */
     if (lua_getfield(L, -1, "macs_per_cycle") != LUA_TNIL) {
         if (!lua_isnumber(L, -1) || lua_tonumber(L, -1) <= 0)
-            die("%s: %s: macs_per_cycle must be a positive number", t->path, where);
+            die("%s: must be a positive number", AT("macs_per_cycle"));
         ts->macs_per_cycle = lua_tonumber(L, -1);
     }
     lua_pop(L, 1);
-    if (lua_getfield(L, -1, "constraints") == LUA_TTABLE) {
+    int tc = lua_getfield(L, -1, "constraints");
+    if (tc != LUA_TTABLE && tc != LUA_TNIL) die("%s: expected a list { le(a, b), ... }", AT("constraints"));
+    if (tc == LUA_TTABLE) {
         int n = (int)lua_rawlen(L, -1);
         ts->cons = arena_alloc(sizeof(Expr *) * (size_t)(n + 1));
         for (int i = 1; i <= n; i++) {
             lua_rawgeti(L, -1, i);
-            Expr *c = to_expr(lt, arena_printf("%s.constraints[%d]", where, i));
+            Expr *c = to_expr(lt, arena_printf("%s[%d]", AT("constraints"), i));
             if (c->kind != EX_LE && c->kind != EX_GE && c->kind != EX_EQ)
-                die("%s: %s.constraints[%d]: expected le(a, b), ge(a, b) or eq(a, b)", t->path, where, i);
+                die("%s[%d]: expected le(a, b), ge(a, b) or eq(a, b)", AT("constraints"), i);
             ts->cons[ts->ncons++] = c;
             lua_pop(L, 1);
         }
     }
+#undef AT
     lua_pop(L, 1);
     lua_settop(L, tv - 1);
     return ts;

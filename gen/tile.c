@@ -53,6 +53,8 @@ double expr_eval(const Expr *e, const double *x)
     case EX_MOD: return a - b * floor(a / b);
     case EX_MIN: return a < b ? a : b;
     case EX_MAX: return a > b ? a : b;
+    case EX_DIV: return a / b;
+    case EX_CDIV: return ceil(a / b - 1e-9);
     case EX_LE: return a <= b + 1e-9;
     case EX_GE: return a >= b - 1e-9;
     case EX_EQ: return fabs(a - b) <= 1e-9;
@@ -236,6 +238,37 @@ static Lin lower_minmax(Milp *m, Lin A, Lin B, int is_min)
     return r;
 }
 
+/* a / b (cdiv: ceil(a / b)) for an expression b > 0 on the box. Exact:
+   the quotient is a new column q with q * b = a (cdiv: q integer with
+   0 <= q * b - a <= b - 1, a and b integers); the product q * b is
+   linearised as any product (binary expansion of the integral factor). */
+static Lin lower_div(Milp *m, Lin A, Lin B, int ceil_div)
+{
+    double la, ua, lb, ub;
+    int ia, ib;
+    lin_bounds(m, &A, &la, &ua, &ia);
+    lin_bounds(m, &B, &lb, &ub, &ib);
+    if (!(lb > 0)) die("%s: a divisor that may be zero or negative (its range is %g..%g)", where_, lb, ub);
+    if (ceil_div && (!ia || !ib)) die("%s: cdiv(a, b) of non-integer tile expressions", where_);
+    if (B.n == 0 && !ceil_div) return lin_scaled(&A, 1 / B.k);
+    double c[4] = {la / lb, la / ub, ua / lb, ua / ub}, lo = c[0], hi = c[0];
+    for (int i = 1; i < 4; i++) { lo = fmin(lo, c[i]); hi = fmax(hi, c[i]); }
+    if (ceil_div) { lo = ceil(lo - 1e-9); hi = ceil(hi - 1e-9); }
+    Lin q = {0};
+    lin_add(&q, new_col(m, lo, hi, ceil_div), 1);
+    Lin prod = lower_mul(m, q, B);
+    lin_acc(&prod, &A, -1);                       /* q b - a */
+    if (!ceil_div) {
+        add_row(m, prod, EQ, 0);
+    } else {
+        add_row(m, prod, GE, 0);
+        Lin r = lin_scaled(&prod, 1);
+        lin_acc(&r, &B, -1);                      /* q b - a - b <= -1 */
+        add_row(m, r, LE, -1);
+    }
+    return q;
+}
+
 static Lin lower_expr(Milp *m, const Expr *e, const int *vcol)
 {
     Lin r = {0};
@@ -251,6 +284,7 @@ static Lin lower_expr(Milp *m, const Expr *e, const int *vcol)
     case EX_MUL: return lower_mul(m, lower_expr(m, e->a, vcol), lower_expr(m, e->b, vcol));
     case EX_MIN: case EX_MAX:
         return lower_minmax(m, lower_expr(m, e->a, vcol), lower_expr(m, e->b, vcol), e->kind == EX_MIN);
+    case EX_DIV: case EX_CDIV: return lower_div(m, lower_expr(m, e->a, vcol), lower_expr(m, e->b, vcol), e->kind == EX_CDIV);
     case EX_MOD: {
         Lin a = lower_expr(m, e->a, vcol);
         double la, ua, md = e->b->kind == EX_CONST ? e->b->v : 0;
@@ -362,11 +396,11 @@ static double brute(const TileInfo *ti, const TileSpec *ts, int64_t l1_cap, int6
                     if (ok && ts->w_bytes && w_cap >= 0) ok = expr_eval(ts->w_bytes, x) <= (double)w_cap;
                     for (int i = 0; ok && i < ts->ncons; i++) ok = expr_eval(ts->cons[i], x) != 0;
                     if (!ok) continue;
-                    double v = expr_eval(ts->maximize, x);
+                    double v = expr_eval(ts->maximize, x) * (ts->minimize ? -1 : 1);
                     if (v > best) best = v;
                 }
     *points = n;
-    return best;
+    return ts->minimize ? -best : best;
 }
 
 /* ---- exact enumeration (small boxes: cheaper than the MILP, same optimum) ---------------- */
@@ -434,6 +468,8 @@ static void prog_level(const Prog *p, int level, const double *x, double *r)
         case EX_MOD: r[i] = a - b * floor(a / b); break;
         case EX_MIN: r[i] = a < b ? a : b; break;
         case EX_MAX: r[i] = a > b ? a : b; break;
+        case EX_DIV: r[i] = a / b; break;
+        case EX_CDIV: r[i] = ceil(a / b - 1e-9); break;
         case EX_LE: r[i] = a <= b + 1e-9; break;
         case EX_GE: r[i] = a >= b - 1e-9; break;
         case EX_EQ: r[i] = fabs(a - b) <= 1e-9; break;
@@ -570,7 +606,8 @@ static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memo
             double wb = expr_eval(ts->w_bytes, x);
             if (wb > 0) {
                 dma += (int64_t)wb;
-                if (wm) est += wm->dma_setup + wb / wm->dma_bytes_per_cycle;
+                if (ts->w_dma_cycles) est += expr_eval(ts->w_dma_cycles, x);
+                else if (wm && wm->dma_bytes_per_cycle > 0) est += wm->dma_setup + wb / wm->dma_bytes_per_cycle;
             }
         }
         for (int c0 = 0; c0 < (c_tiled(ti) ? F[TD_C] : 1); c0 += S[TD_C])
@@ -591,7 +628,9 @@ static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memo
                     n++;
                     double x[TD_COUNT] = {kt, cc, yt, xt};
                     double comp = ts->cycles ? expr_eval(ts->cycles, x) : 0;
-                    double dm = 2 * act->dma_setup + (double)(inb + outb) / act->dma_bytes_per_cycle;
+                    double dm = ts->dma_cycles ? expr_eval(ts->dma_cycles, x)
+                              : act->dma_bytes_per_cycle > 0 ? 2 * act->dma_setup + (double)(inb + outb) / act->dma_bytes_per_cycle
+                                                             : 0;
                     est += ti->double_buffer ? (comp > dm ? comp : dm) : comp + dm;
                 }
     }
@@ -665,8 +704,9 @@ void tile(Graph *g, Target *t)
         milp_timeout = brute_on ? 60 : 2;
         int enumerate = !brute_on && box_points(ti, ts) <= TILE_ENUM_POINTS;
         ti->method = enumerate ? "enumeration" : "milp";
-        if (!(enumerate ? tile_enumerate(ti, ts, ts->maximize, 0, act->size, wcap, ti->size, &val)
-                        : tile_solve(ti, ts, ts->maximize, 0, act->size, wcap, ti->size, &val, &ti->nvars, &ti->nrows))) {
+        if (!(enumerate ? tile_enumerate(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val)
+                        : tile_solve(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val, &ti->nvars,
+                                     &ti->nrows))) {
             /* the smallest activation memory that would hold a tile */
             int sz[TD_COUNT], nv, nr;
             double need;
@@ -708,7 +748,7 @@ void tile(Graph *g, Target *t)
         double peak = ts->macs_per_cycle > 0 ? ts->macs_per_cycle : eo->macs_per_cycle;
         ti->ideal_cycles = (peak > 0 ? (double)op->macs / peak : 0);
         weight_layout(g, op, ti);
-        if (wm && ti->wlayout_bytes) ti->ideal_cycles += (double)(ti->wlayout_bytes + 4 * (size_t)ti->full[TD_K]) / wm->dma_bytes_per_cycle;
+        if (wm && wm->dma_bytes_per_cycle > 0 && ti->wlayout_bytes) ti->ideal_cycles += (double)(ti->wlayout_bytes + 4 * (size_t)ti->full[TD_K]) / wm->dma_bytes_per_cycle;
         op->tile = ti;
         op->est_cycles = ti->est_cycles + e->startup * ti->ntiles;
     }

@@ -16,20 +16,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef HTC_DEV_ACT_SIZE
-#define HTC_DEV_ACT_SIZE (256 * 1024)
+/* Every hardware constant comes from the target file (targets/diana.lua is
+   their one source): htc writes these defines before pasting this file.
+   HTC_DEV_ACT_SIZE, HTC_DEV_W_SIZE  L1 and weight memory bytes
+   HTC_DEV_ROWS, HTC_DEV_COLS        the PE array (array = { rows, cols })
+   HTC_DEV_STARTUP                   cycles to program and start the array
+   HTC_DEV_DMA_BPC, _SETUP           DMA L2 <-> L1 (memory.L1.dma)
+   HTC_DEV_W_DMA_BPC, _SETUP         DMA L2 -> weight memory (memory.WD.dma)
+   HTC_DEV_DW_MACS_X4                depthwise MACs per cycle, times 4 (device table)
+   HTC_DEV_ADD_LANES                 element-wise and pool lanes (device table)
+   HTC_DEV_ISSUE                     host cycles to issue one job (device table) */
+#if !defined(HTC_DEV_ACT_SIZE) || !defined(HTC_DEV_W_SIZE) || !defined(HTC_DEV_ROWS) || !defined(HTC_DEV_COLS) || \
+    !defined(HTC_DEV_STARTUP) || !defined(HTC_DEV_DMA_BPC) || !defined(HTC_DEV_DMA_SETUP) ||                      \
+    !defined(HTC_DEV_W_DMA_BPC) || !defined(HTC_DEV_W_DMA_SETUP) || !defined(HTC_DEV_DW_MACS_X4) ||               \
+    !defined(HTC_DEV_ADD_LANES) || !defined(HTC_DEV_ISSUE)
+#error "diana.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
 #endif
-#ifndef HTC_DEV_W_SIZE
-#define HTC_DEV_W_SIZE (64 * 1024)
-#endif
-#define HTC_DEV_PE_ROWS 16
-#define HTC_DEV_PE_COLS 16
-#define HTC_DEV_DW_MACS_X4 15          /* 3.75 MACs per cycle, times 4 */
-#define HTC_DEV_ADD_LANES 16
-#define HTC_DEV_STARTUP 50             /* cycles to program and start the array */
-#define HTC_DEV_DMA_BPC 8              /* bytes per cycle, L2 <-> L1 and L2 -> W */
-#define HTC_DEV_DMA_SETUP 40
-#define HTC_DEV_ISSUE 10               /* host cycles to issue one job */
 #ifndef HTC_DEVICE_FAULT
 #define HTC_DEVICE_FAULT(what) abort()
 #endif
@@ -91,9 +93,17 @@ static HTC__UNUSED void htc__dev_job(uint64_t *engine_free, htc__dev_slot *r0, h
     htc__dev.now += HTC_DEV_ISSUE;
 }
 
+/* ceil(bytes / rate) without libm (a rate may be fractional) */
+static HTC__UNUSED uint64_t htc__dev_ceil(uint64_t bytes, double rate)
+{
+    const double q = HTC__CAST(double, bytes) / rate;
+    const uint64_t n = HTC__CAST(uint64_t, q);
+    return HTC__CAST(double, n) < q ? n + 1 : n;
+}
+
 static HTC__UNUSED uint64_t htc__dev_dma_cycles(uint64_t bytes)
 {
-    return HTC_DEV_DMA_SETUP + (bytes + HTC_DEV_DMA_BPC - 1) / HTC_DEV_DMA_BPC;
+    return HTC_DEV_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_DMA_BPC);
 }
 
 /* L2 (NHWC, pixel stride = channels of the tensor) -> L1 [c][h][w] */
@@ -124,7 +134,8 @@ static HTC__UNUSED void htc__dev_dma_out(int8_t *dst, uint32_t l1, int32_t c, in
 static HTC__UNUSED void htc__dev_dma_w(uint32_t off, const void *src, uint32_t bytes)
 {
     memcpy(htc__dev_mem(1, off, bytes), src, bytes);
-    htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(1, off), htc__dev_dma_cycles(bytes));
+    htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(1, off),
+                 HTC_DEV_W_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_W_DMA_BPC));
 }
 
 static HTC__UNUSED int32_t htc__dev_requant(int32_t acc, int32_t shift, int32_t zp, int32_t qmin, int32_t qmax)
@@ -185,7 +196,7 @@ static HTC__UNUSED void htc__dev_conv(uint32_t l1_in, int32_t c, int32_t ih, int
                     HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], out_zp, qmin, qmax));
             }
     if (dw) cyc = ((uint64_t)k * oy * ox * kh * kw * 4 + HTC_DEV_DW_MACS_X4 - 1) / HTC_DEV_DW_MACS_X4;
-    else cyc = (uint64_t)oy * ((ox + HTC_DEV_PE_COLS - 1) / HTC_DEV_PE_COLS) * ((k + HTC_DEV_PE_ROWS - 1) / HTC_DEV_PE_ROWS) * c * kh * kw;
+    else cyc = (uint64_t)oy * ((ox + HTC_DEV_COLS - 1) / HTC_DEV_COLS) * ((k + HTC_DEV_ROWS - 1) / HTC_DEV_ROWS) * c * kh * kw;
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0,
                  htc__dev_slot_of(0, l1_out), HTC_DEV_STARTUP + cyc);
 }
@@ -205,7 +216,7 @@ static HTC__UNUSED void htc__dev_fc(uint32_t l1_in, int32_t c, uint32_t l1_out, 
         out[o] = HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], out_zp, qmin, qmax));
     }
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0, htc__dev_slot_of(0, l1_out),
-                 HTC_DEV_STARTUP + (uint64_t)((c + HTC_DEV_PE_ROWS - 1) / HTC_DEV_PE_ROWS) * ((k + HTC_DEV_PE_COLS - 1) / HTC_DEV_PE_COLS));
+                 HTC_DEV_STARTUP + (uint64_t)((c + HTC_DEV_ROWS - 1) / HTC_DEV_ROWS) * ((k + HTC_DEV_COLS - 1) / HTC_DEV_COLS));
 }
 
 /* add: out = clamp(rne((a + a_off) ra + (b + b_off) rb + fix, m), qmin, qmax) - out_off */
@@ -226,7 +237,7 @@ static HTC__UNUSED void htc__dev_add(uint32_t l1_a, uint32_t l1_b, uint32_t l1_o
 /* little-endian configuration word of the weight memory */
 static HTC__UNUSED uint32_t htc__dev_cfg(uint32_t off)
 {
-    const uint8_t *b = HTC__CAST(const uint8_t *, htc__dev_mem(1, off, 4));
+    const uint8_t *b = HTC__CAST(const uint8_t *, HTC__CAST(const void *, htc__dev_mem(1, off, 4)));
     return HTC__CAST(uint32_t, b[0]) | HTC__CAST(uint32_t, b[1]) << 8 | HTC__CAST(uint32_t, b[2]) << 16 |
            HTC__CAST(uint32_t, b[3]) << 24;
 }
@@ -262,6 +273,7 @@ static HTC__UNUSED void htc__dev_pool(uint32_t l1_in, int32_t c, int32_t h, int3
 /* end of a layer: the host waits for every engine */
 static HTC__UNUSED void htc__dev_sync(int32_t layer)
 {
+    (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
     htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev.pe_free));
     {
         int i;
@@ -276,6 +288,7 @@ static HTC__UNUSED void htc__dev_sync(int32_t layer)
 /* a layer on the host CPU: cycles from the target's per-kernel cost model */
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
+    (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
     htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev.pe_free));
     htc__dev.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
     HTC_DEVICE_LAYER(layer, htc__dev.now - htc__dev.layer_start);

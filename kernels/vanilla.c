@@ -22,15 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef HTC_DEV_ACT_SIZE
-#define HTC_DEV_ACT_SIZE (16 * 1024)
+/* Every hardware constant comes from the target file (targets/vanilla.lua
+   is their one source): htc writes these defines before pasting this file.
+   HTC_DEV_ACT_SIZE              scratchpad bytes
+   HTC_DEV_ROWS, HTC_DEV_COLS    output x input channels per step (array)
+   HTC_DEV_STARTUP               cycles to start the array
+   HTC_DEV_DMA_BPC, _SETUP       DMA L2 -> scratchpad (memory.L1.dma)
+   HTC_DEV_HOST_RQ               host cycles per requantised output (device table) */
+#if !defined(HTC_DEV_ACT_SIZE) || !defined(HTC_DEV_ROWS) || !defined(HTC_DEV_COLS) || !defined(HTC_DEV_STARTUP) || \
+    !defined(HTC_DEV_DMA_BPC) || !defined(HTC_DEV_DMA_SETUP) || !defined(HTC_DEV_HOST_RQ)
+#error "vanilla.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
 #endif
-#define HTC_VAN_ROWS 8                 /* output channels per step */
-#define HTC_VAN_COLS 8                 /* input channels per step */
-#define HTC_VAN_STARTUP 20
-#define HTC_VAN_DMA_BPC 4
-#define HTC_VAN_DMA_SETUP 20
-#define HTC_VAN_HOST_RQ 6              /* host cycles per requantised output */
 #ifndef HTC_DEVICE_FAULT
 #define HTC_DEVICE_FAULT(what) abort()
 #endif
@@ -53,7 +55,9 @@ static HTC__UNUSED uint8_t *htc__van_mem(uint32_t off, uint64_t len)
 
 static HTC__UNUSED void htc__van_dma_cycles(uint64_t bytes)
 {
-    htc__van.now += HTC_VAN_DMA_SETUP + (bytes + HTC_VAN_DMA_BPC - 1) / HTC_VAN_DMA_BPC;
+    const double q = HTC__CAST(double, bytes) / HTC_DEV_DMA_BPC;     /* ceil, without libm */
+    const uint64_t n = HTC__CAST(uint64_t, q);
+    htc__van.now += HTC_DEV_DMA_SETUP + (HTC__CAST(double, n) < q ? n + 1 : n);
 }
 
 /* L2 -> scratchpad, bytes as they are (weights, biases) */
@@ -108,8 +112,8 @@ static HTC__UNUSED void htc__van_conv(uint32_t l1_in, int32_t ih, int32_t iw, in
                 }
                 memcpy(out + 4 * (((size_t)y * ox + x) * k + o), &acc, 4);
             }
-    htc__van.now += HTC_VAN_STARTUP + (uint64_t)oy * ox * kh * kw * ((k + HTC_VAN_ROWS - 1) / HTC_VAN_ROWS) *
-                                          ((c + HTC_VAN_COLS - 1) / HTC_VAN_COLS);
+    htc__van.now += HTC_DEV_STARTUP + (uint64_t)oy * ox * kh * kw * ((k + HTC_DEV_ROWS - 1) / HTC_DEV_ROWS) *
+                                          ((c + HTC_DEV_COLS - 1) / HTC_DEV_COLS);
 }
 
 /* host: int32 accumulators [oy][ox][k] in the scratchpad -> int8 in L2 NHWC,
@@ -133,7 +137,7 @@ static HTC__UNUSED void htc__van_requant_out(int8_t *dst, uint32_t l1_out, int32
                 v += out_zp;
                 dst[(size_t)y * row_stride + (size_t)x * pix_stride + o] = HTC__CAST(int8_t, v < qmin ? qmin : (v > qmax ? qmax : v));
             }
-    htc__van.now += (uint64_t)oy * ox * k * HTC_VAN_HOST_RQ;
+    htc__van.now += (uint64_t)oy * ox * k * HTC_DEV_HOST_RQ;
 }
 
 /* ---- the device-model contract ---- */
@@ -144,12 +148,14 @@ static HTC__UNUSED void htc__dev_reset(void)
 
 static HTC__UNUSED void htc__dev_sync(int32_t layer)
 {
+    (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
     HTC_DEVICE_LAYER(layer, htc__van.now - htc__van.layer_start);
     htc__van.layer_start = htc__van.now;
 }
 
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
+    (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
     htc__van.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
     HTC_DEVICE_LAYER(layer, htc__van.now - htc__van.layer_start);
     htc__van.layer_start = htc__van.now;

@@ -12,7 +12,7 @@ local function by_arith(tflite, float, fp32, tflite_dw)
   return function(op)
     if op.requant == "fp32" then return fp32 or float end
     if op.requant ~= "tflite" then return float end
-    return op.depthwise == 1 and tflite_dw or tflite
+    return (op.kind == "conv2d" and op.depthwise == 1) and tflite_dw or tflite
   end
 end
 

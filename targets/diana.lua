@@ -20,8 +20,10 @@
 -- alpha = 1e-3, eq. 3-5 chose OX = 1 tiles at small budgets and lost to no
 -- heuristics). bench/bench_diana.py: never worse than eq. 1 alone, up to
 -- 4.6x fewer cycles at a 4 kB L1 (conv 32->64, 32x32, 3x3).
-local HEURISTICS = "3-5"      -- "none" (eq. 1 only), "3-4", "3-5"
-local L1_SIZE = 256 * KiB
+local HEURISTICS = param "heuristics" { default = "3-5", values = { "none", "3-4", "3-5" },
+                                        description = "tiling objective: HTVM eq. 1 only, + eq. 3-4, + eq. 3-5" }
+local L1_SIZE = param "l1_kib" { default = 256, min = 1, max = 256,
+                                 description = "L1 (activation memory) in KiB, shared with the analog core" } * KiB
 
 local function objective(t, op, rows, cols)
   local obj = 2 * t.l1_bytes / L1_SIZE                   -- eq. 1, in [0, 2]
@@ -35,6 +37,13 @@ end
 local NOT_SHIFT = "digital implements only exact shift requantization here; this op's float scale is not an "
   .. "exact power of two (or its accumulator may exceed 2^24)"
 
+-- the hardware (the device model kernels/diana.c gets these through the
+-- array, startup, memory and device fields: this file is their one source)
+local ROWS, COLS = 16, 16       -- PE array
+local DW_MACS_X4 = 15           -- depthwise: 3.75 MACs per cycle on one PE row
+local LANES = 16                -- element-wise add and pool lanes
+local STARTUP = 50              -- cycles to program and start the array
+
 local function kernel_ok(k) return k == 1 or k == 3 or k == 5 or k == 7 end
 
 -- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
@@ -42,7 +51,7 @@ local function by_arith(tflite, float, fp32, tflite_dw)
   return function(op)
     if op.requant == "fp32" then return fp32 or float end
     if op.requant ~= "tflite" then return float end
-    return op.depthwise == 1 and tflite_dw or tflite
+    return (op.kind == "conv2d" and op.depthwise == 1) and tflite_dw or tflite
   end
 end
 
@@ -91,8 +100,10 @@ return target "diana" {
     digital = {
       memory = "L1",            -- activations (input and output tiles)
       weights = "WD",           -- weights and biases
-      startup = 50,             -- cycles to program and start the array
-      array = { rows = 16, cols = 16 },
+      startup = STARTUP,        -- cycles to program and start the array
+      array = { rows = ROWS, cols = COLS },   -- K (conv) or C (fc) on the rows, OX or K on the columns
+      -- the device model's other constants (HTC_DEV_<NAME> in kernels/diana.c)
+      device = { DW_MACS_X4 = DW_MACS_X4, ADD_LANES = LANES, ISSUE = 10 },
       -- power-of-two shift, round half to even (conv, FC, add: exact shifts
       -- only, see their accepts); the pool unit applies onnxruntime's float
       -- scale of the average (1 / window is rarely a power of two)
@@ -122,12 +133,12 @@ return target "diana" {
           tile = function(t, op)
             local work
             if op.depthwise == 1 then
-              work = t.K * t.OY * t.OX * (op.kernel_h * op.kernel_w) * 4 / 15
+              work = t.K * t.OY * t.OX * (op.kernel_h * op.kernel_w) * 4 / DW_MACS_X4
             else
-              work = t.OY * cdiv(t.OX, 16) * cdiv(t.K, 16) * (op.C * op.kernel_h * op.kernel_w)
+              work = t.OY * cdiv(t.OX, COLS) * cdiv(t.K, ROWS) * (op.C * op.kernel_h * op.kernel_w)
             end
             if op.depthwise == 1 then     -- one PE row: no array to fill
-              return { maximize = objective(t, op), cycles = 50 + work, macs_per_cycle = 3.75 }
+              return { maximize = objective(t, op), cycles = STARTUP + work, macs_per_cycle = DW_MACS_X4 / 4 }
             end
             return { maximize = objective(t, op, t.K, t.OX), cycles = 50 + work }
           end,
@@ -146,7 +157,7 @@ return target "diana" {
             return true
           end,
           tile = function(t, op)
-            return { maximize = objective(t, op, t.C, t.K), cycles = 50 + cdiv(t.C, 16) * cdiv(t.K, 16) }
+            return { maximize = objective(t, op, t.C, t.K), cycles = STARTUP + cdiv(t.C, ROWS) * cdiv(t.K, COLS) }
           end,
         },
         add = {
@@ -159,7 +170,7 @@ return target "diana" {
             return true
           end,
           tile = function(t, op)
-            return { maximize = t.l1_bytes / L1_SIZE + t.OY, cycles = 50 + cdiv(t.C * t.OY * t.OX, 16) }
+            return { maximize = t.l1_bytes / L1_SIZE + t.OY, cycles = STARTUP + cdiv(t.C * t.OY * t.OX, LANES) }
           end,
         },
         -- global average pool: tiles over C (and output rows), the whole
@@ -167,7 +178,7 @@ return target "diana" {
         avgpool = {
           kernel = "kernels/diana.c", fn = "htc__dev_pool",
           template = "templates/diana/pool.c.in",
-          macs_per_cycle = 16,
+          macs_per_cycle = LANES,
           double_buffer = true,
           accepts = function(op)
             if op.global ~= 1 then return false, "not a global average pool" end
@@ -179,7 +190,7 @@ return target "diana" {
           tile = function(t, op)
             local l1 = (t.C * t.IY * t.IX + t.C * t.OY) * (2)
             return { maximize = 2 * l1 / L1_SIZE, l1_bytes = l1, w_bytes = 20,
-                     cycles = 50 + cdiv(t.C, 16) * (op.IY * op.IX) }
+                     cycles = STARTUP + cdiv(t.C, LANES) * (op.IY * op.IX) }
           end,
         },
       },

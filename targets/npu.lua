@@ -7,19 +7,47 @@
 -- Hardware (the device model kernels/npu.c reads every constant below
 -- from the defines htc generates: this file is their one source):
 --   a PE array of ROWS x COLS int8 MACs (output channels x input channels;
---   depthwise: channels on every PE), 128 kB activation SRAM, 64 kB
---   weight SRAM (weights, biases, multipliers, shifts), one DMA engine,
---   no double buffering (DMA and array take turns).
-local ROWS, COLS = 8, 8
+--   depthwise: channels on every PE), an activation SRAM, a weight SRAM
+--   (weights, biases, multipliers, shifts), one DMA engine, no double
+--   buffering (DMA and array take turns).
+-- Parameters: htc targets targets/npu.lua lists them; set with -D, e.g.
+--   htc run model.tflite -t targets/npu.lua -D pes=128 -D sram_kib=32 ...
+local PES = param "pes" { default = 64, values = { 64, 128 },
+                          description = "int8 MACs per cycle: 8x8 or 16x8 PEs (output x input channels)" }
+local SRAM_KIB = param "sram_kib" { default = 128, min = 4, max = 1024,
+                                    description = "activation SRAM in KiB (input and output tiles)" }
+local WSRAM_KIB = param "wsram_kib" { default = 64, min = 4, max = 1024,
+                                      description = "weight SRAM in KiB (one K tile's weights, biases, multipliers)" }
+local ROWS, COLS = PES // 8, 8
 local STARTUP = 30
 
--- conv / depthwise: one output pixel, one tap per step, ROWS output and
--- COLS input channels at a time (depthwise: ROWS * COLS channels)
-local function conv_cycles(t, op)
+local DMA_BPC, DMA_SETUP = 8, 24
+
+-- One tile on the array (the core adds `startup` per tile): conv2d one
+-- output pixel and one tap per step, ROWS output and COLS input channels
+-- at a time; depthwise ROWS * COLS channels at a time.
+local function compute(t, op)
   if op.depthwise == 1 then
-    return STARTUP + t.OY * t.OX * (op.kernel_h * op.kernel_w) * cdiv(t.K, ROWS * COLS)
+    return t.OY * t.OX * (op.kernel_h * op.kernel_w) * cdiv(t.K, ROWS * COLS)
   end
-  return STARTUP + t.OY * t.OX * (op.kernel_h * op.kernel_w) * cdiv(t.K, ROWS) * cdiv(op.C, COLS)
+  return t.OY * t.OX * (op.kernel_h * op.kernel_w) * cdiv(t.K, ROWS) * cdiv(op.C, COLS)
+end
+
+-- DMA cycles of one tile: its input and its output, one transfer each (a
+-- tile at a padded border moves fewer rows; the objective counts the most)
+local function tile_dma(t) return 2 * DMA_SETUP + (t.l1_in + t.l1_out) / DMA_BPC end
+
+-- DMA cycles of one K tile's weights, biases, multipliers and shifts:
+-- four transfers
+local function weight_dma(w_bytes) return 4 * DMA_SETUP + w_bytes / DMA_BPC end
+
+-- The objective: the layer's modelled cycles, as the device model counts
+-- them (DMA and array take turns): per K tile its weights, per tile
+-- start-up, DMA and compute. cdiv(op.K, t.K) divides by a tile variable
+-- (exact in the MILP).
+local function layer_cycles(t, op, w_bytes)
+  local tiles = cdiv(op.OY, t.OY) * cdiv(op.OX, t.OX)
+  return cdiv(op.K, t.K) * (weight_dma(w_bytes) + tiles * (STARTUP + compute(t, op) + tile_dma(t)))
 end
 
 local function tflite_only(op)
@@ -36,8 +64,8 @@ return target "npu" {
 
   memory = {
     L2 = { size = 512 * KiB, alignment = 16 },
-    SRAM = { size = 128 * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 24 } },
-    WSRAM = { size = 64 * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 24 } },
+    SRAM = { size = SRAM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
+    WSRAM = { size = WSRAM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
   },
 
   cpu = {
@@ -86,13 +114,12 @@ return target "npu" {
             return true
           end,
           tile = function(t, op)
+            local w = t.w_bytes + 3 + 8 * t.K   -- + multipliers and shifts
             return {
-              -- weights stay for a whole K tile: the whole K first (the
-              -- input tile is loaded once per K tile), then the biggest
-              -- output tile (fewest start-ups and DMA set-ups)
-              maximize = 65536 * t.K + t.OY * t.OX,
-              cycles = conv_cycles(t, op),
-              w_bytes = t.w_bytes + 3 + 8 * t.K,   -- + multipliers and shifts
+              minimize = layer_cycles(t, op, w),
+              cycles = compute(t, op),      -- the core adds the tile's DMA (its real, clipped bytes)
+              w_dma_cycles = weight_dma(w),
+              w_bytes = w,
               macs_per_cycle = op.depthwise == 1 and ROWS * COLS or nil,
             }
           end,
@@ -103,10 +130,12 @@ return target "npu" {
           macs_per_cycle = ROWS * COLS,
           accepts = tflite_only,
           tile = function(t, op)
+            local w = t.w_bytes + 3 + 8 * t.K
             return {
-              maximize = t.K,
-              cycles = STARTUP + cdiv(t.K, ROWS) * cdiv(op.C, COLS),
-              w_bytes = t.w_bytes + 3 + 8 * t.K,
+              minimize = cdiv(op.K, t.K) * (weight_dma(w) + STARTUP + cdiv(t.K, ROWS) * cdiv(op.C, COLS)),
+              cycles = cdiv(t.K, ROWS) * cdiv(op.C, COLS),
+              w_dma_cycles = weight_dma(w),
+              w_bytes = w,
             }
           end,
         },

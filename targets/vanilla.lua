@@ -14,9 +14,12 @@ local function by_arith(tflite, float, fp32, tflite_dw)
   return function(op)
     if op.requant == "fp32" then return fp32 or float end
     if op.requant ~= "tflite" then return float end
-    return op.depthwise == 1 and tflite_dw or tflite
+    return (op.kind == "conv2d" and op.depthwise == 1) and tflite_dw or tflite
   end
 end
+
+local ROWS, COLS = 8, 8         -- output x input channels per step
+local STARTUP, HOST_RQ = 20, 6  -- cycles to start the array; host cycles per requantised output
 
 return target "vanilla" {
   description = "UMA-style vanilla accelerator: Conv2D + bias, 16 kB scratchpad",
@@ -59,13 +62,15 @@ return target "vanilla" {
   engines = {
     vanilla = {
       memory = "L1",              -- everything: input tile, accumulators, weights
-      startup = 20,
+      startup = STARTUP,
+      array = { rows = ROWS, cols = COLS },
+      device = { HOST_RQ = HOST_RQ },   -- HTC_DEV_HOST_RQ in kernels/vanilla.c
       requant = { "shift" },      -- done by the host on the accumulators
       ops = {
         conv2d = {
           kernel = "kernels/vanilla.c", fn = "htc__van_conv",
           template = "templates/vanilla/conv2d.c.in",
-          macs_per_cycle = 64,    -- 8 output x 8 input channels
+          macs_per_cycle = ROWS * COLS,
           accepts = function(op)
             if op.groups ~= 1 then return false, "grouped or depthwise (vanilla: plain conv only)" end
             if op.dilation ~= 1 then return false, "dilation > 1" end
@@ -85,8 +90,8 @@ return target "vanilla" {
               -- whole K first (the input is loaded once per K tile), then
               -- the biggest tile (fewest start-ups and DMA set-ups)
               maximize = 4096 * t.K + l1,
-              cycles = 20 + t.OY * t.OX * (op.kernel_h * op.kernel_w) * cdiv(t.K, 8) * cdiv(op.C, 8)
-                       + 6 * t.K * t.OY * t.OX,
+              cycles = STARTUP + t.OY * t.OX * (op.kernel_h * op.kernel_w) * cdiv(t.K, ROWS) * cdiv(op.C, COLS)
+                       + HOST_RQ * t.K * t.OY * t.OX,
             }
           end,
         },

@@ -185,13 +185,14 @@ def _read_dumps(info, d):
     return dumps
 
 
-def run_htc(model_path, inputs, dump=True, repeat=0, workdir=None, target=TARGET):
-    """`htc run` once: returns (outputs, {tensor index: array}, stdout)."""
+def run_htc(model_path, inputs, dump=True, repeat=0, workdir=None, target=TARGET, args=()):
+    """`htc run` once: returns (outputs, {tensor index: array}, stdout).
+    args: more htc options (e.g. -D NAME=VALUE target parameters)."""
     info = ModelInfo(model_path)
     own = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="htc-test-")
     try:
-        args = ["run", model_path, "-t", target]
+        args = ["run", model_path, "-t", target] + list(args)
         for k, x in enumerate(inputs):
             p = os.path.join(workdir, "in%d.bin" % k)
             np.ascontiguousarray(x, dtype=info.tensors[info.inputs[k]]["dtype"].newbyteorder("<")).tofile(p)
@@ -282,15 +283,16 @@ int main(int argc, char **argv)
 """
 
 
-def run_htc_batch(model_path, input_sets, workdir=None, target=TARGET, name="m"):
+def run_htc_batch(model_path, input_sets, workdir=None, target=TARGET, name="m", args=()):
     """`htc compile` once, then one process runs every input set through the
-    header's public API. Returns [(outputs, {tensor index: array})] per set."""
+    header's public API. Returns [(outputs, {tensor index: array})] per set.
+    args: more htc options (e.g. -D NAME=VALUE target parameters)."""
     info = ModelInfo(model_path)
     own = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="htc-test-")
     try:
         hdr = os.path.join(workdir, "model.h")
-        htc("compile", model_path, "-t", target, "-o", hdr, "--name", name)
+        htc("compile", model_path, "-t", target, "-o", hdr, "--name", name, *args)
         up = name.upper()
         src = (_DRIVER.replace("@UP@", up).replace("@NAME@", name)
                .replace("@NI@", str(len(info.inputs))).replace("@NO@", str(len(info.outputs)))

@@ -18,9 +18,9 @@ DIANA = os.path.join(oo.REPO, "targets", "diana.lua")
 NETS = ["kws", "vww", "resnet", "ad"]
 
 
-def report(model, target=DIANA, env=None):
+def report(model, target=DIANA, env=None, args=()):
     import subprocess
-    p = subprocess.run([oo.HTC, "report", model, "-t", target, "--json"], capture_output=True, text=True,
+    p = subprocess.run([oo.HTC, "report", model, "-t", target, "--json"] + list(args), capture_output=True, text=True,
                        cwd=oo.REPO, env=env)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
@@ -61,19 +61,20 @@ def test_eligible_layers_offloaded(net):
     assert n_off > 0
 
 
-@pytest.mark.parametrize("net,l1", [("resnet", 12 * 1024), ("kws", 6 * 1024), ("ad", 2048)])
-def test_pow2_bitexact_small_l1(net, l1, tmp_path, monkeypatch):
-    """The same networks with a small L1: real layers split into many tiles
-    (remainders, halos, padded borders, double buffering), still bit-exact."""
+@pytest.mark.parametrize("net,l1_kib", [("resnet", 12), ("kws", 6), ("ad", 2)])
+def test_pow2_bitexact_small_l1(net, l1_kib, tmp_path, monkeypatch):
+    """The same networks with a small L1 (-D l1_kib=N): real layers split
+    into many tiles (remainders, halos, padded borders, double buffering),
+    still bit-exact."""
     zoo = oo.ensure_zoo()
     model = os.path.join(zoo, "%s_pow2qop_s8.onnx" % net)
-    src = open(DIANA).read().replace("local L1_SIZE = 256 * KiB", "local L1_SIZE = %d" % l1)
-    tgt = str(tmp_path / "diana_small.lua")
-    open(tgt, "w").write(src)
-    rep = report(model, tgt)
+    args = ["-D", "l1_kib=%d" % l1_kib]
+    rep = report(model, args=args)
+    assert rep["params"]["l1_kib"] == str(l1_kib)
     assert max(l["tile"]["tiles"] for l in rep["layers"] if "tile" in l) > 1
-    monkeypatch.setattr(oo, "TARGET", tgt)
-    exe = oo.build(model, str(tmp_path))
+    assert max(l["tile"]["l1_bytes"] for l in rep["layers"] if "tile" in l) <= l1_kib * 1024
+    monkeypatch.setattr(oo, "TARGET", DIANA)
+    exe = oo.build(model, str(tmp_path), flags=args)
     sess = oo.ort_session(model)
     ins = oo.random_inputs(sess, 3, seed=11)
     got, _ = oo.run(exe, str(tmp_path), ins)
@@ -104,29 +105,25 @@ def test_htc_run_prints_measured_cycles(tmp_path):
     assert "measured / ideal" in p.stdout and total >= rep["ideal_cycles"] * 0.999
 
 
-@pytest.mark.parametrize("net,l1", [("kws", None), ("vww", None), ("resnet", None), ("kws", 6 * 1024)])
-def test_global_avgpool_offloaded(net, l1, tmp_path, monkeypatch):
+@pytest.mark.parametrize("net,l1_kib", [("kws", None), ("vww", None), ("resnet", None), ("kws", 6)])
+def test_global_avgpool_offloaded(net, l1_kib, tmp_path, monkeypatch):
     """The zoo networks' final QLinearGlobalAveragePool runs on the digital
     engine (pool geometry: tiles over C, the whole window in L1; at 6 kB the
     KWS pool splits its channels), and the network stays bit-exact."""
     zoo = oo.ensure_zoo()
     model = os.path.join(zoo, "%s_pow2qop_s8.onnx" % net)
-    tgt = DIANA
-    if l1:
-        src = open(DIANA).read().replace("local L1_SIZE = 256 * KiB", "local L1_SIZE = %d" % l1)
-        tgt = str(tmp_path / "diana_small.lua")
-        open(tgt, "w").write(src)
-    rep = report(model, tgt)
+    args = ["-D", "l1_kib=%d" % l1_kib] if l1_kib else []
+    rep = report(model, args=args)
     pools = [layer for layer in rep["layers"] if layer["op"] == "avgpool"]
     assert pools, net
     for layer in pools:
         assert layer["engine"] == "digital", layer["reason"]
         assert layer["tile"]["geom"] == "pool"
-        assert layer["tile"]["l1_bytes"] <= (l1 or 256 * 1024)
-        if l1:
+        assert layer["tile"]["l1_bytes"] <= (l1_kib or 256) * 1024
+        if l1_kib:
             assert layer["tile"]["tiles"] > 1
-    monkeypatch.setattr(oo, "TARGET", tgt)
-    exe = oo.build(model, str(tmp_path))
+    monkeypatch.setattr(oo, "TARGET", DIANA)
+    exe = oo.build(model, str(tmp_path), flags=args)
     sess = oo.ort_session(model)
     ins = oo.random_inputs(sess, 4, seed=5)
     got, _ = oo.run(exe, str(tmp_path), ins)

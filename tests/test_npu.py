@@ -27,16 +27,17 @@ def model_path(name):
 
 
 def report(model, *args):
+    """htc report --json on the NPU target; args: more options (-D ...)"""
     p = subprocess.run([oracle.HTC, "report", model, "-t", NPU, "--json"] + list(args), capture_output=True,
                        text=True, cwd=oracle.REPO)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 
 
-def check_bitexact(path, target, seeds, tmp_path):
+def check_bitexact(path, target, seeds, tmp_path, args=()):
     info = oracle.ModelInfo(path)
     sets = [info.random_inputs(30_000 + s) for s in seeds]
-    results = oracle.run_htc_batch(path, sets, workdir=str(tmp_path), target=target)
+    results = oracle.run_htc_batch(path, sets, workdir=str(tmp_path), target=target, args=args)
     for s, inputs, (outs, dumps) in zip(seeds, sets, results):
         ref_outs, ref_tensors = oracle.run_interpreter(path, inputs, info=info)
         errors, compared = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps, label="seed %d: " % s)
@@ -79,3 +80,69 @@ def test_htc_run_prints_engines_reasons_cycles(tmp_path):
     total = int(re.search(r"^total: (\d+) cycles", stdout, re.M).group(1))
     assert total == sum(int(r[3]) for r in rows)
     assert any(r[5].startswith("fallback: npu: npu has no softmax kernel") for r in rows), stdout
+
+
+@pytest.mark.parametrize("name", ["pretrainedResnet_quant", "vww_96_int8", "ad01_int8"])
+def test_small_srams_bitexact(name, tmp_path):
+    """-D sram_kib=8 -D wsram_kib=4: layers split into many tiles (K tiles,
+    remainders, halos, padded borders); still bit-exact with TFLM, and every
+    tile fits the SRAMs (the device model aborts on an overflow)."""
+    path = model_path(name)
+    args = ("-D", "sram_kib=8", "-D", "wsram_kib=4")
+    rep = report(path, *args)
+    assert rep["params"] == {"pes": "64", "sram_kib": "8", "wsram_kib": "4"}
+    tiled = [l for l in rep["layers"] if "tile" in l]
+    assert tiled and max(l["tile"]["tiles"] for l in tiled) > 1
+    assert all(l["tile"]["l1_bytes"] <= 8 * 1024 and l["tile"]["w_bytes"] <= 4 * 1024 for l in tiled)
+    check_bitexact(path, NPU, (5,), tmp_path, args)
+
+
+def test_param_sweep_changes_device_and_report(tmp_path):
+    """A parameter sweep with -D, no copy of the target file or the device
+    model: the PE array size (pes) and the SRAM size reach the device model
+    through generated defines, so its measured cycles change with them, and
+    so do the report's estimates; the output stays TFLM's."""
+    path = model_path("kws_ref_model")
+    info = oracle.ModelInfo(path)
+    x = info.random_inputs(11)
+    ref, _ = oracle.run_interpreter(path, x, info=info)
+    measured, estimated = {}, {}
+    for pes in (64, 128):
+        for sram in (128, 8):
+            args = ["-D", "pes=%d" % pes, "-D", "sram_kib=%d" % sram]
+            outs, _, stdout = oracle.run_htc(path, x, dump=False, target=NPU, args=args)
+            assert oracle.diff(ref[0], outs[0]) is None
+            measured[pes, sram] = int(re.search(r"^total: (\d+) cycles", stdout, re.M).group(1))
+            rep = report(path, *args)
+            assert rep["params"]["pes"] == str(pes) and rep["params"]["sram_kib"] == str(sram)
+            estimated[pes, sram] = rep["est_cycles"]
+            hdr = str(tmp_path / "m.h")
+            oracle.htc("compile", path, "-t", NPU, "-o", hdr, *args)
+            text = open(hdr).read()
+            assert "params:  pes=%d (-D) sram_kib=%d (-D) wsram_kib=64" % (pes, sram) in text
+            assert "#define HTC_DEV_ROWS %d" % (pes // 8) in text
+            assert "#define HTC_DEV_ACT_SIZE %d" % (sram * 1024) in text
+    # twice the PEs: fewer cycles, measured and estimated; a smaller SRAM: more
+    for sram in (128, 8):
+        assert measured[128, sram] < measured[64, sram] and estimated[128, sram] < estimated[64, sram]
+    for pes in (64, 128):
+        assert measured[pes, 8] > measured[pes, 128] and estimated[pes, 8] > estimated[pes, 128]
+
+
+def test_params_listed_and_checked():
+    """htc targets FILE lists the parameters; a -D outside the declaration
+    or for an undeclared name is one error line naming the file:line."""
+    r = oracle.htc("targets", NPU)
+    assert re.search(r"^\s+pes\s+64\s+.*\(default 64; 64, 128\)", r.stdout, re.M), r.stdout
+    assert re.search(r"^\s+sram_kib\s+128\s+.*\(default 128; 4\.\.1024\)", r.stdout, re.M), r.stdout
+    r = oracle.htc("targets", NPU, "-D", "pes=128")
+    assert re.search(r"^\s+pes\s+128\s", r.stdout, re.M) and "array 16x8" in r.stdout, r.stdout
+    for d, want in (("pes=96", "targets/npu.lua:%d: param 'pes': -D pes=96 is not one of 64, 128"),
+                    ("sram_kib=2", "targets/npu.lua:%d: param 'sram_kib': -D sram_kib=2 is outside 4..1024"),
+                    ("sram_kib=big", "-D sram_kib=big is not an integer"),
+                    ("cores=2", "-D cores=2: %s declares no parameter 'cores' (its parameters: pes, sram_kib, wsram_kib)")):
+        r = oracle.htc("report", model_path("kws_ref_model"), "-t", NPU, "-D", d, check=False)
+        assert r.returncode == 1 and r.stderr.count("\n") == 1 and r.stderr.startswith("htc: error: "), r.stderr
+        line = [i + 1 for i, l in enumerate(open(NPU)) if 'param "%s"' % d.split("=")[0] in l]
+        want = want % (line[0] if "%d" in want else NPU) if "%" in want else want
+        assert want in r.stderr, (want, r.stderr)

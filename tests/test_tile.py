@@ -143,3 +143,45 @@ def test_enumeration_equals_milp_on_zoo(net, tgt):
     assert all(t["method"] == "milp" for t in out["1"])
     for a, b in zip(out["0"], out["1"]):
         assert abs(a["objective"] - b["objective"]) <= 1e-6 * max(1.0, abs(b["objective"])), (a, b)
+
+
+CYCLES = os.path.join(os.path.dirname(__file__), "tile", "cycles.lua")
+
+
+@pytest.mark.parametrize("case", [(8, 12, 6, 11, 3, 1, False, 1200), (4, 16, 12, 5, 3, 2, False, 900),
+                                  (8, 8, 9, 7, 3, 1, True, 700), (3, 8, 9, 7, 1, 1, False, 600)],
+                         ids=lambda c: "c%dk%d_%dx%d_k%ds%d%s_l1%d" % (c[0], c[1], c[2], c[3], c[4], c[5],
+                                                                       "dw" if c[6] else "", c[7]))
+def test_minimise_modelled_cycles(case, tmp_path):
+    """An objective that divides by tile variables (cdiv(full, tile) tile
+    counts, a / b) and is minimised: the MILP's linearisation (q b = a;
+    0 <= q b - a <= b - 1 for cdiv) finds the brute-force optimum, the
+    enumeration the same, and the tiled code stays bit-exact."""
+    c, k, h, w, ks, s, dw, l1 = case
+    model = str(tmp_path / "conv.onnx")
+    conv_model(model, c, k, h, w, ks, s, dw, seed=7)
+    tgt = str(tmp_path / "cycles.lua")
+    open(tgt, "w").write(open(CYCLES).read().replace("L1_SIZE", str(l1)))
+    got = {}
+    for mode in ("0", "1"):
+        env = dict(os.environ, HTC_TILE_BRUTE=mode)
+        p = subprocess.run([oo.HTC, "report", model, "-t", tgt, "--json"], capture_output=True, text=True, env=env)
+        assert p.returncode == 0, p.stderr
+        t = [l["tile"] for l in json.loads(p.stdout)["layers"] if "tile" in l]
+        assert len(t) == 1
+        got[mode] = t[0]
+    assert got["0"]["method"] == "enumeration" and got["1"]["method"] == "milp"
+    b = got["1"]["brute"]
+    for t in got.values():
+        assert abs(t["objective"] - b) <= 1e-6 * max(1.0, abs(b)), (t, b)
+    assert got["0"]["l1_bytes"] <= l1
+    oo_target = oo.TARGET
+    try:
+        oo.TARGET = tgt
+        exe = oo.build(model, str(tmp_path))
+    finally:
+        oo.TARGET = oo_target
+    sess = oo.ort_session(model)
+    ins = oo.random_inputs(sess, 2, seed=2)
+    out, _ = oo.run(exe, str(tmp_path), ins)
+    assert out == oo.ort_outputs(sess, ins)

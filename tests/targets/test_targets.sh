@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tests/targets/test_targets.sh - every broken target file in bad/ must give
 # one "htc: error:" line containing bad/<case>.expect, exit 1, and no output.
+# A case with bad/<case>.cmd = "run" is run with `htc run` (errors in the
+# generated C), the others with `htc compile`.
 set -u
 cd "$(dirname "$0")/../.."
 HTC=${HTC:-./htc}
@@ -14,7 +16,12 @@ for lua in tests/targets/bad/*.lua; do
     want=$(cat "$case.expect")
     mkdir -p "$tmp/out"
     out=$tmp/out/out.h
-    $HTC compile "$model" -t "$lua" -o "$out" --name m 2>"$tmp/err" >/dev/null
+    if [ "$(cat "$case.cmd" 2>/dev/null)" = run ]; then     # errors of the generated C: htc run
+        head -c 490 /dev/zero >"$tmp/in.bin"
+        $HTC run "$model" -t "$lua" --input "$tmp/in.bin" --output "$out" 2>"$tmp/err" >/dev/null
+    else
+        $HTC compile "$model" -t "$lua" -o "$out" --name m 2>"$tmp/err" >/dev/null
+    fi
     rc=$?
     err=$(cat "$tmp/err")
     lines=$(wc -l <"$tmp/err")
