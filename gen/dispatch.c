@@ -27,6 +27,19 @@ static void find_exact_shift(const Graph *g, Op *op)
     const int32_t *bias = NULL;
     int nch = 0, per = 0, in_zp = 0;
     int64_t wsize = 0;
+    if (op->rq == RQ_TFLITE && (op->kind == OP_CONV2D || op->kind == OP_FC) && op->mult) {
+        /* TFLite: every multiplier exactly 2^30 (the real scale 2^-s) with a
+           right shift: a shift with TFLite's rounding, exact in integers */
+        int32_t *sh = arena_alloc(sizeof(int32_t) * (size_t)op->nch);
+        for (int c = 0; c < op->nch; c++) {
+            if (op->mult[c] != (int32_t)1 << 30 || op->shift[c] > 0) return;
+            sh[c] = 1 - op->shift[c];
+        }
+        op->rq_shifts = sh;
+        op->exact_shift = 1;
+        op->shift_round = ROUND_TFLITE;
+        return;
+    }
     if (op->rq != RQ_FLOAT || !op->params) return;
     if (op->kind == OP_CONV2D) {
         const htc__qconv_params *p = op->params;

@@ -115,12 +115,14 @@ typedef enum {
     RQ_NONE,        /* op does not requantize */
     RQ_TFLITE,      /* Q31 multiplier + shift, TFLite double rounding */
     RQ_FLOAT,       /* float scale, round half to even (onnxruntime) */
-    RQ_SHIFT,       /* power-of-two shift (rounding: Op.exact_shift) */
+    RQ_SHIFT,       /* power-of-two shift, with its rounding (Op.shift_round) */
     RQ_FP32,        /* computed in float as onnxruntime does (--float-fallback groups) */
     RQ_COUNT
 } RequantKind;
 
 const char *requant_name(RequantKind k);
+
+enum { ROUND_HALF_EVEN, ROUND_TFLITE };   /* Op.shift_round; "half_even", "tflite" */
 
 #define OP_MAX_IO 16
 
@@ -184,7 +186,10 @@ typedef struct {
     int inplace;                /* plan: the op's data is already in place (no kernel call) */
 
     /* dispatch.c / tile.c (accelerators) */
-    int exact_shift;            /* RQ_FLOAT whose arithmetic is exactly a power-of-two shift */
+    int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */
+    int shift_round;            /* its rounding: ROUND_HALF_EVEN (onnxruntime's float scale 2^-s)
+                                   or ROUND_TFLITE (multiplier 2^30: gemmlowp's rounding doubling high
+                                   multiply, then rounding divide by 2^(s-1), half away from zero) */
     int32_t *rq_shifts;         /* [nch] right shifts (scale = 2^-s), when exact_shift */
     int32_t add_shift[3];       /* qadd: a, b multipliers as left shifts over 2^m, m (exact_shift) */
     int32_t add_fixed;          /* qadd: fixed term times 2^m */
@@ -268,6 +273,7 @@ typedef struct {
     int is_cpu;
     int nrequant;
     RequantKind requant[RQ_COUNT];
+    int shift_rounds;           /* roundings of its shift kind: bit ROUND_* ("shift", "shift:tflite") */
     int nops;
     EngineOp *ops;
     int act_memory;             /* index into Target.memories */

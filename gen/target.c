@@ -708,9 +708,20 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         RequantKind rk = RQ_NONE;
         for (int k = RQ_TFLITE; k < RQ_COUNT; k++)
             if (s && strcmp(s, requant_name((RequantKind)k)) == 0) rk = (RequantKind)k;
+        /* shift states its rounding: "shift" rounds half to even (a float
+           scale 2^-s, onnxruntime), "shift:tflite" as TFLite's 2^30 multiplier */
+        int round = ROUND_HALF_EVEN;
+        if (s && !strcmp(s, "shift:tflite")) {
+            rk = RQ_SHIFT;
+            round = ROUND_TFLITE;
+        }
         if (rk == RQ_NONE || e->nrequant >= RQ_COUNT)
-            field_error(lt, kk, nkeys + 1, "entry %d: expected \"tflite\", \"float\", \"shift\" or \"fp32\"", i);
-        e->requant[e->nrequant++] = rk;
+            field_error(lt, kk, nkeys + 1,
+                        "entry %d: expected \"tflite\", \"float\", \"shift\", \"shift:tflite\" or \"fp32\"", i);
+        if (rk == RQ_SHIFT) e->shift_rounds |= 1 << round;
+        int dup = 0;
+        for (int q = 0; q < e->nrequant; q++) dup |= e->requant[q] == rk;
+        if (!dup) e->requant[e->nrequant++] = rk;
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -967,7 +978,10 @@ void target_describe(FILE *f, const Target *t)
     for (int e = 0; e < t->nengines; e++) {
         const Engine *en = &t->engines[e];
         fprintf(f, "  %s %s: requant", en->is_cpu ? "cpu" : "engine", en->name);
-        for (int i = 0; i < en->nrequant; i++) fprintf(f, " %s", requant_name(en->requant[i]));
+        for (int i = 0; i < en->nrequant; i++)
+            if (en->requant[i] != RQ_SHIFT) fprintf(f, " %s", requant_name(en->requant[i]));
+        if (en->shift_rounds & (1 << ROUND_HALF_EVEN)) fprintf(f, " shift");
+        if (en->shift_rounds & (1 << ROUND_TFLITE)) fprintf(f, " shift:tflite");
         if (en->rows) fprintf(f, "; array %dx%d", en->rows, en->cols);
         if (en->description) fprintf(f, "; %s", en->description);
         fprintf(f, "; ops");
@@ -1126,7 +1140,10 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         set_int(L, "broadcast", op->broadcast);
     }
     /* a float requantization that is exactly a power-of-two shift */
-    if (op->rq == RQ_FLOAT && op->exact_shift) set_str(L, "requant", "shift");
+    if (op->exact_shift) {
+        set_str(L, "requant", "shift");
+        set_str(L, "rounding", op->shift_round == ROUND_TFLITE ? "tflite" : "half_even");
+    }
     luaL_setmetatable(L, "htc.op");     /* strict: a missing field is an error */
 }
 
@@ -1148,14 +1165,25 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
     }
     int ok_rq = op->rq == RQ_NONE;
     for (int i = 0; i < e->nrequant; i++)
-        if (e->requant[i] == op->rq || (e->requant[i] == RQ_SHIFT && op->rq == RQ_FLOAT && op->exact_shift)) ok_rq = 1;
-    if (!ok_rq && !e->is_cpu && op->rq == RQ_FLOAT) {
-        *why = arena_printf("%s implements only exact shift requantization; this op's float scale is not an "
-                            "exact power of two (or its accumulator may exceed 2^24)", e->name);
-        return 0;
-    }
+        if (e->requant[i] == op->rq ||
+            (e->requant[i] == RQ_SHIFT && op->exact_shift && (e->shift_rounds & (1 << op->shift_round))))
+            ok_rq = 1;
     if (!ok_rq) {
-        *why = arena_printf("%s does not implement %s requantization", e->name, requant_name(op->rq));
+        /* say what the engine reproduces and what this op needs */
+        char has[128] = "";
+        for (int i = 0; i < e->nrequant; i++)
+            if (e->requant[i] != RQ_SHIFT)
+                snprintf(has + strlen(has), sizeof has - strlen(has), "%s%s", has[0] ? ", " : "", requant_name(e->requant[i]));
+        if (e->shift_rounds & (1 << ROUND_HALF_EVEN)) snprintf(has + strlen(has), sizeof has - strlen(has), "%sshift", has[0] ? ", " : "");
+        if (e->shift_rounds & (1 << ROUND_TFLITE)) snprintf(has + strlen(has), sizeof has - strlen(has), "%sshift:tflite", has[0] ? ", " : "");
+        const char *need = requant_name(op->rq);
+        if (op->exact_shift)
+            need = op->shift_round == ROUND_TFLITE ? "tflite (a power-of-two shift with TFLite's rounding: shift:tflite)"
+                                                   : "float (a power-of-two shift rounded half to even: shift)";
+        else if (e->shift_rounds && (op->rq == RQ_FLOAT || op->rq == RQ_TFLITE))
+            need = arena_printf("%s (its scales are not exact powers of two%s)", need,
+                                op->rq == RQ_FLOAT ? ", or its accumulator may exceed 2^24" : "");
+        *why = arena_printf("%s implements %s requantization; this op's is %s", e->name, has, need);
         return 0;
     }
     if (e->is_cpu && !eo->kernel_file && op->kind != OP_RESHAPE) {

@@ -173,6 +173,13 @@ static int as_col(Milp *m, const Lin *l)
 }
 
 static const char *where_;
+static double box_points(const TileInfo *ti, const TileSpec *ts);
+static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap,
+                          int64_t w_cap, int *size, double *value);
+/* the MILP failing numerically falls back to enumeration up to this many tilings */
+#ifndef TILE_ENUM_FALLBACK
+#define TILE_ENUM_FALLBACK 5e6
+#endif
 static long milp_timeout = 2;   /* seconds; 60 in the tests' proof mode (HTC_TILE_BRUTE=1), never load-dependent there */
 
 static Lin lower_expr(Milp *m, const Expr *e, const int *vcol);
@@ -370,7 +377,13 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
     if (rc != OPTIMAL && rc != PRESOLVED && rc != SUBOPTIMAL) {
         delete_lp(lp);
         if (rc == INFEASIBLE) return 0;
-        die("%s: lp_solve failed (status %d)", where_, rc);
+        /* a numerical failure (large products of tile counts): the exact
+           enumeration, when the box is not too large */
+        if (box_points(ti, ts) <= TILE_ENUM_FALLBACK) {
+            warn("%s: lp_solve failed (status %d); enumerating every tiling instead", where_, rc);
+            return tile_enumerate(ti, ts, obj, minimize, l1_cap, w_cap, size, value) ? 2 : 0;
+        }
+        die("%s: lp_solve failed (status %d) and the layer has too many tilings to enumerate", where_, rc);
     }
     double *x = arena_alloc(sizeof(double) * (size_t)m.ncols);
     get_variables(lp, x);
@@ -704,9 +717,11 @@ void tile(Graph *g, Target *t)
         milp_timeout = brute_on ? 60 : 2;
         int enumerate = !brute_on && box_points(ti, ts) <= TILE_ENUM_POINTS;
         ti->method = enumerate ? "enumeration" : "milp";
-        if (!(enumerate ? tile_enumerate(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val)
-                        : tile_solve(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val, &ti->nvars,
-                                     &ti->nrows))) {
+        int found = enumerate ? tile_enumerate(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val)
+                              : tile_solve(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val, &ti->nvars,
+                                           &ti->nrows);
+        if (found == 2) ti->method = "enumeration";      /* the MILP failed numerically */
+        if (!found) {
             /* the smallest activation memory that would hold a tile */
             int sz[TD_COUNT], nv, nr;
             double need;

@@ -138,10 +138,17 @@ static HTC__UNUSED void htc__dev_dma_w(uint32_t off, const void *src, uint32_t b
                  HTC_DEV_W_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_W_DMA_BPC));
 }
 
-static HTC__UNUSED int32_t htc__dev_requant(int32_t acc, int32_t shift, int32_t zp, int32_t qmin, int32_t qmax)
+/* The requantization unit: a right shift by `shift`, rounded half to even
+   (round 0: a float scale 2^-shift as onnxruntime applies it) or as TFLite
+   rounds a multiplier of 2^30 (round 1: gemmlowp's rounding doubling high
+   multiply, floor((acc + 1) / 2), then a rounding divide by 2^(shift - 1),
+   half away from zero), + zero point, clamped. */
+static HTC__UNUSED int32_t htc__dev_requant(int32_t acc, int32_t shift, int32_t round, int32_t zp, int32_t qmin,
+                                            int32_t qmax)
 {
     int32_t v;
-    if (shift == 0) v = acc;
+    if (round) v = htc__rdivpot(HTC__CAST(int32_t, (HTC__CAST(int64_t, acc) + 1) >> 1), shift - 1);
+    else if (shift == 0) v = acc;
     else {
         const int32_t half = HTC__CAST(int32_t, 1) << (shift - 1), mask = (HTC__CAST(int32_t, 1) << shift) - 1;
         const int32_t q = acc >> shift, r = acc & mask;     /* floor division, remainder >= 0 */
@@ -167,8 +174,8 @@ static HTC__UNUSED int32_t htc__dev_rd32(uint32_t off)
 static HTC__UNUSED void htc__dev_conv(uint32_t l1_in, int32_t c, int32_t ih, int32_t iw, int32_t y0, int32_t x0,
                                       uint32_t l1_out, int32_t k, int32_t oy, int32_t ox, int32_t kh, int32_t kw,
                                       int32_t sh, int32_t sw, int32_t dw, uint32_t w_off, uint32_t b_off,
-                                      const int32_t *shifts, int32_t per_channel, int32_t in_zp, int32_t out_zp,
-                                      int32_t qmin, int32_t qmax)
+                                      const int32_t *shifts, int32_t per_channel, int32_t round, int32_t in_zp,
+                                      int32_t out_zp, int32_t qmin, int32_t qmax)
 {
     const int8_t *in = htc__dev_mem(0, l1_in, (uint64_t)c * ih * iw);
     int8_t *out = htc__dev_mem(0, l1_out, (uint64_t)k * oy * ox);
@@ -193,7 +200,7 @@ static HTC__UNUSED void htc__dev_conv(uint32_t l1_in, int32_t c, int32_t ih, int
                     }
                 }
                 out[((size_t)o * oy + y) * ox + x] =
-                    HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], out_zp, qmin, qmax));
+                    HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], round, out_zp, qmin, qmax));
             }
     if (dw) cyc = ((uint64_t)k * oy * ox * kh * kw * 4 + HTC_DEV_DW_MACS_X4 - 1) / HTC_DEV_DW_MACS_X4;
     else cyc = (uint64_t)oy * ((ox + HTC_DEV_COLS - 1) / HTC_DEV_COLS) * ((k + HTC_DEV_ROWS - 1) / HTC_DEV_ROWS) * c * kh * kw;
@@ -203,8 +210,8 @@ static HTC__UNUSED void htc__dev_conv(uint32_t l1_in, int32_t c, int32_t ih, int
 
 /* FC: out[k] = requant(bias[k] + sum_c (in[c] - in_zp) w[k][c]) */
 static HTC__UNUSED void htc__dev_fc(uint32_t l1_in, int32_t c, uint32_t l1_out, int32_t k, uint32_t w_off, uint32_t b_off,
-                                    const int32_t *shifts, int32_t per_channel, int32_t in_zp, int32_t out_zp,
-                                    int32_t qmin, int32_t qmax)
+                                    const int32_t *shifts, int32_t per_channel, int32_t round, int32_t in_zp,
+                                    int32_t out_zp, int32_t qmin, int32_t qmax)
 {
     const int8_t *in = htc__dev_mem(0, l1_in, (uint64_t)c);
     int8_t *out = htc__dev_mem(0, l1_out, (uint64_t)k);
@@ -213,7 +220,7 @@ static HTC__UNUSED void htc__dev_fc(uint32_t l1_in, int32_t c, uint32_t l1_out, 
     for (o = 0; o < k; o++) {
         int32_t acc = htc__dev_rd32(b_off + 4u * (uint32_t)o);
         for (i = 0; i < c; i++) acc += (in[i] - in_zp) * w[(size_t)o * c + i];
-        out[o] = HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], out_zp, qmin, qmax));
+        out[o] = HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], round, out_zp, qmin, qmax));
     }
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0, htc__dev_slot_of(0, l1_out),
                  HTC_DEV_STARTUP + (uint64_t)((c + HTC_DEV_ROWS - 1) / HTC_DEV_ROWS) * ((k + HTC_DEV_COLS - 1) / HTC_DEV_COLS));
@@ -228,7 +235,7 @@ static HTC__UNUSED void htc__dev_add(uint32_t l1_a, uint32_t l1_b, uint32_t l1_o
     int32_t i;
     for (i = 0; i < n; i++) {
         const int32_t v = (a[i] + a_off) * ra + (b[i] + b_off) * rb + fix;
-        o[i] = HTC__CAST(int8_t, htc__dev_requant(v, m, 0, qmin, qmax) - out_off);
+        o[i] = HTC__CAST(int8_t, htc__dev_requant(v, m, 0, 0, qmin, qmax) - out_off);
     }
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_a), htc__dev_slot_of(0, l1_b), 0, htc__dev_slot_of(0, l1_out),
                  HTC_DEV_STARTUP + (uint64_t)(n + HTC_DEV_ADD_LANES - 1) / HTC_DEV_ADD_LANES);

@@ -104,10 +104,13 @@ return target "diana" {
       array = { rows = ROWS, cols = COLS },   -- K (conv) or C (fc) on the rows, OX or K on the columns
       -- the device model's other constants (HTC_DEV_<NAME> in kernels/diana.c)
       device = { DW_MACS_X4 = DW_MACS_X4, ADD_LANES = LANES, ISSUE = 10 },
-      -- power-of-two shift, round half to even (conv, FC, add: exact shifts
-      -- only, see their accepts); the pool unit applies onnxruntime's float
-      -- scale of the average (1 / window is rarely a power of two)
-      requant = { "shift", "float" },
+      -- power-of-two shift (conv, FC, add: exact shifts only, see their
+      -- accepts), rounded half to even (onnxruntime's float scale 2^-s) or
+      -- as TFLite rounds a multiplier of 2^30 (.tflite models whose scales
+      -- are powers of two: "shift:tflite"); the pool unit applies
+      -- onnxruntime's float scale of the average (1 / window is rarely a
+      -- power of two)
+      requant = { "shift", "shift:tflite", "float" },
       ops = {
         conv2d = {
           kernel = "kernels/diana.c", fn = "htc__dev_conv",

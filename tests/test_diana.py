@@ -128,3 +128,46 @@ def test_global_avgpool_offloaded(net, l1_kib, tmp_path, monkeypatch):
     ins = oo.random_inputs(sess, 4, seed=5)
     got, _ = oo.run(exe, str(tmp_path), ins)
     assert got == oo.ort_outputs(sess, ins)
+
+
+def pow2_tflite(path, seed=3):
+    """A small .tflite network whose scales are all powers of two (TFLite's
+    multipliers are then exactly 2^30): conv 3x3 + ReLU, depthwise 3x3
+    stride 2, conv 1x1, fully connected."""
+    import tflite_build as tb
+    rng = np.random.default_rng(seed)
+    m = tb.Model()
+    x = m.input([1, 16, 16, 4], scale=2.0 ** -4, zp=3)
+    y = m.conv2d(x, 8, 3, rng, act="RELU", per_channel=False, w_scale=2.0 ** -6, out_scale=2.0 ** -2, out_zp=-5)
+    y = m.depthwise_conv2d(y, 3, rng, stride=2, per_channel=False, w_scale=2.0 ** -5, out_scale=2.0 ** -3, out_zp=2)
+    y = m.conv2d(y, 16, 1, rng, per_channel=False, w_scale=2.0 ** -7, out_scale=2.0 ** -1, out_zp=-1)
+    y = m.reshape(y, [1, 8 * 8 * 16])
+    y = m.fully_connected(y, 10, rng, w_scale=2.0 ** -6, out_scale=2.0 ** -2, out_zp=4)
+    m.output(y)
+    m.save(path)
+
+
+def test_pow2_tflite_offloaded_as_shift(tmp_path):
+    """A .tflite model whose scales are exact powers of two is recognised as
+    shift requantization with TFLite's rounding: DIANA (shift:tflite) runs
+    its conv, depthwise and FC layers, bit-exact with TFLite Micro; vanilla
+    (shift rounded half to even only) refuses them and says why."""
+    import oracle
+    path = str(tmp_path / "pow2.tflite")
+    pow2_tflite(path)
+    rep = report(path)
+    done = [l for l in rep["layers"] if l["source_op"] in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")]
+    assert len(done) == 4
+    for layer in done:
+        assert layer["engine"] == "digital", layer["reason"]
+        assert layer["requant"] == "tflite" and "tile" in layer
+    info = oracle.ModelInfo(path)
+    sets = [info.random_inputs(40 + s) for s in range(3)]
+    for inputs, (outs, dumps) in zip(sets, oracle.run_htc_batch(path, sets, workdir=str(tmp_path), target=DIANA)):
+        ref_outs, ref_tensors = oracle.run_interpreter(path, inputs, info=info)
+        errors, compared = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps)
+        assert not errors and compared == len(info.ops), errors
+    van = report(path, os.path.join(oo.REPO, "targets", "vanilla.lua"))
+    conv = [l for l in van["layers"] if l["source_op"] == "CONV_2D"]
+    assert conv and all(l["engine"] == "cpu" for l in conv)
+    assert "this op's is tflite (a power-of-two shift with TFLite's rounding: shift:tflite)" in conv[0]["reason"], conv[0]
