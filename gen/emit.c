@@ -90,8 +90,12 @@ static long counted_lines;
 static long header_line(void)      /* lines completed so far */
 {
     fflush(F);
-    for (; counted_at < msize; counted_at++)
-        if (mbuf[counted_at] == '\n') counted_lines++;
+    const char *p = mbuf + counted_at, *end = mbuf + msize;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
+        counted_lines++;
+        p++;
+    }
+    counted_at = msize;
     return counted_lines;
 }
 

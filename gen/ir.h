@@ -265,7 +265,6 @@ typedef struct {
     double cycles_per_elem;     /* for ops without MACs */
     int cost_fn;                /* cycles_per_mac / _elem is a function(op) (bit 1 / bit 2) */
     int has_accepts;            /* Lua predicate present (called by target_accepts) */
-    int lua_line;               /* where it is declared, for messages */
 } EngineOp;
 
 typedef struct {

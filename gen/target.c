@@ -750,7 +750,6 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         check_keys(lt, kk, nkeys + 2, op_keys);
         EngineOp *o = &e->ops[e->nops++];
         o->kind = k;
-        o->lua_line = locate(lt, kk, nkeys + 2);
         o->kernel_file = get_string(lt, kk, nkeys + 2, "kernel", 0);
         o->kernel_fn = get_string(lt, kk, nkeys + 2, "fn", 0);
         /* the cpu runs htc's own kernel for each op it names none for
@@ -1209,6 +1208,14 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
     return ok;
 }
 
+/* the line of an engine's op entry, for messages (found when needed: the
+   schema walk does not scan the text for every op) */
+static int op_line(const LoadedTarget *lt, const Engine *e, OpKind k)
+{
+    const char *keys[4] = {e->is_cpu ? "cpu" : "engines", e->is_cpu ? NULL : e->name, "ops", op_name(k)};
+    return locate(lt, keys, 4);
+}
+
 void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *per_mac, double *per_elem)
 {
     LoadedTarget *lt = (LoadedTarget *)t;
@@ -1226,7 +1233,7 @@ void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *pe
             die("%s (in %s.ops.%s.%s, for operator %d %s)", lua_error_line(L), e->name, op_name(op->kind), f,
                 op->src_index, op->src_name);
         if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) >= 0))
-            die("%s:%d: %s.ops.%s.%s returned %s for operator %d %s; expected a number >= 0", t->path, eo->lua_line,
+            die("%s:%d: %s.ops.%s.%s returned %s for operator %d %s; expected a number >= 0", t->path, op_line(lt, e, op->kind),
                 e->name, op_name(op->kind), f, lua_isnumber(L, -1) ? lua_tostring(L, -1) : luaL_typename(L, -1),
                 op->src_index, op->src_name);
         if (c) *per_elem = lua_tonumber(L, -1);
