@@ -231,7 +231,7 @@ typedef struct {
     Tensor *tensors;
     Op *ops;                    /* in execution order */
     int ninputs, noutputs;
-    int inputs[OP_MAX_IO], outputs[OP_MAX_IO];
+    int *inputs, *outputs;      /* graph inputs / outputs (tensor indices), no fixed count */
     uint32_t hash;              /* FNV-1a of the model bytes */
 } Graph;
 
@@ -242,6 +242,9 @@ int tensor_root(const Graph *g, int t, int64_t *off);
 /* Append helpers for front ends; return the new index. Arrays grow. */
 int graph_add_tensor(Graph *g);
 int graph_add_op(Graph *g);
+/* Append tensor t to the graph inputs / outputs (sets its is_input / is_output). */
+void graph_add_input(Graph *g, int t);
+void graph_add_output(Graph *g, int t);
 
 /* ---- target (target.c is the only file that sees Lua) --------------------- */
 

@@ -54,7 +54,7 @@ typedef struct {
     int check, help_target;
     int nstack;
     const char *stack_cc[4];
-    const char *inputs[OP_MAX_IO], *outputs[OP_MAX_IO];
+    const char **inputs, **outputs;     /* --input / --output files, argc at most */
     int ninputs, noutputs, json;
     long repeat;
     char *cmdline;
@@ -70,18 +70,24 @@ static int is_ident(const char *s)
 
 /* ---- --shape NAME=DxDx...: graph input shapes given by the user --------- */
 
-static struct {
+typedef struct {
     const char *name;
     int rank, used;
     int64_t dim[MAX_RANK];
-} shapes[OP_MAX_IO];
-static int nshapes;
+} ShapeOpt;
+static ShapeOpt *shapes;
+static int nshapes, capshapes;
 
 static void shape_parse(const char *v)
 {
     const char *eq = strrchr(v, '=');
     if (!eq || eq == v || !eq[1]) die("--shape needs NAME=DIMS (e.g. input_1=1x49x10x1), got '%s'", v);
-    if (nshapes == OP_MAX_IO) die("too many --shape options (at most %d)", OP_MAX_IO);
+    if (nshapes == capshapes) {
+        capshapes = capshapes ? 2 * capshapes : 16;
+        ShapeOpt *n = arena_alloc(sizeof *n * (size_t)capshapes);
+        if (nshapes) memcpy(n, shapes, sizeof *n * (size_t)nshapes);
+        shapes = n;
+    }
     const char *name = arena_printf("%.*s", (int)(eq - v), v);
     for (int i = 0; i < nshapes; i++)
         if (!strcmp(shapes[i].name, name)) die("--shape: graph input '%s' is given twice", name);
@@ -147,6 +153,8 @@ static void notes_print(void)
 static void parse(Options *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
+    o->inputs = arena_alloc(sizeof(char *) * (size_t)(argc + 1));
+    o->outputs = arena_alloc(sizeof(char *) * (size_t)(argc + 1));
     size_t len = 4;
     for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
     o->cmdline = arena_alloc(len);
@@ -200,10 +208,8 @@ static void parse(Options *o, int argc, char **argv)
             if (errno == ERANGE || o->repeat > MAX_REPEAT)
                 die("--repeat %s: out of range (at most %d)", v, MAX_REPEAT);
         } else if (!strcmp(a, "--input")) {
-            if (o->ninputs == OP_MAX_IO) die("too many --input files");
             o->inputs[o->ninputs++] = VALUE();
         } else if (!strcmp(a, "--output")) {
-            if (o->noutputs == OP_MAX_IO) die("too many --output files");
             o->outputs[o->noutputs++] = VALUE();
         } else if (a[0] == '-' && a[1]) die("unknown option '%s' (see htc --help)", a);
         else if (!o->cmd) o->cmd = a;
@@ -425,7 +431,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
 
     char rep[32];
     snprintf(rep, sizeof rep, "%ld", o->repeat);
-    char *rargv[3 + 2 * OP_MAX_IO + 1];
+    char **rargv = arena_alloc(sizeof(char *) * (size_t)(4 + o->ninputs + o->noutputs));
     int n = 0;
     rargv[n++] = exe;
     rargv[n++] = rep;

@@ -2904,21 +2904,18 @@ Graph *onnx_read(const char *path)
         DType dt;
         int32_t shape[MAX_RANK];
         int rank = parse_dims(vi, "graph input", &dt, shape);
-        if (g->ninputs == OP_MAX_IO) fail("more than %d graph inputs", OP_MAX_IO);
         Val *v = val_new(vi->name, V_TENSOR);
         v->otype = dt;
         v->rank = rank;
         memcpy(v->shape, shape, sizeof shape);
         int t = new_tensor(vi->name, dt, rank, shape);
-        g->tensors[t].is_input = g->ninputs + 1;
-        g->inputs[g->ninputs++] = t;
+        graph_add_input(g, t);
         v->t = dt == DT_UINT8 ? xor_op(t, DT_INT8, arena_printf("%s.s8", vi->name)) : t;
     }
     for (int k = 0; k < nbinds; k++)
         if (!binds[k].used) die("--bind %s: the model has no graph input of that name", binds[k].name);
     shape_options_check(path);
     if (gr->n_output == 0) fail("the graph has no outputs");
-    if (gr->n_output > OP_MAX_IO) fail("more than %d graph outputs", OP_MAX_IO);
 
     /* every node has an op_type: later passes look ahead at all of them */
     for (size_t n = 0; n < gr->n_node; n++)
@@ -2998,8 +2995,7 @@ Graph *onnx_read(const char *path)
             T = &g->tensors[t];
         }
         T->name = arena_strdup(name);
-        T->is_output = g->noutputs + 1;
-        g->outputs[g->noutputs++] = t;
+        graph_add_output(g, t);
     }
     onnx__model_proto__free_unpacked(m, &pb_arena);
     if (g->nops == 0) fail("the graph computes nothing");

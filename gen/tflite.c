@@ -724,12 +724,11 @@ static OpCode *read_opcodes(Reader *r, const Tab *model, uint32_t *n)
 }
 
 /* SubGraph.inputs/outputs into the graph and the tensors' is_input/is_output. */
-static int read_io(Reader *r, Graph *g, const Tab *sg, int slot, int *list, int out)
+static void read_io(Reader *r, Graph *g, const Tab *sg, int slot, int out)
 {
     const char *what = out ? "output" : "input";
     Vec v;
     get_vec(r, sg, slot, 4, &v, what);
-    if (v.n > OP_MAX_IO) die("%s: model has %" PRIu32 " %ss, at most %d are supported", r->path, v.n, what, OP_MAX_IO);
     for (uint32_t k = 0; k < v.n; k++) {
         int32_t t = rd_i32(r, v.pos + 4 * (size_t)k);
         if (t < 0 || t >= g->ntensors)
@@ -738,10 +737,9 @@ static int read_io(Reader *r, Graph *g, const Tab *sg, int slot, int *list, int 
         Tensor *T = &g->tensors[t];
         int *mark = out ? &T->is_output : &T->is_input;
         if (*mark) die("%s: tensor %d ('%s') is listed twice as a model %s", r->path, t, T->name, what);
-        *mark = (int)k + 1;
-        list[k] = t;
+        if (out) graph_add_output(g, t);
+        else graph_add_input(g, t);
     }
-    return (int)v.n;
 }
 
 /* Dynamic dimensions are resolved to the stored shape, the shape TFLite
@@ -833,8 +831,8 @@ Graph *tflite_read(const char *path)
     dyn = arena_alloc(tensors.n + 1);
     dyn_dim = arena_alloc(sizeof(int) * (tensors.n + 1));
     for (uint32_t i = 0; i < tensors.n; i++) read_tensor(r, g, &tensors, &buffers, (int)i);
-    g->ninputs = read_io(r, g, &sg, 1, g->inputs, 0);
-    g->noutputs = read_io(r, g, &sg, 2, g->outputs, 1);
+    read_io(r, g, &sg, 1, 0);
+    read_io(r, g, &sg, 2, 1);
     input_shapes(r, g, (int)tensors.n);
     if (g->noutputs == 0) die("%s: model has no outputs", path);
     if (ops.n == 0) die("%s: the model has no operators: nothing to compile", path);

@@ -458,6 +458,29 @@ int graph_add_tensor(Graph *g)
     return n;
 }
 
+/* n ints grown to hold one more (doubling from 8; arena memory). */
+static int *grow_list(int *list, int n)
+{
+    if (n && (n < 8 || (n & (n - 1)))) return list;
+    int *l = arena_alloc(sizeof(int) * (size_t)(n ? 2 * n : 8));
+    if (n) memcpy(l, list, sizeof(int) * (size_t)n);
+    return l;
+}
+
+void graph_add_input(Graph *g, int t)
+{
+    g->inputs = grow_list(g->inputs, g->ninputs);
+    g->inputs[g->ninputs++] = t;
+    g->tensors[t].is_input = g->ninputs;
+}
+
+void graph_add_output(Graph *g, int t)
+{
+    g->outputs = grow_list(g->outputs, g->noutputs);
+    g->outputs[g->noutputs++] = t;
+    g->tensors[t].is_output = g->noutputs;
+}
+
 int graph_add_op(Graph *g)
 {
     int n = g->nops;
