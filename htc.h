@@ -961,4 +961,88 @@ typedef struct {
     float a_deq[256], b_deq[256];
 } htc__fbinary_params;
 
+/* ---- QuantLib's integer graphs (gen/qlib.c, kernels/qlib_*.c) --------------
+   Every field is an int32_t (gen/emit.c prints the blocks in field order).
+   Kernels take (params, ins, out): ins[] holds every input in order, data
+   and constants alike. 8-bit tensors are int8 storage; an unsigned one holds
+   value - 128 (off = 128: value = stored + off). The epilogue is QuantLib's
+   RequantShift: rq = 1: y = clip((x*mul[c] + add[c] + 2^(shift-1)) >> shift,
+   lo, hi) - out_off, the product in 64 bits; rq = 0: y = x as int32. */
+static inline int32_t htc__ql_rq(int64_t x, int32_t mul, int32_t add, int32_t shift, int32_t lo, int32_t hi)
+{
+    int64_t v = x * mul + add;
+    if (shift > 0) v = (v + ((int64_t)1 << (shift - 1))) >> shift;
+    return (int32_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+/* Element i of an int8 (value = stored + off) or int32 (i32) tensor. */
+static inline int32_t htc__ql_ld(const void *p, size_t i, int32_t i32, int32_t off)
+{
+    return i32 ? ((const int32_t *)p)[i] : ((const int8_t *)p)[i] + off;
+}
+
+/* Conv NHWC, weights [out_c][k_h][k_w][in_c / groups]; ins: x, w, bias
+   (int32 [out_c] or NULL), mul, add (int32, [out_c] when per_channel). */
+typedef struct {
+    int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c, k_h, k_w, stride_h, stride_w, dil_h, dil_w;
+    int32_t pad_top, pad_left, groups, in_off;
+    int32_t rq, per_channel, shift, lo, hi, out_off;
+} htc__ql_conv_params;
+
+/* Batched matmul: a [batches][m][k] x b [b_batches][n][k] (b transposed,
+   rows of k) -> [batches][m][n]; a_bstride / b_bstride: elements between
+   batches (0: broadcast). acc = alpha * sum (a + a_off)(b + b_off) + bias,
+   bias int32 [n] (bias_mode 1) or [m][n] (2). ins: a, b, bias, mul, add;
+   rq_mode 0: scalar, 1: per column n, 2: per row m. */
+typedef struct {
+    int32_t batches, m, k, n, a_bstride, b_bstride, a_off, b_off, alpha, bias_mode;
+    int32_t rq, rq_mode, shift, lo, hi, out_off;
+} htc__ql_matmul_params;
+
+/* Element-wise a (op) b with broadcasting over 6 dimensions (out shape s*,
+   element strides a*, b*; 0 = broadcast); op 0: add, 1: mul. Inputs int8
+   (+ off) or int32 (a_i32 / b_i32). Requant channel (i / rq_inner) % rq_nch. */
+typedef struct {
+    int32_t s0, s1, s2, s3, s4, s5, a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5;
+    int32_t a_off, b_off, a_i32, b_i32, op;
+    int32_t rq, rq_nch, rq_inner, shift, lo, hi, out_off;
+} htc__ql_binary_params;
+
+/* RequantShift alone: n elements, int8 (+ in_off) or int32 (in_i32) in,
+   channel (i / inner) % nch; ins: x, mul, add. */
+typedef struct {
+    int32_t n, nch, inner, in_i32, in_off, shift, lo, hi, out_off, out_i32;
+} htc__ql_requant_params;
+
+/* Any function of one 8-bit value: out = table[(uint8_t)x] (int32 table,
+   computed at compile time), int8 or int32 (out_i32) out; ins: x, table. */
+typedef struct {
+    int32_t n, out_i32;
+} htc__ql_table_params;
+
+/* Gather on one axis with constant indices: [outer][axis][inner] elements
+   of elem bytes -> [outer][nidx][inner]; ins: x, indices (int32). */
+typedef struct {
+    int32_t outer, axis, inner, elem, nidx;
+} htc__ql_gather_params;
+
+/* Softmax over the last axis (rows of depth): kind 0 iSoftmax (coefficients
+   a, b, c, log2), 1 ITAMax, 2 ITAPartialMax (group_width); n_levels. */
+typedef struct {
+    int32_t outer, depth, in_off, kind, a, b, c, log2, n_levels, group_width, out_off;
+} htc__ql_softmax_params;
+
+/* Norms over the last axis (rows of depth): kind 0 iLayerNorm (w, b), 1
+   iRMSNorm (w), 2 iNoNorm (w, b per element of a block of depth, times mul);
+   log2d = log2 D. ins: x, w (int32), b (int32 or NULL). */
+typedef struct {
+    int32_t outer, depth, in_off, kind, log2d, mul, lo, hi, out_off;
+} htc__ql_norm_params;
+
+/* Mean over the middle of [outer][red][inner], floor(mean + 1/2)
+   (IntegerMean; ReduceMean of integers alike). */
+typedef struct {
+    int32_t outer, red, inner, in_off, in_i32, out_i32, lo, hi, out_off;
+} htc__ql_mean_params;
+
 #endif /* HTC__RUNTIME_H */

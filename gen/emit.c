@@ -163,7 +163,7 @@ static int root_of(const Graph *g, int i) { return tensor_root(g, i, NULL); }
 typedef enum {
     PB_NONE, PB_CONV, PB_FC, PB_POOL, PB_BINARY, PB_MEAN, PB_PAD, PB_CONCAT, PB_SOFTMAX, PB_LOGISTIC, PB_QUANT,
     PB_QCONV, PB_FCONV, PB_FBINARY, PB_QFC, PB_QBINARY, PB_QGAP, PB_LUT, PB_QLINEAR, PB_QAVGPOOL, PB_QSOFTMAX,
-    PB_TRANSPOSE
+    PB_TRANSPOSE, PB_QL
 } PBlock;
 
 static PBlock pblock(const Op *op)
@@ -175,6 +175,7 @@ static PBlock pblock(const Op *op)
         "htc__qgap_params", "htc__lut_params", "htc__qlinear_params", "htc__qavgpool_params", "htc__qsoftmax_params",
         "htc__transpose_params"};
     if (!op->params_type) return PB_NONE;
+    if (!strncmp(op->params_type, "htc__ql_", 8)) return PB_QL;     /* gen/qlib.c: int32 fields only */
     for (int i = 1; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcmp(op->params_type, names[i])) return (PBlock)i;
     die("internal: unknown parameter block %s", op->params_type);
@@ -185,6 +186,7 @@ static int reads_data(const Op *op, int j)
 {
     if (op->kind == OP_CONCAT) return 1;
     switch (pblock(op)) {
+    case PB_QL: return 1;
     case PB_CONV: return j <= 2 && !(j == 1 && op->kernel_weights >= 0);
     case PB_FC: return j <= 2;
     case PB_BINARY: case PB_QBINARY: case PB_FBINARY: return j <= 1;
@@ -317,6 +319,13 @@ static void emit_params(const Graph *g, const Op *op, int li)
         const htc__quant_params *p = op->params;
         fprintf(F, "static const htc__quant_params %s = {%d, %d, %d, %d, %d, %d, %d, %.9ef, %.17e};\n", pn,
                 p->size, p->in_zp, p->out_zp, p->mult, p->shift, p->qmin, p->qmax, (double)p->scale, p->dscale);
+        break;
+    }
+    case PB_QL: {       /* every field an int32_t, in order */
+        const int32_t *v = op->params;
+        fprintf(F, "static const %s %s = {", op->params_type, pn);
+        for (size_t k = 0; k < op->params_size / 4; k++) fprintf(F, "%s%d", k ? ", " : "", v[k]);
+        fprintf(F, "};\n");
         break;
     }
     case PB_NONE: break;
@@ -482,6 +491,12 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
     const char *o = ptr(g, op->out[0], 0);
     if (op->inplace) {
         fprintf(F, "    /* every input was written in place: nothing to move */\n");
+        return;
+    }
+    if (pblock(op) == PB_QL) {      /* (params, every input, output) */
+        fprintf(F, "    {\n        const void *const ins[%d] = {", op->nin);
+        for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", op->in[i] >= 0 ? ptr(g, op->in[i], 1) : "NULL");
+        fprintf(F, "};\n        %s(&%s__p%d, ins, %s);\n    }\n", fn, N, li, o);
         return;
     }
     switch (op->kind) {

@@ -101,6 +101,8 @@ typedef enum {
     OP_SOFTMAX,
     OP_TABLE,           /* any function of one 8-bit value: a 256-entry table (logistic, relu, ...) */
     OP_QUANTIZE, OP_DEQUANTIZE, OP_REQUANTIZE,
+    OP_NORM,            /* over the last axis: layer norm, RMS norm, ... (QuantLib's integer norms) */
+    OP_GATHER,          /* slices of one axis picked by constant indices */
     OP_COUNT
 } OpKind;
 
@@ -117,6 +119,7 @@ typedef enum {
     RQ_FLOAT,       /* float scale, round half to even (onnxruntime) */
     RQ_SHIFT,       /* power-of-two shift, with its rounding (Op.shift_round) */
     RQ_FP32,        /* computed in float as onnxruntime does (--float-fallback groups) */
+    RQ_QUANTLIB,    /* QuantLib's RequantShift: clip((x*mult + add + 2^(s-1)) >> s), int64 product */
     RQ_COUNT
 } RequantKind;
 
@@ -169,6 +172,7 @@ typedef struct {
     int32_t *mult;              /* [nch] */
     int8_t *shift;              /* [nch] */
     const float *fscale;        /* RQ_FLOAT: [nch] float scales (onnxruntime's) */
+    int32_t *rq_add;            /* RQ_QUANTLIB: [nch] the additive term (mult: the multiplier, shift: the shift) */
     int32_t act_min, act_max;   /* output clamp, stored domain */
     void *params;               /* kernel parameter block (htc.h struct) */
     size_t params_size;
@@ -381,6 +385,11 @@ void shape_options_check(const char *model);
    stays the only line when compiling fails). */
 void note_later(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void onnx_lower(Graph *g);                      /* onnx.c: lower() of ONNX graphs */
+/* qlib.c: QuantLib's integer form (float tensors holding integers,
+   RequantShift, ...): does the decoded ONNX graph (an Onnx__GraphProto) have
+   it, and its IR (called by onnx_read). */
+int qlib_is_form(const void *graph);
+Graph *qlib_read(Graph *g, const void *graph, const char *path);
 /* Before onnx_read: QDQ groups onnxruntime computes in float are computed
    in float (as onnxruntime does) instead of refused. */
 void onnx_float_fallback(int on);

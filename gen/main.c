@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ir.h"
+#include "npy.h"
 
 extern char **environ;
 
@@ -21,6 +22,7 @@ static const char usage[] =
     "commands:\n"
     "  compile   write one C header:      -o OUT.h [--name NAME]\n"
     "  run       build and run on the host: --input F [--input F ...] --output F [--output F ...]\n"
+    "            (raw bytes, or NumPy: X.npy per tensor, or one .npz for all inputs / outputs)\n"
     "            [--dump DIR] (every layer's output as DIR/<tensor index>.bin)\n"
     "            [--repeat N] (time N inferences)  [--keep DIR] (keep the generated files)\n"
     "            [--check] (AddressSanitizer build; each layer may touch only its planned buffers)\n"
@@ -364,11 +366,14 @@ static void write_driver(const char *path, const Graph *g, const Target *t, cons
 
 static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOptions *eo)
 {
-    if (o->ninputs != g->ninputs)
+    int numpy = 0;
+    for (int i = 0; i < o->ninputs; i++) numpy |= npy_is_numpy(o->inputs[i]);
+    for (int i = 0; i < o->noutputs; i++) numpy |= npy_is_numpy(o->outputs[i]);
+    if (!numpy && o->ninputs != g->ninputs)
         die("%s: the model has %d input(s); give as many --input files (got %d)", g->path, g->ninputs, o->ninputs);
-    if (o->noutputs != g->noutputs)
+    if (!numpy && o->noutputs != g->noutputs)
         die("%s: the model has %d output(s); give as many --output files (got %d)", g->path, g->noutputs, o->noutputs);
-    for (int i = 0; i < g->ninputs; i++) {
+    for (int i = 0; i < o->ninputs && !numpy; i++) {
         struct stat st;
         size_t want = tensor_bytes(&g->tensors[g->inputs[i]]);
         if (stat(o->inputs[i], &st) != 0) die("%s: cannot open: %s", o->inputs[i], strerror(errno));
@@ -386,6 +391,12 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
         dir = o->keep;
     } else {
         dir = scratch_dir("htc-run");     /* removed at exit, on error and on a signal */
+    }
+    /* NumPy inputs and outputs go through raw files in the scratch directory */
+    const char *const *ins = o->inputs, *const *outs = o->outputs;
+    if (numpy) {
+        ins = npy_run_inputs(g, o->inputs, o->ninputs, dir);
+        outs = npy_run_outputs(g, o->outputs, o->noutputs, dir);
     }
     char *hdr = arena_printf("%s/model.h", dir), *drv = arena_printf("%s/driver.c", dir);
     char *exe = arena_printf("%s/run", dir);
@@ -431,17 +442,18 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
 
     char rep[32];
     snprintf(rep, sizeof rep, "%ld", o->repeat);
-    char **rargv = arena_alloc(sizeof(char *) * (size_t)(4 + o->ninputs + o->noutputs));
+    char **rargv = arena_alloc(sizeof(char *) * (size_t)(4 + g->ninputs + g->noutputs));
     int n = 0;
     rargv[n++] = exe;
     rargv[n++] = rep;
     rargv[n++] = (char *)(o->dump ? o->dump : "-");
-    for (int i = 0; i < o->ninputs; i++) rargv[n++] = (char *)o->inputs[i];
-    for (int i = 0; i < o->noutputs; i++) rargv[n++] = (char *)o->outputs[i];
+    for (int i = 0; i < g->ninputs; i++) rargv[n++] = (char *)ins[i];
+    for (int i = 0; i < g->noutputs; i++) rargv[n++] = (char *)outs[i];
     rargv[n] = NULL;
     fflush(stdout);
     rc = run_command(rargv, 0);
     if (rc) die("%s: the generated program failed (exit %d)", g->path, rc);
+    if (numpy) npy_run_finish(g, o->outputs, o->noutputs, outs);
 }
 
 int main(int argc, char **argv)
@@ -451,6 +463,7 @@ int main(int argc, char **argv)
     parse(&o, argc, argv);
 
     /* the pipeline */
+    npy_hint_files(o.inputs, o.ninputs);   /* QuantLib graphs: input types from the data */
     Graph *g = read_model(o.model);
     if (o.debug && !strcmp(o.debug, "read")) dump_graph(stderr, g, "read");
     Target *t = target_load(o.target);

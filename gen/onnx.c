@@ -2876,6 +2876,12 @@ Graph *onnx_read(const char *path)
     GR = gr;
     OPSETS = m;
     if (gr->n_sparse_initializer) fail("sparse initializers are not supported");
+    if (qlib_is_form(gr)) {     /* QuantLib's integer form: gen/qlib.c */
+        qlib_read(g, gr, path);
+        shape_options_check(path);
+        onnx__model_proto__free_unpacked(m, &pb_arena);
+        return g;
+    }
 
     /* initializers */
     for (size_t i = 0; i < gr->n_initializer; i++) {

@@ -604,12 +604,23 @@ static const struct {
     {OP_SOFTMAX, RQ_TFLITE, K_ANY, "kernels/softmax.c", "htc__softmax_s8"},
     {OP_SOFTMAX, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qsoftmax_s8"},
     {OP_TABLE, RQ_TFLITE, K_ANY, "kernels/logistic.c", "htc__logistic_s8"},
+    {OP_TABLE, RQ_QUANTLIB, K_ANY, "kernels/qlib_eltwise.c", "htc__ql_table"},
     {OP_TABLE, RQ_COUNT, K_ANY, "kernels/ort_eltwise.c", "htc__lut8"},
     {OP_QUANTIZE, RQ_TFLITE, K_ANY, "kernels/quantize.c", "htc__quantize"},
     {OP_QUANTIZE, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qlinear_quantize"},
     {OP_DEQUANTIZE, RQ_TFLITE, K_ANY, "kernels/quantize.c", "htc__dequantize"},
     {OP_DEQUANTIZE, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qlinear_dequantize"},
     {OP_REQUANTIZE, RQ_TFLITE, K_ANY, "kernels/quantize.c", "htc__requantize"},
+    /* QuantLib's integer graphs (gen/qlib.c): RequantShift as every op's epilogue */
+    {OP_CONV2D, RQ_QUANTLIB, K_ANY, "kernels/qlib_conv.c", "htc__ql_conv2d"},
+    {OP_FC, RQ_QUANTLIB, K_ANY, "kernels/qlib_matmul.c", "htc__ql_matmul"},
+    {OP_ADD, RQ_QUANTLIB, K_ANY, "kernels/qlib_eltwise.c", "htc__ql_binary"},
+    {OP_MUL, RQ_QUANTLIB, K_ANY, "kernels/qlib_eltwise.c", "htc__ql_binary"},
+    {OP_REQUANTIZE, RQ_QUANTLIB, K_ANY, "kernels/qlib_eltwise.c", "htc__ql_requant"},
+    {OP_GATHER, RQ_COUNT, K_ANY, "kernels/qlib_eltwise.c", "htc__ql_gather"},
+    {OP_SOFTMAX, RQ_QUANTLIB, K_ANY, "kernels/qlib_norm.c", "htc__ql_softmax"},
+    {OP_NORM, RQ_QUANTLIB, K_ANY, "kernels/qlib_norm.c", "htc__ql_norm"},
+    {OP_MEAN, RQ_QUANTLIB, K_ANY, "kernels/qlib_norm.c", "htc__ql_mean"},
 };
 
 int cpu_kernel(const Op *op, const char **file, const char **fn)
@@ -717,7 +728,7 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         }
         if (rk == RQ_NONE || e->nrequant >= RQ_COUNT)
             field_error(lt, kk, nkeys + 1,
-                        "entry %d: expected \"tflite\", \"float\", \"shift\", \"shift:tflite\" or \"fp32\"", i);
+                        "entry %d: expected \"tflite\", \"float\", \"shift\", \"shift:tflite\", \"fp32\" or \"quantlib\"", i);
         if (rk == RQ_SHIFT) e->shift_rounds |= 1 << round;
         int dup = 0;
         for (int q = 0; q < e->nrequant; q++) dup |= e->requant[q] == rk;

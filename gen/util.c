@@ -408,13 +408,14 @@ const char *dtype_name(DType t)
 static const char *op_names[OP_COUNT] = {
     "conv2d", "fc", "add", "mul", "avgpool", "maxpool", "mean", "pad", "concat",
     "reshape", "transpose", "softmax", "table", "quantize", "dequantize", "requantize",
+    "norm", "gather",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }
 
 const char *requant_name(RequantKind k)
 {
-    static const char *n[RQ_COUNT] = {"none", "tflite", "float", "shift", "fp32"};
+    static const char *n[RQ_COUNT] = {"none", "tflite", "float", "shift", "fp32", "quantlib"};
     return n[k];
 }
 

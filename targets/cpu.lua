@@ -28,7 +28,7 @@ return target "cpu" {
   cpu = {
     name = "cpu",
     memory = "L2",
-    requant = { "tflite", "float", "fp32" },  -- TFLite fixed-point multiplier + shift; onnxruntime float scale
+    requant = { "tflite", "float", "fp32", "quantlib" },  -- TFLite fixed-point multiplier + shift; onnxruntime float scale; QuantLib RequantShift
     ops = {
       -- one entry per operation; what it costs depends on the arithmetic
       -- (kernels differ): TFLite's fixed point, onnxruntime's float scale
@@ -51,6 +51,8 @@ return target "cpu" {
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8 },
+      norm       = { cycles_per_elem = 12 },  -- QuantLib's integer layer / RMS norms
+      gather     = { cycles_per_elem = 1 },
     },
   },
 }

@@ -12,9 +12,11 @@ make -s build/pb/onnx.pb-c.c
 flags="-std=c11 -g -O1 -Wall -Wextra -Wno-unused-parameter -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Ibuild/pb"
 $CLANG $flags -Ddie=util_die -Dread_file=util_read_file -Wno-format-nonliteral -c gen/util.c -o "$out/util.o"
 $CLANG $flags -c gen/onnx.c -o "$out/onnx.o"
+$CLANG $flags -c gen/qlib.c -o "$out/qlib.o"      # QuantLib's integer form, reached from onnx_read
+$CLANG $flags -c gen/npy.c -o "$out/npy.o"
 $CLANG $flags -w -c build/pb/onnx.pb-c.c -o "$out/onnx.pb-c.o"
 $CLANG $flags -c tests/onnx/fuzz_onnx.c -o "$out/fuzz_onnx.o"
-$CLANG $flags -o "$out/fuzz_onnx" "$out/fuzz_onnx.o" "$out/onnx.o" "$out/onnx.pb-c.o" "$out/util.o" -lprotobuf-c -lm
+$CLANG $flags -o "$out/fuzz_onnx" "$out/fuzz_onnx.o" "$out/onnx.o" "$out/qlib.o" "$out/npy.o" "$out/onnx.pb-c.o" "$out/util.o" -lprotobuf-c -lm
 seed="$out/seed"
 mkdir -p "$seed"
 cp tests/onnx/bad/*.onnx "$seed/" 2>/dev/null || true

@@ -1,0 +1,124 @@
+/* qlib_norm.c - QuantLib's integer softmaxes (iSoftmax, ITAMax), norms
+   (iLayerNorm, iRMSNorm, iNoNorm) and means (IntegerMean, ReduceMean:
+   floor(mean + 1/2)). */
+
+static HTC__UNUSED int64_t htc__ql_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* floor(sqrt(v)), v >= 0 */
+static HTC__UNUSED int64_t htc__ql_isqrt(int64_t v)
+{
+    uint64_t x = HTC__CAST(uint64_t, v), r = 0, bit = HTC__CAST(uint64_t, 1) << 62;
+    while (bit > x) bit >>= 2;
+    while (bit) {
+        if (x >= r + bit) {
+            x -= r + bit;
+            r = (r >> 1) + bit;
+        } else {
+            r >>= 1;
+        }
+        bit >>= 2;
+    }
+    return HTC__CAST(int64_t, r);
+}
+
+static HTC__UNUSED void htc__ql_softmax(const htc__ql_softmax_params *p, const void *const *ins, void *out)
+{
+    const int8_t *x = HTC__CAST(const int8_t *, ins[0]);
+    int8_t *y = HTC__CAST(int8_t *, out);
+    int32_t r, i;
+    for (r = 0; r < p->outer; r++, x += p->depth, y += p->depth) {
+        int32_t mx = x[0];
+        int64_t sum = 0;
+        for (i = 1; i < p->depth; i++) mx = x[i] > mx ? x[i] : mx;
+        if (p->kind == 0) {         /* iSoftmax: e = (a (p + b)^2 + c) >> z */
+            for (i = 0; i < p->depth; i++) {
+                const int32_t xt = x[i] - mx;
+                int32_t z = -xt / p->log2;
+                int64_t q, e;
+                z = z > 31 ? 31 : z;
+                q = xt + z * p->log2 + p->b;
+                e = (p->a * q * q + p->c) >> z;
+                sum += e;
+            }
+            for (i = 0; i < p->depth; i++) {
+                const int32_t xt = x[i] - mx;
+                int32_t z = -xt / p->log2;
+                int64_t q, e;
+                z = z > 31 ? 31 : z;
+                q = xt + z * p->log2 + p->b;
+                e = (p->a * q * q + p->c) >> z;
+                y[i] = HTC__CAST(int8_t, e * (p->n_levels - 1) / sum - p->out_off);
+            }
+        } else {                    /* ITAMax: powers of two, s = (max - x + 16) >> 5 */
+            for (i = 0; i < p->depth; i++) {
+                const int32_t s = (mx - x[i] + 16) >> 5;
+                sum += s > 30 ? 0 : 256 >> s;
+            }
+            for (i = 0; i < p->depth; i++) {
+                const int32_t s = (mx - x[i] + 16) >> 5;
+                const int64_t v = HTC__CAST(int64_t, p->n_levels - 1) * 256 / sum;
+                y[i] = HTC__CAST(int8_t, (s > 62 ? 0 : v >> s) - p->out_off);
+            }
+        }
+    }
+}
+
+static HTC__UNUSED void htc__ql_norm(const htc__ql_norm_params *p, const void *const *ins, void *out)
+{
+    const int8_t *x = HTC__CAST(const int8_t *, ins[0]);
+    const int32_t *w = HTC__CAST(const int32_t *, ins[1]);
+    const int32_t *b = HTC__CAST(const int32_t *, ins[2]);
+    int8_t *y = HTC__CAST(int8_t *, out);
+    const int32_t n = p->depth;
+    int32_t r, i;
+    for (r = 0; r < p->outer; r++, x += n, y += n) {
+        if (p->kind == 2) {         /* iNoNorm: wraps to int8 */
+            for (i = 0; i < n; i++) {
+                const int64_t v = ((HTC__CAST(int64_t, x[i] + p->in_off) * w[i] + b[i]) * p->mul) >> p->log2d;
+                y[i] = HTC__CAST(int8_t, HTC__CAST(uint8_t, v & 0xff));
+            }
+            continue;
+        }
+        int64_t mean = 0, var = 0, sd;
+        if (p->kind == 0) {
+            for (i = 0; i < n; i++) mean += x[i] + p->in_off;
+            mean /= n;              /* C division */
+        }
+        for (i = 0; i < n; i++) {
+            const int64_t c = x[i] + p->in_off - mean;
+            var += c * c;
+        }
+        sd = htc__ql_isqrt(var / n + 1);
+        for (i = 0; i < n; i++) {
+            const int64_t c = x[i] + p->in_off - mean;
+            int64_t v = c * w[i] / sd;
+            if (p->kind == 0) v += b[i];
+            v >>= p->log2d;
+            v = v < p->lo ? p->lo : v > p->hi ? p->hi : v;
+            y[i] = HTC__CAST(int8_t, v - p->out_off);
+        }
+    }
+}
+
+static HTC__UNUSED void htc__ql_mean(const htc__ql_mean_params *p, const void *const *ins, void *out)
+{
+    int32_t o, j, r;
+    size_t k = 0;
+    for (o = 0; o < p->outer; o++)
+        for (j = 0; j < p->inner; j++, k++) {
+            int64_t s = 0, v;
+            for (r = 0; r < p->red; r++)
+                s += htc__ql_ld(ins[0], (HTC__CAST(size_t, o) * p->red + r) * p->inner + j, p->in_i32, p->in_off);
+            v = htc__ql_floordiv(2 * s + p->red, 2 * HTC__CAST(int64_t, p->red));
+            if (p->out_i32) {
+                HTC__CAST(int32_t *, out)[k] = HTC__CAST(int32_t, v);
+            } else {
+                v = v < p->lo ? p->lo : v > p->hi ? p->hi : v;
+                HTC__CAST(int8_t *, out)[k] = HTC__CAST(int8_t, v - p->out_off);
+            }
+        }
+}
