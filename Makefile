@@ -78,3 +78,4 @@ bench:
 	$${PYTHON:-.venv/bin/python} bench/bench.py
 	$${PYTHON:-.venv/bin/python} bench/bench_diana.py
 	$${PYTHON:-.venv/bin/python} bench/bench_ad_fc.py
+	$${PYTHON:-.venv/bin/python} bench/bench_deeploy.py
