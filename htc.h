@@ -935,12 +935,17 @@ typedef struct {
    w[k] = float(w - w_zp) * w_scale (the DequantizeLinear of the weights).
    NHWC input and output. Weights: per group, blocks of 8 filters, [tap
    k][8] with k in ONNX order (channel, ky, kx); filters past the group's
-   end are 0. Taps in the padding read 0.0, as MLAS's im2col writes. */
+   end are 0. Taps in the padding read 0.0, as MLAS's im2col writes.
+   gemm_m1: a one-row Gemm / MatMul (in_c = K taps, out_c = N filters, a 1x1
+   image) as MLAS's M=1 SGEMM kernel sums it: from the bias (or 0), per 4
+   taps ((x0 w0 + x1 w1) + x2 w2) + x3 w3 added to the total, then 2, then 1,
+   every product and sum rounded (no fused multiply-add). */
 typedef struct {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
     int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
     int32_t group_in, group_out;
     int32_t k_block;                        /* taps per partial sum */
+    int32_t gemm_m1;
     int32_t out_zp, qmin, qmax;             /* stored (int8) domain */
     int32_t per_channel;
     float clip_lo, clip_hi, out_scale;

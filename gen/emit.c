@@ -386,10 +386,10 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
             float_array(bs, p->bias, p->out_c);
         }
         fprintf(F, "static const htc__fconv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
-                   " %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s, %s, %s, %s,\n    ",
+                   " %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s, %s, %s, %s,\n    ",
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->group_in, p->group_out,
-                p->k_block, p->out_zp, p->qmin, p->qmax, p->per_channel, fl(p->clip_lo), fl(p->clip_hi),
+                p->k_block, p->gemm_m1, p->out_zp, p->qmin, p->qmax, p->per_channel, fl(p->clip_lo), fl(p->clip_hi),
                 fl(p->out_scale), ws, tensor_name(g, op->in[1]), tensor_or_null(g, op, 3), bs);
         float_table(p->x_deq);
         fprintf(F, "};\n");

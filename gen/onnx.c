@@ -77,7 +77,7 @@ void onnx_bind(const char *name, const char *file)
 /* ---- float fallback (--float-fallback) ------------------------------------- */
 
 static int FLOAT_FALLBACK;
-#define FF_OPS "Conv, Add, Mul and AveragePool"   /* what --float-fallback reproduces */
+#define FF_OPS "Conv, Add, Mul, AveragePool and one-row Gemm/MatMul"   /* what --float-fallback reproduces */
 
 void onnx_float_fallback(int on) { FLOAT_FALLBACK = on; }
 
@@ -1322,7 +1322,7 @@ static int dq_tensor(Val *v)
 }
 
 static void build_mul(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq);
-static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last);
+static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last, int float_pool);
 static void build_softmax(Val *x, const QP *xq, const QP *yq, int64_t axis, int opset);
 static void build_unary(Val *x, const QP *xq, const QP *yq, UnaryF f, const float *arg);
 static void build_concat(Val **xs, const QP *xq, int n, const QP *yq, int64_t axis);
@@ -1654,6 +1654,87 @@ static int mlas_k_block(int64_t n, int64_t k)
     return (int)(sk < k ? sk : k);
 }
 
+/* A one-row float Gemm / MatMul (Gemm<float> / MatMul<float>: the bias
+   broadcast into the output, then MlasGemm, which for M = 1, A not
+   transposed, alpha 1 and beta 0 or 1 runs MlasSgemmKernelM1Avx when B is
+   not transposed) as an fconv2d with gemm_m1 over a 1x1 image: K taps, N
+   filters. Other shapes are refused. */
+static void build_float_gemm(Val *f, const QP *q, float clip_lo, float clip_hi, const char *why)
+{
+    int gemm = !strcmp(f->node->op_type, "Gemm");
+    Val *a = f->in[0], *b = f->in[1], *c = gemm ? f->in[2] : NULL;
+    if (!a || !b || a->kind != V_DQ || b->kind != V_DQ || (c && c->kind != V_DQ))
+        fail("%s: the inputs must be DequantizeLinear outputs", why);
+    if (a->src->kind != V_TENSOR || b->src->kind != V_CONST) fail("%s: B must be a dequantized constant", why);
+    const Const *bw = b->src->c;
+    if (gemm && (attr_i(NODE, "transA", 0) || attr_f(NODE, "alpha", 1.0f) != 1.0f ||
+                 (c && attr_f(NODE, "beta", 1.0f) != 1.0f)))
+        fail("%s: --float-fallback reproduces Gemm with transA 0, alpha 1 and beta 1", why);
+    if (a->rank != 2 || a->shape[0] != 1 || bw->rank != 2 || (gemm && attr_i(NODE, "transB", 0)))
+        fail("%s: --float-fallback reproduces one-row Gemm/MatMul ([1, K] x [K, N]), not this one", why);
+    int32_t K = bw->shape[0], N = bw->shape[1];
+    if (a->shape[1] != K) fail("inner dimensions differ");
+    QP aq = qp_of_dq(a), bq = qp_of_dq(b);
+    if (bq.n != 1 && (bq.n != N || bq.axis != 1)) fail("%s: weights quantized along axis %d", why, bq.axis);
+    Val *x = a->src;
+    int xin = tensor8(x, "A");
+    int32_t oshape[2] = {1, N};
+    Val *y = out_val(0, q->type, 2, oshape, 0, DT_INT8);
+    /* weights [K][N] -> blocks of 8 columns, [blk][K][8] */
+    int32_t nblk = (N + 7) / 8;
+    size_t nb = (size_t)nblk * K * 8;
+    int8_t *wb = arena_alloc(nb);
+    memset(wb, 0, nb);
+    for (int32_t k = 0; k < K; k++)
+        for (int32_t n = 0; n < N; n++) {
+            int v = bw->type == DT_UINT8 ? (int)bw->data[(size_t)k * N + n] - 128 : (int8_t)bw->data[(size_t)k * N + n];
+            wb[((size_t)(n / 8) * K + k) * 8 + n % 8] = (int8_t)v;
+        }
+    int32_t ws3[3] = {nblk, K, 8};
+    Op *op = new_op(OP_FCONV2D, xin, y->t);
+    op->nin = 4;
+    op->in[1] = const_tensor(arena_printf("%s.kblk8", b->src->name), DT_INT8, 3, ws3, wb, nb);
+    op->in[2] = -1;
+    op->in[3] = wzp_tensor(&bq, b->src->name, N);
+    htc__fconv_params *p = params(op, sizeof *p, "htc__fconv_params");
+    p->batches = 1;
+    p->in_h = p->in_w = p->out_h = p->out_w = 1;
+    p->in_c = K;
+    p->out_c = N;
+    p->k_h = p->k_w = p->stride_h = p->stride_w = p->dil_h = p->dil_w = 1;
+    p->group_in = K;
+    p->group_out = N;
+    p->k_block = K;
+    p->gemm_m1 = 1;
+    p->out_zp = q->zp[0] - st_off(q->type);
+    p->qmin = -128;
+    p->qmax = 127;
+    p->per_channel = bq.n > 1;
+    p->clip_lo = clip_lo;
+    p->clip_hi = clip_hi;
+    p->out_scale = q->scale[0];
+    float *ws = arena_alloc(sizeof(float) * (size_t)bq.n);
+    memcpy(ws, bq.scale, sizeof(float) * (size_t)bq.n);
+    p->w_scale = ws;
+    deq_table(&aq, p->x_deq, "A");
+    if (c) {
+        /* the DequantizeLinear of the bias, broadcast to [N] */
+        if (c->src->kind != V_CONST) fail("%s: the bias must be a dequantized constant", why);
+        const Const *cc = c->src->c;
+        QP cq = qp_of_dq(c);
+        if (cc->n != N && cc->n != 1) fail("%s: --float-fallback reproduces a bias of N or 1 values", why);
+        if (cq.n != 1 && cq.n != cc->n) fail("%s: the bias is quantized along an axis it does not have", why);
+        float *bias = arena_alloc(sizeof(float) * (size_t)N);
+        for (int32_t n = 0; n < N; n++) {
+            int64_t i = cc->n == 1 ? 0 : n;
+            int32_t zp = cq.zp ? cq.zp[cq.n == 1 ? 0 : i] : 0;
+            bias[n] = ort_dequantize((int32_t)const_int(cc, i), cq.scale[cq.n == 1 ? 0 : i], zp);
+        }
+        p->bias = bias;
+    }
+    op->macs = (int64_t)K * N;
+}
+
 /* A QDQ group computed in float as onnxruntime computes it (see
    kernels/ort_float.c): Conv, Add and Mul, with a Relu/Clip; AveragePool
    (kernels/ort_eltwise.c, quantize_linear). */
@@ -1662,7 +1743,8 @@ static void build_float_group(Val *f, const QP *q, const char *why)
     const Onnx__NodeProto *q_node = NODE;
     int q_index = NODE_INDEX;
     const char *op = f->node->op_type;
-    if (strcmp(op, "Conv") && strcmp(op, "Add") && strcmp(op, "Mul") && strcmp(op, "AveragePool"))
+    if (strcmp(op, "Conv") && strcmp(op, "Add") && strcmp(op, "Mul") && strcmp(op, "AveragePool") &&
+        strcmp(op, "Gemm") && strcmp(op, "MatMul"))
         fail("%s: onnxruntime computes this group in float; --float-fallback reproduces " FF_OPS " groups, "
              "not %s", why, op);
     if (!strcmp(op, "AveragePool") && f->relu)
@@ -1679,14 +1761,14 @@ static void build_float_group(Val *f, const QP *q, const char *why)
     NODE_INDEX = f->node_index;
     const char *save_out = NODE->output[0];
     ((Onnx__NodeProto *)NODE)->output[0] = (char *)yname;
-    if (!strcmp(op, "AveragePool")) {
+    if (!strcmp(op, "Gemm") || !strcmp(op, "MatMul")) {
+        build_float_gemm(f, q, clip_lo, clip_hi, why);
+    } else if (!strcmp(op, "AveragePool")) {
         /* the same sum and division as QLinearAveragePool, then
            QuantizeLinear's rounding */
         if (!f->in[0] || f->in[0]->kind != V_DQ) fail("the input must be a DequantizeLinear output");
         QP xq = qp_of_dq(f->in[0]);
-        build_avgpool(f->in[0]->src, &xq, q, 0);
-        htc__qavgpool_params *p = G->ops[G->nops - 1].params;
-        p->quantize_linear = 1;
+        build_avgpool(f->in[0]->src, &xq, q, 0, 1);
     } else if (!strcmp(op, "Conv")) {
         for (int i = 0; i < 3; i++)
             if (f->in[i] && f->in[i]->kind != V_DQ) fail("input %d must be a DequantizeLinear output", i);
@@ -1861,7 +1943,7 @@ static void quantize_linear(void)
             build_mul(f->in[0]->src, &aq, f->in[1]->src, &bq, &qv);
         } else if (!strcmp(op, "AveragePool")) {
             QP xq = qp_ort(f->in[0]);
-            build_avgpool(f->in[0]->src, &xq, &qv, 0);
+            build_avgpool(f->in[0]->src, &xq, &qv, 0, 0);
         } else if (!strcmp(op, "Softmax")) {
             QP xq = qp_ort(f->in[0]);
             int64_t opset = 13;
@@ -2494,7 +2576,9 @@ static void build_mul(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq)
     set_quant(y->t, cs, czs);
 }
 
-static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last)
+/* QLinearAveragePool, or with float_pool the float AveragePool and
+   QuantizeLinear of a group onnxruntime leaves in float. */
+static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last, int float_pool)
 {
     float xs, ys;
     int32_t xzp, yzp;
@@ -2509,6 +2593,16 @@ static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last)
     int sh, sw, dh, dw, pt, pl, oh, ow;
     conv_geometry(NODE, x->shape[2], x->shape[3], (int)k[0], (int)k[1], &sh, &sw, &dh, &dw, &pt, &pl, &oh, &ow);
     if (dh != 1 || dw != 1) fail("dilated pooling is not supported");
+    int64_t pads[4] = {0, 0, 0, 0};
+    attr_ints(NODE, "pads", pads, 4);
+    const char *ap = attr_s(NODE, "auto_pad", "NOTSET");
+    if (strcmp(ap, "NOTSET")) pads[0] = pads[1] = pads[2] = pads[3] = strcmp(ap, "VALID") && (k[0] > 1 || k[1] > 1);
+    if (!float_pool && k[0] == x->shape[2] && k[1] == x->shape[3] && !pads[0] && !pads[1] && !pads[2] && !pads[3]) {
+        /* QLinearAveragePool over the whole image runs onnxruntime's
+           QLinearGlobalAveragePool arithmetic */
+        build_gap(x, xq, yq, 0);
+        return;
+    }
     int xin = as_nhwc(x);
     int32_t os[4] = {x->shape[0], x->shape[1], oh, ow};
     Val *y = out_val(0, yq->type, 4, os, 1, DT_INT8);
@@ -2518,6 +2612,7 @@ static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last)
     p->out_h = oh; p->out_w = ow; p->k_h = (int32_t)k[0]; p->k_w = (int32_t)k[1];
     p->stride_h = sh; p->stride_w = sw; p->pad_top = pt; p->pad_left = pl;
     p->count_include_pad = (int32_t)attr_i(NODE, "count_include_pad", 0);
+    p->quantize_linear = float_pool;
     p->out_zp = yq->zp[0];
     p->out_off = st_off(yq->type);
     p->qmin = yq->type == DT_UINT8 ? 0 : -128;
@@ -2723,7 +2818,7 @@ static void h_qlinearavgpool(void)
 {
     Val *x = need_tensor(input(0, "X"), "X");
     QP xq = in_qp(1, 2, x, "X"), yq = out_qp(3, 4, "Y");
-    build_avgpool(x, &xq, &yq, (int)attr_i(NODE, "channels_last", 0));
+    build_avgpool(x, &xq, &yq, (int)attr_i(NODE, "channels_last", 0), 0);
 }
 
 static void h_qlinearsoftmax(void)

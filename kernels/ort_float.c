@@ -1,5 +1,6 @@
 /* ort_float.c - QDQ groups that onnxruntime evaluates in float, reproduced
-   operation by operation (htc --float-fallback): Conv, Add, Mul. */
+   operation by operation (htc --float-fallback): Conv, Add, Mul, one-row
+   Gemm/MatMul. */
 
 /* One output value of a float group: clip, x / scale, round half to even,
    + zp, saturate (MlasQuantizeLinear: divide, clamp to [qmin - zp,
@@ -57,6 +58,34 @@ static HTC__FMA_FN HTC__UNUSED void htc__fdot8_fma(const float *col, const int8_
 #define HTC__FCONV_CHUNK 128
 #define HTC__FCONV_BLOCKS 8
 
+/* gemm_m1: MlasSgemmKernelM1Avx for one row of A and B not transposed: the
+   products and sums of each group of taps in order, each rounded (vmulps,
+   vaddps), the group's sum added to the output, which starts as the bias. */
+static HTC__UNUSED void htc__fgemm_m1(const htc__fconv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t K = p->in_c, N = p->out_c;
+    int32_t n, k;
+    for (n = 0; n < N; n++) {
+        const int8_t *w = p->weights + (size_t)(n / 8) * K * 8 + n % 8;
+        const int32_t zp = p->w_zp ? p->w_zp[p->per_channel ? n : 0] : 0;
+        const float s = p->w_scale[p->per_channel ? n : 0];
+        volatile float acc = p->bias ? p->bias[n] : 0.0f;
+        k = 0;
+        while (k < K) {
+            const int32_t g = K - k >= 4 ? 4 : K - k >= 2 ? 2 : 1;
+            volatile float t = 0.0f;
+            int32_t i;
+            for (i = 0; i < g; i++, k++) {
+                volatile float wv = HTC__CAST(float, w[(size_t)k * 8] - zp) * s;
+                volatile float pr = p->x_deq[HTC__CAST(uint8_t, in[k])] * wv;
+                t = i ? t + pr : pr;
+            }
+            acc = t + acc;
+        }
+        out[n] = htc__fq_out(acc, p->clip_lo, p->clip_hi, p->out_scale, p->out_zp, p->qmin, p->qmax);
+    }
+}
+
 static HTC__UNUSED void htc__fconv2d(const htc__fconv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t khkw = p->k_h * p->k_w, K = p->group_in * khkw, kb = p->k_block;
@@ -67,6 +96,10 @@ static HTC__UNUSED void htc__fconv2d(const htc__fconv_params *p, const int8_t *i
 #ifdef HTC__AVX2
     const int fma = htc__have_fma();
 #endif
+    if (p->gemm_m1) {
+        htc__fgemm_m1(p, in, out);
+        return;
+    }
     for (b = 0; b < p->batches; b++)
         for (oy = 0; oy < p->out_h; oy++)
             for (ox = 0; ox < p->out_w; ox++) {

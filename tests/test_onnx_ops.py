@@ -460,5 +460,5 @@ def test_float_fallback_unsupported(tmp_path):
     p = O.htc("compile", path, "-t", O.TARGET, "-o", os.path.join(str(tmp_path), "m.h"), "--float-fallback",
               check=False)
     line = p.stderr.strip().splitlines()[-1]
-    assert p.returncode == 1 and "Softmax" in line and "--float-fallback reproduces Conv, Add, Mul and AveragePool groups" in line, p.stderr
+    assert p.returncode == 1 and "Softmax" in line and "--float-fallback reproduces Conv, Add, Mul, " in line, p.stderr
     assert not os.path.exists(os.path.join(str(tmp_path), "m.h"))
