@@ -233,7 +233,20 @@ class Builder:
         return QV(y, [x.shape[0], k], x.t, x.s, x.z)
 
     def op_fc(self, x):
-        x = self.flat(x)
+        xd = None
+        if len(x.shape) == 4 and self.chance(0.3):
+            # flattened between DequantizeLinear and the op (float domain):
+            # onnxruntime moves the DequantizeLinear across Reshape, not Flatten
+            k = int(np.prod(x.shape[1:]))
+            if self.chance(0.5):
+                xd = self.node("Flatten", [self.dq(x, share_ok=False)], axis=1)
+                self.desc.append("dq-flatten")
+            else:
+                xd = self.node("Reshape", [self.dq(x, share_ok=False), self.init("shape", np.array([1, k], np.int64))])
+                self.desc.append("dq-reshape")
+            x = QV(x.name, [x.shape[0], k], x.t, x.s, x.z)
+        else:
+            x = self.flat(x)
         K = x.shape[1]
         N = int(self.pick(3, 5, 10, 16))
         w = self.rng.normal(0, np.sqrt(1.0 / K), (K, N)).astype(np.float32)
@@ -244,7 +257,7 @@ class Builder:
             wd, ws = self.const_dq(np.ascontiguousarray(w.T), S8, axis=0, per_channel=pc)
         else:
             wd, ws = self.const_dq(w, S8, axis=1, per_channel=pc)
-        xd = self.dq(x)
+        xd = xd or self.dq(x)
         if form in ("gemm", "gemm_t"):
             ins = [xd, wd]
             if self.chance(0.85):
