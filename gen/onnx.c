@@ -1691,11 +1691,22 @@ static void build_float_gemm(Val *f, const QP *q, float clip_lo, float clip_hi, 
             wb[((size_t)(n / 8) * K + k) * 8 + n % 8] = (int8_t)v;
         }
     int32_t ws3[3] = {nblk, K, 8};
-    Op *op = new_op(OP_FCONV2D, xin, y->t);
+    Op *op = new_op(OP_CONV2D, xin, y->t);
     op->nin = 4;
     op->in[1] = const_tensor(arena_printf("%s.kblk8", b->src->name), DT_INT8, 3, ws3, wb, nb);
     op->in[2] = -1;
     op->in[3] = wzp_tensor(&bq, b->src->name, N);
+    op->rq = RQ_FP32;
+    op->nch = 1;
+    op->k_h = op->k_w = 1;
+    op->batches = 1;
+    op->in_h = op->in_w = op->out_h = op->out_w = 1;
+    op->in_c = K;
+    op->out_c = N;
+    op->groups = 1;
+    op->has_w_zp = op->in[3] >= 0;
+    op->act_min = -128;
+    op->act_max = 127;
     htc__fconv_params *p = params(op, sizeof *p, "htc__fconv_params");
     p->batches = 1;
     p->in_h = p->in_w = p->out_h = p->out_w = 1;
