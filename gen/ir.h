@@ -21,6 +21,9 @@ void arena_free_all(void);
    file registered with out_open() and not yet committed is removed. */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* From a signal handler: write `line` (a whole "htc: error: ...\n"), remove
+   temporary outputs and scratch directories, _exit(1). */
+void die_async(const char *line) __attribute__((noreturn));
 
 /* Whole file into arena memory; dies naming the path on failure. */
 uint8_t *read_file(const char *path, size_t *len);
@@ -358,6 +361,9 @@ typedef struct {
     Expr **cons;                /* EX_LE / EX_GE / EX_EQ */
     int tied_c;                 /* depthwise: C is K */
     double macs_per_cycle;      /* this layer's peak rate (0: the op's macs_per_cycle) */
+    const char *where;          /* "file:line: engine.ops.kind.tile", for messages */
+    const char *where_obj, *where_cycles, *where_l1, *where_w;   /* the same at each field's line */
+    Expr *core_l1, *core_w;     /* the core's own sizes (t.l1_bytes, t.w_bytes) */
 } TileSpec;
 /* Calls engines[e].ops[kind].tile(t, op) with the layer geometry. */
 TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, const TileInfo *geo);

@@ -1,6 +1,10 @@
 /* target.c - loads a Lua target file into plain C structs.
    The only file of htc that sees a lua_State: sandbox, schema, callbacks. */
+#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
@@ -92,30 +96,179 @@ field_error(const LoadedTarget *lt, const char *const *keys, int nkeys, const ch
     die("%s:%d: %s%s%s", lt->t.path, locate(lt, keys, nkeys), path, path[0] ? ": " : "", msg);
 }
 
-/* ---- sandbox ---------------------------------------------------------------- */
+/* t[k] without metamethods: reading a target runs none of its code */
+static int rawfield(lua_State *L, int idx, const char *k)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushstring(L, k);
+    return lua_rawget(L, idx);
+}
 
-/* A target file (or a predicate) that runs away is stopped with its line. */
-#define STEP_LIMIT 200000000L
+/* ---- sandbox: memory, instruction and CPU limits ----------------------------
+
+   A target file is a program; a hostile or broken one must stop with its
+   file:line within documented bounds (README, Limits):
+     - LUA_MEMORY bytes of Lua heap (a custom allocator refuses more; the
+       error names the line that asked);
+     - LUA_STEPS virtual-machine instructions over the whole compile (a
+       count hook; deterministic);
+     - LUA_CPU_SECONDS of CPU time inside Lua over the whole compile, for
+       what the hook cannot see: a runaway string pattern runs in C
+       (setitimer; the last known line is named). */
+#define LUA_MEMORY ((size_t)256 << 20)
+#define MAX_ENGINES 16
+#define MAX_MEMORY_BYTES 1099511627776.0   /* 2^40: a memory's size */
+#define MAX_ALIGNMENT 4096
+#define MAX_ENGINES 16
+#define MAX_MEMORY_BYTES 1099511627776.0   /* 2^40: a memory's size */
+#define MAX_ALIGNMENT 4096
+#define LUA_STEPS 200000000L
+#define LUA_CPU_SECONDS 10
+#define WHERE_CAP 600
+
 static long steps;
+static size_t lua_used;
+static lua_State *cur_L;
+static char mem_where[WHERE_CAP];          /* file:line of a refused allocation */
+static char cpu_msg[WHERE_CAP + 200];      /* the whole error line for the CPU limit, kept current */
+static long cpu_left_us = LUA_CPU_SECONDS * 1000000L;
+static int lua_depth;                      /* nesting of protected calls: the timer runs at depth 1 */
+
+/* file:line of the innermost Lua function running (full path, not Lua's
+   shortened one); 0 when none */
+static int lua_where(lua_State *L, char *buf, size_t n)
+{
+    lua_Debug ar;
+    for (int level = 0; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0) continue;
+        const char *src = ar.source && ar.source[0] == '@' ? ar.source + 1 : ar.short_src;
+        snprintf(buf, n, "%s:%d", src, ar.currentline);
+        return 1;
+    }
+    return 0;
+}
+
+static void set_cpu_where(lua_State *L)
+{
+    char w[WHERE_CAP];
+    if (!lua_where(L, w, sizeof w)) return;
+    snprintf(cpu_msg, sizeof cpu_msg, "htc: error: %s: target file ran too long (over %d s of CPU in Lua: an endless "
+             "loop or a runaway string function?)\n", w, LUA_CPU_SECONDS);
+}
+
+static void *lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        lua_used -= old;
+        return NULL;
+    }
+    if (nsize > old && nsize - old > LUA_MEMORY - lua_used) {
+        if (cur_L && !mem_where[0]) lua_where(cur_L, mem_where, sizeof mem_where);
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (!p) {
+        if (cur_L && !mem_where[0]) lua_where(cur_L, mem_where, sizeof mem_where);
+        return NULL;
+    }
+    lua_used = lua_used - old + nsize;
+    return p;
+}
+
+static void on_cpu_limit(int sig)
+{
+    (void)sig;
+    die_async(cpu_msg);
+}
+
+/* the CPU timer runs only while Lua does */
+static void cpu_arm(void)
+{
+    if (lua_depth++ || cpu_left_us <= 0) return;
+    struct itimerval it = {{0, 0}, {cpu_left_us / 1000000, cpu_left_us % 1000000}};
+    setitimer(ITIMER_VIRTUAL, &it, NULL);
+}
+
+static void cpu_disarm(void)
+{
+    if (--lua_depth) return;
+    struct itimerval it = {{0, 0}, {0, 0}}, old;
+    setitimer(ITIMER_VIRTUAL, &it, &old);
+    cpu_left_us = old.it_value.tv_sec * 1000000L + old.it_value.tv_usec;
+    if (cpu_left_us <= 0) cpu_left_us = 1;
+}
 
 static void count_hook(lua_State *L, lua_Debug *ar)
 {
     steps += 100000;
-    if (steps < STEP_LIMIT) return;
-    lua_getinfo(L, "Sl", ar);
-    lua_pushfstring(L, "%s:%d: target file ran too long (an endless loop?)", ar->short_src, ar->currentline);
+    set_cpu_where(L);
+    if (steps < LUA_STEPS) return;
+    (void)ar;
+    char w[WHERE_CAP];
+    if (!lua_where(L, w, sizeof w)) snprintf(w, sizeof w, "?");
+    lua_pushfstring(L, "%s: target file ran too long (more than %d million Lua instructions: an endless loop?)", w,
+                    (int)(LUA_STEPS / 1000000));
     lua_error(L);
+}
+
+/* string functions that run long in C (patterns, rep) note their caller's
+   line first, for the CPU limit's message */
+static int traced(lua_State *L)
+{
+    set_cpu_where(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static void trace_string_functions(lua_State *L)
+{
+    static const char *const fns[] = {"find", "match", "gmatch", "gsub", "rep", "format", NULL};
+    lua_getglobal(L, "string");
+    for (int i = 0; fns[i]; i++) {
+        rawfield(L, -1, fns[i]);
+        lua_pushcclosure(L, traced, 1);
+        lua_setfield(L, -2, fns[i]);
+    }
+    lua_pop(L, 1);
 }
 
 /* Message handler of every call into the target file: an error raised
    inside htc's own Lua helpers (the tile prelude: cdiv, min, operators on
    tile expressions) is reported at the user's calling line, the first
    frame of the stack that belongs to a target file. */
+static const char *lua_error_line(lua_State *L);
+
+static int has_position(const char *m)
+{
+    const char *c = strchr(m, ':');
+    if (!c || !isdigit((unsigned char)c[1])) return 0;
+    for (c++; isdigit((unsigned char)*c); c++)
+        ;
+    return *c == ':';
+}
+
 static int user_where(lua_State *L)
 {
+    char w[WHERE_CAP];
+    if (lua_type(L, 1) != LUA_TSTRING) {
+        /* error(nil), error({}), error(42): still one line with file:line */
+        int has = lua_where(L, w, sizeof w);
+        if (lua_type(L, 1) == LUA_TNUMBER) lua_pushfstring(L, "%s: %s", has ? w : "?", lua_tostring(L, 1));
+        else lua_pushfstring(L, "%s: error() raised a %s value, not a message", has ? w : "?", luaL_typename(L, 1));
+        return 1;
+    }
     const char *m = lua_tostring(L, 1);
     static const char prelude[] = "htc-tile-prelude:";
-    if (!m || strncmp(m, prelude, sizeof prelude - 1)) return 1;
+    if (strncmp(m, prelude, sizeof prelude - 1)) {
+        /* a message without position (error("x", 0)) gets the line */
+        if (!has_position(m) && lua_where(L, w, sizeof w)) lua_pushfstring(L, "%s: %s", w, m);
+        return 1;
+    }
     const char *rest = strchr(m + sizeof prelude - 1, ':');
     rest = rest ? rest + 1 : m;
     while (*rest == ' ') rest++;
@@ -135,9 +288,18 @@ static int tpcall(lua_State *L, int nargs, int nres)
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, user_where);
     lua_insert(L, base);
+    cpu_arm();
     int rc = lua_pcall(L, nargs, nres, base);
+    cpu_disarm();
     lua_remove(L, rc == LUA_OK ? base : -2);
     return rc;
+}
+
+/* An error outside any protected call (the core's own pushes running out
+   of the Lua heap): the same one line, then exit. */
+static int l_panic(lua_State *L)
+{
+    die("%s", lua_error_line(L));
 }
 
 /* target "name" { ... } -> the table, with its name recorded. */
@@ -387,12 +549,17 @@ static const char expr_prelude[] =
     "  t.IY = env.min((t.OY - 1) * g.s_h + g.k_h, g.in_h)\n"
     "  t.IX = env.min((t.OX - 1) * g.s_w + g.k_w, g.in_w)\n"
     "  local db = g.double_buffer and 2 or 1\n"
+    "  -- the core's buffers (tile.c checks a stated size against them):\n"
+    "  -- weights padded to 4 bytes, then the int32 biases (the emitter's b_off)\n"
     "  if g.geom == 'conv' or g.geom == 'dw' then\n"
     "    t.l1_in = t.C * t.IY * t.IX; t.l1_out = t.K * t.OY * t.OX\n"
-    "    t.w_bytes = t.K * (g.geom == 'dw' and 1 or t.C) * (g.k_h * g.k_w) + 4 * t.K\n"
+    "    t.w_bytes = env.cdiv(t.K * (g.geom == 'dw' and 1 or t.C) * (g.k_h * g.k_w), 4) * 4 + 4 * t.K\n"
     "  elseif g.geom == 'fc' then\n"
     "    t.l1_in = t.C * 1; t.l1_out = t.K * 1\n"
-    "    t.w_bytes = t.K * t.C + 4 * t.K\n"
+    "    t.w_bytes = env.cdiv(t.K * t.C, 4) * 4 + 4 * t.K\n"
+    "  elseif g.geom == 'pool' then -- the whole window of each output, 20 bytes of configuration words\n"
+    "    t.l1_in = t.C * t.IY * t.IX; t.l1_out = t.C * t.OY * t.OX\n"
+    "    t.w_bytes = node{op='c', v=20}\n"
     "  else -- add: two inputs and the output, same tile\n"
     "    t.l1_in = t.C * t.OY * t.OX; t.l1_out = t.C * t.OY * t.OX\n"
     "    t.w_bytes = node{op='c', v=0}\n"
@@ -471,15 +638,18 @@ static void check_keys(LoadedTarget *lt, const char *const *keys, int nkeys, con
     }
 }
 
+/* A number in [min, max] (integral when integer); absent: dflt, or an
+   error when required. NaN, infinities and out-of-range values name the
+   field's file:line. */
 static double get_number(LoadedTarget *lt, const char *const *keys, int nkeys, const char *field,
-                         int required, double dflt, double min)
+                         int required, double dflt, double min, double max, int integer)
 {
     lua_State *L = lt->L;
     const char *kk[8];
     int n = 0;
     for (int i = 0; i < nkeys; i++) kk[n++] = keys[i];
     kk[n++] = field;
-    int ty = lua_getfield(L, -1, field);
+    int ty = rawfield(L, -1, field);
     double v = dflt;
     if (ty == LUA_TNIL) {
         if (required) field_error(lt, kk, n - 1, "missing required field '%s'", field);
@@ -487,7 +657,8 @@ static double get_number(LoadedTarget *lt, const char *const *keys, int nkeys, c
         field_error(lt, kk, n, "expected a number, got %s", lua_typename(L, ty));
     } else {
         v = lua_tonumber(L, -1);
-        if (!(v >= min)) field_error(lt, kk, n, "must be >= %g, got %g", min, v);
+        if (!(v >= min && v <= max)) field_error(lt, kk, n, "must be in [%.15g, %.15g], got %.15g", min, max, v);
+        if (integer && v != floor(v)) field_error(lt, kk, n, "must be an integer, got %.15g", v);
     }
     lua_pop(L, 1);
     return v;
@@ -500,7 +671,7 @@ static const char *get_string(LoadedTarget *lt, const char *const *keys, int nke
     int n = 0;
     for (int i = 0; i < nkeys; i++) kk[n++] = keys[i];
     kk[n++] = field;
-    int ty = lua_getfield(L, -1, field);
+    int ty = rawfield(L, -1, field);
     const char *s = NULL;
     if (ty == LUA_TNIL) {
         if (required) field_error(lt, kk, n - 1, "missing required field '%s'", field);
@@ -525,7 +696,7 @@ static void read_memories(LoadedTarget *lt)
     lua_State *L = lt->L;
     Target *t = &lt->t;
     const char *keys[4] = {"memory"};
-    if (lua_getfield(L, -1, "memory") != LUA_TTABLE)
+    if (rawfield(L, -1, "memory") != LUA_TTABLE)
         field_error(lt, keys, 0, "missing required table 'memory' (name -> { size = bytes })");
     int n = 0;
     lua_pushnil(L);
@@ -540,17 +711,17 @@ static void read_memories(LoadedTarget *lt)
         check_keys(lt, keys, 2, mem_keys);
         Memory *m = &t->memories[t->nmemories++];
         m->name = arena_strdup(keys[1]);
-        m->size = (int64_t)get_number(lt, keys, 2, "size", 1, 0, 1);
-        m->alignment = (int)get_number(lt, keys, 2, "alignment", 0, 16, 1);
+        m->size = (int64_t)get_number(lt, keys, 2, "size", 1, 0, 1, MAX_MEMORY_BYTES, 1);
+        m->alignment = (int)get_number(lt, keys, 2, "alignment", 0, 16, 1, MAX_ALIGNMENT, 1);
         if (m->alignment & (m->alignment - 1)) {
             keys[2] = "alignment";
             field_error(lt, keys, 3, "must be a power of two, got %d", m->alignment);
         }
-        if (lua_getfield(L, -1, "dma") == LUA_TTABLE) {
+        if (rawfield(L, -1, "dma") == LUA_TTABLE) {
             keys[2] = "dma";
             check_keys(lt, keys, 3, dma_keys);
-            m->dma_bytes_per_cycle = get_number(lt, keys, 3, "bytes_per_cycle", 1, 0, 1e-9);
-            m->dma_setup = (int)get_number(lt, keys, 3, "setup", 0, 0, 0);
+            m->dma_bytes_per_cycle = get_number(lt, keys, 3, "bytes_per_cycle", 1, 0, 1e-9, 1e9, 0);
+            m->dma_setup = (int)get_number(lt, keys, 3, "setup", 0, 0, 0, 1e9, 1);
         } else if (!lua_isnil(L, -1)) {
             keys[2] = "dma";
             field_error(lt, keys, 3, "expected a table { bytes_per_cycle = n, setup = cycles }");
@@ -663,25 +834,25 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             field_error(lt, kk, nkeys + 1, "no memory named '%s' in the memory table", wmem);
         }
     }
-    e->startup = (int)get_number(lt, kk, nkeys, "startup", 0, 0, 0);
+    e->startup = (int)get_number(lt, kk, nkeys, "startup", 0, 0, 0, 1e9, 1);
     e->description = get_string(lt, kk, nkeys, "description", 0);
 
     int ty;
     /* array = { rows, cols } and device = { NAME = number }: the hardware
        constants the device model is compiled with (HTC_DEV_ROWS, ...,
        HTC_DEV_<NAME>), so the target file is their one source */
-    ty = lua_getfield(L, -1, "array");
+    ty = rawfield(L, -1, "array");
     if (ty == LUA_TTABLE) {
         kk[nkeys] = "array";
         check_keys(lt, kk, nkeys + 1, array_keys);
-        e->rows = (int)get_number(lt, kk, nkeys + 1, "rows", 1, 0, 1);
-        e->cols = (int)get_number(lt, kk, nkeys + 1, "cols", 1, 0, 1);
+        e->rows = (int)get_number(lt, kk, nkeys + 1, "rows", 1, 0, 1, 65536, 1);
+        e->cols = (int)get_number(lt, kk, nkeys + 1, "cols", 1, 0, 1, 65536, 1);
     } else if (ty != LUA_TNIL) {
         kk[nkeys] = "array";
         field_error(lt, kk, nkeys + 1, "expected a table { rows = n, cols = n }");
     }
     lua_pop(L, 1);
-    ty = lua_getfield(L, -1, "device");
+    ty = rawfield(L, -1, "device");
     if (ty == LUA_TTABLE) {
         kk[nkeys] = "device";
         int n = 0;
@@ -698,6 +869,8 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             kk[nkeys + 1] = dn;
             if (!lua_isnumber(L, -1) || lua_type(L, -1) != LUA_TNUMBER)
                 field_error(lt, kk, nkeys + 2, "expected a number, got %s", luaL_typename(L, -1));
+            if (!(fabs(lua_tonumber(L, -1)) <= 1e15))
+                field_error(lt, kk, nkeys + 2, "must be a finite number up to 1e15, got %.15g", lua_tonumber(L, -1));
             e->device_names[e->ndevice] = arena_strdup(dn);
             e->device_values[e->ndevice++] = lua_tonumber(L, -1);
             lua_pop(L, 1);
@@ -710,7 +883,7 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
 
     /* requant = { "tflite", ... }: the arithmetic this engine reproduces */
     kk[nkeys] = "requant";
-    ty = lua_getfield(L, -1, "requant");
+    ty = rawfield(L, -1, "requant");
     if (ty != LUA_TTABLE) field_error(lt, kk, nkeys, "missing required list 'requant' (e.g. { \"tflite\" })");
     int n = (int)lua_rawlen(L, -1);
     for (int i = 1; i <= n; i++) {
@@ -738,7 +911,7 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
     lua_pop(L, 1);
 
     kk[nkeys] = "ops";
-    if (lua_getfield(L, -1, "ops") != LUA_TTABLE)
+    if (rawfield(L, -1, "ops") != LUA_TTABLE)
         field_error(lt, kk, nkeys, "missing required table 'ops' (op name -> { kernel = ..., fn = ... })");
     int cnt = 0;
     lua_pushnil(L);
@@ -778,12 +951,12 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
            convolutions cost more per MAC than plain ones) */
         for (int c = 0; c < 2; c++) {
             const char *f = c ? "cycles_per_elem" : "cycles_per_mac";
-            if (lua_getfield(L, -1, f) == LUA_TFUNCTION) {
+            if (rawfield(L, -1, f) == LUA_TFUNCTION) {
                 o->cost_fn |= 1 << c;
                 lt->cost_ref[ei][k][c] = luaL_ref(L, LUA_REGISTRYINDEX);
             } else {
                 lua_pop(L, 1);
-                double v = get_number(lt, kk, nkeys + 2, f, 0, 0, 0);
+                double v = get_number(lt, kk, nkeys + 2, f, 0, 0, 0, 1e9, 0);
                 if (c) o->cycles_per_elem = v;
                 else o->cycles_per_mac = v;
             }
@@ -798,10 +971,15 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             kk[nkeys + 2] = "template";
             field_error(lt, kk, nkeys + 3, "cannot read '%s'", o->template_file);
         }
-        o->macs_per_cycle = get_number(lt, kk, nkeys + 2, "macs_per_cycle", 0, 0, 0);
-        if (lua_getfield(L, -1, "double_buffer") != LUA_TNIL) o->double_buffer = lua_toboolean(L, -1);
+        o->macs_per_cycle = get_number(lt, kk, nkeys + 2, "macs_per_cycle", 0, 0, 0, 1e9, 0);
+        ty = rawfield(L, -1, "double_buffer");
+        if (ty == LUA_TBOOLEAN) o->double_buffer = lua_toboolean(L, -1);
+        else if (ty != LUA_TNIL) {
+            kk[nkeys + 2] = "double_buffer";
+            field_error(lt, kk, nkeys + 3, "expected true or false, got %s", lua_typename(L, ty));
+        }
         lua_pop(L, 1);
-        ty = lua_getfield(L, -1, "tile");
+        ty = rawfield(L, -1, "tile");
         if (ty == LUA_TFUNCTION) {
             o->has_tile = 1;
             lt->tile_ref[ei][k] = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -828,19 +1006,19 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         if (e->is_cpu) {
             static const char *const accel_only[] = {"double_buffer", "macs_per_cycle", NULL};
             for (int q = 0; accel_only[q]; q++)
-                if (lua_getfield(L, -1, accel_only[q]) != LUA_TNIL) {
+                if (rawfield(L, -1, accel_only[q]) != LUA_TNIL) {
                     kk[nkeys + 2] = accel_only[q];
                     field_error(lt, kk, nkeys + 3, "only an accelerator's tiled op uses it (the cpu runs whole layers)");
                 } else lua_pop(L, 1);
         } else if (!o->has_tile) {
             static const char *const tiled_only[] = {"double_buffer", "macs_per_cycle", NULL};
             for (int q = 0; tiled_only[q]; q++)
-                if (lua_getfield(L, -1, tiled_only[q]) != LUA_TNIL) {
+                if (rawfield(L, -1, tiled_only[q]) != LUA_TNIL) {
                     kk[nkeys + 2] = tiled_only[q];
                     field_error(lt, kk, nkeys + 3, "only a tiled op (template + tile) uses it");
                 } else lua_pop(L, 1);
         }
-        ty = lua_getfield(L, -1, "accepts");
+        ty = rawfield(L, -1, "accepts");
         if (ty == LUA_TFUNCTION) {
             o->has_accepts = 1;
             lt->accepts_ref[ei][k] = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -865,25 +1043,33 @@ Target *target_load(const char *path)
     t->dir = slash ? arena_printf("%.*s", (int)(slash - path), path) : ".";
     lt->src = (const char *)read_file(path, &lt->srclen);
 
-    lua_State *L = luaL_newstate();
+    lua_State *L = lua_newstate(lua_alloc, NULL);
     if (!L) die("%s: cannot create a Lua state", path);
-    lt->L = L;
+    lt->L = cur_L = L;
+    lua_atpanic(L, l_panic);
+    snprintf(cpu_msg, sizeof cpu_msg, "htc: error: %s: target file ran too long (over %d s of CPU in Lua)\n", path,
+             LUA_CPU_SECONDS);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_cpu_limit;
+    sigaction(SIGVTALRM, &sa, NULL);
     luaL_openlibs(L);
+    trace_string_functions(L);
     /* the sandbox keeps only string/table/math/utf8; io, os, load, require and
        debug are unreachable from the target file */
     char *chunk = arena_printf("@%s", path);
     if (luaL_loadbufferx(L, lt->src, lt->srclen, chunk, "t") != LUA_OK)
-        die("%s", lua_tostring(L, -1));
+        die("%s", lua_error_line(L));
     push_sandbox_env(L);
     luaL_newmetatable(L, "htc.op");
     lua_pushcfunction(L, op_missing);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
-    lua_getfield(L, -1, "__htc_tilevars");
+    rawfield(L, -1, "__htc_tilevars");
     lt->tilevars_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_setupvalue(L, -2, 1);
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 100000);
-    if (tpcall(L, 0, 1) != LUA_OK) die("%s", lua_tostring(L, -1));
+    if (tpcall(L, 0, 1) != LUA_OK) die("%s", lua_error_line(L));
     if (!lua_istable(L, -1))
         die("%s:1: the file must return a target: return target \"name\" { ... }", path);
 
@@ -904,10 +1090,10 @@ Target *target_load(const char *path)
     check_keys(lt, none, 0, top_keys);
     t->name = get_string(lt, none, 0, "name", 1);
     t->description = get_string(lt, none, 0, "description", 0);
-    t->clock_mhz = get_number(lt, none, 0, "clock_mhz", 1, 0, 1e-6);
+    t->clock_mhz = get_number(lt, none, 0, "clock_mhz", 1, 0, 1e-6, 1e6, 0);
     read_memories(lt);
 
-    int ty = lua_getfield(L, -1, "engines");
+    int ty = rawfield(L, -1, "engines");
     int nacc = 0;
     if (ty == LUA_TTABLE) {
         lua_pushnil(L);
@@ -917,6 +1103,10 @@ Target *target_load(const char *path)
         field_error(lt, k, 1, "expected a table of accelerator engines");
     }
     lua_pop(L, 1);
+    if (nacc > MAX_ENGINES) {
+        const char *k[1] = {"engines"};
+        field_error(lt, k, 1, "%d accelerator engines, at most %d", nacc, MAX_ENGINES);
+    }
     t->engines = arena_alloc(sizeof(Engine) * (size_t)(nacc + 1));
     lt->accepts_ref = arena_alloc(sizeof(*lt->accepts_ref) * (size_t)(nacc + 1));
     lt->tile_ref = arena_alloc(sizeof(*lt->tile_ref) * (size_t)(nacc + 1));
@@ -926,7 +1116,7 @@ Target *target_load(const char *path)
             lt->accepts_ref[i][k] = lt->tile_ref[i][k] = lt->cost_ref[i][k][0] = lt->cost_ref[i][k][1] = LUA_NOREF;
 
     const char *ck[8] = {"cpu"};
-    if (lua_getfield(L, -1, "cpu") != LUA_TTABLE)
+    if (rawfield(L, -1, "cpu") != LUA_TTABLE)
         field_error(lt, ck, 0, "missing required table 'cpu' (the fallback engine)");
     Engine *cpu = &t->engines[0];
     cpu->is_cpu = 1;
@@ -937,14 +1127,14 @@ Target *target_load(const char *path)
     t->nengines = 1;
 
     if (nacc) {
-        lua_getfield(L, -1, "engines");
+        rawfield(L, -1, "engines");
         lua_pushnil(L);
         while (lua_next(L, -2)) {
             const char *ek[8] = {"engines", lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?"};
             Engine *e = &t->engines[t->nengines];
             e->name = arena_strdup(ek[1]);
             if (lua_istable(L, -1)) {
-                int tn = lua_getfield(L, -1, "name");
+                int tn = rawfield(L, -1, "name");
                 lua_pop(L, 1);
                 if (tn != LUA_TNIL) {
                     ek[2] = "name";
@@ -959,7 +1149,7 @@ Target *target_load(const char *path)
     }
 
     lt->dispatch_ref = LUA_NOREF;
-    ty = lua_getfield(L, -1, "dispatch");
+    ty = rawfield(L, -1, "dispatch");
     if (ty == LUA_TFUNCTION) {
         t->has_dispatch = 1;
         lt->dispatch_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -1157,10 +1347,18 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     luaL_setmetatable(L, "htc.op");     /* strict: a missing field is an error */
 }
 
+/* The error at the top of the stack as one line; the memory limit's
+   error names the line that asked for more. */
 static const char *lua_error_line(lua_State *L)
 {
     const char *m = lua_tostring(L, -1);
-    return arena_strdup(m ? m : "error object is not a string");
+    if (mem_where[0] && m && !strcmp(m, "not enough memory"))
+        return arena_printf("%s: the target file needs more than %d MiB of Lua memory", mem_where,
+                            (int)(LUA_MEMORY >> 20));
+    char *line = arena_strdup(m ? m : "error object is not a string");
+    for (char *q = line; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f) *q = ' ';
+    return line;
 }
 
 int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const char **why)
@@ -1211,6 +1409,16 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
     if (tpcall(L, 1, 2) != LUA_OK)
         die("%s (in %s.ops.%s.accepts, for operator %d %s)", lua_error_line(L), e->name,
             op_name(op->kind), op->src_index, op->src_name);
+    /* true or false, and maybe a reason: "yes", {} or nil are errors */
+    if (lua_type(L, -2) != LUA_TBOOLEAN || (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING)) {
+        const char *got = lua_type(L, -2) != LUA_TBOOLEAN ? arena_printf("a %s", luaL_typename(L, -2))
+                                                          : arena_printf("a reason of type %s", luaL_typename(L, -1));
+        lua_Debug ar;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lt->accepts_ref[engine][op->kind]);
+        lua_getinfo(L, ">S", &ar);
+        die("%s:%d: %s.ops.%s.accepts returned %s (for operator %d %s); expected true or false, and optionally "
+            "a reason string", t->path, ar.linedefined, e->name, op_name(op->kind), got, op->src_index, op->src_name);
+    }
     int ok = lua_toboolean(L, -2);
     if (!ok)
         *why = lua_isstring(L, -1) ? arena_strdup(lua_tostring(L, -1))
@@ -1243,8 +1451,8 @@ void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *pe
         if (tpcall(L, 1, 1) != LUA_OK)
             die("%s (in %s.ops.%s.%s, for operator %d %s)", lua_error_line(L), e->name, op_name(op->kind), f,
                 op->src_index, op->src_name);
-        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) >= 0))
-            die("%s:%d: %s.ops.%s.%s returned %s for operator %d %s; expected a number >= 0", t->path, op_line(lt, e, op->kind),
+        if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1e9))
+            die("%s:%d: %s.ops.%s.%s returned %s for operator %d %s; expected a number >= 0 (at most 1e9)", t->path, op_line(lt, e, op->kind),
                 e->name, op_name(op->kind), f, lua_isnumber(L, -1) ? lua_tostring(L, -1) : luaL_typename(L, -1),
                 op->src_index, op->src_name);
         if (c) *per_elem = lua_tonumber(L, -1);
@@ -1271,36 +1479,52 @@ int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, in
     }
     if (tpcall(L, 2, 2) != LUA_OK)
         die("%s (in dispatch, for operator %d %s)", lua_error_line(L), op->src_index, op->src_name);
-    const char *name = lua_tostring(L, -2);
+    const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
     int chosen = -1;
     for (int i = 0; name && i < ncand; i++)
         if (strcmp(t->engines[cand[i]].name, name) == 0) chosen = cand[i];
-    if (chosen < 0) {
+    if (chosen < 0 || (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING)) {
+        const char *what = chosen >= 0 ? arena_printf("a reason of type %s, expected a string", luaL_typename(L, -1))
+                         : name ? arena_printf("'%.60s', which is not one of the candidates", name)
+                                : arena_printf("a %s, not an engine name", luaL_typename(L, -2));
         lua_Debug ar;
         lua_rawgeti(L, LUA_REGISTRYINDEX, lt->dispatch_ref);
         lua_getinfo(L, ">S", &ar);
-        die("%s:%d: dispatch returned '%s', which is not one of the candidates for operator %d %s",
-            t->path, ar.linedefined, name ? name : "nil", op->src_index, op->src_name);
+        die("%s:%d: dispatch returned %s (for operator %d %s)", t->path, ar.linedefined, what, op->src_index,
+            op->src_name);
     }
-    *reason = lua_isstring(L, -1) ? arena_strdup(lua_tostring(L, -1)) : "chosen by the target's dispatch";
+    *reason = lua_type(L, -1) == LUA_TSTRING ? arena_strdup(lua_tostring(L, -1)) : "chosen by the target's dispatch";
     lua_pop(L, 2);
     return chosen;
 }
 
 /* ---- tiling callbacks ----------------------------------------------------------- */
 
-static Expr *to_expr(LoadedTarget *lt, const char *where)
+/* Expression trees from the tile function, bounded: at most TILE_MAX_NODES
+   nodes in all of one layer's expressions (a shared subtree counts each
+   time it is used: a + a doubled 60 times is 2^60 nodes, refused) and
+   TILE_MAX_DEPTH levels; constants finite. */
+#define TILE_MAX_NODES 4000
+#define TILE_MAX_DEPTH 1000
+#define TILE_MAX_CONSTRAINTS 64
+static int expr_nodes;
+
+static Expr *to_expr(LoadedTarget *lt, const char *where, int depth)
 {
     lua_State *L = lt->L;
+    if (++expr_nodes > TILE_MAX_NODES) die("%s: the tile expressions have more than %d nodes", where, TILE_MAX_NODES);
+    if (depth > TILE_MAX_DEPTH) die("%s: a tile expression nested more than %d deep", where, TILE_MAX_DEPTH);
+    luaL_checkstack(L, 4, "tile expression");
     Expr *e = arena_alloc(sizeof *e);
     if (lua_type(L, -1) == LUA_TNUMBER) {
         e->kind = EX_CONST;
         e->v = lua_tonumber(L, -1);
+        if (!isfinite(e->v)) die("%s: the constant %g is not a finite number", where, e->v);
         return e;
     }
     if (!lua_istable(L, -1)) die("%s: expected a tile expression, got %s", where, luaL_typename(L, -1));
-    lua_getfield(L, -1, "op");
-    const char *op = lua_tostring(L, -1);
+    rawfield(L, -1, "op");
+    const char *op = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     if (!op) die("%s: expected a tile expression (a table without op)", where);
     static const struct { const char *n; ExprKind k; } ks[] = {
         {"c", EX_CONST}, {"v", EX_VAR}, {"+", EX_ADD}, {"-", EX_SUB}, {"*", EX_MUL}, {"%", EX_MOD}, {"neg", EX_NEG},
@@ -1308,28 +1532,29 @@ static Expr *to_expr(LoadedTarget *lt, const char *where)
     int found = 0;
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (!strcmp(ks[i].n, op)) { e->kind = ks[i].k; found = 1; }
-    if (!found) die("%s: unknown expression node '%s'", where, op);
+    if (!found) die("%s: unknown expression node '%.40s'", where, op);
     lua_pop(L, 1);
     if (e->kind == EX_CONST) {
-        lua_getfield(L, -1, "v");
+        if (rawfield(L, -1, "v") != LUA_TNUMBER) die("%s: a constant node without a number", where);
         e->v = lua_tonumber(L, -1);
+        if (!isfinite(e->v)) die("%s: the constant %g is not a finite number", where, e->v);
         lua_pop(L, 1);
     } else if (e->kind == EX_VAR) {
-        lua_getfield(L, -1, "name");
-        const char *n = lua_tostring(L, -1);
+        rawfield(L, -1, "name");
+        const char *n = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         static const char *names[TD_COUNT] = {"K", "C", "OY", "OX"};
         e->var = -1;
         for (int i = 0; i < TD_COUNT; i++)
             if (n && !strcmp(n, names[i])) e->var = i;
-        if (e->var < 0) die("%s: unknown tile variable '%s'", where, n ? n : "?");
+        if (e->var < 0) die("%s: unknown tile variable '%.40s'", where, n ? n : "?");
         lua_pop(L, 1);
     } else {
         lua_rawgeti(L, -1, 1);
-        e->a = to_expr(lt, where);
+        e->a = to_expr(lt, where, depth + 1);
         lua_pop(L, 1);
         if (e->kind != EX_NEG) {
             lua_rawgeti(L, -1, 2);
-            e->b = to_expr(lt, where);
+            e->b = to_expr(lt, where, depth + 1);
             lua_pop(L, 1);
         }
     }
@@ -1339,7 +1564,7 @@ static Expr *to_expr(LoadedTarget *lt, const char *where)
 static Expr *field_expr(LoadedTarget *lt, const char *k, const char *where)
 {
     Expr *e = NULL;
-    if (lua_getfield(lt->L, -1, k) != LUA_TNIL) e = to_expr(lt, where);
+    if (rawfield(lt->L, -1, k) != LUA_TNIL) e = to_expr(lt, where, 0);
     lua_pop(lt->L, 1);
     return e;
 }
@@ -1374,6 +1599,7 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
     const Engine *e = &t->engines[engine];
     const char *where = arena_printf("%s.ops.%s.tile", e->name, op_name(op->kind));
     TileSpec *ts = arena_alloc(sizeof *ts);
+    expr_nodes = 0;
     /* the tile variables and the core's memory expressions */
     lua_rawgeti(L, LUA_REGISTRYINDEX, lt->tilevars_ref);
     lua_newtable(L);
@@ -1387,6 +1613,8 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
     int tv = lua_gettop(L);
     ts->l1_bytes = field_expr(lt, "l1_bytes", "internal: t");
     ts->w_bytes = field_expr(lt, "w_bytes", "internal: t");
+    ts->core_l1 = ts->l1_bytes;
+    ts->core_w = ts->w_bytes;
     ts->tied_c = !strcmp(geo->geom, "dw");
     /* the layer as plain numbers, plus the full sizes */
     lua_rawgeti(L, LUA_REGISTRYINDEX, lt->tile_ref[engine][op->kind]);
@@ -1399,8 +1627,9 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
     if (tpcall(L, 2, 1) != LUA_OK)
         die("%s (in %s, for operator %d %s)", lua_error_line(L), where, op->src_index, op->src_name);
     int fref = lt->tile_ref[engine][op->kind];
+    ts->where = arena_printf("%s:%d: %s", t->path, fn_key_line(lt, fref, NULL), where);
     if (!lua_istable(L, -1))
-        die("%s:%d: %s must return a table { maximize = expr, ... }", t->path, fn_key_line(lt, fref, NULL), where);
+        die("%s must return a table { maximize = expr, ... }, got %s", ts->where, luaL_typename(L, -1));
     /* every key must be one the core reads: a typo is an error, not a
        default (maximise would silently maximise l1_bytes) */
     {
@@ -1416,14 +1645,16 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
         }
     }
 #define AT(k) arena_printf("%s:%d: %s.%s", t->path, fn_key_line(lt, fref, k), where, k)
-    lua_getfield(L, -1, "maximize");
-    lua_getfield(L, -2, "minimize");
+    rawfield(L, -1, "maximize");
+    rawfield(L, -2, "minimize");
     int has_max = !lua_isnil(L, -2), has_min = !lua_isnil(L, -1);
     lua_pop(L, 2);
     if (has_max && has_min) die("%s:%d: %s returned both maximize and minimize", t->path, fn_key_line(lt, fref, "minimize"), where);
     ts->minimize = has_min;
+    ts->where_obj = has_min ? AT("minimize") : has_max ? AT("maximize") : arena_printf("%s.maximize", ts->where);
     ts->maximize = has_min ? field_expr(lt, "minimize", AT("minimize")) : field_expr(lt, "maximize", AT("maximize"));
     if (!ts->maximize) ts->maximize = ts->l1_bytes;
+    ts->where_cycles = AT("cycles");
     ts->cycles = field_expr(lt, "cycles", AT("cycles"));
     ts->dma_cycles = field_expr(lt, "dma_cycles", AT("dma_cycles"));
     ts->w_dma_cycles = field_expr(lt, "w_dma_cycles", AT("w_dma_cycles"));
@@ -1434,22 +1665,27 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
         Expr *l1 = field_expr(lt, "l1_bytes", AT("l1_bytes")), *wb = field_expr(lt, "w_bytes", AT("w_bytes"));
         if (l1) ts->l1_bytes = l1;
         if (wb) ts->w_bytes = wb;
+        /* the core checks a stated size against its own (tile.c): a target
+           may add to it, never shrink it */
+        ts->where_l1 = l1 ? AT("l1_bytes") : arena_printf("%s.l1_bytes", ts->where);
+        ts->where_w = wb ? AT("w_bytes") : arena_printf("%s.w_bytes", ts->where);
     }
     /* peak rate of this layer's op class (e.g. depthwise on one PE row), for the ideal */
-    if (lua_getfield(L, -1, "macs_per_cycle") != LUA_TNIL) {
-        if (!lua_isnumber(L, -1) || lua_tonumber(L, -1) <= 0)
-            die("%s: must be a positive number", AT("macs_per_cycle"));
+    if (rawfield(L, -1, "macs_per_cycle") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) > 0 && lua_tonumber(L, -1) <= 1e9))
+            die("%s: must be a number in (0, 1e9]", AT("macs_per_cycle"));
         ts->macs_per_cycle = lua_tonumber(L, -1);
     }
     lua_pop(L, 1);
-    int tc = lua_getfield(L, -1, "constraints");
+    int tc = rawfield(L, -1, "constraints");
     if (tc != LUA_TTABLE && tc != LUA_TNIL) die("%s: expected a list { le(a, b), ... }", AT("constraints"));
     if (tc == LUA_TTABLE) {
-        int n = (int)lua_rawlen(L, -1);
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        if (n > TILE_MAX_CONSTRAINTS) die("%s: %lld constraints, at most %d", AT("constraints"), (long long)n, TILE_MAX_CONSTRAINTS);
         ts->cons = arena_alloc(sizeof(Expr *) * (size_t)(n + 1));
         for (int i = 1; i <= n; i++) {
             lua_rawgeti(L, -1, i);
-            Expr *c = to_expr(lt, arena_printf("%s[%d]", AT("constraints"), i));
+            Expr *c = to_expr(lt, arena_printf("%s[%d]", AT("constraints"), i), 0);
             if (c->kind != EX_LE && c->kind != EX_GE && c->kind != EX_EQ)
                 die("%s[%d]: expected le(a, b), ge(a, b) or eq(a, b)", AT("constraints"), i);
             ts->cons[ts->ncons++] = c;

@@ -30,6 +30,20 @@
 #define TILE_ENUM_POINTS 200000.0
 #endif
 
+/* Limits (README, Limits). The MILP stops after a number of simplex
+   iterations, never after a time, so the same inputs give the same tiling
+   on any machine under any load. Per layer TILE_MILP_ITERS (about 1.5 s
+   here); per model TILE_MODEL_ITERS, after which the remaining MILP
+   layers are tiled by the coarse grid (coarse_values), as are MILPs of
+   more than TILE_MILP_ROWS rows. HTC_TILE_BRUTE=1 (the tests' proof mode)
+   gives every layer TILE_PROOF_ITERS and no model budget. */
+#define TILE_MILP_ITERS 50000L
+#define TILE_MODEL_ITERS 200000L
+#define TILE_PROOF_ITERS 20000000L
+#define TILE_MILP_ROWS 20000
+#define TILE_MAX_TILES 10000000.0       /* tiles of one layer walked for DMA bytes and cycles */
+
+
 /* ---- evaluation ------------------------------------------------------------------- */
 
 /* add and pool requantise each channel on its own: C is a tile dimension */
@@ -174,13 +188,24 @@ static int as_col(Milp *m, const Lin *l)
 
 static const char *where_;
 static double box_points(const TileInfo *ti, const TileSpec *ts);
-static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap,
-                          int64_t w_cap, int *size, double *value);
+typedef struct {
+    int n[TD_COUNT];
+    int *v[TD_COUNT];
+} Grid;
+static Grid full_grid(const TileInfo *ti);
+static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr, const Expr *obj, int minimize,
+                          int64_t l1_cap, int64_t w_cap, int *size, double *value);
 /* the MILP failing numerically falls back to enumeration up to this many tilings */
 #ifndef TILE_ENUM_FALLBACK
 #define TILE_ENUM_FALLBACK 5e6
 #endif
-static long milp_timeout = 2;   /* seconds; 60 in the tests' proof mode (HTC_TILE_BRUTE=1), never load-dependent there */
+static long iter_limit;         /* simplex iterations the current MILP may use */
+
+static int __WINAPI tile_abort(lprec *lp, void *user)
+{
+    (void)user;
+    return get_total_iter(lp) > iter_limit;
+}
 
 static Lin lower_expr(Milp *m, const Expr *e, const int *vcol);
 
@@ -322,9 +347,17 @@ static void milp_constraint(Milp *m, const Expr *c, const int *vcol)
 /* Solve: maximise obj (or minimise when minimize) subject to the spec.
    l1_cap < 0: no activation-memory constraint. Returns 1 and the tile sizes
    when feasible. */
+/* Solve: maximise obj (or minimise when minimize) subject to the spec,
+   within `limit` simplex iterations (*used: how many it took).
+   l1_cap < 0: no activation-memory constraint. Returns 1 and the tile sizes
+   when a tiling was found (*proven: optimal), 0 when none exists, -1 when
+   the limit (or the size limit: more than TILE_MILP_ROWS rows) stopped it
+   before it found one, -2 when lp_solve failed numerically. */
 static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap,
-                 int64_t w_cap, int *size, double *value, int *nvars, int *nrows)
+                 int64_t w_cap, int *size, double *value, int *nvars, int *nrows, long limit, long *used, int *proven)
 {
+    *used = 0;
+    *proven = 0;
     Milp m = {0};
     int vcol[TD_COUNT];
     for (int d = 0; d < TD_COUNT; d++) vcol[d] = new_col(&m, 1, ti->full[d], 1);
@@ -344,6 +377,9 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
         add_row(&m, l, LE, (double)w_cap);
     }
     Lin o = lower_expr(&m, obj, vcol);
+    *nvars = m.ncols;
+    *nrows = m.nrows;
+    if (m.nrows > TILE_MILP_ROWS || limit <= 0) return -1;
     lprec *lp = make_lp(0, m.ncols);
     if (!lp) die("lp_solve: cannot create a model");
     set_verbose(lp, NEUTRAL);
@@ -368,23 +404,17 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
     set_mip_gap(lp, FALSE, 1e-12);
     set_epsint(lp, 1e-9);
     set_scaling(lp, SCALE_GEOMETRIC + SCALE_DYNUPDATE);
-    set_timeout(lp, milp_timeout);   /* a proven optimum in time, else the best found (warned) */
+    iter_limit = limit;
+    put_abortfunc(lp, tile_abort, NULL);
     int rc = solve(lp);
-    *nvars = m.ncols;
-    *nrows = m.nrows;
-    if (rc == SUBOPTIMAL)
-        warn("%s: MILP stopped after %ld s; the tiling is the best found, not proven optimal", where_, milp_timeout);
+    *used = (long)get_total_iter(lp);
     if (rc != OPTIMAL && rc != PRESOLVED && rc != SUBOPTIMAL) {
         delete_lp(lp);
         if (rc == INFEASIBLE) return 0;
-        /* a numerical failure (large products of tile counts): the exact
-           enumeration, when the box is not too large */
-        if (box_points(ti, ts) <= TILE_ENUM_FALLBACK) {
-            warn("%s: lp_solve failed (status %d); enumerating every tiling instead", where_, rc);
-            return tile_enumerate(ti, ts, obj, minimize, l1_cap, w_cap, size, value) ? 2 : 0;
-        }
-        die("%s: lp_solve failed (status %d) and the layer has too many tilings to enumerate", where_, rc);
+        if (rc == USERABORT) return -1;
+        return -2;     /* a numerical failure (large products of tile counts) */
     }
+    *proven = rc != SUBOPTIMAL;
     double *x = arena_alloc(sizeof(double) * (size_t)m.ncols);
     get_variables(lp, x);
     for (int d = 0; d < TD_COUNT; d++) size[d] = (int)llround(x[vcol[d]]);
@@ -499,10 +529,50 @@ static double box_points(const TileInfo *ti, const TileSpec *ts)
     return n;
 }
 
+/* The tile sizes to try, ascending, per dimension. */
+/* every size of every dimension: the exact box */
+static Grid full_grid(const TileInfo *ti)
+{
+    Grid g;
+    for (int d = 0; d < TD_COUNT; d++) {
+        g.n[d] = ti->full[d];
+        g.v[d] = arena_alloc(sizeof(int) * (size_t)(ti->full[d] + 1));
+        for (int i = 0; i < ti->full[d]; i++) g.v[d][i] = i + 1;
+    }
+    return g;
+}
+
+static int by_int_asc(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The coarse grid, when the MILP budget is used up or the MILP too big:
+   per dimension the powers of two and ceil(full / m) for m = 1..8 (the
+   whole dimension, halves, thirds, ...), at most ~40 sizes each. */
+static Grid coarse_grid(const TileInfo *ti)
+{
+    Grid g;
+    for (int d = 0; d < TD_COUNT; d++) {
+        int f = ti->full[d], n = 0;
+        int *v = arena_alloc(sizeof(int) * 48);
+        for (int64_t p = 1; p < f && n < 32; p *= 2) v[n++] = (int)p;
+        for (int m = 1; m <= 8; m++) v[n++] = (f + m - 1) / m;
+        qsort(v, (size_t)n, sizeof(int), by_int_asc);
+        int u = 0;
+        for (int i = 0; i < n; i++)
+            if (!u || v[i] != v[u - 1]) v[u++] = v[i];
+        g.n[d] = u;
+        g.v[d] = v;
+    }
+    return g;
+}
+
 /* Every tiling of the box: the feasible one with the best objective
    (maximise, or minimise when minimize), first found on ties. Exact. */
-static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap,
-                          int64_t w_cap, int *size, double *value)
+static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr, const Expr *obj, int minimize,
+                          int64_t l1_cap, int64_t w_cap, int *size, double *value)
 {
     /* programs: 0 l1, 1 objective, 2 weights, 3.. constraints; one register file each */
     int np = 3 + ts->ncons;
@@ -519,18 +589,23 @@ static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Expr *ob
 #define LEVEL(l) for (int q = 0; q < np; q++) if (pg[q].n) prog_level(&pg[q], l, x, r[q])
 #define RESULT(q) r[q][pg[q].n - 1]
     int found = 0, add = c_tiled(ti);
-    int c0 = add ? 1 : ti->full[TD_C];
+    int whole_c = ti->full[TD_C];
     LEVEL(-1);
-    for (int k = 1; k <= ti->full[TD_K]; k++) {
+    for (int ik = 0; ik < gr->n[TD_K]; ik++) {
+        int k = gr->v[TD_K][ik];
         x[TD_K] = k;
         LEVEL(TD_K);
-        for (int c = ts->tied_c ? k : c0; c <= (ts->tied_c ? k : ti->full[TD_C]); c++) {
+        int nc = ts->tied_c || !add ? 1 : gr->n[TD_C];
+        for (int ic = 0; ic < nc; ic++) {
+            int c = ts->tied_c ? k : add ? gr->v[TD_C][ic] : whole_c;
             x[TD_C] = c;
             LEVEL(TD_C);
-            for (int oy = 1; oy <= ti->full[TD_OY]; oy++) {
+            for (int iy = 0; iy < gr->n[TD_OY]; iy++) {
+                int oy = gr->v[TD_OY][iy];
                 x[TD_OY] = oy;
                 LEVEL(TD_OY);
-                for (int ox = 1; ox <= ti->full[TD_OX]; ox++) {
+                for (int ix = 0; ix < gr->n[TD_OX]; ix++) {
+                    int ox = gr->v[TD_OX][ix];
                     x[TD_OX] = ox;
                     prog_level(&pg[0], TD_OX, x, r[0]);
                     if (l1_cap >= 0 && RESULT(0) > (double)l1_cap + 1e-9) continue;
@@ -604,9 +679,16 @@ static int geometry(const Graph *g, const Op *op, TileInfo *ti)
 }
 
 
-/* walk the actual tiles (remainders included): count, DMA bytes, estimate */
-static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memory *wm)
+/* walk the actual tiles (remainders included): count, DMA bytes, estimate;
+   at most TILE_MAX_TILES tiles, each tile's cycles a finite number */
+static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memory *wm, const Op *op)
 {
+    double count = 1;
+    for (int d = 0; d < TD_COUNT; d++)
+        if (d != TD_C || c_tiled(ti)) count *= (double)((ti->full[d] + ti->size[d] - 1) / ti->size[d]);
+    if (count > TILE_MAX_TILES)
+        die("%s: the chosen tiling of operator %d %s has %.0f tiles (at most %.0f)", ts->where, op->src_index,
+            op->src_name, count, TILE_MAX_TILES);
     double est = 0;
     int64_t dma = 0;
     int n = 0;
@@ -641,6 +723,9 @@ static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memo
                     n++;
                     double x[TD_COUNT] = {kt, cc, yt, xt};
                     double comp = ts->cycles ? expr_eval(ts->cycles, x) : 0;
+                    if (!(comp >= 0 && comp <= 1e18))
+                        die("%s is %g for a tile (K=%d C=%d OY=%d OX=%d) of operator %d %s: expected a cycle count",
+                            ts->where_cycles, comp, kt, cc, yt, xt, op->src_index, op->src_name);
                     double dm = ts->dma_cycles ? expr_eval(ts->dma_cycles, x)
                               : act->dma_bytes_per_cycle > 0 ? 2 * act->dma_setup + (double)(inb + outb) / act->dma_bytes_per_cycle
                                                              : 0;
@@ -686,6 +771,97 @@ static void weight_layout(const Graph *g, const Op *op, TileInfo *ti)
     }
 }
 
+/* ---- choosing a tiling within the limits ------------------------------------------------ */
+
+static long model_left = TILE_MODEL_ITERS;     /* simplex iterations left for this model */
+static int budget_warned;
+
+/* The best tiling of obj: exact enumeration of small boxes, else the MILP
+   within its iteration limit and the model's budget, else the coarse grid.
+   Returns 1 (found; *method says how), 0 (no tiling exists: exact), -1
+   (none found within the limits). */
+static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap, int64_t wcap,
+                  int *size, double *val, int brute_on, const char **method, int *nvars, int *nrows)
+{
+    if (!brute_on && box_points(ti, ts) <= TILE_ENUM_POINTS) {
+        Grid gr = full_grid(ti);
+        *method = "enumeration";
+        return tile_enumerate(ti, ts, &gr, obj, minimize, l1_cap, wcap, size, val);
+    }
+    long limit = brute_on ? TILE_PROOF_ITERS : TILE_MILP_ITERS < model_left ? TILE_MILP_ITERS : model_left;
+    long used = 0;
+    int proven = 0;
+    int r = tile_solve(ti, ts, obj, minimize, l1_cap, wcap, size, val, nvars, nrows, limit, &used, &proven);
+    if (!brute_on) model_left -= used;
+    *method = "milp";
+    if (r == 1 && !proven)
+        warn("%s: the MILP stopped at its limit of %ld simplex iterations; the tiling is the best found, not "
+             "proven optimal", where_, limit);
+    if (r >= 0) return r;
+    if (r == -2 && box_points(ti, ts) <= TILE_ENUM_FALLBACK) {
+        /* a numerical failure (large products of tile counts): the exact enumeration */
+        warn("%s: lp_solve failed numerically; enumerating every tiling instead", where_);
+        Grid gr = full_grid(ti);
+        *method = "enumeration";
+        return tile_enumerate(ti, ts, &gr, obj, minimize, l1_cap, wcap, size, val);
+    }
+    /* stopped before it found a tiling, too big, or the model's budget is used up */
+    if (r == -2)
+        warn("%s: lp_solve failed numerically and the layer has too many tilings to enumerate: tiled by a coarse "
+             "enumeration, not proven optimal", where_);
+    else if (*nrows > TILE_MILP_ROWS)
+        warn("%s: the MILP has %d rows (more than %d): tiled by a coarse enumeration, not proven optimal", where_,
+             *nrows, TILE_MILP_ROWS);
+    else if (limit < TILE_MILP_ITERS && !brute_on) {
+        if (!budget_warned)
+            warn("%s: the model's MILP budget (%ld simplex iterations) is used up: this and the remaining MILP "
+                 "layers are tiled by a coarse enumeration (powers of two and fractions of each dimension), not "
+                 "proven optimal", where_, TILE_MODEL_ITERS);
+        budget_warned = 1;
+    } else
+        warn("%s: the MILP found no tiling within its limit of %ld simplex iterations: tiled by a coarse "
+             "enumeration, not proven optimal", where_, limit);
+    Grid gr = coarse_grid(ti);
+    *method = "coarse enumeration";
+    return tile_enumerate(ti, ts, &gr, obj, minimize, l1_cap, wcap, size, val) ? 1 : -1;
+}
+
+/* The sizes at the chosen tiling: finite, and never below what the core
+   itself places (a target may add to the core's buffers, never shrink
+   them: a tile function that said l1_bytes = 1 once got a 32 KB tile into
+   an 8 KB L1). */
+static void check_sizes(const Graph *g, const Op *op, const Engine *e, const Memory *act, const Memory *wm,
+                        TileInfo *ti, const TileSpec *ts, double val)
+{
+    double x[TD_COUNT];
+    for (int d = 0; d < TD_COUNT; d++) x[d] = ti->size[d];
+    const char *at = arena_printf("at the chosen tile (K=%d C=%d OY=%d OX=%d) of operator %d %s", ti->size[TD_K],
+                                  ti->size[TD_C], ti->size[TD_OY], ti->size[TD_OX], op->src_index, op->src_name);
+    if (!isfinite(val)) die("%s is %g %s: not a finite number", ts->where_obj, val, at);
+    double l1 = expr_eval(ts->l1_bytes, x), wb = ts->w_bytes ? expr_eval(ts->w_bytes, x) : 0;
+    if (!(l1 >= 0 && l1 <= 1e15)) die("%s is %g %s: not a byte count", ts->where_l1, l1, at);
+    if (!(wb >= 0 && wb <= 1e15)) die("%s is %g %s: not a byte count", ts->where_w, wb, at);
+    ti->l1_bytes = (int64_t)llround(l1);
+    ti->w_bytes = (int64_t)llround(wb);
+    int64_t l1_real = (ti->double_buffer ? 2 : 1) * (ti->l1_in + ti->l1_in2 + ti->l1_out);
+    if (ti->l1_bytes < l1_real)
+        die("%s is %lld %s, but its buffers in %s take %lld bytes; a target may add to the core's size "
+            "(t.l1_bytes), never shrink it", ts->where_l1, (long long)ti->l1_bytes, at, act->name, (long long)l1_real);
+    if (!wm) return;
+    int64_t w_real = 0, kt = ti->size[TD_K];
+    if (!strcmp(ti->geom, "pool")) w_real = 20;
+    else if (strcmp(ti->geom, "add")) {
+        /* the weights of a K tile in the engine's layout, padded to 4, then the int32 biases (b_off) */
+        int64_t wrow = op->kind == OP_FC ? op->in_c : (int64_t)(op->in_c / op->groups) * op->k_h * op->k_w;
+        w_real = ((kt * wrow + 3) & ~(int64_t)3) + 4 * kt;
+    }
+    if (ti->w_bytes < w_real)
+        die("%s is %lld %s, but its weights and biases in %s take %lld bytes; a target may add to the "
+            "core's size (t.w_bytes), never shrink it", ts->where_w, (long long)ti->w_bytes, at, wm->name,
+            (long long)w_real);
+    (void)g; (void)e;
+}
+
 void tile(Graph *g, Target *t)
 {
     const char *brute_env = getenv("HTC_TILE_BRUTE");
@@ -711,25 +887,26 @@ void tile(Graph *g, Target *t)
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         double val;
-        /* small boxes: exact enumeration is cheaper than building and solving the MILP;
-           HTC_TILE_BRUTE=1 (the tests' proof) always solves the MILP */
         int brute_on = brute_env && *brute_env == '1';
-        milp_timeout = brute_on ? 60 : 2;
-        int enumerate = !brute_on && box_points(ti, ts) <= TILE_ENUM_POINTS;
-        ti->method = enumerate ? "enumeration" : "milp";
-        int found = enumerate ? tile_enumerate(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val)
-                              : tile_solve(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val, &ti->nvars,
-                                           &ti->nrows);
-        if (found == 2) ti->method = "enumeration";      /* the MILP failed numerically */
-        if (!found) {
+        int r = choose(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val, brute_on, &ti->method,
+                       &ti->nvars, &ti->nrows);
+        if (r < 0)
+            die("%s: operator %d (%s): no tiling found on %s within the tiling limits (an MILP of %ld simplex "
+                "iterations, then a coarse enumeration)", g->path, op->src_index, op->src_name, e->name,
+                brute_on ? TILE_PROOF_ITERS : TILE_MILP_ITERS);
+        if (r == 0) {
             /* the smallest activation memory that would hold a tile */
             int sz[TD_COUNT], nv, nr;
             double need;
-            if (!(enumerate ? tile_enumerate(ti, ts, ts->l1_bytes, 1, -1, wcap, sz, &need)
-                            : tile_solve(ti, ts, ts->l1_bytes, 1, -1, wcap, sz, &need, &nv, &nr)))
+            const char *m2;
+            int r2 = choose(ti, ts, ts->l1_bytes, 1, -1, wcap, sz, &need, brute_on, &m2, &nv, &nr);
+            if (r2 == 0)
                 die("%s: operator %d (%s): no tiling fits on %s: even the smallest tile needs more than the "
                     "%lld bytes of %s (or the target's constraints exclude every tile)",
                     g->path, op->src_index, op->src_name, e->name, (long long)(wm ? wm->size : 0), wm ? wm->name : "-");
+            if (r2 < 0 || !isfinite(need))
+                die("%s: operator %d (%s): no tiling fits in %s (%lld bytes) on %s", g->path, op->src_index,
+                    op->src_name, act->name, (long long)act->size, e->name);
             die("%s: operator %d (%s): no tiling fits in %s (%lld bytes) on %s; the smallest tile needs %s >= %lld bytes",
                 g->path, op->src_index, op->src_name, act->name, (long long)act->size, e->name, act->name,
                 (long long)llround(need));
@@ -737,10 +914,6 @@ void tile(Graph *g, Target *t)
         clock_gettime(CLOCK_MONOTONIC, &b);
         ti->solve_ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
         ti->objective = val;
-        double x[TD_COUNT];
-        for (int d = 0; d < TD_COUNT; d++) x[d] = ti->size[d];
-        ti->l1_bytes = (int64_t)llround(expr_eval(ts->l1_bytes, x));
-        ti->w_bytes = ts->w_bytes ? (int64_t)llround(expr_eval(ts->w_bytes, x)) : 0;
         /* one buffer each, for the emitter's L1 offsets */
         {
             int kt = ti->size[TD_K], ct = ti->size[TD_C], yt = ti->size[TD_OY], xt = ti->size[TD_OX];
@@ -752,13 +925,14 @@ void tile(Graph *g, Target *t)
             else if (!strcmp(ti->geom, "pool")) { ti->l1_in = (int64_t)ct * iy * ix; ti->l1_out = (int64_t)ct * yt * xt; }
             else { ti->l1_in = (int64_t)ct * iy * ix; ti->l1_out = (int64_t)kt * yt * xt; }
         }
+        check_sizes(g, op, e, act, wm, ti, ts, val);
         ti->brute = NAN;
         if (brute_env && *brute_env == '1') {
             double space = 1;
             for (int d = 0; d < TD_COUNT; d++) space *= ti->full[d];
             if (space <= 4e6) ti->brute = brute(ti, ts, act->size, wcap, &ti->brute_points);
         }
-        walk(ti, ts, act, wm);
+        walk(ti, ts, act, wm, op);
         /* ideal: MACs at peak plus the weights into the weight memory */
         double peak = ts->macs_per_cycle > 0 ? ts->macs_per_cycle : eo->macs_per_cycle;
         ti->ideal_cycles = (peak > 0 ? (double)op->macs / peak : 0);

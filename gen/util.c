@@ -188,6 +188,16 @@ void signals_init(void)
     atexit(remove_at_exit);
 }
 
+/* From a signal handler: write the prepared line, remove temporaries, exit 1. */
+void die_async(const char *line)
+{
+    size_t n = 0;
+    while (line[n]) n++;
+    if (write(2, line, n) < 0) n = 0;
+    remove_pending(1);
+    _exit(1);
+}
+
 void die(const char *fmt, ...)
 {
     va_list ap;

@@ -53,12 +53,33 @@ def test_vanilla_bitexact(net, tmp_path, monkeypatch):
         assert a.tobytes() == b.tobytes(), "%s input %d: %d bytes differ" % (net, k, int((a != b).sum()))
 
 
-def test_vanilla_scratchpad_overflow_aborts(tmp_path, monkeypatch):
-    """The device model checks the declared scratchpad: a target that lies
-    about its memory use (l1_bytes too small) aborts at run time."""
+def test_vanilla_scratchpad_below_core_refused(tmp_path):
+    """A target that states less scratchpad than the core's own buffers (its
+    input and output tiles) is refused at compile time, naming the tile
+    function's file:line: a target may add to the core's sizes, never shrink
+    them."""
     zoo = oo.ensure_zoo()
     model = os.path.join(zoo, "kws_pow2qop_s8.onnx")
     src = open(VANILLA).read().replace("l1_bytes = l1,", "l1_bytes = l1 - 4 * (t.K * t.OY * t.OX),")
+    assert src != open(VANILLA).read()
+    tgt = str(tmp_path / "liar.lua")
+    open(tgt, "w").write(src)
+    line = next(i + 1 for i, l in enumerate(src.split("\n")) if "tile = function" in l)
+    r = subprocess.run([oo.HTC, "compile", model, "-t", tgt, "-o", str(tmp_path / "m.h")], capture_output=True,
+                       text=True)
+    assert r.returncode == 1 and not os.path.exists(tmp_path / "m.h"), r.stderr
+    err = r.stderr.strip().split("\n")
+    assert len(err) == 1 and err[0].startswith("htc: error: %s:%d: vanilla.ops.qconv2d.tile: l1_bytes is " % (tgt, line)), err
+    assert "never shrink" in err[0]
+
+
+def test_vanilla_scratchpad_overflow_aborts(tmp_path, monkeypatch):
+    """The device model checks the declared scratchpad: a target that states
+    only the core's buffers and forgets its own (the int32 accumulators and
+    weights its template keeps there) compiles, and aborts at run time."""
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "kws_pow2qop_s8.onnx")
+    src = open(VANILLA).read().replace("l1_bytes = l1,", "l1_bytes = t.l1_in + t.l1_out,")
     assert src != open(VANILLA).read()
     tgt = str(tmp_path / "liar.lua")
     open(tgt, "w").write(src)

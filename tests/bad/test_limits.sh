@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tests/bad/test_limits.sh - bounded cost (README, Limits): a 50,000-operator
 # chain compiles within a generous bound (the planner was quadratic: 10k
-# operators 8 s, 50k over 120 s; now about a second); the same model and
-# target give the same header twice even when the tiling MILP stops at its
-# limit (iteration counts, not seconds).
+# operators 8 s, 50k over 120 s; now about a second); the tiling MILP stops
+# at its per-layer iteration limit, then at the model's budget (the coarse
+# grid takes over, with a warning), and the same model and target give the
+# same header twice (iteration counts, not seconds).
 set -u
 cd "$(dirname "$0")/../.."
 HTC=${HTC:-./htc}
@@ -28,6 +29,52 @@ if "$PY" tests/bad/make_chain.py 50000 "$tmp/chain.tflite"; then
     else bad "50,000-operator chain: exit $rc (124: over 20 s): $(head -c 300 "$tmp/err")"; fi
 else
     bad "make_chain.py failed"
+fi
+
+# ---- the tiling MILP: iteration limits, the model's budget, determinism -----------
+# five conv layers of 8 -> 64 channels on 64x64 (boxes too big to enumerate:
+# the MILP) between 64 -> 8 layers (enumerated), for the 4 KiB-L1 test
+# accelerator: each MILP stops at its per-layer limit, the fifth finds the
+# model's budget used up and takes the coarse grid; twice the same header
+if "$PY" - "$tmp/convs.onnx" <<'EOF'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+rng = np.random.default_rng(3)
+inits = [numpy_helper.from_array(np.array(2.0 ** -4, np.float32), "s"), numpy_helper.from_array(np.array(0, np.int8), "z")]
+for k in (8, 64):
+    inits += [numpy_helper.from_array(np.zeros(k, np.int8), "wz%d" % k),
+              numpy_helper.from_array(np.full(k, 2.0 ** -6, np.float32), "ws%d" % k)]
+nodes, x, c = [], "x", 8
+for i in range(9):
+    k = 64 if i % 2 == 0 else 8
+    inits.append(numpy_helper.from_array(rng.integers(-20, 21, size=(k, c, 3, 3)).astype(np.int8), "w%d" % i))
+    nodes.append(helper.make_node("QLinearConv", [x, "s", "z", "w%d" % i, "ws%d" % k, "wz%d" % k, "s", "z"], ["y%d" % i],
+                                  kernel_shape=[3, 3], pads=[1, 1, 1, 1], name="conv%d" % i))
+    x, c = "y%d" % i, k
+g = helper.make_graph(nodes, "convs", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 8, 64, 64])],
+                      [helper.make_tensor_value_info(x, TensorProto.INT8, [1, 64, 64, 64])], inits)
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 8
+onnx.save(m, sys.argv[1])
+EOF
+then
+    sed -e 's/L1_SIZE/4096/' -e 's/W_SIZE/4096/' -e 's/DOUBLE/true/' tests/tile/tiny.lua >"$tmp/tiny.lua"
+    for run in 1 2; do
+        timeout 120 $HTC compile "$tmp/convs.onnx" -t "$tmp/tiny.lua" -o "$tmp/convs.h" 2>"$tmp/convs$run.err"
+        echo "tiling MILP run $run: exit $?"
+        mv "$tmp/convs.h" "$tmp/convs$run.h" 2>/dev/null
+    done
+    stopped=$(grep -c "MILP stopped at its limit of" "$tmp/convs1.err")
+    budget=$(grep -c "the model's MILP budget (200000 simplex iterations) is used up" "$tmp/convs1.err")
+    if [ -s "$tmp/convs1.h" ] && cmp -s "$tmp/convs1.h" "$tmp/convs2.h" && cmp -s "$tmp/convs1.err" "$tmp/convs2.err" &&
+        [ "$stopped" -eq 4 ] && [ "$budget" -eq 1 ]; then ok
+    else bad "tiling MILP: headers $(cmp -s "$tmp/convs1.h" "$tmp/convs2.h" && echo same || echo differ)," \
+             "$stopped layers stopped at the limit (expected 4), budget warning $budget times (expected 1):" \
+             "$(head -c 600 "$tmp/convs1.err")"; fi
+else
+    bad "could not build the conv model"
 fi
 
 echo "limits: $pass passed, $fail failed"

@@ -1,0 +1,13 @@
+-- a size must be a whole number of bytes
+
+return target "t" {
+  clock_mhz = 100,
+  memory = { L2 = { size = 1000.5, alignment = 16, dma = { bytes_per_cycle = 4 } } },
+  cpu = {
+    memory = "L2", requant = { "tflite" },
+    ops = {
+      conv2d = { accepts = function(op) return true end },
+      fc = {}, avgpool = {}, reshape = {}, softmax = {},
+    },
+  },
+}
