@@ -57,9 +57,16 @@ test-asan: htc-asan
 	HTC=./htc-asan bash tests/bad/test_bad_models.sh
 	HTC=./htc-asan bash tests/asan_models.sh
 
+# Both readers under libFuzzer (ASan + UBSan), FUZZ_SECONDS each (the ONNX
+# one seeded with the whole quantized zoo), then MUTANTS target-file mutants
+# through the sanitizer build. CI runs a short version (.ci/run).
 FUZZ_SECONDS ?= 600
-fuzz:
+MUTANTS ?= 2000
+fuzz: htc-asan $(PB_C)
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh
+	cd tests/onnx && $${PYTHON:-$(CURDIR)/.venv/bin/python} -c 'import ort_oracle as O; O.ensure_zoo()'
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/onnx/fuzz.sh
+	HTC=./htc-asan python3 tests/targets/mutate.py -n $(MUTANTS)
 
 install: htc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/htc

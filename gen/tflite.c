@@ -427,7 +427,9 @@ static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buff
         if (v < 0) die("%s: tensor %d ('%s'): dynamic or negative dimension %" PRId32, r->path, i, T->name, v);
         T->shape[d] = v;
         numel *= v;
-        if (numel > MAX_TENSOR_BYTES) die("%s: tensor %d ('%s'): too large", r->path, i, T->name);
+        if (numel > MAX_TENSOR_BYTES)
+            die("%s: tensor %d ('%s'): too large: its first %d dimensions hold %" PRId64 " elements, at most %" PRId64
+                " bytes per tensor", r->path, i, T->name, d + 1, numel, MAX_TENSOR_BYTES);
     }
     /* shape_signature: -1 marks a dynamic dimension, and shape then holds
        the value the converter traced (1 for Keras's None batch). htc, like
@@ -452,7 +454,9 @@ static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buff
     }
     T->type = map_type(r, get_i8(r, &t, 1, TT_FLOAT32, "type"), i, T->name);
     if (numel * (int64_t)dtype_size(T->type) > MAX_TENSOR_BYTES)
-        die("%s: tensor %d ('%s'): too large", r->path, i, T->name);
+        die("%s: tensor %d ('%s'): too large: %" PRId64 " elements of %s are %" PRId64 " bytes, at most %" PRId64
+            " per tensor", r->path, i, T->name, numel, dtype_name(T->type), numel * (int64_t)dtype_size(T->type),
+            MAX_TENSOR_BYTES);
 
     Tab sp;
     if (get_table(r, &t, 6, &sp, "sparsity"))

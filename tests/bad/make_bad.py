@@ -360,6 +360,12 @@ def synthetic():
         "string_tensor": conv_model(w_extra={"s1": ("b", STRING)}),
         "sparse_tensor": conv_model(w_extra=sparse),
         "no_outputs": conv_model(outputs=[]),
+        # 100000 x 100000 int8: the error states the numbers
+        "tensor_too_large": model([LOGISTIC], [tensor("x", [1, 4]), tensor("big", [100000, 100000])],
+                                  [operator(0, [0], [1])], [0], [1], [b""]),
+        # 50000 x 20000 int32: 1e9 elements fit, 4e9 bytes do not
+        "tensor_bytes_too_large": model([LOGISTIC], [tensor("x", [1, 4]), tensor("wide", [50000, 20000], INT32)],
+                                        [operator(0, [0], [1])], [0], [1], [b""]),
         # input -> output with nothing in between (the output is the input)
         "no_operators": model([], [tensor("x", [1, 4])], [], [0], [0], [b""]),
         "graph_input_twice": conv_model(inputs=[0, 0]),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/onnx/fuzz.sh - build the libFuzzer target for the ONNX reader with
 # ASan + UBSan and run it for $FUZZ_SECONDS (default 30) on a corpus of the
-# zoo and bad models. Crashes land in build/fuzz-onnx/crash-*.
+# whole quantized zoo (build it with tests/onnx/ort_oracle.py's ensure_zoo;
+# $HTC_ZOO) and the bad models. Crashes land in build/fuzz-onnx/crash-*.
 set -eu
 cd "$(dirname "$0")/../.."
 SECONDS_=${FUZZ_SECONDS:-30}
@@ -20,9 +21,14 @@ $CLANG $flags -o "$out/fuzz_onnx" "$out/fuzz_onnx.o" "$out/onnx.o" "$out/qlib.o"
 seed="$out/seed"
 mkdir -p "$seed"
 cp tests/onnx/bad/*.onnx "$seed/" 2>/dev/null || true
-for f in ${HTC_ZOO:-build/zoo}/kws_q*_u8.onnx ${HTC_ZOO:-build/zoo}/ad_qop_s8.onnx; do [ -f "$f" ] && cp "$f" "$seed/"; done
+# the whole quantized zoo: int8 and uint8, QDQ and QOperator, pow2 and ternary
+# (an int8 QDQ model found the NULL op_type crash the old seeds missed)
+for f in ${HTC_ZOO:-build/zoo}/*.onnx; do
+    case $f in *_float.onnx) continue ;; esac
+    [ -f "$f" ] && cp "$f" "$seed/"
+done
 set +e
-"$out/fuzz_onnx" -max_total_time="$SECONDS_" -timeout=10 -max_len=200000 -rss_limit_mb=2048 -detect_leaks=0 \
+"$out/fuzz_onnx" -max_total_time="$SECONDS_" -timeout=10 -max_len=400000 -rss_limit_mb=2048 -detect_leaks=0 \
     -artifact_prefix="$out/" -print_final_stats=1 "$out/corpus" "$seed" >"$out/fuzz.log" 2>&1
 rc=$?
 set -e
