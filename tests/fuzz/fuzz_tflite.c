@@ -71,8 +71,8 @@ static void check_graph(const Graph *g)
 {
     CHECK(g->format == SRC_TFLITE);
     CHECK(g->ntensors >= 0 && g->nops >= 0);
-    CHECK(g->ninputs >= 0 && g->ninputs <= OP_MAX_IO);
-    CHECK(g->noutputs >= 1 && g->noutputs <= OP_MAX_IO);
+    CHECK(g->ninputs >= 0 && g->ninputs <= g->ntensors);
+    CHECK(g->noutputs >= 1 && g->noutputs <= g->ntensors);
     for (int i = 0; i < g->ninputs; i++) {
         CHECK(g->inputs[i] >= 0 && g->inputs[i] < g->ntensors);
         CHECK(g->tensors[g->inputs[i]].is_input == i + 1);
@@ -121,7 +121,7 @@ static void check_graph(const Graph *g)
         }
         CHECK(op->out[0] >= 0);
         switch (op->kind) {
-        case OP_CONV2D: case OP_DWCONV2D: case OP_FC:
+        case OP_CONV2D: case OP_FC:
             CHECK(op->nin >= 2 && op->in[1] >= 0);
             break;
         case OP_RESHAPE:
@@ -141,10 +141,10 @@ static void check_graph(const Graph *g)
         default:
             break;
         }
-        if (op->kind == OP_CONV2D || op->kind == OP_DWCONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL)
+        if (op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL)
             CHECK(op->stride_h >= 1 && op->stride_w >= 1);
         if (op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL) CHECK(op->k_h >= 1 && op->k_w >= 1);
-        if (op->kind == OP_CONV2D || op->kind == OP_DWCONV2D) CHECK(op->dil_h >= 1 && op->dil_w >= 1);
+        if (op->kind == OP_CONV2D) CHECK(op->dil_h >= 1 && op->dil_w >= 1);
     }
 }
 
