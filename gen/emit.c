@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ir.h"
 #include "quant.h"
@@ -78,24 +79,27 @@ static const char *ctype(DType t)
     return "uint8_t";
 }
 
-/* #line directives: code from a template carries the template's file and
-   line, so a C compiler's error names them; the header's own lines follow
-   again afterwards. The header is built in memory (emit), so its line
-   count is known. */
+/* #line directives: code from a template (or a pasted kernel) carries its
+   file and line, so a C compiler's error names them; the header's own
+   lines follow again afterwards (as NAME.h), numbered by counting the
+   newlines written so far (read back from the output file, which must be
+   seekable; else no #line directives). Paths are as resolved from the
+   target file (relative to where htc runs), so the text is reproducible. */
 static const char *hdr_path;    /* NULL: no #line directives */
-static char *mbuf;
-static size_t msize, counted_at;
-static long counted_lines;
+static long counted_at, counted_lines;
 
 static long header_line(void)      /* lines completed so far */
 {
+    char chunk[1 << 15];
     fflush(F);
-    const char *p = mbuf + counted_at, *end = mbuf + msize;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
-        counted_lines++;
-        p++;
+    long end = ftell(F);
+    while (counted_at < end) {
+        ssize_t n = pread(fileno(F), chunk, (size_t)(end - counted_at < (long)sizeof chunk ? end - counted_at : (long)sizeof chunk),
+                          counted_at);
+        if (n <= 0) die("cannot read back the header being written");
+        for (const char *p = chunk, *e = chunk + n; p < e && (p = memchr(p, '\n', (size_t)(e - p))); p++) counted_lines++;
+        counted_at += n;
     }
-    counted_at = msize;
     return counted_lines;
 }
 
@@ -122,12 +126,10 @@ static void paste(const Target *t, const char *path, const char *guard_from)
         guard[n++] = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
     guard[n] = 0;
     fprintf(F, "#ifndef %s\n#define %s\n/* ---- %s ---- */\n", guard, guard, path);
-    char *real = hdr_path ? realpath(full, NULL) : NULL;      /* errors name the source file */
-    if (real) line_directive(1, real);
+    if (hdr_path) line_directive(1, full);      /* errors name the source file */
     fwrite(src, 1, len, F);
     if (len && src[len - 1] != '\n') fputc('\n', F);
-    if (real) line_directive(header_line() + 2, hdr_path);
-    free(real);
+    if (hdr_path) line_directive(header_line() + 2, hdr_path);
     fprintf(F, "#endif /* %s */\n\n", guard);
 }
 
@@ -608,9 +610,7 @@ static void expand(const Target *t, const char *path)
     size_t len;
     const char *full = target_resolve(t, path);
     const char *src = (const char *)read_file(full, &len);
-    char *real = hdr_path ? realpath(full, NULL) : NULL;
-    const char *tname = real ? arena_strdup(real) : full;
-    free(real);
+    const char *tname = full;
     int skip = 0, line = 1, synced = 0;
     for (size_t i = 0; i < len;) {
         size_t e = i;
@@ -793,13 +793,11 @@ static void device_defines(const Target *t, const Engine *e)
 
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
 {
-    /* built in memory: the #line directives need the header's line count */
-    mbuf = NULL;
-    msize = counted_at = 0;
-    counted_lines = 0;
-    hdr_path = o->path;
-    F = open_memstream(&mbuf, &msize);
-    if (!F) die("cannot allocate the header in memory");
+    F = f;
+    counted_at = counted_lines = 0;
+    /* #line needs a seekable output; the header's own lines are named
+       NAME.h (as it is included), so the text does not depend on -o */
+    hdr_path = o->path && ftell(f) == 0 ? arena_printf("%s.h", o->name) : NULL;
     N = o->name;
     NU = arena_alloc(strlen(N) + 1);
     upper(N, NU);
@@ -928,8 +926,4 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     }
     fprintf(F, "    if (!input || !output) return -1;\n    return %s_run_multi(ins, outs, arena);\n}\n\n", N);
     fprintf(F, "#endif /* %s_IMPLEMENTATION */\n", NU);
-    if (fclose(F) != 0) die("cannot build the header in memory");
-    if (fwrite(mbuf, 1, msize, f) != msize) die("cannot write the header");
-    free(mbuf);
-    F = f;
 }

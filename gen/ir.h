@@ -263,8 +263,17 @@ typedef struct {
     int dma_setup;
 } Memory;
 
+/* The arithmetic an engine (or one of its ops) reproduces exactly. */
+typedef struct {
+    int n;
+    RequantKind kinds[RQ_COUNT];
+    int shift_rounds;           /* roundings of its shift kind: bit ROUND_* ("shift", "shift:tflite") */
+} RequantSet;
+
 typedef struct {
     OpKind kind;
+    int has_requant;            /* the op states its own requant list (else the engine's) */
+    RequantSet requant;
     const char *template_file;  /* accelerator op: C template for the layer (templates/...) */
     int has_tile;               /* tile = function(t, op) present */
     int double_buffer;
@@ -280,9 +289,7 @@ typedef struct {
 typedef struct {
     const char *name;
     int is_cpu;
-    int nrequant;
-    RequantKind requant[RQ_COUNT];
-    int shift_rounds;           /* roundings of its shift kind: bit ROUND_* ("shift", "shift:tflite") */
+    RequantSet requant;
     int nops;
     EngineOp *ops;
     int act_memory;             /* index into Target.memories */
@@ -421,8 +428,8 @@ Plan *plan(Graph *g, Target *t);                /* plan.c */
 typedef struct {
     const char *name;           /* C identifier prefix */
     const char *cmdline;
-    const char *path;           /* the header's file name, for the #line directives around
-                                   templates (NULL: none) */
+    const char *path;           /* the header's file (NULL: no #line directives around templates
+                                   and pasted kernels; else they name the header NAME.h) */
 } EmitOptions;
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o);   /* emit.c */
 void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json);             /* report.c */

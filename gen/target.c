@@ -417,12 +417,12 @@ static int l_param_spec(lua_State *L)
         if (!in_list(k, keys))
             return param_error(L, "param '%s': unknown field '%s' (expected default, values, min, max, description)", name, k);
     }
-    int td = lua_getfield(L, 1, "default");                     /* 2 */
+    int td = rawfield(L, 1, "default");                     /* 2 */
     if (td != LUA_TNUMBER && td != LUA_TSTRING && td != LUA_TBOOLEAN)
         return param_error(L, "param '%s': default must be a number, a string or a boolean", name);
-    int tv = lua_getfield(L, 1, "values");                      /* 3 */
-    int tmin = lua_getfield(L, 1, "min"), tmax = lua_getfield(L, 1, "max");   /* 4, 5 */
-    if (lua_getfield(L, 1, "description") != LUA_TSTRING)      /* 6 */
+    int tv = rawfield(L, 1, "values");                      /* 3 */
+    int tmin = rawfield(L, 1, "min"), tmax = rawfield(L, 1, "max");   /* 4, 5 */
+    if (rawfield(L, 1, "description") != LUA_TSTRING)      /* 6 */
         return param_error(L, "param '%s': description must be a string saying what it sets", name);
     if (tv != LUA_TNIL && tv != LUA_TTABLE) return param_error(L, "param '%s': values must be a list", name);
     if (tv == LUA_TTABLE && (tmin != LUA_TNIL || tmax != LUA_TNIL))
@@ -603,7 +603,7 @@ static const char *const dma_keys[] = {"bytes_per_cycle", "setup", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights",
                                           "startup", "array", "device", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
-static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template",
+static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
                                       "tile", "double_buffer", "macs_per_cycle", NULL};
 
 static int in_list(const char *s, const char *const *list)
@@ -810,6 +810,35 @@ int cpu_kernel(const Op *op, const char **file, const char **fn)
     return 0;
 }
 
+/* The requant list at the top of the stack (keys: its path, for errors). */
+static void read_requant(LoadedTarget *lt, const char **kk, int nkeys, RequantSet *rs)
+{
+    lua_State *L = lt->L;
+    int n = (int)lua_rawlen(L, -1);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        RequantKind rk = RQ_NONE;
+        for (int k = RQ_TFLITE; k < RQ_COUNT; k++)
+            if (s && strcmp(s, requant_name((RequantKind)k)) == 0) rk = (RequantKind)k;
+        /* shift states its rounding: "shift" rounds half to even (a float
+           scale 2^-s, onnxruntime), "shift:tflite" as TFLite's 2^30 multiplier */
+        int round = ROUND_HALF_EVEN;
+        if (s && !strcmp(s, "shift:tflite")) {
+            rk = RQ_SHIFT;
+            round = ROUND_TFLITE;
+        }
+        if (rk == RQ_NONE)
+            field_error(lt, kk, nkeys, "entry %d: expected \"tflite\", \"float\", \"shift\", \"shift:tflite\", \"fp32\" or \"quantlib\"", i);
+        if (rk == RQ_SHIFT) rs->shift_rounds |= 1 << round;
+        int dup = 0;
+        for (int q = 0; q < rs->n; q++) dup |= rs->kinds[q] == rk;
+        if (!dup) rs->kinds[rs->n++] = rk;
+        lua_pop(L, 1);
+    }
+    if (n == 0 || lua_rawlen(L, -1) == 0) field_error(lt, kk, nkeys, "an empty list: no op could run here");
+}
+
 /* One engine table (the `cpu` table or an entry of `engines`) at the top. */
 static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *keys, int nkeys)
 {
@@ -883,31 +912,9 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
 
     /* requant = { "tflite", ... }: the arithmetic this engine reproduces */
     kk[nkeys] = "requant";
-    ty = rawfield(L, -1, "requant");
-    if (ty != LUA_TTABLE) field_error(lt, kk, nkeys, "missing required list 'requant' (e.g. { \"tflite\" })");
-    int n = (int)lua_rawlen(L, -1);
-    for (int i = 1; i <= n; i++) {
-        lua_rawgeti(L, -1, i);
-        const char *s = lua_tostring(L, -1);
-        RequantKind rk = RQ_NONE;
-        for (int k = RQ_TFLITE; k < RQ_COUNT; k++)
-            if (s && strcmp(s, requant_name((RequantKind)k)) == 0) rk = (RequantKind)k;
-        /* shift states its rounding: "shift" rounds half to even (a float
-           scale 2^-s, onnxruntime), "shift:tflite" as TFLite's 2^30 multiplier */
-        int round = ROUND_HALF_EVEN;
-        if (s && !strcmp(s, "shift:tflite")) {
-            rk = RQ_SHIFT;
-            round = ROUND_TFLITE;
-        }
-        if (rk == RQ_NONE || e->nrequant >= RQ_COUNT)
-            field_error(lt, kk, nkeys + 1,
-                        "entry %d: expected \"tflite\", \"float\", \"shift\", \"shift:tflite\", \"fp32\" or \"quantlib\"", i);
-        if (rk == RQ_SHIFT) e->shift_rounds |= 1 << round;
-        int dup = 0;
-        for (int q = 0; q < e->nrequant; q++) dup |= e->requant[q] == rk;
-        if (!dup) e->requant[e->nrequant++] = rk;
-        lua_pop(L, 1);
-    }
+    if (rawfield(L, -1, "requant") != LUA_TTABLE)
+        field_error(lt, kk, nkeys, "missing required list 'requant' (e.g. { \"tflite\" })");
+    read_requant(lt, kk, nkeys + 1, &e->requant);
     lua_pop(L, 1);
 
     kk[nkeys] = "ops";
@@ -966,6 +973,16 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             kk[nkeys + 2] = "kernel";
             field_error(lt, kk, nkeys + 3, "cannot read '%s'", o->kernel_file);
         }
+        /* requant = { ... } on an op: the arithmetic of this op, when it
+           differs from the engine's (e.g. a pool unit that applies float
+           scales next to an array that shifts) */
+        if (rawfield(L, -1, "requant") != LUA_TNIL) {
+            kk[nkeys + 2] = "requant";
+            if (!lua_istable(L, -1)) field_error(lt, kk, nkeys + 3, "expected a list like { \"tflite\" }");
+            o->has_requant = 1;
+            read_requant(lt, kk, nkeys + 3, &o->requant);
+        }
+        lua_pop(L, 1);
         o->template_file = get_string(lt, kk, nkeys + 2, "template", 0);
         if (o->template_file && access(target_resolve(&lt->t, o->template_file), R_OK) != 0) {
             kk[nkeys + 2] = "template";
@@ -1164,6 +1181,18 @@ Target *target_load(const char *path)
     return t;
 }
 
+/* "tflite, float, shift:tflite" */
+static const char *requant_text(const RequantSet *rs)
+{
+    char has[128] = "";
+    for (int i = 0; i < rs->n; i++)
+        if (rs->kinds[i] != RQ_SHIFT)
+            snprintf(has + strlen(has), sizeof has - strlen(has), "%s%s", has[0] ? ", " : "", requant_name(rs->kinds[i]));
+    if (rs->shift_rounds & (1 << ROUND_HALF_EVEN)) snprintf(has + strlen(has), sizeof has - strlen(has), "%sshift", has[0] ? ", " : "");
+    if (rs->shift_rounds & (1 << ROUND_TFLITE)) snprintf(has + strlen(has), sizeof has - strlen(has), "%sshift:tflite", has[0] ? ", " : "");
+    return arena_strdup(has);
+}
+
 void target_describe(FILE *f, const Target *t)
 {
     fprintf(f, "%s: target \"%s\"%s%s, %g MHz\n", t->path, t->name, t->description ? ": " : "",
@@ -1178,10 +1207,7 @@ void target_describe(FILE *f, const Target *t)
     for (int e = 0; e < t->nengines; e++) {
         const Engine *en = &t->engines[e];
         fprintf(f, "  %s %s: requant", en->is_cpu ? "cpu" : "engine", en->name);
-        for (int i = 0; i < en->nrequant; i++)
-            if (en->requant[i] != RQ_SHIFT) fprintf(f, " %s", requant_name(en->requant[i]));
-        if (en->shift_rounds & (1 << ROUND_HALF_EVEN)) fprintf(f, " shift");
-        if (en->shift_rounds & (1 << ROUND_TFLITE)) fprintf(f, " shift:tflite");
+        fprintf(f, " %s", requant_text(&en->requant));
         if (en->rows) fprintf(f, "; array %dx%d", en->rows, en->cols);
         if (en->description) fprintf(f, "; %s", en->description);
         fprintf(f, "; ops");
@@ -1371,27 +1397,23 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
         *why = arena_printf("%s has no %s kernel", e->name, op_name(op->kind));
         return 0;
     }
+    const RequantSet *rs = eo->has_requant ? &eo->requant : &e->requant;
     int ok_rq = op->rq == RQ_NONE;
-    for (int i = 0; i < e->nrequant; i++)
-        if (e->requant[i] == op->rq ||
-            (e->requant[i] == RQ_SHIFT && op->exact_shift && (e->shift_rounds & (1 << op->shift_round))))
+    for (int i = 0; i < rs->n; i++)
+        if (rs->kinds[i] == op->rq ||
+            (rs->kinds[i] == RQ_SHIFT && op->exact_shift && (rs->shift_rounds & (1 << op->shift_round))))
             ok_rq = 1;
     if (!ok_rq) {
         /* say what the engine reproduces and what this op needs */
-        char has[128] = "";
-        for (int i = 0; i < e->nrequant; i++)
-            if (e->requant[i] != RQ_SHIFT)
-                snprintf(has + strlen(has), sizeof has - strlen(has), "%s%s", has[0] ? ", " : "", requant_name(e->requant[i]));
-        if (e->shift_rounds & (1 << ROUND_HALF_EVEN)) snprintf(has + strlen(has), sizeof has - strlen(has), "%sshift", has[0] ? ", " : "");
-        if (e->shift_rounds & (1 << ROUND_TFLITE)) snprintf(has + strlen(has), sizeof has - strlen(has), "%sshift:tflite", has[0] ? ", " : "");
         const char *need = requant_name(op->rq);
         if (op->exact_shift)
             need = op->shift_round == ROUND_TFLITE ? "tflite (a power-of-two shift with TFLite's rounding: shift:tflite)"
                                                    : "float (a power-of-two shift rounded half to even: shift)";
-        else if (e->shift_rounds && (op->rq == RQ_FLOAT || op->rq == RQ_TFLITE))
+        else if (rs->shift_rounds && (op->rq == RQ_FLOAT || op->rq == RQ_TFLITE))
             need = arena_printf("%s (its scales are not exact powers of two%s)", need,
                                 op->rq == RQ_FLOAT ? ", or its accumulator may exceed 2^24" : "");
-        *why = arena_printf("%s implements %s requantization; this op's is %s", e->name, has, need);
+        *why = arena_printf("%s%s%s implements %s requantization; this op's is %s", e->name,
+                            eo->has_requant ? "'s " : "", eo->has_requant ? op_name(op->kind) : "", requant_text(rs), need);
         return 0;
     }
     if (e->is_cpu && !eo->kernel_file && op->kind != OP_RESHAPE) {

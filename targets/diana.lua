@@ -34,9 +34,6 @@ local function objective(t, op, rows, cols)
   return obj
 end
 
-local NOT_SHIFT = "digital implements only exact shift requantization here; this op's float scale is not an "
-  .. "exact power of two (or its accumulator may exceed 2^24)"
-
 -- the hardware (the device model kernels/diana.c gets these through the
 -- array, startup, memory and device fields: this file is their one source)
 local ROWS, COLS = 16, 16       -- PE array
@@ -104,13 +101,10 @@ return target "diana" {
       array = { rows = ROWS, cols = COLS },   -- K (conv) or C (fc) on the rows, OX or K on the columns
       -- the device model's other constants (HTC_DEV_<NAME> in kernels/diana.c)
       device = { DW_MACS_X4 = DW_MACS_X4, ADD_LANES = LANES, ISSUE = 10 },
-      -- power-of-two shift (conv, FC, add: exact shifts only, see their
-      -- accepts), rounded half to even (onnxruntime's float scale 2^-s) or
-      -- as TFLite rounds a multiplier of 2^30 (.tflite models whose scales
-      -- are powers of two: "shift:tflite"); the pool unit applies
-      -- onnxruntime's float scale of the average (1 / window is rarely a
-      -- power of two)
-      requant = { "shift", "shift:tflite", "float" },
+      -- power-of-two shift (conv, FC, add), rounded half to even
+      -- (onnxruntime's float scale 2^-s) or as TFLite rounds a multiplier
+      -- of 2^30 (.tflite models whose scales are powers of two)
+      requant = { "shift", "shift:tflite" },
       ops = {
         conv2d = {
           kernel = "kernels/diana.c", fn = "htc__dev_conv",
@@ -118,7 +112,6 @@ return target "diana" {
           macs_per_cycle = 256,   -- depthwise: 3.75, stated by the tile function
           double_buffer = true,
           accepts = function(op)
-            if op.requant ~= "shift" then return false, NOT_SHIFT end
             if op.weight_bits ~= 8 then return false, "weights are not int8" end
             if op.dilation ~= 1 then return false, "dilation > 1" end
             if op.stride > 2 then return false, "stride > 2" end
@@ -152,7 +145,6 @@ return target "diana" {
           macs_per_cycle = 256,
           double_buffer = true,
           accepts = function(op)
-            if op.requant ~= "shift" then return false, NOT_SHIFT end
             if op.batches ~= 1 then return false, "batch > 1" end
             if op.weight_zp ~= 0 then return false, "weight zero point" end
             if op.int32_out ~= 0 then return false, "int32 output" end
@@ -168,7 +160,6 @@ return target "diana" {
           template = "templates/diana/add.c.in",
           double_buffer = true,
           accepts = function(op)
-            if op.requant ~= "shift" then return false, NOT_SHIFT end
             if op.broadcast ~= 0 then return false, "broadcast operand" end
             return true
           end,
@@ -179,13 +170,15 @@ return target "diana" {
         -- global average pool: tiles over C (and output rows), the whole
         -- window in L1; 16 channel lanes, one window element per cycle
         avgpool = {
+          -- the pool unit applies onnxruntime's float scale of the average
+          -- (1 / window is rarely a power of two)
+          requant = { "float" },
           kernel = "kernels/diana.c", fn = "htc__dev_pool",
           template = "templates/diana/pool.c.in",
           macs_per_cycle = LANES,
           double_buffer = true,
           accepts = function(op)
             if op.global ~= 1 then return false, "not a global average pool" end
-            if op.requant ~= "float" then return false, "not onnxruntime's float scale" end
             if op.in_shape[1] ~= 1 then return false, "batch > 1" end
             if #op.in_shape ~= 4 then return false, "input rank is not 4" end
             return true

@@ -50,8 +50,8 @@ local function layer_cycles(t, op, w_bytes)
   return cdiv(op.K, t.K) * (weight_dma(w_bytes) + tiles * (STARTUP + compute(t, op) + tile_dma(t)))
 end
 
-local function tflite_only(op)
-  if op.requant ~= "tflite" then return false, "the requantization unit implements TFLite's arithmetic only" end
+-- (the core sends only ops with TFLite's arithmetic: requant below)
+local function supported(op)
   if op.weight_bits ~= 8 then return false, "weights are not int8" end
   if op.weight_zp ~= 0 then return false, "weight zero point" end
   if op.batches ~= 1 then return false, "batch > 1" end
@@ -105,7 +105,7 @@ return target "npu" {
           template = "templates/npu/conv2d.c.in",
           macs_per_cycle = ROWS * COLS,
           accepts = function(op)
-            local ok, why = tflite_only(op)
+            local ok, why = supported(op)
             if not ok then return false, why end
             if op.dilation ~= 1 then return false, "dilation > 1" end
             if op.groups ~= 1 and (op.depthwise == 0 or op.depth_multiplier ~= 1) then
@@ -128,7 +128,7 @@ return target "npu" {
           kernel = "kernels/npu.c", fn = "htc__npu_fc",
           template = "templates/npu/fc.c.in",
           macs_per_cycle = ROWS * COLS,
-          accepts = tflite_only,
+          accepts = supported,
           tile = function(t, op)
             local w = t.w_bytes + 3 + 8 * t.K
             return {

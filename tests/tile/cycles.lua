@@ -22,6 +22,7 @@ return target "cycles" {
   engines = {
     acc = {
       memory = "L1", weights = "WD", requant = { "shift" }, startup = 50,
+      array = { rows = 16, cols = 16 }, device = { DW_MACS_X4 = 15, ADD_LANES = 16, ISSUE = 10 },
       ops = {
         conv2d = {
           kernel = "kernels/diana.c", fn = "htc__dev_conv", template = "templates/diana/conv2d.c.in",
