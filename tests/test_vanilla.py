@@ -64,12 +64,12 @@ def test_vanilla_scratchpad_below_core_refused(tmp_path):
     assert src != open(VANILLA).read()
     tgt = str(tmp_path / "liar.lua")
     open(tgt, "w").write(src)
-    line = next(i + 1 for i, l in enumerate(src.split("\n")) if "tile = function" in l)
+    line = next(i + 1 for i, l in enumerate(src.split("\n")) if "l1_bytes = l1 - 4" in l)   # the field's line
     r = subprocess.run([oo.HTC, "compile", model, "-t", tgt, "-o", str(tmp_path / "m.h")], capture_output=True,
                        text=True)
     assert r.returncode == 1 and not os.path.exists(tmp_path / "m.h"), r.stderr
     err = r.stderr.strip().split("\n")
-    assert len(err) == 1 and err[0].startswith("htc: error: %s:%d: vanilla.ops.qconv2d.tile: l1_bytes is " % (tgt, line)), err
+    assert len(err) == 1 and err[0].startswith("htc: error: %s:%d: vanilla.ops.conv2d.tile.l1_bytes is " % (tgt, line)), err
     assert "never shrink" in err[0]
 
 
