@@ -691,6 +691,16 @@ static int memory_index(const Target *t, const char *name)
     return -1;
 }
 
+static int by_memory_name(const void *a, const void *b)
+{
+    return strcmp(((const Memory *)a)->name, ((const Memory *)b)->name);
+}
+
+static int by_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void read_memories(LoadedTarget *lt)
 {
     lua_State *L = lt->L;
@@ -729,6 +739,9 @@ static void read_memories(LoadedTarget *lt)
         lua_pop(L, 2);
     }
     lua_pop(L, 1);
+    /* by name: a Lua table has no order (lua_next follows a hash seeded
+       per run), and the plan, the report and the header must not vary */
+    qsort(t->memories, (size_t)t->nmemories, sizeof(Memory), by_memory_name);
 }
 
 static OpKind op_kind_by_name(const char *s)
@@ -904,6 +917,16 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             e->device_values[e->ndevice++] = lua_tonumber(L, -1);
             lua_pop(L, 1);
         }
+        /* by name (lua_next's order varies from run to run) */
+        for (int i = 1; i < e->ndevice; i++)
+            for (int j = i; j > 0 && strcmp(e->device_names[j - 1], e->device_names[j]) > 0; j--) {
+                const char *tn = e->device_names[j];
+                double tv = e->device_values[j];
+                e->device_names[j] = e->device_names[j - 1];
+                e->device_values[j] = e->device_values[j - 1];
+                e->device_names[j - 1] = tn;
+                e->device_values[j - 1] = tv;
+            }
     } else if (ty != LUA_TNIL) {
         kk[nkeys] = "device";
         field_error(lt, kk, nkeys + 1, "expected a table { NAME = number, ... } (HTC_DEV_<NAME> in the device model)");
@@ -1144,10 +1167,26 @@ Target *target_load(const char *path)
     t->nengines = 1;
 
     if (nacc) {
+        /* accelerators in name order (lua_next's order varies from run to
+           run; dispatch tries them in this order) */
         rawfield(L, -1, "engines");
+        const char **names = arena_alloc(sizeof(char *) * (size_t)nacc);
+        int nn = 0;
         lua_pushnil(L);
         while (lua_next(L, -2)) {
-            const char *ek[8] = {"engines", lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?"};
+            lua_pop(L, 1);
+            if (lua_type(L, -1) != LUA_TSTRING || nn == nacc) {
+                const char *k[1] = {"engines"};
+                field_error(lt, k, 1, "accelerators are named by string keys");
+            }
+            names[nn++] = arena_strdup(lua_tostring(L, -1));
+        }
+        qsort(names, (size_t)nn, sizeof(char *), by_cstr);
+        for (int q = 0; q < nn; q++) {
+            lua_pushstring(L, names[q]);
+            lua_pushvalue(L, -1);
+            lua_rawget(L, -3);
+            const char *ek[8] = {"engines", names[q]};
             Engine *e = &t->engines[t->nengines];
             e->name = arena_strdup(ek[1]);
             if (lua_istable(L, -1)) {
@@ -1160,7 +1199,7 @@ Target *target_load(const char *path)
             }
             read_engine(lt, e, t->nengines, ek, 2);
             t->nengines++;
-            lua_pop(L, 1);
+            lua_pop(L, 2);
         }
         lua_pop(L, 1);
     }
