@@ -1778,6 +1778,12 @@ static void build_float_group(Val *f, const QP *q, const char *why)
         /* the same sum and division as QLinearAveragePool, then
            QuantizeLinear's rounding */
         if (!f->in[0] || f->in[0]->kind != V_DQ) fail("the input must be a DequantizeLinear output");
+        /* onnxruntime pools in NCHWc blocks (sums in window order) when the
+           channels are a multiple of its block size, 16 with AVX-512 and 8
+           with AVX2; other pooling kernels sum in other orders */
+        if (f->in[0]->rank != 4 || f->in[0]->shape[1] % 16)
+            fail("%s: --float-fallback reproduces AveragePool over a multiple of 16 channels (onnxruntime's NCHWc "
+                 "pooling), not %d", why, f->in[0]->rank == 4 ? f->in[0]->shape[1] : 0);
         QP xq = qp_of_dq(f->in[0]);
         build_avgpool(f->in[0]->src, &xq, q, 0, 1);
     } else if (!strcmp(op, "Conv")) {
