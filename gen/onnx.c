@@ -299,7 +299,7 @@ typedef struct Val {
     const Onnx__NodeProto *node;
     int node_index;
     struct Val *in[OP_MAX_IO];
-    int relu;                   /* a Relu/Clip follows: clip_lo..clip_hi */
+    int relu;                   /* a Relu (1) or Clip (2) follows, or a chain of them (3): clip_lo..clip_hi */
     float clip_lo, clip_hi;
     int ident;                  /* an Identity's output (onnxruntime drops the node) */
     const Onnx__NodeProto *qnode;   /* V_TENSOR: the QuantizeLinear that made it, or NULL */
@@ -1518,6 +1518,26 @@ static void ort_propagate(Val *d, const Val *xv)
     d->ortvia = d->ortdq ? NULL : op;
 }
 
+/* Does onnxruntime drop the Relu/Clip between f and its QuantizeLinear
+   (parameters q)? A Relu when the zero point is the type's minimum; a Clip
+   when its range covers the quantized one: in float within FLT_EPSILON
+   (ClipQuantFusion), or once quantized, rint(bound / scale) + zp beyond
+   the type's range (the QDQ selector's IsClipMadeRedundantByQ). Either
+   way the quantized result is the same without it. One activation only. */
+static int act_redundant(const Val *f, const QP *q)
+{
+    if (q->n != 1 || f->relu == 3) return 0;
+    int32_t qmin = q->type == DT_UINT8 ? 0 : -128, qmax = qmin + 255, zp = q->zp[0];
+    float s = q->scale[0];
+    if (f->relu == 1) return zp == qmin;
+    volatile float lower = s * (float)(qmin - zp), upper = s * (float)(qmax - zp);
+    volatile float dl = f->clip_lo - lower, du = upper - f->clip_hi;
+    if (!(FLT_EPSILON < dl) && !(FLT_EPSILON < du)) return 1;
+    volatile float ql = f->clip_lo / s, qh = f->clip_hi / s;
+    double rl = rint((double)ql) + zp, rh = rint((double)qh) + zp;
+    return rl <= qmin && rh >= qmax;
+}
+
 static const char *tname(DType t) { return t == DT_UINT8 ? "uint8" : t == DT_INT8 ? "int8" : dtype_name(t); }
 
 /* Why onnxruntime leaves the QDQ group ending in float result f (quantized
@@ -1563,14 +1583,12 @@ static const char *float_reason(Val *f, const QP *q, DType *out_t)
                                     "x_scale * w_scale (%g)", fop, fname, bs, m, (double)p);
         }
     }
-    if (f->relu) {
-        /* removable when the quantized range already lies inside the clip
-           range: scale * (qmin - zp) >= lo, scale * (qmax - zp) <= hi */
+    if (f->relu && !act_redundant(f, q)) {
         int32_t qmin = q->type == DT_UINT8 ? 0 : -128, qmax = qmin + 255;
-        float ql = q->n == 1 ? q->scale[0] * (float)(qmin - q->zp[0]) : 0, qh = q->n == 1 ? q->scale[0] * (float)(qmax - q->zp[0]) : 0;
-        if (q->n != 1 || !(ql >= f->clip_lo) || !(qh <= f->clip_hi))
-            return arena_printf("the Relu/Clip after %s '%s' clips inside the quantized range [%g, %g]", fop, fname,
-                                (double)ql, (double)qh);
+        float ql = q->scale[0] * (float)(qmin - q->zp[0]), qh = q->scale[0] * (float)(qmax - q->zp[0]);
+        return arena_printf(f->relu == 3 ? "a chain of Relu/Clip follows %s '%s'"
+                                         : "the Relu/Clip after %s '%s' clips inside the quantized range [%g, %g]",
+                            fop, fname, (double)ql, (double)qh);
     }
     if (table_op(fop)) return NULL;
     if (!strcmp(fop, "Gemm") && f->in[2] &&
@@ -2516,7 +2534,7 @@ static void h_float(void)
             *v = *x;
             v->name = keep.name;
             v->uses = 0;
-            v->relu = 1;
+            v->relu = x->relu ? 3 : !strcmp(op, "Relu") ? 1 : 2;
             v->clip_lo = x->relu ? (lo > x->clip_lo ? lo : x->clip_lo) : lo;
             v->clip_hi = x->relu ? (hi < x->clip_hi ? hi : x->clip_hi) : hi;
             return;
