@@ -326,6 +326,47 @@ static inline int32_t htc__requant(int32_t acc, int32_t m, int shift, int32_t zp
     return htc__rq_apply(&q, acc, zp, lo, hi);
 }
 
+/* Requantization on the portable paths of cores without SIMD, in 32-bit
+   steps around one 32x32->64 multiply (MUL and MULH on RV32), exact while
+   |acc| < 2^30 (htc__prq_ok checks that from the layer's bias and tap
+   count, with m >= 0 and every shift in [-31, -1]):
+   SaturatingRoundingDoublingHighMul (acc*m + 2^30) >> 31 is the high word
+   of 2acc*m + 2^31, i.e. the high word of 2acc*m plus bit 31 of its low
+   word; RoundingDivideByPOT is (h + 2^(e-1) - (h < 0)) >> e, which equals
+   gemmlowp's remainder test and cannot overflow since |h| < 2^30. */
+typedef struct {
+    int32_t m, c, e;
+} htc__prq;
+
+static inline htc__prq htc__prq_make(int32_t m, int shift)
+{
+    htc__prq q;
+    q.m = m;
+    q.e = -shift;
+    q.c = q.e > 0 && q.e < 32 ? HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1) : 0;   /* unused otherwise */
+    return q;
+}
+
+static inline int32_t htc__prq_apply(htc__prq q, int32_t acc)
+{
+    const int64_t pr = HTC__CAST(int64_t, acc * 2) * q.m;
+    const int32_t h = HTC__CAST(int32_t, pr >> 32) + HTC__CAST(int32_t, HTC__CAST(uint32_t, pr) >> 31);
+    return (h + q.c + (h >> 31)) >> q.e;
+}
+
+static HTC__UNUSED int htc__prq_ok(const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
+                                   int32_t taps)
+{
+    int32_t i, mb = 0;
+    for (i = 0; i < nq; i++)
+        if (mult[i] < 0 || shift[i] > -1 || shift[i] < -31) return 0;
+    for (i = 0; bias && i < nb; i++) {
+        const int32_t a = bias[i] < 0 ? -(bias[i] + 1) : bias[i];
+        mb = a > mb ? a : mb;
+    }
+    return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
+}
+
 /* Count leading zeros of a 32-bit value; 32 for 0. */
 static inline int htc__clz32(uint32_t x)
 {

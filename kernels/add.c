@@ -133,6 +133,66 @@ static inline int htc__add_dsp_ok(const htc__binary_params *p)
 }
 #endif
 
+#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+/* Portable path (no broadcasting, multipliers in [0, 2^31), right shifts,
+   left shift <= 23): the same steps in 32-bit arithmetic around one
+   32x32->64 multiply each (MUL and MULH on RV32): the values stay below 2^29
+   in magnitude, so the rounding shift is (h + 2^(e-1) - (h < 0 and e > 0)) >> e
+   without overflow; an input whose multiplier is exactly 1/2 (shift 0) is
+   the exact shift (x + offset) << (left_shift - 1). */
+static inline int32_t htc__add_srdhm(int32_t x, int32_t m)
+{
+    return HTC__CAST(int32_t, (HTC__CAST(int64_t, x) * m + (HTC__CAST(int64_t, 1) << 30)) >> 31);
+}
+
+static inline int32_t htc__add_rdiv(int32_t h, int32_t c, int32_t mk, int32_t e)
+{
+    return (h + c + ((h >> 31) & mk)) >> e;
+}
+
+static HTC__NOINLINE HTC__NOSCHED void htc__add_port(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+                                                     int32_t n)
+{
+    const int32_t half = HTC__CAST(int32_t, 1) << 30, ls = p->left_shift;
+    const int32_t ea = -p->a_shift, eb = -p->b_shift, eo = -p->out_shift;
+    const int32_t ca = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << ea) >> 1), cb = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << eb) >> 1);
+    const int32_t co = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << eo) >> 1);
+    const int32_t ma = ea ? -1 : 0, mb = eb ? -1 : 0, mo = eo ? -1 : 0;
+    const int32_t ao = p->a_offset, bo = p->b_offset, am = p->a_mult, bm = p->b_mult, om = p->out_mult;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t sc = HTC__CAST(int32_t, 1) << ls;
+    const int bhalf = bm == half && eb == 0 && ls > 0, ahalf = am == half && ea == 0 && ls > 0;
+    int32_t i;
+    if (bhalf || ahalf) {
+        /* the half input as b */
+        const int8_t *x = bhalf ? a : b, *y = bhalf ? b : a;
+        const int32_t xo = bhalf ? ao : bo, yo = bhalf ? bo : ao, xm = bhalf ? am : bm;
+        const int32_t xc = bhalf ? ca : cb, xk = bhalf ? ma : mb, xe = bhalf ? ea : eb;
+        const int32_t hs = sc >> 1;
+        for (i = 0; i < n; i++) {
+            const int32_t s = htc__add_rdiv(htc__add_srdhm((x[i] + xo) * sc, xm), xc, xk, xe) + (y[i] + yo) * hs;
+            int32_t v = htc__add_rdiv(htc__add_srdhm(s, om), co, mo, eo) + zp;
+            v = v < lo ? lo : (v > hi ? hi : v);
+            out[i] = HTC__CAST(int8_t, v);
+        }
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        const int32_t s = htc__add_rdiv(htc__add_srdhm((a[i] + ao) * sc, am), ca, ma, ea) +
+                          htc__add_rdiv(htc__add_srdhm((b[i] + bo) * sc, bm), cb, mb, eb);
+        int32_t v = htc__add_rdiv(htc__add_srdhm(s, om), co, mo, eo) + zp;
+        v = v < lo ? lo : (v > hi ? hi : v);
+        out[i] = HTC__CAST(int8_t, v);
+    }
+}
+
+static inline int htc__add_port_ok(const htc__binary_params *p)
+{
+    return p->a_mult >= 0 && p->b_mult >= 0 && p->out_mult >= 0 && p->a_shift <= 0 && p->b_shift <= 0 &&
+           p->out_shift <= 0 && p->left_shift >= 0 && p->left_shift <= 23;
+}
+#endif
+
 static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     const int32_t n0 = p->out_shape[0], n1 = p->out_shape[1], n2 = p->out_shape[2], n3 = p->out_shape[3];
@@ -145,6 +205,12 @@ static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a
 #ifdef HTC__DSP
         if (htc__add_dsp_ok(p)) {
             htc__add_dsp(p, a, b, out, n);
+            return;
+        }
+#endif
+#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+        if (htc__add_port_ok(p)) {
+            htc__add_port(p, a, b, out, n);
             return;
         }
 #endif

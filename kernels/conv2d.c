@@ -968,63 +968,30 @@ static HTC__UNUSED void htc__conv2d_dsp(const htc__conv_params *p, const int8_t 
 #define HTC__PORT_COLS 144
 #endif
 
-/* Requantization with 32-bit steps around one 32x32->64 multiply (MUL and
-   MULH on RV32): SaturatingRoundingDoublingHighMul for m >= 0, then
-   RoundingDivideByPOT as (h + 2^(e-1) - (h < 0)) >> e, which equals
-   gemmlowp's remainder test and cannot overflow while |acc| < 2^30 (then
-   |h| < 2^30): htc__prq_ok checks that from the layer's bias and tap count,
-   with every shift in [-31, -1]. */
-typedef struct {
-    int32_t m, c, e;
-} htc__prq;
-
-static inline htc__prq htc__prq_make(int32_t m, int shift)
-{
-    htc__prq q;
-    q.m = m;
-    q.e = -shift;
-    q.c = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1);
-    return q;
-}
-
-static inline int32_t htc__prq_apply(htc__prq q, int32_t acc)
-{
-    const int32_t h = HTC__CAST(int32_t, (HTC__CAST(int64_t, acc) * q.m + (HTC__CAST(int64_t, 1) << 30)) >> 31);
-    return (h + q.c + (h >> 31)) >> q.e;
-}
-
-static HTC__UNUSED int htc__prq_ok(const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
-                                   int32_t taps)
-{
-    int32_t i, mb = 0;
-    for (i = 0; i < nq; i++)
-        if (mult[i] < 0 || shift[i] > -1 || shift[i] < -31) return 0;
-    for (i = 0; bias && i < nb; i++) {
-        const int32_t a = bias[i] < 0 ? -(bias[i] + 1) : bias[i];
-        mb = a > mb ? a : mb;
-    }
-    return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
-}
-
 /* Requantize the block's accumulators acc[0..3] (pixel 0) and acc[4..7]
    (pixel 1) of channels oc.. (nb of them) and store them at o0 / o1. */
 static HTC__UNUSED void htc__port_store(const htc__conv_params *p, int fast, int32_t oc, int32_t nb, int np,
                                         const int32_t *acc, int8_t *o0, int8_t *o1)
 {
     const int32_t mstep = p->per_channel ? 1 : 0, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
-    int32_t k, j;
-    for (k = 0; k < nb; k++) {
-        const int32_t m = p->mult[(oc + k) * mstep], s = p->shift[(oc + k) * mstep];
-        for (j = 0; j < np; j++) {
-            int32_t v;
-            if (fast) {
-                v = htc__prq_apply(htc__prq_make(m, s), acc[4 * j + k]) + zp;
-                v = v < lo ? lo : (v > hi ? hi : v);
-            } else {
-                v = htc__requant(acc[4 * j + k], m, s, zp, lo, hi);
+    const int32_t *mult = p->mult + oc * mstep;
+    const int8_t *shift = p->shift + oc * mstep;
+    int32_t k;
+    if (fast) {
+        for (k = 0; k < nb; k++, mult += mstep, shift += mstep) {
+            const htc__prq q = htc__prq_make(*mult, *shift);
+            int32_t v = htc__prq_apply(q, acc[k]) + zp;
+            o0[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+            if (np > 1) {
+                v = htc__prq_apply(q, acc[4 + k]) + zp;
+                o1[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
             }
-            (j ? o1 : o0)[k] = HTC__CAST(int8_t, v);
         }
+        return;
+    }
+    for (k = 0; k < nb; k++, mult += mstep, shift += mstep) {
+        o0[k] = HTC__CAST(int8_t, htc__requant(acc[k], *mult, *shift, zp, lo, hi));
+        if (np > 1) o1[k] = HTC__CAST(int8_t, htc__requant(acc[4 + k], *mult, *shift, zp, lo, hi));
     }
 }
 
