@@ -97,27 +97,39 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__add_dsp_half(const htc__add_rq q
     }
 }
 
-static HTC__NOINLINE HTC__DSP_NOSCHED void htc__add_dsp(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+/* the half case's set-up: b (half = 1) or a (half = 0) is the input with
+   multiplier 1/2 */
+static HTC__NOINLINE HTC__COLD void htc__add_dsp_h(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+                                                   int32_t n, int half_b)
+{
+    htc__add_rq q = htc__add_rq_make(p->out_mult, p->out_shift);
+    q.c += p->out_zp * (HTC__CAST(int32_t, 1) << q.e);
+    if (half_b)
+        htc__add_dsp_half(htc__add_rq_make(p->a_mult, p->a_shift), p->a_offset * (HTC__CAST(int32_t, 1) << 20), p->b_offset, q, a,
+                          b, out, n);
+    else
+        htc__add_dsp_half(htc__add_rq_make(p->b_mult, p->b_shift), p->b_offset * (HTC__CAST(int32_t, 1) << 20), p->a_offset, q, b,
+                          a, out, n);
+}
+
+/* 1 if input b (1) or a (0) suits htc__add_dsp_half, else -1 */
+static inline int htc__add_dsp_half_ok(const htc__binary_params *p)
+{
+    const int32_t half = HTC__CAST(int32_t, 1) << 30;
+    if (p->left_shift != 20 || p->act_min != -128 || p->act_max != 127 || p->out_shift > -1 || p->out_shift < -23) return -1;
+    if (p->b_mult == half && p->b_shift == 0) return 1;
+    if (p->a_mult == half && p->a_shift == 0) return 0;
+    return -1;
+}
+
+static HTC__NOINLINE HTC__COLD HTC__DSP_NOSCHED void htc__add_dsp(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out,
                                                         int32_t n)
 {
     const htc__add_rq qa = htc__add_rq_make(p->a_mult, p->a_shift), qb = htc__add_rq_make(p->b_mult, p->b_shift);
     const htc__add_rq qo = htc__add_rq_make(p->out_mult, p->out_shift);
     const int32_t ls = p->left_shift, ao = p->a_offset * (HTC__CAST(int32_t, 1) << ls), bo = p->b_offset * (HTC__CAST(int32_t, 1) << ls);
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
-    const int32_t half = HTC__CAST(int32_t, 1) << 30;
     int32_t i;
-    if (ls == 20 && lo == -128 && hi == 127 && qo.e >= 1 && qo.e <= 23) {
-        htc__add_rq q = qo;
-        q.c += zp * (HTC__CAST(int32_t, 1) << q.e);
-        if (p->b_mult == half && p->b_shift == 0) {
-            htc__add_dsp_half(qa, ao, p->b_offset, q, a, b, out, n);
-            return;
-        }
-        if (p->a_mult == half && p->a_shift == 0) {
-            htc__add_dsp_half(qb, bo, p->a_offset, q, b, a, out, n);
-            return;
-        }
-    }
     for (i = 0; i < n; i++) {
         const int32_t x = a[i] * (HTC__CAST(int32_t, 1) << ls) + ao, y = b[i] * (HTC__CAST(int32_t, 1) << ls) + bo;
         const int32_t v = htc__add_rq_apply(qo, htc__add_rq_apply(qa, x) + htc__add_rq_apply(qb, y)) + zp;
@@ -193,7 +205,7 @@ static inline int htc__add_port_ok(const htc__binary_params *p)
 }
 #endif
 
-static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__add_gen(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     const int32_t n0 = p->out_shape[0], n1 = p->out_shape[1], n2 = p->out_shape[2], n3 = p->out_shape[3];
     if (!p->broadcast) {
@@ -201,18 +213,6 @@ static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a
         int32_t i = 0;
 #ifdef HTC__SSE2
         if (htc__add16_sse2(p, a, b, out, n)) i = n / 16 * 16;
-#endif
-#ifdef HTC__DSP
-        if (htc__add_dsp_ok(p)) {
-            htc__add_dsp(p, a, b, out, n);
-            return;
-        }
-#endif
-#if !defined(HTC__SSE2) && !defined(HTC__DSP)
-        if (htc__add_port_ok(p)) {
-            htc__add_port(p, a, b, out, n);
-            return;
-        }
 #endif
         for (; i < n; i++) out[i] = htc__add_one(p, a[i], b[i]);
     } else {
@@ -230,4 +230,26 @@ static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a
                     }
                 }
     }
+}
+
+/* The path is chosen from the layer's constant parameters: with the call
+   inlined the compiler folds the choice and links only the paths used. */
+static HTC__INLINE HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    const int32_t n = p->out_shape[0] * p->out_shape[1] * p->out_shape[2] * p->out_shape[3];
+#ifdef HTC__DSP
+    if (!p->broadcast && htc__add_dsp_ok(p)) {
+        const int h = htc__add_dsp_half_ok(p);
+        if (h >= 0) htc__add_dsp_h(p, a, b, out, n, h);
+        else htc__add_dsp(p, a, b, out, n);
+        return;
+    }
+#elif !defined(HTC__SSE2)
+    if (!p->broadcast && htc__add_port_ok(p)) {
+        htc__add_port(p, a, b, out, n);
+        return;
+    }
+#endif
+    (void)n;
+    htc__add_gen(p, a, b, out);
 }

@@ -69,7 +69,7 @@ static HTC__UNUSED HTC__AVX2_FN void htc__dw16_avx2(const int8_t *const *xp, int
    bias + off * sum(w) is folded into the starting accumulators: every pixel
    then sums x * w over all taps, a tap outside the input reading a vector of
    in_zp, whose term cancels exactly against its share of off * sum(w). */
-static HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w;
@@ -235,7 +235,7 @@ static inline void htc__dw4_taps(const int8_t *x, const int8_t *w, int32_t n, in
 /* Portable path for depth_mult 1: four channels at a time, outermost, so
    their accumulators stay in registers over all taps of a pixel and their
    requantization constants over all pixels. */
-static HTC__UNUSED void htc__dwconv2d_dm1(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__UNUSED void htc__dwconv2d_dm1(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w;
@@ -301,7 +301,7 @@ static HTC__UNUSED void htc__dwconv2d_dm1(const htc__conv_params *p, const int8_
    four products to four accumulators. Taps outside the input are skipped.
    Channels past the last multiple of four take a plain loop. */
 #ifndef HTC__DSP_DWTAPS
-#define HTC__DSP_DWTAPS 32
+#define HTC__DSP_DWTAPS 25
 #endif
 
 /* n interior output pixels of a 3x3 depthwise layer, four channels: x is the
@@ -354,7 +354,7 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dw3x3_dsp_row(const int8_t *x, i
     }
 }
 
-static HTC__UNUSED void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w;
@@ -362,7 +362,7 @@ static HTC__UNUSED void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_
     const int32_t off = -p->in_zp, o2 = htc__dup16(off), mstep = p->per_channel ? 1 : 0;
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
     const int32_t row_stride = in_w * C, xstep = dil_w * C;
-    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? C : 1);
+    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? C : 1, p->bias, C, ntaps);
     const int full = lo == -128 && hi == 127;
     int32_t tbl[2 * HTC__DSP_DWTAPS];
     int row3;
@@ -461,7 +461,7 @@ static HTC__UNUSED void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_
    folded into the start value bias + off * sum(w); border pixels add the
    offset per valid tap. */
 #ifndef HTC__PORT_DWTAPS
-#define HTC__PORT_DWTAPS 32
+#define HTC__PORT_DWTAPS 25
 #endif
 
 /* requantize four accumulators into o */
@@ -525,7 +525,7 @@ static HTC__NOINLINE HTC__NOSCHED void htc__dw_port_run3(const int8_t *x, int32_
     }
 }
 
-static HTC__UNUSED void htc__dwconv2d_port(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE void htc__dwconv2d_port(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w;
@@ -605,31 +605,9 @@ static HTC__UNUSED void htc__dwconv2d_port(const htc__conv_params *p, const int8
 }
 #endif
 
-static HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+/* any depth multiplier: blocks of output channels, plain loops */
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__dwconv2d_gen(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
-#ifdef HTC__SSE2
-    if (p->depth_mult == 1 && p->k_h * p->k_w <= 2 * HTC__DW_MAXPAIRS) {
-        htc__dwconv2d_sse2(p, in, out);
-        return;
-    }
-#endif
-#ifdef HTC__DSP
-    if (p->depth_mult == 1 && p->k_h * p->k_w <= HTC__DSP_DWTAPS) {
-        htc__dwconv2d_dsp(p, in, out);
-        return;
-    }
-#else
-#ifndef HTC__SSE2
-    if (p->depth_mult == 1 && p->in_c >= 4 && p->k_h * p->k_w <= HTC__PORT_DWTAPS) {
-        htc__dwconv2d_port(p, in, out);
-        return;
-    }
-#endif
-    if (p->depth_mult == 1) {
-        htc__dwconv2d_dm1(p, in, out);
-        return;
-    }
-#endif
     const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
     const int32_t k_h = p->k_h, k_w = p->k_w, dm = p->depth_mult;
@@ -702,4 +680,34 @@ static HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t
             }
         }
     }
+}
+
+/* The path is chosen from the layer's constant parameters: with the call
+   inlined the compiler folds the choice and links only the paths used. */
+static HTC__INLINE HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+#ifdef HTC__SSE2
+    if (p->depth_mult == 1 && p->k_h * p->k_w <= 2 * HTC__DW_MAXPAIRS) {
+        htc__dwconv2d_sse2(p, in, out);
+        return;
+    }
+#endif
+#ifdef HTC__DSP
+    if (p->depth_mult == 1 && p->k_h * p->k_w <= HTC__DSP_DWTAPS) {
+        htc__dwconv2d_dsp(p, in, out);
+        return;
+    }
+#else
+#ifndef HTC__SSE2
+    if (p->depth_mult == 1 && p->in_c >= 4 && p->k_h * p->k_w <= HTC__PORT_DWTAPS) {
+        htc__dwconv2d_port(p, in, out);
+        return;
+    }
+#endif
+    if (p->depth_mult == 1) {
+        htc__dwconv2d_dm1(p, in, out);
+        return;
+    }
+#endif
+    htc__dwconv2d_gen(p, in, out);
 }

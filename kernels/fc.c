@@ -122,21 +122,25 @@ static HTC__UNUSED int32_t htc__fc_dsp1(const int8_t *x, const int8_t *w, int32_
     return a;
 }
 
-static HTC__UNUSED void htc__fc_dsp(const htc__fc_params *p, const int8_t *in, int8_t *out)
+/* rows [o, out_features) of one batch, one at a time (rows past the last
+   group of four; every row of layers htc__dsprq cannot requantize) */
+static HTC__NOINLINE HTC__COLD void htc__fc_dsp_rows(const htc__fc_params *p, const int8_t *in, int32_t o, int8_t *out)
 {
-    const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
-    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? nout : 1);
-    int32_t b, o;
+    const int32_t n = p->in_features, mstep = p->per_channel ? 1 : 0;
+    for (; o < p->out_features; o++) {
+        const int32_t a = (p->bias ? p->bias[o] : 0) + htc__fc_dsp1(in, p->weights + (size_t)o * n, n, -p->in_zp);
+        out[o] = HTC__CAST(int8_t, htc__requant(a, p->mult[o * mstep], p->shift[o * mstep], p->out_zp, p->act_min, p->act_max));
+    }
+}
+
+static HTC__NOINLINE void htc__fc_dsp(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t n = p->in_features, nout = p->out_features;
+    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
+    int32_t b;
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
-        o = 0;
-        if (fast) {
-            htc__fc_dsp4(p, in, 0, nout >> 2, out);
-            o = nout & ~3;
-        }
-        for (; o < nout; o++) {
-            const int32_t a = (p->bias ? p->bias[o] : 0) + htc__fc_dsp1(in, p->weights + (size_t)o * n, n, off);
-            out[o] = HTC__CAST(int8_t, htc__requant(a, p->mult[o * mstep], p->shift[o * mstep], p->out_zp, p->act_min, p->act_max));
-        }
+        if (fast) htc__fc_dsp4(p, in, 0, nout >> 2, out);
+        if (!fast || (nout & 3)) htc__fc_dsp_rows(p, in, fast ? nout & ~3 : 0, out);
     }
 }
 #endif
@@ -166,7 +170,7 @@ static HTC__NOINLINE HTC__NOSCHED void htc__fc_port4(const int8_t *x, const int8
     acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
 }
 
-static HTC__UNUSED void htc__fc_port(const htc__fc_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
@@ -199,7 +203,7 @@ static HTC__UNUSED void htc__fc_port(const htc__fc_params *p, const int8_t *in, 
 }
 #endif
 
-static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__fc_gen(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t n = p->in_features, nout = p->out_features;
     const int32_t off = -p->in_zp;
@@ -210,18 +214,6 @@ static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, in
     const int avx2 = htc__have_avx2();
 #endif
     int32_t b;
-#ifdef HTC__DSP
-    if (woff == 0) {
-        htc__fc_dsp(p, in, out);
-        return;
-    }
-#endif
-#if !defined(HTC__SSE2) && !defined(HTC__DSP)
-    if (woff == 0) {
-        htc__fc_port(p, in, out);
-        return;
-    }
-#endif
     for (b = 0; b < p->batches; b++) {
         const int8_t *x = in + (size_t)b * n;
         int32_t o = 0;
@@ -257,4 +249,28 @@ static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, in
         }
         out += nout;
     }
+}
+
+/* The path is chosen from the layer's constant parameters: with the call
+   inlined the compiler folds the choice and links only the paths used. */
+static HTC__INLINE HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+#ifdef HTC__DSP
+    if ((p->per_channel || p->w_zp == 0) && p->in_features * p->out_features < 1000) {
+        /* a small layer (a classifier head) row by row: less code */
+        int32_t b;
+        for (b = 0; b < p->batches; b++) htc__fc_dsp_rows(p, in + (size_t)b * p->in_features, 0, out + (size_t)b * p->out_features);
+        return;
+    }
+    if (p->per_channel || p->w_zp == 0) {
+        htc__fc_dsp(p, in, out);
+        return;
+    }
+#elif !defined(HTC__SSE2)
+    if (p->per_channel || p->w_zp == 0) {
+        htc__fc_port(p, in, out);
+        return;
+    }
+#endif
+    htc__fc_gen(p, in, out);
 }
