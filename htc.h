@@ -184,6 +184,13 @@ static inline int32_t htc__ssat8(int32_t x) { return x > 127 ? 127 : (x < -128 ?
 #define HTC__NOSCHED
 #endif
 #define HTC__DSP_NOSCHED HTC__NOSCHED
+/* Control code around the inner loops (layer set-up, borders, rare cases)
+   is compiled for size: flash matters as much as speed on an MCU. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__SSE2__)
+#define HTC__COLD __attribute__((optimize("Os")))
+#else
+#define HTC__COLD
+#endif
 
 #ifdef HTC__DSP
 /* 32-bit load/store of any alignment (one LDR/STR on Cortex-M) */
@@ -202,13 +209,15 @@ static inline int32_t htc__dup16(int32_t off)
 
 /* Requantization on the DSP path, the value of htc__rq_apply before the
    output offset, for a multiplier m in [2^30, 2^31) and a right shift e in
-   [1, 23] (htc__dsp_rq_ok; other layers use htc__rq_apply):
+   [1, 23], or up to 31 when |acc| < 2^30 is certain (htc__dsp_rq_ok; other
+   layers use htc__rq_apply):
    - SaturatingRoundingDoublingHighMul (x*m + 2^30) >> 31 is
      (2^32 x + x*(2m - 2^32) + 2^31) >> 32, one SMMLAR with m2 = 2m read as
      int32 (x == m == INT32_MIN cannot occur);
    - RoundingDivideByPOT(h, e) is (h + 2^(e-1) - (h < 0)) >> e; the add
      saturates, which only happens when the exact result is 2^(31-e) >= 256
-     and makes it 2^(31-e) - 1 >= 255: both clamp to the same int8. */
+     and makes it 2^(31-e) - 1 >= 255: both clamp to the same int8; with
+     |acc| < 2^30 it cannot saturate at all. */
 typedef struct {
     int32_t m2, c, e;
 } htc__dsprq;
@@ -229,12 +238,22 @@ static inline int32_t htc__dsprq_apply(htc__dsprq q, int32_t acc)
 }
 
 /* 1 if every channel's multiplier and shift suit htc__dsprq */
-static inline int htc__dsp_rq_ok(const int32_t *mult, const int8_t *shift, int32_t n)
+/* nq multipliers; bias[0..nb) (or NULL) and taps products per output bound
+   |acc| by max|bias| + taps * 255 * 128 */
+static HTC__UNUSED HTC__COLD int htc__dsp_rq_ok(const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
+                                      int32_t taps)
 {
-    int32_t i;
-    for (i = 0; i < n; i++)
-        if (mult[i] < (HTC__CAST(int32_t, 1) << 30) || shift[i] > -1 || shift[i] < -23) return 0;
-    return 1;
+    int32_t i, mb = 0, big = 0;
+    for (i = 0; i < nq; i++) {
+        if (mult[i] < (HTC__CAST(int32_t, 1) << 30) || shift[i] > -1 || shift[i] < -31) return 0;
+        big |= shift[i] < -23;
+    }
+    if (!big) return 1;
+    for (i = 0; bias && i < nb; i++) {
+        const int32_t a = bias[i] < 0 ? -(bias[i] + 1) : bias[i];
+        mb = a > mb ? a : mb;
+    }
+    return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
 }
 
 /* clamp to [lo, hi] (int8 range or narrower) */
@@ -324,6 +343,47 @@ static inline int32_t htc__requant(int32_t acc, int32_t m, int shift, int32_t zp
 {
     const htc__rq q = htc__rq_make(m, shift);
     return htc__rq_apply(&q, acc, zp, lo, hi);
+}
+
+/* Requantization on the portable paths of cores without SIMD, in 32-bit
+   steps around one 32x32->64 multiply (MUL and MULH on RV32), exact while
+   |acc| < 2^30 (htc__prq_ok checks that from the layer's bias and tap
+   count, with m >= 0 and every shift in [-31, -1]):
+   SaturatingRoundingDoublingHighMul (acc*m + 2^30) >> 31 is the high word
+   of 2acc*m + 2^31, i.e. the high word of 2acc*m plus bit 31 of its low
+   word; RoundingDivideByPOT is (h + 2^(e-1) - (h < 0)) >> e, which equals
+   gemmlowp's remainder test and cannot overflow since |h| < 2^30. */
+typedef struct {
+    int32_t m, c, e;
+} htc__prq;
+
+static inline htc__prq htc__prq_make(int32_t m, int shift)
+{
+    htc__prq q;
+    q.m = m;
+    q.e = -shift;
+    q.c = q.e > 0 && q.e < 32 ? HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1) : 0;   /* unused otherwise */
+    return q;
+}
+
+static inline int32_t htc__prq_apply(htc__prq q, int32_t acc)
+{
+    const int64_t pr = HTC__CAST(int64_t, acc * 2) * q.m;
+    const int32_t h = HTC__CAST(int32_t, pr >> 32) + HTC__CAST(int32_t, HTC__CAST(uint32_t, pr) >> 31);
+    return (h + q.c + (h >> 31)) >> q.e;
+}
+
+static HTC__UNUSED int htc__prq_ok(const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
+                                   int32_t taps)
+{
+    int32_t i, mb = 0;
+    for (i = 0; i < nq; i++)
+        if (mult[i] < 0 || shift[i] > -1 || shift[i] < -31) return 0;
+    for (i = 0; bias && i < nb; i++) {
+        const int32_t a = bias[i] < 0 ? -(bias[i] + 1) : bias[i];
+        mb = a > mb ? a : mb;
+    }
+    return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
 }
 
 /* Count leading zeros of a 32-bit value; 32 for 0. */

@@ -97,27 +97,39 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__add_dsp_half(const htc__add_rq q
     }
 }
 
-static HTC__NOINLINE HTC__DSP_NOSCHED void htc__add_dsp(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+/* the half case's set-up: b (half = 1) or a (half = 0) is the input with
+   multiplier 1/2 */
+static HTC__NOINLINE HTC__COLD void htc__add_dsp_h(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+                                                   int32_t n, int half_b)
+{
+    htc__add_rq q = htc__add_rq_make(p->out_mult, p->out_shift);
+    q.c += p->out_zp * (HTC__CAST(int32_t, 1) << q.e);
+    if (half_b)
+        htc__add_dsp_half(htc__add_rq_make(p->a_mult, p->a_shift), p->a_offset * (HTC__CAST(int32_t, 1) << 20), p->b_offset, q, a,
+                          b, out, n);
+    else
+        htc__add_dsp_half(htc__add_rq_make(p->b_mult, p->b_shift), p->b_offset * (HTC__CAST(int32_t, 1) << 20), p->a_offset, q, b,
+                          a, out, n);
+}
+
+/* 1 if input b (1) or a (0) suits htc__add_dsp_half, else -1 */
+static inline int htc__add_dsp_half_ok(const htc__binary_params *p)
+{
+    const int32_t half = HTC__CAST(int32_t, 1) << 30;
+    if (p->left_shift != 20 || p->act_min != -128 || p->act_max != 127 || p->out_shift > -1 || p->out_shift < -23) return -1;
+    if (p->b_mult == half && p->b_shift == 0) return 1;
+    if (p->a_mult == half && p->a_shift == 0) return 0;
+    return -1;
+}
+
+static HTC__NOINLINE HTC__COLD HTC__DSP_NOSCHED void htc__add_dsp(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out,
                                                         int32_t n)
 {
     const htc__add_rq qa = htc__add_rq_make(p->a_mult, p->a_shift), qb = htc__add_rq_make(p->b_mult, p->b_shift);
     const htc__add_rq qo = htc__add_rq_make(p->out_mult, p->out_shift);
     const int32_t ls = p->left_shift, ao = p->a_offset * (HTC__CAST(int32_t, 1) << ls), bo = p->b_offset * (HTC__CAST(int32_t, 1) << ls);
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
-    const int32_t half = HTC__CAST(int32_t, 1) << 30;
     int32_t i;
-    if (ls == 20 && lo == -128 && hi == 127 && qo.e >= 1 && qo.e <= 23) {
-        htc__add_rq q = qo;
-        q.c += zp * (HTC__CAST(int32_t, 1) << q.e);
-        if (p->b_mult == half && p->b_shift == 0) {
-            htc__add_dsp_half(qa, ao, p->b_offset, q, a, b, out, n);
-            return;
-        }
-        if (p->a_mult == half && p->a_shift == 0) {
-            htc__add_dsp_half(qb, bo, p->a_offset, q, b, a, out, n);
-            return;
-        }
-    }
     for (i = 0; i < n; i++) {
         const int32_t x = a[i] * (HTC__CAST(int32_t, 1) << ls) + ao, y = b[i] * (HTC__CAST(int32_t, 1) << ls) + bo;
         const int32_t v = htc__add_rq_apply(qo, htc__add_rq_apply(qa, x) + htc__add_rq_apply(qb, y)) + zp;
@@ -133,7 +145,67 @@ static inline int htc__add_dsp_ok(const htc__binary_params *p)
 }
 #endif
 
-static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+/* Portable path (no broadcasting, multipliers in [0, 2^31), right shifts,
+   left shift <= 23): the same steps in 32-bit arithmetic around one
+   32x32->64 multiply each (MUL and MULH on RV32): the values stay below 2^29
+   in magnitude, so the rounding shift is (h + 2^(e-1) - (h < 0 and e > 0)) >> e
+   without overflow; an input whose multiplier is exactly 1/2 (shift 0) is
+   the exact shift (x + offset) << (left_shift - 1). */
+static inline int32_t htc__add_srdhm(int32_t x, int32_t m)
+{
+    return HTC__CAST(int32_t, (HTC__CAST(int64_t, x) * m + (HTC__CAST(int64_t, 1) << 30)) >> 31);
+}
+
+static inline int32_t htc__add_rdiv(int32_t h, int32_t c, int32_t mk, int32_t e)
+{
+    return (h + c + ((h >> 31) & mk)) >> e;
+}
+
+static HTC__NOINLINE HTC__NOSCHED void htc__add_port(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+                                                     int32_t n)
+{
+    const int32_t half = HTC__CAST(int32_t, 1) << 30, ls = p->left_shift;
+    const int32_t ea = -p->a_shift, eb = -p->b_shift, eo = -p->out_shift;
+    const int32_t ca = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << ea) >> 1), cb = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << eb) >> 1);
+    const int32_t co = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << eo) >> 1);
+    const int32_t ma = ea ? -1 : 0, mb = eb ? -1 : 0, mo = eo ? -1 : 0;
+    const int32_t ao = p->a_offset, bo = p->b_offset, am = p->a_mult, bm = p->b_mult, om = p->out_mult;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t sc = HTC__CAST(int32_t, 1) << ls;
+    const int bhalf = bm == half && eb == 0 && ls > 0, ahalf = am == half && ea == 0 && ls > 0;
+    int32_t i;
+    if (bhalf || ahalf) {
+        /* the half input as b */
+        const int8_t *x = bhalf ? a : b, *y = bhalf ? b : a;
+        const int32_t xo = bhalf ? ao : bo, yo = bhalf ? bo : ao, xm = bhalf ? am : bm;
+        const int32_t xc = bhalf ? ca : cb, xk = bhalf ? ma : mb, xe = bhalf ? ea : eb;
+        const int32_t hs = sc >> 1;
+        for (i = 0; i < n; i++) {
+            const int32_t s = htc__add_rdiv(htc__add_srdhm((x[i] + xo) * sc, xm), xc, xk, xe) + (y[i] + yo) * hs;
+            int32_t v = htc__add_rdiv(htc__add_srdhm(s, om), co, mo, eo) + zp;
+            v = v < lo ? lo : (v > hi ? hi : v);
+            out[i] = HTC__CAST(int8_t, v);
+        }
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        const int32_t s = htc__add_rdiv(htc__add_srdhm((a[i] + ao) * sc, am), ca, ma, ea) +
+                          htc__add_rdiv(htc__add_srdhm((b[i] + bo) * sc, bm), cb, mb, eb);
+        int32_t v = htc__add_rdiv(htc__add_srdhm(s, om), co, mo, eo) + zp;
+        v = v < lo ? lo : (v > hi ? hi : v);
+        out[i] = HTC__CAST(int8_t, v);
+    }
+}
+
+static inline int htc__add_port_ok(const htc__binary_params *p)
+{
+    return p->a_mult >= 0 && p->b_mult >= 0 && p->out_mult >= 0 && p->a_shift <= 0 && p->b_shift <= 0 &&
+           p->out_shift <= 0 && p->left_shift >= 0 && p->left_shift <= 23;
+}
+#endif
+
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__add_gen(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     const int32_t n0 = p->out_shape[0], n1 = p->out_shape[1], n2 = p->out_shape[2], n3 = p->out_shape[3];
     if (!p->broadcast) {
@@ -141,12 +213,6 @@ static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a
         int32_t i = 0;
 #ifdef HTC__SSE2
         if (htc__add16_sse2(p, a, b, out, n)) i = n / 16 * 16;
-#endif
-#ifdef HTC__DSP
-        if (htc__add_dsp_ok(p)) {
-            htc__add_dsp(p, a, b, out, n);
-            return;
-        }
 #endif
         for (; i < n; i++) out[i] = htc__add_one(p, a[i], b[i]);
     } else {
@@ -164,4 +230,26 @@ static HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a
                     }
                 }
     }
+}
+
+/* The path is chosen from the layer's constant parameters: with the call
+   inlined the compiler folds the choice and links only the paths used. */
+static HTC__INLINE HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    const int32_t n = p->out_shape[0] * p->out_shape[1] * p->out_shape[2] * p->out_shape[3];
+#ifdef HTC__DSP
+    if (!p->broadcast && htc__add_dsp_ok(p)) {
+        const int h = htc__add_dsp_half_ok(p);
+        if (h >= 0) htc__add_dsp_h(p, a, b, out, n, h);
+        else htc__add_dsp(p, a, b, out, n);
+        return;
+    }
+#elif !defined(HTC__SSE2)
+    if (!p->broadcast && htc__add_port_ok(p)) {
+        htc__add_port(p, a, b, out, n);
+        return;
+    }
+#endif
+    (void)n;
+    htc__add_gen(p, a, b, out);
 }

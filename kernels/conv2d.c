@@ -455,27 +455,30 @@ static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const
    Two output pixels x two output channels per block, the four accumulators
    in registers: per 4 taps the two weight words are sign-extended once
    (SXTB16: taps 0,2 and 1,3) and each feeds two SMLADs, one per pixel. The
-   input side comes in one of three ways:
-   A  k_h*k_w*in_c <= HTC__DSP_COLS: the two pixels' receptive fields are
-      copied once (im2col) into a column buffer on the stack as int16
-      x - in_zp, zero for padding taps, laid out per 4 taps as
+   input side comes in one of two ways:
+   A  receptive fields of up to HTC__DSP_COLS taps: the two pixels' windows
+      are copied once (im2col) into a column buffer on the stack (two
+      sizes, so small layers use a small one) as int16 x - in_zp, zero for
+      padding taps, laid out per 4 taps as
       [p0 taps 0,2][p0 taps 1,3][p1 taps 0,2][p1 taps 1,3], so the inner
       loop loads the input with two LDRDs and no conversion; every output
       channel pair then runs over it.
-   B  1x1, stride 1, no padding, larger in_c: the input pixels are read in
-      place (pixel q + 1 is K bytes after pixel q, like weight row c + 1
-      after row c) and converted with SXTB16; the input offset is folded
-      into the accumulator's start value, bias + off * sum(w).
-   C  otherwise: output channel pairs outermost; a pixel pair whose windows
-      are both inside the input in x reads its kernel rows in place (start
-      value bias + off * sum of the weights of the valid kernel rows), any
-      other pixel is computed alone over its valid taps with the offset
-      added by SXTAB16.
+   C  otherwise: output channel pairs outermost; runs of pixel pairs whose
+      windows are both inside the input in x read their kernel rows in
+      place, converted by SXTB16, the input offset folded into the start
+      value (bias + off * sum of the weights of the valid kernel rows);
+      any other pixel is computed alone over its valid taps with the
+      offset added by SXTAB16.
    Requantization: htc__dsprq (SMMLAR, QADD, shifts) when every channel's
-   multiplier suits it, else htc__rq_apply. */
+   multiplier suits it, else htc__rq_apply. The dispatcher is inlined at
+   each call with the layer's constant parameters, so a model links only
+   the paths its layers take. */
 
 #ifndef HTC__DSP_COLS
-#define HTC__DSP_COLS 144   /* path A for receptive fields up to this many taps: 4 bytes of stack per tap */
+#define HTC__DSP_COLS 128   /* path A for receptive fields up to this many taps: 4 bytes of stack per tap */
+#endif
+#ifndef HTC__DSP_COLS_S
+#define HTC__DSP_COLS_S 64  /* the smaller column buffer */
 #endif
 
 /* One output channel pair's requantization constants and the block's four
@@ -487,7 +490,7 @@ typedef struct {
     int fast, full;             /* htc__dsprq usable; [lo, hi] is all of int8 */
 } htc__dsp_out;
 
-static inline void htc__dsp_out_init(htc__dsp_out *d, const htc__conv_params *p)
+static HTC__NOINLINE HTC__COLD void htc__dsp_out_init(htc__dsp_out *d, const htc__conv_params *p)
 {
     const int32_t nq = p->per_channel ? p->out_c : 1;
     d->mult = p->mult;
@@ -496,21 +499,20 @@ static inline void htc__dsp_out_init(htc__dsp_out *d, const htc__conv_params *p)
     d->zp = p->out_zp;
     d->lo = p->act_min;
     d->hi = p->act_max;
-    d->fast = htc__dsp_rq_ok(p->mult, p->shift, nq);
+    d->fast = htc__dsp_rq_ok(p->mult, p->shift, nq, p->bias, p->out_c, p->k_h * p->k_w * p->in_c);
     d->full = p->act_min == -128 && p->act_max == 127;
 }
 
 /* the block's outputs through htc__rq_apply (multipliers htc__dsprq cannot take) */
-static HTC__NOINLINE void htc__dsp_out_slow(const htc__dsp_out *d, int32_t oc, int32_t nc, int np, int32_t a00, int32_t a01,
+static HTC__NOINLINE HTC__COLD void htc__dsp_out_slow(const htc__dsp_out *d, int32_t oc, int32_t nc, int np, int32_t a00, int32_t a01,
                                             int32_t a10, int32_t a11, int8_t *o0, int8_t *o1)
 {
-    const htc__rq q0 = htc__rq_make(d->mult[oc * d->mstep], d->shift[oc * d->mstep]);
-    const htc__rq q1 = htc__rq_make(d->mult[(oc + nc - 1) * d->mstep], d->shift[(oc + nc - 1) * d->mstep]);
-    o0[0] = HTC__CAST(int8_t, htc__rq_apply(&q0, a00, d->zp, d->lo, d->hi));
-    if (nc > 1) o0[1] = HTC__CAST(int8_t, htc__rq_apply(&q1, a01, d->zp, d->lo, d->hi));
-    if (np > 1) {
-        o1[0] = HTC__CAST(int8_t, htc__rq_apply(&q0, a10, d->zp, d->lo, d->hi));
-        if (nc > 1) o1[1] = HTC__CAST(int8_t, htc__rq_apply(&q1, a11, d->zp, d->lo, d->hi));
+    const int32_t zp = d->zp, lo = d->lo, hi = d->hi;
+    int32_t k;
+    for (k = 0; k < nc; k++) {
+        const htc__rq q = htc__rq_make(d->mult[(oc + k) * d->mstep], d->shift[(oc + k) * d->mstep]);
+        o0[k] = HTC__CAST(int8_t, htc__rq_apply(&q, k ? a01 : a00, zp, lo, hi));
+        if (np > 1) o1[k] = HTC__CAST(int8_t, htc__rq_apply(&q, k ? a11 : a10, zp, lo, hi));
     }
 }
 
@@ -541,6 +543,13 @@ static HTC__INLINE void htc__dsp_out_block(const htc__dsp_out *d, int32_t oc, in
     } else {
         htc__dsp_out_slow(d, oc, nc, np, a00, a01, a10, a11, o0, o1);
     }
+}
+
+/* htc__dsp_out_block out of line, for the paths' rarer blocks */
+static HTC__NOINLINE HTC__COLD void htc__dsp_out_block_n(const htc__dsp_out *d, int32_t oc, int32_t nc, int np, int32_t a00, int32_t a01,
+                                               int32_t a10, int32_t a11, int8_t *o0, int8_t *o1)
+{
+    htc__dsp_out_block(d, oc, nc, np, a00, a01, a10, a11, o0, o1);
 }
 
 /* Path A inner part: output channels [oc, oc + 2 * npairs) of the two
@@ -607,9 +616,9 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_cols_run(const htc__conv_par
         for (k = 8 * n8; k < K; k++) {
             /* tap k: half (k & 2) / 2 of word 4 * (k / 4) + (k & 1), p1 two words on */
             const int16_t *h = HTC__CAST(const int16_t *, HTC__CAST(const void *, xb)) + 8 * (k >> 2) + 2 * (k & 1) + ((k >> 1) & 1);
-            const int32_t c0 = *w0++, c1 = *w1++;
-            a00 += h[0] * c0; a01 += h[0] * c1;
-            a10 += h[4] * c0; a11 += h[4] * c1;
+            const int32_t e0 = *w0++, e1 = *w1++;
+            a00 += h[0] * e0; a01 += h[0] * e1;
+            a10 += h[4] * e0; a11 += h[4] * e1;
         }
         w0 = w1;
         if (d->fast) {
@@ -635,43 +644,6 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_cols_run(const htc__conv_par
         o0 += 2;
         o1 += 2;
     }
-}
-
-/* acc[0..3] += x0.w0, x0.w1, x1.w0, x1.w1 over n bytes read in place (no
-   input offset: the caller folded it into the start values) */
-static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_dot2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0,
-                                                           const int8_t *w1, int32_t n, int32_t *acc)
-{
-    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-    const int8_t *end = x0 + (n & ~3);
-    while (x0 != end) {
-        const int32_t u = htc__ld32(x0), v = htc__ld32(x1);
-        const int32_t ue = htc__sxtb16(u), uo = htc__sxtb16_r8(u), ve = htc__sxtb16(v), vo = htc__sxtb16_r8(v);
-        int32_t w, t;
-        x0 += 4;
-        x1 += 4;
-        w = htc__ld32(w0);
-        w0 += 4;
-        t = htc__sxtb16(w);
-        a00 = htc__smlad(t, ue, a00);
-        a10 = htc__smlad(t, ve, a10);
-        t = htc__sxtb16_r8(w);
-        a00 = htc__smlad(t, uo, a00);
-        a10 = htc__smlad(t, vo, a10);
-        w = htc__ld32(w1);
-        w1 += 4;
-        t = htc__sxtb16(w);
-        a01 = htc__smlad(t, ue, a01);
-        a11 = htc__smlad(t, ve, a11);
-        t = htc__sxtb16_r8(w);
-        a01 = htc__smlad(t, uo, a01);
-        a11 = htc__smlad(t, vo, a11);
-    }
-    for (n &= 3; n > 0; n--) {
-        const int32_t u = *x0++, v = *x1++, c0 = *w0++, c1 = *w1++;
-        a00 += u * c0; a01 += u * c1; a10 += v * c0; a11 += v * c1;
-    }
-    acc[0] = a00; acc[1] = a01; acc[2] = a10; acc[3] = a11;
 }
 
 /* acc[0..1] += (x + off).w0, (x + off).w1 over n bytes */
@@ -773,33 +745,26 @@ static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t 
 }
 
 /* Path A, an odd last output channel of the two pixels in xb */
-static HTC__NOINLINE void htc__dsp_cols_last(const htc__conv_params *p, const htc__dsp_out *d, const int32_t *xb,
-                                             int8_t *o0, int8_t *o1)
+static HTC__NOINLINE HTC__COLD void htc__dsp_cols_last(const htc__conv_params *p, const htc__dsp_out *d, const int32_t *xb,
+                                                       int8_t *o0, int8_t *o1)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c, oc = p->out_c - 1;
     const int8_t *w = p->weights + (size_t)oc * K;
     const int16_t *h = HTC__CAST(const int16_t *, HTC__CAST(const void *, xb));
     int32_t a0 = p->bias ? p->bias[oc] : 0, a1 = a0, k;
-    for (k = 0; k + 4 <= K; k += 4, w += 4, h += 8) {
-        const int32_t v = htc__ld32(w), e = htc__sxtb16(v), o = htc__sxtb16_r8(v);
-        a0 = htc__smlad(e, htc__ld32(h), a0);
-        a0 = htc__smlad(o, htc__ld32(h + 2), a0);
-        a1 = htc__smlad(e, htc__ld32(h + 4), a1);
-        a1 = htc__smlad(o, htc__ld32(h + 6), a1);
-    }
-    for (; k < K; k++, w++) {
-        a0 += h[2 * (k & 1) + ((k >> 1) & 1)] * w[0];
-        a1 += h[4 + 2 * (k & 1) + ((k >> 1) & 1)] * w[0];
+    for (k = 0; k < K; k++) {
+        const int32_t j = 8 * (k >> 2) + 2 * (k & 1) + ((k >> 1) & 1);
+        a0 += h[j] * w[k];
+        a1 += h[j + 4] * w[k];
     }
     htc__dsp_out_slow(d, oc, 1, 2, a0, 0, a1, 0, o0, o1);
 }
 
-static HTC__UNUSED void htc__conv2d_dsp_cols(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_cols(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t *xb)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c, n4 = (K + 3) >> 2;
-    int32_t xb[HTC__DSP_COLS];      /* (n4 <= HTC__DSP_COLS / 4 groups) x 4 words */
-    int8_t tmp[HTC__DSP_COLS];      /* one window as bytes when in_c % 4 != 0 */
+    int8_t *tmp = HTC__CAST(int8_t *, HTC__CAST(void *, xb + 4 * n4));   /* one window as bytes when in_c % 4 != 0 */
     htc__dsp_out d;
     int32_t b, q;
     htc__dsp_out_init(&d, p);
@@ -818,6 +783,20 @@ static HTC__UNUSED void htc__conv2d_dsp_cols(const htc__conv_params *p, const in
     }
 }
 
+/* the column buffer on the stack, in two sizes so that layers with small
+   receptive fields do not pay the larger one's stack */
+static HTC__NOINLINE void htc__conv2d_dsp_cols_s(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    int32_t xb[HTC__DSP_COLS_S];
+    htc__conv2d_dsp_cols(p, in, out, xb);
+}
+
+static HTC__NOINLINE void htc__conv2d_dsp_cols_l(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    int32_t xb[HTC__DSP_COLS];
+    htc__conv2d_dsp_cols(p, in, out, xb);
+}
+
 /* sum of n int8 weights */
 static HTC__UNUSED int32_t htc__dsp_wsum(const int8_t *w, int32_t n)
 {
@@ -832,28 +811,94 @@ static HTC__UNUSED int32_t htc__dsp_wsum(const int8_t *w, int32_t n)
     return s;
 }
 
-/* Path B: 1x1, stride 1, no padding */
-static HTC__UNUSED void htc__conv2d_dsp_1x1(const htc__conv_params *p, const int8_t *in, int8_t *out)
+/* Requantization constants of one output channel pair (fast layers only) */
+typedef struct {
+    htc__dsprq q0, q1;
+    int32_t zp, lo, hi, full, nc;
+    const htc__dsp_out *slow;   /* non-NULL: requantize through htc__dsp_out_slow (channel oc) */
+    int32_t oc;
+} htc__dsp_pair;
+
+/* Path C, inside the input: output channels c, c + 1 (weight rows w0
+   and w0 + K; nc == 1: w0 twice, one stored) of npairs pixel pairs. Pair j
+   reads nrows kernel rows of rowb bytes, row r at x + j * pstep + r * rs for
+   its first pixel and xstep bytes on for the second, the input offset
+   folded into the start values f0, f1; outputs at o + 2 j ostep and
+   ostep bytes on. */
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_direct_run(const int8_t *x, int32_t xstep, int32_t pstep, int32_t rs,
+                                                               int32_t nrows, int32_t rowb, const int8_t *w0, int32_t K,
+                                                               int32_t npairs, int32_t f0, int32_t f1, const htc__dsp_pair *d,
+                                                               int8_t *o, int32_t ostep)
 {
-    htc__dsp_out d;
-    const int32_t out_c = p->out_c, K = p->in_c, npix = p->batches * p->out_h * p->out_w, off = -p->in_zp;
-    int32_t oc, q;
-    htc__dsp_out_init(&d, p);
-    for (oc = 0; oc < out_c; oc += 2) {
-        const int32_t nc = oc + 1 < out_c ? 2 : 1;
-        const int8_t *w0 = p->weights + (size_t)oc * K, *w1 = w0 + (nc - 1) * K;
-        const int32_t s0 = (p->bias ? p->bias[oc] : 0) + off * htc__dsp_wsum(w0, K);
-        const int32_t s1 = (p->bias ? p->bias[oc + nc - 1] : 0) + off * htc__dsp_wsum(w1, K);
-        for (q = 0; q < npix; q += 2) {
-            const int np = q + 1 < npix ? 2 : 1;
-            const int8_t *x0 = in + (size_t)q * K;
-            int32_t acc[4];
-            acc[0] = acc[2] = s0;
-            acc[1] = acc[3] = s1;
-            htc__dsp_dot2x2(x0, np > 1 ? x0 + K : x0, w0, w1, K, acc);
-            htc__dsp_out_block(&d, oc, nc, np, acc[0], acc[1], acc[2], acc[3], out + (size_t)q * out_c + oc, out + (size_t)(q + 1) * out_c + oc);
+    const int8_t *w1 = w0 + (d->nc - 1) * K;
+    for (; npairs > 0; npairs--, x += pstep, o += 2 * ostep) {
+        int32_t a00 = f0, a01 = f1, a10 = f0, a11 = f1, r, v00, v01, v10, v11;
+        for (r = 0; r < nrows; r++) {
+            const int8_t *u = x + r * rs, *wa = w0 + r * rowb, *wb = w1 + r * rowb, *end = u + (rowb & ~3);
+            int32_t i;
+            while (u != end) {
+                const int32_t xa = htc__ld32(u), xb = htc__ld32(u + xstep);
+                const int32_t ue = htc__sxtb16(xa), uo = htc__sxtb16_r8(xa), ve = htc__sxtb16(xb), vo = htc__sxtb16_r8(xb);
+                int32_t w, t;
+                u += 4;
+                w = htc__ld32(wa);
+                wa += 4;
+                t = htc__sxtb16(w);
+                a00 = htc__smlad(t, ue, a00);
+                a10 = htc__smlad(t, ve, a10);
+                t = htc__sxtb16_r8(w);
+                a00 = htc__smlad(t, uo, a00);
+                a10 = htc__smlad(t, vo, a10);
+                w = htc__ld32(wb);
+                wb += 4;
+                t = htc__sxtb16(w);
+                a01 = htc__smlad(t, ue, a01);
+                a11 = htc__smlad(t, ve, a11);
+                t = htc__sxtb16_r8(w);
+                a01 = htc__smlad(t, uo, a01);
+                a11 = htc__smlad(t, vo, a11);
+            }
+            for (i = 0; i < (rowb & 3); i++) {
+                const int32_t p0 = u[i], p1 = u[xstep + i], c0 = wa[i], c1 = wb[i];
+                a00 += p0 * c0; a01 += p0 * c1; a10 += p1 * c0; a11 += p1 * c1;
+            }
+        }
+        if (d->slow) {
+            htc__dsp_out_slow(d->slow, d->oc, d->nc, 2, a00, a01, a10, a11, o, o + ostep);
+            continue;
+        }
+        v00 = htc__dsprq_apply(d->q0, a00) + d->zp;
+        v01 = htc__dsprq_apply(d->q1, a01) + d->zp;
+        v10 = htc__dsprq_apply(d->q0, a10) + d->zp;
+        v11 = htc__dsprq_apply(d->q1, a11) + d->zp;
+        if (d->full) {
+            v00 = htc__ssat8(v00); v01 = htc__ssat8(v01); v10 = htc__ssat8(v10); v11 = htc__ssat8(v11);
+        } else {
+            v00 = htc__dsp_clamp(v00, d->lo, d->hi); v01 = htc__dsp_clamp(v01, d->lo, d->hi);
+            v10 = htc__dsp_clamp(v10, d->lo, d->hi); v11 = htc__dsp_clamp(v11, d->lo, d->hi);
+        }
+        o[0] = HTC__CAST(int8_t, v00);
+        o[ostep] = HTC__CAST(int8_t, v10);
+        if (d->nc > 1) {
+            o[1] = HTC__CAST(int8_t, v01);
+            o[ostep + 1] = HTC__CAST(int8_t, v11);
         }
     }
+}
+
+static inline void htc__dsp_pair_init(htc__dsp_pair *d, const htc__dsp_out *o, int32_t oc, int32_t nc)
+{
+    d->slow = o->fast ? NULL : o;
+    d->oc = oc;
+    if (o->fast) {
+        d->q0 = htc__dsprq_make(o->mult[oc * o->mstep], o->shift[oc * o->mstep]);
+        d->q1 = htc__dsprq_make(o->mult[(oc + nc - 1) * o->mstep], o->shift[(oc + nc - 1) * o->mstep]);
+    }
+    d->zp = o->zp;
+    d->lo = o->lo;
+    d->hi = o->hi;
+    d->full = o->full;
+    d->nc = nc;
 }
 
 #ifndef HTC__DSP_KH
@@ -861,7 +906,33 @@ static HTC__UNUSED void htc__conv2d_dsp_1x1(const htc__conv_params *p, const int
 #endif
 
 /* Path C: general convolution, input read in place */
-static HTC__UNUSED void htc__conv2d_dsp_direct(const htc__conv_params *p, const int8_t *in, int8_t *out)
+/* Path C for 1x1, stride 1, no padding: the pixels of all batches are one
+   row of pixel pairs read in place */
+static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_flat(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    htc__dsp_out d;
+    const int32_t out_c = p->out_c, K = p->in_c, npix = p->batches * p->out_h * p->out_w, off = -p->in_zp;
+    int32_t oc;
+    htc__dsp_out_init(&d, p);
+    for (oc = 0; oc < out_c; oc += 2) {
+        const int32_t nc = oc + 1 < out_c ? 2 : 1;
+        const int8_t *w0 = p->weights + (size_t)oc * K, *w1 = w0 + (nc - 1) * K;
+        const int32_t b0 = p->bias ? p->bias[oc] : 0, b1 = p->bias ? p->bias[oc + nc - 1] : 0;
+        htc__dsp_pair pr;
+        htc__dsp_pair_init(&pr, &d, oc, nc);
+        htc__dsp_direct_run(in, K, 2 * K, 0, 1, K, w0, K, npix >> 1, b0 + off * htc__dsp_wsum(w0, K), b1 + off * htc__dsp_wsum(w1, K),
+                            &pr, out + oc, out_c);
+        if (npix & 1) {
+            int32_t acc[2];
+            acc[0] = b0;
+            acc[1] = b1;
+            htc__dsp_dot1x2(in + (size_t)(npix - 1) * K, w0, w1, K, off, acc);
+            htc__dsp_out_block_n(&d, oc, nc, 1, acc[0], acc[1], 0, 0, out + (size_t)(npix - 1) * out_c + oc, out);
+        }
+    }
+}
+
+static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_direct(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     htc__dsp_out d;
     const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
@@ -877,6 +948,8 @@ static HTC__UNUSED void htc__conv2d_dsp_direct(const htc__conv_params *p, const 
         const int32_t nc = oc + 1 < out_c ? 2 : 1;
         const int8_t *w0 = p->weights + (size_t)oc * K, *w1 = w0 + (nc - 1) * K;
         const int32_t b0 = p->bias ? p->bias[oc] : 0, b1 = p->bias ? p->bias[oc + nc - 1] : 0;
+        htc__dsp_pair pr;
+        htc__dsp_pair_init(&pr, &d, oc, nc);
         for (ky = 0; ky < k_h && pairs; ky++) {
             rs0[ky] = off * htc__dsp_wsum(w0 + ky * rowb, rowb);
             rs1[ky] = off * htc__dsp_wsum(w1 + ky * rowb, rowb);
@@ -896,23 +969,17 @@ static HTC__UNUSED void htc__conv2d_dsp_direct(const htc__conv_params *p, const 
                     const int32_t ix0 = ox * p->stride_w - p->pad_left;
                     int8_t *o = out_b + ((size_t)oy * out_w + ox) * out_c + oc;
                     int32_t acc[4];
-                    if (pairs && ox + 1 < out_w && ix0 >= 0 && ix0 + p->stride_w + (k_w - 1) * dil_w < in_w) {
-                        /* two pixels, every column of both windows inside */
-                        acc[0] = acc[2] = f0;
-                        acc[1] = acc[3] = f1;
-                        for (ky = ky_lo; ky < ky_hi; ky++) {
-                            const int8_t *x = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + ix0 * in_c;
-                            if (dil_w == 1) {
-                                htc__dsp_dot2x2(x, x + xstep, w0 + ky * rowb, w1 + ky * rowb, rowb, acc);
-                            } else {
-                                for (kx = 0; kx < k_w; kx++)
-                                    htc__dsp_dot2x2(x + kx * dil_w * in_c, x + kx * dil_w * in_c + xstep, w0 + ky * rowb + kx * in_c,
-                                                    w1 + ky * rowb + kx * in_c, in_c, acc);
-                            }
-                        }
-                        htc__dsp_out_block(&d, oc, nc, 2, acc[0], acc[1], acc[2], acc[3], o, o + out_c);
-                        ox += 2;
-                    } else {
+                    if (pairs && dil_w == 1 && ox + 1 < out_w && ix0 >= 0 && ix0 + p->stride_w + (k_w - 1) < in_w) {
+                        /* the pairs of interior columns from here */
+                        int32_t n = ((in_w - k_w - ix0) / p->stride_w + 1) >> 1;
+                        n = n < (out_w - ox) >> 1 ? n : (out_w - ox) >> 1;
+                        htc__dsp_direct_run(in_b + (size_t)(iy0 + ky_lo * dil_h) * row_stride + ix0 * in_c, xstep, 2 * xstep,
+                                            dil_h * row_stride, ky_hi - ky_lo, rowb, w0 + ky_lo * rowb, K, n, f0, f1, &pr, o,
+                                            out_c);
+                        ox += 2 * n;
+                        continue;
+                    }
+                    {
                         /* one pixel over its valid taps, offset added per tap */
                         int32_t kx_lo, kx_hi;
                         htc__conv_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
@@ -928,7 +995,7 @@ static HTC__UNUSED void htc__conv2d_dsp_direct(const htc__conv_params *p, const 
                                     htc__dsp_dot1x2(x, u0, u1, in_c, off, acc);
                             }
                         }
-                        htc__dsp_out_block(&d, oc, nc, 1, acc[0], acc[1], 0, 0, o, o);
+                        htc__dsp_out_block_n(&d, oc, nc, 1, acc[0], acc[1], 0, 0, o, o);
                         ox += 1;
                     }
                 }
@@ -937,14 +1004,22 @@ static HTC__UNUSED void htc__conv2d_dsp_direct(const htc__conv_params *p, const 
     }
 }
 
-static HTC__UNUSED void htc__conv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+/* The path is chosen from the layer's constant parameters: with the call
+   inlined the compiler folds the choice, and a model links only the paths
+   its layers use. */
+static HTC__INLINE void htc__conv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c;
-    if (K <= HTC__DSP_COLS)
-        htc__conv2d_dsp_cols(p, in, out);
+    /* path A when the two columns (and, for in_c % 4 != 0, one window as
+       bytes behind them) fit a column buffer */
+    const int32_t n4 = (K + 3) >> 2, need = (p->in_c & 3) ? 5 * n4 : 4 * n4;
+    if (need <= HTC__DSP_COLS_S)
+        htc__conv2d_dsp_cols_s(p, in, out);
+    else if (need <= HTC__DSP_COLS)
+        htc__conv2d_dsp_cols_l(p, in, out);
     else if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
              p->out_h == p->in_h && p->out_w == p->in_w)
-        htc__conv2d_dsp_1x1(p, in, out);
+        htc__conv2d_dsp_flat(p, in, out);
     else
         htc__conv2d_dsp_direct(p, in, out);
 }
@@ -965,46 +1040,11 @@ static HTC__UNUSED void htc__conv2d_dsp(const htc__conv_params *p, const int8_t 
    with the offset added per tap (htc__dot4_s8_c). */
 
 #ifndef HTC__PORT_COLS
-#define HTC__PORT_COLS 144
+#define HTC__PORT_COLS 128   /* path A for receptive fields up to this many taps: 4 bytes of stack per tap */
 #endif
-
-/* Requantization with 32-bit steps around one 32x32->64 multiply (MUL and
-   MULH on RV32): SaturatingRoundingDoublingHighMul for m >= 0, then
-   RoundingDivideByPOT as (h + 2^(e-1) - (h < 0)) >> e, which equals
-   gemmlowp's remainder test and cannot overflow while |acc| < 2^30 (then
-   |h| < 2^30): htc__prq_ok checks that from the layer's bias and tap count,
-   with every shift in [-31, -1]. */
-typedef struct {
-    int32_t m, c, e;
-} htc__prq;
-
-static inline htc__prq htc__prq_make(int32_t m, int shift)
-{
-    htc__prq q;
-    q.m = m;
-    q.e = -shift;
-    q.c = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1);
-    return q;
-}
-
-static inline int32_t htc__prq_apply(htc__prq q, int32_t acc)
-{
-    const int32_t h = HTC__CAST(int32_t, (HTC__CAST(int64_t, acc) * q.m + (HTC__CAST(int64_t, 1) << 30)) >> 31);
-    return (h + q.c + (h >> 31)) >> q.e;
-}
-
-static HTC__UNUSED int htc__prq_ok(const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
-                                   int32_t taps)
-{
-    int32_t i, mb = 0;
-    for (i = 0; i < nq; i++)
-        if (mult[i] < 0 || shift[i] > -1 || shift[i] < -31) return 0;
-    for (i = 0; bias && i < nb; i++) {
-        const int32_t a = bias[i] < 0 ? -(bias[i] + 1) : bias[i];
-        mb = a > mb ? a : mb;
-    }
-    return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
-}
+#ifndef HTC__PORT_COLS_S
+#define HTC__PORT_COLS_S 64  /* the smaller column buffer */
+#endif
 
 /* Requantize the block's accumulators acc[0..3] (pixel 0) and acc[4..7]
    (pixel 1) of channels oc.. (nb of them) and store them at o0 / o1. */
@@ -1012,19 +1052,24 @@ static HTC__UNUSED void htc__port_store(const htc__conv_params *p, int fast, int
                                         const int32_t *acc, int8_t *o0, int8_t *o1)
 {
     const int32_t mstep = p->per_channel ? 1 : 0, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
-    int32_t k, j;
-    for (k = 0; k < nb; k++) {
-        const int32_t m = p->mult[(oc + k) * mstep], s = p->shift[(oc + k) * mstep];
-        for (j = 0; j < np; j++) {
-            int32_t v;
-            if (fast) {
-                v = htc__prq_apply(htc__prq_make(m, s), acc[4 * j + k]) + zp;
-                v = v < lo ? lo : (v > hi ? hi : v);
-            } else {
-                v = htc__requant(acc[4 * j + k], m, s, zp, lo, hi);
+    const int32_t *mult = p->mult + oc * mstep;
+    const int8_t *shift = p->shift + oc * mstep;
+    int32_t k;
+    if (fast) {
+        for (k = 0; k < nb; k++, mult += mstep, shift += mstep) {
+            const htc__prq q = htc__prq_make(*mult, *shift);
+            int32_t v = htc__prq_apply(q, acc[k]) + zp;
+            o0[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+            if (np > 1) {
+                v = htc__prq_apply(q, acc[4 + k]) + zp;
+                o1[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
             }
-            (j ? o1 : o0)[k] = HTC__CAST(int8_t, v);
         }
+        return;
+    }
+    for (k = 0; k < nb; k++, mult += mstep, shift += mstep) {
+        o0[k] = HTC__CAST(int8_t, htc__requant(acc[k], *mult, *shift, zp, lo, hi));
+        if (np > 1) o1[k] = HTC__CAST(int8_t, htc__requant(acc[4 + k], *mult, *shift, zp, lo, hi));
     }
 }
 
@@ -1107,11 +1152,10 @@ static HTC__UNUSED void htc__port_im2col(const htc__conv_params *p, const int8_t
     }
 }
 
-static HTC__UNUSED void htc__conv2d_port_cols(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
+static HTC__NOINLINE void htc__conv2d_port_cols(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int16_t *xb)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c;
-    int16_t xb[2 * HTC__PORT_COLS];
     int32_t b, q, oc;
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
@@ -1133,6 +1177,19 @@ static HTC__UNUSED void htc__conv2d_port_cols(const htc__conv_params *p, const i
             }
         }
     }
+}
+
+/* the column buffer in two sizes, so that small layers use the small one */
+static HTC__NOINLINE void htc__conv2d_port_cols_s(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
+{
+    int16_t xb[2 * HTC__PORT_COLS_S];
+    htc__conv2d_port_cols(p, in, out, fast, xb);
+}
+
+static HTC__NOINLINE void htc__conv2d_port_cols_l(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
+{
+    int16_t xb[2 * HTC__PORT_COLS];
+    htc__conv2d_port_cols(p, in, out, fast, xb);
 }
 
 /* acc[0..3] += (x + off) . rows r[0..3] over n bytes (one pixel) */
@@ -1164,7 +1221,7 @@ static HTC__UNUSED int32_t htc__port_wsum(const int8_t *w, int32_t n)
 }
 
 /* Path B: 1x1, stride 1, no padding */
-static HTC__UNUSED void htc__conv2d_port_1x1(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
+static HTC__NOINLINE void htc__conv2d_port_1x1(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
 {
     const int32_t out_c = p->out_c, K = p->in_c, npix = p->batches * p->out_h * p->out_w, off = -p->in_zp;
     int32_t oc, q, k;
@@ -1190,7 +1247,7 @@ static HTC__UNUSED void htc__conv2d_port_1x1(const htc__conv_params *p, const in
 #endif
 
 /* Path C: general convolution, input read in place */
-static HTC__UNUSED void htc__conv2d_port_direct(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
+static HTC__NOINLINE void htc__conv2d_port_direct(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
@@ -1265,12 +1322,14 @@ static HTC__UNUSED void htc__conv2d_port_direct(const htc__conv_params *p, const
     }
 }
 
-static HTC__UNUSED void htc__conv2d_port(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__INLINE void htc__conv2d_port(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c;
     const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? p->out_c : 1, p->bias, p->out_c, K);
-    if (K <= HTC__PORT_COLS)
-        htc__conv2d_port_cols(p, in, out, fast);
+    if (K <= HTC__PORT_COLS_S)
+        htc__conv2d_port_cols_s(p, in, out, fast);
+    else if (K <= HTC__PORT_COLS)
+        htc__conv2d_port_cols_l(p, in, out, fast);
     else if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
              p->out_h == p->in_h && p->out_w == p->in_w)
         htc__conv2d_port_1x1(p, in, out, fast);
@@ -1280,12 +1339,12 @@ static HTC__UNUSED void htc__conv2d_port(const htc__conv_params *p, const int8_t
 #endif
 
 #ifdef HTC__DSP
-static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     htc__conv2d_dsp(p, in, out);
 }
 #elif !defined(HTC__SSE2)
-static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     htc__conv2d_port(p, in, out);
 }

@@ -69,7 +69,7 @@ static HTC__UNUSED HTC__AVX2_FN void htc__dw16_avx2(const int8_t *const *xp, int
    bias + off * sum(w) is folded into the starting accumulators: every pixel
    then sums x * w over all taps, a tap outside the input reading a vector of
    in_zp, whose term cancels exactly against its share of off * sum(w). */
-static HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w;
@@ -235,7 +235,7 @@ static inline void htc__dw4_taps(const int8_t *x, const int8_t *w, int32_t n, in
 /* Portable path for depth_mult 1: four channels at a time, outermost, so
    their accumulators stay in registers over all taps of a pixel and their
    requantization constants over all pixels. */
-static HTC__UNUSED void htc__dwconv2d_dm1(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__UNUSED void htc__dwconv2d_dm1(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w;
@@ -301,7 +301,7 @@ static HTC__UNUSED void htc__dwconv2d_dm1(const htc__conv_params *p, const int8_
    four products to four accumulators. Taps outside the input are skipped.
    Channels past the last multiple of four take a plain loop. */
 #ifndef HTC__DSP_DWTAPS
-#define HTC__DSP_DWTAPS 32
+#define HTC__DSP_DWTAPS 25
 #endif
 
 /* n interior output pixels of a 3x3 depthwise layer, four channels: x is the
@@ -354,7 +354,7 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dw3x3_dsp_row(const int8_t *x, i
     }
 }
 
-static HTC__UNUSED void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w;
@@ -362,7 +362,7 @@ static HTC__UNUSED void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_
     const int32_t off = -p->in_zp, o2 = htc__dup16(off), mstep = p->per_channel ? 1 : 0;
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
     const int32_t row_stride = in_w * C, xstep = dil_w * C;
-    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? C : 1);
+    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? C : 1, p->bias, C, ntaps);
     const int full = lo == -128 && hi == 127;
     int32_t tbl[2 * HTC__DSP_DWTAPS];
     int row3;
@@ -452,25 +452,162 @@ static HTC__UNUSED void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_
 }
 #endif
 
-static HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+/* Portable path, depth_mult 1, at least four channels, up to
+   HTC__PORT_DWTAPS taps: blocks of four channels (the last block moved back
+   to end at C, recomputing a few channels with the same result); per tap
+   four input bytes and four weights (a table on the stack) feed four
+   multiply-adds. Interior pixels read every tap with the input offset
+   folded into the start value bias + off * sum(w); border pixels add the
+   offset per valid tap. */
+#ifndef HTC__PORT_DWTAPS
+#define HTC__PORT_DWTAPS 25
+#endif
+
+/* requantize four accumulators into o */
+static inline void htc__dw_port_out(const int32_t *a, const htc__prq *q, int32_t zp, int32_t lo, int32_t hi, int8_t *o)
 {
-#ifdef HTC__SSE2
-    if (p->depth_mult == 1 && p->k_h * p->k_w <= 2 * HTC__DW_MAXPAIRS) {
-        htc__dwconv2d_sse2(p, in, out);
-        return;
+    int32_t k;
+    for (k = 0; k < 4; k++) {
+        int32_t u = htc__prq_apply(q[k], a[k]) + zp;
+        u = u < lo ? lo : (u > hi ? hi : u);
+        o[k] = HTC__CAST(int8_t, u);
     }
+}
+
+/* n pixels of four channels: tap t of the first pixel at tp[t] (a window
+   inside the input, or for a border pixel n == 1 and taps outside pointing
+   at four in_zp bytes), the next pixel step bytes on; wt[4t + k] weights,
+   f[k] start values (bias + off * sum(w)) */
+static HTC__NOINLINE HTC__NOSCHED void htc__dw_port_run(const int8_t *const *tp, int32_t step, int32_t ntaps,
+                                                        const int8_t *wt, const int32_t *f, const htc__prq *q, int32_t zp,
+                                                        int32_t lo, int32_t hi, int8_t *o, int32_t ostep, int32_t n)
+{
+    int32_t d = 0;
+    for (; n > 0; n--, d += step, o += ostep) {
+        int32_t a[4], t;
+        int32_t a0 = f[0], a1 = f[1], a2 = f[2], a3 = f[3];
+        const int8_t *w = wt;
+        for (t = 0; t < ntaps; t++, w += 4) {
+            const int8_t *y = tp[t] + d;
+            a0 += y[0] * w[0];
+            a1 += y[1] * w[1];
+            a2 += y[2] * w[2];
+            a3 += y[3] * w[3];
+        }
+        a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;
+        htc__dw_port_out(a, q, zp, lo, hi, o);
+    }
+}
+
+/* the same for 3x3 windows of interior pixels, unrolled: x the first tap,
+   rs / cs the row and column strides of the taps */
+static HTC__NOINLINE HTC__NOSCHED void htc__dw_port_run3(const int8_t *x, int32_t step, int32_t rs, int32_t cs,
+                                                         const int8_t *wt, const int32_t *f, const htc__prq *q, int32_t zp,
+                                                         int32_t lo, int32_t hi, int8_t *o, int32_t ostep, int32_t n)
+{
+    for (; n > 0; n--, x += step, o += ostep) {
+        int32_t a[4];
+        int32_t a0 = f[0], a1 = f[1], a2 = f[2], a3 = f[3];
+        const int8_t *r = x, *y;
+#define HTC__DWP(Y, W)                                                                      \
+        y = (Y);                                                                            \
+        a0 += y[0] * wt[4 * (W)]; a1 += y[1] * wt[4 * (W) + 1];                             \
+        a2 += y[2] * wt[4 * (W) + 2]; a3 += y[3] * wt[4 * (W) + 3];
+        HTC__DWP(r, 0) HTC__DWP(r + cs, 1) HTC__DWP(y + cs, 2)
+        r += rs;
+        HTC__DWP(r, 3) HTC__DWP(r + cs, 4) HTC__DWP(y + cs, 5)
+        r += rs;
+        HTC__DWP(r, 6) HTC__DWP(r + cs, 7) HTC__DWP(y + cs, 8)
+#undef HTC__DWP
+        a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;
+        htc__dw_port_out(a, q, zp, lo, hi, o);
+    }
+}
+
+static HTC__NOINLINE void htc__dwconv2d_port(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
+    const int32_t out_h = p->out_h, out_w = p->out_w;
+    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, dil_w = p->dil_w, ntaps = k_h * k_w;
+    const int32_t off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t row_stride = in_w * C;
+    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? C : 1, p->bias, C, ntaps);
+    int8_t wt[4 * HTC__PORT_DWTAPS], zpv[4];
+    int32_t toff[HTC__PORT_DWTAPS];
+    const int8_t *tp[HTC__PORT_DWTAPS];
+    int32_t b, c0, t, k;
+    for (t = 0; t < ntaps; t++) toff[t] = ((t / k_w) * dil_h * in_w + (t % k_w) * dil_w) * C;
+    memset(zpv, p->in_zp & 0xff, sizeof zpv);
+    for (c0 = 0; c0 < C; c0 += 4) {
+        const int32_t c = c0 + 4 <= C ? c0 : C - 4;     /* the last block ends at C */
+        htc__prq q[4];
+        int32_t bias[4], f[4];
+        for (k = 0; k < 4; k++) {
+            bias[k] = p->bias ? p->bias[c + k] : 0;
+            f[k] = bias[k];
+            q[k] = htc__prq_make(p->mult[(c + k) * mstep], p->shift[(c + k) * mstep]);
+        }
+        for (t = 0; t < ntaps; t++)
+            for (k = 0; k < 4; k++) {
+                wt[4 * t + k] = p->weights[(size_t)t * C + c + k];
+                f[k] += off * wt[4 * t + k];
+            }
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * in_h * row_stride + c;
+            int8_t *o = out + (size_t)b * out_h * out_w * C + c;
+            int32_t oy, ox;
+            for (oy = 0; oy < out_h; oy++) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                int32_t ky_lo, ky_hi;
+                htc__dw_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
+                for (ox = 0; ox < out_w; ox++, o += C) {
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    const int8_t *x = in_b + (size_t)iy0 * row_stride + ix0 * C;
+                    int32_t kx_lo, kx_hi, ky, kx, a[4];
+                    htc__dw_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
+                    if (fast && ky_lo == 0 && ky_hi == k_h && kx_lo == 0 && kx_hi == k_w) {
+                        /* the run of interior pixels from here */
+                        int32_t n = (in_w - 1 - (k_w - 1) * dil_w - ix0) / p->stride_w + 1;
+                        n = n < out_w - ox ? n : out_w - ox;
+                        if (k_h == 3 && k_w == 3) {
+                            htc__dw_port_run3(x, p->stride_w * C, dil_h * row_stride, dil_w * C, wt, f, q, zp, lo, hi, o, C, n);
+                        } else {
+                            for (t = 0; t < ntaps; t++) tp[t] = x + toff[t];
+                            htc__dw_port_run(tp, p->stride_w * C, ntaps, wt, f, q, zp, lo, hi, o, C, n);
+                        }
+                        ox += n - 1;
+                        o += (n - 1) * C;
+                        continue;
+                    }
+                    if (fast) {
+                        /* taps outside the input read in_zp, which the folded offset cancels */
+                        for (ky = 0, t = 0; ky < k_h; ky++)
+                            for (kx = 0; kx < k_w; kx++, t++)
+                                tp[t] = ky >= ky_lo && ky < ky_hi && kx >= kx_lo && kx < kx_hi ? x + toff[t] : zpv;
+                        htc__dw_port_run(tp, 0, ntaps, wt, f, q, zp, lo, hi, o, C, 1);
+                        continue;
+                    }
+                    for (k = 0; k < 4; k++) a[k] = bias[k];
+                    for (ky = ky_lo; ky < ky_hi; ky++)
+                        for (kx = kx_lo; kx < kx_hi; kx++) {
+                            const int8_t *y = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + (ix0 + kx * dil_w) * C;
+                            const int8_t *w = wt + 4 * (ky * k_w + kx);
+                            for (k = 0; k < 4; k++) a[k] += (y[k] + off) * w[k];
+                        }
+                    for (k = 0; k < 4; k++)
+                        o[k] = HTC__CAST(int8_t, htc__requant(a[k], p->mult[(c + k) * mstep], p->shift[(c + k) * mstep], zp, lo, hi));
+                }
+            }
+        }
+    }
+}
 #endif
-#ifdef HTC__DSP
-    if (p->depth_mult == 1 && p->k_h * p->k_w <= HTC__DSP_DWTAPS) {
-        htc__dwconv2d_dsp(p, in, out);
-        return;
-    }
-#else
-    if (p->depth_mult == 1) {
-        htc__dwconv2d_dm1(p, in, out);
-        return;
-    }
-#endif
+
+/* any depth multiplier: blocks of output channels, plain loops */
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__dwconv2d_gen(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
     const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
     const int32_t k_h = p->k_h, k_w = p->k_w, dm = p->depth_mult;
@@ -543,4 +680,34 @@ static HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t
             }
         }
     }
+}
+
+/* The path is chosen from the layer's constant parameters: with the call
+   inlined the compiler folds the choice and links only the paths used. */
+static HTC__INLINE HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+#ifdef HTC__SSE2
+    if (p->depth_mult == 1 && p->k_h * p->k_w <= 2 * HTC__DW_MAXPAIRS) {
+        htc__dwconv2d_sse2(p, in, out);
+        return;
+    }
+#endif
+#ifdef HTC__DSP
+    if (p->depth_mult == 1 && p->k_h * p->k_w <= HTC__DSP_DWTAPS) {
+        htc__dwconv2d_dsp(p, in, out);
+        return;
+    }
+#else
+#ifndef HTC__SSE2
+    if (p->depth_mult == 1 && p->in_c >= 4 && p->k_h * p->k_w <= HTC__PORT_DWTAPS) {
+        htc__dwconv2d_port(p, in, out);
+        return;
+    }
+#endif
+    if (p->depth_mult == 1) {
+        htc__dwconv2d_dm1(p, in, out);
+        return;
+    }
+#endif
+    htc__dwconv2d_gen(p, in, out);
 }

@@ -122,26 +122,88 @@ static HTC__UNUSED int32_t htc__fc_dsp1(const int8_t *x, const int8_t *w, int32_
     return a;
 }
 
-static HTC__UNUSED void htc__fc_dsp(const htc__fc_params *p, const int8_t *in, int8_t *out)
+/* rows [o, out_features) of one batch, one at a time (rows past the last
+   group of four; every row of layers htc__dsprq cannot requantize) */
+static HTC__NOINLINE HTC__COLD void htc__fc_dsp_rows(const htc__fc_params *p, const int8_t *in, int32_t o, int8_t *out)
+{
+    const int32_t n = p->in_features, mstep = p->per_channel ? 1 : 0;
+    for (; o < p->out_features; o++) {
+        const int32_t a = (p->bias ? p->bias[o] : 0) + htc__fc_dsp1(in, p->weights + (size_t)o * n, n, -p->in_zp);
+        out[o] = HTC__CAST(int8_t, htc__requant(a, p->mult[o * mstep], p->shift[o * mstep], p->out_zp, p->act_min, p->act_max));
+    }
+}
+
+static HTC__NOINLINE void htc__fc_dsp(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t n = p->in_features, nout = p->out_features;
+    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
+    int32_t b;
+    for (b = 0; b < p->batches; b++, in += n, out += nout) {
+        if (fast) htc__fc_dsp4(p, in, 0, nout >> 2, out);
+        if (!fast || (nout & 3)) htc__fc_dsp_rows(p, in, fast ? nout & ~3 : 0, out);
+    }
+}
+#endif
+
+#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+/* Portable path (weights without zero point): four output rows per pass, each
+   input byte (with the offset added once) feeding four multiply-adds, four
+   inputs per iteration at fixed offsets; requantization as the portable
+   convolution's (htc__prq when htc__prq_ok, else htc__requant). */
+static HTC__NOINLINE HTC__NOSCHED void htc__fc_port4(const int8_t *x, const int8_t *const *r, int32_t n, int32_t off,
+                                                     int32_t *acc)
+{
+    const int8_t *w = r[0], *w1 = r[1], *w2 = r[2], *w3 = r[3], *end = x + (n & ~3);
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], u;
+#define HTC__F14(I)                                                         \
+    u = x[I] + off;                                                         \
+    a0 += u * w[I]; a1 += u * w1[I]; a2 += u * w2[I]; a3 += u * w3[I];
+    while (x != end) {
+        HTC__F14(0) HTC__F14(1) HTC__F14(2) HTC__F14(3)
+        x += 4; w += 4; w1 += 4; w2 += 4; w3 += 4;
+    }
+    for (n &= 3; n > 0; n--) {
+        HTC__F14(0)
+        x++; w++; w1++; w2++; w3++;
+    }
+#undef HTC__F14
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+}
+
+static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
-    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? nout : 1);
-    int32_t b, o;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
+    int32_t b, o, k;
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
-        o = 0;
-        if (fast) {
-            htc__fc_dsp4(p, in, 0, nout >> 2, out);
-            o = nout & ~3;
-        }
-        for (; o < nout; o++) {
-            const int32_t a = (p->bias ? p->bias[o] : 0) + htc__fc_dsp1(in, p->weights + (size_t)o * n, n, off);
-            out[o] = HTC__CAST(int8_t, htc__requant(a, p->mult[o * mstep], p->shift[o * mstep], p->out_zp, p->act_min, p->act_max));
+        for (o = 0; o < nout; o += 4) {
+            const int32_t nb = nout - o < 4 ? nout - o : 4;
+            const int8_t *r[4];
+            int32_t acc[4];
+            for (k = 0; k < 4; k++) {
+                const int32_t row = o + k < nout ? o + k : nout - 1;
+                r[k] = p->weights + (size_t)row * n;
+                acc[k] = p->bias ? p->bias[row] : 0;
+            }
+            htc__fc_port4(in, r, n, off, acc);
+            for (k = 0; k < nb; k++) {
+                const int32_t m = p->mult[(o + k) * mstep], s = p->shift[(o + k) * mstep];
+                int32_t v;
+                if (fast) {
+                    v = htc__prq_apply(htc__prq_make(m, s), acc[k]) + zp;
+                    v = v < lo ? lo : (v > hi ? hi : v);
+                } else {
+                    v = htc__requant(acc[k], m, s, zp, lo, hi);
+                }
+                out[o + k] = HTC__CAST(int8_t, v);
+            }
         }
     }
 }
 #endif
 
-static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__fc_gen(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t n = p->in_features, nout = p->out_features;
     const int32_t off = -p->in_zp;
@@ -152,12 +214,6 @@ static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, in
     const int avx2 = htc__have_avx2();
 #endif
     int32_t b;
-#ifdef HTC__DSP
-    if (woff == 0) {
-        htc__fc_dsp(p, in, out);
-        return;
-    }
-#endif
     for (b = 0; b < p->batches; b++) {
         const int8_t *x = in + (size_t)b * n;
         int32_t o = 0;
@@ -193,4 +249,28 @@ static HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, in
         }
         out += nout;
     }
+}
+
+/* The path is chosen from the layer's constant parameters: with the call
+   inlined the compiler folds the choice and links only the paths used. */
+static HTC__INLINE HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+#ifdef HTC__DSP
+    if ((p->per_channel || p->w_zp == 0) && p->in_features * p->out_features < 1000) {
+        /* a small layer (a classifier head) row by row: less code */
+        int32_t b;
+        for (b = 0; b < p->batches; b++) htc__fc_dsp_rows(p, in + (size_t)b * p->in_features, 0, out + (size_t)b * p->out_features);
+        return;
+    }
+    if (p->per_channel || p->w_zp == 0) {
+        htc__fc_dsp(p, in, out);
+        return;
+    }
+#elif !defined(HTC__SSE2)
+    if (p->per_channel || p->w_zp == 0) {
+        htc__fc_port(p, in, out);
+        return;
+    }
+#endif
+    htc__fc_gen(p, in, out);
 }

@@ -11,7 +11,7 @@
 
 #define HTC__MEAN_BLOCK 64
 
-static HTC__UNUSED void htc__mean_s8(const htc__mean_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__UNUSED void htc__mean_s8(const htc__mean_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t c = p->c, npix = p->in_h * p->in_w;
     const int64_t count = npix;

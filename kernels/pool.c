@@ -18,7 +18,7 @@ static HTC__UNUSED int32_t htc__pool_hi(int32_t origin, int32_t k, int32_t size)
     return size - origin < k ? size - origin : k;
 }
 
-static HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t c = p->c, row = p->in_w * p->c;
     const int32_t lo = p->act_min, hi = p->act_max;
@@ -71,7 +71,7 @@ static HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p, const int8_t 
     }
 }
 
-static HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t c = p->c, row = p->in_w * p->c;
     const int32_t lo = p->act_min, hi = p->act_max;

@@ -6,14 +6,14 @@
    with gemmlowp's exp_on_negative_values, summed in Q12.19, and each output
    is exp * (1 / sum) rounded by 2^(bits_over_unit + 23), offset by -128. */
 
-static HTC__UNUSED int32_t htc__softmax_exp(const htc__softmax_params *p, int32_t diff)
+static HTC__UNUSED HTC__COLD int32_t htc__softmax_exp(const htc__softmax_params *p, int32_t diff)
 {
     /* MultiplyByQuantizedMultiplierGreaterThanOne: shift >= 0 */
     const int32_t scaled = htc__srdhm(HTC__CAST(int32_t, HTC__CAST(uint32_t, diff) << p->input_left_shift), p->input_multiplier);
     return htc__exp_neg(scaled, 5);
 }
 
-static HTC__UNUSED void htc__softmax_s8(const htc__softmax_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__softmax_s8(const htc__softmax_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t depth = p->depth, diff_min = p->diff_min;
     int32_t r, c;
