@@ -796,17 +796,6 @@ typedef struct {
     int32_t out_zp;                 /* -128 for int8 output */
 } htc__softmax_params;
 
-/* LOGISTIC int8 (output scale 1/256, zero point -128): a table lookup,
-   lut[(uint8_t)x]. gen/quant.c fills the table by running TFLite Micro's
-   fixed-point kernel (reference_integer_ops::Logistic, gemmlowp) on each of
-   the 256 inputs with Prepare's parameters in_zp .. input_left_shift (kept
-   here for reference; the kernel reads only the table). */
-typedef struct {
-    int32_t size;
-    int32_t in_zp, input_range_radius, input_multiplier, input_left_shift;
-    int8_t lut[256];
-} htc__logistic_params;
-
 /* QUANTIZE float->int8/uint8: round-half-away(x / scale) + zp, saturated;
    REQUANTIZE int8<->int8/uint8: mulq(x - in_zp, mult, shift) + out_zp;
    DEQUANTIZE: (float)(scale * (x - zp)) computed in double. */
@@ -931,9 +920,11 @@ typedef struct {
     float scale;
 } htc__qgap_params;
 
-/* Any function of one 8-bit value: out = lut[(uint8_t)in]. Tables are built
-   at compile time with onnxruntime's float arithmetic (dequantize, f,
-   quantize), so they equal what it computes element by element. */
+/* Any function of one 8-bit value: out = lut[(uint8_t)in] (kernels/table.c).
+   Tables are built at compile time by running the source runtime's own
+   arithmetic on the 256 inputs: TFLite Micro's integer kernels (LOGISTIC,
+   TANH, HARD_SWISH, RELU, ... gen/quant.c quant_table_*), onnxruntime's
+   float arithmetic (dequantize, f, quantize: gen/onnx.c). */
 typedef struct {
     int32_t size;
     uint8_t lut[256];
@@ -1109,5 +1100,152 @@ typedef struct {
 typedef struct {
     int32_t outer, red, inner, in_off, in_i32, out_i32, lo, hi, out_off;
 } htc__ql_mean_params;
+
+/* ---- TFLite operators beyond the convolutional core --------------------
+   Generic parameter blocks (gen/emit.c emit_generic writes them from the
+   field list gen/lower.c gives): int32 fields and arrays, the op's mult and
+   shift arrays. Kernels take (params, inputs..., outputs...). Shapes of
+   rank <= 6 are padded at the front with 1s. */
+
+/* Element-wise ops of two broadcast inputs (kernels/binary.c): SUB and
+   SQUARED_DIFFERENCE as TFLite Micro's sub.cc / squared_difference.cc
+   (both inputs shifted left by left_shift, scaled to a common scale,
+   combined, scaled to the output), MAXIMUM / MINIMUM on the stored values,
+   PRELU (b is alpha). Strides in elements, 0 on a broadcast dimension. */
+typedef struct {
+    int32_t out_shape[6];
+    int32_t a_stride[6], b_stride[6];
+    int32_t a_offset, b_offset, out_zp;     /* -zero points of the inputs */
+    int32_t left_shift;
+    int32_t a_mult, a_shift, b_mult, b_shift, out_mult, out_shift;
+    int32_t act_min, act_max;
+} htc__ew_params;
+
+/* BATCH_MATMUL (kernels/matmul.c): out[b][i][j] = requant(sum_k (lhs - lhs_zp)
+   * (rhs - rhs_zp)) with TFLite's multiplier; lhs element (b, i, k) at
+   b-offset + i * lhs_rs + k * lhs_cs (adj_x swaps the strides), rhs (b, k, j)
+   at k * rhs_rs + j * rhs_cs. Batch dims broadcast (stride 0). */
+typedef struct {
+    int32_t batch[4], lhs_bstride[4], rhs_bstride[4];
+    int32_t m, k, n;
+    int32_t lhs_rs, lhs_cs, rhs_rs, rhs_cs;
+    int32_t lhs_zp, rhs_zp, out_zp, mult, shift, act_min, act_max;
+} htc__matmul_params;
+
+/* TRANSPOSE_CONV (kernels/transpose_conv.c): NHWC, weights OHWI, TFLite
+   Micro's reference_integer_ops::TransposeConv computed output-stationary
+   (the same int32 sums), per-channel requantization. */
+typedef struct {
+    int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
+    int32_t k_h, k_w, stride_h, stride_w, pad_top, pad_left;
+    int32_t in_zp, out_zp, act_min, act_max, per_channel;
+    const int32_t *mult;
+    const int8_t *shift;
+} htc__tconv_params;
+
+/* RESIZE_NEAREST_NEIGHBOR / RESIZE_BILINEAR of NHWC (kernels/resize.c).
+   Nearest: the source row / column of each output one are tables computed
+   at compile time (the kernel's second input: out_h rows then out_w
+   columns). Bilinear: reference_ops::ResizeBilinearInteger, scales in
+   1/1024. */
+typedef struct {
+    int32_t batches, in_h, in_w, c, out_h, out_w;
+    int32_t mode;                           /* 0 nearest, 1 bilinear */
+    int32_t h_scale10, w_scale10, half_pixel;
+    int32_t elem;                           /* bytes per element (nearest) */
+} htc__resize_params;
+
+/* Data movement of elements of `elem` bytes (kernels/move.c): TILE
+   (repeat `mult` times along each axis), SLICE (strided: begin, step,
+   count per input axis), SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND (NHWC,
+   block, pads/crops). GATHER: htc__ql_gather_params above. */
+typedef struct {
+    int32_t rank, elem;
+    int32_t in_shape[6], mult[6];
+} htc__tile_params;
+
+typedef struct {
+    int32_t rank, elem;
+    int32_t in_shape[6], begin[6], step[6], count[6];
+} htc__slice_params;
+
+typedef struct {
+    int32_t in_b, in_h, in_w, c, out_b, out_h, out_w;
+    int32_t block_h, block_w, pad_top, pad_left, elem;
+    int32_t pad_value;
+} htc__s2b_params;
+
+/* MEAN / SUM / REDUCE_MAX over any axes (kernels/reduce.c): the input
+   viewed as [outer..] with `red` marking reduced axes; MEAN and SUM are
+   reference_ops::QuantizedMeanOrSum (int32 sum - in_zp * count, MEAN folds
+   1/count into the multiplier at run time), REDUCE_MAX the largest stored
+   value. */
+typedef struct {
+    int32_t rank, mode;                     /* 0 mean, 1 sum, 2 max, 3 min */
+    int32_t in_shape[6], red[6];
+    int32_t in_zp, out_zp, mult, shift;
+} htc__reduce_params;
+
+/* ARG_MAX / ARG_MIN (kernels/reduce.c): [outer][axis][inner] -> the first
+   index of the largest (smallest) value, int32 or int64. */
+typedef struct {
+    int32_t outer, axis_size, inner, is_min, out64;
+} htc__argminmax_params;
+
+/* MIRROR_PAD (kernels/move.c): output coordinate o along dim d reads input
+   coordinate map[map_off[d] + o] (TFLM's GetInputDimension, at compile time). */
+typedef struct {
+    int32_t out_shape[6], in_stride[6], map_off[6];
+    int32_t elem;
+} htc__mirror_pad_params;
+
+/* L2_NORMALIZATION over the last axis, int8 (kernels/reduce.c):
+   reference_integer_ops::L2Normalization, output Q0.7. */
+typedef struct {
+    int32_t outer, depth, in_zp;
+} htc__l2norm_params;
+
+/* Float element-wise ops of a float island (kernels/float.c): NEG. */
+typedef struct {
+    int32_t size;
+} htc__funary_params;
+
+/* GetInvSqrtQuantizedMultiplierExp (TFLite common.h, reverse_shift -1):
+   1/sqrt(input) as a Q31 multiplier and a left shift, by five gemmlowp
+   Newton-Raphson steps in Q3.28 (L2_NORMALIZATION at run time, RSQRT's
+   table at compile time). */
+static inline void htc__inv_sqrt(int32_t input, int32_t *out, int *shift)
+{
+    int32_t x_in, half_in, x;
+    int s = 11, pairs, i;
+    if (input <= 1) {
+        *out = INT32_MAX;
+        *shift = 0;
+        return;
+    }
+    while (input >= (HTC__CAST(int32_t, 1) << 29)) {
+        input /= 4;
+        ++s;
+    }
+    pairs = (htc__clz32(HTC__CAST(uint32_t, input)) - 1) / 2 - 1;
+    s -= pairs;
+    input = HTC__CAST(int32_t, HTC__CAST(uint32_t, input) << (2 * pairs));
+    x_in = input >> 1;                      /* Q3.28 */
+    half_in = htc__rdivpot(x_in, 1);
+    x = HTC__CAST(int32_t, 1) << 28;
+    for (i = 0; i < 5; i++) {
+        const int32_t x3 = htc__sat_shl(htc__srdhm(htc__srdhm(x, x), x), 6);
+        const int32_t d = HTC__CAST(int32_t, HTC__CAST(uint32_t, htc__srdhm((HTC__CAST(int32_t, 1) << 28) + (HTC__CAST(int32_t, 1) << 27), x)) -
+                                             HTC__CAST(uint32_t, htc__srdhm(half_in, x3)));
+        x = htc__sat_shl(d, 3);
+    }
+    x = htc__srdhm(x, 1518500250);
+    if (s < 0) {
+        x = HTC__CAST(int32_t, HTC__CAST(uint32_t, x) << -s);
+        s = 0;
+    }
+    *out = x;
+    *shift = -s;
+}
 
 #endif /* HTC__RUNTIME_H */

@@ -163,20 +163,21 @@ static int root_of(const Graph *g, int i) { return tensor_root(g, i, NULL); }
 /* The kernel family of an op: its parameter block's type (one per
    operation and arithmetic; gen/lower.c and gen/onnx.c choose it). */
 typedef enum {
-    PB_NONE, PB_CONV, PB_FC, PB_POOL, PB_BINARY, PB_MEAN, PB_PAD, PB_CONCAT, PB_SOFTMAX, PB_LOGISTIC, PB_QUANT,
+    PB_NONE, PB_CONV, PB_FC, PB_POOL, PB_BINARY, PB_MEAN, PB_PAD, PB_CONCAT, PB_SOFTMAX, PB_QUANT,
     PB_QCONV, PB_FCONV, PB_FBINARY, PB_QFC, PB_QBINARY, PB_QGAP, PB_LUT, PB_QLINEAR, PB_QAVGPOOL, PB_QSOFTMAX,
-    PB_TRANSPOSE, PB_QL
+    PB_TRANSPOSE, PB_QL, PB_GENERIC
 } PBlock;
 
 static PBlock pblock(const Op *op)
 {
     static const char *const names[] = {
         "", "htc__conv_params", "htc__fc_params", "htc__pool_params", "htc__binary_params", "htc__mean_params",
-        "htc__pad_params", "htc__concat_params", "htc__softmax_params", "htc__logistic_params", "htc__quant_params",
+        "htc__pad_params", "htc__concat_params", "htc__softmax_params", "htc__quant_params",
         "htc__qconv_params", "htc__fconv_params", "htc__fbinary_params", "htc__qfc_params", "htc__qbinary_params",
         "htc__qgap_params", "htc__lut_params", "htc__qlinear_params", "htc__qavgpool_params", "htc__qsoftmax_params",
         "htc__transpose_params"};
     if (!op->params_type) return PB_NONE;
+    if (op->params_fmt) return PB_GENERIC;
     if (!strncmp(op->params_type, "htc__ql_", 8)) return PB_QL;     /* gen/qlib.c: int32 fields only */
     for (int i = 1; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcmp(op->params_type, names[i])) return (PBlock)i;
@@ -193,6 +194,7 @@ static int reads_data(const Op *op, int j)
     case PB_FC: return j <= 2;
     case PB_BINARY: case PB_QBINARY: case PB_FBINARY: return j <= 1;
     case PB_QCONV: case PB_QFC: case PB_FCONV: return j <= 3;
+    case PB_GENERIC: return 1;
     default: return j == 0;
     }
 }
@@ -225,6 +227,50 @@ static void emit_consts(const Graph *g)
 }
 
 static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *pn);
+
+/* A generic parameter block: Op.params_fmt lists its fields in order and
+   the host struct (htc.h) is read at each field's C offset (natural
+   alignment: int32/float 4, pointers their size), written as a braced
+   positional initializer. */
+static void emit_generic(const Op *op, int li, const char *pn)
+{
+    const uint8_t *b = op->params;
+    size_t off = 0;
+    const char *f = op->params_fmt;
+    fprintf(F, "static const %s %s = {", op->params_type, pn);
+    for (int first = 1; *f; first = 0) {
+        char c = *f++;
+        long n = 0;
+        while (*f >= '0' && *f <= '9') n = n * 10 + (*f++ - '0');
+        if (!first) fputs(", ", F);
+        if (c == 'i' || c == 'f') {
+            off = (off + 3) & ~(size_t)3;
+            if (c == 'i') { int32_t v; memcpy(&v, b + off, 4); fprintf(F, "%d", v); }
+            else { float v; memcpy(&v, b + off, 4); fprintf(F, "%.9ef", (double)v); }
+            off += 4;
+        } else if (c == 'a' || c == 'b') {
+            size_t es = c == 'a' ? 4 : 1;
+            off = (off + es - 1) & ~(es - 1);
+            fputc('{', F);
+            for (long k = 0; k < n; k++) {
+                int32_t v;
+                if (es == 4) memcpy(&v, b + off + 4 * (size_t)k, 4);
+                else v = (int8_t)b[off + (size_t)k];
+                fprintf(F, "%s%d", k ? (k % 32 ? ", " : ",\n    ") : "", v);
+            }
+            fputc('}', F);
+            off += es * (size_t)n;
+        } else if (c == 'm' || c == 's') {
+            off = (off + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
+            fprintf(F, "%s__%s%d", N, c == 'm' ? "mult" : "shift", li);
+            off += sizeof(void *);
+        } else {
+            die("internal: bad parameter format '%s'", op->params_fmt);
+        }
+    }
+    if (off > op->params_size) die("internal: parameter format '%s' exceeds %s", op->params_fmt, op->params_type);
+    fprintf(F, "};\n");
+}
 
 /* Parameter blocks: positional initializers in htc.h field order (C99 and
    C++ alike). Pointers name the constant arrays written above. */
@@ -309,14 +355,6 @@ static void emit_params(const Graph *g, const Op *op, int li)
                 p->input_multiplier, p->input_left_shift, p->diff_min, p->out_zp);
         break;
     }
-    case PB_LOGISTIC: {
-        const htc__logistic_params *p = op->params;
-        fprintf(F, "static const htc__logistic_params %s = {%d, %d, %d, %d, %d, {", pn, p->size, p->in_zp,
-                p->input_range_radius, p->input_multiplier, p->input_left_shift);
-        for (int i = 0; i < 256; i++) fprintf(F, "%s%d", i ? (i % 32 ? ", " : ",\n    ") : "", p->lut[i]);
-        fprintf(F, "}};\n");
-        break;
-    }
     case PB_QUANT: {
         const htc__quant_params *p = op->params;
         fprintf(F, "static const htc__quant_params %s = {%d, %d, %d, %d, %d, %d, %d, %.9ef, %.17e};\n", pn,
@@ -331,6 +369,7 @@ static void emit_params(const Graph *g, const Op *op, int li)
         break;
     }
     case PB_NONE: break;
+    case PB_GENERIC: emit_generic(op, li, pn); break;
     default:
         emit_onnx_params(g, op, li, pn);
         break;
@@ -493,6 +532,13 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
     const char *o = ptr(g, op->out[0], 0);
     if (op->inplace) {
         fprintf(F, "    /* every input was written in place: nothing to move */\n");
+        return;
+    }
+    if (op->params_fmt) {               /* fn(&p, inputs..., outputs...) */
+        fprintf(F, "    %s(&%s__p%d", fn, N, li);
+        for (int k = 0; k < op->nin; k++) fprintf(F, ", %s", op->in[k] >= 0 ? ptr(g, op->in[k], 1) : "NULL");
+        for (int k = 0; k < op->nout; k++) fprintf(F, ", %s", ptr(g, op->out[k], 0));
+        fprintf(F, ");\n");
         return;
     }
     if (pblock(op) == PB_QL) {      /* (params, every input, output) */

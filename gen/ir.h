@@ -106,6 +106,21 @@ typedef enum {
     OP_QUANTIZE, OP_DEQUANTIZE, OP_REQUANTIZE,
     OP_NORM,            /* over the last axis: layer norm, RMS norm, ... (QuantLib's integer norms) */
     OP_GATHER,          /* slices of one axis picked by constant indices */
+    OP_SUB, OP_SQDIFF,  /* element-wise, two inputs: a - b, (a - b)^2 */
+    OP_MAXIMUM, OP_MINIMUM,
+    OP_PRELU,           /* x >= 0 ? x : alpha * x, alpha a broadcast tensor */
+    OP_MATMUL,          /* batched matmul of two activations (BATCH_MATMUL) */
+    OP_TRANSPOSE_CONV,  /* 2-D transposed convolution (deconvolution), NHWC */
+    OP_RESIZE,          /* 2-D resize of NHWC: nearest or bilinear (Op.mode) */
+    OP_TILE,            /* repeat along every axis */
+    OP_SLICE,           /* strided slice (slice, split, unpack: one op per output) */
+    OP_SPACE_TO_BATCH, OP_BATCH_TO_SPACE,
+    OP_SUM, OP_REDUCE_MAX,  /* reductions over any axes (OP_MEAN: the mean) */
+    OP_L2NORM,          /* L2 normalization over the last axis */
+    OP_NEG,             /* -x (float islands) */
+    OP_REDUCE_MIN,
+    OP_ARGMAX, OP_ARGMIN,   /* index of the largest / smallest value along an axis */
+    OP_MIRROR_PAD,      /* reflect (Op.mode 1) or symmetric (0) padding */
     OP_COUNT
 } OpKind;
 
@@ -148,8 +163,13 @@ typedef struct {
     int depth_mult;
     int axis;                   /* concat, softmax */
     float beta;                 /* softmax */
-    int keep_dims;              /* mean */
-    int naxes, axes[MAX_RANK];  /* mean */
+    int keep_dims;              /* mean, sum, reduce_max */
+    int naxes, axes[MAX_RANK];  /* mean, sum, reduce_max: the reduced axes */
+    int32_t begin[MAX_RANK], step[MAX_RANK], count[MAX_RANK];  /* slice: first index, stride and
+                                                 number of elements per input axis */
+    float alpha;                /* leaky relu */
+    int adj_x, adj_y;           /* batch_matmul: operands transposed */
+    int align_corners, half_pixel;   /* resize */
 
     /* canonical attributes, filled by every front end (read by dispatch,
        tiling, templates and the target's predicates):
@@ -180,6 +200,11 @@ typedef struct {
     void *params;               /* kernel parameter block (htc.h struct) */
     size_t params_size;
     const char *params_type;    /* "htc__conv_params", ... */
+    const char *params_fmt;     /* generic block (emit.c emit_generic): its fields in order,
+                                   'i' int32, 'f' float, 'aN' int32[N], 'bN' int8[N],
+                                   'm'/'s' the op's mult/shift arrays; the kernel is called
+                                   fn(&params, in[0..nin-1], out[0..nout-1]) */
+    int mode;                   /* resize: 0 nearest, 1 bilinear; reduce/elementwise variants */
     const char *variant;        /* kernel name suffix by types, e.g. "_f32_s8", or "" */
     int64_t macs;               /* multiply-accumulates, for cost and report */
 

@@ -1,5 +1,6 @@
 /* lower.c - source-level ops -> canonical integer ops with explicit
    requantization: padding, clamp bounds and kernel parameter blocks. */
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -337,6 +338,7 @@ static void lower_mean(Graph *g, Op *op)
     p->act_max = 127;
     op->rq = RQ_TFLITE;
     op->nch = 1;
+    op->global = 1;                     /* over the whole image: kernels/mean.c */
     op->macs = tensor_numel(in);
 }
 
@@ -399,12 +401,18 @@ static void lower_concat(Graph *g, Op *op)
     for (int i = 0; i < op->nin; i++) {
         Tensor *t = need(g, op, i, "data");
         if (t->type != out->type) fail("input '%s' type differs from the output", t->name);
-        if (t->rank != out->rank) fail("input '%s' rank differs from the output", t->name);
-        for (int d = 0; d < t->rank; d++)
-            if (d != axis && t->shape[d] != out->shape[d]) fail("input '%s' shape differs off the axis", t->name);
+        if (op->mode == 1) {            /* PACK: each input is one index along the new axis */
+            if (t->rank != out->rank - 1) fail("input '%s' rank is not the output's minus one", t->name);
+            for (int d = 0; d < t->rank; d++)
+                if (t->shape[d] != out->shape[d < axis ? d : d + 1]) fail("input '%s' shape differs from the others", t->name);
+        } else {
+            if (t->rank != out->rank) fail("input '%s' rank differs from the output", t->name);
+            for (int d = 0; d < t->rank; d++)
+                if (d != axis && t->shape[d] != out->shape[d]) fail("input '%s' shape differs off the axis", t->name);
+        }
         if (out->q.n && (t->q.n != 1 || t->q.scale[0] != out->q.scale[0] || t->q.zero_point[0] != out->q.zero_point[0]))
             fail("input '%s' quantization differs from the output (requantizing concat is not supported)", t->name);
-        ab[i] = (int32_t)(t->shape[axis] * inner);
+        ab[i] = (int32_t)((op->mode == 1 ? 1 : t->shape[axis]) * inner);
         sum += ab[i];
     }
     if (sum != out->shape[axis] * inner) fail("inputs do not add up to the output along axis %d", axis);
@@ -431,16 +439,59 @@ static void lower_softmax(Graph *g, Op *op)
     op->nch = 1;
 }
 
-static void lower_logistic(Graph *g, Op *op)
+/* TFLite's GELU in float (reference_ops::GeluTransform, the erf form, and
+   the tanh approximation), for ai-edge-litert's LUTPopulate table. */
+static float gelu_erf(float x)
+{
+    return 0.5f * x * erfcf(x * -0.70710678118654752440f);
+}
+static float gelu_tanh(float x)
+{
+    const float k = (float)(1.12837916709551257390 * 0.70710678118654752440);
+    return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
+}
+static float elu(float x) { return x < 0.0f ? expf(x) - 1.0f : x; }   /* TFLM elu.cc */
+
+/* Every int8 element-wise op of one input is a 256-entry table: TFLite
+   Micro's integer kernel evaluated at compile time (gen/quant.c). */
+static void lower_table(Graph *g, Op *op)
 {
     Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
     need_type(in, DT_INT8, "input");
     need_type(out, DT_INT8, "output");
-    if (qzp(out, "output") != -128 || out->q.scale[0] != 1.0f / 256)
-        fail("int8 logistic output must have scale 1/256 and zero point -128");
-    htc__logistic_params *p = params(op, sizeof *p, "htc__logistic_params");
-    quant_logistic_params(in->q.scale[0], qzp(in, "input"), p);
+    if (tensor_numel(in) != tensor_numel(out)) fail("input and output sizes differ");
+    float is = in->q.scale[0], os;
+    int32_t iz = qzp(in, "input"), oz = qzp(out, "output");
+    os = out->q.scale[0];
+    htc__lut_params *p = params(op, sizeof *p, "htc__lut_params");
+    int8_t *lut = (int8_t *)p->lut;
+    const char *n = op->src_name;
     p->size = (int32_t)tensor_numel(in);
+    if (!strcmp(n, "LOGISTIC")) {
+        if (oz != -128 || os != 1.0f / 256) fail("int8 logistic output must have scale 1/256 and zero point -128");
+        quant_table_logistic(is, iz, lut);
+    } else if (!strcmp(n, "TANH")) {
+        quant_table_tanh(is, iz, lut);
+    } else if (!strcmp(n, "HARD_SWISH")) {
+        if (!quant_table_hard_swish(is, iz, os, oz, lut))
+            fail("output scale below input scale / 128 (TFLite Micro's HARD_SWISH refuses it)");
+    } else if (!strcmp(n, "RELU")) {
+        quant_table_relu(is, iz, os, oz, lut);
+    } else if (!strcmp(n, "RELU6")) {
+        quant_table_relu6(is, iz, lut);
+    } else if (!strcmp(n, "LEAKY_RELU")) {
+        quant_table_leaky_relu(is, iz, os, oz, op->alpha, lut);
+    } else if (!strcmp(n, "ABS")) {
+        quant_table_abs(is, iz, os, oz, lut);
+    } else if (!strcmp(n, "RSQRT")) {
+        quant_table_rsqrt(is, iz, os, oz, lut);
+    } else if (!strcmp(n, "GELU")) {
+        quant_table_float(is, iz, os, oz, op->mode ? gelu_tanh : gelu_erf, lut);
+    } else if (!strcmp(n, "ELU")) {
+        quant_table_float(is, iz, os, oz, elu, lut);
+    } else {
+        fail("int8 %s is not supported (TFLite Micro has no int8 kernel for it)", n);
+    }
     op->rq = RQ_TFLITE;
     op->nch = 1;
 }
@@ -499,6 +550,660 @@ static void lower_reshape(Graph *g, Op *op)
         fail("reshape changes the quantization");
 }
 
+/* ---- TFLite operators beyond the convolutional core ------------------------ */
+
+/* Generic parameter block: its field list for emit.c (see Op.params_fmt). */
+static void *gparams(Op *op, size_t size, const char *type, const char *fmt)
+{
+    void *p = params(op, size, type);
+    op->params_fmt = fmt;
+    return p;
+}
+
+/* A shape right-aligned into 6 dims (1s in front). */
+static void shape6(const Tensor *t, int32_t s[6])
+{
+    if (t->rank > 6) fail("tensor '%s' has rank %d; at most 6 is supported", t->name, t->rank);
+    for (int i = 0; i < 6; i++) s[i] = 1;
+    for (int i = 0; i < t->rank; i++) s[6 - t->rank + i] = t->shape[i];
+}
+
+/* Broadcast strides of a and b against out (6 dims). */
+static void broadcast6(const Tensor *a, const Tensor *b, const Tensor *out, int32_t *os, int32_t *as, int32_t *bs)
+{
+    int32_t sa[6], sb[6];
+    shape6(a, sa);
+    shape6(b, sb);
+    shape6(out, os);
+    int32_t stra = 1, strb = 1;
+    for (int i = 5; i >= 0; i--) {
+        if ((sa[i] != os[i] && sa[i] != 1) || (sb[i] != os[i] && sb[i] != 1))
+            fail("shapes of '%s' and '%s' do not broadcast to '%s'", a->name, b->name, out->name);
+        as[i] = sa[i] == 1 && os[i] != 1 ? 0 : stra;
+        bs[i] = sb[i] == 1 && os[i] != 1 ? 0 : strb;
+        stra *= sa[i];
+        strb *= sb[i];
+    }
+}
+
+static void qmul(double real, int32_t *m, int32_t *s)
+{
+    int sh;
+    quant_multiplier(real, m, &sh);
+    *s = sh;
+}
+
+/* SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU: int8, broadcasting. */
+static void lower_ew(Graph *g, Op *op)
+{
+    Tensor *a = need(g, op, 0, "first"), *b = need(g, op, 1, "second"), *out = T(g, op->out[0]);
+    need_type(a, DT_INT8, "input");
+    need_type(b, DT_INT8, "input");
+    need_type(out, DT_INT8, "output");
+    htc__ew_params *p = gparams(op, sizeof *p, "htc__ew_params", "a6a6a6iiiiiiiiiiii");
+    broadcast6(a, b, out, p->out_shape, p->a_stride, p->b_stride);
+    p->act_min = -128;
+    p->act_max = 127;
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+    if (op->kind == OP_MAXIMUM || op->kind == OP_MINIMUM) {
+        op->rq = RQ_NONE;               /* TFLM compares the stored values */
+        op->nch = 0;
+        op->variant = "_s8";
+        return;
+    }
+    float as = a->q.scale[0], bs = b->q.scale[0], os = out->q.scale[0];
+    int32_t az = qzp(a, "input"), bz = op->kind == OP_PRELU ? (int32_t)b->q.zero_point[0] : qzp(b, "input");
+    int32_t oz = qzp(out, "output");
+    p->a_offset = -az;
+    p->b_offset = -bz;
+    p->out_zp = oz;
+    if (op->kind == OP_SUB) {
+        /* sub_common.cc CalculateOpDataSub: float arithmetic, then double */
+        volatile float twice = 2 * (as > bs ? as : bs);
+        volatile float ra = as / twice, rb = bs / twice;
+        volatile float ro = twice / ((float)(1 << 20) * os);
+        p->left_shift = 20;
+        qmul((double)ra, &p->a_mult, &p->a_shift);
+        qmul((double)rb, &p->b_mult, &p->b_shift);
+        qmul((double)ro, &p->out_mult, &p->out_shift);
+        act_range(op, out);
+        p->act_min = op->act_min;
+        p->act_max = op->act_max;
+    } else if (op->kind == OP_SQDIFF) {
+        /* squared_difference.cc PrepareQuantized, left_shift 7 */
+        double twice = 2.0 * (double)(as > bs ? as : bs);
+        volatile float den = (float)(1 << 14) * os;
+        p->left_shift = 7;
+        qmul((double)as / twice, &p->a_mult, &p->a_shift);
+        qmul((double)bs / twice, &p->b_mult, &p->b_shift);
+        qmul(twice * twice / (double)den, &p->out_mult, &p->out_shift);
+    } else {                            /* PRELU: prelu_common.cc CalculatePreluParams */
+        if (b->q.n != 1) fail("alpha '%s' must be quantized per tensor", b->name);
+        qmul((double)as / (double)os, &p->a_mult, &p->a_shift);
+        qmul((double)as * (double)bs / (double)os, &p->b_mult, &p->b_shift);
+    }
+    op->broadcast = 0;
+    for (int i = 0; i < 6; i++) op->broadcast |= p->a_stride[i] != p->b_stride[i];
+}
+
+/* BATCH_MATMUL int8: batch_matmul.cc (GetQuantizedConvolutionMultipler:
+   double(float(lhs_scale * rhs_scale)) / double(out_scale)). */
+static void lower_matmul(Graph *g, Op *op)
+{
+    Tensor *a = need(g, op, 0, "lhs"), *b = need(g, op, 1, "rhs"), *out = T(g, op->out[0]);
+    need_type(a, DT_INT8, "lhs");
+    need_type(b, DT_INT8, "rhs");
+    need_type(out, DT_INT8, "output");
+    if (a->rank < 2 || b->rank < 2 || a->rank > 5 || b->rank > 5) fail("operands must have rank 2 to 5");
+    htc__matmul_params *p = gparams(op, sizeof *p, "htc__matmul_params", "a4a4a4iiiiiiiiiiiiii");
+    int ra = a->rank, rb = b->rank;
+    int m = a->shape[ra - (op->adj_x ? 1 : 2)], k = a->shape[ra - (op->adj_x ? 2 : 1)];
+    int kb = b->shape[rb - (op->adj_y ? 1 : 2)], n = b->shape[rb - (op->adj_y ? 2 : 1)];
+    if (k != kb) fail("inner dimensions %d and %d differ", k, kb);
+    /* batch dims right-aligned into 4 */
+    int32_t sa = m * k, sb = k * n;
+    for (int i = 3; i >= 0; i--) {
+        int ia = ra - 2 - (4 - i), ib = rb - 2 - (4 - i);
+        int da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) fail("batch dimensions of '%s' and '%s' do not broadcast", a->name, b->name);
+        p->batch[i] = da > db ? da : db;
+        p->lhs_bstride[i] = da == 1 ? 0 : sa;
+        p->rhs_bstride[i] = db == 1 ? 0 : sb;
+        sa *= da;
+        sb *= db;
+    }
+    int64_t nb = (int64_t)p->batch[0] * p->batch[1] * p->batch[2] * p->batch[3];
+    if (tensor_numel(out) != nb * m * n) fail("output '%s' has %lld elements, expected %lld", out->name,
+                                              (long long)tensor_numel(out), (long long)(nb * m * n));
+    p->m = m; p->k = k; p->n = n;
+    p->lhs_rs = op->adj_x ? 1 : k;
+    p->lhs_cs = op->adj_x ? m : 1;
+    p->rhs_rs = op->adj_y ? 1 : n;
+    p->rhs_cs = op->adj_y ? k : 1;
+    p->lhs_zp = qzp(a, "lhs");
+    p->rhs_zp = qzp(b, "rhs");
+    p->out_zp = qzp(out, "output");
+    volatile float prod = a->q.scale[0] * b->q.scale[0];
+    qmul((double)prod / (double)out->q.scale[0], &p->mult, &p->shift);
+    p->act_min = -128;
+    p->act_max = 127;
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+    op->macs = nb * m * n * k;
+}
+
+/* TRANSPOSE_CONV int8: transpose_conv.cc (padding from the output size as a
+   forward convolution's input, PopulateConvolutionQuantizationParams). */
+static void lower_tconv(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *w = need(g, op, 1, "weights"), *out = T(g, op->out[0]);
+    need_type(in, DT_INT8, "input");
+    need_type(w, DT_INT8, "weights");
+    need_type(out, DT_INT8, "output");
+    need_rank(in, 4, "input");
+    need_rank(w, 4, "weights");
+    need_rank(out, 4, "output");
+    need_const(w, "weights");
+    qzp(in, "input");
+    qzp(out, "output");
+    int oc = out->shape[3], kh = w->shape[1], kw = w->shape[2];
+    if (w->shape[0] != oc || w->shape[3] != in->shape[3]) fail("weights '%s' must be [%d,kh,kw,%d]", w->name, oc, in->shape[3]);
+    if (in->shape[0] != out->shape[0]) fail("batch of input and output differ");
+    if (w->q.n > 1 && w->q.axis != 0) fail("weights '%s' must be quantized along axis 0", w->name);
+    bias_check(g, op, 2, oc);
+    /* ComputePaddingHeightWidth(stride, 1, out_h, out_w, k): the output seen as
+       a forward convolution's input */
+    int fh = op->padding == PAD_SAME ? (out->shape[1] + op->stride_h - 1) / op->stride_h
+                                     : (out->shape[1] - kh + op->stride_h) / op->stride_h;
+    int fw = op->padding == PAD_SAME ? (out->shape[2] + op->stride_w - 1) / op->stride_w
+                                     : (out->shape[2] - kw + op->stride_w) / op->stride_w;
+    int th = (fh - 1) * op->stride_h + kh - out->shape[1], tw = (fw - 1) * op->stride_w + kw - out->shape[2];
+    weights_quant(op, in, w, out, oc, 0);
+    act_range(op, out);
+    htc__tconv_params *p = gparams(op, sizeof *p, "htc__tconv_params", "iiiiiiiiiiiiiiiiiims");
+    p->batches = in->shape[0];
+    p->in_h = in->shape[1]; p->in_w = in->shape[2]; p->in_c = in->shape[3];
+    p->out_h = out->shape[1]; p->out_w = out->shape[2]; p->out_c = oc;
+    p->k_h = kh; p->k_w = kw;
+    p->stride_h = op->stride_h; p->stride_w = op->stride_w;
+    p->pad_top = op->pad_top = th > 0 ? th / 2 : 0;
+    p->pad_left = op->pad_left = tw > 0 ? tw / 2 : 0;
+    p->in_zp = qzp(in, "input");
+    p->out_zp = qzp(out, "output");
+    p->act_min = op->act_min; p->act_max = op->act_max;
+    p->per_channel = op->nch > 1;
+    op->k_h = kh; op->k_w = kw;
+    op->batches = p->batches;
+    op->in_h = p->in_h; op->in_w = p->in_w; op->in_c = p->in_c;
+    op->out_h = p->out_h; op->out_w = p->out_w; op->out_c = oc;
+    op->groups = 1;
+    op->in_zp = p->in_zp;
+    op->out_zp = p->out_zp;
+    op->macs = (int64_t)p->batches * p->in_h * p->in_w * p->in_c * kh * kw * oc;
+}
+
+/* TFLite's GetNearestNeighbor (float scale and offset, floor or round). */
+static int32_t nearest(int v, int in_size, int out_size, int align, int half)
+{
+    volatile float scale = (align && out_size > 1) ? (float)(in_size - 1) / (float)(out_size - 1)
+                                                   : (float)in_size / (float)out_size;
+    volatile float offset = half ? 0.5f : 0.0f;
+    volatile float x = ((float)v + offset) * scale;
+    int32_t r = align ? (int32_t)roundf(x) : (int32_t)floorf(x);
+    if (r > in_size - 1) r = in_size - 1;
+    if (half && r < 0) r = 0;
+    return r;
+}
+
+/* RESIZE_NEAREST_NEIGHBOR (any type) and RESIZE_BILINEAR (int8), NHWC. */
+static void lower_resize(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    int64_t sz[2];
+    Tensor *st = need(g, op, 1, "size");
+    need_const(st, "size");
+    if (st->type != DT_INT32 || tensor_numel(st) != 2) fail("size '%s' must be 2 int32 values", st->name);
+    for (int k = 0; k < 2; k++) {
+        int32_t v;
+        memcpy(&v, st->data + 4 * k, 4);
+        sz[k] = v;
+    }
+    need_rank(in, 4, "input");
+    need_rank(out, 4, "output");
+    if (in->type != out->type) fail("input and output types differ");
+    if (out->shape[1] != sz[0] || out->shape[2] != sz[1] || out->shape[0] != in->shape[0] || out->shape[3] != in->shape[3])
+        fail("output '%s' is not the input resized to %lldx%lld", out->name, (long long)sz[0], (long long)sz[1]);
+    if (op->align_corners && op->half_pixel) fail("align_corners and half_pixel_centers are both set");
+    if (in->q.n && out->q.n && (in->q.scale[0] != out->q.scale[0] || in->q.zero_point[0] != out->q.zero_point[0]))
+        fail("input and output quantization differ");
+    htc__resize_params *p = gparams(op, sizeof *p, "htc__resize_params", "iiiiiiiiiii");
+    p->batches = in->shape[0]; p->in_h = in->shape[1]; p->in_w = in->shape[2]; p->c = in->shape[3];
+    p->out_h = out->shape[1]; p->out_w = out->shape[2];
+    p->mode = op->mode;
+    p->half_pixel = op->half_pixel;
+    p->elem = (int32_t)dtype_size(in->type);
+    if (op->mode == 1) {
+        need_type(in, DT_INT8, "input");
+        p->h_scale10 = ((1 << 10) * p->in_h + p->out_h / 2) / p->out_h;
+        p->w_scale10 = ((1 << 10) * p->in_w + p->out_w / 2) / p->out_w;
+        if (op->align_corners && p->out_h > 1) p->h_scale10 = ((1 << 10) * (p->in_h - 1) + (p->out_h - 1) / 2) / (p->out_h - 1);
+        if (op->align_corners && p->out_w > 1) p->w_scale10 = ((1 << 10) * (p->in_w - 1) + (p->out_w - 1) / 2) / (p->out_w - 1);
+        op->in[1] = -1;                 /* the kernel's map argument: NULL */
+        op->nin = 2;
+        op->variant = "_bilinear_s8";
+    } else {
+        /* the source row/column tables as a constant input */
+        int t = graph_add_tensor(g);   /* may move g->tensors: no Tensor pointer is used after it */
+        Tensor *mt = &g->tensors[t];
+        int32_t *map = arena_alloc(sizeof(int32_t) * (size_t)(p->out_h + p->out_w));
+        for (int y = 0; y < p->out_h; y++) map[y] = nearest(y, p->in_h, p->out_h, op->align_corners, op->half_pixel);
+        for (int x = 0; x < p->out_w; x++) map[p->out_h + x] = nearest(x, p->in_w, p->out_w, op->align_corners, op->half_pixel);
+        mt->name = arena_printf("%s.map", g->tensors[op->out[0]].name);
+        mt->type = DT_INT32;
+        mt->rank = 1;
+        mt->shape[0] = p->out_h + p->out_w;
+        mt->data = (const uint8_t *)map;
+        mt->nbytes = sizeof(int32_t) * (size_t)(p->out_h + p->out_w);
+        mt->src_index = -1;
+        op->in[1] = t;
+        op->nin = 2;
+        op->variant = "_nearest";
+    }
+}
+
+/* Same quantization on input and output (data movement ops). */
+static void same_quant(const Tensor *in, const Tensor *out)
+{
+    if (in->type != out->type) fail("input and output types differ");
+    if (in->q.n && out->q.n && (in->q.scale[0] != out->q.scale[0] || in->q.zero_point[0] != out->q.zero_point[0]))
+        fail("input and output quantization differ");
+}
+
+/* Bytes of one element; the kernels move any type. */
+static int32_t elem_of(const Tensor *t)
+{
+    if (t->type == DT_BOOL || t->type == DT_INT64) return (int32_t)dtype_size(t->type);
+    return (int32_t)dtype_size(t->type);
+}
+
+/* TILE: multiples from the constant second input. */
+static void lower_tile(Graph *g, Op *op)
+{
+    if (op->mode == 1) {                /* BROADCAST_TO: every dimension of 1 repeated to the output's */
+        Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+        same_quant(in, out);
+        if (in->rank > out->rank) fail("input rank %d exceeds the output's %d", in->rank, out->rank);
+        htc__tile_params *p = gparams(op, sizeof *p, "htc__tile_params", "iia6a6");
+        int32_t si[6], so[6];
+        shape6(in, si);
+        shape6(out, so);
+        p->rank = out->rank;
+        p->elem = elem_of(in);
+        for (int i = 0; i < 6; i++) {
+            if (si[i] != so[i] && si[i] != 1) fail("input '%s' does not broadcast to '%s'", in->name, out->name);
+            p->in_shape[i] = si[i];
+            p->mult[i] = so[i] / si[i];
+        }
+        return;
+    }
+    Tensor *in = need(g, op, 0, "data"), *m = need(g, op, 1, "multiples"), *out = T(g, op->out[0]);
+    need_const(m, "multiples");
+    same_quant(in, out);
+    if (tensor_numel(m) != in->rank) fail("multiples '%s' must have %d values", m->name, in->rank);
+    htc__tile_params *p = gparams(op, sizeof *p, "htc__tile_params", "iia6a6");
+    int32_t s[6];
+    shape6(in, s);
+    p->rank = in->rank;
+    p->elem = elem_of(in);
+    for (int i = 0; i < 6; i++) { p->in_shape[i] = s[i]; p->mult[i] = 1; }
+    for (int i = 0; i < in->rank; i++) {
+        int64_t v;
+        if (m->type == DT_INT32) { int32_t x; memcpy(&x, m->data + 4 * i, 4); v = x; }
+        else if (m->type == DT_INT64) memcpy(&v, m->data + 8 * i, 8);
+        else fail("multiples must be int32 or int64");
+        if (v < 0 || (int64_t)in->shape[i] * v != out->shape[i]) fail("output '%s' is not the input tiled", out->name);
+        p->mult[6 - in->rank + i] = (int32_t)v;
+    }
+    op->nin = 1;
+    op->in[1] = -1;
+}
+
+/* SLICE / STRIDED_SLICE / SPLIT / SPLIT_V / UNPACK (tflite.c computed the
+   first index, stride and count per input axis). */
+static void lower_slice(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    same_quant(in, out);
+    htc__slice_params *p = gparams(op, sizeof *p, "htc__slice_params", "iia6a6a6a6");
+    int32_t s[6];
+    shape6(in, s);
+    int64_t n = 1;
+    p->rank = in->rank;
+    p->elem = elem_of(in);
+    for (int i = 0; i < 6; i++) {
+        int a = i - (6 - in->rank);
+        p->in_shape[i] = s[i];
+        p->begin[i] = a >= 0 ? op->begin[a] : 0;
+        p->step[i] = a >= 0 ? op->step[a] : 1;
+        p->count[i] = a >= 0 ? op->count[a] : 1;
+        if (a >= 0 && op->count[a] > 0) {
+            int64_t last = (int64_t)op->begin[a] + (int64_t)(op->count[a] - 1) * op->step[a];
+            if (op->begin[a] < 0 || op->begin[a] >= in->shape[a] || last < 0 || last >= in->shape[a])
+                fail("slice reads outside axis %d", a);
+        }
+        n *= p->count[i];
+    }
+    if (n != tensor_numel(out)) fail("the slice has %lld elements, the output '%s' %lld", (long long)n, out->name,
+                                     (long long)tensor_numel(out));
+}
+
+/* GATHER along an axis with constant indices: the gather kernel QuantLib's
+   graphs brought (kernels/qlib_eltwise.c htc__ql_gather), indices as int32.
+   Indices computed at run time and batch_dims > 0 are not supported. */
+static void lower_gather(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *ix = need(g, op, 1, "indices"), *out = T(g, op->out[0]);
+    same_quant(in, out);
+    if (ix->type != DT_INT32 && ix->type != DT_INT64) fail("indices '%s' must be int32 or int64", ix->name);
+    if (!ix->data) fail("indices '%s' computed at run time are not supported (only constant indices)", ix->name);
+    if (op->mode) fail("batch_dims %d is not supported", op->mode);
+    int axis = op->axis;
+    int64_t n = tensor_numel(ix);
+    htc__ql_gather_params *p = params(op, sizeof *p, "htc__ql_gather_params");
+    p->outer = p->inner = 1;
+    for (int i = 0; i < axis; i++) p->outer *= in->shape[i];
+    for (int i = axis + 1; i < in->rank; i++) p->inner *= in->shape[i];
+    p->axis = in->shape[axis];
+    p->elem = elem_of(in);
+    p->nidx = (int32_t)n;
+    if ((int64_t)p->outer * n * p->inner != tensor_numel(out))
+        fail("output '%s' has %lld elements", out->name, (long long)tensor_numel(out));
+    int32_t *idx = arena_alloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    for (int64_t k = 0; k < n; k++) {
+        int64_t v;
+        if (ix->type == DT_INT64) memcpy(&v, ix->data + 8 * k, 8);
+        else { int32_t x; memcpy(&x, ix->data + 4 * k, 4); v = x; }
+        if (v < 0 || v >= p->axis) fail("index %lld out of range [0, %d)", (long long)v, p->axis);
+        idx[k] = (int32_t)v;
+    }
+    if (ix->type == DT_INT64) {         /* the kernel reads int32 indices */
+        int t = graph_add_tensor(g);    /* may move g->tensors: no Tensor pointer is used after it */
+        Tensor *c = &g->tensors[t];
+        c->name = arena_printf("%s.i32", g->tensors[op->in[1]].name);
+        c->type = DT_INT32;
+        c->rank = 1;
+        c->shape[0] = (int32_t)n;
+        c->data = (const uint8_t *)idx;
+        c->nbytes = sizeof(int32_t) * (size_t)n;
+        c->src_index = -1;
+        op->in[1] = t;
+    }
+    op->rq = RQ_NONE;
+}
+
+/* SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND, 3-D ([b][h][c]) or 4-D NHWC. */
+static void lower_s2b(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *bs = need(g, op, 1, "block_shape"), *pd = need(g, op, 2, "paddings"),
+           *out = T(g, op->out[0]);
+    int s2b = op->kind == OP_SPACE_TO_BATCH;
+    need_const(bs, "block_shape");
+    need_const(pd, "paddings");
+    same_quant(in, out);
+    if (in->rank != 3 && in->rank != 4) fail("input '%s' must have rank 3 or 4", in->name);
+    if (out->rank != in->rank) fail("output rank differs from the input's");
+    int ns = in->rank - 2;
+    if (bs->type != DT_INT32 || pd->type != DT_INT32 || tensor_numel(bs) != ns || tensor_numel(pd) != 2 * ns)
+        fail("block_shape and paddings must be int32 [%d] and [%d, 2]", ns, ns);
+    int32_t b[2] = {1, 1}, q[4] = {0, 0, 0, 0};
+    memcpy(b, bs->data, 4 * (size_t)ns);
+    memcpy(q, pd->data, 8 * (size_t)ns);
+    htc__s2b_params *p = gparams(op, sizeof *p, "htc__s2b_params", "iiiiiiiiiiiii");
+    const Tensor *big = s2b ? out : in, *small = s2b ? in : out;      /* the batched side, the spatial side */
+    p->in_b = in->shape[0]; p->in_h = in->shape[1]; p->in_w = in->rank == 4 ? in->shape[2] : 1;
+    p->c = in->shape[in->rank - 1];
+    p->out_b = out->shape[0]; p->out_h = out->shape[1]; p->out_w = out->rank == 4 ? out->shape[2] : 1;
+    p->block_h = b[0];
+    p->block_w = ns == 2 ? b[1] : 1;
+    p->pad_top = q[0];
+    p->pad_left = ns == 2 ? q[2] : 0;
+    p->elem = elem_of(in);
+    /* the padding holds the output zero point (real 0), as TFLite's
+       space_to_batch_nd.cc writes it; TFLite Micro's kernel reads
+       SpaceToBatchParams.output_offset from a buffer it never sets */
+    p->pad_value = out->q.n ? (int32_t)out->q.zero_point[0] : 0;
+    if (p->block_h < 1 || p->block_w < 1 || q[0] < 0 || q[1] < 0 || q[2] < 0 || q[3] < 0) fail("negative block or padding");
+    if (big->shape[0] != small->shape[0] * p->block_h * p->block_w || out->shape[out->rank - 1] != p->c ||
+        (int64_t)(s2b ? p->out_h : p->in_h) * p->block_h != (int64_t)(s2b ? p->in_h : p->out_h) + q[0] + q[1] ||
+        (int64_t)(s2b ? p->out_w : p->in_w) * p->block_w != (int64_t)(s2b ? p->in_w : p->out_w) + q[2] + q[3])
+        fail("shapes of '%s' and '%s' do not match the block and paddings", in->name, out->name);
+    op->nin = 1;
+    op->in[1] = op->in[2] = -1;
+}
+
+/* MEAN / SUM / REDUCE_MAX over any axes (reduce_common.cc). MEAN over H, W of
+   a 4-D tensor keeps the dedicated kernel (kernels/mean.c). */
+static void lower_reduce(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    need_type(in, DT_INT8, "input");
+    need_type(out, DT_INT8, "output");
+    int red[MAX_RANK] = {0};
+    for (int i = 0; i < op->naxes; i++) red[op->axes[i]] = 1;
+    int64_t kept = 1;
+    for (int d = 0; d < in->rank; d++) kept *= red[d] ? 1 : in->shape[d];
+    if (kept != tensor_numel(out)) fail("output '%s' has %lld elements, the reduction %lld", out->name,
+                                        (long long)tensor_numel(out), (long long)kept);
+    if (op->kind == OP_MEAN && in->rank == 4 && red[1] && red[2] && !red[0] && !red[3]) {
+        lower_mean(g, op);
+        return;
+    }
+    htc__reduce_params *p = gparams(op, sizeof *p, "htc__reduce_params", "iia6a6iiii");
+    int32_t s[6];
+    shape6(in, s);
+    p->rank = in->rank;
+    p->mode = op->kind == OP_MEAN ? 0 : op->kind == OP_SUM ? 1 : op->kind == OP_REDUCE_MAX ? 2 : 3;
+    for (int i = 0; i < 6; i++) {
+        int a = i - (6 - in->rank);
+        p->in_shape[i] = s[i];
+        p->red[i] = a >= 0 && red[a];
+    }
+    p->in_zp = qzp(in, "input");
+    p->out_zp = qzp(out, "output");
+    if (p->mode >= 2) {
+        if (in->q.scale[0] != out->q.scale[0] || p->in_zp != p->out_zp)
+            fail("int8 %s needs equal input and output quantization (TFLite Micro checks it)", op->src_name);
+        op->rq = RQ_NONE;
+    } else {
+        qmul((double)in->q.scale[0] / (double)out->q.scale[0], &p->mult, &p->shift);
+        op->rq = RQ_TFLITE;
+        op->nch = 1;
+    }
+    op->macs = tensor_numel(in);
+}
+
+/* L2_NORMALIZATION int8 over the last axis (output Q0.7). */
+static void lower_l2norm(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    need_type(in, DT_INT8, "input");
+    need_type(out, DT_INT8, "output");
+    if (in->rank > 4) fail("input '%s' has rank %d, at most 4", in->name, in->rank);
+    if (op->act != ACT_NONE) fail("fused activation is not supported (TFLite Micro refuses it)");
+    htc__l2norm_params *p = gparams(op, sizeof *p, "htc__l2norm_params", "iii");
+    p->depth = in->shape[in->rank - 1];
+    p->outer = (int32_t)(tensor_numel(in) / p->depth);
+    p->in_zp = qzp(in, "input");
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+    op->macs = tensor_numel(in);
+}
+
+/* TRANSPOSE with a constant permutation (kernels/transpose.c, any type). */
+/* DEPTH_TO_SPACE / SPACE_TO_DEPTH (NHWC, block b) as a rank-6 transpose:
+   the output viewed as [n][h][b][w][b][c'] (depth to space) or
+   [n][h'][w'][b][b][c] (space to depth), read through the input's strides. */
+static void lower_d2s(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    same_quant(in, out);
+    need_rank(in, 4, "input");
+    need_rank(out, 4, "output");
+    int b = op->stride_h, n = in->shape[0], ih = in->shape[1], iw = in->shape[2], ic = in->shape[3];
+    htc__transpose_params *p = params(op, sizeof *p, "htc__transpose_params");
+    p->rank = 6;
+    p->elem = elem_of(in);
+    if (op->mode == 1) {
+        int oc = ic / (b * b);
+        if (ic % (b * b) || out->shape[1] != ih * b || out->shape[2] != iw * b || out->shape[3] != oc || out->shape[0] != n)
+            fail("output '%s' is not the input's depth moved to space in blocks of %d", out->name, b);
+        int32_t sh[6] = {n, ih, b, iw, b, oc}, st[6] = {ih * iw * ic, iw * ic, b * oc, ic, oc, 1};
+        memcpy(p->shape, sh, sizeof sh);
+        memcpy(p->stride, st, sizeof st);
+    } else {
+        if (ih % b || iw % b || out->shape[1] != ih / b || out->shape[2] != iw / b || out->shape[3] != ic * b * b ||
+            out->shape[0] != n)
+            fail("output '%s' is not the input's space moved to depth in blocks of %d", out->name, b);
+        int32_t sh[6] = {n, ih / b, iw / b, b, b, ic}, st[6] = {ih * iw * ic, b * iw * ic, b * ic, iw * ic, ic, 1};
+        memcpy(p->shape, sh, sizeof sh);
+        memcpy(p->stride, st, sizeof st);
+    }
+}
+
+static void lower_transpose(Graph *g, Op *op)
+{
+    if (op->mode) {
+        lower_d2s(g, op);
+        return;
+    }
+    Tensor *in = need(g, op, 0, "data"), *pm = need(g, op, 1, "perm"), *out = T(g, op->out[0]);
+    need_const(pm, "perm");
+    same_quant(in, out);
+    if (in->rank > 6) fail("rank %d, at most 6", in->rank);
+    if (tensor_numel(pm) != in->rank || (pm->type != DT_INT32 && pm->type != DT_INT64))
+        fail("perm '%s' must have %d int32 values", pm->name, in->rank);
+    htc__transpose_params *p = params(op, sizeof *p, "htc__transpose_params");
+    int32_t stride[6], used[6] = {0};
+    p->rank = in->rank;
+    p->elem = elem_of(in);
+    for (int d = in->rank - 1, s = 1; d >= 0; d--) { stride[d] = s; s *= in->shape[d]; }
+    for (int d = 0; d < in->rank; d++) {
+        int64_t v;
+        if (pm->type == DT_INT32) { int32_t x; memcpy(&x, pm->data + 4 * d, 4); v = x; }
+        else memcpy(&v, pm->data + 8 * d, 8);
+        if (v < 0 || v >= in->rank || used[v]) fail("perm is not a permutation of 0..%d", in->rank - 1);
+        used[v] = 1;
+        if (out->shape[d] != in->shape[v]) fail("output '%s' is not the input permuted", out->name);
+        p->shape[d] = in->shape[v];
+        p->stride[d] = stride[v];
+    }
+    op->nin = 1;
+    op->in[1] = -1;
+}
+
+/* NEG of a float32 tensor (a float island: TFLM's NEG is float only). */
+static void lower_neg(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    need_type(in, DT_FLOAT32, "input");
+    need_type(out, DT_FLOAT32, "output");
+    htc__funary_params *p = gparams(op, sizeof *p, "htc__funary_params", "i");
+    p->size = (int32_t)tensor_numel(in);
+    op->variant = "_f32";
+}
+
+/* ARG_MAX / ARG_MIN of an int8 tensor along a constant axis. */
+static void lower_argminmax(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    need_type(in, DT_INT8, "input");
+    if (out->type != DT_INT32 && out->type != DT_INT64) fail("output '%s' must be int32 or int64", out->name);
+    htc__argminmax_params *p = gparams(op, sizeof *p, "htc__argminmax_params", "iiiii");
+    p->outer = p->inner = 1;
+    for (int d = 0; d < op->axis; d++) p->outer *= in->shape[d];
+    for (int d = op->axis + 1; d < in->rank; d++) p->inner *= in->shape[d];
+    p->axis_size = in->shape[op->axis];
+    p->is_min = op->kind == OP_ARGMIN;
+    op->macs = tensor_numel(in);
+    p->out64 = out->type == DT_INT64;
+    if ((int64_t)p->outer * p->inner != tensor_numel(out)) fail("output '%s' has %lld elements", out->name,
+                                                                 (long long)tensor_numel(out));
+}
+
+/* MIRROR_PAD: TFLM's GetInputDimension per output coordinate, at compile
+   time, into a table the kernel reads (its second input). */
+static void lower_mirror_pad(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *pads = need(g, op, 1, "paddings"), *out = T(g, op->out[0]);
+    need_const(pads, "paddings");
+    same_quant(in, out);
+    if (in->rank > 6) fail("rank %d, at most 6", in->rank);
+    if (tensor_numel(pads) != 2 * in->rank || (pads->type != DT_INT32 && pads->type != DT_INT64))
+        fail("paddings '%s' must be [%d, 2] int32", pads->name, in->rank);
+    int offset = op->mode;              /* REFLECT 1, SYMMETRIC 0 */
+    htc__mirror_pad_params *p = gparams(op, sizeof *p, "htc__mirror_pad_params", "a6a6a6i");
+    int32_t total = 0, si[6], so[6];
+    shape6(in, si);
+    shape6(out, so);
+    for (int d = 0; d < 6; d++) total += so[d];
+    int32_t *map = arena_alloc(sizeof(int32_t) * (size_t)total);
+    int32_t off = 0, stride = 1;
+    for (int d = 5; d >= 0; d--) {
+        p->in_stride[d] = stride;
+        stride *= si[d];
+    }
+    for (int d = 0; d < 6; d++) {
+        int a = d - (6 - in->rank);
+        int64_t lp = 0, rp = 0;
+        if (a >= 0) {
+            if (pads->type == DT_INT32) {
+                int32_t v[2];
+                memcpy(v, pads->data + 8 * a, 8);
+                lp = v[0]; rp = v[1];
+            } else {
+                memcpy(&lp, pads->data + 16 * a, 8);
+                memcpy(&rp, pads->data + 16 * a + 8, 8);
+            }
+        }
+        if (lp < 0 || rp < 0 || lp > si[d] - offset || rp > si[d] - offset)
+            fail("padding of dimension %d exceeds what %s mode allows", a, offset ? "REFLECT" : "SYMMETRIC");
+        if (si[d] + lp + rp != so[d]) fail("output '%s' is not the input padded", out->name);
+        p->out_shape[d] = so[d];
+        p->map_off[d] = off;
+        for (int32_t o = 0; o < so[d]; o++) {
+            int32_t pd = o, v;
+            if (pd < lp) {
+                int32_t orig = (int32_t)lp + offset - 1;
+                v = orig - (pd < orig - offset ? pd : orig - offset);
+            } else {
+                pd -= (int32_t)lp;
+                if (pd >= si[d]) {
+                    pd -= si[d];
+                    int32_t orig = si[d] - (1 + offset);
+                    v = orig - (pd < orig ? pd : orig);
+                } else {
+                    v = pd;
+                }
+            }
+            map[off + o] = v;
+        }
+        off += so[d];
+    }
+    p->elem = elem_of(in);
+    int t = graph_add_tensor(g);        /* may move g->tensors: no Tensor pointer is used after it */
+    Tensor *mt = &g->tensors[t];
+    mt->name = arena_printf("%s.map", g->tensors[op->out[0]].name);
+    mt->type = DT_INT32;
+    mt->rank = 1;
+    mt->shape[0] = total;
+    mt->data = (const uint8_t *)map;
+    mt->nbytes = sizeof(int32_t) * (size_t)total;
+    mt->src_index = -1;
+    op->in[1] = t;
+    op->nin = 2;
+}
+
 void lower(Graph *g)
 {
     if (g->format == SRC_ONNX) {          /* onnxruntime's arithmetic: onnx.c */
@@ -515,20 +1220,39 @@ void lower(Graph *g)
             int ti = k < 0 ? op->out[0] : op->in[k];
             if (ti >= 0 && tensor_numel(&g->tensors[ti]) == 0) fail("tensor '%s' is empty", g->tensors[ti].name);
         }
+        /* float: QUANTIZE's input, float islands (NEG), moved data */
+        int moves = op->kind == OP_RESHAPE || op->kind == OP_TRANSPOSE || op->kind == OP_SLICE || op->kind == OP_TILE ||
+                    op->kind == OP_GATHER || op->kind == OP_CONCAT || op->kind == OP_QUANTIZE || op->kind == OP_NEG ||
+                    op->kind == OP_MIRROR_PAD || op->kind == OP_SPACE_TO_BATCH || op->kind == OP_BATCH_TO_SPACE ||
+                    op->kind == OP_RESIZE;
         for (int k = 0; k < op->nin; k++)
-            if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && op->kind != OP_QUANTIZE)
-                fail("float input '%s': htc compiles integer models only", g->tensors[op->in[k]].name);
+            if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && !moves)
+                fail("float input '%s': htc compiles integer models only (and the float operators of float islands)",
+                     g->tensors[op->in[k]].name);
         switch (op->kind) {
         case OP_CONV2D: lower_conv(g, op); break;
         case OP_FC: lower_fc(g, op); break;
         case OP_ADD: case OP_MUL: lower_binary(g, op); break;
         case OP_AVGPOOL: case OP_MAXPOOL: lower_pool(g, op); break;
-        case OP_MEAN: lower_mean(g, op); break;
+        case OP_MEAN: case OP_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: lower_reduce(g, op); break;
+        case OP_ARGMAX: case OP_ARGMIN: lower_argminmax(g, op); break;
+        case OP_MIRROR_PAD: lower_mirror_pad(g, op); break;
+        case OP_SUB: case OP_SQDIFF: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: lower_ew(g, op); break;
+        case OP_MATMUL: lower_matmul(g, op); break;
+        case OP_TRANSPOSE_CONV: lower_tconv(g, op); break;
+        case OP_RESIZE: lower_resize(g, op); break;
+        case OP_TILE: lower_tile(g, op); break;
+        case OP_SLICE: lower_slice(g, op); break;
+        case OP_GATHER: lower_gather(g, op); break;
+        case OP_SPACE_TO_BATCH: case OP_BATCH_TO_SPACE: lower_s2b(g, op); break;
+        case OP_L2NORM: lower_l2norm(g, op); break;
+        case OP_TRANSPOSE: lower_transpose(g, op); break;
+        case OP_NEG: lower_neg(g, op); break;
         case OP_PAD: lower_pad(g, op); break;
         case OP_CONCAT: lower_concat(g, op); break;
         case OP_RESHAPE: lower_reshape(g, op); break;
         case OP_SOFTMAX: lower_softmax(g, op); break;
-        case OP_TABLE: lower_logistic(g, op); break;
+        case OP_TABLE: lower_table(g, op); break;
         case OP_QUANTIZE: case OP_DEQUANTIZE: lower_quant(g, op); break;
         default: fail("no lowering for %s", op_name(op->kind));
         }

@@ -189,9 +189,10 @@ void quant_softmax_params(float beta, float in_scale, htc__softmax_params *p)
    Prepare: multiplier = round(frexp(in_scale * 2^27) * 2^31) (no
    renormalisation if that rounds to 2^31: the cast wraps, as TFLM's does),
    radius = floor(15 * 2^27 / 2^shift) in double (CalculateInputRadius).
+   Output scale 1/256, zero point -128 (lower.c checks them).
    ai-edge-litert instead fills the table with float 1/(1+exp(-x)) rounded
    (LUTPopulate), which differs by one on rare inputs. */
-void quant_logistic_params(float in_scale, int32_t in_zp, htc__logistic_params *p)
+void quant_table_logistic(float in_scale, int32_t in_zp, int8_t *lut)
 {
     const int int_bits = 4;
     int shift = 0;
@@ -199,10 +200,6 @@ void quant_logistic_params(float in_scale, int32_t in_zp, htc__logistic_params *
     int64_t qf = (int64_t)round(q * 2147483648.0);
     int32_t mult = (int32_t)(uint32_t)(uint64_t)qf;
     int32_t radius = (int32_t)floor(ldexp(15.0 * (double)((int64_t)1 << (31 - int_bits)), -shift));
-    p->in_zp = in_zp;
-    p->input_multiplier = mult;
-    p->input_left_shift = shift;
-    p->input_range_radius = radius;
     for (int32_t v = -128; v <= 127; v++) {
         const int32_t x = v - in_zp;
         int32_t y;
@@ -224,7 +221,7 @@ void quant_logistic_params(float in_scale, int32_t in_zp, htc__logistic_params *
             if (y < -128) y = -128;
             if (y > 127) y = 127;
         }
-        p->lut[(uint8_t)(int8_t)v] = (int8_t)y;
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
     }
 }
 
@@ -254,4 +251,250 @@ void quant_requant_params(float in_scale, int32_t in_zp, float out_scale,
     p->out_zp = out_zp;
     p->mult = m;
     p->shift = s;
+}
+
+/* ---- element-wise int8 tables -------------------------------------------------
+   An int8 element-wise op of one input is a function of one byte: each
+   function below runs TFLite Micro's integer kernel (Prepare's parameters,
+   then the Eval arithmetic) on the 256 inputs into lut[(uint8_t)x]. */
+
+/* CalculateInputRadius (the double form TFLite builds by default), for any
+   shift: floor(((2^int_bits - 1) * 2^(31 - int_bits)) / 2^shift). */
+static int32_t radius_of(int int_bits, int shift)
+{
+    double r = (double)((1 << int_bits) - 1) * (double)((int64_t)1 << (31 - int_bits));
+    return (int32_t)floor(ldexp(r, -shift));
+}
+
+/* Prepare of TANH / LOGISTIC int8: multiplier of in_scale * 2^27 as
+   round(frexp * 2^31) cast to int32 (the cast wraps at 2^31 as TFLM's does). */
+static void q4_input(float in_scale, int32_t *mult, int *shift, int32_t *radius)
+{
+    double q = frexp((double)in_scale * (double)(1 << 27), shift);
+    int64_t qf = (int64_t)round(q * 2147483648.0);
+    *mult = (int32_t)(uint32_t)(uint64_t)qf;
+    *radius = radius_of(4, *shift);
+}
+
+/* gemmlowp one_minus_x_over_one_plus_x_for_x_in_0_1: Q0.31 in and out. */
+static int32_t one_minus_x_over_one_plus_x(int32_t a)
+{
+    const int32_t c48_17 = 1515870810, cm32_17 = -1010580540;   /* Q2.29 */
+    const int32_t one_q2 = (int32_t)1 << 29;
+    int32_t half_den = htc__rhalfsum(a, INT32_MAX);
+    int32_t x = c48_17 + htc__srdhm(half_den, cm32_17);
+    for (int i = 0; i < 3; i++) {
+        int32_t one_minus = one_q2 - htc__srdhm(half_den, x);
+        x = x + htc__sat_shl(htc__srdhm(x, one_minus), 2);
+    }
+    return htc__sat_shl(x - one_q2, 2);
+}
+
+/* gemmlowp tanh of a Q4.27 value -> Q0.31: -tanh(-|a|) from exp(-2|a|). */
+static int32_t gemmlowp_tanh_q4(int32_t a)
+{
+    if (a == 0) return 0;
+    int32_t n = a < 0 ? a : -a;                         /* -|a|, still Q4.27 */
+    int32_t t = one_minus_x_over_one_plus_x(htc__exp_neg(n, 5));   /* ExactMulByPot<1>: Q5.26 */
+    return a < 0 ? -t : t;
+}
+
+/* TFLM tanh.cc + reference_integer_ops::Tanh (int8): output Q0.7 (scale
+   1/128, zero point 0; TFLM reads neither from the output tensor). */
+void quant_table_tanh(float in_scale, int32_t in_zp, int8_t *lut)
+{
+    int32_t mult, radius;
+    int shift;
+    q4_input(in_scale, &mult, &shift, &radius);
+    for (int32_t v = -128; v <= 127; v++) {
+        const int32_t x = v - in_zp;
+        int32_t y;
+        if (x <= -radius) y = -128;
+        else if (x >= radius) y = 127;
+        else {
+            y = htc__rdivpot(gemmlowp_tanh_q4(htc__mulq(x, mult, shift)), 31 - 7);
+            y = y < -128 ? -128 : (y > 127 ? 127 : y);
+        }
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
+}
+
+/* ---- int16 fixed point of reference_ops::HardSwish ---- */
+static int16_t srdhm16(int16_t a, int16_t b)          /* gemmlowp, int16 */
+{
+    if (a == b && a == INT16_MIN) return INT16_MAX;
+    int32_t ab = (int32_t)a * (int32_t)b;
+    int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
+    return (int16_t)((ab + nudge) / (1 << 15));
+}
+static int16_t sdhm16(int16_t a, int16_t b)           /* SaturatingDoublingHighMul: truncating */
+{
+    if (a == b && a == INT16_MIN) return INT16_MAX;
+    return (int16_t)(((int32_t)a * (int32_t)b) / (1 << 15));
+}
+static int16_t rdivpot16(int16_t x, int e)
+{
+    int32_t mask = (1 << e) - 1, rem = x & mask, thr = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (int16_t)((x >> e) + (rem > thr ? 1 : 0));
+}
+static int16_t satshl16(int16_t v, int amount)
+{
+    int64_t r = (int64_t)v * ((int64_t)1 << amount);
+    return (int16_t)(r > INT16_MAX ? INT16_MAX : (r < INT16_MIN ? INT16_MIN : r));
+}
+static int16_t down16(int32_t m)                       /* DownScaleInt32ToInt16Multiplier */
+{
+    if (m >= INT32_MAX - (1 << 15)) return INT16_MAX;
+    return (int16_t)((m + (1 << 15)) >> 16);
+}
+
+/* TFLM hard_swish_common.cc Prepare (float products, then double) and
+   reference_ops::HardSwish<int8_t>. Returns 0 when TFLM's Prepare refuses
+   the scales (output multiplier exponent above 0). */
+int quant_table_hard_swish(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut)
+{
+    volatile float hires = (1.0f / 128.0f) * in_scale;
+    volatile float reluish_scale = 3.0f / 32768.0f;
+    volatile float om = hires / out_scale, rm = hires / reluish_scale;
+    int32_t m32;
+    int out_exp, rel_exp;
+    quant_multiplier((double)om, &m32, &out_exp);
+    int16_t out_m = down16(m32);
+    if (out_exp > 0) return 0;
+    quant_multiplier((double)rm, &m32, &rel_exp);
+    int16_t rel_m = down16(m32);
+    for (int32_t v = -128; v <= 127; v++) {
+        int16_t x = (int16_t)(v - in_zp);
+        int16_t hi = (int16_t)(x * (1 << 7));
+        int16_t pre = srdhm16(hi, out_m);
+        int16_t r = hi;
+        if (rel_exp > 0) r = satshl16(r, rel_exp - 1);
+        r = srdhm16(r, rel_m);
+        if (rel_exp > 0) r = satshl16(r, 1);
+        if (rel_exp < 0) r = rdivpot16(r, -rel_exp);
+        r = (int16_t)((r + (1 << 15)) >> 1);
+        int16_t po = sdhm16(r, pre);
+        int32_t y = rdivpot16(po, -out_exp) + out_zp;
+        y = y > 127 ? 127 : (y < -128 ? -128 : y);
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
+    return 1;
+}
+
+/* TFLM activations_common.cc CalculateReluOpData + ReluQuantized: the
+   multiplier double(float(in_scale / out_scale)), clamp [zp + round(0/s), 127]. */
+void quant_table_relu(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut)
+{
+    volatile float r = in_scale / out_scale;
+    int32_t m;
+    int s;
+    quant_multiplier((double)r, &m, &s);
+    int32_t lo = out_zp + (int32_t)roundf(0.0f / out_scale);
+    if (lo < -128) lo = -128;
+    for (int32_t v = -128; v <= 127; v++) {
+        int32_t y = out_zp + htc__mulq(v - in_zp, m, s);
+        y = y < lo ? lo : (y > 127 ? 127 : y);
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
+}
+
+/* TFLM RELU6 int8: clamp to [in_zp, six] with six = FloatToQuantizedType(6,
+   in_scale, in_zp) (round(6 / scale) + zp, saturated); the output's
+   quantization is not read. */
+void quant_table_relu6(float in_scale, int32_t in_zp, int8_t *lut)
+{
+    volatile float q = 6.0f / in_scale;
+    float rq = roundf(q) + (float)in_zp;
+    int32_t six = rq >= 127.0f ? 127 : (rq <= -128.0f ? -128 : (int32_t)rq);
+    for (int32_t v = -128; v <= 127; v++) {
+        int32_t y = v > six ? six : (v < in_zp ? in_zp : v);
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
+}
+
+/* TFLM leaky_relu_common.cc (alpha and identity multipliers of
+   double(in_scale * alpha / out_scale) in float, then double) +
+   reference_ops::QuantizeLeakyRelu. */
+void quant_table_leaky_relu(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, float alpha,
+                            int8_t *lut)
+{
+    volatile float a = in_scale * alpha / out_scale, id = in_scale / out_scale;
+    int32_t ma, mi;
+    int sa, si;
+    quant_multiplier((double)a, &ma, &sa);
+    quant_multiplier((double)id, &mi, &si);
+    const int neg = ma < 0;                 /* a negative alpha: the kernel negates */
+    if (neg) ma = -ma;
+    for (int32_t v = -128; v <= 127; v++) {
+        int32_t x = v - in_zp, y;
+        if (x >= 0) y = htc__mulq(x, mi, si) + out_zp;
+        else y = (neg ? -htc__mulq(x, ma, sa) : htc__mulq(x, ma, sa)) + out_zp;
+        y = y > 127 ? 127 : (y < -128 ? -128 : y);
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
+}
+
+/* TFLM elementwise.cc ABS int8: |x - in_zp|, rescaled by
+   double(float(in_scale / out_scale)) when the scales differ. */
+void quant_table_abs(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut)
+{
+    volatile float r = in_scale / out_scale;
+    int32_t m = 0;
+    int s = 0;
+    int rescale = in_scale != out_scale;
+    if (rescale) quant_multiplier((double)r, &m, &s);
+    for (int32_t v = -128; v <= 127; v++) {
+        int32_t x = v - in_zp, y;
+        x = x < 0 ? -x : x;
+        y = (rescale ? htc__mulq(x, m, s) : x) + out_zp;
+        y = y > 127 ? 127 : (y < -128 ? -128 : y);
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
+}
+
+/* TFLM elementwise.cc RSQRT int8: the multiplier 1 / double(sqrt(in_scale) *
+   out_scale) (float sqrt and product), then per value
+   mulq(mulq(1, inv_sqrt(x - zp), shift + 20), mult, out_shift - 20) + out_zp.
+   x == zp gives 127; x < zp makes TFLM fail the inference ("Rsqrt is only
+   defined for positive values"): the table holds 127 there too. */
+void quant_table_rsqrt(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut)
+{
+    volatile float sq = sqrtf(in_scale);
+    volatile float den = sq * out_scale;
+    int32_t m;
+    int s;
+    quant_multiplier(1.0 / (double)den, &m, &s);
+    for (int32_t v = -128; v <= 127; v++) {
+        int32_t x = v - in_zp, y;
+        if (x <= 0) y = 127;
+        else {
+            int32_t im;
+            int is;
+            htc__inv_sqrt(x, &im, &is);
+            int32_t d = htc__mulq(1, im, is + 20);
+            y = htc__mulq(d, m, s - 20) + out_zp;
+            y = y > 127 ? 127 : (y < -128 ? -128 : y);
+        }
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
+}
+
+/* LUTPopulate<int8_t> of TFLite's kernels/internal/common.h (GELU, ELU in
+   TFLite's kernels): dequantize in float, f, round(f / out_scale) + zp in
+   float, saturated. */
+void quant_table_float(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, float (*f)(float),
+                       int8_t *lut)
+{
+    volatile float inv = 1.0f / out_scale;
+    for (int32_t v = -128; v <= 127; v++) {
+        volatile float x = in_scale * (float)(v - in_zp);
+        volatile float t = f(x);
+        volatile float r = roundf(t * inv);
+        float q = r + (float)out_zp;
+        /* static_cast<int32_t> of a float out of range: x86's cvttss2si gives
+           INT32_MIN (the hosts ai-edge-litert runs on), then saturated */
+        int32_t y = !(q > -2147483648.0f && q < 2147483648.0f) ? -128
+                    : q >= 127.0f ? 127 : (q <= -128.0f ? -128 : (int32_t)q);
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
 }

@@ -41,9 +41,23 @@ void quant_mul_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
 /* SOFTMAX int8 (beta, input scale) -> multiplier, left shift, diff_min. */
 void quant_softmax_params(float beta, float in_scale, htc__softmax_params *p);
 
-/* LOGISTIC int8 -> the 256-entry table of TFLite Micro's fixed-point kernel
-   (output scale 1/256, zero point -128), plus its Prepare parameters. */
-void quant_logistic_params(float in_scale, int32_t in_zp, htc__logistic_params *p);
+/* Element-wise int8 tables, lut[(uint8_t)x] = TFLite Micro's int8 kernel
+   (its Prepare, then its Eval arithmetic) applied to x. LOGISTIC: output
+   scale 1/256, zero point -128; TANH: output Q0.7. */
+void quant_table_logistic(float in_scale, int32_t in_zp, int8_t *lut);
+void quant_table_tanh(float in_scale, int32_t in_zp, int8_t *lut);
+/* 0 when TFLM's Prepare refuses the scales (output multiplier above 1). */
+int quant_table_hard_swish(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut);
+void quant_table_relu(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut);
+void quant_table_relu6(float in_scale, int32_t in_zp, int8_t *lut);
+void quant_table_leaky_relu(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, float alpha,
+                            int8_t *lut);
+void quant_table_abs(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut);
+void quant_table_rsqrt(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut);
+/* TFLite's LUTPopulate<int8_t>: f evaluated in float on each dequantized
+   input (GELU, which TFLite Micro lacks: ai-edge-litert's table). */
+void quant_table_float(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, float (*f)(float),
+                       int8_t *lut);
 
 /* MEAN over H,W: multiplier/shift from in_scale/out_scale. */
 void quant_mean_params(float in_scale, int32_t in_zp, float out_scale,

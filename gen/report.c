@@ -60,6 +60,14 @@ static void ideal_total(const Graph *g, double *ideal, double *ms)
     }
 }
 
+/* Does op compute in float (a float island, float model input/output)? */
+static int float_op(const Graph *g, const Op *op)
+{
+    for (int k = 0; k < op->nin; k++)
+        if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32) return 1;
+    return g->tensors[op->out[0]].type == DT_FLOAT32;
+}
+
 void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
 {
     int ntiled = 0;
@@ -119,6 +127,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                     storage_name(out->storage), (long long)out->offset, tensor_bytes(out), (long long)op->macs,
                     (long long)weight_bytes(g, op), op->est_cycles);
             if (op->tile) tile_json(f, op->tile);
+            fprintf(f, ", \"float\": %s", float_op(g, op) ? "true" : "false");
             fprintf(f, "}%s\n", i + 1 < g->nops ? "," : "");
         }
         fprintf(f, "  ],\n  \"buffers\": [\n");
@@ -162,6 +171,13 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                 t->engines[op->engine].name, sh, storage_name(out->storage), (long long)out->offset,
                 (long long)op->macs, op->est_cycles, op->reason);
     }
+    int nfloat = 0;
+    for (int i = 0; i < g->nops; i++) {
+        if (!float_op(g, &g->ops[i])) continue;
+        if (!nfloat++) fprintf(f, "\nfloat32 (as the source runtime computes it):");
+        fprintf(f, " %d %s%s", i, g->ops[i].src_name, i + 1 < g->nops && float_op(g, &g->ops[i + 1]) ? "," : ";");
+    }
+    if (nfloat) fprintf(f, " %d layer%s\n", nfloat, nfloat > 1 ? "s" : "");
     fprintf(f, "\narena: %lld bytes in %s (lower bound %lld, greedy by size %lld; %s; %d ops in place)\n",
             (long long)p->arena_size, t->memories[p->memory].name, (long long)p->lower_bound,
             (long long)p->greedy_size, p->method, p->ninplace);

@@ -26,12 +26,27 @@ enum {
     BO_DEPTHWISE_CONV_2D = 4, BO_DEQUANTIZE = 6, BO_FULLY_CONNECTED = 9,
     BO_LOGISTIC = 14, BO_MAX_POOL_2D = 17, BO_MUL = 18, BO_RESHAPE = 22,
     BO_SOFTMAX = 25, BO_CUSTOM = 32, BO_PAD = 34, BO_MEAN = 40, BO_SQUEEZE = 43,
-    BO_PADV2 = 60, BO_EXPAND_DIMS = 70, BO_QUANTIZE = 114
+    BO_PADV2 = 60, BO_EXPAND_DIMS = 70, BO_QUANTIZE = 114,
+    BO_L2_NORMALIZATION = 11, BO_RELU = 19, BO_RELU_N1_TO_1 = 20, BO_RELU6 = 21,
+    BO_RESIZE_BILINEAR = 23, BO_TANH = 28, BO_GATHER = 36, BO_BATCH_TO_SPACE_ND = 37,
+    BO_SPACE_TO_BATCH_ND = 38, BO_TRANSPOSE = 39, BO_SUB = 41, BO_STRIDED_SLICE = 45,
+    BO_SPLIT = 49, BO_PRELU = 54, BO_MAXIMUM = 55, BO_MINIMUM = 57, BO_NEG = 59,
+    BO_SLICE = 65, BO_TRANSPOSE_CONV = 67, BO_TILE = 69, BO_SUM = 74, BO_RSQRT = 76,
+    BO_SHAPE = 77, BO_REDUCE_PROD = 81, BO_REDUCE_MAX = 82, BO_PACK = 83, BO_UNPACK = 88,
+    BO_RESIZE_NEAREST_NEIGHBOR = 97, BO_LEAKY_RELU = 98, BO_SQUARED_DIFFERENCE = 99,
+    BO_ABS = 101, BO_SPLIT_V = 102, BO_ELU = 111, BO_HARD_SWISH = 117, BO_BATCH_MATMUL = 126,
+    BO_GELU = 150, BO_RELU_0_TO_1 = 152,
+    BO_DEPTH_TO_SPACE = 5, BO_SPACE_TO_DEPTH = 26, BO_ARG_MAX = 56, BO_ARG_MIN = 79, BO_REDUCE_MIN = 89,
+    BO_MIRROR_PAD = 100, BO_REVERSE_V2 = 105, BO_BROADCAST_TO = 130
 };
 enum {
     OPT_NONE = 0, OPT_CONV2D = 1, OPT_DWCONV2D = 2, OPT_POOL2D = 5,
     OPT_FC = 8, OPT_SOFTMAX = 9, OPT_CONCAT = 10, OPT_ADD = 11, OPT_MUL = 21,
-    OPT_REDUCER = 27
+    OPT_REDUCER = 27, OPT_L2NORM = 12, OPT_RESIZE_BILINEAR = 15, OPT_RESHAPE = 17,
+    OPT_GATHER = 23, OPT_SUB = 28, OPT_STRIDED_SLICE = 32, OPT_SPLIT = 35, OPT_TRANSPOSE_CONV = 49,
+    OPT_PACK = 59, OPT_UNPACK = 64, OPT_RESIZE_NEAREST = 74, OPT_LEAKY_RELU = 75, OPT_SPLIT_V = 79,
+    OPT_BATCH_MATMUL = 101, OPT_GELU = 116, OPT_SPACE_TO_DEPTH = 19, OPT_MIRROR_PAD = 77,
+    OPT_DEPTH_TO_SPACE = 94
 };
 
 /* BuiltinOperator names, indexed by code (schema.fbs order, no gaps). */
@@ -467,6 +482,413 @@ static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buff
     r->ctx[0] = 0;
 }
 
+/* ---- compile-time shapes and shape arithmetic ------------------------------
+   Keras models with a dynamic batch compute some shapes at run time: SHAPE ->
+   GATHER / STRIDED_SLICE / REDUCE_PROD / CONCATENATION / PACK -> the shape
+   input of a RESHAPE, and the converter stores a placeholder shape for the
+   tensors downstream (shape_signature -1 beyond the batch). htc compiles one
+   static shape (the stored one of the inputs), so every such integer op is
+   evaluated here, at read time, into a constant (the op disappears), and the
+   shape of every tensor marked dynamic is computed from its op's inputs. */
+
+static int norm_axis(Reader *r, int64_t a, int rank, int index, const char *name);
+static int options(Reader *r, const Tab *ot, int want, Tab *opt, int index, const char *name);
+
+/* A constant integer tensor's values (int32 or int64), at most max. */
+static int const_ints(Reader *r, const Graph *g, int ti, int64_t *v, int max, int index, const char *name,
+                      const char *what)
+{
+    const Tensor *t = &g->tensors[ti];
+    if (!t->data && tensor_numel(t) != 0)
+        die("%s: operator %d (%s): %s tensor '%s' is not constant", r->path, index, name, what, t->name);
+    if (t->type != DT_INT32 && t->type != DT_INT64)
+        die("%s: operator %d (%s): %s tensor '%s' has type %s, expected int32", r->path, index, name, what,
+            t->name, dtype_name(t->type));
+    int64_t n = tensor_numel(t);
+    if (n > max)
+        die("%s: operator %d (%s): %s tensor '%s' has %lld values, at most %d are supported", r->path, index,
+            name, what, t->name, (long long)n, max);
+    for (int64_t k = 0; k < n; k++) {
+        if (t->type == DT_INT32) {
+            int32_t x;
+            memcpy(&x, t->data + 4 * k, 4);
+            v[k] = x;
+        } else {
+            memcpy(&v[k], t->data + 8 * k, 8);
+        }
+    }
+    return (int)n;
+}
+
+/* Per tensor: its shape has been computed here (from a dynamic signature). */
+static uint8_t *resolved;
+
+static void set_shape(Reader *r, Graph *g, int ti, int rank, const int64_t *d, int index, const char *name)
+{
+    Tensor *t = &g->tensors[ti];
+    int64_t n = 1;
+    if (rank > MAX_RANK) die("%s: operator %d (%s): output rank %d exceeds %d", r->path, index, name, rank, MAX_RANK);
+    for (int k = 0; k < rank; k++) {
+        if (d[k] < 0 || d[k] > INT32_MAX)
+            die("%s: operator %d (%s): output dimension %d is %lld", r->path, index, name, k, (long long)d[k]);
+        n *= d[k];
+        if (n > MAX_TENSOR_BYTES) die("%s: operator %d (%s): output too large", r->path, index, name);
+    }
+    int same = t->rank == rank;
+    for (int k = 0; k < rank && same; k++) same = t->shape[k] == d[k];
+    t->rank = rank;
+    for (int k = 0; k < rank; k++) t->shape[k] = (int32_t)d[k];
+    if (!same) resolved[ti] = 1;        /* differs from the stored placeholder */
+}
+
+/* Tensor ti becomes a constant with values v (its own int type) and shape d. */
+static void set_const(Reader *r, Graph *g, int ti, const int64_t *v, int rank, const int64_t *d, int index,
+                      const char *name)
+{
+    Tensor *t = &g->tensors[ti];
+    if (t->type != DT_INT32 && t->type != DT_INT64)
+        die("%s: operator %d (%s): output '%s' has type %s, expected int32", r->path, index, name, t->name,
+            dtype_name(t->type));
+    set_shape(r, g, ti, rank, d, index, name);
+    int64_t n = tensor_numel(t);
+    size_t es = dtype_size(t->type);
+    uint8_t *buf = arena_alloc((size_t)(n ? n : 1) * es);
+    for (int64_t k = 0; k < n; k++) {
+        if (es == 4) {
+            int32_t x = (int32_t)v[k];
+            memcpy(buf + 4 * k, &x, 4);
+        } else {
+            memcpy(buf + 8 * k, &v[k], 8);
+        }
+    }
+    t->data = buf;
+    t->nbytes = (size_t)n * es;
+}
+
+/* StartForAxis / StopForAxis of tensorflow/lite/kernels/internal/
+   strided_slice_logic.h: the first index and the element count along one
+   axis of size n (TFLM's STRIDED_SLICE ignores ellipsis and new-axis masks;
+   htc refuses them). */
+static void slice_axis(int64_t start, int64_t stop, int64_t stride, int begin_mask, int end_mask, int shrink,
+                       int64_t n, int32_t *first, int32_t *count)
+{
+    if (n == 0) {
+        *first = 0;
+        *count = 0;
+        return;
+    }
+    if (begin_mask) start = stride > 0 ? INT32_MIN : INT32_MAX;
+    if (start < 0) start += n;
+    if (stride > 0) start = start < 0 ? 0 : (start > n ? n : start);
+    else start = start < -1 ? -1 : (start > n - 1 ? n - 1 : start);
+    if (shrink) {
+        stop = start + 1;
+    } else {
+        if (end_mask) stop = stride > 0 ? INT32_MAX : INT32_MIN;
+        if (stop < 0) stop += n;
+        if (stride > 0) stop = stop < 0 ? 0 : (stop > n ? n : stop);
+        else stop = stop < -1 ? -1 : (stop > n - 1 ? n - 1 : stop);
+    }
+    double c = ceil((double)(float)(stop - start) / (double)(float)stride);
+    *first = (int32_t)start;
+    *count = c < 0 ? 0 : (int32_t)c;
+}
+
+/* STRIDED_SLICE's geometry from its constant begin/end/strides inputs and
+   masks into op-less arrays: first[], step[], count[] per input axis; the
+   output shape (shrunk axes removed) into od[], its rank returned. */
+static int strided_geometry(Reader *r, const Graph *g, const Tab *ot, const int *in, int index, const char *name,
+                            int32_t *first, int32_t *step, int32_t *count, int64_t *od)
+{
+    const Tensor *x = &g->tensors[in[0]];
+    int64_t b[MAX_RANK], e[MAX_RANK], s[MAX_RANK];
+    Tab opt;
+    int has = options(r, ot, OPT_STRIDED_SLICE, &opt, index, name);
+    int bm = has ? get_i32(r, &opt, 0, 0, "begin_mask") : 0;
+    int em = has ? get_i32(r, &opt, 1, 0, "end_mask") : 0;
+    int elm = has ? get_i32(r, &opt, 2, 0, "ellipsis_mask") : 0;
+    int nam = has ? get_i32(r, &opt, 3, 0, "new_axis_mask") : 0;
+    int sm = has ? get_i32(r, &opt, 4, 0, "shrink_axis_mask") : 0;
+    if (elm || nam) die("%s: operator %d (%s): ellipsis and new-axis masks are not supported", r->path, index, name);
+    int nb = const_ints(r, g, in[1], b, MAX_RANK, index, name, "begin");
+    int ne = const_ints(r, g, in[2], e, MAX_RANK, index, name, "end");
+    int ns = const_ints(r, g, in[3], s, MAX_RANK, index, name, "strides");
+    if (nb != x->rank || ne != x->rank || ns != x->rank)
+        die("%s: operator %d (%s): begin, end and strides must have %d values (the input's rank)", r->path, index,
+            name, x->rank);
+    int orank = 0;
+    for (int a = 0; a < x->rank; a++) {
+        if (s[a] == 0 || s[a] < INT32_MIN || s[a] > INT32_MAX)
+            die("%s: operator %d (%s): stride %lld on axis %d", r->path, index, name, (long long)s[a], a);
+        slice_axis(b[a], e[a], s[a], bm >> a & 1, em >> a & 1, sm >> a & 1, x->shape[a], &first[a], &count[a]);
+        step[a] = (int32_t)s[a];
+        if (!(sm >> a & 1)) od[orank++] = count[a];
+    }
+    return orank;
+}
+
+/* Reduced shape of a reduction over axes (normalised, repeats allowed). */
+static int reduce_shape(const Tensor *x, const int *axes, int naxes, int keep, int64_t *od)
+{
+    int n = 0;
+    for (int d = 0; d < x->rank; d++) {
+        int red = 0;
+        for (int k = 0; k < naxes; k++) red |= axes[k] == d;
+        if (!red) od[n++] = x->shape[d];
+        else if (keep) od[n++] = 1;
+    }
+    return n;
+}
+
+/* An integer op whose inputs are all constant (SHAPE: whose input shape is
+   known) is evaluated here: its output becomes a constant. Returns 1 when
+   folded. Only the shape arithmetic Keras graphs carry (int32/int64). */
+static int fold(Reader *r, Graph *g, const Tab *ot, int code, const char *name, int index, const int *in, int nin,
+                const int *out, int nout)
+{
+    int64_t v[4 * MAX_RANK + 4], a[MAX_RANK * 4], d[MAX_RANK];
+    if (nout != 1) return 0;
+    const Tensor *o = &g->tensors[out[0]];
+    if (o->type != DT_INT32 && o->type != DT_INT64) return 0;
+    if (code == BO_SHAPE) {
+        const Tensor *x = &g->tensors[in[0]];
+        for (int k = 0; k < x->rank; k++) v[k] = x->shape[k];
+        d[0] = x->rank;
+        set_const(r, g, out[0], v, 1, d, index, name);
+        return 1;
+    }
+    for (int k = 0; k < nin; k++)
+        if (in[k] < 0 || !g->tensors[in[k]].data || tensor_numel(&g->tensors[in[k]]) > 4 * MAX_RANK) return 0;
+    const Tensor *x = &g->tensors[in[0]];
+    if (x->type != DT_INT32 && x->type != DT_INT64) return 0;
+    int nx = const_ints(r, g, in[0], a, 4 * MAX_RANK, index, name, "input");
+    Tab opt;
+    int has;
+    switch (code) {
+    case BO_STRIDED_SLICE: {
+        int32_t first[MAX_RANK], step[MAX_RANK], count[MAX_RANK];
+        if (x->rank != 1) return 0;
+        int orank = strided_geometry(r, g, ot, in, index, name, first, step, count, d);
+        for (int k = 0; k < count[0]; k++) v[k] = a[first[0] + (int64_t)k * step[0]];
+        set_const(r, g, out[0], v, orank, d, index, name);
+        return 1;
+    }
+    case BO_GATHER: {
+        int64_t idx[4 * MAX_RANK];
+        has = options(r, ot, OPT_GATHER, &opt, index, name);
+        int axis = has ? get_i32(r, &opt, 0, 0, "axis") : 0;
+        const Tensor *it = &g->tensors[in[1]];
+        if (x->rank != 1 || (axis != 0 && axis != -1) || it->rank > 1) return 0;
+        int ni = const_ints(r, g, in[1], idx, 4 * MAX_RANK, index, name, "indices");
+        for (int k = 0; k < ni; k++) {
+            if (idx[k] < 0 || idx[k] >= nx)
+                die("%s: operator %d (%s): index %lld out of range [0, %d)", r->path, index, name, (long long)idx[k], nx);
+            v[k] = a[idx[k]];
+        }
+        d[0] = ni;
+        set_const(r, g, out[0], v, it->rank, d, index, name);
+        return 1;
+    }
+    case BO_REDUCE_PROD: {
+        int64_t ax[MAX_RANK];
+        has = options(r, ot, OPT_REDUCER, &opt, index, name);
+        int keep = has ? get_u8(r, &opt, 0, 0, "keep_dims") != 0 : 0;
+        int na = const_ints(r, g, in[1], ax, MAX_RANK, index, name, "axes");
+        if (x->rank > 1 || (na == 1 && norm_axis(r, ax[0], x->rank ? x->rank : 1, index, name) != 0) || na > 1) return 0;
+        int64_t p = 1;
+        for (int k = 0; k < nx; k++) p *= a[k];
+        d[0] = 1;
+        set_const(r, g, out[0], &p, keep && x->rank ? 1 : 0, d, index, name);
+        return 1;
+    }
+    case BO_CONCATENATION: case BO_PACK: {
+        int n = 0;
+        for (int k = 0; k < nin; k++) {
+            const Tensor *t = &g->tensors[in[k]];
+            if (t->rank != (code == BO_PACK ? 0 : 1)) return 0;
+            n += const_ints(r, g, in[k], v + n, 4 * MAX_RANK + 4 - n, index, name, "input");
+        }
+        d[0] = n;
+        set_const(r, g, out[0], v, 1, d, index, name);
+        return 1;
+    }
+    case BO_RESHAPE: case BO_SQUEEZE: case BO_EXPAND_DIMS:
+        if (o->rank > MAX_RANK || tensor_numel(o) != nx) return 0;
+        for (int k = 0; k < o->rank; k++) d[k] = o->shape[k];
+        set_const(r, g, out[0], a, o->rank, d, index, name);
+        return 1;
+    }
+    return 0;
+}
+
+/* Broadcast shape of two tensors (numpy rules), into d; its rank. */
+static int broadcast_shape(Reader *r, const Tensor *a, const Tensor *b, int64_t *d, int index, const char *name)
+{
+    int rank = a->rank > b->rank ? a->rank : b->rank;
+    for (int k = 0; k < rank; k++) {
+        int ia = k - (rank - a->rank), ib = k - (rank - b->rank);
+        int64_t x = ia >= 0 ? a->shape[ia] : 1, y = ib >= 0 ? b->shape[ib] : 1;
+        if (x != y && x != 1 && y != 1)
+            die("%s: operator %d (%s): shapes of '%s' and '%s' do not broadcast", r->path, index, name, a->name, b->name);
+        d[k] = x == 1 ? y : x;
+    }
+    return rank;
+}
+
+/* Output size of a convolution or pool along one axis (TFLite's ComputeOutSize). */
+static int64_t conv_out(Padding p, int64_t in, int64_t k, int64_t s, int64_t dil)
+{
+    int64_t eff = (k - 1) * dil + 1;
+    return p == PAD_SAME ? (in + s - 1) / s : (in - eff + s) / s;
+}
+
+/* The output shape of op computed from its inputs (a dynamic output,
+   shape_signature -1: the stored shape is the converter's placeholder).
+   Returns 0 for an operator without a rule. */
+static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int index, const char *name)
+{
+    int64_t d[MAX_RANK], s[MAX_RANK];
+    int rank = 0;
+    const Tensor *x = &g->tensors[op->in[0]];
+    Tab opt;
+    switch (code) {
+    case BO_CONV_2D: case BO_DEPTHWISE_CONV_2D: case BO_AVERAGE_POOL_2D: case BO_MAX_POOL_2D: {
+        int pool = code == BO_AVERAGE_POOL_2D || code == BO_MAX_POOL_2D;
+        const Tensor *w = pool ? NULL : &g->tensors[op->in[1]];
+        if (x->rank != 4 || (w && w->rank != 4)) return 0;
+        int64_t kh = pool ? op->k_h : w->shape[1], kw = pool ? op->k_w : w->shape[2];
+        rank = 4;
+        d[0] = x->shape[0];
+        d[1] = conv_out(op->padding, x->shape[1], kh, op->stride_h, pool ? 1 : op->dil_h);
+        d[2] = conv_out(op->padding, x->shape[2], kw, op->stride_w, pool ? 1 : op->dil_w);
+        d[3] = pool ? x->shape[3] : code == BO_CONV_2D ? w->shape[0] : w->shape[3];
+        break;
+    }
+    case BO_EXPAND_DIMS: {
+        int64_t a;
+        if (x->rank >= MAX_RANK || const_ints(r, g, op->in[1], &a, 1, index, name, "axis") != 1) return 0;
+        if (a < 0) a += x->rank + 1;
+        if (a < 0 || a > x->rank) die("%s: operator %d (%s): axis out of range", r->path, index, name);
+        for (int k = 0, j = 0; k <= x->rank; k++) d[k] = k == a ? 1 : x->shape[j++];
+        rank = x->rank + 1;
+        break;
+    }
+    case BO_TILE: {
+        int64_t m[MAX_RANK];
+        if (const_ints(r, g, op->in[1], m, MAX_RANK, index, name, "multiples") != x->rank) return 0;
+        rank = x->rank;
+        for (int k = 0; k < rank; k++) d[k] = x->shape[k] * m[k];
+        break;
+    }
+    case BO_SPACE_TO_BATCH_ND: case BO_BATCH_TO_SPACE_ND: {
+        int64_t b[2], q[4];
+        int ns = x->rank - 2;
+        if ((x->rank != 3 && x->rank != 4) || const_ints(r, g, op->in[1], b, 2, index, name, "block_shape") != ns ||
+            const_ints(r, g, op->in[2], q, 4, index, name, "paddings") != 2 * ns)
+            return 0;
+        int64_t prod = 1;
+        rank = x->rank;
+        for (int k = 0; k < ns; k++) {
+            if (b[k] < 1) die("%s: operator %d (%s): block size %lld", r->path, index, name, (long long)b[k]);
+            prod *= b[k];
+            if (code == BO_SPACE_TO_BATCH_ND) d[1 + k] = (x->shape[1 + k] + q[2 * k] + q[2 * k + 1]) / b[k];
+            else d[1 + k] = x->shape[1 + k] * b[k] - q[2 * k] - q[2 * k + 1];
+        }
+        d[0] = code == BO_SPACE_TO_BATCH_ND ? x->shape[0] * prod : x->shape[0] / prod;
+        d[rank - 1] = x->shape[rank - 1];
+        break;
+    }
+    case BO_CONCATENATION: {
+        rank = x->rank;
+        for (int k = 0; k < rank; k++) d[k] = x->shape[k];
+        d[op->axis] = 0;
+        for (int i = 0; i < op->nin; i++) d[op->axis] += g->tensors[op->in[i]].shape[op->axis];
+        break;
+    }
+    case BO_PAD: case BO_PADV2: case BO_MIRROR_PAD: {
+        int64_t q[2 * MAX_RANK];
+        if (const_ints(r, g, op->in[1], q, 2 * MAX_RANK, index, name, "paddings") != 2 * x->rank) return 0;
+        rank = x->rank;
+        for (int k = 0; k < rank; k++) d[k] = x->shape[k] + q[2 * k] + q[2 * k + 1];
+        break;
+    }
+    case BO_RESHAPE: {
+        int n = 0;
+        if (op->nin > 1 && op->in[1] >= 0 && tensor_numel(&g->tensors[op->in[1]]) > 0) {
+            n = const_ints(r, g, op->in[1], s, MAX_RANK, index, name, "shape");
+        } else if (options(r, ot, OPT_RESHAPE, &opt, index, name)) {
+            Vec ns;
+            get_vec(r, &opt, 0, 4, &ns, "new_shape");
+            if (ns.n > MAX_RANK) die("%s: operator %d (%s): new_shape has rank %u", r->path, index, name, ns.n);
+            n = (int)ns.n;
+            for (int k = 0; k < n; k++) s[k] = rd_i32(r, ns.pos + 4 * (size_t)k);
+        } else {
+            die("%s: operator %d (%s): dynamic output shape without a shape", r->path, index, name);
+        }
+        int64_t known = 1, numel = tensor_numel(x);
+        int neg = -1;
+        for (int k = 0; k < n; k++) {
+            if (s[k] == -1 && neg < 0) neg = k;
+            else if (s[k] < 0) die("%s: operator %d (%s): shape value %lld", r->path, index, name, (long long)s[k]);
+            else known *= s[k];
+        }
+        for (int k = 0; k < n; k++) d[k] = s[k];
+        if (neg >= 0) {
+            if (known == 0 || numel % known) die("%s: operator %d (%s): cannot reshape %lld elements", r->path, index, name, (long long)numel);
+            d[neg] = numel / known;
+        }
+        rank = n;
+        break;
+    }
+    case BO_FULLY_CONNECTED: {
+        const Tensor *w = &g->tensors[op->in[1]];
+        int keep = options(r, ot, OPT_FC, &opt, index, name) ? get_u8(r, &opt, 2, 0, "keep_num_dims") : 0;
+        if (w->rank != 2 || w->shape[1] == 0) die("%s: operator %d (%s): weights must be 2-D", r->path, index, name);
+        if (keep) {
+            rank = x->rank;
+            for (int k = 0; k < rank; k++) d[k] = x->shape[k];
+            d[rank - 1] = w->shape[0];
+        } else {
+            rank = 2;
+            d[0] = tensor_numel(x) / w->shape[1];
+            d[1] = w->shape[0];
+        }
+        break;
+    }
+    case BO_ADD: case BO_MUL: case BO_SUB: case BO_SQUARED_DIFFERENCE: case BO_MAXIMUM: case BO_MINIMUM:
+    case BO_PRELU:
+        rank = broadcast_shape(r, x, &g->tensors[op->in[1]], d, index, name);
+        break;
+    case BO_MEAN: case BO_SUM: case BO_REDUCE_MAX: case BO_REDUCE_MIN:
+        rank = reduce_shape(x, op->axes, op->naxes, op->keep_dims, d);
+        break;
+    case BO_ARG_MAX: case BO_ARG_MIN:
+        rank = reduce_shape(x, &op->axis, 1, 0, d);
+        break;
+    case BO_BATCH_MATMUL: {
+        const Tensor *y = &g->tensors[op->in[1]];
+        if (x->rank < 2 || y->rank < 2) die("%s: operator %d (%s): operands must have rank >= 2", r->path, index, name);
+        Tensor bx = *x, by = *y;
+        bx.rank -= 2;
+        by.rank -= 2;
+        rank = broadcast_shape(r, &bx, &by, d, index, name);
+        d[rank++] = x->shape[x->rank - (op->adj_x ? 1 : 2)];
+        d[rank++] = y->shape[y->rank - (op->adj_y ? 2 : 1)];
+        break;
+    }
+    case BO_LOGISTIC: case BO_TANH: case BO_RELU: case BO_RELU6: case BO_RELU_N1_TO_1: case BO_RELU_0_TO_1:
+    case BO_LEAKY_RELU: case BO_HARD_SWISH: case BO_GELU: case BO_RSQRT: case BO_ABS: case BO_ELU: case BO_NEG:
+    case BO_QUANTIZE: case BO_DEQUANTIZE: case BO_SOFTMAX: case BO_L2_NORMALIZATION:
+        rank = x->rank;
+        for (int k = 0; k < rank; k++) d[k] = x->shape[k];
+        break;
+    default:
+        return 0;
+    }
+    set_shape(r, g, op->out[0], rank, d, index, name);
+    return 1;
+}
+
 /* ---- operators --------------------------------------------------------------- */
 
 /* One entry of Model.operator_codes, resolved. */
@@ -512,34 +934,6 @@ static int norm_axis(Reader *r, int64_t a, int rank, int index, const char *name
     return (int)(a < 0 ? a + rank : a);
 }
 
-/* MEAN: the reduction axes are the constant int32/int64 second input. */
-static void read_mean_axes(Reader *r, Graph *g, Op *op, int index)
-{
-    const Tensor *in = &g->tensors[op->in[0]];
-    const Tensor *ax = &g->tensors[op->in[1]];
-    if (!ax->data && tensor_numel(ax) != 0)
-        die("%s: operator %d (MEAN): axes tensor '%s' is not constant", r->path, index, ax->name);
-    if (ax->type != DT_INT32 && ax->type != DT_INT64)
-        die("%s: operator %d (MEAN): axes tensor '%s' has type %s, expected int32", r->path, index,
-            ax->name, dtype_name(ax->type));
-    int64_t n = tensor_numel(ax);
-    if (ax->rank > 1 || n > MAX_RANK)
-        die("%s: operator %d (MEAN): axes tensor '%s' must be a vector of at most %d axes", r->path,
-            index, ax->name, MAX_RANK);
-    op->naxes = (int)n;
-    for (int i = 0; i < op->naxes; i++) {
-        int64_t a;
-        if (ax->type == DT_INT32) {
-            int32_t v;
-            memcpy(&v, ax->data + 4 * i, 4);
-            a = v;
-        } else {
-            memcpy(&a, ax->data + 8 * i, 8);
-        }
-        op->axes[i] = norm_axis(r, a, in->rank, index, "MEAN");
-    }
-}
-
 /* The builtin options table of an operator, if it has one of the expected
    type; a different type is an error, none means schema defaults. */
 static int options(Reader *r, const Tab *ot, int want, Tab *opt, int index, const char *name)
@@ -582,7 +976,55 @@ static int read_indices(Reader *r, const Tab *ot, int slot, int *idx, int nmin, 
     return (int)v.n;
 }
 
-/* Operator i: its kind and attributes, and its checked inputs/outputs. */
+/* Constant inputs that only carry attributes (axes, shapes, sizes) are
+   dropped from the op once read: kernels see data inputs only. */
+static void keep_inputs(Op *op, int n)
+{
+    for (int k = n; k < op->nin; k++) op->in[k] = -1;
+    op->nin = n;
+}
+
+/* Reduction axes (MEAN, SUM, REDUCE_MAX): the constant second input. */
+static void read_axes(Reader *r, Graph *g, Op *op, int index, const char *name)
+{
+    int64_t a[MAX_RANK];
+    const Tensor *in = &g->tensors[op->in[0]];
+    op->naxes = const_ints(r, g, op->in[1], a, MAX_RANK, index, name, "axes");
+    for (int i = 0; i < op->naxes; i++) op->axes[i] = norm_axis(r, a[i], in->rank, index, name);
+}
+
+/* SPLIT / SPLIT_V / UNPACK: one slice op per output, each reading its part
+   of the input along `axis` (UNPACK: the axis is dropped from the output). */
+static void split_ops(Reader *r, Graph *g, int index, const char *name, int value, int axis, const int64_t *sizes,
+                      const int *out, int nout)
+{
+    const Tensor *x = &g->tensors[value];
+    int64_t off = 0;
+    for (int k = 0; k < nout; k++) {
+        int o = graph_add_op(g);
+        Op *op = &g->ops[o];
+        op->kind = OP_SLICE;
+        op->src_index = index;
+        op->src_name = name;
+        op->nin = 1;
+        op->in[0] = value;
+        op->nout = 1;
+        op->out[0] = out[k];
+        for (int a = 0; a < x->rank; a++) {
+            op->begin[a] = a == axis ? (int32_t)off : 0;
+            op->step[a] = 1;
+            op->count[a] = a == axis ? (int32_t)sizes[k] : x->shape[a];
+        }
+        off += sizes[k];
+    }
+    if (off != x->shape[axis])
+        die("%s: operator %d (%s): the parts add up to %lld, the axis has %d", r->path, index, name, (long long)off,
+            x->shape[axis]);
+}
+
+/* Operator i: its kind and attributes, and its checked inputs/outputs.
+   Shape arithmetic is evaluated here (fold); SPLIT-like ops become one
+   slice per output. */
 static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, uint32_t ncodes, int i)
 {
     snprintf(r->ctx, sizeof r->ctx, "operator %d", i);
@@ -598,7 +1040,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
             codes[oc].custom ? arena_printf("CUSTOM '%s'", codes[oc].custom) : "CUSTOM");
 
     OpKind kind;
-    int nmin = 1, nmax = 1;
+    int nmin = 1, nmax = 1, omax = 1;
     unsigned optional = 0;
     switch (code) {
     case BO_CONV_2D: kind = OP_CONV2D; nmin = 2; nmax = 3; optional = 4; break;
@@ -606,20 +1048,106 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     case BO_FULLY_CONNECTED: kind = OP_FC; nmin = 2; nmax = 3; optional = 4; break;
     case BO_ADD: kind = OP_ADD; nmin = nmax = 2; break;
     case BO_MUL: kind = OP_MUL; nmin = nmax = 2; break;
+    case BO_SUB: kind = OP_SUB; nmin = nmax = 2; break;
+    case BO_SQUARED_DIFFERENCE: kind = OP_SQDIFF; nmin = nmax = 2; break;
+    case BO_MAXIMUM: kind = OP_MAXIMUM; nmin = nmax = 2; break;
+    case BO_MINIMUM: kind = OP_MINIMUM; nmin = nmax = 2; break;
+    case BO_PRELU: kind = OP_PRELU; nmin = nmax = 2; break;
+    case BO_BATCH_MATMUL: kind = OP_MATMUL; nmin = nmax = 2; break;
+    case BO_TRANSPOSE_CONV: kind = OP_TRANSPOSE_CONV; nmin = 3; nmax = 4; optional = 8; break;
     case BO_AVERAGE_POOL_2D: kind = OP_AVGPOOL; break;
     case BO_MAX_POOL_2D: kind = OP_MAXPOOL; break;
     case BO_MEAN: kind = OP_MEAN; nmin = nmax = 2; break;
+    case BO_SUM: kind = OP_SUM; nmin = nmax = 2; break;
+    case BO_REDUCE_MAX: kind = OP_REDUCE_MAX; nmin = nmax = 2; break;
     case BO_PAD: kind = OP_PAD; nmin = nmax = 2; break;
     case BO_PADV2: kind = OP_PAD; nmin = 2; nmax = 3; optional = 4; break;
     case BO_CONCATENATION: kind = OP_CONCAT; nmax = OP_MAX_IO; break;
+    case BO_PACK: kind = OP_CONCAT; nmax = OP_MAX_IO; break;
     case BO_RESHAPE: kind = OP_RESHAPE; nmax = 2; optional = 2; break;
     case BO_SQUEEZE: kind = OP_RESHAPE; break;
     case BO_EXPAND_DIMS: kind = OP_RESHAPE; nmin = nmax = 2; break;
+    case BO_TRANSPOSE: kind = OP_TRANSPOSE; nmin = nmax = 2; break;
     case BO_SOFTMAX: kind = OP_SOFTMAX; break;
-    case BO_LOGISTIC: kind = OP_TABLE; break;
+    case BO_LOGISTIC: case BO_TANH: case BO_RELU: case BO_RELU6: case BO_RELU_N1_TO_1: case BO_RELU_0_TO_1:
+    case BO_LEAKY_RELU: case BO_HARD_SWISH: case BO_GELU: case BO_RSQRT: case BO_ABS: case BO_ELU:
+        kind = OP_TABLE;
+        break;
+    case BO_NEG: kind = OP_NEG; break;
+    case BO_L2_NORMALIZATION: kind = OP_L2NORM; break;
+    case BO_RESIZE_BILINEAR: case BO_RESIZE_NEAREST_NEIGHBOR: kind = OP_RESIZE; nmin = nmax = 2; break;
+    case BO_TILE: kind = OP_TILE; nmin = nmax = 2; break;
+    case BO_GATHER: kind = OP_GATHER; nmin = nmax = 2; break;
+    case BO_STRIDED_SLICE: kind = OP_SLICE; nmin = nmax = 4; break;
+    case BO_SLICE: kind = OP_SLICE; nmin = nmax = 3; break;
+    case BO_SPLIT: case BO_SPLIT_V: case BO_UNPACK:
+        kind = OP_SLICE; nmin = 1; nmax = 3; omax = OP_MAX_IO; break;
+    case BO_SPACE_TO_BATCH_ND: kind = OP_SPACE_TO_BATCH; nmin = nmax = 3; break;
+    case BO_BATCH_TO_SPACE_ND: kind = OP_BATCH_TO_SPACE; nmin = nmax = 3; break;
+    case BO_DEPTH_TO_SPACE: case BO_SPACE_TO_DEPTH: kind = OP_TRANSPOSE; break;
+    case BO_BROADCAST_TO: kind = OP_TILE; nmin = nmax = 2; break;
+    case BO_REDUCE_MIN: kind = OP_REDUCE_MIN; nmin = nmax = 2; break;
+    case BO_REVERSE_V2: kind = OP_SLICE; nmin = nmax = 2; break;
+    case BO_ARG_MAX: kind = OP_ARGMAX; nmin = nmax = 2; break;
+    case BO_ARG_MIN: kind = OP_ARGMIN; nmin = nmax = 2; break;
+    case BO_MIRROR_PAD: kind = OP_MIRROR_PAD; nmin = nmax = 2; break;
+    case BO_SHAPE: case BO_REDUCE_PROD: kind = OP_COUNT; nmin = 1; nmax = 2; break;  /* shape arithmetic only */
     case BO_QUANTIZE: kind = OP_QUANTIZE; break;
     case BO_DEQUANTIZE: kind = OP_DEQUANTIZE; break;
     default: die("%s: operator %d (%s): unsupported operator", r->path, i, name);
+    }
+
+    int in[OP_MAX_IO], out[OP_MAX_IO];
+    int nin = read_indices(r, &ot, 1, in, nmin, nmax, optional, g->ntensors, i, name, "input");
+    int nout = read_indices(r, &ot, 2, out, 1, omax, 0, g->ntensors, i, name, "output");
+    if (fold(r, g, &ot, code, name, i, in, nin, out, nout)) {
+        r->ctx[0] = 0;
+        return;
+    }
+    if (kind == OP_COUNT)
+        die("%s: operator %d (%s): only supported on constant shapes (it computes a shape htc could not "
+            "determine at compile time)", r->path, i, name);
+
+    Tab opt;
+    int has;
+    if (code == BO_SPLIT || code == BO_SPLIT_V || code == BO_UNPACK) {
+        int64_t sizes[OP_MAX_IO], a;
+        int value = code == BO_SPLIT ? in[1] : in[0], axis;
+        if ((code == BO_SPLIT && nin != 2) || (code == BO_SPLIT_V && nin != 3) || (code == BO_UNPACK && nin != 1))
+            die("%s: operator %d (%s): %d inputs", r->path, i, name, nin);
+        const Tensor *x = &g->tensors[value];
+        if (code == BO_UNPACK) {
+            has = options(r, &ot, OPT_UNPACK, &opt, i, name);
+            axis = norm_axis(r, has ? get_i32(r, &opt, 1, 0, "axis") : 0, x->rank, i, name);
+            if (nout != x->shape[axis])
+                die("%s: operator %d (%s): %d outputs for %d values along axis %d", r->path, i, name, nout,
+                    x->shape[axis], axis);
+            for (int k = 0; k < nout; k++) sizes[k] = 1;
+        } else {
+            if (const_ints(r, g, code == BO_SPLIT ? in[0] : in[2], &a, 1, i, name, "axis") != 1)
+                die("%s: operator %d (%s): axis must be one value", r->path, i, name);
+            axis = norm_axis(r, a, x->rank, i, name);
+            if (code == BO_SPLIT) {
+                if (x->shape[axis] % nout)
+                    die("%s: operator %d (%s): %d values along axis %d do not split in %d", r->path, i, name,
+                        x->shape[axis], axis, nout);
+                for (int k = 0; k < nout; k++) sizes[k] = x->shape[axis] / nout;
+            } else {
+                if (const_ints(r, g, in[1], sizes, OP_MAX_IO, i, name, "size_splits") != nout)
+                    die("%s: operator %d (%s): size_splits must have one value per output", r->path, i, name);
+                int64_t known = 0;
+                int neg = -1;
+                for (int k = 0; k < nout; k++) {
+                    if (sizes[k] == -1 && neg < 0) neg = k;
+                    else if (sizes[k] < 0) die("%s: operator %d (%s): split size %lld", r->path, i, name, (long long)sizes[k]);
+                    else known += sizes[k];
+                }
+                if (neg >= 0) sizes[neg] = x->shape[axis] - known;
+            }
+        }
+        split_ops(r, g, i, name, value, axis, sizes, out, nout);
+        r->ctx[0] = 0;
+        return;
     }
 
     int o = graph_add_op(g);
@@ -627,15 +1155,12 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     op->kind = kind;
     op->src_index = i;
     op->src_name = name;
-    op->nin = read_indices(r, &ot, 1, op->in, nmin, nmax, optional, g->ntensors, i, name, "input");
-    op->nout = read_indices(r, &ot, 2, op->out, 1, 1, 0, g->ntensors, i, name, "output");
-    if (kind == OP_RESHAPE) {           /* shape/axis inputs: the output tensor has the shape */
-        for (int k = 1; k < op->nin; k++) op->in[k] = -1;
-        op->nin = 1;
-    }
+    op->nin = nin;
+    op->nout = nout;
+    for (int k = 0; k < nin; k++) op->in[k] = in[k];
+    op->out[0] = out[0];
+    if (kind == OP_RESHAPE && !dyn[out[0]]) keep_inputs(op, 1);   /* the output tensor has the shape */
 
-    Tab opt;
-    int has;
     switch (code) {
     case BO_CONV_2D:
         has = options(r, &ot, OPT_CONV2D, &opt, i, name);
@@ -658,6 +1183,27 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         op->dil_w = positive(r, has ? get_i32(r, &opt, 5, 1, "dilation_w_factor") : 1, i, name, "dilation_w_factor");
         op->dil_h = positive(r, has ? get_i32(r, &opt, 6, 1, "dilation_h_factor") : 1, i, name, "dilation_h_factor");
         break;
+    case BO_TRANSPOSE_CONV: {
+        has = options(r, &ot, OPT_TRANSPOSE_CONV, &opt, i, name);
+        op->padding = map_pad(r, has ? get_i8(r, &opt, 0, 0, "padding") : 0, i, name);
+        op->stride_w = positive(r, has ? get_i32(r, &opt, 1, 0, "stride_w") : 0, i, name, "stride_w");
+        op->stride_h = positive(r, has ? get_i32(r, &opt, 2, 0, "stride_h") : 0, i, name, "stride_h");
+        op->act = map_act(r, has ? get_i8(r, &opt, 3, 0, "fused_activation_function") : 0, i, name);
+        op->dil_h = op->dil_w = 1;
+        /* inputs (output_shape, weights, data, bias) -> canonical (data, weights, bias) */
+        int64_t os[4];
+        if (const_ints(r, g, in[0], os, 4, i, name, "output_shape") != 4)
+            die("%s: operator %d (%s): output_shape must have 4 values", r->path, i, name);
+        const Tensor *ot_ = &g->tensors[out[0]];
+        for (int k = 0; k < 4; k++)
+            if (ot_->rank != 4 || os[k] != ot_->shape[k])
+                die("%s: operator %d (%s): output_shape differs from the output tensor's shape", r->path, i, name);
+        op->in[0] = in[2];
+        op->in[1] = in[1];
+        op->in[2] = nin > 3 ? in[3] : -1;
+        op->nin = 3;
+        break;
+    }
     case BO_FULLY_CONNECTED:
         has = options(r, &ot, OPT_FC, &opt, i, name);
         op->act = map_act(r, has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0, i, name);
@@ -672,6 +1218,15 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         has = options(r, &ot, OPT_MUL, &opt, i, name);
         op->act = map_act(r, has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0, i, name);
         break;
+    case BO_SUB:
+        has = options(r, &ot, OPT_SUB, &opt, i, name);
+        op->act = map_act(r, has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0, i, name);
+        break;
+    case BO_BATCH_MATMUL:
+        has = options(r, &ot, OPT_BATCH_MATMUL, &opt, i, name);
+        op->adj_x = has ? get_u8(r, &opt, 0, 0, "adj_x") != 0 : 0;
+        op->adj_y = has ? get_u8(r, &opt, 1, 0, "adj_y") != 0 : 0;
+        break;
     case BO_AVERAGE_POOL_2D:
     case BO_MAX_POOL_2D:
         has = options(r, &ot, OPT_POOL2D, &opt, i, name);
@@ -682,15 +1237,62 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         op->k_h = positive(r, has ? get_i32(r, &opt, 4, 0, "filter_height") : 0, i, name, "filter_height");
         op->act = map_act(r, has ? get_i8(r, &opt, 5, 0, "fused_activation_function") : 0, i, name);
         break;
-    case BO_MEAN:
+    case BO_DEPTH_TO_SPACE: case BO_SPACE_TO_DEPTH:
+        has = options(r, &ot, code == BO_DEPTH_TO_SPACE ? OPT_DEPTH_TO_SPACE : OPT_SPACE_TO_DEPTH, &opt, i, name);
+        op->mode = code == BO_DEPTH_TO_SPACE ? 1 : 2;
+        op->stride_h = op->stride_w = positive(r, has ? get_i32(r, &opt, 0, 0, "block_size") : 0, i, name, "block_size");
+        break;
+    case BO_BROADCAST_TO:
+        op->mode = 1;                   /* tile each dimension of 1 to the output's */
+        keep_inputs(op, 1);
+        break;
+    case BO_REVERSE_V2: {
+        int64_t ax[MAX_RANK];
+        const Tensor *x = &g->tensors[in[0]];
+        int n = const_ints(r, g, in[1], ax, MAX_RANK, i, name, "axis"), rev[MAX_RANK] = {0}, lo = MAX_RANK, hi = -1;
+        for (int k = 0; k < n; k++) {
+            int a = norm_axis(r, ax[k], x->rank, i, name);
+            rev[a] = 1;
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+        }
+        for (int a = lo; a <= hi; a++)
+            if (!rev[a]) die("%s: operator %d (%s): axes must be contiguous (TFLite Micro refuses others)", r->path, i, name);
+        for (int a = 0; a < x->rank; a++) {
+            op->begin[a] = rev[a] ? x->shape[a] - 1 : 0;
+            op->step[a] = rev[a] ? -1 : 1;
+            op->count[a] = x->shape[a];
+        }
+        keep_inputs(op, 1);
+        break;
+    }
+    case BO_ARG_MAX: case BO_ARG_MIN: {
+        int64_t ax;
+        if (const_ints(r, g, in[1], &ax, 1, i, name, "axis") != 1)
+            die("%s: operator %d (%s): axis must be one value", r->path, i, name);
+        op->axis = norm_axis(r, ax, g->tensors[in[0]].rank, i, name);
+        keep_inputs(op, 1);
+        break;
+    }
+    case BO_MIRROR_PAD:
+        has = options(r, &ot, OPT_MIRROR_PAD, &opt, i, name);
+        op->mode = (has ? get_i8(r, &opt, 0, 0, "mode") : 0) == 0;     /* REFLECT: offset 1 */
+        break;
+    case BO_MEAN: case BO_SUM: case BO_REDUCE_MAX: case BO_REDUCE_MIN:
         has = options(r, &ot, OPT_REDUCER, &opt, i, name);
         op->keep_dims = has ? get_u8(r, &opt, 0, 0, "keep_dims") != 0 : 0;
-        read_mean_axes(r, g, op, i);
+        read_axes(r, g, op, i, name);
+        keep_inputs(op, 1);
         break;
     case BO_CONCATENATION:
         has = options(r, &ot, OPT_CONCAT, &opt, i, name);
         op->axis = norm_axis(r, has ? get_i32(r, &opt, 0, 0, "axis") : 0, g->tensors[op->out[0]].rank, i, name);
         op->act = map_act(r, has ? get_i8(r, &opt, 1, 0, "fused_activation_function") : 0, i, name);
+        break;
+    case BO_PACK:
+        has = options(r, &ot, OPT_PACK, &opt, i, name);
+        op->axis = norm_axis(r, has ? get_i32(r, &opt, 1, 0, "axis") : 0, g->tensors[op->out[0]].rank, i, name);
+        op->mode = 1;                   /* each input adds one index along the axis */
         break;
     case BO_SOFTMAX:
         has = options(r, &ot, OPT_SOFTMAX, &opt, i, name);
@@ -701,7 +1303,81 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
             die("%s: operator %d (%s): input is a scalar", r->path, i, name);
         op->axis = g->tensors[op->in[0]].rank - 1;      /* TFLite: the last axis */
         break;
+    case BO_LEAKY_RELU:
+        has = options(r, &ot, OPT_LEAKY_RELU, &opt, i, name);
+        op->alpha = has ? get_f32(r, &opt, 0, 0.0f, "alpha") : 0.0f;
+        if (!isfinite(op->alpha)) die("%s: operator %d (%s): alpha is not finite", r->path, i, name);
+        break;
+    case BO_GELU:
+        has = options(r, &ot, OPT_GELU, &opt, i, name);
+        op->mode = has ? get_u8(r, &opt, 0, 0, "approximate") != 0 : 0;
+        break;
+    case BO_L2_NORMALIZATION:
+        has = options(r, &ot, OPT_L2NORM, &opt, i, name);
+        op->act = map_act(r, has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0, i, name);
+        break;
+    case BO_RESIZE_BILINEAR:
+        has = options(r, &ot, OPT_RESIZE_BILINEAR, &opt, i, name);
+        op->mode = 1;
+        op->align_corners = has ? get_u8(r, &opt, 2, 0, "align_corners") != 0 : 0;
+        op->half_pixel = has ? get_u8(r, &opt, 3, 0, "half_pixel_centers") != 0 : 0;
+        break;
+    case BO_RESIZE_NEAREST_NEIGHBOR:
+        has = options(r, &ot, OPT_RESIZE_NEAREST, &opt, i, name);
+        op->mode = 0;
+        op->align_corners = has ? get_u8(r, &opt, 0, 0, "align_corners") != 0 : 0;
+        op->half_pixel = has ? get_u8(r, &opt, 1, 0, "half_pixel_centers") != 0 : 0;
+        break;
+    case BO_GATHER: {
+        has = options(r, &ot, OPT_GATHER, &opt, i, name);
+        const Tensor *x = &g->tensors[in[0]];
+        op->axis = norm_axis(r, has ? get_i32(r, &opt, 0, 0, "axis") : 0, x->rank, i, name);
+        op->mode = has ? get_i32(r, &opt, 1, 0, "batch_dims") : 0;    /* batch_dims */
+        break;
     }
+    case BO_STRIDED_SLICE: {
+        int64_t od[MAX_RANK];
+        const Tensor *x = &g->tensors[in[0]];
+        int orank = strided_geometry(r, g, &ot, in, i, name, op->begin, op->step, op->count, od);
+        const Tensor *y = &g->tensors[out[0]];
+        int64_t n = 1;
+        for (int k = 0; k < orank; k++) n *= od[k];
+        if (dyn[out[0]]) set_shape(r, g, out[0], orank, od, i, name);
+        else if (n != tensor_numel(y) || orank != y->rank)
+            die("%s: operator %d (%s): the slice has %lld elements in rank %d, the output '%s' %lld in rank %d",
+                r->path, i, name, (long long)n, orank, y->name, (long long)tensor_numel(y), y->rank);
+        (void)x;
+        keep_inputs(op, 1);
+        break;
+    }
+    case BO_SLICE: {
+        int64_t b[MAX_RANK], s[MAX_RANK];
+        const Tensor *x = &g->tensors[in[0]];
+        int nb = const_ints(r, g, in[1], b, MAX_RANK, i, name, "begin");
+        int ns = const_ints(r, g, in[2], s, MAX_RANK, i, name, "size");
+        if (nb != x->rank || ns != x->rank)
+            die("%s: operator %d (%s): begin and size must have %d values", r->path, i, name, x->rank);
+        for (int a = 0; a < x->rank; a++) {
+            int64_t sz = s[a] == -1 ? x->shape[a] - b[a] : s[a];
+            if (b[a] < 0 || sz < 0 || b[a] + sz > x->shape[a])
+                die("%s: operator %d (%s): slice [%lld, +%lld) outside axis %d of size %d", r->path, i, name,
+                    (long long)b[a], (long long)sz, a, x->shape[a]);
+            op->begin[a] = (int32_t)b[a];
+            op->step[a] = 1;
+            op->count[a] = (int32_t)sz;
+        }
+        keep_inputs(op, 1);
+        break;
+    }
+    }
+    /* a dynamic output gets the shape its inputs give; an output without a
+       rule keeps its stored shape unless an input's shape was changed */
+    int changed = 0;
+    for (int k = 0; k < op->nin; k++) changed |= op->in[k] >= 0 && resolved[op->in[k]];
+    if (dyn[out[0]] && !resolved[out[0]] && !infer_shape(r, g, &ot, code, op, i, name) && changed)
+        die("%s: operator %d (%s): output '%s' has a dynamic shape (shape_signature -1) htc cannot compute at "
+            "compile time", r->path, i, name, g->tensors[out[0]].name);
+    if (kind == OP_RESHAPE) keep_inputs(op, 1);
     r->ctx[0] = 0;
 }
 
@@ -753,12 +1429,7 @@ static void read_io(Reader *r, Graph *g, const Tab *sg, int slot, int out)
    stored shape; without it an input dynamic beyond the batch gets a note. */
 static void input_shapes(Reader *r, Graph *g, int ntensors)
 {
-    int from_inputs = 0;
-    for (int k = 0; k < g->ninputs; k++) from_inputs |= dyn_dim[g->inputs[k]] != 0;
-    for (int i = 0; i < ntensors; i++)
-        if (dyn_dim[i] && !from_inputs)
-            die("%s: tensor %d ('%s'): dynamic shape (shape_signature dimension %d is -1) while every graph input is "
-                "static or dynamic in the batch only; only static shapes are supported", r->path, i, g->tensors[i].name, dyn_dim[i]);
+    (void)ntensors;     /* dynamic intermediate shapes are computed from the inputs' (read_op) */
     for (int k = 0; k < g->ninputs; k++) {
         const Tensor *T = &g->tensors[g->inputs[k]];
         char dims[96] = "", dyns[64] = "";
@@ -834,6 +1505,7 @@ Graph *tflite_read(const char *path)
     if (ops.n > MAX_OPS) die("%s: %" PRIu32 " operators, at most %d are supported", path, ops.n, MAX_OPS);
     dyn = arena_alloc(tensors.n + 1);
     dyn_dim = arena_alloc(sizeof(int) * (tensors.n + 1));
+    resolved = arena_alloc(tensors.n + 1);
     for (uint32_t i = 0; i < tensors.n; i++) read_tensor(r, g, &tensors, &buffers, (int)i);
     read_io(r, g, &sg, 1, 0);
     read_io(r, g, &sg, 2, 1);

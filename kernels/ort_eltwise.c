@@ -48,14 +48,6 @@ static HTC__UNUSED void htc__qgap_s8(const htc__qgap_params *p, const int8_t *in
     }
 }
 
-static HTC__UNUSED void htc__lut8(const htc__lut_params *p, const void *in, void *out)
-{
-    const uint8_t *x = HTC__CAST(const uint8_t *, in);
-    uint8_t *y = HTC__CAST(uint8_t *, out);
-    int32_t i;
-    for (i = 0; i < p->size; i++) y[i] = p->lut[x[i]];
-}
-
 static HTC__UNUSED void htc__qlinear_quantize(const htc__qlinear_params *p, const float *in, int8_t *out)
 {
     int32_t i;

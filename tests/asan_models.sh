@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/asan_models.sh - compile and report every MLPerf Tiny model, and
+# tests/asan_models.sh - compile and report every MLPerf Tiny model and the
+# Keras zoo (tests/keras/models), and
 # compile every ONNX zoo model, with the sanitizer build of htc ($HTC): any
 # ASan/UBSan report fails the run.
 set -u
@@ -8,7 +9,7 @@ HTC=${HTC:-./htc-asan}
 MODELS=${HTC_MODELS:-../shared/models/mlperf_tiny}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-for m in "$MODELS"/*.tflite; do
+for m in "$MODELS"/*.tflite tests/keras/models/*.tflite; do
     for cmd in "compile -o $tmp/m.h --name m" "report" "report --json"; do
         if $HTC $cmd "$m" -t targets/cpu.lua >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ]; then
             pass=$((pass + 1))

@@ -283,11 +283,13 @@ int main(int argc, char **argv)
 """
 
 
-def run_htc_batch(model_path, input_sets, workdir=None, target=TARGET, name="m", args=()):
+def run_htc_batch(model_path, input_sets, workdir=None, target=TARGET, name="m", args=(), info=None):
     """`htc compile` once, then one process runs every input set through the
     header's public API. Returns [(outputs, {tensor index: array})] per set.
-    args: more htc options (e.g. -D NAME=VALUE target parameters)."""
-    info = ModelInfo(model_path)
+    args: more htc options (e.g. -D NAME=VALUE target parameters).
+    `info`: the model's tensors when their shapes are not the stored ones
+    (dynamic shapes, tests/piecewise.py static_info)."""
+    info = info or ModelInfo(model_path)
     own = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="htc-test-")
     try:

@@ -21,6 +21,7 @@ ADD, AVERAGE_POOL_2D, CONCATENATION, CONV_2D, DEPTHWISE_CONV_2D = 0, 1, 2, 3, 4
 DEQUANTIZE, FULLY_CONNECTED, LOGISTIC, MAX_POOL_2D, MUL, RESHAPE = 6, 9, 14, 17, 18, 22
 SOFTMAX, TANH, CUSTOM, PAD, MEAN, SQUEEZE, PADV2, TRANSPOSE_CONV = 25, 28, 32, 34, 40, 43, 60, 67
 EXPAND_DIMS, QUANTIZE, BATCH_MATMUL, GELU = 70, 114, 126, 150
+SIN, LOG = 66, 73
 OPT_CONV, OPT_DW, OPT_POOL, OPT_FC, OPT_SOFTMAX, OPT_CONCAT = 1, 2, 5, 8, 9, 10
 OPT_ADD, OPT_MUL, OPT_REDUCER = 11, 21, 27
 
@@ -421,8 +422,8 @@ def real_cases():
             if p is not None:
                 f.put_i32(p, code)
         return fn
-    c["unsupported_op_tanh"] = patched(kws, softmax_to(TANH))
-    c["unsupported_op_gelu"] = patched(resnet, softmax_to(GELU))
+    c["unsupported_op_sin"] = patched(kws, softmax_to(SIN))
+    c["unsupported_op_log"] = patched(resnet, softmax_to(LOG))
     c["custom_op_in_real_model"] = patched(kws, softmax_to(CUSTOM))
 
     def op_input(op, k, value):
@@ -466,7 +467,6 @@ def real_cases():
             s, n = f.vec(f.tensor(i), 7, "shape_signature")
             f.put_i32(s + 4 + 4 * d, v)
         return fn
-    c["dynamic_shape"] = patched(kws, sig_dim(22, 1, -1))
     c["shape_signature_mismatch"] = patched(kws, sig_dim(22, 1, 26))
     c["rank_too_large"] = patched(kws, lambda f: f.put_u32(f.vec(f.tensor(22), 0)[0], 7))
     c["shape_vector_out_of_bounds"] = patched(kws, lambda f: f.put_u32(f.vec(f.tensor(22), 0)[0], 0x3FFFFFFF))

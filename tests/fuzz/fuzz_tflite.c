@@ -110,7 +110,8 @@ static void check_graph(const Graph *g)
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];
         CHECK(op->kind >= 0 && op->kind < OP_COUNT);
-        CHECK(op->src_index == i && op->src_name);
+        /* source order; shape arithmetic folded away, SPLIT-like ops one op per output */
+        CHECK(op->src_index >= (i ? g->ops[i - 1].src_index : 0) && op->src_name);
         CHECK(op->nin >= 1 && op->nin <= OP_MAX_IO && op->nout == 1);
         CHECK(op->in[0] >= 0);
         for (int k = 0; k < OP_MAX_IO; k++) {
@@ -127,7 +128,10 @@ static void check_graph(const Graph *g)
         case OP_RESHAPE:
             CHECK(op->nin == 1);
             break;
-        case OP_MEAN:
+        case OP_SLICE:
+            for (int k = 0; k < g->tensors[op->in[0]].rank; k++) CHECK(op->count[k] >= 0 && op->step[k] != 0);
+            break;
+        case OP_MEAN: case OP_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN:
             CHECK(op->naxes >= 0 && op->naxes <= MAX_RANK);
             for (int k = 0; k < op->naxes; k++)
                 CHECK(op->axes[k] >= 0 && op->axes[k] < g->tensors[op->in[0]].rank);

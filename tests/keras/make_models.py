@@ -1,0 +1,199 @@
+"""make_models.py - the Keras model zoo of tests/test_keras.py, converted by
+TensorFlow's TFLiteConverter as a user converts a trained model.
+
+Run once with TensorFlow (not needed by the tests):
+
+    python3 -m venv /work/venv-tf && /work/venv-tf/bin/pip install tensorflow-cpu
+    /work/venv-tf/bin/python tests/keras/make_models.py [OUTDIR]   # default tests/keras/models
+
+Every model is built with fixed seeds (random weights: htc's arithmetic does
+not care whether a network is trained, TFLite Micro's oracle does not either)
+and converted twice: full int8 (int8 input and output, `<name>_int8.tflite`)
+and with float input and output around the int8 graph (`<name>_fio.tflite`).
+The representative dataset is random with a fixed seed. Input sizes and
+widths are reduced so the whole set stays small.
+"""
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+import numpy as np
+import tensorflow as tf
+import keras
+from keras import layers
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+
+
+def seed(s):
+    keras.utils.set_random_seed(s)
+
+
+# ---- the models ------------------------------------------------------------------------
+
+def mobilenet_v3_small():
+    """MobileNetV3Small (hard-swish, squeeze-and-excite), 48x48, alpha 0.5, 10 classes."""
+    seed(1)
+    return keras.applications.MobileNetV3Small(input_shape=(48, 48, 3), alpha=0.5, weights=None, classes=10,
+                                               include_preprocessing=False, dropout_rate=0.0)
+
+
+def mobilenet_v2():
+    """MobileNetV2 alpha 0.35, 48x48, 10 classes."""
+    seed(2)
+    return keras.applications.MobileNetV2(input_shape=(48, 48, 3), alpha=0.35, weights=None, classes=10)
+
+
+def tcn():
+    """1-D temporal CNN: Conv1D with dilation, residual adds, GlobalAveragePooling1D."""
+    seed(3)
+    x = inp = keras.Input((64, 6))
+    x = layers.Conv1D(16, 3, padding="causal", activation="relu")(x)
+    for d in (1, 2, 4):
+        y = layers.Conv1D(16, 3, padding="causal", dilation_rate=d, activation="relu")(x)
+        y = layers.Conv1D(16, 3, padding="same", dilation_rate=d)(y)
+        x = layers.Activation("relu")(layers.Add()([x, y]))
+    x = layers.Conv1D(24, 5, strides=2, padding="valid", activation="relu")(x)
+    x = layers.GlobalAveragePooling1D()(x)
+    x = layers.Dense(5, activation="softmax")(x)
+    return keras.Model(inp, x, name="tcn")
+
+
+def transformer():
+    """Tiny transformer encoder: 2 blocks of MultiHeadAttention + LayerNormalization + GELU MLP."""
+    seed(4)
+    x = inp = keras.Input((16, 32))
+    for _ in range(2):
+        a = layers.MultiHeadAttention(num_heads=2, key_dim=16)(x, x)
+        x = layers.LayerNormalization(epsilon=1e-6)(layers.Add()([x, a]))
+        f = layers.Dense(64, activation="gelu")(x)
+        f = layers.Dense(32)(f)
+        x = layers.LayerNormalization(epsilon=1e-6)(layers.Add()([x, f]))
+    x = layers.GlobalAveragePooling1D()(x)
+    x = layers.Dense(4, activation="softmax")(x)
+    return keras.Model(inp, x, name="transformer")
+
+
+def unet(up):
+    """Small U-Net, 32x32x3 -> 32x32x2; `up` is 'transpose' (Conv2DTranspose),
+    'nearest' or 'bilinear' (UpSampling2D: Keras 3 writes nearest as
+    RESHAPE + TILE, bilinear as RESIZE_BILINEAR) or 'resize' (Resizing,
+    nearest: RESIZE_NEAREST_NEIGHBOR)."""
+    seed(5)
+    x = inp = keras.Input((32, 32, 3))
+    skips = []
+    for ch in (8, 16):
+        x = layers.Conv2D(ch, 3, padding="same", activation="relu")(x)
+        skips.append(x)
+        x = layers.MaxPooling2D()(x)
+    x = layers.Conv2D(32, 3, padding="same", activation="relu")(x)
+    for ch, s in zip((16, 8), reversed(skips)):
+        if up == "transpose":
+            x = layers.Conv2DTranspose(ch, 3, strides=2, padding="same", activation="relu")(x)
+        elif up == "resize":
+            x = layers.Resizing(x.shape[1] * 2, x.shape[2] * 2, interpolation="nearest")(x)
+            x = layers.Conv2D(ch, 1, activation="relu")(x)
+        else:
+            x = layers.UpSampling2D(interpolation=up)(x)
+            x = layers.Conv2D(ch, 1, activation="relu")(x)
+        x = layers.Concatenate()([x, s])
+        x = layers.Conv2D(ch, 3, padding="same", activation="relu")(x)
+    x = layers.Conv2D(2, 1, activation="sigmoid")(x)
+    return keras.Model(inp, x, name="unet_" + up)
+
+
+def autoencoder():
+    """Dense autoencoder with tanh, 64 -> 32 -> 8 -> 32 -> 64."""
+    seed(6)
+    x = inp = keras.Input((64,))
+    for n in (32, 8, 32):
+        x = layers.Dense(n, activation="tanh")(x)
+    x = layers.Dense(64)(x)
+    return keras.Model(inp, x, name="autoencoder")
+
+
+def ds_cnn():
+    """DS-CNN keyword spotting (MLPerf Tiny's topology, 49x10 MFCC, 64 filters)."""
+    seed(7)
+    x = inp = keras.Input((49, 10, 1))
+    x = layers.Conv2D(64, (10, 4), strides=2, padding="same", use_bias=False)(x)
+    x = layers.BatchNormalization()(x)
+    x = layers.ReLU()(x)
+    for _ in range(4):
+        x = layers.DepthwiseConv2D(3, padding="same", use_bias=False)(x)
+        x = layers.BatchNormalization()(x)
+        x = layers.ReLU()(x)
+        x = layers.Conv2D(64, 1, use_bias=False)(x)
+        x = layers.BatchNormalization()(x)
+        x = layers.ReLU()(x)
+    x = layers.AveragePooling2D(pool_size=(x.shape[1], x.shape[2]))(x)
+    x = layers.Flatten()(x)
+    x = layers.Dense(12, activation="softmax")(x)
+    return keras.Model(inp, x, name="ds_cnn")
+
+
+MODELS = {
+    "mobilenet_v3_small": mobilenet_v3_small,
+    "mobilenet_v2_035": mobilenet_v2,
+    "tcn": tcn,
+    "transformer": transformer,
+    "unet_transpose": lambda: unet("transpose"),
+    "unet_nearest": lambda: unet("nearest"),
+    "unet_bilinear": lambda: unet("bilinear"),
+    "unet_resize": lambda: unet("resize"),
+    "autoencoder": autoencoder,
+    "ds_cnn": ds_cnn,
+}
+
+
+# ---- conversion ------------------------------------------------------------------------
+
+def randomize_bn(model, rng):
+    """BatchNormalization with non-trivial statistics (fresh layers are the identity)."""
+    for l in model.layers:
+        if isinstance(l, layers.BatchNormalization):
+            g, b, m, v = l.get_weights()
+            l.set_weights([rng.uniform(0.5, 1.5, g.shape).astype(np.float32),
+                           rng.uniform(-0.2, 0.2, b.shape).astype(np.float32),
+                           rng.uniform(-0.2, 0.2, m.shape).astype(np.float32),
+                           rng.uniform(0.5, 1.5, v.shape).astype(np.float32)])
+
+
+def convert(model, int8_io):
+    shape = [1] + list(model.inputs[0].shape[1:])
+
+    def rep():
+        rng = np.random.default_rng(1234)
+        for _ in range(32):
+            yield [rng.normal(0, 1, shape).astype(np.float32)]
+
+    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    conv.representative_dataset = rep
+    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    if int8_io:
+        conv.inference_input_type = tf.int8
+        conv.inference_output_type = tf.int8
+    return conv.convert()
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    only = sys.argv[2:]
+    for name, build in MODELS.items():
+        if only and name not in only:
+            continue
+        model = build()
+        randomize_bn(model, np.random.default_rng(99))
+        for suffix, int8_io in (("int8", True), ("fio", False)):
+            data = convert(model, int8_io)
+            p = os.path.join(OUT, "%s_%s.tflite" % (name, suffix))
+            with open(p, "wb") as f:
+                f.write(data)
+            print("%-40s %8d bytes" % (p, len(data)))
+
+
+if __name__ == "__main__":
+    main()
