@@ -69,7 +69,9 @@ static QC *decode(const Onnx__TensorProto *t, const char *what)
         if (t->dims[i] < 0 || t->dims[i] > INT32_MAX) fail("%s has dimension %lld", what, (long long)t->dims[i]);
         c->shape[i] = (int32_t)t->dims[i];
         c->n *= t->dims[i];
-        if (c->n > ((int64_t)1 << 28)) fail("%s is too large", what);
+        if (c->n > ((int64_t)1 << 28))
+            fail("%s is too large: its first %d dimensions hold %lld elements, at most %lld", what, i + 1, (long long)c->n,
+                 (long long)1 << 28);
     }
     c->v = arena_alloc(sizeof(double) * (size_t)(c->n ? c->n : 1));
     int dt = t->has_data_type ? t->data_type : 0;

@@ -532,7 +532,9 @@ static void set_shape(Reader *r, Graph *g, int ti, int rank, const int64_t *d, i
         if (d[k] < 0 || d[k] > INT32_MAX)
             die("%s: operator %d (%s): output dimension %d is %lld", r->path, index, name, k, (long long)d[k]);
         n *= d[k];
-        if (n > MAX_TENSOR_BYTES) die("%s: operator %d (%s): output too large", r->path, index, name);
+        if (n > MAX_TENSOR_BYTES)
+            die("%s: operator %d (%s): output too large: its first %d dimensions hold %" PRId64 " elements, at most %" PRId64,
+                r->path, index, name, k + 1, n, (int64_t)MAX_TENSOR_BYTES);
     }
     int same = t->rank == rank;
     for (int k = 0; k < rank && same; k++) same = t->shape[k] == d[k];

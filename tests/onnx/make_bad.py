@@ -100,6 +100,8 @@ def main():
     t.data_location = TensorProto.EXTERNAL
     t.external_data.add(key="location", value="w.bin")
     save("external_data", m, "initializer 'w' uses external data")
+    m = qconv(dims=(1, 1, 65536, 65536))
+    save("input_too_large", m, "graph input 'x' is too large: its first 4 dimensions hold 4294967296 elements, at most 1073741824")
     # a QDQ Conv, then a node without op_type: closing the QDQ group looks
     # ahead at every node (a NULL op_type once crashed there)
     inits = [numpy_helper.from_array(np.float32(0.5), "xs"), numpy_helper.from_array(np.uint8(128), "xz"),
