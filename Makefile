@@ -29,7 +29,7 @@ htc: gen/main.c $(GEN_SRCS) $(GEN_HDRS) $(PB_C)
 htc-asan: gen/main.c $(GEN_SRCS) $(GEN_HDRS) $(PB_C)
 	$(CC) -O1 -g $(SAN) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) $(PB_FLAGS) -o $@ gen/main.c $(GEN_SRCS) $(PB_C) $(LUA_LIBS) $(LPS_LIBS) $(PB_LIBS) -lm
 
-.PHONY: demo test test-asan bench fuzz clean install deps
+.PHONY: demo test test-asan bench bench-mcu fuzz clean install deps
 deps:
 	bash .ci/deps.sh all
 
@@ -86,3 +86,9 @@ bench:
 	$${PYTHON:-.venv/bin/python} bench/bench_diana.py
 	$${PYTHON:-.venv/bin/python} bench/bench_ad_fc.py
 	$${PYTHON:-.venv/bin/python} bench/bench_deeploy.py
+
+# MCU benchmark (bench/bench_mcu.py, harness bench/mcu): instructions per
+# inference on Cortex-M4 and RV32 (qemu), flash and RAM; with PEER_SRC=<git
+# clones> (or TFLM=... LISTS=...) also TFLite Micro, reference and CMSIS-NN
+bench-mcu: htc
+	$${PYTHON:-python3} bench/bench_mcu.py
