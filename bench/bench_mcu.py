@@ -144,6 +144,14 @@ def parse_log(path, model):
     return r
 
 
+def why_failed(path, x):
+    """one line: why a configuration has no count (its log's last words)"""
+    if x is None:
+        return "build failed (no %s; the harness's errors are below)" % path
+    said = [l.strip() for l in open(path, errors="replace") if re.match(r"(tflm|htc|qemu[-\w]*):", l)]
+    return "run failed, exit %s%s (%s)" % (x["exit"], (": " + said[-1]) if said else "", path)
+
+
 def main():
     models = (os.environ.get("BENCH_MODELS") or " ".join(NAMES)).split()
     archs = (os.environ.get("BENCH_ARCHS") or "m4 rv32").split()
@@ -163,6 +171,7 @@ def main():
     bdir = os.path.abspath(os.environ.get("BENCH_DIR") or tempfile.mkdtemp(prefix="htc-bench-mcu-"))
     own = not os.environ.get("BENCH_DIR")
     jobs = os.environ.get("JOBS") or "2"
+    failed = False
     try:
         tree, why = peer_tree(bdir)
         print("htc on MCUs: instructions per inference (qemu, TCG plugin, exact), flash = text+data of the ELF,")
@@ -220,7 +229,8 @@ def main():
                 for c in cfgs:
                     x = res[(c, m)]
                     if x is None or x["insn"] is None or x["exit"] != 0:
-                        print("%-5s %-11s %s" % (m, c, "build or run failed (see %s)" % os.path.join(bdir, arch, c, m + ".log")))
+                        print("%-5s %-11s %s" % (m, c, why_failed(os.path.join(bdir, arch, c, m + ".log"), x)))
+                        failed = True
                         if c == "htc":
                             status = 1
                         continue
@@ -252,8 +262,10 @@ def main():
             print("\n(peers not built: htc only)")
         return status
     finally:
-        if own:
+        if own and not failed:
             shutil.rmtree(bdir, ignore_errors=True)
+        elif own:
+            print("build directory kept: %s" % bdir)
 
 
 if __name__ == "__main__":
