@@ -813,7 +813,8 @@ typedef struct {
    [qmin - zp, qmax - zp], rounded half to even and offset by the zero point.
    Activations live in int8 storage; a uint8 tensor is stored as value - 128
    with zero point - 128, which leaves every difference x - zp unchanged.
-   Kernels: kernels/ort_conv.c, kernels/ort_eltwise.c, kernels/transpose.c. */
+   Kernels: kernels/conv2d.c and kernels/fc.c (HTC__EPI_FLOAT),
+   kernels/ort_eltwise.c, kernels/transpose.c. */
 
 /* Round half to even of |v| < 2^22 without libm or the rounding mode:
    adding and subtracting 1.5 * 2^23 leaves the nearest-even integer. */
@@ -1031,6 +1032,56 @@ static inline int32_t htc__ql_rq(int64_t x, int32_t mul, int32_t add, int32_t sh
     return (int32_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
+/* ---- Requantization epilogues, one per kind ------------------------------
+   The accumulation loops of conv2d and fully connected (kernels/conv2d.c,
+   kernels/fc.c) are written once; what turns an int32 accumulator into the
+   stored output is the op's requantization kind (gen/ir.h RequantKind),
+   chosen per layer from this block (htc__epi_put):
+   HTC__EPI_TFLITE  TFLite Micro's MultiplyByQuantizedMultiplier(acc, mult[c],
+                    shift[c]) + out_zp, clamped to [lo, hi] (htc__requant);
+   HTC__EPI_FLOAT   onnxruntime's MlasRequantizeOutput: float(acc) * scale[c]
+                    clamped to [flo, fhi], rounded half to even, + out_zp
+                    (htc__rq_float);
+   HTC__EPI_QUANTLIB QuantLib's RequantShift: clip((acc * mult[c] + add[c] +
+                    2^(shift-1)) >> shift, lo, hi) - out_off, the product in
+                    64 bits (htc__ql_rq);
+   HTC__EPI_INT32   the accumulator itself, stored as int32 (ConvInteger,
+                    MatMulInteger, QuantLib without RequantShift).
+   c is the output channel when per_channel, else 0. The fast paths of the
+   TFLite kind (SSE2, Arm DSP, RV32) use the same arithmetic in their
+   precomputed forms (htc__rq_apply, htc__rq4, htc__dsprq, htc__prq). */
+enum { HTC__EPI_INT32, HTC__EPI_TFLITE, HTC__EPI_FLOAT, HTC__EPI_QUANTLIB };
+
+typedef struct {
+    int32_t kind, per_channel;
+    int32_t out_zp, lo, hi;                 /* stored domain; QuantLib: value domain, out_zp = -out_off */
+    const int32_t *mult;                    /* TFLite: Q31 multipliers; QuantLib: mul */
+    const int8_t *shift;                    /* TFLite: shifts */
+    const int32_t *add;                     /* QuantLib: additive terms */
+    int32_t ql_shift;                       /* QuantLib: the right shift */
+    const float *scale;                     /* float: scales */
+    float flo, fhi;                         /* float: qmin - out_zp, qmax - out_zp */
+} htc__epi;
+
+static inline int32_t htc__epi_value(const htc__epi *e, int32_t c, int32_t acc)
+{
+    const int32_t k = e->per_channel ? c : 0;
+    switch (e->kind) {
+    case HTC__EPI_TFLITE: return htc__requant(acc, e->mult[k], e->shift[k], e->out_zp, e->lo, e->hi);
+    case HTC__EPI_FLOAT: return htc__rq_float(acc, e->scale[k], e->flo, e->fhi, e->out_zp);
+    case HTC__EPI_QUANTLIB: return htc__ql_rq(acc, e->mult[k], e->add[k], e->ql_shift, e->lo, e->hi) + e->out_zp;
+    default: return acc;
+    }
+}
+
+/* Output element i (channel c) from its accumulator: int8, or int32 when
+   the kind is HTC__EPI_INT32. */
+static inline void htc__epi_put(const htc__epi *e, void *out, size_t i, int32_t c, int32_t acc)
+{
+    if (e->kind == HTC__EPI_INT32) HTC__CAST(int32_t *, out)[i] = acc;
+    else HTC__CAST(int8_t *, out)[i] = HTC__CAST(int8_t, htc__epi_value(e, c, acc));
+}
+
 /* Element i of an int8 (value = stored + off) or int32 (i32) tensor. */
 static inline int32_t htc__ql_ld(const void *p, size_t i, int32_t i32, int32_t off)
 {
@@ -1121,7 +1172,7 @@ typedef struct {
     int32_t act_min, act_max;
 } htc__ew_params;
 
-/* BATCH_MATMUL (kernels/matmul.c): out[b][i][j] = requant(sum_k (lhs - lhs_zp)
+/* BATCH_MATMUL (kernels/fc.c htc__matmul_s8): out[b][i][j] = requant(sum_k (lhs - lhs_zp)
    * (rhs - rhs_zp)) with TFLite's multiplier; lhs element (b, i, k) at
    b-offset + i * lhs_rs + k * lhs_cs (adj_x swaps the strides), rhs (b, k, j)
    at k * rhs_rs + j * rhs_cs. Batch dims broadcast (stride 0). */

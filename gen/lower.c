@@ -199,7 +199,7 @@ static void lower_conv(Graph *g, Op *op)
     if (dw) {
         int wi = op->in[1];
         op->in[1] = dw_canonical(g, wi);
-        if (op->groups > 1) op->kernel_weights = wi;    /* dwconv2d.c reads [kh][kw][out_c] */
+        if (op->groups > 1) op->kernel_weights = wi;    /* htc__dwconv2d_s8 reads [kh][kw][out_c] */
         else p->depth_mult = 1;                         /* one input channel: a plain conv (conv2d.c) */
     }
     op->depthwise = op->groups > 1 && op->groups == op->in_c;

@@ -763,10 +763,10 @@ static const struct {
     int when;
     const char *file, *fn;
 } cpu_kernels[] = {
-    {OP_CONV2D, RQ_TFLITE, K_DW, "kernels/dwconv2d.c", "htc__dwconv2d_s8"},
+    {OP_CONV2D, RQ_TFLITE, K_DW, "kernels/conv2d.c", "htc__dwconv2d_s8"},
     {OP_CONV2D, RQ_TFLITE, K_ANY, "kernels/conv2d.c", "htc__conv2d_s8"},
-    {OP_CONV2D, RQ_FLOAT, K_ANY, "kernels/ort_conv.c", "htc__qconv2d"},
-    {OP_CONV2D, RQ_NONE, K_INT32, "kernels/ort_conv.c", "htc__qconv2d"},
+    {OP_CONV2D, RQ_FLOAT, K_ANY, "kernels/conv2d.c", "htc__qconv2d"},
+    {OP_CONV2D, RQ_NONE, K_INT32, "kernels/conv2d.c", "htc__qconv2d"},
     {OP_CONV2D, RQ_FP32, K_ANY, "kernels/ort_float.c", "htc__fconv2d"},
     {OP_FC, RQ_TFLITE, K_ANY, "kernels/fc.c", "htc__fc_s8"},
     {OP_FC, RQ_FLOAT, K_ANY, "kernels/ort_conv.c", "htc__qfc"},
@@ -795,7 +795,7 @@ static const struct {
     {OP_DEQUANTIZE, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qlinear_dequantize"},
     {OP_REQUANTIZE, RQ_TFLITE, K_ANY, "kernels/quantize.c", "htc__requantize"},
     /* QuantLib's integer graphs (gen/qlib.c): RequantShift as every op's epilogue */
-    {OP_CONV2D, RQ_QUANTLIB, K_ANY, "kernels/qlib_conv.c", "htc__ql_conv2d"},
+    {OP_CONV2D, RQ_QUANTLIB, K_ANY, "kernels/conv2d.c", "htc__ql_conv2d"},
     {OP_FC, RQ_QUANTLIB, K_ANY, "kernels/qlib_matmul.c", "htc__ql_matmul"},
     {OP_ADD, RQ_QUANTLIB, K_ANY, "kernels/qlib_eltwise.c", "htc__ql_binary"},
     {OP_MUL, RQ_QUANTLIB, K_ANY, "kernels/qlib_eltwise.c", "htc__ql_binary"},

@@ -1,8 +1,15 @@
-/* conv2d.c - int8 2-D convolution, NHWC input/output, OHWI weights.
-   Bit-exact with TFLite reference_integer_ops::ConvPerChannel. */
+/* conv2d.c - the convolution (regular, grouped, depthwise), int8 NHWC in,
+   int8 or int32 out, every requantization kind: one accumulation loop
+   (htc__conv_core) with the epilogue of the layer's kind (htc.h htc__epi),
+   and fast paths of the TFLite kind (SSE2/AVX2, Arm DSP, RV32) that apply
+   the same TFLite arithmetic in precomputed forms.
+   Entry points: htc__conv2d_s8 and htc__dwconv2d_s8 (TFLite, bit-exact with
+   reference_integer_ops::ConvPerChannel / DepthwiseConvPerChannel),
+   htc__qconv2d_s8 / _s32 (onnxruntime's QLinearConv / ConvInteger),
+   htc__ql_conv2d (QuantLib's Conv with RequantShift). */
 
 /* TFLite's int8 per-channel convolution ignores the filter zero point (int8
-   filters are symmetric); so does this kernel. Taps outside the input are
+   filters are symmetric); so do its fast paths. Taps outside the input are
    skipped, which equals reading in_zp there. The loops run over blocks of
    four output channels, then over output pixels: the block's weights stay in
    cache and its requantization constants in registers. Per pixel the valid
@@ -24,6 +31,265 @@ static inline void htc__conv_taps(int32_t origin, int32_t dil, int32_t k, int32_
     *lo = a;
     *hi = b;
 }
+
+/* ---- The accumulation loop of every requantization kind --------------------
+   htc__conv_core computes acc = bias[o] + sum over valid taps and the
+   group's input channels of (x + in_off) * (w - w_zp[o]) for output
+   channels [oc_lo, oc_hi) of every pixel, and hands each accumulator to the
+   layer's epilogue (htc.h htc__epi_put). TFLite convolutions take it where
+   their fast paths below do not apply; onnxruntime's QLinearConv /
+   ConvInteger and QuantLib's Conv take it always. Output channel o belongs
+   to group o / group_out and reads input channels [g * group_in, (g + 1) *
+   group_in); depthwise is group_in == 1. Weight of (o, tap t, channel i) is
+   weights[o * w_oc + t * w_tap + i]: OHWI per group ([out_c][k_h][k_w]
+   [group_in]: w_oc = k_h * k_w * group_in, w_tap = group_in) or TFLite's
+   depthwise [k_h][k_w][out_c] (w_oc = 1, w_tap = out_c). Taps outside the
+   input are skipped (the padding value is the input zero point, which adds
+   nothing). Non-zero weight zero points: sum (x + off)(w - wzp) is computed
+   as sum (x + off) w - wzp * sum (x + off), the second sum once per pixel
+   and group. */
+typedef struct {
+    int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
+    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+    int32_t group_in, group_out;
+    int32_t in_off;                         /* -input zero point */
+    int32_t w_oc, w_tap;                    /* weight strides */
+    int32_t w_zp_pc;                        /* w_zp has out_c entries */
+    const int8_t *weights;
+    const int32_t *bias;                    /* [out_c] or NULL */
+    const int32_t *w_zp;                    /* or NULL */
+} htc__convg;
+
+#define HTC__CONVG_DW_BLOCK 32
+#define HTC__CONVG_DW_TAPS 25
+#define HTC__CONVG_GATHER 256
+
+static inline int32_t htc__convg_wzp(const htc__convg *g, int32_t oc)
+{
+    return g->w_zp ? g->w_zp[g->w_zp_pc ? oc : 0] : 0;
+}
+
+static inline void htc__convg_put(const htc__convg *g, const htc__epi *e, void *out, size_t px, int32_t oc, int32_t acc)
+{
+    if (g->bias) acc += g->bias[oc];
+    htc__epi_put(e, out, px + HTC__CAST(size_t, oc), oc, acc);
+}
+
+/* acc[j] += (x[j] + off) * w[j], j < n: (x + off) * w fits int16 exactly
+   (|x + off| <= 255, |w| <= 128), so SSE2 multiplies 8 lanes in int16 and
+   widens the products to the int32 accumulators. */
+static inline void htc__mac_s8(int32_t *acc, const int8_t *x, const int8_t *w, int32_t n, int32_t off)
+{
+    int32_t j = 0;
+#ifdef HTC__SSE2
+    const __m128i vo = _mm_set1_epi16(HTC__CAST(short, off));
+    for (; j + 8 <= n; j += 8) {
+        const __m128i xv = _mm_add_epi16(HTC__LO16(HTC__LD64(x + j)), vo);
+        const __m128i pr = _mm_mullo_epi16(xv, HTC__LO16(HTC__LD64(w + j)));
+        __m128i *a = HTC__CAST(__m128i *, HTC__CAST(void *, acc + j));
+        _mm_storeu_si128(a, _mm_add_epi32(_mm_loadu_si128(a), _mm_srai_epi32(_mm_unpacklo_epi16(pr, pr), 16)));
+        _mm_storeu_si128(a + 1, _mm_add_epi32(_mm_loadu_si128(a + 1), _mm_srai_epi32(_mm_unpackhi_epi16(pr, pr), 16)));
+    }
+#endif
+    for (; j < n; j++) acc[j] += (x[j] + off) * w[j];
+}
+
+/* Depthwise, multiplier 1: per block of channels the weights are gathered
+   once into tap-major order, then every output pixel is a few contiguous
+   multiply-accumulates per tap. */
+static HTC__NOINLINE HTC__UNUSED void htc__convg_dw(const htc__convg *g, const htc__epi *e, const int8_t *in, void *out,
+                                                    int32_t oc_lo, int32_t oc_hi)
+{
+    const int32_t in_h = g->in_h, in_w = g->in_w, c = g->in_c, khkw = g->k_h * g->k_w;
+    const int32_t off = g->in_off, row = in_w * c;
+    int8_t wt[HTC__CONVG_DW_TAPS * HTC__CONVG_DW_BLOCK];
+    int32_t acc[HTC__CONVG_DW_BLOCK], sum[HTC__CONVG_DW_BLOCK];
+    int32_t b, c0, oy, ox, ky, kx, j, t;
+    for (c0 = oc_lo; c0 < oc_hi; c0 += HTC__CONVG_DW_BLOCK) {
+        const int32_t n = oc_hi - c0 < HTC__CONVG_DW_BLOCK ? oc_hi - c0 : HTC__CONVG_DW_BLOCK;
+        for (t = 0; t < khkw; t++)
+            for (j = 0; j < n; j++) wt[t * HTC__CONVG_DW_BLOCK + j] = g->weights[HTC__CAST(size_t, c0 + j) * g->w_oc + t * g->w_tap];
+        for (b = 0; b < g->batches; b++) {
+            const int8_t *in_b = in + HTC__CAST(size_t, b) * in_h * row;
+            for (oy = 0; oy < g->out_h; oy++) {
+                const int32_t iy0 = oy * g->stride_h - g->pad_top;
+                int32_t ky_lo, ky_hi;
+                htc__conv_taps(iy0, g->dil_h, g->k_h, in_h, &ky_lo, &ky_hi);
+                for (ox = 0; ox < g->out_w; ox++) {
+                    const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                    const size_t opx = ((HTC__CAST(size_t, b) * g->out_h + oy) * g->out_w + ox) * HTC__CAST(size_t, c);
+                    int32_t kx_lo, kx_hi;
+                    htc__conv_taps(ix0, g->dil_w, g->k_w, in_w, &kx_lo, &kx_hi);
+                    for (j = 0; j < n; j++) acc[j] = 0;
+                    for (ky = ky_lo; ky < ky_hi; ky++)
+                        for (kx = kx_lo; kx < kx_hi; kx++) {
+                            const int8_t *x = in_b + (iy0 + ky * g->dil_h) * row + (ix0 + kx * g->dil_w) * c + c0;
+                            htc__mac_s8(acc, x, wt + (ky * g->k_w + kx) * HTC__CONVG_DW_BLOCK, n, off);
+                        }
+                    if (g->w_zp) {
+                        for (j = 0; j < n; j++) sum[j] = 0;
+                        for (ky = ky_lo; ky < ky_hi; ky++)
+                            for (kx = kx_lo; kx < kx_hi; kx++) {
+                                const int8_t *x = in_b + (iy0 + ky * g->dil_h) * row + (ix0 + kx * g->dil_w) * c + c0;
+                                for (j = 0; j < n; j++) sum[j] += x[j] + off;
+                            }
+                        for (j = 0; j < n; j++) acc[j] -= htc__convg_wzp(g, c0 + j) * sum[j];
+                    }
+                    for (j = 0; j < n; j++) htc__convg_put(g, e, out, opx, c0 + j, acc[j]);
+                }
+            }
+        }
+    }
+}
+
+static HTC__NOINLINE HTC__UNUSED void htc__conv_core(const htc__convg *g, const htc__epi *e, const int8_t *in, void *out,
+                                                     int32_t oc_lo, int32_t oc_hi)
+{
+    const int32_t in_h = g->in_h, in_w = g->in_w, in_c = g->in_c;
+    const int32_t k_h = g->k_h, k_w = g->k_w, dil_h = g->dil_h, dil_w = g->dil_w;
+    const int32_t gi = g->group_in, go = g->group_out, out_c = g->out_c;
+    const int32_t off = g->in_off;
+    const int32_t wstride = k_h * k_w * gi;
+    const int32_t row = in_w * in_c;
+    /* OHWI with one group: each kernel row is one contiguous run */
+    const int ohwi = g->w_oc == wstride && g->w_tap == gi && gi == in_c;
+    int32_t b, oy, ox;
+    if (gi == 1 && go == 1 && k_h * k_w <= HTC__CONVG_DW_TAPS) {
+        htc__convg_dw(g, e, in, out, oc_lo, oc_hi);
+        return;
+    }
+    for (b = 0; b < g->batches; b++) {
+        const int8_t *in_b = in + HTC__CAST(size_t, b) * in_h * row;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            htc__conv_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                const size_t opx = ((HTC__CAST(size_t, b) * g->out_h + oy) * g->out_w + ox) * HTC__CAST(size_t, out_c);
+                int32_t gr, ky, kx, i, kx_lo, kx_hi;
+                htc__conv_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
+                for (gr = oc_lo / go; gr * go < oc_hi; gr++) {
+                    const int32_t ic0 = gr * gi;
+                    const int32_t oc_end = (gr + 1) * go < oc_hi ? (gr + 1) * go : oc_hi;
+                    int32_t oc = gr * go > oc_lo ? gr * go : oc_lo;
+                    int32_t sum = 0;
+                    if (g->w_zp) {
+                        for (ky = ky_lo; ky < ky_hi; ky++)
+                            for (kx = kx_lo; kx < kx_hi; kx++) {
+                                const int8_t *x = in_b + (iy0 + ky * dil_h) * row + (ix0 + kx * dil_w) * in_c + ic0;
+                                for (i = 0; i < gi; i++) sum += x[i] + off;
+                            }
+                    }
+                    if (ohwi && in_c * k_w < 16 && wstride <= HTC__CONVG_GATHER) {
+                        /* short kernel rows (few input channels): gather the
+                           receptive field once, taps outside the input as the
+                           zero point (they add nothing), then one dot product
+                           of wstride bytes per output channel */
+                        int8_t buf[HTC__CONVG_GATHER];
+                        const int8_t zpv = HTC__CAST(int8_t, -off);
+                        for (ky = 0; ky < k_h; ky++) {
+                            const int32_t iy = iy0 + ky * dil_h;
+                            for (kx = 0; kx < k_w; kx++) {
+                                const int32_t ix = ix0 + kx * dil_w;
+                                int8_t *d = buf + (ky * k_w + kx) * in_c;
+                                if (iy < 0 || iy >= in_h || ix < 0 || ix >= in_w) {
+                                    for (i = 0; i < in_c; i++) d[i] = zpv;
+                                } else {
+                                    const int8_t *x = in_b + iy * row + ix * in_c;
+                                    for (i = 0; i < in_c; i++) d[i] = x[i];
+                                }
+                            }
+                        }
+                        for (; oc + 4 <= oc_end; oc += 4) {
+                            int32_t acc[4] = {0, 0, 0, 0}, j;
+                            htc__dot4_s8(buf, g->weights + HTC__CAST(size_t, oc) * wstride, wstride, wstride, off, acc);
+                            for (j = 0; j < 4; j++) htc__convg_put(g, e, out, opx, oc + j, acc[j] - htc__convg_wzp(g, oc + j) * sum);
+                        }
+                        for (; oc < oc_end; oc++) {
+                            const int32_t acc = htc__dot1_s8(buf, g->weights + HTC__CAST(size_t, oc) * wstride, wstride, off);
+                            htc__convg_put(g, e, out, opx, oc, acc - htc__convg_wzp(g, oc) * sum);
+                        }
+                    } else if (ohwi && dil_w == 1) {
+                        /* one group: each kernel row is one contiguous run in
+                           the input and in the [oc][ky][kx][ic] weights */
+                        const int32_t run = (kx_hi - kx_lo) * in_c;
+                        const int8_t *in_px = in_b + (ix0 + kx_lo) * in_c;
+                        for (; oc + 4 <= oc_end; oc += 4) {
+                            int32_t acc[4] = {0, 0, 0, 0}, j;
+                            const int8_t *w0 = g->weights + HTC__CAST(size_t, oc) * wstride + kx_lo * in_c;
+                            if (run > 0)
+                                for (ky = ky_lo; ky < ky_hi; ky++)
+                                    htc__dot4_s8(in_px + (iy0 + ky * dil_h) * row, w0 + ky * k_w * in_c, wstride, run, off, acc);
+                            for (j = 0; j < 4; j++) htc__convg_put(g, e, out, opx, oc + j, acc[j] - htc__convg_wzp(g, oc + j) * sum);
+                        }
+                        for (; oc < oc_end; oc++) {
+                            int32_t acc = 0;
+                            const int8_t *w0 = g->weights + HTC__CAST(size_t, oc) * wstride + kx_lo * in_c;
+                            if (run > 0)
+                                for (ky = ky_lo; ky < ky_hi; ky++)
+                                    acc += htc__dot1_s8(in_px + (iy0 + ky * dil_h) * row, w0 + ky * k_w * in_c, run, off);
+                            htc__convg_put(g, e, out, opx, oc, acc - htc__convg_wzp(g, oc) * sum);
+                        }
+                    } else {
+                        for (; oc < oc_end; oc++) {
+                            const int8_t *w0 = g->weights + HTC__CAST(size_t, oc) * g->w_oc;
+                            int32_t acc = 0;
+                            for (ky = ky_lo; ky < ky_hi; ky++) {
+                                const int8_t *xr = in_b + (iy0 + ky * dil_h) * row + ic0;
+                                for (kx = kx_lo; kx < kx_hi; kx++) {
+                                    const int8_t *x = xr + (ix0 + kx * dil_w) * in_c;
+                                    const int8_t *w = w0 + (ky * k_w + kx) * g->w_tap;
+                                    for (i = 0; i < gi; i++) acc += (x[i] + off) * w[i];
+                                }
+                            }
+                            htc__convg_put(g, e, out, opx, oc, acc - htc__convg_wzp(g, oc) * sum);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The loop's description of a TFLite convolution (weights OHWI, or TFLite's
+   depthwise layout when depth_mult > 1 or in_c > 1 with one group per
+   input channel) and its TFLite epilogue. */
+static HTC__COLD HTC__UNUSED void htc__conv_tflite(const htc__conv_params *p, int depthwise, htc__convg *g, htc__epi *e)
+{
+    memset(g, 0, sizeof *g);
+    memset(e, 0, sizeof *e);
+    g->batches = p->batches;
+    g->in_h = p->in_h; g->in_w = p->in_w; g->in_c = p->in_c;
+    g->out_h = p->out_h; g->out_w = p->out_w; g->out_c = p->out_c;
+    g->k_h = p->k_h; g->k_w = p->k_w; g->stride_h = p->stride_h; g->stride_w = p->stride_w;
+    g->dil_h = p->dil_h; g->dil_w = p->dil_w; g->pad_top = p->pad_top; g->pad_left = p->pad_left;
+    g->in_off = -p->in_zp;
+    g->weights = p->weights;
+    g->bias = p->bias;
+    if (depthwise) {
+        g->group_in = 1; g->group_out = p->depth_mult;
+        g->w_oc = 1; g->w_tap = p->out_c;
+    } else {
+        g->group_in = p->in_c; g->group_out = p->out_c;
+        g->w_oc = p->k_h * p->k_w * p->in_c; g->w_tap = p->in_c;
+    }
+    e->kind = HTC__EPI_TFLITE;
+    e->per_channel = p->per_channel;
+    e->mult = p->mult; e->shift = p->shift;
+    e->out_zp = p->out_zp; e->lo = p->act_min; e->hi = p->act_max;
+}
+
+/* A TFLite convolution's output channels [oc_lo, oc_hi) through the loop */
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__conv_tflite_gen(const htc__conv_params *p, int depthwise, const int8_t *in,
+                                                                     int8_t *out, int32_t oc_lo, int32_t oc_hi)
+{
+    htc__convg g;
+    htc__epi e;
+    htc__conv_tflite(p, depthwise, &g, &e);
+    htc__conv_core(&g, &e, in, out, oc_lo, oc_hi);
+}
+
 
 #ifdef HTC__SSE2
 /* Two horizontally adjacent interior output pixels x four output channels,
@@ -1360,7 +1626,7 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
     const int32_t mstep = p->per_channel ? 1 : 0;
     const int32_t wstride = k_h * k_w * in_c;         /* weight bytes per output channel */
     const int32_t row_stride = in_w * in_c;
-    int32_t b, oc0;
+    int32_t b, oc0, fast_end = 0;
 #ifdef HTC__AVX2
     const int avx2 = htc__have_avx2();
 #elif defined(HTC__SSE2)
@@ -1376,6 +1642,15 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
     }
 #endif
 
+    /* the fast paths take blocks of four output channels; the other
+       channels (or the whole layer) go through the loop of every kind */
+    if (c1x1 || (k_h == 1 && k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
+                 out_h == in_h && out_w == in_w) || (dil_w == 1 && wstride <= HTC__CONV_BORDER))
+        fast_end = out_c - out_c % 4;
+    if (fast_end == 0) {
+        htc__conv_tflite_gen(p, 0, in, out, 0, out_c);
+        return;
+    }
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * in_h * row_stride;
         int8_t *out_b = out + (size_t)b * out_h * out_w * out_c;
@@ -1389,7 +1664,7 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
             continue;
         }
 #endif
-        for (oc0 = 0; oc0 < out_c; oc0 += 4) {
+        for (oc0 = 0; oc0 < fast_end; oc0 += 4) {
             const int32_t nb = out_c - oc0 < 4 ? out_c - oc0 : 4;     /* channels in this block */
             htc__rq q[4];
             int32_t bias[4] = {0, 0, 0, 0};
@@ -1491,54 +1766,223 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
                 continue;
             }
 #endif
+        }
+    }
+    if (fast_end < out_c) htc__conv_tflite_gen(p, 0, in, out, fast_end, out_c);
+}
+#endif
+
+/* ---- TFLite depthwise fast paths: weights [1][kh][kw][out_c] ------------
+   (reference_integer_ops::DepthwiseConvPerChannel) */
+
+/* out channel oc = ic * depth_mult + m reads input channel ic. As in TFLite's
+   int8 kernel the filter zero point is ignored and taps outside the input are
+   skipped. Output channels are processed in blocks of HTC__DW_BLOCK with one
+   int32 accumulator each (a fixed-size local array, no VLA): for every valid
+   tap the block is one contiguous multiply-accumulate over channels in both
+   the input pixel and the weight row, so no index is recomputed per MAC. */
+
+#define HTC__DW_BLOCK 64
+
+static HTC__UNUSED int32_t htc__dw_lo(int32_t origin, int32_t dil, int32_t k)
+{
+    int32_t t = 0;
+    while (t < k && origin + t * dil < 0) t++;
+    return t;
+}
+
+static HTC__UNUSED int32_t htc__dw_hi(int32_t origin, int32_t dil, int32_t k, int32_t size)
+{
+    int32_t t = k;
+    while (t > 0 && origin + (t - 1) * dil >= size) t--;
+    return t;
+}
+
+/* valid taps [lo, hi) of a window of k taps starting at origin */
+static inline void htc__dw_taps(int32_t origin, int32_t dil, int32_t k, int32_t size, int32_t *lo, int32_t *hi)
+{
+    *lo = origin >= 0 ? 0 : htc__dw_lo(origin, dil, k);
+    *hi = origin + (k - 1) * dil < size ? k : htc__dw_hi(origin, dil, k, size);
+}
+
+#ifdef HTC__SSE2
+#define HTC__DW_MAXPAIRS 32
+
+#ifdef HTC__AVX2
+/* AVX2 inner loop of htc__dwconv2d_sse2 (16 channels): w2 holds, per tap
+   pair, the two weight rows widened and interleaved within 128-bit lanes
+   (channels 0-3 | 8-11, then 4-7 | 12-15), made by htc__dw_w16_avx2. */
+static HTC__UNUSED HTC__AVX2_FN void htc__dw_w16_avx2(const int8_t *wa, const int8_t *wb, int16_t *w2)
+{
+    const __m256i a = _mm256_cvtepi8_epi16(HTC__LD128(wa)), b = _mm256_cvtepi8_epi16(HTC__LD128(wb));
+    _mm256_storeu_si256(HTC__CAST(__m256i *, HTC__CAST(void *, w2)), _mm256_unpacklo_epi16(a, b));
+    _mm256_storeu_si256(HTC__CAST(__m256i *, HTC__CAST(void *, w2 + 16)), _mm256_unpackhi_epi16(a, b));
+}
+
+static HTC__UNUSED HTC__AVX2_FN void htc__dw16_avx2(const int8_t *const *xp, int32_t npairs, const int16_t *w2, __m128i *acc)
+{
+    __m256i lo = _mm256_setzero_si256(), hi = lo;
+    int32_t t;
+    for (t = 0; t < npairs; t++, w2 += 32) {
+        const __m256i u = _mm256_cvtepi8_epi16(HTC__LD128(xp[2 * t])), v = _mm256_cvtepi8_epi16(HTC__LD128(xp[2 * t + 1]));
+        lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(u, v),
+                                                     _mm256_loadu_si256(HTC__CAST(const __m256i *, HTC__CAST(const void *, w2)))));
+        hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(u, v),
+                                                     _mm256_loadu_si256(HTC__CAST(const __m256i *, HTC__CAST(const void *, w2 + 16)))));
+    }
+    acc[0] = _mm_add_epi32(acc[0], _mm256_castsi256_si128(lo));
+    acc[1] = _mm_add_epi32(acc[1], _mm256_castsi256_si128(hi));
+    acc[2] = _mm_add_epi32(acc[2], _mm256_extracti128_si256(lo, 1));
+    acc[3] = _mm_add_epi32(acc[3], _mm256_extracti128_si256(hi, 1));
+}
+#endif
+
+/* SSE2, depth_mult 1, up to 64 taps: 16 channels at a time, channel block
+   outermost. For the block the weights of tap pairs are widened and
+   interleaved once (so pmaddwd computes x_a*w_a + x_b*w_b per channel), and
+   bias + off * sum(w) is folded into the starting accumulators: every pixel
+   then sums x * w over all taps, a tap outside the input reading a vector of
+   in_zp, whose term cancels exactly against its share of off * sum(w). */
+static HTC__NOINLINE HTC__UNUSED void htc__dwconv2d_sse2(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
+    const int32_t out_h = p->out_h, out_w = p->out_w;
+    const int32_t k_h = p->k_h, k_w = p->k_w, ntaps = k_h * k_w, npairs = (ntaps + 1) / 2;
+    const int32_t off = -p->in_zp;
+    const int32_t mstep = p->per_channel ? 1 : 0;
+    const int32_t out_zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    __m128i W[HTC__DW_MAXPAIRS][4];
+#ifdef HTC__AVX2
+    int16_t w2[HTC__DW_MAXPAIRS * 32];
+    const int avx2 = htc__have_avx2();
+#endif
+    int8_t zpv[16];
+    int32_t toff[2 * HTC__DW_MAXPAIRS];
+    const int8_t *xp[2 * HTC__DW_MAXPAIRS];
+    int32_t b, c0, t;
+    memset(zpv, p->in_zp & 0xff, sizeof zpv);
+    for (t = 0; t < ntaps; t++) toff[t] = ((t / k_w) * p->dil_h * in_w + (t % k_w) * p->dil_w) * C;
+    for (c0 = 0; c0 < C; c0 += 16) {
+        const int32_t n = C - c0 < 16 ? C - c0 : 16;
+        int32_t init[16];
+        int8_t wt[2][16];
+        htc__rq4 q[4];
+        int usev = 1, usev8 = 1, j;
+        /* weights of the block, per tap pair, widened and interleaved */
+        for (j = 0; j < 16; j++) init[j] = 0;
+        for (t = 0; t < npairs; t++) {
+            __m128i a, c, al, ah, cl, ch;
+            int k;
+            for (k = 0; k < 2; k++) {
+                const int32_t tap = 2 * t + k;
+                for (j = 0; j < 16; j++) {
+                    wt[k][j] = (tap < ntaps && j < n) ? p->weights[(size_t)tap * C + c0 + j] : 0;
+                    init[j] += wt[k][j];
+                }
+            }
+            a = HTC__LD128(wt[0]);
+            c = HTC__LD128(wt[1]);
+            al = HTC__LO16(a); ah = HTC__HI16(a); cl = HTC__LO16(c); ch = HTC__HI16(c);
+            W[t][0] = _mm_unpacklo_epi16(al, cl);
+            W[t][1] = _mm_unpackhi_epi16(al, cl);
+            W[t][2] = _mm_unpacklo_epi16(ah, ch);
+            W[t][3] = _mm_unpackhi_epi16(ah, ch);
+#ifdef HTC__AVX2
+            if (avx2) htc__dw_w16_avx2(wt[0], wt[1], w2 + 32 * t);
+#endif
+        }
+        for (j = 0; j < 16; j++) init[j] = init[j] * off + (p->bias && j < n ? p->bias[c0 + j] : 0);
+        memset(q, 0, sizeof q);
+        for (j = 0; j < 4; j++) {
+            if (c0 + 4 * j + 4 <= C) {
+                const int ok = htc__rq4_make(&q[j], p->mult + (c0 + 4 * j) * mstep, p->shift + (c0 + 4 * j) * mstep, mstep);
+                usev &= ok;
+                if (j < 2) usev8 &= ok;
+            } else {
+                usev = 0;
+                if (j < 2) usev8 = 0;
+            }
+        }
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * in_h * in_w * C + c0;
+            int8_t *o = out + (size_t)b * out_h * out_w * C + c0;
+            int32_t oy, ox;
             for (oy = 0; oy < out_h; oy++) {
                 const int32_t iy0 = oy * p->stride_h - p->pad_top;
-                int32_t ky_lo, ky_hi, ox;
-                int8_t *o = out_b + (size_t)oy * out_w * out_c + oc0;
-                htc__conv_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
-                for (ox = 0; ox < out_w; ox++, o += out_c) {
+                const int rows_in = iy0 >= 0 && iy0 + (k_h - 1) * p->dil_h < in_h;
+                for (ox = 0; ox < out_w; ox++, o += C) {
                     const int32_t ix0 = ox * p->stride_w - p->pad_left;
-                    int32_t kx_lo, kx_hi, run, nruns, ky;
-                    const int8_t *in_px;
-                    const int8_t *w_px;
-                    int32_t acc[4];
-                    htc__conv_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
-                    /* contiguous run per kernel row when dil_w == 1 */
-                    run = dil_w == 1 ? (kx_hi - kx_lo) * in_c : in_c;
-                    nruns = kx_hi <= kx_lo ? 0 : (dil_w == 1 ? 1 : kx_hi - kx_lo);
-                    in_px = in_b + (ix0 + kx_lo * dil_w) * in_c;
-                    w_px = p->weights + (size_t)oc0 * wstride + kx_lo * in_c;
-                    acc[0] = bias[0]; acc[1] = bias[1]; acc[2] = bias[2]; acc[3] = bias[3];
-                    if (nb == 4) {
-                        for (ky = ky_lo; ky < ky_hi; ky++) {
-                            const int8_t *xr = in_px + (iy0 + ky * dil_h) * row_stride;
-                            const int8_t *wr = w_px + ky * k_w * in_c;
-                            int32_t r;
-                            for (r = 0; r < nruns; r++)
-                                htc__dot4_s8(xr + r * dil_w * in_c, wr + r * in_c, wstride, run, off, acc);
-                        }
-#ifdef HTC__SSE2
-                        if (use4) {
-                            const __m128i v = htc__rq4_apply(&q4, HTC__LD128(acc));
-                            htc__st32(o, htc__rq4_pack(v, v, out_zp, lo, hi));
-                            continue;
-                        }
-#endif
-                        o[0] = HTC__CAST(int8_t, htc__rq_apply(&q[0], acc[0], out_zp, lo, hi));
-                        o[1] = HTC__CAST(int8_t, htc__rq_apply(&q[1], acc[1], out_zp, lo, hi));
-                        o[2] = HTC__CAST(int8_t, htc__rq_apply(&q[2], acc[2], out_zp, lo, hi));
-                        o[3] = HTC__CAST(int8_t, htc__rq_apply(&q[3], acc[3], out_zp, lo, hi));
+                    const int8_t *base = in_b + ((size_t)iy0 * in_w + ix0) * C;
+                    __m128i a0 = HTC__LD128(init), a1 = HTC__LD128(init + 4), a2 = HTC__LD128(init + 8), a3 = HTC__LD128(init + 12);
+                    if (rows_in && ix0 >= 0 && ix0 + (k_w - 1) * p->dil_w < in_w) {
+                        for (t = 0; t < ntaps; t++) xp[t] = base + toff[t];
                     } else {
-                        for (k = 0; k < nb; k++) {
-                            for (ky = ky_lo; ky < ky_hi; ky++) {
-                                const int8_t *xr = in_px + (iy0 + ky * dil_h) * row_stride;
-                                const int8_t *wr = w_px + (size_t)k * wstride + ky * k_w * in_c;
-                                int32_t r;
-                                for (r = 0; r < nruns; r++)
-                                    acc[k] += htc__dot1_s8(xr + r * dil_w * in_c, wr + r * in_c, run, off);
+                        int32_t ky, kx;
+                        for (t = 0, ky = 0; ky < k_h; ky++) {
+                            const int32_t iy = iy0 + ky * p->dil_h;
+                            const int row_ok = iy >= 0 && iy < in_h;
+                            for (kx = 0; kx < k_w; kx++, t++) {
+                                const int32_t ix = ix0 + kx * p->dil_w;
+                                xp[t] = (row_ok && ix >= 0 && ix < in_w) ? base + toff[t] : zpv;
                             }
-                            o[k] = HTC__CAST(int8_t, htc__rq_apply(&q[k], acc[k], out_zp, lo, hi));
                         }
+                    }
+                    if (ntaps & 1) xp[ntaps] = zpv;
+#ifdef HTC__AVX2
+                    if (n == 16 && avx2) {
+                        __m128i acc[4];
+                        acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+                        htc__dw16_avx2(xp, npairs, w2, acc);
+                        a0 = acc[0]; a1 = acc[1]; a2 = acc[2]; a3 = acc[3];
+                    } else
+#endif
+                    if (n == 16) {
+                        for (t = 0; t < npairs; t++) {
+                            const __m128i u = HTC__LD128(xp[2 * t]), v = HTC__LD128(xp[2 * t + 1]);
+                            const __m128i ul = HTC__LO16(u), uh = HTC__HI16(u), vl = HTC__LO16(v), vh = HTC__HI16(v);
+                            a0 = _mm_add_epi32(a0, _mm_madd_epi16(_mm_unpacklo_epi16(ul, vl), W[t][0]));
+                            a1 = _mm_add_epi32(a1, _mm_madd_epi16(_mm_unpackhi_epi16(ul, vl), W[t][1]));
+                            a2 = _mm_add_epi32(a2, _mm_madd_epi16(_mm_unpacklo_epi16(uh, vh), W[t][2]));
+                            a3 = _mm_add_epi32(a3, _mm_madd_epi16(_mm_unpackhi_epi16(uh, vh), W[t][3]));
+                        }
+                    } else if (n == 8) {
+                        for (t = 0; t < npairs; t++) {
+                            const __m128i ul = HTC__LO16(HTC__LD64(xp[2 * t])), vl = HTC__LO16(HTC__LD64(xp[2 * t + 1]));
+                            a0 = _mm_add_epi32(a0, _mm_madd_epi16(_mm_unpacklo_epi16(ul, vl), W[t][0]));
+                            a1 = _mm_add_epi32(a1, _mm_madd_epi16(_mm_unpackhi_epi16(ul, vl), W[t][1]));
+                        }
+                    } else {
+                        /* partial block: gather the channels into full vectors */
+                        int8_t xu[16], xv[16];
+                        for (t = 0; t < npairs; t++) {
+                            __m128i u, v, ul, uh, vl, vh;
+                            memset(xu, 0, 16);
+                            memset(xv, 0, 16);
+                            memcpy(xu, xp[2 * t], (size_t)n);
+                            memcpy(xv, xp[2 * t + 1], (size_t)n);
+                            u = HTC__LD128(xu); v = HTC__LD128(xv);
+                            ul = HTC__LO16(u); uh = HTC__HI16(u); vl = HTC__LO16(v); vh = HTC__HI16(v);
+                            a0 = _mm_add_epi32(a0, _mm_madd_epi16(_mm_unpacklo_epi16(ul, vl), W[t][0]));
+                            a1 = _mm_add_epi32(a1, _mm_madd_epi16(_mm_unpackhi_epi16(ul, vl), W[t][1]));
+                            a2 = _mm_add_epi32(a2, _mm_madd_epi16(_mm_unpacklo_epi16(uh, vh), W[t][2]));
+                            a3 = _mm_add_epi32(a3, _mm_madd_epi16(_mm_unpackhi_epi16(uh, vh), W[t][3]));
+                        }
+                    }
+                    if (usev8 && n == 8) {
+                        const __m128i r01 = htc__rq4_pack(htc__rq4_apply(&q[0], a0), htc__rq4_apply(&q[1], a1), out_zp, lo, hi);
+                        _mm_storel_epi64(HTC__CAST(__m128i *, HTC__CAST(void *, o)), r01);
+                    } else if (usev) {
+                        const __m128i r01 = htc__rq4_pack(htc__rq4_apply(&q[0], a0), htc__rq4_apply(&q[1], a1), out_zp, lo, hi);
+                        const __m128i r23 = htc__rq4_pack(htc__rq4_apply(&q[2], a2), htc__rq4_apply(&q[3], a3), out_zp, lo, hi);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, o)), _mm_unpacklo_epi64(r01, r23));
+                    } else {
+                        int32_t acc[16];
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc)), a0);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 4)), a1);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 8)), a2);
+                        _mm_storeu_si128(HTC__CAST(__m128i *, HTC__CAST(void *, acc + 12)), a3);
+                        for (j = 0; j < n; j++)
+                            o[j] = HTC__CAST(int8_t, htc__requant(acc[j], p->mult[(c0 + j) * mstep], p->shift[(c0 + j) * mstep], out_zp, lo, hi));
                     }
                 }
             }
@@ -1546,3 +1990,408 @@ static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *
     }
 }
 #endif
+
+#ifdef HTC__DSP
+/* Arm DSP path, depth_mult 1, up to HTC__DSP_DWTAPS taps: blocks of four
+   channels, outermost. The block's weights are sign-extended once into a
+   table on the stack, per tap the halves (c0, c2) and (c1, c3); per pixel
+   and valid tap one word of the input (the four channels) becomes
+   x - in_zp in the same halves by SXTAB16, and SMLABB / SMLATT add the
+   four products to four accumulators. Taps outside the input are skipped.
+   Channels past the last multiple of four take a plain loop. */
+#ifndef HTC__DSP_DWTAPS
+#define HTC__DSP_DWTAPS 25
+#endif
+
+/* n interior output pixels of a 3x3 depthwise layer, four channels: x is the
+   window's top-left input word of the first pixel, step the input bytes
+   from one pixel to the next, rs the row stride and cs the channel stride
+   (dil_w * C) in bytes; tbl the block's 9 x 2 weight halves, q the four
+   channels' requantization (htc__dsprq), bias the four start values. */
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dw3x3_dsp_row(const int8_t *x, int32_t step, int32_t rs, int32_t cs,
+                                                              const int32_t *tbl, const htc__dsprq *q, const int32_t *bias,
+                                                              int32_t o2, int32_t zp, int32_t lo, int32_t hi,
+                                                              int8_t *o, int32_t ostep, int32_t n)
+{
+    const int full = lo == -128 && hi == 127;
+    for (; n > 0; n--, x += step, o += ostep) {
+        int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3], v0, v1, v2, v3;
+        const int8_t *r = x;
+        int32_t v, e, u;
+#define HTC__DW_TAP(R, W)                                                   \
+        v = htc__ld32(R);                                                   \
+        e = htc__sxtab16(o2, v);                                            \
+        u = htc__sxtab16_r8(o2, v);                                         \
+        a0 = htc__smlabb(e, (W)[0], a0); a2 = htc__smlatt(e, (W)[0], a2);   \
+        a1 = htc__smlabb(u, (W)[1], a1); a3 = htc__smlatt(u, (W)[1], a3);
+        HTC__DW_TAP(r, tbl)
+        HTC__DW_TAP(r + cs, tbl + 2)
+        HTC__DW_TAP(r + 2 * cs, tbl + 4)
+        r += rs;
+        HTC__DW_TAP(r, tbl + 6)
+        HTC__DW_TAP(r + cs, tbl + 8)
+        HTC__DW_TAP(r + 2 * cs, tbl + 10)
+        r += rs;
+        HTC__DW_TAP(r, tbl + 12)
+        HTC__DW_TAP(r + cs, tbl + 14)
+        HTC__DW_TAP(r + 2 * cs, tbl + 16)
+#undef HTC__DW_TAP
+        v0 = htc__dsprq_apply(q[0], a0) + zp;
+        v1 = htc__dsprq_apply(q[1], a1) + zp;
+        v2 = htc__dsprq_apply(q[2], a2) + zp;
+        v3 = htc__dsprq_apply(q[3], a3) + zp;
+        if (full) {
+            v0 = htc__ssat8(v0); v1 = htc__ssat8(v1); v2 = htc__ssat8(v2); v3 = htc__ssat8(v3);
+        } else {
+            v0 = htc__dsp_clamp(v0, lo, hi); v1 = htc__dsp_clamp(v1, lo, hi);
+            v2 = htc__dsp_clamp(v2, lo, hi); v3 = htc__dsp_clamp(v3, lo, hi);
+        }
+        o[0] = HTC__CAST(int8_t, v0);
+        o[1] = HTC__CAST(int8_t, v1);
+        o[2] = HTC__CAST(int8_t, v2);
+        o[3] = HTC__CAST(int8_t, v3);
+    }
+}
+
+static HTC__NOINLINE void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
+    const int32_t out_h = p->out_h, out_w = p->out_w;
+    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, dil_w = p->dil_w, ntaps = k_h * k_w;
+    const int32_t off = -p->in_zp, o2 = htc__dup16(off), mstep = p->per_channel ? 1 : 0;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t row_stride = in_w * C, xstep = dil_w * C;
+    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? C : 1, p->bias, C, ntaps);
+    const int full = lo == -128 && hi == 127;
+    int32_t tbl[2 * HTC__DSP_DWTAPS];
+    int row3;
+    int32_t b, c0, t;
+    for (c0 = 0; c0 < C; c0 += 4) {
+        const int32_t nc = C - c0 < 4 ? C - c0 : 4;
+        htc__dsprq q[4];
+        htc__rq r[4];
+        int32_t bias[4] = {0, 0, 0, 0}, k;
+        for (k = 0; k < nc; k++) {
+            const int32_t m = p->mult[(c0 + k) * mstep], sh = p->shift[(c0 + k) * mstep];
+            if (fast) q[k] = htc__dsprq_make(m, sh);
+            else r[k] = htc__rq_make(m, sh);
+            if (p->bias) bias[k] = p->bias[c0 + k];
+        }
+        row3 = nc == 4 && fast && k_h == 3 && k_w == 3;
+        if (nc == 4)
+            for (t = 0; t < ntaps; t++) {
+                const int32_t w = htc__ld32(p->weights + (size_t)t * C + c0);
+                tbl[2 * t] = htc__sxtb16(w);
+                tbl[2 * t + 1] = htc__sxtb16_r8(w);
+            }
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * in_h * row_stride + c0;
+            int8_t *o = out + (size_t)b * out_h * out_w * C + c0;
+            int32_t oy, ox;
+            for (oy = 0; oy < out_h; oy++) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                int32_t ky_lo, ky_hi;
+                htc__dw_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
+                for (ox = 0; ox < out_w; ox++, o += C) {
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    int32_t kx_lo, kx_hi, ky, a[4];
+                    if (row3 && ky_lo == 0 && ky_hi == 3 && ix0 >= 0 && ix0 + 2 * dil_w < in_w) {
+                        /* the run of interior pixels from here */
+                        int32_t n = (in_w - 1 - 2 * dil_w - ix0) / p->stride_w + 1;
+                        n = n < out_w - ox ? n : out_w - ox;
+                        if (n > 0) {
+                            htc__dw3x3_dsp_row(in_b + (size_t)iy0 * row_stride + ix0 * C, p->stride_w * C, dil_h * row_stride, xstep,
+                                               tbl, q, bias, o2, zp, lo, hi, o, C, n);
+                            ox += n - 1;
+                            o += (n - 1) * C;
+                            continue;
+                        }
+                    }
+                    htc__dw_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
+                    a[0] = bias[0]; a[1] = bias[1]; a[2] = bias[2]; a[3] = bias[3];
+                    if (nc == 4) {
+                        int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const int8_t *x = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + (ix0 + kx_lo * dil_w) * C;
+                            const int32_t *w = tbl + 2 * (ky * k_w + kx_lo), *wend = tbl + 2 * (ky * k_w + kx_hi);
+                            for (; w != wend; w += 2, x += xstep) {
+                                const int32_t v = htc__ld32(x), e = htc__sxtab16(o2, v), u = htc__sxtab16_r8(o2, v);
+                                const int32_t we = w[0], wo = w[1];
+                                a0 = htc__smlabb(e, we, a0);
+                                a2 = htc__smlatt(e, we, a2);
+                                a1 = htc__smlabb(u, wo, a1);
+                                a3 = htc__smlatt(u, wo, a3);
+                            }
+                        }
+                        a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;
+                    } else {
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            int32_t kx;
+                            for (kx = kx_lo; kx < kx_hi; kx++) {
+                                const int8_t *x = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + (ix0 + kx * dil_w) * C;
+                                const int8_t *w = p->weights + (size_t)(ky * k_w + kx) * C + c0;
+                                for (k = 0; k < nc; k++) a[k] += (x[k] + off) * w[k];
+                            }
+                        }
+                    }
+                    for (k = 0; k < nc; k++) {
+                        int32_t v;
+                        if (fast) {
+                            v = htc__dsprq_apply(q[k], a[k]) + zp;
+                            v = full ? htc__ssat8(v) : htc__dsp_clamp(v, lo, hi);
+                        } else {
+                            v = htc__rq_apply(&r[k], a[k], zp, lo, hi);
+                        }
+                        o[k] = HTC__CAST(int8_t, v);
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
+#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+/* Portable path, depth_mult 1, at least four channels, up to
+   HTC__PORT_DWTAPS taps: blocks of four channels (the last block moved back
+   to end at C, recomputing a few channels with the same result); per tap
+   four input bytes and four weights (a table on the stack) feed four
+   multiply-adds. Interior pixels read every tap with the input offset
+   folded into the start value bias + off * sum(w); border pixels add the
+   offset per valid tap. */
+#ifndef HTC__PORT_DWTAPS
+#define HTC__PORT_DWTAPS 25
+#endif
+
+/* requantize four accumulators into o */
+static inline void htc__dw_port_out(const int32_t *a, const htc__prq *q, int32_t zp, int32_t lo, int32_t hi, int8_t *o)
+{
+    int32_t k;
+    for (k = 0; k < 4; k++) {
+        int32_t u = htc__prq_apply(q[k], a[k]) + zp;
+        u = u < lo ? lo : (u > hi ? hi : u);
+        o[k] = HTC__CAST(int8_t, u);
+    }
+}
+
+/* n pixels of four channels: tap t of the first pixel at tp[t] (a window
+   inside the input, or for a border pixel n == 1 and taps outside pointing
+   at four in_zp bytes), the next pixel step bytes on; wt[4t + k] weights,
+   f[k] start values (bias + off * sum(w)) */
+static HTC__NOINLINE HTC__NOSCHED void htc__dw_port_run(const int8_t *const *tp, int32_t step, int32_t ntaps,
+                                                        const int8_t *wt, const int32_t *f, const htc__prq *q, int32_t zp,
+                                                        int32_t lo, int32_t hi, int8_t *o, int32_t ostep, int32_t n)
+{
+    int32_t d = 0;
+    for (; n > 0; n--, d += step, o += ostep) {
+        int32_t a[4], t;
+        int32_t a0 = f[0], a1 = f[1], a2 = f[2], a3 = f[3];
+        const int8_t *w = wt;
+        for (t = 0; t < ntaps; t++, w += 4) {
+            const int8_t *y = tp[t] + d;
+            a0 += y[0] * w[0];
+            a1 += y[1] * w[1];
+            a2 += y[2] * w[2];
+            a3 += y[3] * w[3];
+        }
+        a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;
+        htc__dw_port_out(a, q, zp, lo, hi, o);
+    }
+}
+
+/* the same for 3x3 windows of interior pixels, unrolled: x the first tap,
+   rs / cs the row and column strides of the taps */
+static HTC__NOINLINE HTC__NOSCHED void htc__dw_port_run3(const int8_t *x, int32_t step, int32_t rs, int32_t cs,
+                                                         const int8_t *wt, const int32_t *f, const htc__prq *q, int32_t zp,
+                                                         int32_t lo, int32_t hi, int8_t *o, int32_t ostep, int32_t n)
+{
+    for (; n > 0; n--, x += step, o += ostep) {
+        int32_t a[4];
+        int32_t a0 = f[0], a1 = f[1], a2 = f[2], a3 = f[3];
+        const int8_t *r = x, *y;
+#define HTC__DWP(Y, W)                                                                      \
+        y = (Y);                                                                            \
+        a0 += y[0] * wt[4 * (W)]; a1 += y[1] * wt[4 * (W) + 1];                             \
+        a2 += y[2] * wt[4 * (W) + 2]; a3 += y[3] * wt[4 * (W) + 3];
+        HTC__DWP(r, 0) HTC__DWP(r + cs, 1) HTC__DWP(y + cs, 2)
+        r += rs;
+        HTC__DWP(r, 3) HTC__DWP(r + cs, 4) HTC__DWP(y + cs, 5)
+        r += rs;
+        HTC__DWP(r, 6) HTC__DWP(r + cs, 7) HTC__DWP(y + cs, 8)
+#undef HTC__DWP
+        a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;
+        htc__dw_port_out(a, q, zp, lo, hi, o);
+    }
+}
+
+static HTC__NOINLINE void htc__dwconv2d_port(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
+    const int32_t out_h = p->out_h, out_w = p->out_w;
+    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, dil_w = p->dil_w, ntaps = k_h * k_w;
+    const int32_t off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t row_stride = in_w * C;
+    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? C : 1, p->bias, C, ntaps);
+    int8_t wt[4 * HTC__PORT_DWTAPS], zpv[4];
+    int32_t toff[HTC__PORT_DWTAPS];
+    const int8_t *tp[HTC__PORT_DWTAPS];
+    int32_t b, c0, t, k;
+    for (t = 0; t < ntaps; t++) toff[t] = ((t / k_w) * dil_h * in_w + (t % k_w) * dil_w) * C;
+    memset(zpv, p->in_zp & 0xff, sizeof zpv);
+    for (c0 = 0; c0 < C; c0 += 4) {
+        const int32_t c = c0 + 4 <= C ? c0 : C - 4;     /* the last block ends at C */
+        htc__prq q[4];
+        int32_t bias[4], f[4];
+        for (k = 0; k < 4; k++) {
+            bias[k] = p->bias ? p->bias[c + k] : 0;
+            f[k] = bias[k];
+            q[k] = htc__prq_make(p->mult[(c + k) * mstep], p->shift[(c + k) * mstep]);
+        }
+        for (t = 0; t < ntaps; t++)
+            for (k = 0; k < 4; k++) {
+                wt[4 * t + k] = p->weights[(size_t)t * C + c + k];
+                f[k] += off * wt[4 * t + k];
+            }
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * in_h * row_stride + c;
+            int8_t *o = out + (size_t)b * out_h * out_w * C + c;
+            int32_t oy, ox;
+            for (oy = 0; oy < out_h; oy++) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                int32_t ky_lo, ky_hi;
+                htc__dw_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
+                for (ox = 0; ox < out_w; ox++, o += C) {
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    const int8_t *x = in_b + (size_t)iy0 * row_stride + ix0 * C;
+                    int32_t kx_lo, kx_hi, ky, kx, a[4];
+                    htc__dw_taps(ix0, dil_w, k_w, in_w, &kx_lo, &kx_hi);
+                    if (fast && ky_lo == 0 && ky_hi == k_h && kx_lo == 0 && kx_hi == k_w) {
+                        /* the run of interior pixels from here */
+                        int32_t n = (in_w - 1 - (k_w - 1) * dil_w - ix0) / p->stride_w + 1;
+                        n = n < out_w - ox ? n : out_w - ox;
+                        if (k_h == 3 && k_w == 3) {
+                            htc__dw_port_run3(x, p->stride_w * C, dil_h * row_stride, dil_w * C, wt, f, q, zp, lo, hi, o, C, n);
+                        } else {
+                            for (t = 0; t < ntaps; t++) tp[t] = x + toff[t];
+                            htc__dw_port_run(tp, p->stride_w * C, ntaps, wt, f, q, zp, lo, hi, o, C, n);
+                        }
+                        ox += n - 1;
+                        o += (n - 1) * C;
+                        continue;
+                    }
+                    if (fast) {
+                        /* taps outside the input read in_zp, which the folded offset cancels */
+                        for (ky = 0, t = 0; ky < k_h; ky++)
+                            for (kx = 0; kx < k_w; kx++, t++)
+                                tp[t] = ky >= ky_lo && ky < ky_hi && kx >= kx_lo && kx < kx_hi ? x + toff[t] : zpv;
+                        htc__dw_port_run(tp, 0, ntaps, wt, f, q, zp, lo, hi, o, C, 1);
+                        continue;
+                    }
+                    for (k = 0; k < 4; k++) a[k] = bias[k];
+                    for (ky = ky_lo; ky < ky_hi; ky++)
+                        for (kx = kx_lo; kx < kx_hi; kx++) {
+                            const int8_t *y = in_b + (size_t)(iy0 + ky * dil_h) * row_stride + (ix0 + kx * dil_w) * C;
+                            const int8_t *w = wt + 4 * (ky * k_w + kx);
+                            for (k = 0; k < 4; k++) a[k] += (y[k] + off) * w[k];
+                        }
+                    for (k = 0; k < 4; k++)
+                        o[k] = HTC__CAST(int8_t, htc__requant(a[k], p->mult[(c + k) * mstep], p->shift[(c + k) * mstep], zp, lo, hi));
+                }
+            }
+        }
+    }
+}
+#endif
+
+/* The path is chosen from the layer's constant parameters: with the call
+   inlined the compiler folds the choice and links only the paths used. */
+static HTC__INLINE HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+#ifdef HTC__SSE2
+    if (p->depth_mult == 1 && p->k_h * p->k_w <= 2 * HTC__DW_MAXPAIRS) {
+        htc__dwconv2d_sse2(p, in, out);
+        return;
+    }
+#endif
+#ifdef HTC__DSP
+    if (p->depth_mult == 1 && p->k_h * p->k_w <= HTC__DSP_DWTAPS) {
+        htc__dwconv2d_dsp(p, in, out);
+        return;
+    }
+#endif
+#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+    if (p->depth_mult == 1 && p->in_c >= 4 && p->k_h * p->k_w <= HTC__PORT_DWTAPS) {
+        htc__dwconv2d_port(p, in, out);
+        return;
+    }
+#endif
+    htc__conv_tflite_gen(p, 1, in, out, 0, p->out_c);
+}
+
+/* ---- onnxruntime's QLinearConv / ConvInteger (float requantization or the
+   int32 accumulator) and QuantLib's Conv (RequantShift): the loop above with
+   their epilogues */
+static HTC__COLD HTC__UNUSED void htc__qconv_desc(const htc__qconv_params *p, int int32_out, htc__convg *g, htc__epi *e)
+{
+    memset(g, 0, sizeof *g);
+    memset(e, 0, sizeof *e);
+    g->batches = p->batches;
+    g->in_h = p->in_h; g->in_w = p->in_w; g->in_c = p->in_c;
+    g->out_h = p->out_h; g->out_w = p->out_w; g->out_c = p->out_c;
+    g->k_h = p->k_h; g->k_w = p->k_w; g->stride_h = p->stride_h; g->stride_w = p->stride_w;
+    g->dil_h = p->dil_h; g->dil_w = p->dil_w; g->pad_top = p->pad_top; g->pad_left = p->pad_left;
+    g->group_in = p->group_in; g->group_out = p->group_out;
+    g->w_oc = p->k_h * p->k_w * p->group_in; g->w_tap = p->group_in;
+    g->in_off = -p->in_zp;
+    g->weights = p->weights; g->bias = p->bias;
+    g->w_zp = p->w_zp; g->w_zp_pc = p->per_channel;
+    e->kind = int32_out ? HTC__EPI_INT32 : HTC__EPI_FLOAT;
+    e->per_channel = p->per_channel;
+    e->scale = p->scale;
+    e->out_zp = p->out_zp;
+    e->flo = HTC__CAST(float, p->qmin - p->out_zp);
+    e->fhi = HTC__CAST(float, p->qmax - p->out_zp);
+}
+
+static HTC__UNUSED void htc__qconv2d_s8(const htc__qconv_params *p, const int8_t *in, int8_t *out)
+{
+    htc__convg g;
+    htc__epi e;
+    htc__qconv_desc(p, 0, &g, &e);
+    htc__conv_core(&g, &e, in, out, 0, p->out_c);
+}
+
+static HTC__UNUSED void htc__qconv2d_s32(const htc__qconv_params *p, const int8_t *in, int32_t *out)
+{
+    htc__convg g;
+    htc__epi e;
+    htc__qconv_desc(p, 1, &g, &e);
+    htc__conv_core(&g, &e, in, out, 0, p->out_c);
+}
+
+/* ins: x, w, bias (or NULL), mul, add */
+static HTC__UNUSED void htc__ql_conv2d(const htc__ql_conv_params *p, const void *const *ins, void *out)
+{
+    htc__convg g;
+    htc__epi e;
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    g.batches = p->batches;
+    g.in_h = p->in_h; g.in_w = p->in_w; g.in_c = p->in_c;
+    g.out_h = p->out_h; g.out_w = p->out_w; g.out_c = p->out_c;
+    g.k_h = p->k_h; g.k_w = p->k_w; g.stride_h = p->stride_h; g.stride_w = p->stride_w;
+    g.dil_h = p->dil_h; g.dil_w = p->dil_w; g.pad_top = p->pad_top; g.pad_left = p->pad_left;
+    g.group_in = p->in_c / p->groups; g.group_out = p->out_c / p->groups;
+    g.w_oc = p->k_h * p->k_w * g.group_in; g.w_tap = g.group_in;
+    g.in_off = p->in_off;
+    g.weights = HTC__CAST(const int8_t *, ins[1]);
+    g.bias = HTC__CAST(const int32_t *, ins[2]);
+    e.kind = p->rq ? HTC__EPI_QUANTLIB : HTC__EPI_INT32;
+    e.per_channel = p->per_channel;
+    e.mult = HTC__CAST(const int32_t *, ins[3]);
+    e.add = HTC__CAST(const int32_t *, ins[4]);
+    e.ql_shift = p->shift;
+    e.lo = p->lo; e.hi = p->hi; e.out_zp = -p->out_off;
+    htc__conv_core(&g, &e, HTC__CAST(const int8_t *, ins[0]), out, 0, p->out_c);
+}

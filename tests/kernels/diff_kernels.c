@@ -11,7 +11,6 @@
 
 #include "../../gen/quant.h"
 #include "../../kernels/conv2d.c"
-#include "../../kernels/dwconv2d.c"
 #include "../../kernels/fc.c"
 #include "../../kernels/add.c"
 #include "../../kernels/pool.c"

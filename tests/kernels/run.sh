@@ -71,7 +71,7 @@ diffpath portable-rv32 rv32 riscv64-unknown-elf-gcc -std=c99 -O2 -Wall -Wextra -
 
 # 3. every TFLite CPU kernel compiles warning-free, alone, after htc.h (the
 #    accelerator device models and ONNX kernels have their own tests)
-KERNELS="kernels/conv2d.c kernels/dwconv2d.c kernels/fc.c kernels/add.c kernels/mul.c kernels/pool.c
+KERNELS="kernels/conv2d.c kernels/fc.c kernels/add.c kernels/mul.c kernels/pool.c
 kernels/mean.c kernels/pad.c kernels/concat.c kernels/softmax.c kernels/table.c kernels/quantize.c
 kernels/binary.c kernels/matmul.c kernels/transpose_conv.c kernels/resize.c kernels/move.c kernels/reduce.c kernels/float.c"
 check() {   # check LABEL COMPILER FLAGS...

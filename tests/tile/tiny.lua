@@ -13,7 +13,7 @@ return target "tiny" {
   cpu = {
     name = "host", memory = "L2", requant = { "float" },
     ops = {
-      conv2d = { kernel = "kernels/ort_conv.c", fn = "htc__qconv2d", cycles_per_mac = 2 },
+      conv2d = { kernel = "kernels/conv2d.c", fn = "htc__qconv2d", cycles_per_mac = 2 },
       transpose = { kernel = "kernels/transpose.c", fn = "htc__transpose", cycles_per_elem = 4 },
       reshape = { cycles_per_elem = 0 },
     },
