@@ -450,6 +450,7 @@ typedef struct {
     int64_t stack_bytes[4];
 } Plan;
 Plan *plan(Graph *g, Target *t);                /* plan.c */
+int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *));   /* sweep.c: htc sweep */
 typedef struct {
     const char *name;           /* C identifier prefix */
     const char *cmdline;

@@ -28,6 +28,8 @@ static const char usage[] =
     "            [--check] (AddressSanitizer build; each layer may touch only its planned buffers)\n"
     "  report    per-layer table: engine and why, storage, MACs, cycles  [--json]\n"
     "            [--svg FILE] (the memory plan over time as a picture)\n"
+    "  sweep     MODEL... -t TARGET -D NAME=V1,V2,... : every parameter combination x model,\n"
+    "            compile-time results (htc sweep --help)\n"
     "  targets   describe a target file: engines, memories, parameters  (htc targets FILE [-D ...])\n"
     "  compile and report: [--stack-cc \"CC FLAGS\"] (repeatable) measure the stack of\n"
     "            name_run compiled by CC (-fstack-usage, -fcallgraph-info): header macros\n"
@@ -460,6 +462,7 @@ int main(int argc, char **argv)
 {
     Options o;
     signals_init();
+    if (argc > 1 && !strcmp(argv[1], "sweep")) return sweep_main(argc, argv, read_model);
     parse(&o, argc, argv);
 
     /* the pipeline */

@@ -1,0 +1,535 @@
+/* sweep.c - htc sweep: the cross product of target parameters x models,
+   each point through dispatch, tile and plan (no C compiled), optionally measured. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ir.h"
+
+#define MAX_AXES 16
+#define MAX_VALUES 256
+#define MAX_POINTS 100000
+#define NCLASS 6
+
+static const char *const class_names[NCLASS] = {"conv", "depthwise", "fc", "pool", "eltwise", "other"};
+static const char *const class_colors[NCLASS] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#e15759", "#9c9c9c"};
+
+typedef struct {
+    const char *name;
+    int n;
+    const char *v[MAX_VALUES];
+} Axis;
+
+/* one point's results; the child writes them as one line */
+typedef struct {
+    int model, config;
+    const char *error;          /* the point's htc: error line, or NULL */
+    int ops, offloaded, tiles;
+    double l1_kib, w_kib, arena_kib;
+    double est, ideal, est_off;  /* est_off: the offloaded layers' estimate */
+    double cls[NCLASS];          /* estimated cycles per layer class */
+    double measured;             /* --measure: device-model cycles, or -1 */
+} Point;
+
+static const char usage_sweep[] =
+    "usage: htc sweep MODEL... -t TARGET -D NAME=V1,V2,... [-D ...] [-j N] [--csv F] [--json]\n"
+    "                 [--html F] [--measure]\n"
+    "  every combination of the -D values x every model, through dispatch, tiling and planning\n"
+    "  (no C compiled): offloaded layers, tiles, largest L1 and weight memory used, estimated\n"
+    "  and ideal cycles per point; --measure also builds and runs each point on the host\n"
+    "  virtual platform (htc run) for the device model's cycles\n";
+
+static int layer_class(const Op *op)
+{
+    switch (op->kind) {
+    case OP_CONV2D: return op->depthwise ? 1 : 0;
+    case OP_FC: case OP_MATMUL: return 2;
+    case OP_AVGPOOL: case OP_MAXPOOL: case OP_MEAN: return 3;
+    case OP_ADD: case OP_MUL: case OP_SUB: return 4;
+    default: return 5;
+    }
+}
+
+/* the -D settings of configuration c as "a=1 b=2" */
+static const char *config_text(const Axis *ax, int nax, int c, const char *sep)
+{
+    const char *s = "";
+    for (int a = nax - 1; a >= 0; a--) {
+        int i = c % ax[a].n;
+        c /= ax[a].n;
+        s = arena_printf("%s=%s%s%s", ax[a].name, ax[a].v[i], *s ? sep : "", s);
+    }
+    return s;
+}
+
+static void config_define(const Axis *ax, int nax, int c)
+{
+    for (int a = nax - 1; a >= 0; a--) {
+        int i = c % ax[a].n;
+        c /= ax[a].n;
+        target_define(arena_printf("%s=%s", ax[a].name, ax[a].v[i]));
+    }
+}
+
+/* --measure, in the point's child: htc run on random inputs, stdout to a
+   file; the device model's total is the line "total: N cycles" */
+static double measure(const char *self, Graph *g, const char *model, const char *target, const Axis *ax, int nax, int c)
+{
+    const char *dir = scratch_dir("htc-sweep");
+    char **argv = arena_alloc(sizeof(char *) * (size_t)(16 + 2 * nax + 2 * g->ninputs));
+    int n = 0;
+    argv[n++] = (char *)self;
+    argv[n++] = "run";
+    argv[n++] = (char *)model;
+    argv[n++] = "-t";
+    argv[n++] = (char *)target;
+    for (int a = nax - 1, cc = c; a >= 0; a--) {
+        argv[n++] = "-D";
+        argv[n++] = arena_printf("%s=%s", ax[a].name, ax[a].v[cc % ax[a].n]);
+        cc /= ax[a].n;
+    }
+    uint32_t seed = 12345u + (uint32_t)c;
+    for (int i = 0; i < g->ninputs; i++) {
+        size_t bytes = tensor_bytes(&g->tensors[g->inputs[i]]);
+        const char *p = arena_printf("%s/in%d.bin", dir, i);
+        FILE *f = fopen(p, "wb");
+        if (!f) die("%s: cannot create: %s", p, strerror(errno));
+        for (size_t k = 0; k < bytes; k++) {
+            seed = seed * 1103515245u + 12345u;
+            fputc((int)(seed >> 16) & 0xff, f);
+        }
+        fclose(f);
+        argv[n++] = "--input";
+        argv[n++] = (char *)p;
+    }
+    for (int i = 0; i < g->noutputs; i++) {
+        argv[n++] = "--output";
+        argv[n++] = arena_printf("%s/out%d.bin", dir, i);
+    }
+    argv[n] = NULL;
+    const char *log = arena_printf("%s/run.txt", dir);
+    fflush(stdout);
+    int saved = dup(1);
+    FILE *lf = fopen(log, "w");
+    if (!lf || saved < 0) die("%s: cannot create: %s", log, strerror(errno));
+    dup2(fileno(lf), 1);
+    int rc = run_command(argv, 0);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    fclose(lf);
+    if (rc) die("%s: htc run failed (exit %d) for %s", model, rc, config_text(ax, nax, c, " "));
+    size_t len;
+    char *text = (char *)read_file(log, &len);
+    const char *t = strstr(text, "\ntotal: ");
+    double cyc = -1;
+    if (t) cyc = strtod(t + 8, NULL);
+    scratch_remove(dir);
+    return cyc;
+}
+
+/* One point, in a forked child: dispatch, tile, plan; results on fd 1. */
+static void point_child(const char *self, Graph *g, const char *model, const char *target, const Axis *ax, int nax,
+                        int c, int do_measure)
+{
+    config_define(ax, nax, c);
+    Target *t = target_load(target);
+    dispatch(g, t);
+    tile(g, t);
+    Plan *p = plan(g, t);
+    Point r;
+    memset(&r, 0, sizeof r);
+    r.ops = g->nops;
+    for (int i = 0; i < g->nops; i++) {
+        const Op *op = &g->ops[i];
+        int cl = layer_class(op);
+        r.est += op->est_cycles;
+        r.cls[cl] += op->est_cycles;
+        if (op->tile) {
+            r.offloaded++;
+            r.tiles += op->tile->ntiles;
+            r.est_off += op->est_cycles;
+            r.ideal += op->tile->ideal_cycles;
+            if (op->tile->l1_bytes / 1024.0 > r.l1_kib) r.l1_kib = op->tile->l1_bytes / 1024.0;
+            if (op->tile->w_bytes / 1024.0 > r.w_kib) r.w_kib = op->tile->w_bytes / 1024.0;
+        } else {
+            r.ideal += op->est_cycles;
+        }
+    }
+    r.arena_kib = p->arena_size / 1024.0;
+    r.measured = do_measure && r.offloaded ? measure(self, g, model, target, ax, nax, c) : -1;
+    printf("\nR %d %d %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g", r.ops, r.offloaded, r.tiles, r.l1_kib, r.w_kib,
+           r.arena_kib, r.est, r.ideal, r.est_off, r.measured);
+    for (int k = 0; k < NCLASS; k++) printf(" %.17g", r.cls[k]);
+    printf("\n");
+    fflush(stdout);
+    fflush(stderr);
+    _exit(0);
+}
+
+/* the child's output: an "R ..." line, else its first htc: error line */
+static void point_parse(Point *r, const char *out)
+{
+    const char *l = strstr(out, "\nR ");
+    if (l && sscanf(l + 3, "%d %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &r->ops, &r->offloaded, &r->tiles,
+                    &r->l1_kib, &r->w_kib, &r->arena_kib, &r->est, &r->ideal, &r->est_off, &r->measured, &r->cls[0],
+                    &r->cls[1], &r->cls[2], &r->cls[3], &r->cls[4], &r->cls[5]) == 16)
+        return;
+    const char *e = strstr(out, "htc: error: ");
+    r->error = e ? arena_printf("%.*s", (int)strcspn(e + 12, "\n"), e + 12) : "the point's process failed";
+}
+
+typedef struct {
+    pid_t pid;
+    int fd, point;
+    char *buf;
+    size_t len, cap;
+} Child;
+
+static void xml(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        if (*s == '<') fputs("&lt;", f);
+        else if (*s == '>') fputs("&gt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else if (*s == '"') fputs("&quot;", f);
+        else fputc(*s, f);
+}
+
+/* Self-contained HTML: per model an SVG of estimated cycles per
+   configuration, stacked by layer class (the paper's Fig. 4 style). */
+static void write_html(FILE *f, const char *target, const char **models, int nmodels, const Axis *ax, int nax,
+                       int nconf, const Point *pts)
+{
+    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>htc sweep</title>\n"
+          "<style>body{font:13px sans-serif;margin:16px} svg text{font:11px sans-serif}</style></head><body>\n", f);
+    fputs("<h1>htc sweep: ", f);
+    xml(f, target);
+    fputs("</h1>\n<p>Estimated cycles per configuration, stacked by layer class (compile-time model; hover a bar for the "
+          "numbers).</p>\n", f);
+    for (int m = 0; m < nmodels; m++) {
+        double top = 0;
+        for (int c = 0; c < nconf; c++)
+            if (!pts[m * nconf + c].error && pts[m * nconf + c].est > top) top = pts[m * nconf + c].est;
+        if (top <= 0) top = 1;
+        const int bw = 14, gap = 4, left = 70, h = 260, bottom = 12;
+        int w = left + nconf * (bw + gap) + 160;
+        fputs("<h2>", f);
+        xml(f, models[m]);
+        fprintf(f, "</h2>\n<svg class=\"sweep\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n", w,
+                h + bottom + 20);
+        for (int k = 0; k <= 4; k++) {
+            double y = 10 + h - h * k / 4.0;
+            fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                       "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n",
+                    left, left + nconf * (bw + gap), y, y, left - 4, y + 4, top * k / 4.0);
+        }
+        for (int c = 0; c < nconf; c++) {
+            const Point *r = &pts[m * nconf + c];
+            double x = left + c * (bw + gap), y = 10 + h;
+            const char *cfg = config_text(ax, nax, c, " ");
+            if (r->error) {
+                fprintf(f, "<text class=\"err\" x=\"%.1f\" y=\"%.1f\" fill=\"red\">x<title>", x + 3, y);
+                xml(f, cfg);
+                fputs(": ", f);
+                xml(f, r->error);
+                fputs("</title></text>\n", f);
+                continue;
+            }
+            for (int k = 0; k < NCLASS; k++) {
+                if (r->cls[k] <= 0) continue;
+                double bh = h * r->cls[k] / top;
+                y -= bh;
+                fprintf(f, "<rect class=\"bar\" data-config=\"%d\" x=\"%.1f\" y=\"%.2f\" width=\"%d\" height=\"%.2f\" fill=\"%s\"><title>",
+                        c, x, y, bw, bh, class_colors[k]);
+                xml(f, cfg);
+                fprintf(f, ": %s %.0f of %.0f cycles</title></rect>\n", class_names[k], r->cls[k], r->est);
+            }
+            fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", x + bw / 2.0, h + bottom + 12, c);
+        }
+        for (int k = 0; k < NCLASS; k++)
+            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
+                    left + nconf * (bw + gap) + 20, 14 + 16 * k, class_colors[k], left + nconf * (bw + gap) + 34, 23 + 16 * k,
+                    class_names[k]);
+        fputs("</svg>\n", f);
+    }
+    fputs("<h2>Configurations</h2>\n<table border=\"1\" cellspacing=\"0\" cellpadding=\"2\"><tr><th>#</th><th>parameters</th>", f);
+    for (int m = 0; m < nmodels; m++) {
+        fputs("<th>", f);
+        xml(f, models[m]);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (int c = 0; c < nconf; c++) {
+        fprintf(f, "<tr><td>%d</td><td>", c);
+        xml(f, config_text(ax, nax, c, " "));
+        fputs("</td>", f);
+        for (int m = 0; m < nmodels; m++) {
+            const Point *r = &pts[m * nconf + c];
+            if (r->error) fputs("<td>error</td>", f);
+            else fprintf(f, "<td>%.0f</td>", r->est);
+        }
+        fputs("</tr>\n", f);
+    }
+    /* on load: how many points have a bar drawn inside their chart (the
+       tests read it back from a headless browser's DOM) */
+    fputs("</table>\n<script>\nwindow.addEventListener('load', function () {\n"
+          "  var shown = 0;\n"
+          "  document.querySelectorAll('svg.sweep').forEach(function (svg) {\n"
+          "    var box = svg.getBoundingClientRect(), seen = {};\n"
+          "    svg.querySelectorAll('rect.bar').forEach(function (r) {\n"
+          "      var b = r.getBoundingClientRect();\n"
+          "      if (b.width > 0 && b.height > 0 && b.left >= box.left && b.right <= box.right && b.top >= box.top &&\n"
+          "          b.bottom <= box.bottom) seen[r.getAttribute('data-config')] = 1;\n"
+          "    });\n"
+          "    shown += Object.keys(seen).length;\n"
+          "  });\n"
+          "  document.body.setAttribute('data-points-shown', shown);\n"
+          "});\n</script>\n</body></html>\n", f);
+}
+
+/* htc sweep ... (argv[1] == "sweep"); read_model is main.c's front-end pick */
+int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
+{
+    const char **models = arena_alloc(sizeof(char *) * (size_t)argc);
+    int nmodels = 0, nax = 0, jobs = 1, json = 0, do_measure = 0;
+    const char *target = NULL, *csv = NULL, *html = NULL;
+    Axis *ax = arena_alloc(sizeof(Axis) * MAX_AXES);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+#define VALUE() (i + 1 < argc ? argv[++i] : (die("sweep: option %s needs a value", a), ""))
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage_sweep, stdout);
+            exit(0);
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--target")) target = VALUE();
+        else if (!strcmp(a, "-D") || (!strncmp(a, "-D", 2) && a[2])) {
+            const char *v = a[2] ? a + 2 : VALUE(), *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1]) die("sweep: -D needs NAME=V1,V2,..., got '%s'", v);
+            if (nax == MAX_AXES) die("sweep: at most %d -D parameters", MAX_AXES);
+            Axis *x = &ax[nax++];
+            x->name = arena_printf("%.*s", (int)(eq - v), v);
+            for (int k = 0; k < nax - 1; k++)
+                if (!strcmp(ax[k].name, x->name)) die("sweep: -D %s is given twice", x->name);
+            x->n = 0;
+            for (const char *p = eq + 1;;) {
+                size_t l = strcspn(p, ",");
+                if (!l) die("sweep: -D %s: empty value in '%s'", x->name, eq + 1);
+                if (x->n == MAX_VALUES) die("sweep: -D %s: more than %d values", x->name, MAX_VALUES);
+                x->v[x->n++] = arena_printf("%.*s", (int)l, p);
+                if (!p[l]) break;
+                p += l + 1;
+            }
+        } else if (!strcmp(a, "-j")) {
+            const char *v = VALUE();
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 1 || n > 256) die("sweep: -j needs a number of processes 1..256, got '%s'", v);
+            jobs = (int)n;
+        } else if (!strcmp(a, "--csv")) csv = VALUE();
+        else if (!strcmp(a, "--html")) html = VALUE();
+        else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--measure")) do_measure = 1;
+        else if (a[0] == '-' && a[1]) die("sweep: unknown option '%s' (see htc sweep --help)", a);
+        else models[nmodels++] = a;
+#undef VALUE
+    }
+    if (!nmodels) die("sweep: no model file given (htc sweep MODEL... -t TARGET -D NAME=V1,V2)");
+    if (!target) die("sweep: no target given (-t targets/....lua)");
+    if ((csv && !*csv) || (html && !*html)) die("sweep: an output file name is empty");
+    long nconf = 1;
+    for (int a = 0; a < nax; a++)
+        if ((nconf *= ax[a].n) > MAX_POINTS) die("sweep: more than %d configurations", MAX_POINTS);
+    if (nconf * nmodels > MAX_POINTS) die("sweep: more than %d points", MAX_POINTS);
+    /* the first configuration loads before any work (the parameters' names
+       checked): a bad name is one error naming the target, not failed points */
+    {
+        const long c = 0;
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid < 0) die("sweep: fork: %s", strerror(errno));
+        if (pid == 0) {
+            config_define(ax, nax, (int)c);
+            target_close(target_load(target));
+            fflush(stderr);
+            _exit(0);
+        }
+        int st;
+        if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) exit(1);   /* the child said why */
+    }
+    /* the front end and lowering once per model; each point forks from here */
+    Graph **graphs = arena_alloc(sizeof(Graph *) * (size_t)nmodels);
+    for (int m = 0; m < nmodels; m++) {
+        graphs[m] = read_model(models[m]);
+        lower(graphs[m]);
+    }
+    int npts = (int)nconf * nmodels;
+    Point *pts = arena_alloc(sizeof(Point) * (size_t)npts);
+    Child *ch = arena_alloc(sizeof(Child) * (size_t)jobs);
+    struct pollfd *pfd = arena_alloc(sizeof(struct pollfd) * (size_t)jobs);
+    for (int k = 0; k < jobs; k++) ch[k].pid = 0;
+    char self[4096];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0) die("sweep: cannot find htc's own executable (/proc/self/exe)");
+    self[sl] = 0;
+    int next = 0, running = 0;
+    while (next < npts || running) {
+        for (int k = 0; k < jobs && next < npts; k++) {
+            if (ch[k].pid) continue;
+            int fds[2];
+            if (pipe(fds)) die("sweep: pipe: %s", strerror(errno));
+            fflush(stdout);
+            fflush(stderr);
+            int p = next++, m = p / (int)nconf, c = p % (int)nconf;
+            pts[p].model = m;
+            pts[p].config = c;
+            pid_t pid = fork();
+            if (pid < 0) die("sweep: fork: %s", strerror(errno));
+            if (pid == 0) {
+                close(fds[0]);
+                dup2(fds[1], 1);
+                dup2(fds[1], 2);
+                close(fds[1]);
+                for (int j = 0; j < jobs; j++)
+                    if (ch[j].pid) close(ch[j].fd);
+                point_child(self, graphs[m], models[m], target, ax, nax, c, do_measure);
+            }
+            close(fds[1]);
+            ch[k] = (Child){pid, fds[0], p, NULL, 0, 0};
+            running++;
+        }
+        int np = 0;
+        for (int k = 0; k < jobs; k++)
+            if (ch[k].pid) pfd[np++] = (struct pollfd){ch[k].fd, POLLIN, 0};
+        if (poll(pfd, (nfds_t)np, -1) < 0 && errno != EINTR) die("sweep: poll: %s", strerror(errno));
+        for (int k = 0; k < jobs; k++) {
+            if (!ch[k].pid) continue;
+            struct pollfd q = {ch[k].fd, POLLIN, 0};
+            if (poll(&q, 1, 0) <= 0) continue;
+            if (ch[k].len + 4097 > ch[k].cap) {
+                size_t cap = ch[k].cap ? 2 * ch[k].cap : 8192;
+                char *nb = malloc(cap);
+                if (!nb) die("sweep: out of memory");
+                if (ch[k].len) memcpy(nb, ch[k].buf, ch[k].len);
+                free(ch[k].buf);
+                ch[k].buf = nb;
+                ch[k].cap = cap;
+            }
+            ssize_t n = read(ch[k].fd, ch[k].buf + ch[k].len, 4096);
+            if (n > 0) {
+                ch[k].len += (size_t)n;
+                continue;
+            }
+            if (n < 0 && errno == EINTR) continue;
+            close(ch[k].fd);
+            int st;
+            waitpid(ch[k].pid, &st, 0);
+            ch[k].buf[ch[k].len] = 0;
+            point_parse(&pts[ch[k].point], ch[k].buf);
+            if (!pts[ch[k].point].error && (!WIFEXITED(st) || WEXITSTATUS(st)))
+                pts[ch[k].point].error = "the point's process failed";
+            free(ch[k].buf);
+            ch[k].pid = 0;
+            running--;
+        }
+    }
+
+    /* the table (or JSON) on stdout */
+    if (json) {
+        printf("[\n");
+        for (int p = 0; p < npts; p++) {
+            const Point *r = &pts[p];
+            printf("  {\"model\": \"%s\", \"config\": %d, \"params\": {", models[r->model], r->config);
+            int c = r->config;
+            const char **vals = arena_alloc(sizeof(char *) * (size_t)(nax ? nax : 1));
+            for (int a = nax - 1; a >= 0; a--) {
+                vals[a] = ax[a].v[c % ax[a].n];
+                c /= ax[a].n;
+            }
+            for (int a = 0; a < nax; a++) printf("%s\"%s\": \"%s\"", a ? ", " : "", ax[a].name, vals[a]);
+            printf("}, ");
+            if (r->error) {
+                printf("\"error\": \"");
+                for (const char *s = r->error; *s; s++)
+                    if (*s == '"' || *s == '\\') printf("\\%c", *s);
+                    else if ((unsigned char)*s >= 0x20) putchar(*s);
+                printf("\"}%s\n", p + 1 < npts ? "," : "");
+                continue;
+            }
+            printf("\"ops\": %d, \"offloaded\": %d, \"tiles\": %d, \"l1_kib\": %.3f, \"w_kib\": %.3f, \"arena_kib\": %.3f, "
+                   "\"est_cycles\": %.0f, \"ideal_cycles\": %.0f, \"est_offloaded\": %.0f, \"classes\": {",
+                   r->ops, r->offloaded, r->tiles, r->l1_kib, r->w_kib, r->arena_kib, r->est, r->ideal, r->est_off);
+            for (int k = 0; k < NCLASS; k++) printf("%s\"%s\": %.0f", k ? ", " : "", class_names[k], r->cls[k]);
+            printf("}");
+            if (r->measured >= 0) printf(", \"measured_cycles\": %.0f", r->measured);
+            printf("}%s\n", p + 1 < npts ? "," : "");
+        }
+        printf("]\n");
+    } else {
+        printf("%-28s %-36s %7s %6s %9s %8s %13s %13s %6s%s\n", "model", "configuration", "offl", "tiles", "L1 KiB",
+               "W KiB", "est cycles", "ideal", "est/id", do_measure ? "      measured  err%" : "");
+        for (int p = 0; p < npts; p++) {
+            const Point *r = &pts[p];
+            const char *mb = strrchr(models[r->model], '/');
+            mb = mb ? mb + 1 : models[r->model];
+            const char *cfg = config_text(ax, nax, r->config, " ");
+            if (r->error) {
+                printf("%-28.28s %-36s error: %s\n", mb, cfg, r->error);
+                continue;
+            }
+            printf("%-28.28s %-36s %3d/%-3d %6d %9.1f %8.1f %13.0f %13.0f %6.2f", mb, cfg, r->offloaded, r->ops, r->tiles,
+                   r->l1_kib, r->w_kib, r->est, r->ideal, r->ideal > 0 ? r->est / r->ideal : 0.0);
+            if (do_measure && r->measured >= 0)
+                printf(" %13.0f %+5.1f", r->measured, 100.0 * (r->est - r->measured) / (r->measured > 0 ? r->measured : 1));
+            printf("\n");
+        }
+    }
+    if (csv) {
+        FILE *f = out_open(csv);
+        fprintf(f, "model,config");
+        for (int a = 0; a < nax; a++) fprintf(f, ",%s", ax[a].name);
+        fprintf(f, ",error,ops,offloaded,tiles,l1_kib,w_kib,arena_kib,est_cycles,ideal_cycles,est_offloaded,measured_cycles");
+        for (int k = 0; k < NCLASS; k++) fprintf(f, ",%s", class_names[k]);
+        fprintf(f, "\n");
+        for (int p = 0; p < npts; p++) {
+            const Point *r = &pts[p];
+            fprintf(f, "%s,%d", models[r->model], r->config);
+            int c = r->config;
+            const char **vals = arena_alloc(sizeof(char *) * (size_t)(nax ? nax : 1));
+            for (int a = nax - 1; a >= 0; a--) {
+                vals[a] = ax[a].v[c % ax[a].n];
+                c /= ax[a].n;
+            }
+            for (int a = 0; a < nax; a++) fprintf(f, ",%s", vals[a]);
+            fprintf(f, ",\"");
+            for (const char *s = r->error ? r->error : ""; *s; s++) fputs(*s == '"' ? "\"\"" : (char[2]){*s, 0}, f);
+            fprintf(f, "\"");
+            if (r->error) {
+                fprintf(f, ",,,,,,,,,,");
+                for (int k = 0; k < NCLASS; k++) fprintf(f, ",");
+            } else {
+                fprintf(f, ",%d,%d,%d,%.3f,%.3f,%.3f,%.0f,%.0f,%.0f,", r->ops, r->offloaded, r->tiles, r->l1_kib, r->w_kib,
+                        r->arena_kib, r->est, r->ideal, r->est_off);
+                if (r->measured >= 0) fprintf(f, "%.0f", r->measured);
+                for (int k = 0; k < NCLASS; k++) fprintf(f, ",%.0f", r->cls[k]);
+            }
+            fprintf(f, "\n");
+        }
+        out_commit(f);
+    }
+    if (html) {
+        FILE *f = out_open(html);
+        write_html(f, target, models, nmodels, ax, nax, (int)nconf, pts);
+        out_commit(f);
+    }
+    int bad = 0;
+    for (int p = 0; p < npts; p++) bad += pts[p].error != NULL;
+    if (bad) fprintf(stderr, "htc: sweep: %d of %d points failed (their errors are in the table)\n", bad, npts);
+    arena_free_all();
+    return 0;
+}
