@@ -29,7 +29,7 @@ htc: gen/main.c $(GEN_SRCS) $(GEN_HDRS) $(PB_C)
 htc-asan: gen/main.c $(GEN_SRCS) $(GEN_HDRS) $(PB_C)
 	$(CC) -O1 -g $(SAN) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) $(PB_FLAGS) -o $@ gen/main.c $(GEN_SRCS) $(PB_C) $(LUA_LIBS) $(LPS_LIBS) $(PB_LIBS) -lm
 
-.PHONY: demo test test-asan bench bench-mcu fuzz clean install deps
+.PHONY: demo test test-asan bench bench-mcu deeploy-all fuzz clean install deps
 deps:
 	bash .ci/deps.sh all
 
@@ -92,3 +92,9 @@ bench:
 # clones> (or TFLM=... LISTS=...) also TFLite Micro, reference and CMSIS-NN
 bench-mcu: htc
 	$${PYTHON:-python3} bench/bench_mcu.py
+
+# Every network of Deeploy's test tree (not in ../shared/deeploy-tests:
+# CC-BY-ND, read in place from a clone) through htc run, bit-exact against
+# its outputs.npz; prints a pass table. DEEPLOY_TESTS=<clone>/DeeployTest/Tests
+deeploy-all: htc
+	$${PYTHON:-.venv/bin/python} tests/deeploy_all.py

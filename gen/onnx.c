@@ -3053,14 +3053,15 @@ static const Handler handlers[] = {
 
 static int is_onnx_domain(const char *d) { return !d || !*d || !strcmp(d, "ai.onnx"); }
 
-static void check_opsets(const Onnx__ModelProto *m)
+/* versions: QuantLib's integer form has no QuantizeLinear, any opset does */
+static void check_opsets(const Onnx__ModelProto *m, int versions)
 {
     int has_default = 0;
     for (size_t i = 0; i < m->n_opset_import; i++) {
         const Onnx__OperatorSetIdProto *o = m->opset_import[i];
         if (is_onnx_domain(o->domain)) {
             has_default = 1;
-            if (o->has_version && o->version < 10) fail("opset %lld is too old (QuantizeLinear needs opset 10)", (long long)o->version);
+            if (versions && o->has_version && o->version < 10) fail("opset %lld is too old (QuantizeLinear needs opset 10)", (long long)o->version);
         }
     }
     if (!has_default && m->n_opset_import) fail("the model imports no default ONNX opset");
@@ -3088,8 +3089,8 @@ Graph *onnx_read(const char *path)
     Onnx__ModelProto *m = onnx__model_proto__unpack(&pb_arena, len, buf);
     if (!m) die("%s: not a valid ONNX model (protobuf decoding failed)", path);
     if (!m->graph) die("%s: the model has no graph", path);
-    check_opsets(m);
     const Onnx__GraphProto *gr = m->graph;
+    check_opsets(m, !qlib_is_form(gr));
     GR = gr;
     OPSETS = m;
     index_graph(gr);

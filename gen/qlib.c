@@ -904,6 +904,11 @@ static void h_softmax(int kind)
     p->kind = kind;
     p->n_levels = n;
     p->out_off = 128;
+    if (kind == 2) {        /* ITAPartialMax: the sum streamed over groups of group_width */
+        int64_t gw = attr_int(NODE, "group_width", 0, 1);
+        if (gw < 1 || p->depth % gw) fail("group_width %lld does not divide the last axis (%d)", (long long)gw, p->depth);
+        p->group_width = (int32_t)gw;
+    }
     if (kind == 0) {
         p->a = (int32_t)attr_int(NODE, "coeffA", 0, 1);
         p->b = (int32_t)attr_int(NODE, "coeffB", 0, 1);
@@ -1067,6 +1072,23 @@ static void h_transpose(void)
     alias_val(x, t, x->rank, os);
 }
 
+/* An 8-bit value as int32 (its values, the offset added): a table. */
+static int widen(QV *x)
+{
+    int t = as_onnx(x);
+    int32_t tab[256];
+    for (int s = -128; s < 128; s++) tab[(uint8_t)(int8_t)s] = s + x->off;
+    int out = new_tensor(arena_printf("%s.i32", x->name), DT_INT32, x->rank, x->shape);
+    Op *op = new_op(OP_TABLE, out, "htc__ql_table_params", sizeof(htc__ql_table_params));
+    int ins[2] = {t, const_i32(arena_printf("%s.i32.table", x->name), tab, 256)};
+    set_ins(op, 2, ins);
+    htc__ql_table_params *p = op->params;
+    p->n = (int32_t)numel(x->shape, x->rank);
+    p->out_i32 = 1;
+    op->int32_out = 1;
+    return out;
+}
+
 static void h_concat(void)
 {
     int n = (int)NODE->n_input;
@@ -1082,17 +1104,22 @@ static void h_concat(void)
     int32_t *ab = arena_alloc(sizeof(int32_t) * (size_t)n);
     size_t es = dtype_size(G->tensors[x0->t].type);
     int64_t inner = numel(x0->shape + axis + 1, x0->rank - axis - 1);
+    int wide = 0;       /* inputs of different types or signedness: all int32 */
     for (int i = 0; i < n; i++) {
         QV *x = act_input(i);
-        if (x->rank != x0->rank || is_i32(x) != is_i32(x0) || x->off != x0->off)
-            fail("inputs differ in rank, type or signedness");
+        wide |= is_i32(x) != is_i32(x0) || x->off != x0->off;
+    }
+    if (wide) es = 4;
+    for (int i = 0; i < n; i++) {
+        QV *x = act_input(i);
+        if (x->rank != x0->rank) fail("inputs differ in rank");
         for (int d = 0; d < x->rank; d++)
             if (d != axis && x->shape[d] != x0->shape[d]) fail("input shapes differ outside the axis");
         os[axis] += x->shape[axis];
         ab[i] = (int32_t)(x->shape[axis] * inner * (int64_t)es);
-        ins[i] = as_onnx(x);
+        ins[i] = wide && !is_i32(x) ? widen(x) : as_onnx(x);
     }
-    QV *y = out_val(NODE->output[0], G->tensors[x0->t].type, x0->off, x0->rank, os, 0);
+    QV *y = out_val(NODE->output[0], wide ? DT_INT32 : G->tensors[x0->t].type, wide ? 0 : x0->off, x0->rank, os, 0);
     Op *op = new_op(OP_CONCAT, y->t, "htc__concat_params", sizeof(htc__concat_params));
     op->rq = RQ_NONE;
     set_ins(op, n, ins);
@@ -1135,6 +1162,97 @@ static void h_gather(void)
     p->elem = (int32_t)dtype_size(G->tensors[t].type);
     p->nidx = (int32_t)ic->n;
     op->axis = axis;
+}
+
+/* One gather of constant indices along `axis` of tensor t (ONNX order). */
+static int gather_axis(int t, const int32_t *shape, int rank, int axis, const int32_t *idx, int n, const char *name)
+{
+    int32_t os[MAX_RANK];
+    memcpy(os, shape, sizeof(int32_t) * (size_t)rank);
+    os[axis] = n;
+    DType type = G->tensors[t].type;
+    int out = new_tensor(name, type, rank, os);
+    Op *op = new_op(OP_GATHER, out, "htc__ql_gather_params", sizeof(htc__ql_gather_params));
+    op->rq = RQ_NONE;
+    int ins[2] = {t, const_i32(arena_printf("%s.idx", name), idx, n)};
+    set_ins(op, 2, ins);
+    htc__ql_gather_params *p = op->params;
+    p->outer = (int32_t)numel(shape, axis);
+    p->axis = shape[axis];
+    p->inner = (int32_t)numel(shape + axis + 1, rank - axis - 1);
+    p->elem = (int32_t)dtype_size(type);
+    p->nidx = n;
+    op->axis = axis;
+    return out;
+}
+
+/* Slice with constant starts, ends, axes, steps (inputs, or attributes
+   before opset 10): one gather of the selected indices per sliced axis. */
+static void h_slice(void)
+{
+    QV *x = act_input(0);
+    int64_t st[MAX_RANK], en[MAX_RANK], ax[MAX_RANK], sp[MAX_RANK];
+    int n;
+    if (NODE->n_input >= 3) {
+        QC *cs = const_input(1, "starts"), *ce = const_input(2, "ends");
+        if (cs->n != ce->n || cs->n < 1 || cs->n > x->rank) fail("starts and ends must have 1 .. %d values, alike", x->rank);
+        n = (int)cs->n;
+        QC *ca = NODE->n_input > 3 && *NODE->input[3] ? const_input(3, "axes") : NULL;
+        QC *cp = NODE->n_input > 4 && *NODE->input[4] ? const_input(4, "steps") : NULL;
+        if ((ca && ca->n != n) || (cp && cp->n != n)) fail("axes and steps must have as many values as starts");
+        for (int i = 0; i < n; i++) {
+            st[i] = cint(cs, i, INT64_MIN / 4, INT64_MAX / 4, "starts");
+            en[i] = cint(ce, i, INT64_MIN / 4, INT64_MAX / 4, "ends");
+            ax[i] = ca ? cint(ca, i, -x->rank, x->rank - 1, "axes") : i;
+            sp[i] = cp ? cint(cp, i, INT32_MIN, INT32_MAX, "steps") : 1;
+        }
+    } else {
+        n = attr_ints(NODE, "starts", st, MAX_RANK);
+        if (n < 1 || attr_ints(NODE, "ends", en, MAX_RANK) != n) fail("starts and ends must have as many values");
+        if (attr_ints(NODE, "axes", ax, MAX_RANK) < 0)
+            for (int i = 0; i < n; i++) ax[i] = i;
+        for (int i = 0; i < n; i++) sp[i] = 1;
+    }
+    int t = as_onnx(x), rank = x->rank, seen = 0;
+    int32_t shape[MAX_RANK];
+    memcpy(shape, x->shape, sizeof shape);
+    for (int i = 0; i < n; i++) {
+        int a = (int)(ax[i] < 0 ? ax[i] + rank : ax[i]);
+        if (a < 0 || a >= rank || (seen >> a & 1)) fail("axis %lld", (long long)ax[i]);
+        seen |= 1 << a;
+        int64_t d = shape[a], s = st[i], e = en[i], k = sp[i];
+        if (k == 0) fail("step 0");
+        /* ONNX's clamping: negative counts from the end; [0, d] for positive
+           steps, [-1, d - 1] for negative ones */
+        if (s < 0) s += d;
+        if (e < 0) e += d;
+        if (k > 0) {
+            s = s < 0 ? 0 : s > d ? d : s;
+            e = e < 0 ? 0 : e > d ? d : e;
+        } else {
+            s = s < 0 ? -1 : s > d - 1 ? d - 1 : s;
+            e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
+        }
+        int64_t cnt = k > 0 ? (e > s ? (e - s + k - 1) / k : 0) : (s > e ? (s - e - k - 1) / -k : 0);
+        if (cnt < 1) fail("the slice of axis %d is empty", a);
+        if (cnt == d && k == 1) continue;
+        int32_t *idx = arena_alloc(sizeof(int32_t) * (size_t)cnt);
+        for (int64_t j = 0; j < cnt; j++) idx[j] = (int32_t)(s + j * k);
+        t = gather_axis(t, shape, rank, a, idx, (int)cnt, arena_printf("%s.s%d", NODE->output[0], a));
+        shape[a] = (int32_t)cnt;
+    }
+    alias_val(x, t, rank, shape);
+}
+
+/* Constant: a value of its own (the 'value' tensor). */
+static void h_constant(void)
+{
+    const Onnx__AttributeProto *a = attr(NODE, "value");
+    if (!a || !a->t) fail("only the 'value' attribute (a tensor) is supported");
+    QV *v = val_new(NODE->output[0]);
+    v->c = decode(a->t, "the constant");
+    v->rank = v->c->rank;
+    memcpy(v->shape, v->c->shape, sizeof v->shape);
 }
 
 static void h_maxpool(void)
@@ -1189,6 +1307,7 @@ static void h_add(void) { h_binary(0); }
 static void h_mul(void) { h_binary(1); }
 static void h_isoftmax(void) { h_softmax(0); }
 static void h_itamax(void) { h_softmax(1); }
+static void h_itapartialmax(void) { h_softmax(2); }
 static void h_layernorm(void) { h_norm(0); }
 static void h_rmsnorm(void) { h_norm(1); }
 static void h_nonorm(void) { h_norm(2); }
@@ -1199,14 +1318,32 @@ static const struct {
 } handlers[] = {
     {"Conv", h_conv}, {"Gemm", h_gemm}, {"MatMul", h_matmul}, {"Add", h_add}, {"Mul", h_mul},
     {"RequantShift", h_requant}, {"iGELU", h_gelu}, {"iHardswish", h_hswish}, {"TrueIntegerDiv", h_truediv},
-    {"iSoftmax", h_isoftmax}, {"ITAMax", h_itamax}, {"iLayerNorm", h_layernorm}, {"iRMSNorm", h_rmsnorm},
+    {"iSoftmax", h_isoftmax}, {"ITAMax", h_itamax}, {"ITAPartialMax", h_itapartialmax}, {"iLayerNorm", h_layernorm}, {"iRMSNorm", h_rmsnorm},
     {"iNoNorm", h_nonorm}, {"IntegerMean", h_mean}, {"ReduceMean", h_mean}, {"Reshape", h_reshape},
     {"Flatten", h_flatten}, {"Transpose", h_transpose}, {"Concat", h_concat}, {"Gather", h_gather},
-    {"MaxPool", h_maxpool}, {"Identity", h_identity},
+    {"MaxPool", h_maxpool}, {"Identity", h_identity}, {"Slice", h_slice}, {"Constant", h_constant},
 };
 
 static const char *const QL_OPS[] = {"RequantShift", "iGELU", "iHardswish", "TrueIntegerDiv", "iSoftmax", "ITAMax",
                                      "ITAPartialMax", "iLayerNorm", "iRMSNorm", "iNoNorm", "IntegerMean"};
+
+/* Whether a float constant holds only integers (other types: yes). */
+static int integral(const Onnx__TensorProto *t)
+{
+    if (!t->has_data_type || t->data_type != 1) return 1;
+    size_t n = t->has_raw_data ? t->raw_data.len / 4 : t->n_float_data;
+    for (size_t i = 0; i < n; i++) {
+        float f;
+        if (t->has_raw_data) {
+            uint32_t u = le32(t->raw_data.data + 4 * i);
+            memcpy(&f, &u, 4);
+        } else {
+            f = t->float_data[i];
+        }
+        if (!isfinite(f) || f != floorf(f)) return 0;
+    }
+    return 1;
+}
 
 int qlib_is_form(const void *graph)
 {
@@ -1222,22 +1359,28 @@ int qlib_is_form(const void *graph)
     }
     if (qdq) return 0;
     if (ql) return 1;
-    /* no custom op: a float graph input and no float constant at all (a
-       float Conv's weights would be one): QuantLib's integer kernels of one
-       standard op (Add, ReduceMean, ...) on integers held in float */
+    /* no custom op: a float (or int32) graph input, only standard ops htc
+       reads in this form and no float constant with a fraction (a float
+       Conv's weights would have some): QuantLib's integer kernels of one
+       standard op (Add, Conv, MatMul, ...) on integers held in float */
     int float_in = 0;
     for (size_t i = 0; i < gr->n_input; i++) {
         const Onnx__ValueInfoProto *vi = gr->input[i];
-        if (vi->type && vi->type->tensor_type && vi->type->tensor_type->elem_type == 1) float_in = 1;
+        if (vi->type && vi->type->tensor_type && (vi->type->tensor_type->elem_type == 1 ||
+                                                  vi->type->tensor_type->elem_type == 6)) float_in = 1;
     }
     if (!float_in) return 0;
     for (size_t i = 0; i < gr->n_initializer; i++)
-        if (gr->initializer[i]->data_type == 1) return 0;
+        if (!integral(gr->initializer[i])) return 0;
+    static const char *const STD[] = {"Add", "Mul", "ReduceMean", "Reshape", "Transpose", "Flatten", "Concat", "Gather",
+                                      "Conv", "Gemm", "MatMul", "MaxPool", "Identity", "Slice", "Constant"};
     for (size_t k = 0; k < gr->n_node; k++) {
-        const char *op = gr->node[k]->op_type;
-        if (!op || (strcmp(op, "Add") && strcmp(op, "Mul") && strcmp(op, "ReduceMean") && strcmp(op, "Reshape") &&
-                       strcmp(op, "Transpose") && strcmp(op, "Flatten") && strcmp(op, "Concat") && strcmp(op, "Gather")))
-            return 0;
+        const Onnx__NodeProto *nd = gr->node[k];
+        int known = 0;
+        for (size_t i = 0; nd->op_type && i < sizeof STD / sizeof STD[0]; i++) known |= !strcmp(nd->op_type, STD[i]);
+        if (!known) return 0;
+        for (size_t i = 0; i < nd->n_attribute; i++)
+            if (nd->attribute[i]->t && !integral(nd->attribute[i]->t)) return 0;
     }
     return 1;
 }
@@ -1320,19 +1463,40 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
         v->off = dt == DT_UINT8 ? 128 : 0;
     }
     if (GR->n_output == 0) fail("the graph has no outputs");
-    for (size_t n = 0; n < GR->n_node; n++) {
-        if (done[n]) continue;
-        NODE = GR->node[n];
-        NODE_INDEX = (int)n;
-        if (!NODE->op_type) fail("node without op_type");
-        if (NODE->n_output != 1 && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
-        int found = 0;
-        for (size_t k = 0; k < sizeof handlers / sizeof handlers[0] && !found; k++)
-            if (!strcmp(handlers[k].op, NODE->op_type)) {
-                handlers[k].fn();
-                found = 1;
+    /* in file order; a node whose inputs are not yet defined waits for a
+       later pass (a few of Deeploy's tests list nodes out of order) */
+    for (;;) {
+        int progress = 0, first = -1;
+        for (size_t n = 0; n < GR->n_node; n++) {
+            if (done[n]) continue;
+            NODE = GR->node[n];
+            NODE_INDEX = (int)n;
+            int ready = 1;
+            for (size_t i = 0; i < NODE->n_input && ready; i++)
+                ready = !*NODE->input[i] || val_find(NODE->input[i]);
+            if (!ready) {
+                first = first < 0 ? (int)n : first;
+                continue;
             }
-        if (!found) fail("unsupported operator in QuantLib's integer form");
+            if (!NODE->op_type) fail("node without op_type");
+            if (NODE->n_output != 1 && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
+            int found = 0;
+            for (size_t k = 0; k < sizeof handlers / sizeof handlers[0] && !found; k++)
+                if (!strcmp(handlers[k].op, NODE->op_type)) {
+                    handlers[k].fn();
+                    found = 1;
+                }
+            if (!found) fail("unsupported operator in QuantLib's integer form");
+            done[n] = 1;
+            progress = 1;
+        }
+        if (first < 0) break;
+        if (!progress) {            /* an input nothing defines: input() says which */
+            NODE = GR->node[first];
+            NODE_INDEX = first;
+            for (size_t i = 0; i < NODE->n_input; i++)
+                if (*NODE->input[i]) input((int)i);
+        }
     }
     NODE = NULL;
     for (size_t i = 0; i < GR->n_output; i++) {

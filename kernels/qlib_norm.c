@@ -53,6 +53,26 @@ static HTC__UNUSED void htc__ql_softmax(const htc__ql_softmax_params *p, const v
                 e = (p->a * q * q + p->c) >> z;
                 y[i] = HTC__CAST(int8_t, e * (p->n_levels - 1) / sum - p->out_off);
             }
+        } else if (p->kind == 2) {  /* ITAPartialMax: ITAMax streamed over groups of group_width
+                                       columns; the running sum shifts right when the max grows */
+            const int32_t g = p->group_width, groups = p->depth / p->group_width;
+            int32_t gmax = -128, k;
+            uint32_t part = 0;
+            for (k = 0; k < groups; k++) {
+                int32_t cmax = -128, sh = 0;
+                uint32_t s = 0;
+                for (i = k * g; i < (k + 1) * g; i++) cmax = x[i] > cmax ? x[i] : cmax;
+                if (cmax > gmax) {
+                    sh = (cmax - gmax + 16) >> 5;
+                    gmax = cmax;
+                }
+                for (i = k * g; i < (k + 1) * g; i++) s += 256u >> ((gmax - x[i] + 16) >> 5);
+                part = (part >> sh) + s;
+            }
+            for (i = 0; i < p->depth; i++) {
+                const uint32_t v = part ? HTC__CAST(uint32_t, p->n_levels / 2 - 1) * 256u / part : 0;
+                y[i] = HTC__CAST(int8_t, HTC__CAST(int32_t, v >> ((gmax - x[i] + 16) >> 5)) - p->out_off);
+            }
         } else {                    /* ITAMax: powers of two, s = (max - x + 16) >> 5 */
             for (i = 0; i < p->depth; i++) {
                 const int32_t s = (mx - x[i] + 16) >> 5;

@@ -78,9 +78,10 @@ def main():
     save("zero_point_type", m, "node 0 'conv0' (QLinearConv): x and x_zero_point types differ")
     m = qconv(x_type=TensorProto.FLOAT16)
     save("float16_input", m, "graph input 'x' has type float16, which htc does not support")
-    # an unquantized float model
+    # an unquantized float model (weights with a fraction: integers alone
+    # in float tensors are QuantLib's integer form, gen/qlib.c)
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])
-    w = numpy_helper.from_array(np.ones((2, 1, 1, 1), np.float32), "w")
+    w = numpy_helper.from_array(np.full((2, 1, 1, 1), 0.5, np.float32), "w")
     g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="fconv")], "f", [x],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
