@@ -797,6 +797,8 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
         tset("b", arena_printf("%s__b%d", N, li));
     }
     tseti("rounding", op->exact_shift ? op->shift_round : 0);   /* of the shift kind: 0 half to even, 1 TFLite's */
+    tseti("pow2", op->rq_shifts != NULL);     /* conditions: shifts only, or TFLite's multipliers and shifts */
+    tseti("q31", !op->rq_shifts && op->rq == RQ_TFLITE && op->mult);
     if (op->rq_shifts) tset("sh", arena_printf("%s__sh%d", N, li));
     else if (op->rq == RQ_TFLITE && op->mult) {
         tset("mult", arena_printf("%s__mult%d", N, li));
