@@ -1,6 +1,10 @@
-/* fc.c - int8 fully connected layer, weights [out_features][in_features].
-   Bit-exact with TFLite Micro's reference_integer_ops::FullyConnected[PerChannel]
-   (fixed-point multiplier and shift; = CMSIS-NN's arm_fully_connected_s8). */
+/* fc.c - fully connected / matmul, int8 in, int8 or int32 out, every
+   requantization kind: one accumulation loop (htc__fc_core) with the
+   epilogue of the layer's kind (htc.h htc__epi), and fast paths of the
+   TFLite kind (Arm DSP, RV32). Entry points: htc__fc_s8 (TFLite Micro's
+   reference_integer_ops::FullyConnected[PerChannel] = CMSIS-NN's
+   arm_fully_connected_s8), htc__matmul_s8 (TFLite BATCH_MATMUL),
+   htc__qfc_s8 / _s32 (onnxruntime), htc__ql_matmul (QuantLib). */
 
 /* acc = bias[o] + sum_i (x[i] - in_zp) * (w[o][i] - w_zp); four output rows
    at a time share each input load (htc__dot4_s8, SSE2 on x86). A non-zero
@@ -203,52 +207,101 @@ static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in
 }
 #endif
 
-static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__fc_gen(const htc__fc_params *p, const int8_t *in, int8_t *out)
+/* ---- The accumulation loop of every requantization kind --------------------
+   htc__fc_core: per batch b, row r and output column o,
+   acc = alpha * sum_i (x[r][i] + in_off) * (w[o][i] - w_zp[o]) + bias,
+   then the layer's epilogue (htc.h htc__epi_put) for channel o (or r when
+   epi_rows). x element (r, i) is at r * x_rs + i * x_cs of its batch, w
+   element (o, i) at o * w_rs + i * w_cs (contiguous rows of k take the dot
+   products of htc.h: four output columns per input load). Non-zero weight
+   zero points: sum (x + off) w - wzp * sum (x + off), the second sum once
+   per row. TFLite's FULLY_CONNECTED takes it where its fast paths (Arm DSP,
+   RV32) do not apply; onnxruntime's QLinearMatMul / QGemm / MatMulInteger,
+   QuantLib's MatMul / Gemm and TFLite's BATCH_MATMUL take it always. */
+typedef struct {
+    int32_t batches, rows, k, n;
+    int32_t x_bstride, w_bstride;           /* elements between batches (0: broadcast) */
+    int32_t x_rs, x_cs, w_rs, w_cs;         /* strides of rows and of k */
+    int32_t in_off;                         /* -input zero point */
+    int32_t alpha;                          /* QuantLib's Gemm alpha; 1 otherwise */
+    int32_t bias_rows;                      /* bias [rows][n] instead of [n] */
+    int32_t epi_rows;                       /* requant channel: the row, not the column */
+    int32_t w_zp_pc;                        /* w_zp has n entries */
+    const int8_t *weights;
+    const int32_t *bias;                    /* or NULL */
+    const int32_t *w_zp;                    /* or NULL */
+} htc__fcg;
+
+static inline void htc__fcg_put(const htc__fcg *g, const htc__epi *e, void *out, size_t o0, int32_t r, int32_t o, int32_t acc,
+                                int32_t xsum)
 {
-    const int32_t n = p->in_features, nout = p->out_features;
-    const int32_t off = -p->in_zp;
-    /* per-channel weights are symmetric in TFLite: zero point not applied */
-    const int32_t woff = p->per_channel ? 0 : -p->w_zp;
-    const int32_t *bias = p->bias;
+    if (g->w_zp) acc -= g->w_zp[g->w_zp_pc ? o : 0] * xsum;
+    acc *= g->alpha;
+    if (g->bias) acc += g->bias[g->bias_rows ? r * g->n + o : o];
+    htc__epi_put(e, out, o0 + HTC__CAST(size_t, o), g->epi_rows ? r : o, acc);
+}
+
+static HTC__NOINLINE HTC__UNUSED void htc__fc_core(const htc__fcg *g, const htc__epi *e, const int8_t *in, void *out)
+{
+    const int32_t k = g->k, nout = g->n, off = g->in_off;
+    const int dense = g->x_cs == 1 && g->w_cs == 1;
 #ifdef HTC__AVX2
     const int avx2 = htc__have_avx2();
 #endif
-    int32_t b;
-    for (b = 0; b < p->batches; b++) {
-        const int8_t *x = in + (size_t)b * n;
-        int32_t o = 0;
-        if (woff == 0) {
-            for (; o + 4 <= nout; o += 4) {
-                int32_t acc[4] = {0, 0, 0, 0};
-                if (bias) {
-                    acc[0] = bias[o]; acc[1] = bias[o + 1]; acc[2] = bias[o + 2]; acc[3] = bias[o + 3];
-                }
+    int32_t b, r, o, i;
+    size_t o0 = 0;
+    for (b = 0; b < g->batches; b++) {
+        const int8_t *xb = in + HTC__CAST(size_t, b) * HTC__CAST(size_t, g->x_bstride);
+        const int8_t *wb = g->weights + HTC__CAST(size_t, b) * HTC__CAST(size_t, g->w_bstride);
+        for (r = 0; r < g->rows; r++, o0 += HTC__CAST(size_t, nout)) {
+            const int8_t *x = xb + HTC__CAST(size_t, r) * HTC__CAST(size_t, g->x_rs);
+            int32_t xsum = 0;
+            if (g->w_zp)
+                for (i = 0; i < k; i++) xsum += x[HTC__CAST(size_t, i) * g->x_cs] + off;
+            if (dense) {
+                for (o = 0; o + 4 <= nout; o += 4) {
+                    int32_t acc[4] = {0, 0, 0, 0}, j;
+                    const int8_t *w = wb + HTC__CAST(size_t, o) * HTC__CAST(size_t, g->w_rs);
 #ifdef HTC__AVX2
-                if (avx2) htc__dot4_s8_avx2(x, p->weights + (size_t)o * n, n, n, off, acc);
-                else
+                    if (avx2) htc__dot4_s8_avx2(x, w, g->w_rs, k, off, acc);
+                    else
 #endif
-                    htc__dot4_s8(x, p->weights + (size_t)o * n, n, n, off, acc);
-                out[o] = HTC__CAST(int8_t, htc__fc_out(p, acc[0], o));
-                out[o + 1] = HTC__CAST(int8_t, htc__fc_out(p, acc[1], o + 1));
-                out[o + 2] = HTC__CAST(int8_t, htc__fc_out(p, acc[2], o + 2));
-                out[o + 3] = HTC__CAST(int8_t, htc__fc_out(p, acc[3], o + 3));
-            }
-            /* explicit start: with "for (; o < nout" GCC 12 -O2 on 32-bit
-               targets warns "iteration 1073741823 invokes undefined behavior" */
-            for (o = nout - nout % 4; o < nout; o++) {
-                const int32_t a = (bias ? bias[o] : 0) + htc__dot1_s8(x, p->weights + (size_t)o * n, n, off);
-                out[o] = HTC__CAST(int8_t, htc__fc_out(p, a, o));
-            }
-        } else {
-            for (; o < nout; o++) {
-                const int8_t *w = p->weights + (size_t)o * n;
-                int32_t a = bias ? bias[o] : 0, i;
-                for (i = 0; i < n; i++) a += (x[i] + off) * (w[i] + woff);
-                out[o] = HTC__CAST(int8_t, htc__fc_out(p, a, o));
+                        htc__dot4_s8(x, w, g->w_rs, k, off, acc);
+                    for (j = 0; j < 4; j++) htc__fcg_put(g, e, out, o0, r, o + j, acc[j], xsum);
+                }
+                /* explicit start: with "for (; o < nout" GCC 12 -O2 on 32-bit
+                   targets warns "iteration 1073741823 invokes undefined behavior" */
+                for (o = nout - nout % 4; o < nout; o++)
+                    htc__fcg_put(g, e, out, o0, r, o, htc__dot1_s8(x, wb + HTC__CAST(size_t, o) * HTC__CAST(size_t, g->w_rs), k, off), xsum);
+            } else {
+                for (o = 0; o < nout; o++) {
+                    const int8_t *w = wb + HTC__CAST(size_t, o) * HTC__CAST(size_t, g->w_rs);
+                    int32_t acc = 0;
+                    for (i = 0; i < k; i++) acc += (x[HTC__CAST(size_t, i) * g->x_cs] + off) * w[HTC__CAST(size_t, i) * g->w_cs];
+                    htc__fcg_put(g, e, out, o0, r, o, acc, xsum);
+                }
             }
         }
-        out += nout;
     }
+}
+
+/* TFLite FULLY_CONNECTED through the loop (per-channel weights are
+   symmetric in TFLite: their zero point is not applied) */
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__fc_gen(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+    htc__fcg g;
+    htc__epi e;
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    g.batches = 1; g.rows = p->batches; g.k = p->in_features; g.n = p->out_features;
+    g.x_rs = p->in_features; g.x_cs = 1; g.w_rs = p->in_features; g.w_cs = 1;
+    g.in_off = -p->in_zp; g.alpha = 1;
+    g.weights = p->weights; g.bias = p->bias;
+    if (!p->per_channel && p->w_zp) g.w_zp = &p->w_zp;
+    e.kind = HTC__EPI_TFLITE; e.per_channel = p->per_channel;
+    e.mult = p->mult; e.shift = p->shift;
+    e.out_zp = p->out_zp; e.lo = p->act_min; e.hi = p->act_max;
+    htc__fc_core(&g, &e, in, out);
 }
 
 /* The path is chosen from the layer's constant parameters: with the call
@@ -273,4 +326,100 @@ static HTC__INLINE HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const in
     }
 #endif
     htc__fc_gen(p, in, out);
+}
+
+/* ---- onnxruntime's QLinearMatMul / QGemm / MatMulInteger (float
+   requantization or the int32 accumulator): the loop with their epilogue.
+   out[b][r][o] = requant(bias[o] + sum_i (a[b][r][i] - in_zp) *
+   (w[b or 0][o][i] - w_zp[o])). */
+static HTC__COLD HTC__UNUSED void htc__qfc_run(const htc__qfc_params *p, int int32_out, const int8_t *in, void *out)
+{
+    htc__fcg g;
+    htc__epi e;
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    g.batches = p->batches; g.rows = p->rows; g.k = p->in_features; g.n = p->out_features;
+    g.x_bstride = p->rows * p->in_features;
+    g.w_bstride = p->w_batches > 1 ? p->out_features * p->in_features : 0;
+    g.x_rs = p->in_features; g.x_cs = 1; g.w_rs = p->in_features; g.w_cs = 1;
+    g.in_off = -p->in_zp; g.alpha = 1;
+    g.weights = p->weights; g.bias = p->bias; g.w_zp = p->w_zp; g.w_zp_pc = p->per_channel;
+    e.kind = int32_out ? HTC__EPI_INT32 : HTC__EPI_FLOAT;
+    e.per_channel = p->per_channel;
+    e.scale = p->scale;
+    e.out_zp = p->out_zp;
+    e.flo = HTC__CAST(float, p->qmin - p->out_zp);
+    e.fhi = HTC__CAST(float, p->qmax - p->out_zp);
+    htc__fc_core(&g, &e, in, out);
+}
+
+static HTC__UNUSED void htc__qfc_s8(const htc__qfc_params *p, const int8_t *in, int8_t *out)
+{
+    htc__qfc_run(p, 0, in, out);
+}
+
+static HTC__UNUSED void htc__qfc_s32(const htc__qfc_params *p, const int8_t *in, int32_t *out)
+{
+    htc__qfc_run(p, 1, in, out);
+}
+
+/* ---- QuantLib's MatMul / Gemm (RequantShift): a [batches][m][k] x b
+   [b_batches][n][k] (b transposed), acc = alpha * sum (a + a_off)(b + b_off)
+   + bias; ins: a, b, bias, mul, add. b + b_off is b - w_zp with one weight
+   zero point -b_off. */
+static HTC__UNUSED void htc__ql_matmul(const htc__ql_matmul_params *p, const void *const *ins, void *out)
+{
+    htc__fcg g;
+    htc__epi e;
+    int32_t wzp = -p->b_off;
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    g.batches = p->batches; g.rows = p->m; g.k = p->k; g.n = p->n;
+    g.x_bstride = p->a_bstride; g.w_bstride = p->b_bstride;
+    g.x_rs = p->k; g.x_cs = 1; g.w_rs = p->k; g.w_cs = 1;
+    g.in_off = p->a_off; g.alpha = p->alpha;
+    g.bias_rows = p->bias_mode == 2;
+    g.epi_rows = p->rq_mode == 2;
+    g.weights = HTC__CAST(const int8_t *, ins[1]);
+    g.bias = p->bias_mode ? HTC__CAST(const int32_t *, ins[2]) : HTC__CAST(const int32_t *, 0);
+    if (wzp) g.w_zp = &wzp;
+    e.kind = p->rq ? HTC__EPI_QUANTLIB : HTC__EPI_INT32;
+    e.per_channel = p->rq_mode != 0;
+    e.mult = HTC__CAST(const int32_t *, ins[3]);
+    e.add = HTC__CAST(const int32_t *, ins[4]);
+    e.ql_shift = p->shift;
+    e.lo = p->lo; e.hi = p->hi; e.out_zp = -p->out_off;
+    htc__fc_core(&g, &e, HTC__CAST(const int8_t *, ins[0]), out);
+}
+
+/* ---- TFLite's BATCH_MATMUL of two activations (batch_matmul.cc,
+   reference_ops::BatchMatMul<int8_t, int32_t>): per broadcast batch the
+   loop with lhs as the rows and rhs as the weights (w element (j, k) at
+   j * rhs_cs + k * rhs_rs), TFLite's epilogue with one multiplier. */
+static HTC__UNUSED void htc__matmul_s8(const htc__matmul_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out)
+{
+    htc__fcg g;
+    htc__epi e;
+    int32_t b0, b1, b2, b3, rzp = p->rhs_zp;
+    const int8_t sh = HTC__CAST(int8_t, p->shift);
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    g.batches = 1; g.rows = p->m; g.k = p->k; g.n = p->n;
+    g.x_rs = p->lhs_rs; g.x_cs = p->lhs_cs; g.w_rs = p->rhs_cs; g.w_cs = p->rhs_rs;
+    g.in_off = -p->lhs_zp; g.alpha = 1;
+    if (rzp) g.w_zp = &rzp;
+    e.kind = HTC__EPI_TFLITE;
+    e.mult = &p->mult; e.shift = &sh;
+    e.out_zp = p->out_zp; e.lo = p->act_min; e.hi = p->act_max;
+    for (b0 = 0; b0 < p->batch[0]; b0++)
+        for (b1 = 0; b1 < p->batch[1]; b1++)
+            for (b2 = 0; b2 < p->batch[2]; b2++)
+                for (b3 = 0; b3 < p->batch[3]; b3++) {
+                    const int8_t *l = lhs + HTC__CAST(size_t, b0 * p->lhs_bstride[0] + b1 * p->lhs_bstride[1] +
+                                                              b2 * p->lhs_bstride[2] + b3 * p->lhs_bstride[3]);
+                    g.weights = rhs + HTC__CAST(size_t, b0 * p->rhs_bstride[0] + b1 * p->rhs_bstride[1] +
+                                                         b2 * p->rhs_bstride[2] + b3 * p->rhs_bstride[3]);
+                    htc__fc_core(&g, &e, l, out);
+                    out += HTC__CAST(size_t, p->m) * HTC__CAST(size_t, p->n);
+                }
 }

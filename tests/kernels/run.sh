@@ -73,7 +73,7 @@ diffpath portable-rv32 rv32 riscv64-unknown-elf-gcc -std=c99 -O2 -Wall -Wextra -
 #    accelerator device models and ONNX kernels have their own tests)
 KERNELS="kernels/conv2d.c kernels/fc.c kernels/add.c kernels/mul.c kernels/pool.c
 kernels/mean.c kernels/pad.c kernels/concat.c kernels/softmax.c kernels/table.c kernels/quantize.c
-kernels/binary.c kernels/matmul.c kernels/transpose_conv.c kernels/resize.c kernels/move.c kernels/reduce.c kernels/float.c"
+kernels/binary.c kernels/transpose_conv.c kernels/resize.c kernels/move.c kernels/reduce.c kernels/float.c"
 check() {   # check LABEL COMPILER FLAGS...
     local label=$1 cc=$2; shift 2
     command -v "$cc" >/dev/null 2>&1 || { echo "skip $label: no $cc"; return; }
