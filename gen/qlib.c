@@ -426,6 +426,14 @@ static RQ *parse_rq(int k, int rank, const int32_t *shape)
     r->axis = -1;
     QC *pc[2] = {m, a};
     for (int j = 0; j < 2; j++) {
+        /* [C, 1, ...] without the batch axis (Deeploy's 1-D kernel tests):
+           per channel, as Deeploy reads it */
+        if (rank >= 2 && pc[j]->rank == rank && pc[j]->shape[0] == shape[1] && shape[0] == 1 && shape[1] > 1 &&
+            pc[j]->n == shape[1]) {
+            if (r->axis >= 0 && r->axis != 1) fail("parameters varying on more than one axis are not supported");
+            r->axis = 1;
+            continue;
+        }
         if (pc[j]->rank > rank) fail("parameter of rank %d on a value of rank %d", pc[j]->rank, rank);
         for (int d = 0; d < pc[j]->rank; d++) {
             int od = rank - pc[j]->rank + d;
@@ -479,20 +487,78 @@ static void rq_on_op(Op *op, const RQ *r, int *ins)
 
 /* ---- convolution, matmul ---------------------------------------------------------- */
 
+/* A 1-D value [N, C, L] as a 2-D one [N, C, 1, L] (an alias, not a named value). */
+static QV *as_2d(QV *x)
+{
+    QV *v = arena_alloc(sizeof *v);
+    *v = *x;
+    v->name = arena_printf("%s.2d", x->name);
+    v->rank = 4;
+    v->shape[2] = 1;
+    v->shape[3] = x->shape[2];
+    v->nhwc = 0;
+    v->other = -1;
+    v->t = new_tensor(v->name, G->tensors[x->t].type, 4, v->shape);
+    Op *op = new_op(OP_RESHAPE, v->t, NULL, 0);
+    op->rq = RQ_NONE;
+    int t = as_onnx(x);
+    set_ins(op, 1, &t);
+    return v;
+}
+
+/* The 2-D result y of a 1-D op as the value `name` [N, C, L]. */
+static void from_2d(QV *y, const char *name)
+{
+    int t = as_onnx(y);
+    int32_t s3[3] = {y->shape[0], y->shape[1], y->shape[3]};
+    QV *z = out_val(name, G->tensors[t].type, y->off, 3, s3, 0);
+    Op *op = new_op(OP_RESHAPE, z->t, NULL, 0);
+    op->rq = RQ_NONE;
+    set_ins(op, 1, &t);
+}
+
+/* strides, dilations, pads of a 1-D or 2-D node as the 2-D ones */
+static void geometry(int one, int64_t *st, int64_t *di, int64_t *pads)
+{
+    if (!one) {
+        attr_ints(NODE, "strides", st, 2);
+        attr_ints(NODE, "dilations", di, 2);
+        attr_ints(NODE, "pads", pads, 4);
+        return;
+    }
+    int64_t s1[1] = {1}, d1[1] = {1}, p1[2] = {0, 0};
+    attr_ints(NODE, "strides", s1, 1);
+    attr_ints(NODE, "dilations", d1, 1);
+    attr_ints(NODE, "pads", p1, 2);
+    st[1] = s1[0];
+    di[1] = d1[0];
+    pads[1] = p1[0];
+    pads[3] = p1[1];
+}
+
 static void h_conv(void)
 {
     QV *x = act_input(0);
     QC *w = const_input(1, "the weights");
-    if (x->rank != 4 || w->rank != 4) fail("only 2-D convolutions (4-D tensors) are supported");
+    int one = x->rank == 3 && w->rank == 3;     /* 1-D: as 2-D with height 1 */
+    if (one) {
+        if (is_i32(x)) fail("convolution of 32-bit values (no RequantShift before it) is not supported");
+        x = as_2d(x);
+        QC *w4 = arena_alloc(sizeof *w4);
+        *w4 = *w;
+        w4->rank = 4;
+        w4->shape[2] = 1;
+        w4->shape[3] = w->shape[2];
+        w = w4;
+    }
+    if (x->rank != 4 || w->rank != 4) fail("only 1-D and 2-D convolutions (3-D and 4-D tensors) are supported");
     if (is_i32(x)) fail("convolution of 32-bit values (no RequantShift before it) is not supported");
     const char *ap = "NOTSET";
     const Onnx__AttributeProto *apa = attr(NODE, "auto_pad");
     if (apa && apa->has_s) ap = arena_printf("%.*s", (int)apa->s.len, (const char *)apa->s.data);
     if (strcmp(ap, "NOTSET")) fail("auto_pad %s is not supported (give pads)", ap);
     int64_t st[2] = {1, 1}, di[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
-    attr_ints(NODE, "strides", st, 2);
-    attr_ints(NODE, "dilations", di, 2);
-    attr_ints(NODE, "pads", pads, 4);
+    geometry(one, st, di, pads);
     int groups = (int)attr_int(NODE, "group", 1, 0);
     int N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3];
     int O = w->shape[0], kh = w->shape[2], kw = w->shape[3];
@@ -516,11 +582,11 @@ static void h_conv(void)
         bias = arena_alloc(sizeof(int32_t) * (size_t)O);
         for (int o = 0; o < O; o++) bias[o] = (int32_t)cint(b, o, INT32_MIN, INT32_MAX, "the bias");
     }
-    int32_t oshape[4] = {N, O, oh, ow};
+    int32_t oshape[4] = {N, O, oh, ow}, oshape3[3] = {N, O, ow};
     int tx = as_nhwc(x);
-    RQ *r = fusable_rq(NODE->output[0], 4, oshape, 1u << 1);
+    RQ *r = one ? fusable_rq(NODE->output[0], 3, oshape3, 1u << 1) : fusable_rq(NODE->output[0], 4, oshape, 1u << 1);
     const char *oname = r ? GR->node[r->node]->output[0] : NODE->output[0];
-    QV *y = out_val(oname, r ? DT_INT8 : DT_INT32, r ? r->off : 0, 4, oshape, 1);
+    QV *y = out_val(one ? arena_printf("%s.2d", oname) : oname, r ? DT_INT8 : DT_INT32, r ? r->off : 0, 4, oshape, 1);
     Op *op = new_op(OP_CONV2D, y->t, "htc__ql_conv_params", sizeof(htc__ql_conv_params));
     int32_t ws[4] = {O, kh, kw, gin};
     int ins[5] = {tx, const_tensor(arena_printf("%s.w", NODE->output[0]), DT_INT8, 4, ws, wt, (size_t)w->n),
@@ -562,6 +628,7 @@ static void h_conv(void)
     p->in_off = x->off;
     op->in_zp = -x->off;
     op->macs = (int64_t)N * oh * ow * O * kh * kw * gin;
+    if (one) from_2d(y, oname);
 }
 
 /* a x b (b constant [n][k], or an activation): with the Add of a constant
@@ -1091,7 +1158,17 @@ static int widen(QV *x)
 
 static void h_concat(void)
 {
-    int n = (int)NODE->n_input;
+    int n = (int)NODE->n_input, nonempty = 0, last = -1;
+    for (int i = 0; i < n; i++)
+        if (numel(act_input(i)->shape, act_input(i)->rank)) {
+            nonempty++;
+            last = i;
+        }
+    if (nonempty == 1) {        /* the rest are empty (a KV cache with no past rows) */
+        QV *x = act_input(last);
+        alias_val(x, as_onnx(x), x->rank, x->shape);
+        return;
+    }
     if (n < 1 || n > OP_MAX_IO) fail("%d inputs (at most %d)", n, OP_MAX_IO);
     QV *x0 = act_input(0);
     int axis = (int)attr_int(NODE, "axis", 0, 1);
@@ -1258,21 +1335,21 @@ static void h_constant(void)
 static void h_maxpool(void)
 {
     QV *x = act_input(0);
-    if (x->rank != 4) fail("only 2-D max pooling is supported");
+    int one = x->rank == 3;     /* 1-D: as 2-D with height 1 */
+    if (x->rank != 4 && !one) fail("only 1-D and 2-D max pooling is supported");
     if (is_i32(x)) fail("max pooling of 32-bit values is not supported");
     if (attr_int(NODE, "ceil_mode", 0, 0)) fail("ceil_mode is not supported");
+    if (one) x = as_2d(x);
     int64_t k[2] = {1, 1}, st[2] = {1, 1}, pads[4] = {0, 0, 0, 0}, di[2] = {1, 1};
-    if (attr_ints(NODE, "kernel_shape", k, 2) != 2) fail("kernel_shape must have 2 values");
-    attr_ints(NODE, "strides", st, 2);
-    attr_ints(NODE, "pads", pads, 4);
-    attr_ints(NODE, "dilations", di, 2);
+    if (attr_ints(NODE, "kernel_shape", k + one, 2 - one) != 2 - one) fail("kernel_shape must have %d values", 2 - one);
+    geometry(one, st, di, pads);
     if (di[0] != 1 || di[1] != 1) fail("dilated max pooling is not supported");
     int N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3];
     int oh = (int)((H + pads[0] + pads[2] - k[0]) / st[0] + 1), ow = (int)((W + pads[1] + pads[3] - k[1]) / st[1] + 1);
     if (oh < 1 || ow < 1 || st[0] < 1 || st[1] < 1) fail("bad geometry");
     int t = as_nhwc(x);
     int32_t os[4] = {N, C, oh, ow};
-    QV *y = out_val(NODE->output[0], DT_INT8, x->off, 4, os, 1);
+    QV *y = out_val(one ? arena_printf("%s.2d", NODE->output[0]) : NODE->output[0], DT_INT8, x->off, 4, os, 1);
     Op *op = new_op(OP_MAXPOOL, y->t, "htc__pool_params", sizeof(htc__pool_params));
     op->rq = RQ_NONE;
     set_ins(op, 1, &t);
@@ -1293,6 +1370,7 @@ static void h_maxpool(void)
     p->act_max = op->act_max = 127;
     op->padding = PAD_EXPLICIT;
     op->macs = (int64_t)N * oh * ow * C * k[0] * k[1];
+    if (one) from_2d(y, NODE->output[0]);
 }
 
 static void h_identity(void)
@@ -1450,7 +1528,8 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
         int32_t shape[MAX_RANK];
         for (size_t d = 0; d < sp->n_dim; d++) {
             int64_t v = sp->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ? sp->dim[d]->dim_value : 1;
-            if (v < 1 || v > (1 << 28)) fail("graph input '%s' has dimension %lld", vi->name, (long long)v);
+            /* 0: an empty tensor (a KV cache with no past rows); Concat drops it */
+            if (v < 0 || v > (1 << 28)) fail("graph input '%s' has dimension %lld", vi->name, (long long)v);
             shape[d] = (int32_t)v;
         }
         DType dt = input_type(vi, index++);
