@@ -1299,4 +1299,27 @@ static inline void htc__inv_sqrt(int32_t input, int32_t *out, int *shift)
     *shift = -s;
 }
 
+/* 16x8 CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED (kernels/conv_s16.c):
+   int16 activations, int8 weights, int64 or int32 bias. FC is a 1x1 conv
+   over batches x 1 x 1 x in_c. dw: TFLite depthwise weights [kh][kw][out_c]. */
+typedef struct {
+    int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
+    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+    int32_t dw, depth_mult, filter_in_c;    /* conv: input channels per group */
+    int32_t bias64;                         /* bias is int64 (else int32, or absent) */
+    int32_t acc64;                          /* accumulate in int64 (TFLM: int64 bias, or depthwise) */
+    int32_t out_zp, act_min, act_max;
+    const int32_t *mult;
+    const int8_t *shift;
+} htc__conv16_params;
+
+/* TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator: the
+   multiplier rounded to 16 bits, one rounding shift. */
+static inline int32_t htc__mulq64(int64_t x, int32_t m, int shift)
+{
+    const int32_t rm = m < 0x7FFF0000 ? (m + (1 << 15)) >> 16 : 0x7FFF;
+    const int ts = 15 - shift;
+    return HTC__CAST(int32_t, (x * rm + (HTC__CAST(int64_t, 1) << (ts - 1))) >> ts);
+}
+
 #endif /* HTC__RUNTIME_H */

@@ -56,6 +56,7 @@ static int32_t qzp(const Tensor *t, const char *what)
 static void qrange(DType t, int32_t *lo, int32_t *hi)
 {
     if (t == DT_UINT8) { *lo = 0; *hi = 255; }
+    else if (t == DT_INT16) { *lo = -32768; *hi = 32767; }
     else { *lo = -128; *hi = 127; }
 }
 
@@ -1204,6 +1205,147 @@ static void lower_mirror_pad(Graph *g, Op *op)
     op->nin = 2;
 }
 
+/* ---- int16 activations (16x8 quantization) -------------------------------- */
+
+/* A 16x8 CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED (kernels/conv_s16.c):
+   TFLM's Prepare (the int8 ops' per-channel multipliers), zero input and
+   weight zero points (TFLM's int16 kernels add no input or filter offset),
+   the accumulator as wide as the bias: int64, or int32 where TFLM accepts an
+   int32 bias (conv, FC; no bias: int64, the converter's default). */
+static void lower_conv_s16(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *w = need(g, op, 1, "weights"), *out = T(g, op->out[0]);
+    Tensor *b = op->nin > 2 && op->in[2] >= 0 ? T(g, op->in[2]) : NULL;
+    int fc = op->kind == OP_FC, dw = op->depthwise;
+    need_type(w, DT_INT8, "weights");
+    need_type(out, DT_INT16, "output");
+    need_const(w, "weights");
+    if (qzp(in, "input") != 0) fail("int16 input '%s' has zero point %d (16x8 needs 0)", in->name, (int)in->q.zero_point[0]);
+    if (qzp(out, "output") != 0 && !fc) fail("int16 output '%s' has zero point %d (16x8 needs 0)", out->name, (int)out->q.zero_point[0]);
+    for (int i = 0; i < w->q.n; i++)
+        if (w->q.zero_point[i] != 0) fail("weights '%s' have a non-zero zero point (16x8 needs 0)", w->name);
+    htc__conv16_params *p = gparams(op, sizeof *p, "htc__conv16_params", "iiiiiiiiiiiiiiiiiiiiiiims");
+    if (fc) {
+        need_rank(w, 2, "weights");
+        int n_out = w->shape[0], depth = w->shape[1];
+        int64_t nin = tensor_numel(in);
+        if (depth <= 0 || nin % depth) fail("input '%s' (%lld elements) is not a multiple of the weights' depth %d", in->name, (long long)nin, depth);
+        p->batches = (int32_t)(nin / depth);
+        if (tensor_numel(out) != (int64_t)p->batches * n_out)
+            fail("output '%s' has %lld elements, expected %d x %d", out->name, (long long)tensor_numel(out), p->batches, n_out);
+        p->in_h = p->in_w = p->out_h = p->out_w = p->k_h = p->k_w = 1;
+        p->in_c = p->filter_in_c = depth;
+        p->out_c = n_out;
+        weights_quant(op, in, w, out, n_out, 0);
+    } else {
+        need_rank(in, 4, "input");
+        need_rank(w, 4, "weights");
+        need_rank(out, 4, "output");
+        int oc = out->shape[3];
+        if (in->shape[0] != out->shape[0]) fail("batch of input and output differ");
+        if (dw) {
+            if (w->shape[0] != 1 || w->shape[3] != oc) fail("depthwise weights '%s' must be [1,kh,kw,%d]", w->name, oc);
+            if (oc % in->shape[3]) fail("output channels %d are not a multiple of input channels %d", oc, in->shape[3]);
+            if (b && b->type != DT_INT64) fail("bias '%s' is %s: TFLite Micro's 16x8 depthwise reads int64", b->name, dtype_name(b->type));
+        } else {
+            if (w->shape[0] != oc) fail("weights '%s' have %d filters for %d output channels", w->name, w->shape[0], oc);
+            if (w->shape[3] <= 0 || in->shape[3] % w->shape[3] || oc % (in->shape[3] / w->shape[3]))
+                fail("filter depth %d does not divide input channels %d into groups", w->shape[3], in->shape[3]);
+        }
+        p->batches = in->shape[0];
+        p->in_h = in->shape[1]; p->in_w = in->shape[2]; p->in_c = in->shape[3];
+        p->out_h = out->shape[1]; p->out_w = out->shape[2]; p->out_c = oc;
+        p->k_h = w->shape[1]; p->k_w = w->shape[2];
+        pad_1d(op->padding, p->in_h, p->k_h, op->stride_h, op->dil_h, p->out_h, &op->pad_top, &op->pad_bottom, "height");
+        pad_1d(op->padding, p->in_w, p->k_w, op->stride_w, op->dil_w, p->out_w, &op->pad_left, &op->pad_right, "width");
+        p->dw = dw;
+        p->depth_mult = dw ? oc / p->in_c : 1;
+        p->filter_in_c = dw ? 1 : w->shape[3];
+        weights_quant(op, in, w, out, oc, dw ? 3 : 0);
+    }
+    p->stride_h = fc ? 1 : op->stride_h; p->stride_w = fc ? 1 : op->stride_w;
+    p->dil_h = fc ? 1 : op->dil_h; p->dil_w = fc ? 1 : op->dil_w;
+    p->pad_top = op->pad_top; p->pad_left = op->pad_left;
+    if (b) {
+        if (b->type != DT_INT64 && b->type != DT_INT32) fail("bias '%s' is %s, expected int64 or int32", b->name, dtype_name(b->type));
+        need_const(b, "bias");
+        if (tensor_numel(b) != p->out_c) fail("bias '%s' has %lld elements, expected %d", b->name, (long long)tensor_numel(b), p->out_c);
+    }
+    p->bias64 = b && b->type == DT_INT64;
+    p->acc64 = dw || !b || p->bias64;
+    p->out_zp = fc ? (int32_t)out->q.zero_point[0] : 0;
+    act_range(op, out);
+    p->act_min = op->act_min; p->act_max = op->act_max;
+    if (op->nch == 1 && p->out_c > 1) {             /* per tensor: one multiplier for every channel */
+        int32_t *m = arena_alloc(sizeof(int32_t) * (size_t)p->out_c);
+        int8_t *sh = arena_alloc((size_t)p->out_c);
+        for (int c = 0; c < p->out_c; c++) { m[c] = op->mult[0]; sh[c] = op->shift[0]; }
+        op->mult = m; op->shift = sh; op->nch = p->out_c;
+    }
+    op->s16 = 1;
+    op->k_h = p->k_h; op->k_w = p->k_w;
+    op->batches = p->batches;
+    op->in_h = p->in_h; op->in_w = p->in_w; op->in_c = p->in_c;
+    op->out_h = p->out_h; op->out_w = p->out_w; op->out_c = p->out_c;
+    op->macs = (int64_t)p->batches * p->out_h * p->out_w * p->out_c * p->k_h * p->k_w * p->filter_in_c;
+}
+
+/* QUANTIZE / DEQUANTIZE with an int16 side (kernels/quant_s16.c): float
+   <-> int16 and int8/int16 -> int8/int16 requantization (TFLM's Prepare:
+   QuantizeMultiplier(in_scale / out_scale)). */
+static void lower_quant_s16(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    htc__quant_params *p = params(op, sizeof *p, "htc__quant_params");
+    p->size = (int32_t)tensor_numel(in);
+    if (tensor_numel(out) != p->size) fail("output '%s' has %lld elements, expected %d", out->name, (long long)tensor_numel(out), p->size);
+    if (op->kind == OP_DEQUANTIZE || out->type == DT_FLOAT32) {
+        if (out->type != DT_FLOAT32) fail("DEQUANTIZE to %s is not supported", dtype_name(out->type));
+        op->kind = OP_DEQUANTIZE;
+        p->in_zp = qzp(in, "input");
+        p->scale = in->q.scale[0];
+        p->dscale = in->q.scale[0];
+    } else if (in->type == DT_FLOAT32) {
+        p->out_zp = qzp(out, "output");
+        p->scale = out->q.scale[0];
+        p->dscale = out->q.scale[0];
+        qrange(out->type, &p->qmin, &p->qmax);
+    } else {
+        if ((in->type != DT_INT8 && in->type != DT_INT16) || (out->type != DT_INT8 && out->type != DT_INT16))
+            fail("QUANTIZE from %s to %s is not supported", dtype_name(in->type), dtype_name(out->type));
+        op->kind = OP_REQUANTIZE;
+        quant_requant_params(in->q.scale[0], qzp(in, "input"), out->q.scale[0], qzp(out, "output"), p);
+        qrange(out->type, &p->qmin, &p->qmax);
+    }
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+    op->s16 = 1;
+    op->variant = arena_printf("_%s_%s", in->type == DT_INT16 ? "s16" : tsuffix(in->type),
+                               out->type == DT_INT16 ? "s16" : tsuffix(out->type));
+}
+
+/* Ops with an int16 activation; 0 when the op has none (or only moves it). */
+static int lower_s16(Graph *g, Op *op)
+{
+    int any = 0;
+    for (int k = -1; k < op->nin && k < 1; k++) {
+        int ti = k < 0 ? op->out[0] : op->in[k];
+        if (ti >= 0 && g->tensors[ti].type == DT_INT16) any = 1;
+    }
+    if (!any) return 0;
+    switch (op->kind) {
+    case OP_CONV2D: case OP_FC:
+        if (T(g, op->in[0])->type != DT_INT16) fail("input '%s' is %s, output int16", T(g, op->in[0])->name, dtype_name(T(g, op->in[0])->type));
+        lower_conv_s16(g, op);
+        return 1;
+    case OP_QUANTIZE: case OP_DEQUANTIZE:
+        lower_quant_s16(g, op);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 void lower(Graph *g)
 {
     if (g->format == SRC_ONNX) {          /* onnxruntime's arithmetic: onnx.c */
@@ -1229,6 +1371,7 @@ void lower(Graph *g)
             if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && !moves)
                 fail("float input '%s': htc compiles integer models only (and the float operators of float islands)",
                      g->tensors[op->in[k]].name);
+        if (lower_s16(g, op)) continue;
         switch (op->kind) {
         case OP_CONV2D: lower_conv(g, op); break;
         case OP_FC: lower_fc(g, op); break;

@@ -756,13 +756,19 @@ static OpKind op_kind_by_name(const char *s)
    operation, its requantization kind and an attribute. The first row that
    matches wins; RQ_COUNT matches any kind. A target gives only the costs
    of its CPU; accelerator ops always name their kernel (a device model). */
-enum { K_ANY, K_DW, K_GLOBAL, K_INT32 };
+enum { K_ANY, K_DW, K_GLOBAL, K_INT32, K_S16 };
 static const struct {
     OpKind kind;
     RequantKind rq;
     int when;
     const char *file, *fn;
 } cpu_kernels[] = {
+    /* int16 activations (16x8), before and instead of every int8 kernel */
+    {OP_CONV2D, RQ_TFLITE, K_S16, "kernels/conv_s16.c", "htc__conv2d_s16"},
+    {OP_FC, RQ_TFLITE, K_S16, "kernels/conv_s16.c", "htc__conv2d_s16"},
+    {OP_QUANTIZE, RQ_TFLITE, K_S16, "kernels/quant_s16.c", "htc__quantize"},
+    {OP_REQUANTIZE, RQ_TFLITE, K_S16, "kernels/quant_s16.c", "htc__requantize"},
+    {OP_DEQUANTIZE, RQ_TFLITE, K_S16, "kernels/quant_s16.c", "htc__dequantize"},
     {OP_CONV2D, RQ_TFLITE, K_DW, "kernels/conv2d.c", "htc__dwconv2d_s8"},
     {OP_CONV2D, RQ_TFLITE, K_ANY, "kernels/conv2d.c", "htc__conv2d_s8"},
     {OP_CONV2D, RQ_FLOAT, K_ANY, "kernels/conv2d.c", "htc__qconv2d"},
@@ -833,6 +839,7 @@ int cpu_kernel(const Op *op, const char **file, const char **fn)
         if (cpu_kernels[i].kind != op->kind) continue;
         if (cpu_kernels[i].rq != RQ_COUNT && cpu_kernels[i].rq != op->rq) continue;
         int w = cpu_kernels[i].when;
+        if ((w == K_S16) != (op->s16 != 0)) continue;
         if ((w == K_DW && !op->depthwise) || (w == K_GLOBAL && !op->global) ||
             (w == K_INT32 && !op->int32_out))
             continue;
@@ -1452,6 +1459,10 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
     const Engine *e = &t->engines[engine];
     *why = NULL;
     const EngineOp *eo = engine_op(e, op->kind);
+    if (op->s16 && !e->is_cpu) {
+        *why = arena_printf("%s: int16 activations run on the CPU", e->name);
+        return 0;
+    }
     if (!eo) {
         *why = arena_printf("%s has no %s kernel", e->name, op_name(op->kind));
         return 0;

@@ -51,6 +51,8 @@ ZOO = {
     "transformer": ("piecewise", ("GELU",)),
 }
 VARIANTS = ("int8", "fio")
+# 16x8 versions (int16 activations and I/O, int8 weights): the tflite-micro interpreter
+ZOO16 = ("cnn16",)
 
 # operators whose TFLM result is undefined, run in ai-edge-litert by choice
 FORCED = {"SPACE_TO_BATCH_ND"}
@@ -73,6 +75,8 @@ def inputs_for(info, seed):
         t = info.tensors[i]
         if t["dtype"] == np.float32:
             xs.append(rng.normal(0, 1.5, size=t["shape"]).astype(np.float32))
+        elif t["dtype"] == np.int16:
+            xs.append(rng.integers(-32768, 32768, size=t["shape"], dtype=np.int64).astype(np.int16))
         else:
             xs.append(rng.integers(-128, 128, size=t["shape"], dtype=np.int64).astype(np.int8))
     return xs
@@ -116,6 +120,29 @@ def test_zoo(name, variant, seed):
     errors, compared = oracle.compare_run(kept, ref_outs, ref_tensors, outs, dumps, label="seed %d: " % seed)
     if errors:
         pytest.fail("%s_%s: %d mismatches:\n%s" % (name, variant, len(errors), "\n".join(errors[:20])), pytrace=False)
+    assert compared == len(kept.op_outputs()) > 0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name", ZOO16)
+def test_zoo16(name, seed):
+    """16x8 models: every operator's int16 output bit-exact with TFLM."""
+    p = path_of(name, "16x8")
+    info, sets, res = results(name, "16x8")
+    assert any(info.tensors[i]["dtype"] == np.int16 for i in info.inputs)
+    outs, dumps = res[SEEDS.index(seed)]
+    ref_outs, ref_tensors = oracle.run_interpreter(p, sets[SEEDS.index(seed)])
+    folded = set(piecewise.shape_arithmetic(info))
+    for k in folded:
+        for t in info.ops[k]["outputs"]:
+            assert t not in dumps, "htc ran shape arithmetic op %d (%s)" % (k, info.ops[k]["op"])
+            ref_tensors.pop(t, None)
+    kept = piecewise.static_info(p)
+    kept.ops = [op for op in info.ops if op["index"] not in folded]
+    assert any(info.tensors[t]["dtype"] == np.int16 for op in kept.ops for t in op["outputs"])
+    errors, compared = oracle.compare_run(kept, ref_outs, ref_tensors, outs, dumps, label="seed %d: " % seed)
+    if errors:
+        pytest.fail("%s_16x8: %d mismatches:\n%s" % (name, len(errors), "\n".join(errors[:20])), pytrace=False)
     assert compared == len(kept.op_outputs()) > 0
 
 

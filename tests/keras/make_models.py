@@ -9,7 +9,9 @@ Run once with TensorFlow (not needed by the tests):
 Every model is built with fixed seeds (random weights: htc's arithmetic does
 not care whether a network is trained, TFLite Micro's oracle does not either)
 and converted twice: full int8 (int8 input and output, `<name>_int8.tflite`)
-and with float input and output around the int8 graph (`<name>_fio.tflite`).
+and with float input and output around the int8 graph (`<name>_fio.tflite`);
+those in MODELS_16X8 also with int16 activations and int8 weights
+(`<name>_16x8.tflite`, int16 input and output).
 The representative dataset is random with a fixed seed. Input sizes and
 widths are reduced so the whole set stays small.
 """
@@ -134,6 +136,20 @@ def ds_cnn():
     return keras.Model(inp, x, name="ds_cnn")
 
 
+def cnn16():
+    """Small CNN for 16x8: Conv2D (ReLU), DepthwiseConv2D (ReLU6, multiplier 2), 1x1 without bias, Dense
+    (no dilation: the converter makes it SPACE_TO_BATCH_ND, which TFLM lacks for int16)."""
+    seed(8)
+    x = inp = keras.Input((12, 10, 3))
+    x = layers.Conv2D(8, 3, strides=2, padding="same", activation="relu")(x)
+    x = layers.DepthwiseConv2D(3, padding="same", depth_multiplier=2, activation="relu6")(x)
+    x = layers.Conv2D(6, 1, use_bias=False)(x)
+    x = layers.Conv2D(5, 3, strides=(1, 2), padding="valid")(x)
+    x = layers.Flatten()(x)
+    x = layers.Dense(7)(x)
+    return keras.Model(inp, x, name="cnn16")
+
+
 MODELS = {
     "mobilenet_v3_small": mobilenet_v3_small,
     "mobilenet_v2_035": mobilenet_v2,
@@ -145,7 +161,11 @@ MODELS = {
     "unet_resize": lambda: unet("resize"),
     "autoencoder": autoencoder,
     "ds_cnn": ds_cnn,
+    "cnn16": cnn16,
 }
+
+# 16x8 (int16 activations, int8 weights) versions: <name>_16x8.tflite
+MODELS_16X8 = ("cnn16",)
 
 
 # ---- conversion ------------------------------------------------------------------------
@@ -161,7 +181,7 @@ def randomize_bn(model, rng):
                            rng.uniform(0.5, 1.5, v.shape).astype(np.float32)])
 
 
-def convert(model, int8_io):
+def convert(model, int8_io, x16=False):
     shape = [1] + list(model.inputs[0].shape[1:])
 
     def rep():
@@ -173,7 +193,11 @@ def convert(model, int8_io):
     conv.optimizations = [tf.lite.Optimize.DEFAULT]
     conv.representative_dataset = rep
     conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-    if int8_io:
+    if x16:
+        conv.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+        conv.inference_input_type = tf.int16
+        conv.inference_output_type = tf.int16
+    elif int8_io:
         conv.inference_input_type = tf.int8
         conv.inference_output_type = tf.int8
     return conv.convert()
@@ -187,8 +211,11 @@ def main():
             continue
         model = build()
         randomize_bn(model, np.random.default_rng(99))
-        for suffix, int8_io in (("int8", True), ("fio", False)):
-            data = convert(model, int8_io)
+        kinds = [("int8", True, False), ("fio", False, False)]
+        if name in MODELS_16X8:
+            kinds = [("16x8", True, True)] + (kinds if name != "cnn16" else [])
+        for suffix, int8_io, x16 in kinds:
+            data = convert(model, int8_io, x16)
             p = os.path.join(OUT, "%s_%s.tflite" % (name, suffix))
             with open(p, "wb") as f:
                 f.write(data)
