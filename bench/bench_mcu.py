@@ -149,7 +149,8 @@ def why_failed(path, x):
     if x is None:
         return "build failed (no %s; the harness's errors are below)" % path
     said = [l.strip() for l in open(path, errors="replace") if re.match(r"(tflm|htc|qemu[-\w]*):", l)]
-    return "run failed, exit %s%s (%s)" % (x["exit"], (": " + said[-1]) if said else "", path)
+    hint = "; a larger TFLM arena: ARENAS=\"ARENA_ref_<model>=N ...\"" if said and "AllocateTensors" in said[-1] else ""
+    return "run failed, exit %s%s (%s)%s" % (x["exit"], (": " + said[-1]) if said else "", path, hint)
 
 
 def main():
@@ -202,7 +203,7 @@ def main():
                 else:
                     extra.append("RV_CXX_INC=" + inc)
             mk = ["make", "-k", "-s", "-f", os.path.join(HARNESS, "Makefile"), "-j" + jobs, "ARCH=" + arch,
-                  "B=" + bdir, "MODELS=" + mdir, "HTC_HOME=" + REPO, "M=" + " ".join(models)]
+                  "B=" + bdir, "MODELS=" + mdir, "HTC_HOME=" + REPO, "M=" + " ".join(models), "KEEP_LOG=1"]
             if tree:
                 mk += ["TFLM=" + tree[0], "LISTS=" + tree[1]] + (os.environ.get("ARENAS") or ARENAS[arch]).split()
             # a run's log is kept by the Makefile (.SECONDARY): remove this run's
@@ -219,7 +220,9 @@ def main():
                     p = os.path.join(bdir, arch, c, m + ".log")
                     res[(c, m)] = parse_log(p, m) if os.path.exists(p) else None
             if r.returncode:
-                notes.append("the harness reported errors (make -k): %s" % (r.stdout + r.stderr).strip()[-1500:])
+                errs = [l for l in (r.stdout + r.stderr).splitlines()
+                        if re.search(r"error|Error|failed|\*\*\*|No such|not found|undefined reference", l)]
+                notes.append("the harness reported errors (make -k):\n  " + "\n  ".join(errs[-20:]))
             print("%-5s %-11s %14s %10s %9s  %s" % ("model", "build", "instructions", "flash", "RAM", "output"))
             for m in models:
                 ref = None
