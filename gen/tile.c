@@ -192,7 +192,7 @@ typedef struct {
     int n[TD_COUNT];
     int *v[TD_COUNT];
 } Grid;
-static Grid full_grid(const TileInfo *ti);
+static Grid full_grid(const TileInfo *ti, const TileSpec *ts);
 static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr, const Expr *obj, int minimize,
                           int64_t l1_cap, int64_t w_cap, int *size, double *value);
 /* the MILP failing numerically falls back to enumeration up to this many tilings */
@@ -522,22 +522,42 @@ static void prog_level(const Prog *p, int level, const double *x, double *r)
 }
 
 /* points in the box of tilings (C is whole unless add, tied to K for dw) */
+/* A dimension the target's constraints pin to one size (eq(t.OY, op.OY),
+   a constant in range): that size, else 0. */
+static int fixed_size(const TileInfo *ti, const TileSpec *ts, int d)
+{
+    for (int i = 0; i < ts->ncons; i++) {
+        const Expr *c = ts->cons[i];
+        if (c->kind != EX_EQ) continue;
+        const Expr *v = c->a->kind == EX_VAR ? c->a : c->b, *k = c->a->kind == EX_VAR ? c->b : c->a;
+        if (v->kind == EX_VAR && v->var == d && k->kind == EX_CONST && k->v >= 1 && k->v <= ti->full[d] &&
+            k->v == (int)k->v)
+            return (int)k->v;
+    }
+    return 0;
+}
+
 static double box_points(const TileInfo *ti, const TileSpec *ts)
 {
-    double n = (double)ti->full[TD_K] * ti->full[TD_OY] * ti->full[TD_OX];
-    if (!ts->tied_c && c_tiled(ti)) n *= ti->full[TD_C];
+    double n = 1;
+    for (int d = 0; d < TD_COUNT; d++)
+        if ((d != TD_C || (!ts->tied_c && c_tiled(ti))) && !fixed_size(ti, ts, d)) n *= ti->full[d];
     return n;
 }
 
 /* The tile sizes to try, ascending, per dimension. */
-/* every size of every dimension: the exact box */
-static Grid full_grid(const TileInfo *ti)
+/* every size of every dimension: the exact box (a dimension the
+   constraints pin: that size only) */
+static Grid full_grid(const TileInfo *ti, const TileSpec *ts)
 {
     Grid g;
     for (int d = 0; d < TD_COUNT; d++) {
-        g.n[d] = ti->full[d];
+        int f = fixed_size(ti, ts, d);
+        g.n[d] = f ? 1 : ti->full[d];
         g.v[d] = arena_alloc(sizeof(int) * (size_t)(ti->full[d] + 1));
-        for (int i = 0; i < ti->full[d]; i++) g.v[d][i] = i + 1;
+        if (f) g.v[d][0] = f;
+        else
+            for (int i = 0; i < ti->full[d]; i++) g.v[d][i] = i + 1;
     }
     return g;
 }
@@ -784,7 +804,7 @@ static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimiz
                   int *size, double *val, int brute_on, const char **method, int *nvars, int *nrows)
 {
     if (!brute_on && box_points(ti, ts) <= TILE_ENUM_POINTS) {
-        Grid gr = full_grid(ti);
+        Grid gr = full_grid(ti, ts);
         *method = "enumeration";
         return tile_enumerate(ti, ts, &gr, obj, minimize, l1_cap, wcap, size, val);
     }
@@ -801,7 +821,7 @@ static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimiz
     if (r == -2 && box_points(ti, ts) <= TILE_ENUM_FALLBACK) {
         /* a numerical failure (large products of tile counts): the exact enumeration */
         warn("%s: lp_solve failed numerically; enumerating every tiling instead", where_);
-        Grid gr = full_grid(ti);
+        Grid gr = full_grid(ti, ts);
         *method = "enumeration";
         return tile_enumerate(ti, ts, &gr, obj, minimize, l1_cap, wcap, size, val);
     }
