@@ -747,6 +747,14 @@ static void emit_offload_params(const Graph *g, const Op *op, int li)
         }
         int32_array(arena_printf("%s__mult%d", N, li), m, K);
         int32_array(arena_printf("%s__shift%d", N, li), sv, K);
+    } else if (op->rq == RQ_QUANTLIB && op->mult) {      /* RequantShift: mul, add per output channel */
+        int32_t *m = arena_alloc(sizeof(int32_t) * (size_t)K), *a = arena_alloc(sizeof(int32_t) * (size_t)K);
+        for (int k = 0; k < K; k++) {
+            m[k] = op->mult[op->nch > 1 ? k : 0];
+            a[k] = op->rq_add[op->nch > 1 ? k : 0];
+        }
+        int32_array(arena_printf("%s__qmul%d", N, li), m, K);
+        int32_array(arena_printf("%s__qadd%d", N, li), a, K);
     }
 }
 
@@ -799,6 +807,15 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     tseti("rounding", op->exact_shift ? op->shift_round : 0);   /* of the shift kind: 0 half to even, 1 TFLite's */
     tseti("pow2", op->rq_shifts != NULL);     /* conditions: shifts only, or TFLite's multipliers and shifts */
     tseti("q31", !op->rq_shifts && op->rq == RQ_TFLITE && op->mult);
+    /* QuantLib's RequantShift: clip((acc * mul + add + 2^(s-1)) >> s, lo, hi) - off */
+    int ql = op->rq == RQ_QUANTLIB && op->mult && !op->rq_shifts;
+    tseti("ql", ql);
+    tseti("not_ql", !ql);
+    if (ql) {
+        tset("qmul", arena_printf("%s__qmul%d", N, li));
+        tset("qadd", arena_printf("%s__qadd%d", N, li));
+        tseti("qshift", op->shift[0]);
+    }
     if (op->rq_shifts) tset("sh", arena_printf("%s__sh%d", N, li));
     else if (op->rq == RQ_TFLITE && op->mult) {
         tset("mult", arena_printf("%s__mult%d", N, li));

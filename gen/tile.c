@@ -891,7 +891,8 @@ void tile(Graph *g, Target *t)
         const EngineOp *eo = engine_op(e, op->kind);
         if (e->is_cpu || !eo || !eo->has_tile) continue;
         TileInfo *ti = arena_alloc(sizeof *ti);
-        if (!(op->rq == RQ_FLOAT || (op->rq == RQ_TFLITE && (op->kind == OP_CONV2D || op->kind == OP_FC))))
+        if (!(op->rq == RQ_FLOAT ||
+              ((op->rq == RQ_TFLITE || op->rq == RQ_QUANTLIB) && (op->kind == OP_CONV2D || op->kind == OP_FC))))
             die("%s: operator %d (%s): engine %s: htc cannot offload %s with %s arithmetic", g->path,
                 op->src_index, op->src_name, e->name, op_name(op->kind), requant_name(op->rq));
         if (!geometry(g, op, ti))

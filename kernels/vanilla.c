@@ -140,6 +140,24 @@ static HTC__UNUSED void htc__van_requant_out(int8_t *dst, uint32_t l1_out, int32
     htc__van.now += (uint64_t)oy * ox * k * HTC_DEV_HOST_RQ;
 }
 
+/* host: the same accumulators requantised by QuantLib's RequantShift,
+   v = clip((acc * mul + add + 2^(shift-1)) >> shift, qmin - out_zp, qmax - out_zp) + out_zp
+   (htc__ql_rq; out_zp = -128 for unsigned output held as value - 128) */
+static HTC__UNUSED void htc__van_requant_ql(int8_t *dst, uint32_t l1_out, int32_t oy, int32_t ox, int32_t k,
+                                            int32_t row_stride, int32_t pix_stride, const int32_t *mul,
+                                            const int32_t *add, int32_t shift, int32_t out_zp, int32_t qmin, int32_t qmax)
+{
+    int32_t y, x, o;
+    for (y = 0; y < oy; y++)
+        for (x = 0; x < ox; x++)
+            for (o = 0; o < k; o++) {
+                const int32_t acc = htc__van_rd32(l1_out + 4u * (uint32_t)(((size_t)y * ox + x) * k + o));
+                dst[(size_t)y * row_stride + (size_t)x * pix_stride + o] =
+                    HTC__CAST(int8_t, htc__ql_rq(acc, mul[o], add[o], shift, qmin - out_zp, qmax - out_zp) + out_zp);
+            }
+    htc__van.now += (uint64_t)oy * ox * k * HTC_DEV_HOST_RQ;
+}
+
 /* ---- the device-model contract ---- */
 static HTC__UNUSED void htc__dev_reset(void)
 {

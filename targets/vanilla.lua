@@ -6,7 +6,8 @@
 -- Unlike DIANA it has no weight memory (weights and biases share the one
 -- 16 kB scratchpad with the activations), keeps int32 accumulators there
 -- (4 bytes per output), no double buffering, stores tiles y-x-C, and leaves
--- requantisation to the host (exact power-of-two shifts only). Its tile
+-- requantisation to the host (exact power-of-two shifts, or QuantLib's
+-- RequantShift: acc * mul + add, shifted, clipped). Its tile
 -- function therefore states its own scratchpad use (l1_bytes).
 
 -- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
@@ -33,7 +34,7 @@ return target "vanilla" {
   cpu = {
     name = "cpu",
     memory = "L2",
-    requant = { "tflite", "float", "fp32" },
+    requant = { "tflite", "float", "fp32", "quantlib" },
     ops = {
       -- one entry per operation; what it costs depends on the arithmetic
       -- (kernels differ): TFLite's fixed point, onnxruntime's float scale
@@ -56,6 +57,8 @@ return target "vanilla" {
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8 },
+      norm       = { cycles_per_elem = 12 },  -- QuantLib's integer layer / RMS norms
+      gather     = { cycles_per_elem = 1 },
     },
   },
 
@@ -65,7 +68,7 @@ return target "vanilla" {
       startup = STARTUP,
       array = { rows = ROWS, cols = COLS },
       device = { HOST_RQ = HOST_RQ },   -- HTC_DEV_HOST_RQ in kernels/vanilla.c
-      requant = { "shift" },      -- done by the host on the accumulators
+      requant = { "shift", "quantlib" },  -- done by the host on the accumulators
       ops = {
         conv2d = {
           kernel = "kernels/vanilla.c", fn = "htc__van_conv",

@@ -8,7 +8,8 @@ RequantShift's or norm's output, values in -128..255, not a PACT conv /
 linear accumulator) must equal one tensor htc's
 --dump wrote (in ONNX or NHWC order; unsigned tensors hold value - 128);
 the int32 accumulators htc fused into their RequantShift have no tensor.
-A missing ../shared/deeploy-tests is a failure, not a skip."""
+A missing ../shared/deeploy-tests is a failure, not a skip. test_vanilla_accelerator:
+QuantLib convolutions offloaded to targets/vanilla.lua's engine, bit-exact."""
 import json
 import os
 import subprocess
@@ -97,3 +98,38 @@ def test_network(net, tmp_path):
             missing.append(k)
     assert checked > 0
     assert not missing, "%d of %d 8-bit activations match no tensor: %s" % (len(missing), checked, missing[:5])
+
+
+VANILLA = os.path.join(REPO, "targets", "vanilla.lua")
+
+
+@pytest.mark.parametrize("net", ["MLPerf_KeywordSpotting", "miniMobileNet", "CCT_Int_ICCT", "Kernel_Integer_Conv_Regular_2D_RQ"])
+def test_vanilla_accelerator(net, tmp_path):
+    """QuantLib convolutions offloaded: targets/vanilla.lua's engine declares
+    the quantlib requant kind (the host applies RequantShift to its int32
+    accumulators, kernels/vanilla.c htc__van_requant_ql); the network stays
+    bit-exact against Deeploy's outputs.npz and its header compiles
+    warning-free."""
+    d = os.path.join(TESTS, net)
+    model, inputs = os.path.join(d, "network.onnx"), os.path.join(d, "inputs.npz")
+    r = subprocess.run([HTC, "report", model, "-t", VANILLA, "--json", "--input", inputs], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    off = [l for l in json.loads(r.stdout)["layers"] if l["engine"] == "vanilla"]
+    assert off and all(l["requant"] == "quantlib" and l["op"] == "conv2d" and l["tile"] for l in off), off
+    out = str(tmp_path / "out.npz")
+    r = subprocess.run([HTC, "run", model, "-t", VANILLA, "--input", inputs, "--output", out], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    want, got = np.load(os.path.join(d, "outputs.npz")), np.load(out)
+    assert len(got.files) == len(want.files)
+    for gk, wk in zip(got.files, want.files):
+        w = want[wk].astype(np.int64)
+        assert np.array_equal(got[gk].astype(np.int64).reshape(w.shape), w), wk
+    h = str(tmp_path / "m.h")
+    r = subprocess.run([HTC, "compile", model, "-t", VANILLA, "-o", h, "--name", "m", "--input", inputs],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    c = tmp_path / "m.c"
+    c.write_text('#define M_IMPLEMENTATION\n#include "m.h"\n')
+    r = subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", str(c), "-o", str(tmp_path / "m.o")],
+                       capture_output=True, text=True, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
