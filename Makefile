@@ -87,6 +87,7 @@ bench:
 	$${PYTHON:-.venv/bin/python} bench/bench_ad_fc.py
 	$${PYTHON:-.venv/bin/python} bench/bench_deeploy.py
 	$${PYTHON:-.venv/bin/python} bench/bench_sweep.py
+	$${PYTHON:-.venv/bin/python} bench/bench_uma.py
 
 # MCU benchmark (bench/bench_mcu.py, harness bench/mcu): instructions per
 # inference on Cortex-M4 and RV32 (qemu), flash and RAM; with PEER_SRC=<git

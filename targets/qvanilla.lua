@@ -1,0 +1,100 @@
+-- targets/qvanilla.lua: MLonMCU's "QVanilla" experiment (TVM UMA): the
+-- vanilla Conv2D + bias unit of targets/vanilla.lua (same device model,
+-- kernels/vanilla.c: int32 accumulators in a 16 kB scratchpad) with the
+-- host requantizing its accumulators with TFLite's fixed-point multipliers
+-- and shifts, so the .tflite MLPerf Tiny models offload their plain
+-- convolutions bit-exactly (bench/bench_uma.py). The template brackets the
+-- accelerator's own work (DMA loads and the array) with
+-- HTC_ACCEL_BEGIN() / HTC_ACCEL_END(), which a firmware may define to
+-- leave it out of an instruction count, as MLonMCU's ETISS plugin does.
+
+-- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
+local function by_arith(tflite, float, fp32, tflite_dw)
+  return function(op)
+    if op.requant == "fp32" then return fp32 or float end
+    if op.requant ~= "tflite" then return float end
+    return (op.kind == "conv2d" and op.depthwise == 1) and tflite_dw or tflite
+  end
+end
+
+local ROWS, COLS = 8, 8         -- output x input channels per step
+local STARTUP, HOST_RQ = 20, 6  -- cycles to start the array; host cycles per requantised output
+
+return target "qvanilla" {
+  description = "QVanilla (MLonMCU / UMA): Conv2D + bias, 16 kB scratchpad, TFLite requantization on the host",
+  clock_mhz = 100,
+
+  memory = {
+    L2 = { size = 512 * KiB, alignment = 16 },
+    L1 = { size = 16 * KiB, alignment = 4, dma = { bytes_per_cycle = 4, setup = 20 } },
+  },
+
+  cpu = {
+    name = "cpu",
+    memory = "L2",
+    requant = { "tflite", "float", "fp32" },
+    ops = {
+      -- one entry per operation; what it costs depends on the arithmetic
+      -- (kernels differ): TFLite's fixed point, onnxruntime's float scale
+      -- ("float", or "shift" when that is exactly a power of two) and the
+      -- float groups of --float-fallback ("fp32")
+      conv2d     = { cycles_per_mac = by_arith(2.0, 2.5, 6, 3.0) },
+      fc         = { cycles_per_mac = 1.5 },
+      add        = { cycles_per_elem = by_arith(12, 30, 12) },
+      mul        = { cycles_per_elem = by_arith(10, 12, 12) },
+      avgpool    = { cycles_per_mac = function(op)    -- onnxruntime's windowed pool sums floats
+                       return (op.requant == "tflite" or op.global == 1) and 1.5 or 3 end },
+      maxpool    = { cycles_per_mac = 1.5 },
+      mean       = { cycles_per_mac = 1.5 },
+      pad        = { cycles_per_elem = 1 },
+      concat     = { cycles_per_elem = 1 },
+      reshape    = { cycles_per_elem = 0 },  -- an alias: no kernel, no copy
+      transpose  = { cycles_per_elem = 4 },
+      softmax    = { cycles_per_elem = by_arith(60, 20) },
+      table      = { cycles_per_elem = by_arith(40, 3) },  -- logistic, relu, ...: a byte table
+      quantize   = { cycles_per_elem = by_arith(8, 20) },
+      dequantize = { cycles_per_elem = 8 },
+      requantize = { cycles_per_elem = 8 },
+    },
+  },
+
+  engines = {
+    vanilla = {
+      memory = "L1",              -- everything: input tile, accumulators, weights
+      startup = STARTUP,
+      array = { rows = ROWS, cols = COLS },
+      device = { HOST_RQ = HOST_RQ },   -- HTC_DEV_HOST_RQ in kernels/vanilla.c
+      requant = { "tflite" },     -- done by the host on the accumulators
+      ops = {
+        conv2d = {
+          kernel = "kernels/vanilla.c", fn = "htc__van_conv",
+          template = "templates/qvanilla/conv2d.c.in",
+          macs_per_cycle = ROWS * COLS,
+          accepts = function(op)
+            if op.groups ~= 1 then return false, "grouped or depthwise (vanilla: plain conv only)" end
+            if op.dilation ~= 1 then return false, "dilation > 1" end
+            if op.weight_bits ~= 8 then return false, "weights are not int8" end
+            if op.weight_zp ~= 0 then return false, "weight zero point" end
+            if op.int32_out ~= 0 then return false, "int32 output" end
+            if op.batches ~= 1 then return false, "batch > 1" end
+            return true
+          end,
+          tile = function(t, op)
+            -- scratchpad: int8 input tile, int32 accumulators (aligned),
+            -- int8 weights of the K tile, int32 biases (aligned)
+            local l1 = t.C * t.IY * t.IX + 3 + 4 * (t.K * t.OY * t.OX)
+                     + t.K * (op.C * op.kernel_h * op.kernel_w) + 3 + 4 * t.K
+            return {
+              l1_bytes = l1,
+              -- whole K first (the input is loaded once per K tile), then
+              -- the biggest tile (fewest start-ups and DMA set-ups)
+              maximize = 4096 * t.K + l1,
+              cycles = STARTUP + t.OY * t.OX * (op.kernel_h * op.kernel_w) * cdiv(t.K, ROWS) * cdiv(op.C, COLS)
+                       + HOST_RQ * t.K * t.OY * t.OX,
+            }
+          end,
+        },
+      },
+    },
+  },
+}

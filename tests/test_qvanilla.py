@@ -1,0 +1,33 @@
+"""test_qvanilla.py - targets/qvanilla.lua (MLonMCU's QVanilla: the vanilla
+Conv2D + bias unit, TFLite requantization on the host) runs the MLPerf
+Tiny KWS, VWW and ResNet with every plain convolution offloaded,
+bit-exact with TFLite Micro (every tensor); the rest stays on the CPU
+with the reason."""
+import json
+import os
+import subprocess
+
+import pytest
+
+import oracle
+
+QV = os.path.join(oracle.REPO, "targets", "qvanilla.lua")
+
+
+@pytest.mark.parametrize("name", ["kws_ref_model", "vww_96_int8", "pretrainedResnet_quant"])
+def test_qvanilla_bitexact(name, tmp_path):
+    path = os.path.join(oracle.MODELS, name + ".tflite")
+    assert os.path.isfile(path), path
+    p = subprocess.run([oracle.HTC, "report", path, "-t", QV, "--json"], capture_output=True, text=True, cwd=oracle.REPO)
+    assert p.returncode == 0, p.stderr
+    layers = json.loads(p.stdout)["layers"]
+    convs = [l for l in layers if l["source_op"] == "CONV_2D"]
+    assert convs and all(l["engine"] == "vanilla" for l in convs), [l["reason"] for l in convs]
+    assert all(l["engine"] == "cpu" and l["reason"] for l in layers if l["source_op"] != "CONV_2D")
+    info = oracle.ModelInfo(path)
+    sets = [info.random_inputs(60 + s) for s in range(2)]
+    for inputs, (outs, dumps) in zip(sets, oracle.run_htc_batch(path, sets, workdir=str(tmp_path), target=QV)):
+        ref_outs, ref_tensors = oracle.run_interpreter(path, inputs, info=info)
+        errors, compared = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps)
+        assert not errors, "\n".join(errors)
+        assert compared == len(info.ops)
