@@ -8,9 +8,13 @@
 #   tflm    ... and TFLite Micro's interpreter's (tests/tflm_run.py), the oracle
 #   m4      cross-builds, runs under qemu, exit 0, "result:" lines == host's
 #   rv32    cross-builds, runs under qemu, exit 0, "result:" lines == host's
+# llama (Deeploy's microLlama1 from ../shared/deeploy-tests, HTC_DEEPLOY):
+# instead of tflm, the host program fed Deeploy's inputs.npz for its first
+# step must write Deeploy's outputs.npz (every output, bit for bit); m4 and
+# rv32 compare their 16 generated steps with the host's.
 # Prints each program's instruction count, then "N passed, N failed".
-# Environment: HTC (default ./htc), HTC_MODELS, EXAMPLES (default all four),
-# KEEP=1 keeps the build directory.
+# Environment: HTC (default ./htc), HTC_MODELS, HTC_DEEPLOY, EXAMPLES
+# (default all five), KEEP=1 keeps the build directory.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -19,7 +23,9 @@ case $HTC in /*) ;; *) HTC=$ROOT/$HTC ;; esac
 HTC_MODELS=${HTC_MODELS:-$(cd .. && pwd)/shared/models/mlperf_tiny}
 case $HTC_MODELS in /*) ;; *) HTC_MODELS=$ROOT/$HTC_MODELS ;; esac
 export HTC_MODELS
-EXAMPLES=${EXAMPLES:-kws vww ic ad}
+HTC_DEEPLOY=${HTC_DEEPLOY:-$(cd .. && pwd)/shared/deeploy-tests}
+case $HTC_DEEPLOY in /*) ;; *) HTC_DEEPLOY=$ROOT/$HTC_DEEPLOY ;; esac
+EXAMPLES=${EXAMPLES:-kws vww ic ad llama}
 TIMEOUT=${TIMEOUT:-60}
 
 pass=0 fail=0
@@ -50,11 +56,70 @@ same_results() {   # same_results NAME PLATFORM_LOG HOST_LOG
     fi
 }
 
+# llama: Deeploy's inputs.npz as the first step's input bytes (each input in
+# the type the header gives it: 1 or 4 bytes per value), the first step's
+# outputs against outputs.npz
+llama_check() {   # llama_check BUILD_DIR EXAMPLE_DIR
+    local b=$1 ex=$2 d model
+    model=$(sed -n 's/^TFLITE *:= *//p' "$ex/Makefile")
+    d=$HTC_DEEPLOY/$(dirname "$model")
+    if [ ! -x "$b/host/llama" ]; then
+        bad "llama host: build failed"; show "$W/llama.build.log" 30; return
+    fi
+    if ! ${PYTHON:-.venv/bin/python} - "$d/inputs.npz" "$b/llama.h" "$b/in.bin" >"$W/llama.in.log" 2>&1 <<'PY'
+import re, sys
+import numpy as np
+npz, hdr, out = sys.argv[1:]
+h = open(hdr).read()
+d = np.load(npz)
+blob = b""
+for i, k in enumerate(d.files):
+    a = d[k].ravel()
+    per = int(re.search(r"#define LLAMA_INPUT_SIZE_%d (\d+)" % i, h).group(1)) // max(a.size, 1)
+    t = {1: np.int8 if a.min() < 0 else np.uint8, 4: np.int32}[per] if a.size else np.int8
+    info = np.iinfo(t)
+    assert info.min <= a.min() and a.max() <= info.max, (k, a.min(), a.max(), t)
+    blob += a.astype(t).tobytes()
+open(out, "wb").write(blob)
+PY
+    then
+        bad "llama deeploy: cannot convert $d/inputs.npz"; show "$W/llama.in.log"; return
+    fi
+    if ! "${mk[@]}" host >"$W/llama.host.log" 2>&1; then
+        bad "llama host: run failed"; show "$W/llama.host.log"; return
+    fi
+    ok "llama host: $(grep -m1 'tokens/s' "$W/llama.host.log")"
+    if ! "${mk[@]}" host RUN_ARGS="--read-input $b/in.bin --write-output $b/out.bin" >"$W/llama.deeploy.log" 2>&1; then
+        bad "llama deeploy: run failed"; show "$W/llama.deeploy.log"; return
+    fi
+    if ${PYTHON:-.venv/bin/python} - "$d/outputs.npz" "$b/out.bin" >"$W/llama.cmp.log" 2>&1 <<'PY'
+import sys
+import numpy as np
+w = np.load(sys.argv[1])
+raw = open(sys.argv[2], "rb").read()
+o = 0
+for k in w.files:
+    a = w[k].astype(np.int64).ravel()
+    g = np.frombuffer(raw[o:o + a.size], np.uint8 if a.max() > 127 else np.int8).astype(np.int64)
+    assert np.array_equal(g, a), "%s: %d of %d values differ" % (k, int((g != a).sum()), a.size)
+    o += a.size
+assert o == len(raw), (o, len(raw))
+print("%d outputs, %d bytes" % (len(w.files), o))
+PY
+    then
+        ok "llama deeploy: the first step equals Deeploy's outputs.npz ($(cat "$W/llama.cmp.log"))"
+    else
+        bad "llama deeploy: the first step differs from Deeploy's outputs.npz"; show "$W/llama.cmp.log"
+    fi
+}
+
 summary=""
 for m in $EXAMPLES; do
     ex=examples/$m
     b=$W/$m
-    mk=(make -s -C "$ex" B="$b" HTC="$HTC" HTC_MODELS="$HTC_MODELS" TIMEOUT="$TIMEOUT")
+    models=$HTC_MODELS
+    [ "$m" = llama ] && models=$HTC_DEEPLOY
+    mk=(make -s -C "$ex" B="$b" HTC="$HTC" HTC_MODELS="$models" TIMEOUT="$TIMEOUT")
     echo "--- $m"
     if ! "${mk[@]}" header >"$W/$m.header.log" 2>&1; then
         bad "$m header: htc compile failed"; show "$W/$m.header.log"; continue
@@ -69,7 +134,9 @@ for m in $EXAMPLES; do
         fi
     done
 
-    if [ ! -x "$b/host/$m" ]; then
+    if [ "$m" = llama ]; then
+        llama_check "$b" "$ex"
+    elif [ ! -x "$b/host/$m" ]; then
         bad "$m host: build failed"; show "$W/$m.build.log" 30
     elif ! "${mk[@]}" host RUN_ARGS="--write-input $b/in.bin --write-output $b/out.bin" >"$W/$m.host.log" 2>&1; then
         bad "$m host: run failed"; show "$W/$m.host.log"
@@ -106,6 +173,7 @@ for m in $EXAMPLES; do
         fi
         [ -f "$W/$m.host.log" ] && same_results "$m $p" "$W/$m.$p.log" "$W/$m.host.log"
         n=$(sed -n "s/^prof: $m total \([0-9]*\) instructions.*/\1/p" "$W/$m.$p.log")
+        [ -z "$n" ] && n=$(sed -n 's/.* \([0-9]*\) instructions per token.*/\1/p' "$W/$m.$p.log")   # llama: per token
         summary="$summary$(printf '%-4s %-5s %12s instructions per inference' "$m" "$p" "${n:-?}")"$'\n'
     done
 done

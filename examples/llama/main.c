@@ -6,7 +6,12 @@
    (no malloc) and carries it to the next call. The exported graph attends
    over one past row and the current one (past length 1, as Deeploy's test
    exports it), so the caller carries the newest row of each K and V.
-   Prints tokens/s on the host and instructions per token on RV32. */
+   Prints tokens/s on the host and instructions per token on RV32.
+   Host only: "--read-input FILE" replaces the first step's inputs with the
+   file's bytes (every input in the graph's order: token, mask, rotary, 16
+   past K/V) and "--write-output FILE" writes the first step's outputs
+   (hidden state, 16 grown K/V): tests/test_examples.sh feeds Deeploy's test
+   inputs and compares with Deeploy's outputs. */
 #include <string.h>
 
 #include "platform.h"           /* first: it defines HTC_PROFILE_BEGIN/END */
@@ -26,7 +31,32 @@ static uint8_t kv_past[NKV][LLAMA_INPUT_SIZE_3];          /* [1][16][1][4] each 
 static uint8_t hidden[LLAMA_OUTPUT_SIZE_0];
 static uint8_t kv_new[NKV][LLAMA_OUTPUT_SIZE_1];          /* [1][16][2][4] each: past + this step */
 
-int main(void)
+#if defined(PLATFORM_HOST)
+/* the first step's inputs from FILE after `flag` (all of them, raw), if given */
+static int read_input(int argc, char **argv, const char *flag)
+{
+    static uint8_t all[sizeof token + sizeof mask + sizeof rotary + sizeof kv_past];
+    int i;
+    for (i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], flag) == 0) {
+            FILE *f = fopen(argv[i + 1], "rb");
+            size_t n = f ? fread(all, 1, sizeof all, f) : 0;
+            int extra = f ? fgetc(f) != EOF : 0;
+            if (f) fclose(f);
+            if (n != sizeof all || extra) {
+                fprintf(stderr, "llama: %s: expected %u bytes of input\n", argv[i + 1], (unsigned)sizeof all);
+                return -1;
+            }
+            memcpy(token, all, sizeof token);
+            memcpy(mask, all + sizeof token, sizeof mask);
+            memcpy(rotary, all + sizeof token + sizeof mask, sizeof rotary);
+            memcpy(kv_past, all + sizeof token + sizeof mask + sizeof rotary, sizeof kv_past);
+        }
+    return 0;
+}
+#endif
+
+int main(int argc, char **argv)
 {
     const void *ins[3 + NKV];
     void *outs[1 + NKV];
@@ -38,6 +68,9 @@ int main(void)
     platform_fill(rotary, sizeof rotary, 0x70e1u);
     memset(mask, 0, sizeof mask);
     memset(kv_past, 0, sizeof kv_past);
+#if defined(PLATFORM_HOST)
+    if (read_input(argc, argv, "--read-input")) return 1;
+#endif
     ins[0] = token;
     ins[1] = mask;
     ins[2] = rotary;
@@ -52,6 +85,12 @@ int main(void)
         rc |= llama_run_multi(ins, outs, arena);
         total += platform_counter() - t0;
         platform_run_end();
+        if (step == 0) {    /* host: the first step's outputs, as the graph orders them */
+            static uint8_t first[sizeof hidden + sizeof kv_new];
+            memcpy(first, hidden, sizeof hidden);
+            memcpy(first + sizeof hidden, kv_new, sizeof kv_new);
+            rc |= platform_save(argc, argv, "--write-output", first, sizeof first);
+        }
         /* carry: the next token is this step's hidden state, the cache the
            newest row of every head */
         memcpy(token, hidden, sizeof token);
