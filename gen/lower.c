@@ -1324,6 +1324,61 @@ static void lower_quant_s16(Graph *g, Op *op)
                                out->type == DT_INT16 ? "s16" : tsuffix(out->type));
 }
 
+/* int16 ADD / SUB / MUL / MAXIMUM / MINIMUM (kernels/binary_s16.c), TFLM's
+   Prepare: add_common.cc's multipliers in double with left_shift 15; SUB
+   the same (the tflite-micro interpreter's int16 SUB matches double, not
+   sub_common.cc's float arithmetic that its int8 SUB uses: tests/test_ops.py
+   test_s16[sub]); mul_common.cc's double product (zero points 0). */
+static void lower_ew_s16(Graph *g, Op *op)
+{
+    Tensor *a = need(g, op, 0, "first"), *b = need(g, op, 1, "second"), *out = T(g, op->out[0]);
+    need_type(a, DT_INT16, "input");
+    need_type(b, DT_INT16, "input");
+    need_type(out, DT_INT16, "output");
+    htc__ew_params *p = gparams(op, sizeof *p, "htc__ew_params", "a6a6a6iiiiiiiiiiii");
+    broadcast6(a, b, out, p->out_shape, p->a_stride, p->b_stride);
+    op->s16 = 1;
+    op->broadcast = 0;
+    for (int i = 0; i < 6; i++) op->broadcast |= p->a_stride[i] != p->b_stride[i];
+    p->act_min = -32768;
+    p->act_max = 32767;
+    if (op->kind == OP_MAXIMUM || op->kind == OP_MINIMUM) {
+        op->rq = RQ_NONE;               /* TFLM compares the stored values */
+        op->nch = 0;
+        return;
+    }
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+    float as = a->q.scale[0], bs = b->q.scale[0], os = out->q.scale[0];
+    int32_t az = qzp(a, "input"), bz = qzp(b, "input"), oz = qzp(out, "output");
+    p->a_offset = -az;
+    p->b_offset = -bz;
+    p->out_zp = oz;
+    if (op->kind == OP_ADD || op->kind == OP_SUB) {
+        double twice = 2 * (double)(as > bs ? as : bs);
+        p->left_shift = 15;
+        qmul((double)as / twice, &p->a_mult, &p->a_shift);
+        qmul((double)bs / twice, &p->b_mult, &p->b_shift);
+        qmul(twice / ((double)(1 << 15) * (double)os), &p->out_mult, &p->out_shift);
+    } else if (op->kind == OP_SUB) {
+        volatile float twice = 2 * (as > bs ? as : bs);
+        volatile float ra = as / twice, rb = bs / twice;
+        volatile float ro = twice / ((float)(1 << 15) * os);
+        p->left_shift = 15;
+        qmul((double)ra, &p->a_mult, &p->a_shift);
+        qmul((double)rb, &p->b_mult, &p->b_shift);
+        qmul((double)ro, &p->out_mult, &p->out_shift);
+    } else if (op->kind == OP_MUL) {
+        if (az || bz || oz) fail("int16 MUL needs zero points 0 (TFLite Micro checks it)");
+        qmul((double)as * (double)bs / (double)os, &p->out_mult, &p->out_shift);
+    } else {
+        fail("%s has no int16 form", op_name(op->kind));
+    }
+    act_range(op, out);
+    p->act_min = op->act_min;
+    p->act_max = op->act_max;
+}
+
 /* Ops with an int16 activation; 0 when the op has none (or only moves it). */
 static int lower_s16(Graph *g, Op *op)
 {
@@ -1340,6 +1395,9 @@ static int lower_s16(Graph *g, Op *op)
         return 1;
     case OP_QUANTIZE: case OP_DEQUANTIZE:
         lower_quant_s16(g, op);
+        return 1;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM:
+        lower_ew_s16(g, op);
         return 1;
     default:
         return 0;

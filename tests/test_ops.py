@@ -1085,3 +1085,103 @@ def test_exact_or_refused(name, tmp_path):
         assert p.returncode == 1, "exit %d: %s" % (p.returncode, p.stderr)
         assert len(lines) == 1 and lines[0].startswith("htc: error: "), "stderr: %r" % p.stderr
         assert not out.exists() and not (tmp_path / "edge.h.tmp").exists(), "output file left behind"
+
+
+# ---- int16 activations (16x8): random quantizations against TFLM's int16 kernels --------
+# Four operators per model, each with its own random scales (zero points 0, as
+# the converter's 16x8 mode writes them); inputs over the whole int16 range
+# and at its two ends.
+
+def _w16(m, rng, shape, n_ch, per_channel, axis):
+    ws = [_lsc(rng, 1e-3, 0.1) for _ in range(n_ch if per_channel else 1)]
+    w = m.const(rng.integers(-127, 128, size=shape).astype(np.int8), "int8", scale=ws if per_channel else ws[0],
+                zp=0, axis=axis)
+    return w, ws
+
+
+def _b16(m, rng, n, in_s, ws, dtype):
+    if dtype is None:
+        return -1
+    s = [float(np.float32(in_s * w)) for w in (ws if len(ws) == n else ws * n)]
+    lim = 2 ** 20 if dtype == "int32" else 2 ** 36
+    return m.const(rng.integers(-lim, lim, size=n).astype(dtype), dtype, scale=s, zp=0)
+
+
+def _out16(in_s, w_s, depth, rng):
+    # output std ~ in_s * w_s * sqrt(depth) * 18900 * 73; int16 spans ~ 3 of them, times a random spread
+    return float(np.float32(in_s * w_s * np.sqrt(depth) * 18900 * 73 * 3 / 32767 * np.exp(rng.uniform(-2, 1))))
+
+
+def _random_s16(kind, m, rng):
+    act = [None, "RELU", "RELU6"][int(rng.integers(3))]
+    if kind.startswith(("conv", "dw")):
+        c, oc = 5, 6 if kind.startswith("conv") else 10
+        in_s = _lsc(rng)
+        x = m.input([1, 7, 6, c], in_s, 0, dtype="int16")
+        kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        pc = "-pt" not in kind
+        bt = "int32" if "i32" in kind else (None if "nobias" in kind else "int64")
+        pad = ["SAME", "VALID"][int(rng.integers(2))]
+        sh, sw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+        if kind.startswith("conv"):
+            w, ws = _w16(m, rng, [oc, kh, kw, c], oc, pc, 0)
+            depth = kh * kw * c
+        else:
+            w, ws = _w16(m, rng, [1, kh, kw, oc], oc, pc, 3)
+            depth = kh * kw
+        b = _b16(m, rng, oc, in_s, ws, bt)
+        y = _t(m, [1, tb.out_size(pad, 7, kh, sh), tb.out_size(pad, 6, kw, sw), oc],
+               (_out16(in_s, ws[0], depth, rng), 0), "int16")
+        opts = dict(padding=tb.PADDING[pad], strideH=sh, strideW=sw, fusedActivationFunction=tb.ACT[act])
+        if kind.startswith("dw"):
+            opts["depthMultiplier"] = 2
+        return m.op("CONV_2D" if kind.startswith("conv") else "DEPTHWISE_CONV_2D", [x, w, b], [y], **opts)
+    if kind.startswith("fc"):
+        in_s = _lsc(rng)
+        x = m.input([3, 40], in_s, 0, dtype="int16")
+        w, ws = _w16(m, rng, [12, 40], 12, kind.endswith("pc"), 0)
+        b = _b16(m, rng, 12, in_s, ws, "int32" if "i32" in kind else "int64")
+        y = _t(m, [3, 12], (_out16(in_s, ws[0], 40, rng), 0), "int16")
+        return m.op("FULLY_CONNECTED", [x, w, b], [y], fusedActivationFunction=tb.ACT[act])
+    if kind in ("add", "sub", "mul", "maximum", "minimum"):
+        a = m.input([64, 1], _lsc(rng), 0, dtype="int16")
+        b = m.input([1, 8], _lsc(rng), 0, dtype="int16")
+        sa, sb = m.quant(a)[0], m.quant(b)[0]
+        if kind in ("maximum", "minimum"):
+            b = m.input([1, 8], sa, 0, dtype="int16")
+            return m.op(kind.upper(), [a, b], [_t(m, [64, 8], (sa, 0), "int16")])
+        so = _lsc(rng, 1e-3, 2.0) if kind != "mul" else float(np.float32(sa * sb * np.exp(rng.uniform(0, 12))))
+        return m.op(kind.upper(), [a, b], [_t(m, [64, 8], (so, 0), "int16")], fusedActivationFunction=tb.ACT[act])
+    if kind == "quantize":
+        return m.quantize(m.input([64], dtype="float32"), _lsc(rng, 1e-4, 1e-2), 0, dtype="int16")
+    if kind == "dequantize":
+        x = m.input([64], _lsc(rng), 0, dtype="int16")
+        return m.op("DEQUANTIZE", [x], [_t(m, [64], None, "float32")])
+    src, dst = kind.split("-")[1:]
+    zp = (lambda t: _zp(rng) if t == "int8" else 0)
+    x = m.input([256], _lsc(rng), zp(src), dtype=src)
+    return m.quantize(x, _lsc(rng), zp(dst), dtype=dst)
+
+
+S16_KINDS = ("conv-pc", "conv-pt", "conv-i32", "conv-nobias", "dw-pc", "dw-pt", "fc-pt", "fc-pc", "fc-i32",
+             "add", "sub", "mul", "maximum", "minimum", "quantize", "dequantize",
+             "requant-int8-int16", "requant-int16-int8", "requant-int16-int16")
+
+
+@pytest.mark.parametrize("kind", S16_KINDS)
+def test_s16(kind, tmp_path):
+    rng = np.random.default_rng(_seed("s16 " + kind))
+    m = tb.Model(description="htc 16x8 " + kind)
+    for _ in range(4):
+        m.output(_random_s16(kind, m, rng))
+    path = m.save(str(tmp_path / "s16.tflite"))
+    info = oracle.ModelInfo(path)
+    assert any(t["dtype"] == np.int16 for t in info.tensors)
+    if kind != "quantize":
+        sets = [int_inputs(info, 0), int_inputs(info, 1), extreme_inputs(info, 0)]
+    else:
+        sets = [float_inputs(info, s) for s in SEEDS]
+        for xs in sets:
+            for x in xs:
+                x *= 50          # beyond the int16 range at the largest scale
+    assert check(path, sets) == 4 * len(sets)
