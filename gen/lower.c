@@ -292,8 +292,9 @@ static void lower_binary(Graph *g, Op *op)
 static void lower_pool(Graph *g, Op *op)
 {
     Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
-    need_type(in, DT_INT8, "input");
-    need_type(out, DT_INT8, "output");
+    op->s16 = in->type == DT_INT16;     /* kernels/pool_s16.c */
+    need_type(in, op->s16 ? DT_INT16 : DT_INT8, "input");
+    need_type(out, in->type, "output");
     need_rank(in, 4, "input");
     need_rank(out, 4, "output");
     int32_t izp = qzp(in, "input"), ozp = qzp(out, "output");

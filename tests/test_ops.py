@@ -1152,6 +1152,24 @@ def _random_s16(kind, m, rng):
             return m.op(kind.upper(), [a, b], [_t(m, [64, 8], (sa, 0), "int16")])
         so = _lsc(rng, 1e-3, 2.0) if kind != "mul" else float(np.float32(sa * sb * np.exp(rng.uniform(0, 12))))
         return m.op(kind.upper(), [a, b], [_t(m, [64, 8], (so, 0), "int16")], fusedActivationFunction=tb.ACT[act])
+    if kind in ("avgpool", "maxpool"):
+        sc = _lsc(rng)
+        x = m.input([1, 9, 8, 3], sc, 0, dtype="int16")
+        fh, fw, st = int(rng.integers(1, 5)), int(rng.integers(1, 5)), int(rng.integers(1, 3))
+        pad = ["SAME", "VALID"][int(rng.integers(2))]
+        y = _t(m, [1, tb.out_size(pad, 9, fh, st), tb.out_size(pad, 8, fw, st), 3], (sc, 0), "int16")
+        return m.op("AVERAGE_POOL_2D" if kind == "avgpool" else "MAX_POOL_2D", [x], [y], padding=tb.PADDING[pad],
+                    strideH=st, strideW=st, filterHeight=fh, filterWidth=fw, fusedActivationFunction=tb.ACT[act])
+    if kind == "move":          # data movement of int16: PAD, TRANSPOSE, CONCATENATION, STRIDED_SLICE, RESHAPE
+        sc = _lsc(rng)
+        x = m.input([1, 4, 5, 3], sc, 0, dtype="int16")
+        y = m.op("PAD", [x, _i32(m, [[0, 0], [1, 2], [0, 1], [0, 0]])], [_t(m, [1, 7, 6, 3], (sc, 0), "int16")])
+        y = m.op("TRANSPOSE", [y, _i32(m, [0, 2, 1, 3])], [_t(m, [1, 6, 7, 3], (sc, 0), "int16")])
+        z = m.input([1, 6, 7, 2], sc, 0, dtype="int16")
+        y = m.op("CONCATENATION", [y, z], [_t(m, [1, 6, 7, 5], (sc, 0), "int16")], axis=3)
+        y = m.op("STRIDED_SLICE", [y, _i32(m, [0, 1, 0, 1]), _i32(m, [1, 6, 7, 5]), _i32(m, [1, 2, 3, 1])],
+                 [_t(m, [1, 3, 3, 4], (sc, 0), "int16")])
+        return m.op("RESHAPE", [y, _i32(m, [9, 4])], [_t(m, [9, 4], (sc, 0), "int16")], newShape=[9, 4])
     if kind == "quantize":
         return m.quantize(m.input([64], dtype="float32"), _lsc(rng, 1e-4, 1e-2), 0, dtype="int16")
     if kind == "dequantize":
@@ -1164,7 +1182,7 @@ def _random_s16(kind, m, rng):
 
 
 S16_KINDS = ("conv-pc", "conv-pt", "conv-i32", "conv-nobias", "dw-pc", "dw-pt", "fc-pt", "fc-pc", "fc-i32",
-             "add", "sub", "mul", "maximum", "minimum", "quantize", "dequantize",
+             "add", "sub", "mul", "maximum", "minimum", "avgpool", "maxpool", "move", "quantize", "dequantize",
              "requant-int8-int16", "requant-int16-int8", "requant-int16-int16")
 
 
@@ -1184,4 +1202,4 @@ def test_s16(kind, tmp_path):
         for xs in sets:
             for x in xs:
                 x *= 50          # beyond the int16 range at the largest scale
-    assert check(path, sets) == 4 * len(sets)
+    assert check(path, sets) == (20 if kind == "move" else 4) * len(sets)
