@@ -1419,6 +1419,22 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     if (op->kind == OP_CONV2D || op->kind == OP_FC) {
         const Tensor *w = &g->tensors[op->in[1]];
         set_int(L, "weight_bits", (lua_Integer)dtype_size(w->type) * 8);
+        /* the range of the weight values (ternary: -1..1; HTVM dispatches
+           by it); the type's range when the weights are not constant */
+        int wmin = w->type == DT_UINT8 ? 0 : w->type == DT_INT16 ? -32768 : -128;
+        int wmax = w->type == DT_UINT8 ? 255 : w->type == DT_INT16 ? 32767 : 127;
+        if (w->data && (w->type == DT_INT8 || w->type == DT_UINT8)) {
+            int64_t n = tensor_numel(w);
+            wmin = 255, wmax = -128;
+            for (int64_t i = 0; i < n; i++) {
+                int v = w->type == DT_INT8 ? ((const int8_t *)w->data)[i] : ((const uint8_t *)w->data)[i];
+                wmin = v < wmin ? v : wmin;
+                wmax = v > wmax ? v : wmax;
+            }
+            if (n == 0) wmin = wmax = 0;
+        }
+        set_int(L, "weight_min", wmin);
+        set_int(L, "weight_max", wmax);
         set_int(L, "weight_zp", op->has_w_zp);
         set_int(L, "int32_out", op->int32_out);
         set_int(L, "batches", op->batches);
