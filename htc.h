@@ -1313,6 +1313,11 @@ typedef struct {
     const int8_t *shift;
 } htc__conv16_params;
 
+/* int16 RELU / RELU6 / LEAKY_RELU (kernels/act_s16.c). */
+typedef struct {
+    int32_t size, mode, in_zp, out_zp, m_pos, s_pos, m_neg, s_neg, lo, hi;
+} htc__act16_params;
+
 /* TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator: the
    multiplier rounded to 16 bits, one rounding shift. */
 static inline int32_t htc__mulq64(int64_t x, int32_t m, int shift)

@@ -1380,6 +1380,45 @@ static void lower_ew_s16(Graph *g, Op *op)
     p->act_max = op->act_max;
 }
 
+/* int16 RELU / RELU6 / LEAKY_RELU (kernels/act_s16.c), TFLM's Prepare:
+   CalculateReluOpData (lower bound the output zero point), Relu6Prepare
+   (the input's 0 and round(6 / scale) + zp), LeakyReluPrepare (identity
+   and alpha multipliers). The multipliers are quotients in double: the
+   tflite-micro interpreter's results (test_s16, also 72 random ops each),
+   not the float quotients of TFLM's current source. Negative alpha: refused. */
+static void lower_act_s16(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    need_type(in, DT_INT16, "input");
+    need_type(out, DT_INT16, "output");
+    if (tensor_numel(in) != tensor_numel(out)) fail("input and output sizes differ");
+    htc__act16_params *p = gparams(op, sizeof *p, "htc__act16_params", "iiiiiiiiii");
+    p->size = (int32_t)tensor_numel(in);
+    p->in_zp = qzp(in, "input");
+    p->out_zp = qzp(out, "output");
+    p->lo = -32768;
+    p->hi = 32767;
+    float is = in->q.scale[0], os = out->q.scale[0];
+    if (!strcmp(op->src_name, "RELU")) {
+        p->mode = 0;
+        qmul((double)is / (double)os, &p->m_pos, &p->s_pos);
+        p->lo = p->out_zp > -32768 ? p->out_zp : -32768;
+    } else if (!strcmp(op->src_name, "RELU6")) {
+        p->mode = 1;
+        double six = round((double)(6.0f / is)) + p->in_zp;
+        p->lo = p->in_zp;
+        p->hi = six > 32767 ? 32767 : (int32_t)six;
+    } else {
+        p->mode = 2;
+        if (!(op->alpha >= 0)) fail("int16 LEAKY_RELU with a negative alpha is not supported");
+        qmul((double)is / (double)os, &p->m_pos, &p->s_pos);
+        qmul((double)is * (double)op->alpha / (double)os, &p->m_neg, &p->s_neg);
+    }
+    op->s16 = 1;
+    op->rq = p->mode == 1 ? RQ_NONE : RQ_TFLITE;
+    op->nch = p->mode != 1;
+}
+
 /* Ops with an int16 activation; 0 when the op has none (or only moves it). */
 static int lower_s16(Graph *g, Op *op)
 {
@@ -1400,6 +1439,13 @@ static int lower_s16(Graph *g, Op *op)
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM:
         lower_ew_s16(g, op);
         return 1;
+    case OP_TABLE:
+        if (!strcmp(op->src_name, "RELU") || !strcmp(op->src_name, "RELU6") || !strcmp(op->src_name, "LEAKY_RELU")) {
+            lower_act_s16(g, op);
+            return 1;
+        }
+        fail("int16 %s is not supported (16x8: htc has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, "
+             "MAXIMUM, MINIMUM, pooling, RELU, RELU6, LEAKY_RELU, QUANTIZE, DEQUANTIZE and data movement)", op->src_name);
     default:
         return 0;
     }

@@ -1170,6 +1170,12 @@ def _random_s16(kind, m, rng):
         y = m.op("STRIDED_SLICE", [y, _i32(m, [0, 1, 0, 1]), _i32(m, [1, 6, 7, 5]), _i32(m, [1, 2, 3, 1])],
                  [_t(m, [1, 3, 3, 4], (sc, 0), "int16")])
         return m.op("RESHAPE", [y, _i32(m, [9, 4])], [_t(m, [9, 4], (sc, 0), "int16")], newShape=[9, 4])
+    if kind in ("relu", "relu6", "leaky_relu"):
+        sc = _lsc(rng, 1e-4, 1e-2)
+        x = m.input([256], sc, 0, dtype="int16")
+        so = sc if kind == "relu6" else float(np.float32(sc * np.exp(rng.uniform(-1, 1))))
+        opts = {"alpha": float(rng.uniform(0.01, 0.5))} if kind == "leaky_relu" else {}
+        return m.op(kind.upper(), [x], [_t(m, [256], (so, 0), "int16")], **opts)
     if kind == "quantize":
         return m.quantize(m.input([64], dtype="float32"), _lsc(rng, 1e-4, 1e-2), 0, dtype="int16")
     if kind == "dequantize":
@@ -1182,7 +1188,7 @@ def _random_s16(kind, m, rng):
 
 
 S16_KINDS = ("conv-pc", "conv-pt", "conv-i32", "conv-nobias", "dw-pc", "dw-pt", "fc-pt", "fc-pc", "fc-i32",
-             "add", "sub", "mul", "maximum", "minimum", "avgpool", "maxpool", "move", "quantize", "dequantize",
+             "add", "sub", "mul", "maximum", "minimum", "avgpool", "maxpool", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
              "requant-int8-int16", "requant-int16-int8", "requant-int16-int16")
 
 

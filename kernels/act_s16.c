@@ -1,0 +1,23 @@
+/* act_s16.c - int16 RELU, RELU6 and LEAKY_RELU, bit-exact with TFLite
+   Micro's ReluQuantized, Relu6Quantized and QuantizeLeakyRelu. */
+
+/* mode 0 RELU: out_zp + mulq(x - in_zp) clamped to [lo, hi];
+   mode 1 RELU6: x clamped to [lo, hi] (the input's 0 and 6);
+   mode 2 LEAKY_RELU: x - in_zp >= 0 scaled by (m_pos, s_pos), else by
+   (m_neg, s_neg), plus out_zp, saturated. */
+static HTC__UNUSED void htc__act_s16(const htc__act16_params *p, const int16_t *in, int16_t *out)
+{
+    int32_t i;
+    for (i = 0; i < p->size; i++) {
+        const int32_t x = in[i];
+        int32_t v;
+        if (p->mode == 1) {
+            v = x;
+        } else if (p->mode == 0 || x - p->in_zp >= 0) {
+            v = p->out_zp + htc__mulq(x - p->in_zp, p->m_pos, p->s_pos);
+        } else {
+            v = p->out_zp + htc__mulq(x - p->in_zp, p->m_neg, p->s_neg);
+        }
+        out[i] = HTC__CAST(int16_t, htc__clamp(v, p->lo, p->hi));
+    }
+}
