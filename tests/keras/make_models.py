@@ -137,14 +137,18 @@ def ds_cnn():
 
 
 def cnn16():
-    """Small CNN for 16x8: Conv2D (ReLU), DepthwiseConv2D (ReLU6, multiplier 2), 1x1 without bias, Dense
-    (no dilation: the converter makes it SPACE_TO_BATCH_ND, which TFLM lacks for int16)."""
+    """Small CNN for 16x8: Conv2D (ReLU), DepthwiseConv2D (ReLU6, multiplier 2), 1x1 without bias, a residual
+    Add, LeakyReLU, max and average pooling, Dense (no dilation: the converter makes it SPACE_TO_BATCH_ND,
+    which TFLM lacks for int16)."""
     seed(8)
     x = inp = keras.Input((12, 10, 3))
     x = layers.Conv2D(8, 3, strides=2, padding="same", activation="relu")(x)
     x = layers.DepthwiseConv2D(3, padding="same", depth_multiplier=2, activation="relu6")(x)
-    x = layers.Conv2D(6, 1, use_bias=False)(x)
-    x = layers.Conv2D(5, 3, strides=(1, 2), padding="valid")(x)
+    y = layers.Conv2D(16, 1, use_bias=False)(x)
+    x = layers.LeakyReLU(0.2)(layers.Add()([x, y]))
+    x = layers.MaxPooling2D(2, padding="same")(x)
+    x = layers.Conv2D(5, 3, strides=(1, 2), padding="same")(x)
+    x = layers.AveragePooling2D((2, 1))(x)
     x = layers.Flatten()(x)
     x = layers.Dense(7)(x)
     return keras.Model(inp, x, name="cnn16")
