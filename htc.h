@@ -1045,12 +1045,16 @@ static inline int32_t htc__ql_rq(int64_t x, int32_t mul, int32_t add, int32_t sh
    HTC__EPI_QUANTLIB QuantLib's RequantShift: clip((acc * mult[c] + add[c] +
                     2^(shift-1)) >> shift, lo, hi) - out_off, the product in
                     64 bits (htc__ql_rq);
+   HTC__EPI_FLOAT_MUL onnxruntime's QLinearMul: float(acc) * scale[0] +
+                    ffixed (the output zero point as a float), rounded half
+                    to even, saturated to [lo, hi] (beyond int32: lo), +
+                    out_zp (the storage offset);
    HTC__EPI_INT32   the accumulator itself, stored as int32 (ConvInteger,
                     MatMulInteger, QuantLib without RequantShift).
    c is the output channel when per_channel, else 0. The fast paths of the
    TFLite kind (SSE2, Arm DSP, RV32) use the same arithmetic in their
    precomputed forms (htc__rq_apply, htc__rq4, htc__dsprq, htc__prq). */
-enum { HTC__EPI_INT32, HTC__EPI_TFLITE, HTC__EPI_FLOAT, HTC__EPI_QUANTLIB };
+enum { HTC__EPI_INT32, HTC__EPI_TFLITE, HTC__EPI_FLOAT, HTC__EPI_QUANTLIB, HTC__EPI_FLOAT_MUL };
 
 typedef struct {
     int32_t kind, per_channel;
@@ -1061,16 +1065,32 @@ typedef struct {
     int32_t ql_shift;                       /* QuantLib: the right shift */
     const float *scale;                     /* float: scales */
     float flo, fhi;                         /* float: qmin - out_zp, qmax - out_zp */
+    float ffixed;                           /* float_mul: the zero point added before rounding */
 } htc__epi;
 
-static inline int32_t htc__epi_value(const htc__epi *e, int32_t c, int32_t acc)
+static HTC__UNUSED int32_t htc__rq_float_mul(int32_t acc, float scale, float fixed, int32_t lo, int32_t hi)
+{
+    volatile float v = HTC__CAST(float, acc) * scale;
+    volatile float c = v + fixed;
+    float t = c;
+    int32_t q;
+    if (!(t > -2147483648.0f && t < 2147483648.0f)) return lo;
+    t = t < HTC__CAST(float, lo - 1) ? HTC__CAST(float, lo - 1) : (t > HTC__CAST(float, hi + 1) ? HTC__CAST(float, hi + 1) : t);
+    q = htc__rne(t);
+    return q < lo ? lo : (q > hi ? hi : q);
+}
+
+/* acc: the int32 accumulator of conv / fc, or the exact (64-bit) value of
+   an element-wise combination (QuantLib's int32 operands) */
+static inline int32_t htc__epi_value(const htc__epi *e, int32_t c, int64_t acc)
 {
     const int32_t k = e->per_channel ? c : 0;
     switch (e->kind) {
-    case HTC__EPI_TFLITE: return htc__requant(acc, e->mult[k], e->shift[k], e->out_zp, e->lo, e->hi);
-    case HTC__EPI_FLOAT: return htc__rq_float(acc, e->scale[k], e->flo, e->fhi, e->out_zp);
+    case HTC__EPI_TFLITE: return htc__requant(HTC__CAST(int32_t, acc), e->mult[k], e->shift[k], e->out_zp, e->lo, e->hi);
+    case HTC__EPI_FLOAT: return htc__rq_float(HTC__CAST(int32_t, acc), e->scale[k], e->flo, e->fhi, e->out_zp);
     case HTC__EPI_QUANTLIB: return htc__ql_rq(acc, e->mult[k], e->add[k], e->ql_shift, e->lo, e->hi) + e->out_zp;
-    default: return acc;
+    case HTC__EPI_FLOAT_MUL: return htc__rq_float_mul(HTC__CAST(int32_t, acc), e->scale[k], e->ffixed, e->lo, e->hi) + e->out_zp;
+    default: return HTC__CAST(int32_t, acc);
     }
 }
 

@@ -1,34 +1,119 @@
-/* mul.c - int8 element-wise MUL with broadcasting (up to 4-D).
-   Bit-exact with TFLite reference_integer_ops::Mul / BroadcastMul6DSlow. */
+/* mul.c - element-wise MUL of every requantization kind, and QuantLib's
+   integer Add: one broadcasting loop (htc__ew_core) combining the two
+   operands exactly (a + a_off) * (b + b_off) (or +, QuantLib), then the
+   epilogue of the layer's kind (htc.h htc__epi). Entry points: htc__mul_s8
+   (TFLite reference_integer_ops::Mul / BroadcastMul6DSlow: the product
+   through MultiplyByQuantizedMultiplier, + out_zp, clamped), htc__qmul_s8
+   (onnxruntime's QLinearMul, HTC__EPI_FLOAT_MUL), htc__ql_binary (QuantLib's
+   Add / Mul with RequantShift). TFLite's ADD and onnxruntime's QLinearAdd
+   rescale each operand before the sum (kernels/add.c, ort_eltwise.c). */
 
-/* out = clamp(mulq((a - a_zp) * (b - b_zp), out_mult, out_shift) + out_zp). */
+/* Six dimensions of the output (s), element strides of a and b (0 on a
+   broadcast dimension); operands int8 (+ off) or int32 (a_i32, b_i32);
+   the requant channel of output element i is (i / rq_inner) % rq_nch. */
+typedef struct {
+    int32_t s[6], as[6], bs[6];
+    int32_t a_off, b_off, a_i32, b_i32;
+    int32_t add;                            /* 1: a + b (QuantLib's Add), 0: a * b */
+    int32_t rq_inner, rq_nch;
+} htc__ewg;
 
-static HTC__UNUSED int8_t htc__mul_one(const htc__binary_params *p, int32_t a, int32_t b)
+static HTC__UNUSED void htc__ew_core(const htc__ewg *g, const htc__epi *e, const void *a, const void *b, void *out)
 {
-    const int32_t r = htc__mulq((a + p->a_offset) * (b + p->b_offset), p->out_mult, p->out_shift) + p->out_zp;
-    return HTC__CAST(int8_t, htc__clamp(r, p->act_min, p->act_max));
+    const int32_t n5 = g->s[5], as5 = g->as[5], bs5 = g->bs[5];
+    int32_t idx[5] = {0, 0, 0, 0, 0}, c = 0, ci = 0;
+    size_t total = 1, o = 0, ai = 0, bi = 0;
+    int d;
+    for (d = 0; d < 5; d++) total *= HTC__CAST(size_t, g->s[d]);
+    while (total--) {
+        size_t ak = ai, bk = bi;
+        int32_t i5;
+        for (i5 = 0; i5 < n5; i5++, o++, ak += HTC__CAST(size_t, as5), bk += HTC__CAST(size_t, bs5)) {
+            const int64_t va = htc__ql_ld(a, ak, g->a_i32, g->a_off), vb = htc__ql_ld(b, bk, g->b_i32, g->b_off);
+            const int64_t v = g->add ? va + vb : va * vb;
+            if (e->kind == HTC__EPI_INT32) HTC__CAST(int32_t *, out)[o] = HTC__CAST(int32_t, v);
+            else HTC__CAST(int8_t *, out)[o] = HTC__CAST(int8_t, htc__epi_value(e, c, v));
+            if (++ci == g->rq_inner) {      /* channel (o / rq_inner) % rq_nch, without dividing */
+                ci = 0;
+                if (++c == g->rq_nch) c = 0;
+            }
+        }
+        for (d = 4; d >= 0; d--) {
+            ai += HTC__CAST(size_t, g->as[d]);
+            bi += HTC__CAST(size_t, g->bs[d]);
+            if (++idx[d] < g->s[d]) break;
+            ai -= HTC__CAST(size_t, g->as[d]) * HTC__CAST(size_t, g->s[d]);
+            bi -= HTC__CAST(size_t, g->bs[d]) * HTC__CAST(size_t, g->s[d]);
+            idx[d] = 0;
+        }
+    }
 }
 
 static HTC__UNUSED void htc__mul_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
-    const int32_t n0 = p->out_shape[0], n1 = p->out_shape[1], n2 = p->out_shape[2], n3 = p->out_shape[3];
+    htc__ewg g;
+    htc__epi e;
+    const int32_t m = p->out_mult;
+    const int8_t sh = p->out_shift;
+    int d;
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    for (d = 0; d < 6; d++) g.s[d] = 1;
     if (!p->broadcast) {
-        const int32_t n = n0 * n1 * n2 * n3;
-        int32_t i;
-        for (i = 0; i < n; i++) out[i] = htc__mul_one(p, a[i], b[i]);
+        g.s[5] = p->out_shape[0] * p->out_shape[1] * p->out_shape[2] * p->out_shape[3];
+        g.as[5] = g.bs[5] = 1;
     } else {
-        const int32_t as3 = p->a_stride[3], bs3 = p->b_stride[3];
-        int32_t i0, i1, i2, i3;
-        for (i0 = 0; i0 < n0; i0++)
-            for (i1 = 0; i1 < n1; i1++)
-                for (i2 = 0; i2 < n2; i2++) {
-                    const int8_t *pa = a + i0 * p->a_stride[0] + i1 * p->a_stride[1] + i2 * p->a_stride[2];
-                    const int8_t *pb = b + i0 * p->b_stride[0] + i1 * p->b_stride[1] + i2 * p->b_stride[2];
-                    for (i3 = 0; i3 < n3; i3++) {
-                        *out++ = htc__mul_one(p, *pa, *pb);
-                        pa += as3;
-                        pb += bs3;
-                    }
-                }
+        for (d = 0; d < 4; d++) {
+            g.s[2 + d] = p->out_shape[d];
+            g.as[2 + d] = p->a_stride[d];
+            g.bs[2 + d] = p->b_stride[d];
+        }
     }
+    g.a_off = p->a_offset; g.b_off = p->b_offset;
+    g.rq_inner = 1; g.rq_nch = 1;
+    e.kind = HTC__EPI_TFLITE;
+    e.mult = &m; e.shift = &sh;
+    e.out_zp = p->out_zp; e.lo = p->act_min; e.hi = p->act_max;
+    htc__ew_core(&g, &e, a, b, out);
+}
+
+static HTC__UNUSED void htc__qmul_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    htc__ewg g;
+    htc__epi e;
+    int d;
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    for (d = 0; d < 6; d++) g.s[d] = 1;
+    g.s[5] = p->size;
+    g.as[5] = p->a_scalar ? 0 : 1;
+    g.bs[5] = p->b_scalar ? 0 : 1;
+    g.a_off = -p->a_zp; g.b_off = -p->b_zp;
+    g.rq_inner = 1; g.rq_nch = 1;
+    e.kind = HTC__EPI_FLOAT_MUL;
+    e.scale = &p->ra; e.ffixed = p->fixed;
+    e.lo = p->qmin; e.hi = p->qmax; e.out_zp = -p->out_off;
+    htc__ew_core(&g, &e, a, b, out);
+}
+
+/* ins: a, b, mul, add */
+static HTC__UNUSED void htc__ql_binary(const htc__ql_binary_params *p, const void *const *ins, void *out)
+{
+    htc__ewg g;
+    htc__epi e;
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    g.s[0] = p->s0; g.s[1] = p->s1; g.s[2] = p->s2; g.s[3] = p->s3; g.s[4] = p->s4; g.s[5] = p->s5;
+    g.as[0] = p->a0; g.as[1] = p->a1; g.as[2] = p->a2; g.as[3] = p->a3; g.as[4] = p->a4; g.as[5] = p->a5;
+    g.bs[0] = p->b0; g.bs[1] = p->b1; g.bs[2] = p->b2; g.bs[3] = p->b3; g.bs[4] = p->b4; g.bs[5] = p->b5;
+    g.a_off = p->a_off; g.b_off = p->b_off; g.a_i32 = p->a_i32; g.b_i32 = p->b_i32;
+    g.add = p->op == 0;
+    g.rq_inner = p->rq ? p->rq_inner : 1; g.rq_nch = p->rq ? p->rq_nch : 1;
+    e.kind = p->rq ? HTC__EPI_QUANTLIB : HTC__EPI_INT32;
+    e.per_channel = 1;
+    e.mult = HTC__CAST(const int32_t *, ins[2]);
+    e.add = HTC__CAST(const int32_t *, ins[3]);
+    e.ql_shift = p->shift;
+    e.lo = p->lo; e.hi = p->hi; e.out_zp = -p->out_off;
+    htc__ew_core(&g, &e, ins[0], ins[1], out);
 }

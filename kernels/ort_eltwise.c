@@ -72,33 +72,6 @@ static HTC__UNUSED void htc__qlinear_dequantize(const htc__qlinear_params *p, co
     }
 }
 
-/* QLinearMul (MLAS, SSE2): (a - a_zp) * (b - b_zp) exactly in int32, to
-   float, times the float ratio a_scale * b_scale / c_scale, plus the output
-   zero point as a float (fixed), rounded half to even (cvtps; beyond int32
-   the integer indefinite INT32_MIN), saturated to the output type. a_zp and
-   b_zp are the stored (int8) zero points, fixed the zero point in the type
-   onnxruntime computes with, out_off that type's storage offset. */
-static HTC__UNUSED void htc__qmul_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
-{
-    const float lo = HTC__CAST(float, p->qmin - 1), hi = HTC__CAST(float, p->qmax + 1);
-    int32_t i;
-    for (i = 0; i < p->size; i++) {
-        const int32_t av = a[p->a_scalar ? 0 : i] - p->a_zp, bv = b[p->b_scalar ? 0 : i] - p->b_zp;
-        volatile float v = HTC__CAST(float, av * bv) * p->ra;
-        volatile float c = v + p->fixed;
-        float t = c;
-        int32_t q;
-        if (!(t > -2147483648.0f && t < 2147483648.0f)) {
-            q = p->qmin;
-        } else {
-            t = t < lo ? lo : (t > hi ? hi : t);
-            q = htc__rne(t);
-            q = q < p->qmin ? p->qmin : (q > p->qmax ? p->qmax : q);
-        }
-        out[i] = HTC__CAST(int8_t, q - p->out_off);
-    }
-}
-
 static HTC__UNUSED void htc__qavgpool_s8(const htc__qavgpool_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t c = p->c, row = p->in_w * p->c;
