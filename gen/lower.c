@@ -989,15 +989,17 @@ static void lower_s2b(Graph *g, Op *op)
 static void lower_reduce(Graph *g, Op *op)
 {
     Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
-    need_type(in, DT_INT8, "input");
-    need_type(out, DT_INT8, "output");
+    op->s16 = in->type == DT_INT16;     /* MEAN / SUM: kernels/reduce_s16.c */
+    if (op->s16 && op->kind != OP_MEAN && op->kind != OP_SUM) fail("int16 %s is not supported", op->src_name);
+    need_type(in, op->s16 ? DT_INT16 : DT_INT8, "input");
+    need_type(out, in->type, "output");
     int red[MAX_RANK] = {0};
     for (int i = 0; i < op->naxes; i++) red[op->axes[i]] = 1;
     int64_t kept = 1;
     for (int d = 0; d < in->rank; d++) kept *= red[d] ? 1 : in->shape[d];
     if (kept != tensor_numel(out)) fail("output '%s' has %lld elements, the reduction %lld", out->name,
                                         (long long)tensor_numel(out), (long long)kept);
-    if (op->kind == OP_MEAN && in->rank == 4 && red[1] && red[2] && !red[0] && !red[3]) {
+    if (op->kind == OP_MEAN && in->rank == 4 && red[1] && red[2] && !red[0] && !red[3] && !op->s16) {
         lower_mean(g, op);
         return;
     }
@@ -1445,7 +1447,8 @@ static int lower_s16(Graph *g, Op *op)
             return 1;
         }
         fail("int16 %s is not supported (16x8: htc has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, "
-             "MAXIMUM, MINIMUM, pooling, RELU, RELU6, LEAKY_RELU, QUANTIZE, DEQUANTIZE and data movement)", op->src_name);
+             "MAXIMUM, MINIMUM, pooling, MEAN, SUM, RELU, RELU6, LEAKY_RELU, QUANTIZE, DEQUANTIZE and data movement)",
+             op->src_name);
     default:
         return 0;
     }

@@ -770,6 +770,8 @@ static const struct {
     {OP_REQUANTIZE, RQ_TFLITE, K_S16, "kernels/quant_s16.c", "htc__requantize"},
     {OP_DEQUANTIZE, RQ_TFLITE, K_S16, "kernels/quant_s16.c", "htc__dequantize"},
     {OP_ADD, RQ_TFLITE, K_S16, "kernels/binary_s16.c", "htc__add_s16"},
+    {OP_MEAN, RQ_TFLITE, K_S16, "kernels/reduce_s16.c", "htc__reduce_s16"},
+    {OP_SUM, RQ_TFLITE, K_S16, "kernels/reduce_s16.c", "htc__reduce_s16"},
     {OP_TABLE, RQ_COUNT, K_S16, "kernels/act_s16.c", "htc__act_s16"},
     {OP_AVGPOOL, RQ_TFLITE, K_S16, "kernels/pool_s16.c", "htc__avgpool_s16"},
     {OP_MAXPOOL, RQ_COUNT, K_S16, "kernels/pool_s16.c", "htc__maxpool_s16"},

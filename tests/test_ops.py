@@ -1170,6 +1170,15 @@ def _random_s16(kind, m, rng):
         y = m.op("STRIDED_SLICE", [y, _i32(m, [0, 1, 0, 1]), _i32(m, [1, 6, 7, 5]), _i32(m, [1, 2, 3, 1])],
                  [_t(m, [1, 3, 3, 4], (sc, 0), "int16")])
         return m.op("RESHAPE", [y, _i32(m, [9, 4])], [_t(m, [9, 4], (sc, 0), "int16")], newShape=[9, 4])
+    if kind in ("mean", "sum"):
+        shape = [int(rng.integers(1, 4)), int(rng.integers(1, 9)), int(rng.integers(1, 9)), int(rng.integers(1, 6))]
+        x = m.input(shape, _lsc(rng), 0, dtype="int16")
+        axes = sorted(int(a) for a in rng.choice(4, size=int(rng.integers(1, 4)), replace=False))
+        keep = bool(rng.integers(2))
+        oshape = [1 if d in axes else n for d, n in enumerate(shape)] if keep else \
+            [n for d, n in enumerate(shape) if d not in axes]
+        so = _lsc(rng) * (1.0 if kind == "mean" else 8.0)
+        return m.op(kind.upper(), [x, _i32(m, axes)], [_t(m, oshape, (so, 0), "int16")], keepDims=keep)
     if kind in ("relu", "relu6", "leaky_relu"):
         sc = _lsc(rng, 1e-4, 1e-2)
         x = m.input([256], sc, 0, dtype="int16")
@@ -1188,7 +1197,7 @@ def _random_s16(kind, m, rng):
 
 
 S16_KINDS = ("conv-pc", "conv-pt", "conv-i32", "conv-nobias", "dw-pc", "dw-pt", "fc-pt", "fc-pc", "fc-i32",
-             "add", "sub", "mul", "maximum", "minimum", "avgpool", "maxpool", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
+             "add", "sub", "mul", "maximum", "minimum", "avgpool", "maxpool", "mean", "sum", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
              "requant-int8-int16", "requant-int16-int8", "requant-int16-int16")
 
 
