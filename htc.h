@@ -1333,6 +1333,13 @@ typedef struct {
     const int8_t *shift;
 } htc__conv16_params;
 
+/* int16 SOFTMAX over the last axis (kernels/softmax_s16.c): TFLM's
+   SoftmaxInt16 with its two interpolated 513-entry tables. */
+typedef struct {
+    int32_t outer, depth, mult, shift;
+    int32_t exp_lut[513], recip_lut[513];
+} htc__softmax16_params;
+
 /* int16 RELU / RELU6 / LEAKY_RELU (kernels/act_s16.c). */
 typedef struct {
     int32_t size, mode, in_zp, out_zp, m_pos, s_pos, m_neg, s_neg, lo, hi;

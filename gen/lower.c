@@ -1421,6 +1421,29 @@ static void lower_act_s16(Graph *g, Op *op)
     op->nch = p->mode != 1;
 }
 
+/* int16 SOFTMAX (kernels/softmax_s16.c), TFLM's CalculateSoftmaxParams:
+   zero points 0, output scale 1/32768, the input difference scaled so that
+   [-65535, 0] is [-10, 0] (QuantizeMultiplier(scale * beta / (10 / 65535))),
+   the exp and 1/(1+x) tables of LUTPopulate<int16_t> (gen/quant.c). */
+static void lower_softmax_s16(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    need_type(in, DT_INT16, "input");
+    need_type(out, DT_INT16, "output");
+    if (qzp(in, "input") || qzp(out, "output")) fail("int16 SOFTMAX needs zero points 0 (TFLite Micro checks it)");
+    if (fabsf(out->q.scale[0] - 1.0f / 32768) > 0.001f / 32768) fail("int16 SOFTMAX needs output scale 1/32768");
+    if (in->rank < 1 || tensor_numel(in) != tensor_numel(out)) fail("input and output sizes differ");
+    htc__softmax16_params *p = gparams(op, sizeof *p, "htc__softmax16_params", "iiiia513a513");
+    p->depth = in->shape[in->rank - 1];
+    p->outer = (int32_t)(tensor_numel(in) / p->depth);
+    qmul((double)in->q.scale[0] * (double)op->beta / (10.0 / 65535.0), &p->mult, &p->shift);
+    quant_softmax_lut16(0, p->exp_lut);
+    quant_softmax_lut16(1, p->recip_lut);
+    op->s16 = 1;
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+}
+
 /* Ops with an int16 activation; 0 when the op has none (or only moves it). */
 static int lower_s16(Graph *g, Op *op)
 {
@@ -1441,13 +1464,16 @@ static int lower_s16(Graph *g, Op *op)
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM:
         lower_ew_s16(g, op);
         return 1;
+    case OP_SOFTMAX:
+        lower_softmax_s16(g, op);
+        return 1;
     case OP_TABLE:
         if (!strcmp(op->src_name, "RELU") || !strcmp(op->src_name, "RELU6") || !strcmp(op->src_name, "LEAKY_RELU")) {
             lower_act_s16(g, op);
             return 1;
         }
         fail("int16 %s is not supported (16x8: htc has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, "
-             "MAXIMUM, MINIMUM, pooling, MEAN, SUM, RELU, RELU6, LEAKY_RELU, QUANTIZE, DEQUANTIZE and data movement)",
+             "MAXIMUM, MINIMUM, pooling, MEAN, SUM, SOFTMAX, RELU, RELU6, LEAKY_RELU, QUANTIZE, DEQUANTIZE and data movement)",
              op->src_name);
     default:
         return 0;

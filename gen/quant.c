@@ -498,3 +498,35 @@ void quant_table_float(float in_scale, int32_t in_zp, float out_scale, int32_t o
         lut[(uint8_t)(int8_t)v] = (int8_t)y;
     }
 }
+
+/* LUTPopulate<int16_t> as TFLite computes it in float: 512 samples of the
+   function over the input range, each corrected by half the error of the
+   linear interpolation at the midpoint, and the end point. */
+static float lut16_fn(int which, float x)
+{
+    return which == 0 ? expf(x) : 1.0f / (1.0f + x);
+}
+
+void quant_softmax_lut16(int which, int32_t lut[513])
+{
+    const int32_t range = 32767 - (-32768);
+    volatile float in_scale = which == 0 ? 10.0f / (float)range : 1.0f / (float)range;
+    const int32_t in_zp = which == 0 ? 32767 : -32768;
+    volatile float out_scale = 2.0f / (float)range;
+    volatile float in_min = in_scale * (float)(-32768 - in_zp), in_max = in_scale * (float)(32767 - in_zp);
+    volatile float out_min = out_scale * (float)(-32768), out_max = out_scale * (float)32767;
+    volatile float step = (in_max - in_min) / 512.0f, half = step / 2.0f;
+    volatile float inv = 65536.0f / (out_max - out_min);
+    for (int i = 0; i < 512; i++) {
+        volatile float x0 = in_min + (float)i * step, xm = x0 + half, x1 = in_min + (float)(i + 1) * step;
+        volatile float v = lut16_fn(which, x0), vm = lut16_fn(which, xm), vn = lut16_fn(which, x1);
+        volatile float sample = roundf(v * inv);
+        volatile float interp = roundf((vn * inv + roundf(v * inv)) / 2.0f);
+        volatile float mid = roundf(vm * inv);
+        volatile float bias = roundf((interp - mid) / 2.0f);
+        float r = sample - bias;
+        lut[i] = (int32_t)(r < -32768.0f ? -32768.0f : (r > 32767.0f ? 32767.0f : r));
+    }
+    volatile float e = roundf(lut16_fn(which, in_max) * inv);
+    lut[512] = (int32_t)(e < -32768.0f ? -32768.0f : (e > 32767.0f ? 32767.0f : e));
+}

@@ -67,4 +67,8 @@ void quant_mean_params(float in_scale, int32_t in_zp, float out_scale,
 void quant_requant_params(float in_scale, int32_t in_zp, float out_scale,
                           int32_t out_zp, htc__quant_params *p);
 
+/* TFLite's LUTPopulate<int16_t> (513 entries, float arithmetic) of the int16
+   softmax: which 0 = exp over [-10, 0], 1 = 1 / (1 + x) over [0, 1]. */
+void quant_softmax_lut16(int which, int32_t lut[513]);
+
 #endif

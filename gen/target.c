@@ -770,6 +770,7 @@ static const struct {
     {OP_REQUANTIZE, RQ_TFLITE, K_S16, "kernels/quant_s16.c", "htc__requantize"},
     {OP_DEQUANTIZE, RQ_TFLITE, K_S16, "kernels/quant_s16.c", "htc__dequantize"},
     {OP_ADD, RQ_TFLITE, K_S16, "kernels/binary_s16.c", "htc__add_s16"},
+    {OP_SOFTMAX, RQ_TFLITE, K_S16, "kernels/softmax_s16.c", "htc__softmax_s16"},
     {OP_MEAN, RQ_TFLITE, K_S16, "kernels/reduce_s16.c", "htc__reduce_s16"},
     {OP_SUM, RQ_TFLITE, K_S16, "kernels/reduce_s16.c", "htc__reduce_s16"},
     {OP_TABLE, RQ_COUNT, K_S16, "kernels/act_s16.c", "htc__act_s16"},

@@ -1179,6 +1179,10 @@ def _random_s16(kind, m, rng):
             [n for d, n in enumerate(shape) if d not in axes]
         so = _lsc(rng) * (1.0 if kind == "mean" else 8.0)
         return m.op(kind.upper(), [x, _i32(m, axes)], [_t(m, oshape, (so, 0), "int16")], keepDims=keep)
+    if kind == "softmax":
+        d = int(rng.integers(1, 40))
+        x = m.input([3, d], _lsc(rng, 1e-4, 1e-2), 0, dtype="int16")
+        return m.op("SOFTMAX", [x], [_t(m, [3, d], (1.0 / 32768, 0), "int16")], beta=float(rng.uniform(0.1, 3)))
     if kind in ("relu", "relu6", "leaky_relu"):
         sc = _lsc(rng, 1e-4, 1e-2)
         x = m.input([256], sc, 0, dtype="int16")
@@ -1197,7 +1201,7 @@ def _random_s16(kind, m, rng):
 
 
 S16_KINDS = ("conv-pc", "conv-pt", "conv-i32", "conv-nobias", "dw-pc", "dw-pt", "fc-pt", "fc-pc", "fc-i32",
-             "add", "sub", "mul", "maximum", "minimum", "avgpool", "maxpool", "mean", "sum", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
+             "add", "sub", "mul", "maximum", "minimum", "avgpool", "maxpool", "mean", "sum", "softmax", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
              "requant-int8-int16", "requant-int16-int8", "requant-int16-int16")
 
 
