@@ -169,7 +169,7 @@ MODELS = {
 }
 
 # 16x8 (int16 activations, int8 weights) versions: <name>_16x8.tflite
-MODELS_16X8 = ("cnn16",)
+MODELS_16X8 = ("cnn16", "ds_cnn")
 
 
 # ---- conversion ------------------------------------------------------------------------
