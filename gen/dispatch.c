@@ -110,7 +110,8 @@ void dispatch(Graph *g, Target *t)
         /* accelerators first, in target order; the CPU is the fallback */
         for (int e = 1; e < t->nengines; e++) {
             if (target_accepts(t, e, g, op, &why)) cand[n++] = e;
-            else if (!why_not) why_not = arena_printf("%s: %s", t->engines[e].name, why);
+            else why_not = why_not ? arena_printf("%s; %s: %s", why_not, t->engines[e].name, why)
+                                   : arena_printf("%s: %s", t->engines[e].name, why);
         }
         if (target_accepts(t, 0, g, op, &why)) cand[n++] = 0;
         else why_not = why_not ? arena_printf("%s; %s", why_not, why) : why;

@@ -928,12 +928,25 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     int offloaded = 0;
     for (int i = 0; i < g->nops; i++) offloaded |= g->ops[i].tile != NULL;
     if (offloaded) {
-        /* the device model checks accesses against the declared memories */
-        for (int i = 0; i < g->nops; i++)
-            if (g->ops[i].tile) {
-                device_defines(t, &t->engines[g->ops[i].engine]);
-                break;
+        /* the device model checks accesses against the declared memories:
+           the core constants of the first engine (in target order) that
+           runs a layer, then the device tables of the others (a name the
+           first defined already keeps its value) */
+        int first = -1;
+        for (int e = 0; e < t->nengines; e++) {
+            int used = 0;
+            for (int i = 0; i < g->nops; i++) used |= g->ops[i].tile && g->ops[i].engine == e;
+            if (!used) continue;
+            const Engine *en = &t->engines[e];
+            if (first < 0) {
+                device_defines(t, en);
+                first = e;
+                continue;
             }
+            for (int k = 0; k < en->ndevice; k++)
+                fprintf(F, "#ifndef HTC_DEV_%s\n#define HTC_DEV_%s %.17g\n#endif\n", en->device_names[k], en->device_names[k],
+                        en->device_values[k]);
+        }
     }
     /* each kernel file once, in target order */
     const char **done = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));

@@ -1,4 +1,4 @@
-/* diana.c - device model of the DIANA digital accelerator for the host
+/* diana.c - device model of the DIANA digital and analog accelerators for the host
    virtual platform (HTVM paper, ISSCC'22 SoC). The generated code calls
    these functions; on silicon a driver implements the same names.
 
@@ -45,10 +45,21 @@ typedef struct {
     uint64_t w_end, r_end;              /* last write / read finishes */
 } htc__dev_slot;
 
+/* The analog core (present when its engine is used: HTC_DEV_ANA_* from its
+   device table): HTC_DEV_ANA_ROWS x HTC_DEV_ANA_COLS ternary cells,
+   HTC_DEV_ANA_W_SIZE cells of weight memory (one byte per cell here; 2
+   bits on silicon), HTC_DEV_ANA_W_BPC cells per DMA cycle,
+   HTC_DEV_ANA_PROG_ROWS array rows written per cycle, HTC_DEV_ANA_STARTUP
+   cycles to start it, HTC_DEV_ANA_IN_BITS input bits per activation. */
+#ifndef HTC_DEV_ANA_W_SIZE
+#define HTC_DEV_ANA_W_SIZE 4
+#endif
+
 typedef struct {
     int8_t act[HTC_DEV_ACT_SIZE];
     int8_t w[HTC_DEV_W_SIZE];
-    uint64_t now, dma_free, pe_free, layer_start;
+    int8_t aw[HTC_DEV_ANA_W_SIZE];      /* the analog core's weight memory */
+    uint64_t now, dma_free, pe_free, layer_start, ana_free;
     htc__dev_slot slot[32];
     int nslot;
 } htc__dev_state;
@@ -59,9 +70,10 @@ static HTC__UNUSED uint64_t htc__dev_max(uint64_t a, uint64_t b) { return a > b 
 
 static HTC__UNUSED int8_t *htc__dev_mem(int space, uint32_t off, uint64_t len)
 {
-    uint64_t size = space ? HTC_DEV_W_SIZE : HTC_DEV_ACT_SIZE;
-    if ((uint64_t)off + len > size) HTC_DEVICE_FAULT(space ? "weight memory overflow" : "L1 overflow");
-    return (space ? htc__dev.w : htc__dev.act) + off;
+    uint64_t size = space == 2 ? HTC_DEV_ANA_W_SIZE : space ? HTC_DEV_W_SIZE : HTC_DEV_ACT_SIZE;
+    if ((uint64_t)off + len > size)
+        HTC_DEVICE_FAULT(space == 2 ? "analog weight memory overflow" : space ? "weight memory overflow" : "L1 overflow");
+    return (space == 2 ? htc__dev.aw : space ? htc__dev.w : htc__dev.act) + off;
 }
 
 static HTC__UNUSED htc__dev_slot *htc__dev_slot_of(int space, uint32_t off)
@@ -156,6 +168,13 @@ static HTC__UNUSED int32_t htc__dev_requant(int32_t acc, int32_t shift, int32_t 
     }
     v += zp;
     return v < qmin ? qmin : (v > qmax ? qmax : v);
+}
+
+static HTC__UNUSED int32_t htc__dev_rd32_in(int space, uint32_t off)
+{
+    int32_t v;
+    memcpy(&v, htc__dev_mem(space, off, 4), 4);
+    return v;
 }
 
 static HTC__UNUSED int32_t htc__dev_rd32(uint32_t off)
@@ -277,11 +296,80 @@ static HTC__UNUSED void htc__dev_pool(uint32_t l1_in, int32_t c, int32_t h, int3
                  HTC_DEV_STARTUP + (uint64_t)((c + HTC_DEV_ADD_LANES - 1) / HTC_DEV_ADD_LANES) * (uint64_t)n);
 }
 
+#ifdef HTC_DEV_ANA_ROWS
+/* L2 -> the analog weight memory (ternary cells, one byte each here), then
+   the array programmed from it, HTC_DEV_ANA_PROG_ROWS rows per cycle: the
+   per-layer overhead the HTVM paper names. Biases (int32) follow the cells
+   at b_off and are configuration words of the output unit. */
+static HTC__UNUSED void htc__dev_dma_aw(uint32_t off, const void *src, uint32_t bytes, int32_t rows)
+{
+    memcpy(htc__dev_mem(2, off, bytes), src, bytes);
+    htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(2, off),
+                 HTC_DEV_W_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_ANA_W_BPC));
+    if (rows > 0)       /* programming the SRAM array from the weight memory */
+        htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(2, off), 0, 0, 0,
+                     htc__dev_ceil(HTC__CAST(uint64_t, rows), HTC_DEV_ANA_PROG_ROWS));
+}
+
+/* Conv2D on the analog array: C*kh*kw unrolled on the rows (at most
+   HTC_DEV_ANA_ROWS), K on the columns (at most HTC_DEV_ANA_COLS), weights
+   ternary (-1, 0, 1, checked). Inputs: the array takes unsigned
+   HTC_DEV_ANA_IN_BITS (7) bit activations. An int8 input x is mapped
+   exactly: u = x + 128 in [0, 255] is split into u = 128 h + l, l the low 7
+   bits, h the top bit; one array activation per part and output pixel, the
+   output unit adds 128 * (sum w h) + (sum w l) (shift-add), and subtracts
+   (in_zp + 128) * sum w from the bias, so the result is bit for bit
+   sum w (x - in_zp). Padded taps read the zero point (x = in_zp). When no
+   input has its top bit set, the h activation is skipped (data-dependent,
+   like the hardware would be told by the compiler; here counted only when
+   needed). Requantisation at the output: as the digital core's. */
+static HTC__UNUSED void htc__dev_aconv(uint32_t l1_in, int32_t c, int32_t ih, int32_t iw, int32_t y0, int32_t x0,
+                                       uint32_t l1_out, int32_t k, int32_t oy, int32_t ox, int32_t kh, int32_t kw,
+                                       int32_t sh, int32_t sw, uint32_t w_off, uint32_t b_off, const int32_t *shifts,
+                                       int32_t per_channel, int32_t round, int32_t in_zp, int32_t out_zp, int32_t qmin,
+                                       int32_t qmax)
+{
+    const int8_t *in = htc__dev_mem(0, l1_in, (uint64_t)c * ih * iw);
+    int8_t *out = htc__dev_mem(0, l1_out, (uint64_t)k * oy * ox);
+    const int8_t *w = htc__dev_mem(2, w_off, (uint64_t)k * c * kh * kw);
+    const int32_t rows = c * kh * kw;
+    int32_t o, y, x, i, ky, kx, hi_used = 0;
+    if (rows > HTC_DEV_ANA_ROWS || k > HTC_DEV_ANA_COLS) HTC_DEVICE_FAULT("analog array too small for the tile");
+    for (i = 0; i < k * rows; i++)
+        if (w[i] < -1 || w[i] > 1) HTC_DEVICE_FAULT("analog weights are not ternary");
+    for (o = 0; o < k; o++) {
+        int32_t wsum = 0;
+        for (i = 0; i < rows; i++) wsum += w[(size_t)o * rows + i];
+        for (y = 0; y < oy; y++)
+            for (x = 0; x < ox; x++) {
+                int32_t acc_l = 0, acc_h = 0, acc;
+                for (i = 0; i < c; i++)
+                    for (ky = 0; ky < kh; ky++)
+                        for (kx = 0; kx < kw; kx++) {
+                            const int32_t iy = y0 + y * sh + ky, ix = x0 + x * sw + kx;
+                            const int32_t xv = iy < 0 || iy >= ih || ix < 0 || ix >= iw ? in_zp
+                                               : in[((size_t)i * ih + iy) * iw + ix];
+                            const int32_t u = xv + 128, wv = w[(((size_t)o * c + i) * kh + ky) * kw + kx];
+                            acc_l += wv * (u & 127);            /* 7-bit activation */
+                            acc_h += wv * (u >> 7);
+                            hi_used |= u >> 7;
+                        }
+                acc = htc__dev_rd32_in(2, b_off + 4u * (uint32_t)o) - (in_zp + 128) * wsum + 128 * acc_h + acc_l;
+                out[((size_t)o * oy + y) * ox + x] =
+                    HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], round, out_zp, qmin, qmax));
+            }
+    }
+    /* one array activation per output pixel and input part, all K at once */
+    htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(2, w_off), 0, htc__dev_slot_of(0, l1_out),
+                 HTC_DEV_ANA_STARTUP + (uint64_t)oy * ox * (hi_used ? 2 : 1));
+}
+#endif
+
 /* end of a layer: the host waits for every engine */
 static HTC__UNUSED void htc__dev_sync(int32_t layer)
 {
     (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
-    htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev.pe_free));
+    htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev_max(htc__dev.pe_free, htc__dev.ana_free)));
     {
         int i;
         for (i = 0; i < htc__dev.nslot; i++)
@@ -296,7 +384,7 @@ static HTC__UNUSED void htc__dev_sync(int32_t layer)
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
     (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
-    htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev.pe_free));
+    htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev_max(htc__dev.pe_free, htc__dev.ana_free)));
     htc__dev.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
     HTC_DEVICE_LAYER(layer, htc__dev.now - htc__dev.layer_start);
     htc__dev.layer_start = htc__dev.now;
@@ -304,6 +392,6 @@ static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_
 
 static HTC__UNUSED void htc__dev_reset(void)
 {
-    htc__dev.now = htc__dev.dma_free = htc__dev.pe_free = htc__dev.layer_start = 0;
+    htc__dev.now = htc__dev.dma_free = htc__dev.pe_free = htc__dev.layer_start = htc__dev.ana_free = 0;
     htc__dev.nslot = 0;
 }

@@ -1,5 +1,5 @@
--- targets/diana.lua: the DIANA SoC (ISSCC'22, HTVM paper) with its digital
--- accelerator. RISC-V host at 260 MHz; a 16x16 PE array doing 256 int8
+-- targets/diana.lua: the DIANA SoC (ISSCC'22, HTVM paper) with its digital and analog
+-- accelerators (the analog one: below, ANA_*). RISC-V host at 260 MHz; a 16x16 PE array doing 256 int8
 -- MACs per cycle (Conv2D: K on the rows, OX on the columns; FC: C x K;
 -- depthwise on one PE row, 3.75 MACs/cycle), power-of-two shift
 -- requantisation and ReLU at its output; activations in a 256 kB L1 shared
@@ -41,6 +41,34 @@ local DW_MACS_X4 = 15           -- depthwise: 3.75 MACs per cycle on one PE row
 local LANES = 16                -- element-wise add and pool lanes
 local STARTUP = 50              -- cycles to program and start the array
 
+-- The analog in-memory-compute core (HTVM paper sec. IV; DIANA ISSCC'22):
+--   ANA_ROWS x ANA_COLS = 1152 x 512 ternary SRAM cells      paper, sec. IV
+--   7-bit inputs, ternary weights (-1, 0, +1)                  paper, sec. IV
+--   144 kB weight memory = 1152 * 512 cells at 2 bits          paper, sec. IV
+--   one array activation (all 1152 x 512 MACs) per cycle       paper: "500k MAC/cycle"
+--   ANA_PROG_ROWS = 1 array row programmed per cycle           assumption (not in the paper)
+--   ANA_STARTUP = 50 cycles, as the digital core's STARTUP     assumption
+--   weight DMA at the L2 DMA's 8 B/cycle = 32 cells/cycle      L2 DMA rate (below) at 2 bits/cell
+-- The device model keeps one byte per cell (WA counts cells, plus the
+-- int32 biases of 512 columns), so the weights of an RV32 build take 4x the
+-- silicon's L2 bytes (not packed to 2 bits: stated in bench_diana.py).
+-- 8-bit activations: u = x + 128 split into its low 7 bits and its top bit,
+-- two array activations per output pixel (one when no input of the tile
+-- has the top bit), recombined exactly at the output (kernels/diana.c,
+-- htc__dev_aconv): bit-exact, never clipped. Layers whose C * kh * kw
+-- exceed the 1152 rows are refused (no partial sums across row tiles).
+local ANA_ROWS, ANA_COLS = 1152, 512
+local ANA_STARTUP, ANA_PROG_ROWS, ANA_W_BPC = 50, 1, 32
+
+-- which accelerators exist (Table I's configurations) and how a layer both
+-- accept is given to one of them
+local ENGINES = param "engines" { default = "both", values = { "both", "digital", "analog", "none" },
+                                  description = "accelerators in use: Table I's CPU + digital / analog / both / CPU only" }
+local DISPATCH = param "dispatch" { default = "cost", values = { "cost", "bits" },
+                                    description = "cost: fewer estimated cycles (incl. weight loading); bits: HTVM's rule, ternary weights to analog, 8-bit to digital" }
+local use_digital = ENGINES == "both" or ENGINES == "digital"
+local use_analog = ENGINES == "both" or ENGINES == "analog"
+
 local function kernel_ok(k) return k == 1 or k == 3 or k == 5 or k == 7 end
 
 -- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
@@ -60,7 +88,35 @@ return target "diana" {
     L2 = { size = 512 * KiB, alignment = 16 },
     L1 = { size = L1_SIZE, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 } },
     WD = { size = 64 * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 } },
+    WA = { size = ANA_ROWS * ANA_COLS + 4 * ANA_COLS, alignment = 16, dma = { bytes_per_cycle = ANA_W_BPC, setup = 40 } },
   },
+
+  -- estimated cycles of a conv on each core (weights loaded once, no tiling
+  -- overheads): the cost-based choice, and the reason in the report
+  dispatch = function(op, cand)
+    local has = {}
+    for _, n in ipairs(cand) do has[n] = true end
+    if not (has.digital and has.analog) then
+      return cand[1], cand[1] == "riscv" and "cpu is the only candidate" or ("only %s accepts it"):format(cand[1])
+    end
+    local ternary = op.weight_min >= -1 and op.weight_max <= 1
+    if DISPATCH == "bits" then
+      if ternary then return "analog", "bits: ternary weights go to analog (HTVM's rule)" end
+      return "digital", "bits: 8-bit weights go to digital (HTVM's rule)"
+    end
+    local K, OY, OX, rows, dig
+    if op.kind == "fc" then
+      K, OY, OX, rows = op.out_shape[#op.out_shape], 1, 1, op.in_shape[#op.in_shape]
+      dig = STARTUP + 40 + cdiv(K * rows, 8) + cdiv(rows, ROWS) * cdiv(K, COLS)
+    else
+      K, OY, OX = op.out_shape[4], op.out_shape[2], op.out_shape[3]
+      rows = op.kernel_h * op.kernel_w * op.in_shape[4]
+      dig = STARTUP + 40 + cdiv(K * rows, 8) + OY * cdiv(OX, COLS) * cdiv(K, ROWS) * rows
+    end
+    local ana = ANA_STARTUP + 40 + cdiv(K * rows, ANA_W_BPC) + cdiv(rows, ANA_PROG_ROWS) * cdiv(K, ANA_COLS) + 2 * OY * OX * cdiv(K, ANA_COLS)
+    if ana < dig then return "analog", ("cost: analog ~%d cycles < digital ~%d"):format(ana, dig) end
+    return "digital", ("cost: digital ~%d cycles <= analog ~%d"):format(dig, ana)
+  end,
 
   -- the RISC-V host runs what the accelerator cannot (cycles per MAC or
   -- element of the portable kernels, RV32IMC without SIMD)
@@ -112,6 +168,7 @@ return target "diana" {
           macs_per_cycle = 256,   -- depthwise: 3.75, stated by the tile function
           double_buffer = true,
           accepts = function(op)
+            if not use_digital then return false, "not in use (engines=" .. ENGINES .. ")" end
             if op.weight_bits ~= 8 then return false, "weights are not int8" end
             if op.dilation ~= 1 then return false, "dilation > 1" end
             if op.stride > 2 then return false, "stride > 2" end
@@ -145,6 +202,7 @@ return target "diana" {
           macs_per_cycle = 256,
           double_buffer = true,
           accepts = function(op)
+            if not use_digital then return false, "not in use (engines=" .. ENGINES .. ")" end
             if op.batches ~= 1 then return false, "batch > 1" end
             if op.weight_zp ~= 0 then return false, "weight zero point" end
             if op.int32_out ~= 0 then return false, "int32 output" end
@@ -160,6 +218,7 @@ return target "diana" {
           template = "templates/diana/add.c.in",
           double_buffer = true,
           accepts = function(op)
+            if not use_digital then return false, "not in use (engines=" .. ENGINES .. ")" end
             if op.broadcast ~= 0 then return false, "broadcast operand" end
             return true
           end,
@@ -178,6 +237,7 @@ return target "diana" {
           macs_per_cycle = LANES,
           double_buffer = true,
           accepts = function(op)
+            if not use_digital then return false, "not in use (engines=" .. ENGINES .. ")" end
             if op.global ~= 1 then return false, "not a global average pool" end
             if op.in_shape[1] ~= 1 then return false, "batch > 1" end
             if #op.in_shape ~= 4 then return false, "input rank is not 4" end
@@ -187,6 +247,68 @@ return target "diana" {
             local l1 = (t.C * t.IY * t.IX + t.C * t.OY) * (2)
             return { maximize = 2 * l1 / L1_SIZE, l1_bytes = l1, w_bytes = 20,
                      cycles = STARTUP + cdiv(t.C, LANES) * (op.IY * op.IX) }
+          end,
+        },
+      },
+    },
+
+    analog = {
+      memory = "L1",            -- shares the 256 kB L1 with the digital core
+      weights = "WA",
+      startup = ANA_STARTUP,
+      array = { rows = ANA_ROWS, cols = ANA_COLS },   -- C*kh*kw on the rows, K on the columns
+      device = { DW_MACS_X4 = DW_MACS_X4, ADD_LANES = LANES, ISSUE = 10, ANA_ROWS = ANA_ROWS, ANA_COLS = ANA_COLS,
+                 ANA_W_SIZE = ANA_ROWS * ANA_COLS + 4 * ANA_COLS, ANA_W_BPC = ANA_W_BPC, ANA_PROG_ROWS = ANA_PROG_ROWS,
+                 ANA_STARTUP = ANA_STARTUP },
+      requant = { "shift", "shift:tflite" },
+      ops = {
+        conv2d = {
+          kernel = "kernels/diana.c", fn = "htc__dev_aconv",
+          template = "templates/diana/aconv.c.in",
+          macs_per_cycle = ANA_ROWS * ANA_COLS,
+          double_buffer = true,
+          accepts = function(op)
+            if not use_analog then return false, "not in use (engines=" .. ENGINES .. ")" end
+            if op.weight_min < -1 or op.weight_max > 1 then return false, "weights are not ternary" end
+            if op.groups ~= 1 then return false, "grouped or depthwise" end
+            if op.dilation ~= 1 then return false, "dilation > 1" end
+            if op.kernel_h * op.kernel_w * op.in_shape[4] > ANA_ROWS then
+              return false, ("C*kh*kw = %d > %d rows"):format(op.kernel_h * op.kernel_w * op.in_shape[4], ANA_ROWS)
+            end
+            if op.weight_zp ~= 0 then return false, "weight zero point" end
+            if op.int32_out ~= 0 then return false, "int32 output" end
+            if op.batches ~= 1 then return false, "batch > 1" end
+            if op.in_type ~= "int8" then return false, "input is not int8" end
+            return true
+          end,
+          tile = function(t, op)
+            local rows = op.kernel_h * op.kernel_w * op.C
+            local work = 2 * t.OY * t.OX
+            return { maximize = 4 * t.K / op.K + 2 * t.l1_bytes / L1_SIZE + t.IY / op.IY,
+                     constraints = { le(t.K, ANA_COLS) },
+                     cycles = ANA_STARTUP + work + cdiv(rows, ANA_PROG_ROWS) }
+          end,
+        },
+        -- FC mapped as a 1x1 Conv2D (the paper): C on the rows, K on the columns
+        fc = {
+          kernel = "kernels/diana.c", fn = "htc__dev_aconv",
+          template = "templates/diana/afc.c.in",
+          macs_per_cycle = ANA_ROWS * ANA_COLS,
+          double_buffer = true,
+          accepts = function(op)
+            if not use_analog then return false, "not in use (engines=" .. ENGINES .. ")" end
+            if op.weight_min < -1 or op.weight_max > 1 then return false, "weights are not ternary" end
+            if op.in_shape[#op.in_shape] > ANA_ROWS then return false, ("C = %d > %d rows"):format(op.in_shape[#op.in_shape], ANA_ROWS) end
+            if op.batches ~= 1 then return false, "batch > 1" end
+            if op.weight_zp ~= 0 then return false, "weight zero point" end
+            if op.int32_out ~= 0 then return false, "int32 output" end
+            if op.weight_batches ~= 1 then return false, "batched weights" end
+            if op.in_type ~= "int8" then return false, "input is not int8" end
+            return true
+          end,
+          tile = function(t, op)
+            return { maximize = 4 * t.K / op.K + 2 * t.l1_bytes / L1_SIZE, constraints = { le(t.K, ANA_COLS) },
+                     cycles = ANA_STARTUP + 2 + cdiv(op.C, ANA_PROG_ROWS) }
           end,
         },
       },

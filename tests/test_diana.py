@@ -171,3 +171,48 @@ def test_pow2_tflite_offloaded_as_shift(tmp_path):
     conv = [l for l in van["layers"] if l["source_op"] == "CONV_2D"]
     assert conv and all(l["engine"] == "cpu" for l in conv)
     assert "this op's is tflite (a power-of-two shift with TFLite's rounding: shift:tflite)" in conv[0]["reason"], conv[0]
+
+
+# Table I's configurations: CPU only, CPU + digital, CPU + analog, CPU + both
+CONFIGS = ["none", "digital", "analog", "both"]
+
+
+@pytest.mark.parametrize("net", NETS)
+@pytest.mark.parametrize("engines", CONFIGS)
+def test_ternary_bitexact_configs(net, engines, tmp_path, monkeypatch):
+    """The ternary zoo variants run bit-exact with onnxruntime in every
+    configuration; the device model aborts on any L1 / weight-memory
+    overflow and on non-ternary analog weights."""
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "%s_ternaryqop_s8.onnx" % net)
+    monkeypatch.setattr(oo, "TARGET", DIANA)
+    exe = oo.build(model, str(tmp_path), flags=["-D", "engines=" + engines])
+    sess = oo.ort_session(model)
+    ins = oo.random_inputs(sess, 3, seed=11)
+    got, _ = oo.run(exe, str(tmp_path), ins)
+    want = oo.ort_outputs(sess, ins)
+    for k in range(len(ins)):
+        a, b = np.frombuffer(got[k], np.uint8), np.frombuffer(want[k], np.uint8)
+        assert a.tobytes() == b.tobytes(), "%s %s input %d: %d bytes differ" % (net, engines, k, int((a != b).sum()))
+
+
+@pytest.mark.parametrize("net", NETS)
+def test_analog_dispatch(net):
+    """Ternary convs reach the analog core when it is the only accelerator;
+    with both, every conv the two accept says why it went where it went."""
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "%s_ternaryqop_s8.onnx" % net)
+    rep = report(model, args=["-D", "engines=analog"])
+    n_ana = sum(1 for layer in rep["layers"] if layer["engine"] == "analog")
+    assert n_ana > 0, net
+    for layer in rep["layers"]:
+        if layer["engine"] == "analog":
+            assert layer["tile"]["l1_bytes"] <= 256 * 1024
+    rep = report(model, args=["-D", "engines=both"])
+    for layer in rep["layers"]:
+        if layer["op"] in ("conv2d", "fc") and layer["engine"] in ("analog", "digital"):
+            assert layer["reason"].startswith(("cost: ", "only ")), (net, layer["index"], layer["reason"])
+    rep = report(model, args=["-D", "engines=both", "-D", "dispatch=bits"])
+    for layer in rep["layers"]:
+        if layer["reason"].startswith("bits: ternary"):
+            assert layer["engine"] == "analog"
