@@ -1336,7 +1336,7 @@ static void lower_ew_s16(Graph *g, Op *op)
 {
     Tensor *a = need(g, op, 0, "first"), *b = need(g, op, 1, "second"), *out = T(g, op->out[0]);
     need_type(a, DT_INT16, "input");
-    need_type(b, DT_INT16, "input");
+    need_type(b, op->kind == OP_PRELU ? DT_INT8 : DT_INT16, op->kind == OP_PRELU ? "alpha" : "input");
     need_type(out, DT_INT16, "output");
     htc__ew_params *p = gparams(op, sizeof *p, "htc__ew_params", "a6a6a6iiiiiiiiiiii");
     broadcast6(a, b, out, p->out_shape, p->a_stride, p->b_stride);
@@ -1353,10 +1353,27 @@ static void lower_ew_s16(Graph *g, Op *op)
     op->rq = RQ_TFLITE;
     op->nch = 1;
     float as = a->q.scale[0], bs = b->q.scale[0], os = out->q.scale[0];
-    int32_t az = qzp(a, "input"), bz = qzp(b, "input"), oz = qzp(out, "output");
+    int32_t az = qzp(a, "input"), oz = qzp(out, "output");
+    int32_t bz = op->kind == OP_PRELU ? (int32_t)b->q.zero_point[0] : qzp(b, "input");
     p->a_offset = -az;
     p->b_offset = -bz;
     p->out_zp = oz;
+    if (op->kind == OP_PRELU) {         /* prelu_common.cc CalculatePreluParams, int16 clamp */
+        if (b->q.n != 1) fail("alpha '%s' must be quantized per tensor", b->name);
+        qmul((double)as / (double)os, &p->a_mult, &p->a_shift);
+        qmul((double)as * (double)bs / (double)os, &p->b_mult, &p->b_shift);
+        return;
+    }
+    if (op->kind == OP_SQDIFF) {        /* squared_difference.cc PrepareQuantized, left_shift 0 */
+        if (az || bz || oz) fail("int16 SQUARED_DIFFERENCE needs zero points 0 (TFLite Micro checks it)");
+        double twice = 2.0 * (double)(as > bs ? as : bs);
+        volatile float den = 1.0f * os;
+        p->left_shift = 0;
+        qmul((double)as / twice, &p->a_mult, &p->a_shift);
+        qmul((double)bs / twice, &p->b_mult, &p->b_shift);
+        qmul(twice * twice / (double)den, &p->out_mult, &p->out_shift);
+        return;
+    }
     if (op->kind == OP_ADD || op->kind == OP_SUB) {
         double twice = 2 * (double)(as > bs ? as : bs);
         p->left_shift = 15;
@@ -1461,7 +1478,7 @@ static int lower_s16(Graph *g, Op *op)
     case OP_QUANTIZE: case OP_DEQUANTIZE:
         lower_quant_s16(g, op);
         return 1;
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM:
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: case OP_SQDIFF:
         lower_ew_s16(g, op);
         return 1;
     case OP_SOFTMAX:
@@ -1473,7 +1490,7 @@ static int lower_s16(Graph *g, Op *op)
             return 1;
         }
         fail("int16 %s is not supported (16x8: htc has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, "
-             "MAXIMUM, MINIMUM, pooling, MEAN, SUM, SOFTMAX, RELU, RELU6, LEAKY_RELU, QUANTIZE, DEQUANTIZE and data movement)",
+             "MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, pooling, MEAN, SUM, SOFTMAX, RELU, RELU6, LEAKY_RELU, QUANTIZE, DEQUANTIZE and data movement)",
              op->src_name);
     default:
         return 0;

@@ -778,6 +778,8 @@ static const struct {
     {OP_MAXPOOL, RQ_COUNT, K_S16, "kernels/pool_s16.c", "htc__maxpool_s16"},
     {OP_SUB, RQ_TFLITE, K_S16, "kernels/binary_s16.c", "htc__sub_s16"},
     {OP_MUL, RQ_TFLITE, K_S16, "kernels/binary_s16.c", "htc__mul_s16"},
+    {OP_SQDIFF, RQ_TFLITE, K_S16, "kernels/binary_s16.c", "htc__sqdiff_s16"},
+    {OP_PRELU, RQ_TFLITE, K_S16, "kernels/binary_s16.c", "htc__prelu_s16"},
     {OP_MAXIMUM, RQ_NONE, K_S16, "kernels/binary_s16.c", "htc__maximum_s16"},
     {OP_MINIMUM, RQ_NONE, K_S16, "kernels/binary_s16.c", "htc__minimum_s16"},
     {OP_CONV2D, RQ_TFLITE, K_DW, "kernels/conv2d.c", "htc__dwconv2d_s8"},

@@ -1,4 +1,5 @@
-/* binary_s16.c - int16 ADD, SUB, MUL, MAXIMUM, MINIMUM of two broadcast
+/* binary_s16.c - int16 ADD, SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE,
+   PRELU (int8 alpha) of two broadcast
    inputs (rank <= 6), bit-exact with TFLite Micro's int16 kernels. */
 
 /* Advance the output index (rank 6, innermost last) and both input offsets. */
@@ -79,6 +80,38 @@ static HTC__UNUSED void htc__minimum_s16(const htc__ew_params *p, const int16_t 
     size_t ia = 0, ib = 0, i, n = htc__ew16_size(p);
     for (i = 0; i < n; i++) {
         out[i] = a[ia] < b[ib] ? a[ia] : b[ib];
+        htc__ew16_next(p, idx, &ia, &ib);
+    }
+}
+
+/* SQUARED_DIFFERENCE: both inputs to a common scale (left_shift 0), the
+   difference squared in int32, scaled to the output. */
+static HTC__UNUSED void htc__sqdiff_s16(const htc__ew_params *p, const int16_t *a, const int16_t *b, int16_t *out)
+{
+    int32_t idx[6] = {0, 0, 0, 0, 0, 0};
+    size_t ia = 0, ib = 0, i, n = htc__ew16_size(p);
+    for (i = 0; i < n; i++) {
+        const int32_t x = HTC__CAST(int32_t, HTC__CAST(uint32_t, p->a_offset + a[ia]) << p->left_shift);
+        const int32_t y = HTC__CAST(int32_t, HTC__CAST(uint32_t, p->b_offset + b[ib]) << p->left_shift);
+        const int32_t d = htc__mulq(x, p->a_mult, p->a_shift) - htc__mulq(y, p->b_mult, p->b_shift);
+        const int32_t sq = HTC__CAST(int32_t, HTC__CAST(uint32_t, d) * HTC__CAST(uint32_t, d));
+        out[i] = HTC__CAST(int16_t, htc__clamp(htc__mulq(sq, p->out_mult, p->out_shift) + p->out_zp, p->act_min, p->act_max));
+        htc__ew16_next(p, idx, &ia, &ib);
+    }
+}
+
+/* PRELU (reference_ops::BroadcastPrelu4DSlow): x >= 0 scaled by (a_mult,
+   a_shift), else x * alpha by (b_mult, b_shift); saturated to int16. */
+static HTC__UNUSED void htc__prelu_s16(const htc__ew_params *p, const int16_t *a, const int8_t *b, int16_t *out)
+{
+    int32_t idx[6] = {0, 0, 0, 0, 0, 0};
+    size_t ia = 0, ib = 0, i, n = htc__ew16_size(p);
+    for (i = 0; i < n; i++) {
+        const int32_t x = p->a_offset + a[ia];
+        int32_t y;
+        if (x >= 0) y = htc__mulq(x, p->a_mult, p->a_shift);
+        else y = htc__mulq(x * (p->b_offset + b[ib]), p->b_mult, p->b_shift);
+        out[i] = HTC__CAST(int16_t, htc__clamp(y + p->out_zp, -32768, 32767));
         htc__ew16_next(p, idx, &ia, &ib);
     }
 }

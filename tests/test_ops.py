@@ -1143,6 +1143,16 @@ def _random_s16(kind, m, rng):
         b = _b16(m, rng, 12, in_s, ws, "int32" if "i32" in kind else "int64")
         y = _t(m, [3, 12], (_out16(in_s, ws[0], 40, rng), 0), "int16")
         return m.op("FULLY_CONNECTED", [x, w, b], [y], fusedActivationFunction=tb.ACT[act])
+    if kind == "prelu":
+        sa = _lsc(rng)
+        x = m.input([16, 8], sa, 0, dtype="int16")
+        al = m.const(rng.integers(-128, 128, size=[8]).astype(np.int8), "int8", scale=_lsc(rng, 1e-3, 1e-2), zp=_zp(rng))
+        return m.op("PRELU", [x, al], [_t(m, [16, 8], (float(np.float32(sa * np.exp(rng.uniform(-1, 1)))), 0), "int16")])
+    if kind == "squared_difference":
+        a = m.input([64, 1], _lsc(rng), 0, dtype="int16")
+        b = m.input([1, 8], _lsc(rng), 0, dtype="int16")
+        so = float(np.float32(max(m.quant(a)[0], m.quant(b)[0]) ** 2 * np.exp(rng.uniform(8, 22))))
+        return m.op("SQUARED_DIFFERENCE", [a, b], [_t(m, [64, 8], (so, 0), "int16")])
     if kind in ("add", "sub", "mul", "maximum", "minimum"):
         a = m.input([64, 1], _lsc(rng), 0, dtype="int16")
         b = m.input([1, 8], _lsc(rng), 0, dtype="int16")
@@ -1201,7 +1211,7 @@ def _random_s16(kind, m, rng):
 
 
 S16_KINDS = ("conv-pc", "conv-pt", "conv-i32", "conv-nobias", "dw-pc", "dw-pt", "fc-pt", "fc-pc", "fc-i32",
-             "add", "sub", "mul", "maximum", "minimum", "avgpool", "maxpool", "mean", "sum", "softmax", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
+             "add", "sub", "mul", "maximum", "minimum", "prelu", "squared_difference", "avgpool", "maxpool", "mean", "sum", "softmax", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
              "requant-int8-int16", "requant-int16-int8", "requant-int16-int16")
 
 
