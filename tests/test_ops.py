@@ -1232,3 +1232,20 @@ def test_s16(kind, tmp_path):
             for x in xs:
                 x *= 50          # beyond the int16 range at the largest scale
     assert check(path, sets) == (20 if kind == "move" else 4) * len(sets)
+
+
+@pytest.mark.parametrize("op", ["LOGISTIC", "TANH", "HARD_SWISH"])
+def test_s16_unsupported(op, tmp_path):
+    """An int16 op htc lacks (TFLM runs LOGISTIC and TANH): one error line naming it, exit 1, no header."""
+    m = tb.Model(description="htc 16x8 " + op)
+    x = m.input([64], 1.0 / 4096, 0, dtype="int16")
+    m.output(m.op(op, [x], [_t(m, [64], (1.0 / 32768, 0), "int16")]))
+    path = m.save(str(tmp_path / "u.tflite"))
+    if op != "HARD_SWISH":          # the model is valid: TFLM runs it
+        oracle.run_interpreter(path, int_inputs(oracle.ModelInfo(path), 0))
+    out = tmp_path / "u.h"
+    p = oracle.htc("compile", path, "-t", oracle.TARGET, "-o", out, check=False)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 1 and len(lines) == 1 and lines[0].startswith("htc: error: "), p.stderr
+    assert "int16 %s is not supported" % op in lines[0] and "operator 0 (%s)" % op in lines[0], lines[0]
+    assert not out.exists()
