@@ -203,7 +203,9 @@ def main():
                 else:
                     extra.append("RV_CXX_INC=" + inc)
             mk = ["make", "-k", "-s", "-f", os.path.join(HARNESS, "Makefile"), "-j" + jobs, "ARCH=" + arch,
-                  "B=" + bdir, "MODELS=" + mdir, "HTC_HOME=" + REPO, "M=" + " ".join(models), "KEEP_LOG=1"]
+                  "B=" + bdir, "MODELS=" + mdir, "HTC_HOME=" + REPO, "M=" + " ".join(models), "KEEP_LOG=1",
+                  # make runs elsewhere: a relative HTC (tests/run.sh exports ./htc) must not leak in
+                  "HTC=" + os.path.abspath(os.environ.get("HTC") or os.path.join(REPO, "htc"))]
             if tree:
                 mk += ["TFLM=" + tree[0], "LISTS=" + tree[1]] + (os.environ.get("ARENAS") or ARENAS[arch]).split()
             # a run's log is kept by the Makefile (.SECONDARY): remove this run's
