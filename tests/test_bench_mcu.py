@@ -14,6 +14,9 @@ import tempfile
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 MODELS = os.environ.get("HTC_MODELS") or os.path.join(ROOT, "..", "shared", "models", "mlperf_tiny")
 SCRIPT = os.path.join(ROOT, "bench", "bench_mcu.py")
+# tests/run.sh exports HTC=./htc; the makes below run in other directories
+HTC = os.path.abspath(os.environ.get("HTC") or os.path.join(ROOT, "htc"))
+os.environ["HTC"] = HTC
 
 
 def bench(env_extra, path=None):
