@@ -784,9 +784,10 @@ static int elt_tensor(QV *v, int *i32, int *off)
     return const_tensor(v->name, DT_INT32, v->c->rank, v->c->shape, d, sizeof(int32_t) * (size_t)v->c->n);
 }
 
-static void h_binary(int is_mul)
+/* a + b or a * b (broadcasting) as the value `name`; with the RequantShift
+   that alone reads it when fuse. */
+static QV *binary(QV *a, QV *b, const char *name, int is_mul, int fuse)
 {
-    QV *a = input(0), *b = input(1);
     if (a->t < 0 && b->t < 0) fail("both operands are constants");
     int ra = a->t >= 0 ? a->rank : a->c->rank, rb = b->t >= 0 ? b->rank : b->c->rank;
     const int32_t *sa = a->t >= 0 ? a->shape : a->c->shape, *sb = b->t >= 0 ? b->shape : b->c->shape;
@@ -801,8 +802,8 @@ static void h_binary(int is_mul)
     }
     int ai32, aoff, bi32, boff;
     int ta = elt_tensor(a, &ai32, &aoff), tb = elt_tensor(b, &bi32, &boff);
-    RQ *r = fusable_rq(NODE->output[0], rank, os, ~0u);
-    const char *oname = r ? GR->node[r->node]->output[0] : NODE->output[0];
+    RQ *r = fuse ? fusable_rq(name, rank, os, ~0u) : NULL;
+    const char *oname = r ? GR->node[r->node]->output[0] : name;
     QV *y = out_val(oname, r ? DT_INT8 : DT_INT32, r ? r->off : 0, rank, os, 0);
     Op *op = new_op(is_mul ? OP_MUL : OP_ADD, y->t, "htc__ql_binary_params", sizeof(htc__ql_binary_params));
     htc__ql_binary_params *p = op->params;
@@ -847,6 +848,118 @@ static void h_binary(int is_mul)
     set_ins(op, 4, ins);
     op->broadcast = numel(sa, ra) != numel(os, rank) || numel(sb, rb) != numel(os, rank);
     op->in_zp = -aoff;
+    return y;
+}
+
+static void h_binary(int is_mul) { binary(input(0), input(1), NODE->output[0], is_mul, 1); }
+
+/* A constant value of n copies of v or -c (c given). */
+static QV *const_val(const char *name, const QC *c, double v)
+{
+    QV *q = arena_alloc(sizeof *q);
+    q->name = arena_strdup(name);
+    q->t = q->other = -1;
+    q->c = arena_alloc(sizeof *q->c);
+    if (c) *q->c = *c;
+    else {
+        q->c->rank = 1;
+        q->c->shape[0] = 1;
+        q->c->n = 1;
+    }
+    q->c->v = arena_alloc(sizeof(double) * (size_t)(q->c->n ? q->c->n : 1));
+    for (int64_t i = 0; i < q->c->n; i++) q->c->v[i] = c ? -c->v[i] : v;
+    q->rank = q->c->rank;
+    memcpy(q->shape, q->c->shape, sizeof q->shape);
+    return q;
+}
+
+/* a - b = a + (-b): a constant b negated here, an activation times -1 */
+static void h_sub(void)
+{
+    QV *a = input(0), *b = input(1);
+    QV *nb = b->t < 0 ? const_val(arena_printf("%s.neg", NODE->output[0]), b->c, 0)
+                      : binary(b, const_val(arena_printf("%s.m1", NODE->output[0]), NULL, -1), arena_printf("%s.neg", NODE->output[0]), 1, 0);
+    binary(a, nb, NODE->output[0], 0, 1);
+}
+
+static void build_matmul(QV *a, QV *bv, QC *bc, int trans_b, QC *cbias, int64_t alpha, int64_t beta);
+static void alias_val(QV *x, int t, int rank, const int32_t *shape);
+
+/* ReduceSum over consecutive axes (attribute, or input 1 from opset 13):
+   [outer][red][inner] -> [outer][inner][red] x ones[red][1], int32. */
+static void h_reducesum(void)
+{
+    QV *x = act_input(0);
+    int64_t axes[MAX_RANK];
+    int na = attr_ints(NODE, "axes", axes, MAX_RANK);
+    if (na < 0 && NODE->n_input > 1 && *NODE->input[1]) {
+        QC *ac = const_input(1, "axes");
+        if (ac->n > MAX_RANK) fail("%lld axes", (long long)ac->n);
+        na = (int)ac->n;
+        for (int i = 0; i < na; i++) axes[i] = cint(ac, i, -x->rank, x->rank - 1, "axes");
+    }
+    if (na <= 0) fail("axes must be given (reducing every axis is not supported)");
+    int keep = (int)attr_int(NODE, "keepdims", 1, 0);
+    int lo = MAX_RANK, hi = -1;
+    for (int i = 0; i < na; i++) {
+        int a = (int)(axes[i] < 0 ? axes[i] + x->rank : axes[i]);
+        if (a < 0 || a >= x->rank) fail("axis %lld", (long long)axes[i]);
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+    }
+    if (hi - lo + 1 != na) fail("the reduced axes must be consecutive");
+    int32_t outer = (int32_t)numel(x->shape, lo), red = (int32_t)numel(x->shape + lo, na),
+            inner = (int32_t)numel(x->shape + hi + 1, x->rank - hi - 1);
+    /* x as [outer, inner, red] */
+    int t = as_onnx(x);
+    int32_t s3[3] = {outer, red, inner};
+    int r3 = new_tensor(arena_printf("%s.3d", NODE->output[0]), G->tensors[t].type, 3, s3);
+    Op *rs = new_op(OP_RESHAPE, r3, NULL, 0);
+    rs->rq = RQ_NONE;
+    set_ins(rs, 1, &t);
+    static const int SWAP[3] = {0, 2, 1};
+    QV *a = arena_alloc(sizeof *a);
+    *a = *x;
+    a->name = arena_printf("%s.t", NODE->output[0]);
+    a->rank = 3;
+    a->shape[0] = outer;
+    a->shape[1] = inner;
+    a->shape[2] = red;
+    a->nhwc = 0;
+    a->other = -1;
+    a->t = inner > 1 ? transpose(r3, SWAP, 3, "T") : r3;
+    if (inner == 1) {   /* [outer, red, 1] is [outer, 1, red] */
+        int32_t s[3] = {outer, 1, red};
+        int r = new_tensor(arena_printf("%s.r", NODE->output[0]), G->tensors[t].type, 3, s);
+        Op *o2 = new_op(OP_RESHAPE, r, NULL, 0);
+        o2->rq = RQ_NONE;
+        set_ins(o2, 1, &r3);
+        a->t = r;
+    }
+    QC *ones = arena_alloc(sizeof *ones);
+    ones->rank = 2;
+    ones->shape[0] = red;
+    ones->shape[1] = 1;
+    ones->n = red;
+    ones->v = arena_alloc(sizeof(double) * (size_t)red);
+    for (int i = 0; i < red; i++) ones->v[i] = 1;
+    build_matmul(a, NULL, ones, 0, NULL, 1, 1);
+    /* the value it wrote (this node's, or a RequantShift's it fused) as the reduced shape */
+    QV *y = vals[nvals - 1];
+    const char *name = y->name;
+    y->name = arena_printf("%s.sum", name);
+    int32_t os[MAX_RANK];
+    int orank = 0;
+    for (int d = 0; d < x->rank; d++)
+        if (d < lo || d > hi) os[orank++] = x->shape[d];
+        else if (keep) os[orank++] = 1;
+    const Onnx__NodeProto *save = NODE;
+    Onnx__NodeProto tmp = *NODE;
+    char *outs[1] = {(char *)name};
+    tmp.output = outs;
+    NODE = &tmp;
+    alias_val(y, y->t, orank, os);
+    NODE = save;
 }
 
 /* ---- functions of one 8-bit value: tables ----------------------------------------- */
@@ -1321,6 +1434,56 @@ static void h_slice(void)
     alias_val(x, t, rank, shape);
 }
 
+/* Pad, constant mode: pads from the attribute (opset < 11) or input 1,
+   the value from the attribute or input 2 (default 0). */
+static void h_pad(void)
+{
+    QV *x = act_input(0);
+    const Onnx__AttributeProto *ma = attr(NODE, "mode");
+    if (ma && ma->has_s && (ma->s.len != 8 || memcmp(ma->s.data, "constant", 8)))
+        fail("pad mode '%.*s' is not supported", (int)ma->s.len, (const char *)ma->s.data);
+    if (x->rank > 5) fail("rank %d: at most 5 is supported", x->rank);
+    int64_t pads[2 * MAX_RANK];
+    int64_t value = 0;
+    int np = attr_ints(NODE, "pads", pads, 2 * MAX_RANK);
+    if (np < 0) {
+        QC *pc = const_input(1, "pads");
+        np = (int)pc->n;
+        if (np > 2 * MAX_RANK) fail("%d pads", np);
+        for (int i = 0; i < np; i++) pads[i] = cint(pc, i, 0, 65536, "pads");
+        if (NODE->n_input > 2 && *NODE->input[2]) value = cint(const_input(2, "the value"), 0, INT32_MIN, INT32_MAX, "the value");
+        if (NODE->n_input > 3 && *NODE->input[3]) fail("the axes input is not supported");
+    } else {
+        value = (int64_t)attr_num(NODE, "value", 0, 0);
+    }
+    if (np != 2 * x->rank) fail("%d pads for rank %d", np, x->rank);
+    int t = as_onnx(x);
+    int i32 = is_i32(x);
+    int64_t stored = value - (i32 ? 0 : x->off);
+    if (!i32 && (stored < -128 || stored > 127)) fail("the value %lld does not fit the 8-bit input", (long long)value);
+    int32_t os[MAX_RANK];
+    for (int d = 0; d < x->rank; d++) {
+        if (pads[d] < 0 || pads[d + x->rank] < 0 || pads[d] > 65536 || pads[d + x->rank] > 65536)
+            fail("pads must be in 0..65536");
+        os[d] = (int32_t)(x->shape[d] + pads[d] + pads[d + x->rank]);
+    }
+    QV *y = out_val(NODE->output[0], G->tensors[t].type, x->off, x->rank, os, 0);
+    Op *op = new_op(OP_PAD, y->t, "htc__pad_params", sizeof(htc__pad_params));
+    op->rq = RQ_NONE;
+    set_ins(op, 1, &t);
+    htc__pad_params *p = op->params;
+    p->rank = 5;
+    p->elem_size = (int32_t)dtype_size(G->tensors[t].type);
+    p->pad_value = (int32_t)stored;
+    int off = 5 - x->rank;
+    for (int i = 0; i < 5; i++) p->in_shape[i] = 1;
+    for (int i = 0; i < x->rank; i++) {
+        p->in_shape[off + i] = x->shape[i];
+        p->before[off + i] = (int32_t)pads[i];
+        p->after[off + i] = (int32_t)pads[i + x->rank];
+    }
+}
+
 /* Constant: a value of its own (the 'value' tensor). */
 static void h_constant(void)
 {
@@ -1399,7 +1562,8 @@ static const struct {
     {"iSoftmax", h_isoftmax}, {"ITAMax", h_itamax}, {"ITAPartialMax", h_itapartialmax}, {"iLayerNorm", h_layernorm}, {"iRMSNorm", h_rmsnorm},
     {"iNoNorm", h_nonorm}, {"IntegerMean", h_mean}, {"ReduceMean", h_mean}, {"Reshape", h_reshape},
     {"Flatten", h_flatten}, {"Transpose", h_transpose}, {"Concat", h_concat}, {"Gather", h_gather},
-    {"MaxPool", h_maxpool}, {"Identity", h_identity}, {"Slice", h_slice}, {"Constant", h_constant},
+    {"MaxPool", h_maxpool}, {"Identity", h_identity}, {"Slice", h_slice}, {"Constant", h_constant}, {"Pad", h_pad}, {"Sub", h_sub},
+    {"ReduceSum", h_reducesum},
 };
 
 static const char *const QL_OPS[] = {"RequantShift", "iGELU", "iHardswish", "TrueIntegerDiv", "iSoftmax", "ITAMax",
@@ -1451,7 +1615,8 @@ int qlib_is_form(const void *graph)
     for (size_t i = 0; i < gr->n_initializer; i++)
         if (!integral(gr->initializer[i])) return 0;
     static const char *const STD[] = {"Add", "Mul", "ReduceMean", "Reshape", "Transpose", "Flatten", "Concat", "Gather",
-                                      "Conv", "Gemm", "MatMul", "MaxPool", "Identity", "Slice", "Constant"};
+                                      "Conv", "Gemm", "MatMul", "MaxPool", "Identity", "Slice", "Constant", "Pad", "Sub",
+                                      "ReduceSum"};
     for (size_t k = 0; k < gr->n_node; k++) {
         const Onnx__NodeProto *nd = gr->node[k];
         int known = 0;

@@ -1,8 +1,9 @@
 """tests/test_qlib_ops.py - QuantLib-form ops that ../shared/deeploy-tests
 does not exercise (Deeploy's other tests do: make deeploy-all): 1-D Conv
 with its RequantShift, 1-D MaxPool, Slice (several axes, negative steps),
-Concat with an empty input (a KV cache with no past rows), Constant. Small
-graphs built here on random integers held in float; the oracle is
+Concat with an empty input (a KV cache with no past rows), Constant, Pad,
+Sub, ReduceSum. Small graphs built here on random integers held in float;
+the oracle is
 onnxruntime running the same graph in float (exact: every value is an
 integer below 2^24), with the RequantShift computed by numpy from its
 definition. ITAPartialMax, which onnxruntime does not have, is compared with
@@ -142,3 +143,31 @@ def test_ita_partial_max(tmp_path, group):
     got = run_htc(tmp_path, m, {"x": x})[0]
     # ITAPartialMax's output is unsigned (0..127 here): htc writes uint8 values, Deeploy int8 value - 128
     assert np.array_equal(got.reshape(x.shape) - 128, want)
+
+
+@pytest.mark.parametrize("case", ["pad", "sub", "sub_const", "reducesum", "reducesum_last"])
+def test_pad_sub_reducesum(tmp_path, case):
+    rng = np.random.default_rng(len(case))
+    x, x2 = rng.integers(-128, 128, (1, 6, 5, 7)), rng.integers(-128, 128, (1, 6, 5, 7))
+    inits, ins, feed = {}, [("x", [1, 6, 5, 7])], {"x": x}
+    if case == "pad":
+        node = helper.make_node("Pad", ["x", "p", "v"], ["y"], mode="constant")
+        extra = [numpy_helper.from_array(np.array([0, 1, 2, 0, 0, 0, 1, 3], np.int64), "p"),
+                 numpy_helper.from_array(np.array(-7.0, np.float32), "v")]
+    elif case.startswith("sub"):
+        node = helper.make_node("Sub", ["x", "x2"], ["y"])
+        extra = []
+        if case == "sub":
+            ins.append(("x2", [1, 6, 5, 7]))
+            feed["x2"] = x2
+        else:
+            inits["x2"] = rng.integers(-1000, 1000, (5, 1))
+    else:
+        axes = [1, 2] if case == "reducesum" else [3]
+        node = helper.make_node("ReduceSum", ["x", "a"], ["y"], keepdims=int(case == "reducesum"))
+        extra = [numpy_helper.from_array(np.array(axes, np.int64), "a")]
+    m = graph([node], ins, ["y"], inits)
+    m.graph.initializer.extend(extra)
+    want = run_ort(m, feed)[0].astype(np.int64)
+    got = run_htc(tmp_path, m, feed)[0]
+    assert got.size == want.size and np.array_equal(got.reshape(want.shape), want)
