@@ -274,6 +274,12 @@ int tensor_root(const Graph *g, int t, int64_t *off);
 
 /* Append helpers for front ends; return the new index. Arrays grow. */
 int graph_add_tensor(Graph *g);
+/* A new tensor named `name` (copied) of the given type and shape, its
+   src_index its own index; graph_const_tensor also gives it a copy of the
+   nbytes of data. */
+int graph_new_tensor(Graph *g, const char *name, DType type, int rank, const int32_t *shape);
+int graph_const_tensor(Graph *g, const char *name, DType type, int rank, const int32_t *shape, const void *data,
+                       size_t nbytes);
 int graph_add_op(Graph *g);
 /* Append tensor t to the graph inputs / outputs (sets its is_input / is_output). */
 void graph_add_input(Graph *g, int t);

@@ -435,26 +435,15 @@ static Val *val_new(const char *name, int kind)
     return v;
 }
 
+/* This reader's graph G */
 static int new_tensor(const char *name, DType type, int rank, const int32_t *shape)
 {
-    int i = graph_add_tensor(G);
-    Tensor *t = &G->tensors[i];
-    t->name = arena_strdup(name);
-    t->type = type;
-    t->rank = rank;
-    for (int d = 0; d < rank; d++) t->shape[d] = shape[d];
-    t->src_index = i;
-    return i;
+    return graph_new_tensor(G, name, type, rank, shape);
 }
 
 static int const_tensor(const char *name, DType type, int rank, const int32_t *shape, const void *data, size_t nbytes)
 {
-    int i = new_tensor(name, type, rank, shape);
-    uint8_t *d = arena_alloc(nbytes ? nbytes : 1);
-    if (nbytes) memcpy(d, data, nbytes);
-    G->tensors[i].data = d;
-    G->tensors[i].nbytes = nbytes;
-    return i;
+    return graph_const_tensor(G, name, type, rank, shape, data, nbytes);
 }
 
 static Op *new_op(OpKind kind, int in0, int out)

@@ -472,6 +472,29 @@ int graph_add_tensor(Graph *g)
     return n;
 }
 
+int graph_new_tensor(Graph *g, const char *name, DType type, int rank, const int32_t *shape)
+{
+    int i = graph_add_tensor(g);
+    Tensor *t = &g->tensors[i];
+    t->name = arena_strdup(name);
+    t->type = type;
+    t->rank = rank;
+    for (int d = 0; d < rank; d++) t->shape[d] = shape[d];
+    t->src_index = i;
+    return i;
+}
+
+int graph_const_tensor(Graph *g, const char *name, DType type, int rank, const int32_t *shape, const void *data,
+                       size_t nbytes)
+{
+    int i = graph_new_tensor(g, name, type, rank, shape);
+    uint8_t *d = arena_alloc(nbytes ? nbytes : 1);
+    if (nbytes) memcpy(d, data, nbytes);
+    g->tensors[i].data = d;
+    g->tensors[i].nbytes = nbytes;
+    return i;
+}
+
 /* n ints grown to hold one more (doubling from 8; arena memory). */
 static int *grow_list(int *list, int n)
 {

@@ -54,14 +54,6 @@ static HTC__UNUSED int8_t *htc__npu_mem(int space, uint32_t off, uint64_t len)
     return (space ? htc__npu.w : htc__npu.act) + off;
 }
 
-/* ceil(a / b) of two positive numbers without libm */
-static HTC__UNUSED uint64_t htc__npu_ceil(double a, double b)
-{
-    const double q = a / b;
-    const uint64_t n = HTC__CAST(uint64_t, q);
-    return HTC__CAST(double, n) < q ? n + 1 : n;
-}
-
 static HTC__UNUSED uint64_t htc__npu_cdiv(int64_t a, int64_t b) { return HTC__CAST(uint64_t, (a + b - 1) / b); }
 
 /* L2 region of h rows, w pixels, c channels (NHWC strides in elements) ->
@@ -69,26 +61,16 @@ static HTC__UNUSED uint64_t htc__npu_cdiv(int64_t a, int64_t b) { return HTC__CA
 static HTC__UNUSED void htc__npu_dma_in(uint32_t off, const int8_t *src, int32_t h, int32_t w, int32_t c,
                                         int32_t row_stride, int32_t pix_stride)
 {
-    int8_t *d = htc__npu_mem(0, off, HTC__CAST(uint64_t, h) * w * c);
-    int32_t y, x;
-    for (y = 0; y < h; y++)
-        for (x = 0; x < w; x++)
-            memcpy(d + (HTC__CAST(size_t, y) * w + x) * c, src + HTC__CAST(size_t, y) * row_stride + HTC__CAST(size_t, x) * pix_stride,
-                   HTC__CAST(size_t, c));
-    htc__npu.now += HTC_DEV_DMA_SETUP + htc__npu_ceil(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
+    htc__dma_gather(htc__npu_mem(0, off, HTC__CAST(uint64_t, h) * w * c), src, h, w, c, row_stride, pix_stride);
+    htc__npu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
 }
 
 /* activation SRAM [h][w][c] -> L2 (NHWC strides) */
 static HTC__UNUSED void htc__npu_dma_out(int8_t *dst, uint32_t off, int32_t h, int32_t w, int32_t c,
                                          int32_t row_stride, int32_t pix_stride)
 {
-    const int8_t *s = htc__npu_mem(0, off, HTC__CAST(uint64_t, h) * w * c);
-    int32_t y, x;
-    for (y = 0; y < h; y++)
-        for (x = 0; x < w; x++)
-            memcpy(dst + HTC__CAST(size_t, y) * row_stride + HTC__CAST(size_t, x) * pix_stride, s + (HTC__CAST(size_t, y) * w + x) * c,
-                   HTC__CAST(size_t, c));
-    htc__npu.now += HTC_DEV_DMA_SETUP + htc__npu_ceil(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
+    htc__dma_scatter(dst, htc__npu_mem(0, off, HTC__CAST(uint64_t, h) * w * c), h, w, c, row_stride, pix_stride);
+    htc__npu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
 }
 
 /* L2 -> weight SRAM, bytes as they are (the compiler stored them in the
@@ -96,7 +78,7 @@ static HTC__UNUSED void htc__npu_dma_out(int8_t *dst, uint32_t off, int32_t h, i
 static HTC__UNUSED void htc__npu_dma_w(uint32_t off, const void *src, uint32_t bytes)
 {
     memcpy(htc__npu_mem(1, off, bytes), src, bytes);
-    htc__npu.now += HTC_DEV_W_DMA_SETUP + htc__npu_ceil(HTC__CAST(double, bytes), HTC_DEV_W_DMA_BPC);
+    htc__npu.now += HTC_DEV_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_W_DMA_BPC);
 }
 
 static HTC__UNUSED int32_t htc__npu_rd32(uint32_t off)
