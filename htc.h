@@ -1345,6 +1345,55 @@ typedef struct {
     int32_t size, mode, in_zp, out_zp, m_pos, s_pos, m_neg, s_neg, lo, hi;
 } htc__act16_params;
 
+/* TFLite's int16 LOGISTIC and TANH element by element
+   (reference_integer_ops::Logistic / Tanh, also TFLM's LSTM gates): x times
+   mult, rounded right by shift (mult 0 is the power-of-two case: 3 << shift,
+   no shift), then linear interpolation in tab, sigmoid(i / 24) in 0.16
+   (gen/quant.c quant_sigmoid16_table; the uint16 entries as int16 bit
+   patterns): 9 fraction bits for the sigmoid, 8 for tanh(x) = 2 sigmoid(2x) - 1.
+   Output Q0.15. */
+static inline int16_t htc__sigmoid16(int32_t x, int32_t mult, int32_t shift, const int16_t *tab)
+{
+    int32_t v;
+    uint32_t a, h, r;
+    if (mult == 0) {
+        mult = 3 << shift;
+        shift = 0;
+    }
+    v = (x * mult + (shift > 0 ? HTC__CAST(int32_t, 1) << (shift - 1) : 0)) >> shift;
+    a = HTC__CAST(uint32_t, v < 0 ? -v : v);
+    h = a >> 9;
+    if (h >= 255) {
+        r = HTC__CAST(uint32_t, 0x7FFF) << 10;
+    } else {
+        const uint32_t ua = HTC__CAST(uint16_t, tab[h]), ub = HTC__CAST(uint16_t, tab[h + 1]);
+        r = (ua << 9) + (a & 0x1FFu) * (ub - ua);
+    }
+    r = v >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1;
+    return HTC__CAST(int16_t, r >> 10);
+}
+
+static inline int16_t htc__tanh16(int32_t x, int32_t mult, int32_t shift, const int16_t *tab)
+{
+    int32_t v, r;
+    uint32_t a, h;
+    if (mult == 0) {
+        mult = 3 << shift;
+        shift = 0;
+    }
+    v = (x * mult + (shift > 0 ? HTC__CAST(int32_t, 1) << (shift - 1) : 0)) >> shift;
+    a = HTC__CAST(uint32_t, v < 0 ? -v : v);
+    h = a >> 8;
+    if (h >= 255) {
+        r = 0xFFFF << 8;
+    } else {
+        const uint32_t ua = HTC__CAST(uint16_t, tab[h]), ub = HTC__CAST(uint16_t, tab[h + 1]);
+        r = HTC__CAST(int32_t, (ua << 8) + (a & 0xFFu) * (ub - ua));
+    }
+    r = v >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
+    return HTC__CAST(int16_t, r >> 8);
+}
+
 /* TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator: the
    multiplier rounded to 16 bits, one rounding shift. */
 static inline int32_t htc__mulq64(int64_t x, int32_t m, int shift)

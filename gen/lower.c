@@ -1438,6 +1438,55 @@ static void lower_act_s16(Graph *g, Op *op)
     op->nch = p->mode != 1;
 }
 
+/* int16 LOGISTIC / TANH (kernels/act_s16.c htc__act_s16_sig, htc.h
+   htc__sigmoid16 / htc__tanh16), TFLM's Prepare
+   (CalculateArithmeticOpDataLogistic, tanh.cc CalculateArithmeticOpData):
+   zero points 0, output scale 2^-15; an input scale 2^(s - 12) with s = 0
+   (TANH: 0 or 1) is the power-of-two case (multiplier 0, left shift s);
+   otherwise the multiplier scale * 4096 * 3 in double, doubled while at
+   most 32767 / 2 (at most 31 times, counted as the left shift), truncated.
+   The sigmoid table is a constant input shared by every such op. Refused:
+   a multiplier above 65535 (input scale above ~5.3: the product would
+   overflow int32 in TFLM) or truncated to 0 (scale below ~4e-14). */
+static void lower_sigmoid_s16(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    int tanh_ = !strcmp(op->src_name, "TANH"), l2;
+    need_type(in, DT_INT16, "input");
+    need_type(out, DT_INT16, "output");
+    if (tensor_numel(in) != tensor_numel(out)) fail("input and output sizes differ");
+    if (qzp(in, "input") || qzp(out, "output")) fail("int16 %s needs zero points 0 (TFLite Micro checks it)", op->src_name);
+    if (!quant_checked_log2(out->q.scale[0], &l2) || l2 != -15)
+        fail("int16 %s needs output scale 2^-15 (TFLite Micro checks it), not %g", op->src_name, (double)out->q.scale[0]);
+    htc__act16_params *p = gparams(op, sizeof *p, "htc__act16_params", "iiiiiiiiii");
+    p->size = (int32_t)tensor_numel(in);
+    p->mode = tanh_ ? 4 : 3;
+    int pot = quant_checked_log2(in->q.scale[0], &l2);
+    int shift = 12 + l2;
+    if (pot && (shift == 0 || (tanh_ && shift == 1))) {
+        p->m_pos = 0;
+        p->s_pos = shift;
+    } else {
+        double m = (double)in->q.scale[0] * 4096.0 * 3.0;
+        shift = 0;
+        while (m <= 32767.0 / 2.0 && shift <= 30) {
+            shift++;
+            m *= 2.0;
+        }
+        if (m > 65535.0 || (int32_t)m == 0)
+            fail("int16 %s input scale %g is outside what TFLite Micro's kernel computes without overflow", op->src_name,
+                 (double)in->q.scale[0]);
+        p->m_pos = (int32_t)m;
+        p->s_pos = shift;
+    }
+    op->in[1] = quant_sigmoid16_tensor(g);
+    op->nin = 2;
+    op->variant = "_sig";
+    op->s16 = 1;
+    op->rq = RQ_NONE;
+    op->nch = 0;
+}
+
 /* int16 SOFTMAX (kernels/softmax_s16.c), TFLM's CalculateSoftmaxParams:
    zero points 0, output scale 1/32768, the input difference scaled so that
    [-65535, 0] is [-10, 0] (QuantizeMultiplier(scale * beta / (10 / 65535))),
@@ -1489,8 +1538,12 @@ static int lower_s16(Graph *g, Op *op)
             lower_act_s16(g, op);
             return 1;
         }
+        if (!strcmp(op->src_name, "LOGISTIC") || !strcmp(op->src_name, "TANH")) {
+            lower_sigmoid_s16(g, op);
+            return 1;
+        }
         fail("int16 %s is not supported (16x8: htc has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, "
-             "MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, pooling, MEAN, SUM, SOFTMAX, RELU, RELU6, LEAKY_RELU, QUANTIZE, DEQUANTIZE and data movement)",
+             "MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, pooling, MEAN, SUM, SOFTMAX, RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, QUANTIZE, DEQUANTIZE and data movement)",
              op->src_name);
     default:
         return 0;

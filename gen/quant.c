@@ -530,3 +530,56 @@ void quant_softmax_lut16(int which, int32_t lut[513])
     volatile float e = roundf(lut16_fn(which, in_max) * inv);
     lut[512] = (int32_t)(e < -32768.0f ? -32768.0f : (e > 32767.0f ? 32767.0f : e));
 }
+
+/* TFLite's sigmoid_table_uint16 (int16 LOGISTIC, TANH and LSTM gates):
+   sigmoid(i / 24) in 0.16 fixed point, each entry lowered by half the
+   linear-interpolation error at the midpoint of its segment (the table
+   is biased so that interpolation errs on both sides), clamped to 65535;
+   entry 255 is 65535. Reproduces all 256 of TFLM's entries
+   (tests/test_ops.py test_s16_sigmoid_every_input). */
+static double sig(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+
+void quant_sigmoid16_table(uint16_t t[256])
+{
+    for (int i = 0; i < 255; i++) {
+        double val = 65536.0 * sig(i / 24.0), mid = 65536.0 * sig((i + 0.5) / 24.0);
+        double nxt = 65536.0 * sig((i + 1) / 24.0);
+        double err = (val + nxt) / 2.0 - mid;
+        double v = floor(val - err / 2.0 + 0.5);
+        t[i] = (uint16_t)(v > 65535.0 ? 65535.0 : v);
+    }
+    t[255] = 65535;
+}
+
+/* The table above as one constant int16 tensor of the graph (the uint16
+   entries stored as their int16 bit patterns), created on first use and
+   shared by every op that names it as an input. */
+int quant_sigmoid16_tensor(Graph *g)
+{
+    static const char name[] = "htc.sigmoid_table_uint16";
+    for (int i = 0; i < g->ntensors; i++)
+        if (g->tensors[i].src_index < 0 && g->tensors[i].name && !strcmp(g->tensors[i].name, name)) return i;
+    uint16_t t[256];
+    int16_t d[256];
+    quant_sigmoid16_table(t);
+    for (int i = 0; i < 256; i++) d[i] = (int16_t)(t[i] >= 32768 ? (int32_t)t[i] - 65536 : (int32_t)t[i]);
+    const int32_t shape[1] = {256};
+    int ti = graph_const_tensor(g, name, DT_INT16, 1, shape, d, sizeof d);
+    g->tensors[ti].src_index = -1;
+    return ti;
+}
+
+/* TFLite's CheckedLog2: log2(x) rounded, and whether x is within 1e-3 (in
+   the exponent) of that power of two; float arithmetic as TFLite's. */
+int quant_checked_log2(float x, int *log2_result)
+{
+    volatile float inv = 1.0f / logf(2.0f);
+    volatile float l = logf(x) * inv;
+    volatile float r = roundf(l);
+    volatile float frac = l - r;
+    *log2_result = (int)r;
+    return fabsf(frac) < 1e-3f;
+}

@@ -71,4 +71,16 @@ void quant_requant_params(float in_scale, int32_t in_zp, float out_scale,
    softmax: which 0 = exp over [-10, 0], 1 = 1 / (1 + x) over [0, 1]. */
 void quant_softmax_lut16(int which, int32_t lut[513]);
 
+/* TFLite's sigmoid_table_uint16 (int16 LOGISTIC, TANH, LSTM gates):
+   t[i] = sigmoid(i / 24) in 0.16, biased by half the interpolation error
+   (the formula in gen/quant.c); quant_sigmoid16_tensor: the table as one
+   shared constant int16 [256] tensor of g (its index; created once), the
+   last input of kernels that call htc.h's htc__sigmoid16 / htc__tanh16. */
+void quant_sigmoid16_table(uint16_t t[256]);
+int quant_sigmoid16_tensor(Graph *g);
+
+/* TFLite's CheckedLog2: *log2_result = round(log2 x); 1 when x is a power
+   of two within 1e-3 in the exponent. */
+int quant_checked_log2(float x, int *log2_result);
+
 #endif

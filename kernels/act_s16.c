@@ -1,5 +1,6 @@
-/* act_s16.c - int16 RELU, RELU6 and LEAKY_RELU, bit-exact with TFLite
-   Micro's ReluQuantized, Relu6Quantized and QuantizeLeakyRelu. */
+/* act_s16.c - int16 RELU, RELU6, LEAKY_RELU, LOGISTIC and TANH, bit-exact
+   with TFLite Micro's ReluQuantized, Relu6Quantized, QuantizeLeakyRelu and
+   reference_integer_ops::Logistic / Tanh. */
 
 /* mode 0 RELU: out_zp + mulq(x - in_zp) clamped to [lo, hi];
    mode 1 RELU6: x clamped to [lo, hi] (the input's 0 and 6);
@@ -20,4 +21,16 @@ static HTC__UNUSED void htc__act_s16(const htc__act16_params *p, const int16_t *
         }
         out[i] = HTC__CAST(int16_t, htc__clamp(v, p->lo, p->hi));
     }
+}
+
+/* int16 LOGISTIC (mode 3) and TANH (mode 4): htc.h's htc__sigmoid16 /
+   htc__tanh16 with TFLM's input multiplier m_pos and left shift s_pos;
+   tab is the shared 256-entry sigmoid table (a constant of the header). */
+static HTC__UNUSED void htc__act_s16_sig(const htc__act16_params *p, const int16_t *in, const int16_t *tab, int16_t *out)
+{
+    int32_t i;
+    if (p->mode == 3)
+        for (i = 0; i < p->size; i++) out[i] = htc__sigmoid16(in[i], p->m_pos, p->s_pos, tab);
+    else
+        for (i = 0; i < p->size; i++) out[i] = htc__tanh16(in[i], p->m_pos, p->s_pos, tab);
 }

@@ -10,6 +10,8 @@ pair) is compared with ai-edge-litert instead, and the test checks that TFLM
 still refuses it.
 """
 import os
+import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -1087,6 +1089,23 @@ def test_exact_or_refused(name, tmp_path):
         assert not out.exists() and not (tmp_path / "edge.h.tmp").exists(), "output file left behind"
 
 
+STRICT = ["-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", "-o", os.devnull]
+COMPILERS = (["gcc", "-std=c99"], ["g++", "-std=c++11", "-x", "c++"],
+             ["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m4", "-mthumb", "--specs=picolibc.specs"],
+             ["riscv64-unknown-elf-gcc", "-std=c99", "-march=rv32imc", "-misa-spec=2.2", "-mabi=ilp32",
+              "--specs=picolibc.specs"])
+
+
+def strict_compile(header, tmp_path, name="model"):
+    """The header with its implementation compiles without a warning in C99
+    and C++11 with gcc / g++, arm-none-eabi-gcc and riscv64-unknown-elf-gcc."""
+    src = tmp_path / "strict.c"
+    src.write_text('#define %s_IMPLEMENTATION\n#include "%s"\n' % (name.upper(), header))
+    for cc in COMPILERS:
+        p = subprocess.run(cc + STRICT + [str(src)], capture_output=True, text=True)
+        assert p.returncode == 0 and not p.stderr, "%s: %s" % (cc[0], p.stderr)
+
+
 # ---- int16 activations (16x8): random quantizations against TFLM's int16 kernels --------
 # Four operators per model, each with its own random scales (zero points 0, as
 # the converter's 16x8 mode writes them); inputs over the whole int16 range
@@ -1234,15 +1253,63 @@ def test_s16(kind, tmp_path):
     assert check(path, sets) == (20 if kind == "move" else 4) * len(sets)
 
 
-@pytest.mark.parametrize("op", ["LOGISTIC", "TANH", "HARD_SWISH"])
+# Input scales of int16 LOGISTIC / TANH: 2^-12 is TFLM's power-of-two case
+# (multiplier 0, left shift 0: the LSTM's sigmoid), 2^-11 TANH's other one
+# (shift 1); 2^-(12 + s) computes exactly (3x + 2^(s-1)) >> s, the LSTM's
+# tanh with multiplier 3 and left shift s; the others go through the
+# doubled-multiplier path, from the 31-doubling end (1e-9) to a multiplier
+# above 32767 (4.0).
+SIGMOID16_SCALES = (2.0 ** -12, 2.0 ** -11, 2.0 ** -13, 2.0 ** -15, 1e-9, 1e-4, 3.3e-4, 0.0123, 0.5, 4.0)
+
+
+@pytest.mark.parametrize("op", ["LOGISTIC", "TANH"])
+def test_s16_sigmoid_every_input(op, tmp_path):
+    """int16 LOGISTIC / TANH on all 65536 int16 inputs at every scale of
+    SIGMOID16_SCALES (one model, one TFLM invocation): the sigmoid table htc
+    computes by formula (gen/quant.c) and its interpolation equal TFLM's
+    kernel on the whole range."""
+    m = tb.Model(description="htc 16x8 %s sweep" % op)
+    for sc in SIGMOID16_SCALES:
+        x = m.input([65536], sc, 0, dtype="int16")
+        m.output(m.op(op, [x], [_t(m, [65536], (1.0 / 32768, 0), "int16")]))
+    path = m.save(str(tmp_path / "sig.tflite"))
+    every = [np.arange(-32768, 32768, dtype=np.int16) for _ in SIGMOID16_SCALES]
+    assert check(path, [every]) == len(SIGMOID16_SCALES)
+    h = tmp_path / "sig.h"
+    oracle.htc("compile", path, "-t", oracle.TARGET, "-o", h)
+    text = open(h).read()
+    assert text.count("/* htc.sigmoid_table_uint16: int16 [256] */") == 1      # one table shared by every op
+    assert len(re.findall(r"htc__act_s16_sig\(&model__p\d+, [^,]+, model__t\d+, ", text)) == len(SIGMOID16_SCALES)
+    strict_compile(h, tmp_path)
+
+
+@pytest.mark.parametrize("op,in_q,out_q", [("LOGISTIC", (1.0 / 4096, 3), (1.0 / 32768, 0)),
+                                           ("TANH", (1.0 / 4096, 0), (1.0 / 16384, 0)),
+                                           ("LOGISTIC", (1.0 / 4096, 0), (1.0 / 32768, 5))])
+def test_s16_sigmoid_refused(op, in_q, out_q, tmp_path):
+    """int16 LOGISTIC / TANH with a quantization TFLM's Prepare refuses (zero
+    points, output scale other than 2^-15): TFLM fails, htc gives one error line."""
+    m = tb.Model(description="htc 16x8 " + op)
+    x = m.input([64], *in_q, dtype="int16")
+    m.output(m.op(op, [x], [_t(m, [64], out_q, "int16")]))
+    path = m.save(str(tmp_path / "r.tflite"))
+    with pytest.raises(RuntimeError):
+        oracle.run_interpreter(path, int_inputs(oracle.ModelInfo(path), 0))
+    out = tmp_path / "r.h"
+    p = oracle.htc("compile", path, "-t", oracle.TARGET, "-o", out, check=False)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 1 and len(lines) == 1 and lines[0].startswith("htc: error: "), p.stderr
+    assert "int16 %s needs" % op in lines[0] and "operator 0 (%s)" % op in lines[0], lines[0]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("op", ["HARD_SWISH"])
 def test_s16_unsupported(op, tmp_path):
-    """An int16 op htc lacks (TFLM runs LOGISTIC and TANH): one error line naming it, exit 1, no header."""
+    """An int16 op htc lacks (TFLM has no int16 HARD_SWISH either): one error line naming it, exit 1, no header."""
     m = tb.Model(description="htc 16x8 " + op)
     x = m.input([64], 1.0 / 4096, 0, dtype="int16")
     m.output(m.op(op, [x], [_t(m, [64], (1.0 / 32768, 0), "int16")]))
     path = m.save(str(tmp_path / "u.tflite"))
-    if op != "HARD_SWISH":          # the model is valid: TFLM runs it
-        oracle.run_interpreter(path, int_inputs(oracle.ModelInfo(path), 0))
     out = tmp_path / "u.h"
     p = oracle.htc("compile", path, "-t", oracle.TARGET, "-o", out, check=False)
     lines = p.stderr.strip().splitlines()
