@@ -99,12 +99,20 @@ static void bind(const Graph *g, Target *t, Op *op)
     op->est_cycles = op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out);
 }
 
+/* Two passes: every engine's predicate for every op first (so each op
+   knows its ordinal among the weighted layers some accelerator accepts,
+   op.eligible_index / eligible_count, before the target's dispatch picks),
+   then the choice. Each predicate still runs once per op and engine. */
 void dispatch(Graph *g, Target *t)
 {
-    int *cand = arena_alloc(sizeof(int) * (size_t)t->nengines);
+    int *ncand = arena_alloc(sizeof(int) * (size_t)(g->nops + 1));
+    int **cands = arena_alloc(sizeof(int *) * (size_t)(g->nops + 1));
+    const char **why_nots = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
+    int eligible = 0;
+    for (int i = 0; i < g->nops; i++) g->ops[i].eligible_index = g->ops[i].eligible_count = -1;
     for (int i = 0; i < g->nops; i++) {
         Op *op = &g->ops[i];
-        int n = 0;
+        int n = 0, *cand = cands[i] = arena_alloc(sizeof(int) * (size_t)t->nengines);
         find_exact_shift(g, op);
         const char *why_not = NULL, *why;
         /* accelerators first, in target order; the CPU is the fallback */
@@ -113,14 +121,23 @@ void dispatch(Graph *g, Target *t)
             else why_not = why_not ? arena_printf("%s; %s: %s", why_not, t->engines[e].name, why)
                                    : arena_printf("%s: %s", t->engines[e].name, why);
         }
+        int accel = n > 0;
         if (target_accepts(t, 0, g, op, &why)) cand[n++] = 0;
         else why_not = why_not ? arena_printf("%s; %s", why_not, why) : why;
         if (n == 0)
             die("%s: operator %d (%s): no engine of target '%s' accepts it (%s)", g->path,
                 op->src_index, op->src_name, t->name, why_not);
-        op->engine = target_dispatch(t, g, op, cand, n, &op->reason);
-        if (n == 1 && op->engine == 0 && why_not)
-            op->reason = arena_printf("fallback: %s", why_not);
+        ncand[i] = n;
+        why_nots[i] = why_not;
+        op->eligible_index = accel && (op->kind == OP_CONV2D || op->kind == OP_FC) ? ++eligible : 0;
+    }
+    for (int i = 0; i < g->nops; i++) {
+        Op *op = &g->ops[i];
+        int n = ncand[i];
+        op->eligible_count = eligible;
+        op->engine = target_dispatch(t, g, op, cands[i], n, &op->reason);
+        if (n == 1 && op->engine == 0 && why_nots[i])
+            op->reason = arena_printf("fallback: %s", why_nots[i]);
         else if (n == 1 && op->engine == 0)
             op->reason = "cpu is the only engine";
         bind(g, t, op);

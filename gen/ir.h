@@ -217,6 +217,10 @@ typedef struct {
     const char *reason;         /* why this engine, for the report */
     double est_cycles;
     int inplace;                /* plan: the op's data is already in place (no kernel call) */
+    int eligible_index;         /* conv2d/fc that some accelerator accepts: its 1-based ordinal
+                                   among such ops in execution order (else 0); -1 while dispatch
+                                   asks the predicates (op.eligible_index, README) */
+    int eligible_count;         /* how many ops of the graph have an eligible_index > 0 */
 
     /* dispatch.c / tile.c (accelerators) */
     int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */

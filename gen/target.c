@@ -1460,6 +1460,11 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     } else if (op->kind == OP_ADD || op->kind == OP_MUL) {
         set_int(L, "broadcast", op->broadcast);
     }
+    /* known once dispatch has asked every predicate (not inside accepts) */
+    if (op->eligible_count >= 0) {
+        set_int(L, "eligible_index", op->eligible_index);
+        set_int(L, "eligible_count", op->eligible_count);
+    }
     /* a float requantization that is exactly a power-of-two shift */
     if (op->exact_shift) {
         set_str(L, "requant", "shift");

@@ -64,11 +64,29 @@ local ANA_STARTUP, ANA_PROG_ROWS, ANA_W_BPC = 50, 1, 32
 -- accept is given to one of them
 local ENGINES = param "engines" { default = "both", values = { "both", "digital", "analog", "none" },
                                   description = "accelerators in use: Table I's CPU + digital / analog / both / CPU only" }
-local DISPATCH = param "dispatch" { default = "cost", values = { "cost", "bits" },
-                                    description = "cost: fewer estimated cycles (incl. weight loading); bits: HTVM's rule, ternary weights to analog, 8-bit to digital" }
+-- "mixed" is the HTVM paper's mixed configuration (sec. V): "the first and
+-- last accelerator-eligible layers and all DWConv2D layers are executed
+-- digitally, remaining Conv2D's are executed on the analog core" (FC counts
+-- as a Conv2D, as the analog core maps it). "Eligible" is htc's generic
+-- op.eligible_index / op.eligible_count: the conv2d/fc layers some
+-- accelerator accepts, numbered in execution order. A layer the preferred
+-- core refuses goes to the other one (the reason says so).
+local DISPATCH = param "dispatch" { default = "cost", values = { "cost", "bits", "mixed" },
+                                    description = "cost: fewer estimated cycles (incl. weight loading); bits: HTVM's rule, ternary weights to analog, 8-bit to digital; mixed: the paper's mixed configuration, first/last eligible layers and depthwise on digital, other Conv2D/FC on analog" }
 local use_digital = ENGINES == "both" or ENGINES == "digital"
 local use_analog = ENGINES == "both" or ENGINES == "analog"
 
+-- The digital core's kernel sizes: 1, 3, 5, 7 (HTVM's pattern rule; its
+-- authors' commit 46d6d80, Jan 2023: "Supported conv2d kernels are actually
+-- based on a combination of kernel and padding size, such that the output
+-- feature map is the same. Other combinations are not supported in
+-- hardware."). So DS-CNN's 10x4 input layer stays on the CPU (or analog
+-- when ternary): it cannot be split into supported kernels either, as the
+-- digital core writes requantized int8, never the int32 partial sums two
+-- sub-kernels would have to add. (The check was off in HTVM from Nov 2022,
+-- commit 95081dd, to Jan 2023: Table I's DS-CNN digital latency implies the
+-- layer was offloaded then.) htc does not enforce the "same" padding part:
+-- the device model pads any border exactly.
 local function kernel_ok(k) return k == 1 or k == 3 or k == 5 or k == 7 end
 
 -- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
@@ -96,6 +114,22 @@ return target "diana" {
   dispatch = function(op, cand)
     local has = {}
     for _, n in ipairs(cand) do has[n] = true end
+    if DISPATCH == "mixed" and (has.digital or has.analog) then
+      local want, why
+      if op.kind == "conv2d" and op.depthwise == 1 then
+        want, why = "digital", "depthwise"
+      elseif op.eligible_index == 1 or op.eligible_index == op.eligible_count then
+        want, why = "digital", ("%s eligible layer (%d of %d)"):format(op.eligible_index == 1 and "first" or "last",
+                                                                       op.eligible_index, op.eligible_count)
+      elseif op.eligible_index > 0 then
+        want, why = "analog", ("eligible layer %d of %d, not first or last"):format(op.eligible_index, op.eligible_count)
+      else
+        want, why = "digital", "not a Conv2D/FC layer"
+      end
+      if has[want] then return want, ("mixed: %s -> %s"):format(why, want) end
+      local other = want == "digital" and "analog" or "digital"
+      return other, ("mixed: %s -> %s, which does not accept it; %s does"):format(why, want, other)
+    end
     if not (has.digital and has.analog) then
       return cand[1], cand[1] == "riscv" and "cpu is the only candidate" or ("only %s accepts it"):format(cand[1])
     end
@@ -173,7 +207,7 @@ return target "diana" {
             if op.dilation ~= 1 then return false, "dilation > 1" end
             if op.stride > 2 then return false, "stride > 2" end
             if not kernel_ok(op.kernel_h) or not kernel_ok(op.kernel_w) then
-              return false, ("kernel %dx%d (accepts 1, 3, 5, 7)"):format(op.kernel_h, op.kernel_w)
+              return false, ("kernel %dx%d (accepts 1, 3, 5, 7: other sizes are not supported in hardware, HTVM)"):format(op.kernel_h, op.kernel_w)
             end
             if op.groups ~= 1 and (op.depthwise == 0 or op.depth_multiplier ~= 1) then
               return false, "grouped, not depthwise"

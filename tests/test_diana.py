@@ -18,6 +18,29 @@ DIANA = os.path.join(oo.REPO, "targets", "diana.lua")
 NETS = ["kws", "vww", "resnet", "ad"]
 
 
+_BUILDS = {}
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("diana_builds")
+
+
+def build(build_dir, model, flags=()):
+    """oo.build for targets/diana.lua, once per (model, flags) in this module
+    (several tests run the same program: the C compile is the cost)."""
+    key = (model, tuple(flags))
+    if key not in _BUILDS:
+        d = os.path.join(str(build_dir), "b%d" % len(_BUILDS))
+        saved = oo.TARGET
+        oo.TARGET = DIANA
+        try:
+            _BUILDS[key] = (oo.build(model, d, flags=list(flags)), d)
+        finally:
+            oo.TARGET = saved
+    return _BUILDS[key]
+
+
 def report(model, target=DIANA, env=None, args=()):
     import subprocess
     p = subprocess.run([oo.HTC, "report", model, "-t", target, "--json"] + list(args), capture_output=True, text=True,
@@ -27,14 +50,13 @@ def report(model, target=DIANA, env=None, args=()):
 
 
 @pytest.mark.parametrize("net", NETS)
-def test_pow2_bitexact_on_diana(net, tmp_path, monkeypatch):
+def test_pow2_bitexact_on_diana(net, build_dir):
     zoo = oo.ensure_zoo()
     model = os.path.join(zoo, "%s_pow2qop_s8.onnx" % net)
-    monkeypatch.setattr(oo, "TARGET", DIANA)
-    exe = oo.build(model, str(tmp_path))
+    exe, d = build(build_dir, model)
     sess = oo.ort_session(model)
     ins = oo.random_inputs(sess, 4, seed=7)
-    got, _ = oo.run(exe, str(tmp_path), ins)
+    got, _ = oo.run(exe, d, ins)
     want = oo.ort_outputs(sess, ins)
     for k in range(len(ins)):
         a, b = np.frombuffer(got[k], np.uint8), np.frombuffer(want[k], np.uint8)
@@ -62,7 +84,7 @@ def test_eligible_layers_offloaded(net):
 
 
 @pytest.mark.parametrize("net,l1_kib", [("resnet", 12), ("kws", 6), ("ad", 2)])
-def test_pow2_bitexact_small_l1(net, l1_kib, tmp_path, monkeypatch):
+def test_pow2_bitexact_small_l1(net, l1_kib, build_dir):
     """The same networks with a small L1 (-D l1_kib=N): real layers split
     into many tiles (remainders, halos, padded borders, double buffering),
     still bit-exact."""
@@ -73,11 +95,10 @@ def test_pow2_bitexact_small_l1(net, l1_kib, tmp_path, monkeypatch):
     assert rep["params"]["l1_kib"] == str(l1_kib)
     assert max(l["tile"]["tiles"] for l in rep["layers"] if "tile" in l) > 1
     assert max(l["tile"]["l1_bytes"] for l in rep["layers"] if "tile" in l) <= l1_kib * 1024
-    monkeypatch.setattr(oo, "TARGET", DIANA)
-    exe = oo.build(model, str(tmp_path), flags=args)
+    exe, d = build(build_dir, model, args)
     sess = oo.ort_session(model)
     ins = oo.random_inputs(sess, 3, seed=11)
-    got, _ = oo.run(exe, str(tmp_path), ins)
+    got, _ = oo.run(exe, d, ins)
     assert got == oo.ort_outputs(sess, ins)
 
 
@@ -106,7 +127,7 @@ def test_htc_run_prints_measured_cycles(tmp_path):
 
 
 @pytest.mark.parametrize("net,l1_kib", [("kws", None), ("vww", None), ("resnet", None), ("kws", 6)])
-def test_global_avgpool_offloaded(net, l1_kib, tmp_path, monkeypatch):
+def test_global_avgpool_offloaded(net, l1_kib, build_dir):
     """The zoo networks' final QLinearGlobalAveragePool runs on the digital
     engine (pool geometry: tiles over C, the whole window in L1; at 6 kB the
     KWS pool splits its channels), and the network stays bit-exact."""
@@ -122,11 +143,10 @@ def test_global_avgpool_offloaded(net, l1_kib, tmp_path, monkeypatch):
         assert layer["tile"]["l1_bytes"] <= (l1_kib or 256) * 1024
         if l1_kib:
             assert layer["tile"]["tiles"] > 1
-    monkeypatch.setattr(oo, "TARGET", DIANA)
-    exe = oo.build(model, str(tmp_path), flags=args)
+    exe, d = build(build_dir, model, args)
     sess = oo.ort_session(model)
     ins = oo.random_inputs(sess, 4, seed=5)
-    got, _ = oo.run(exe, str(tmp_path), ins)
+    got, _ = oo.run(exe, d, ins)
     assert got == oo.ort_outputs(sess, ins)
 
 
@@ -174,22 +194,33 @@ def test_pow2_tflite_offloaded_as_shift(tmp_path):
 
 
 # Table I's configurations: CPU only, CPU + digital, CPU + analog, CPU + both
-CONFIGS = ["none", "digital", "analog", "both"]
+# (cost-based dispatch), and the paper's "mixed" (both, -D dispatch=mixed)
+CONFIGS = ["none", "digital", "analog", "both", "mixed"]
 
 
-@pytest.mark.parametrize("net", NETS)
-@pytest.mark.parametrize("engines", CONFIGS)
-def test_ternary_bitexact_configs(net, engines, tmp_path, monkeypatch):
-    """The ternary zoo variants run bit-exact with onnxruntime in every
-    configuration; the device model aborts on any L1 / weight-memory
-    overflow and on non-ternary analog weights."""
+def config_flags(config):
+    if config == "mixed":
+        return ["-D", "engines=both", "-D", "dispatch=mixed"]
+    return ["-D", "engines=" + config]
+
+
+# The mixed-precision variants skip CPU only and CPU + digital: there they
+# run the same kernels as the ternary ones (8-bit weights on the CPU and on
+# digital are covered by the pow2 and ternary runs), and each build costs
+# about a second of C compile.
+@pytest.mark.parametrize("variant,net,engines",
+                         [("ternary", n, c) for n in NETS for c in CONFIGS] +
+                         [("mixed", n, c) for n in NETS for c in ("analog", "both", "mixed")])
+def test_ternary_bitexact_configs(variant, net, engines, build_dir):
+    """The ternary and mixed-precision zoo variants run bit-exact with
+    onnxruntime in every configuration; the device model aborts on any L1 /
+    weight-memory overflow and on non-ternary analog weights."""
     zoo = oo.ensure_zoo()
-    model = os.path.join(zoo, "%s_ternaryqop_s8.onnx" % net)
-    monkeypatch.setattr(oo, "TARGET", DIANA)
-    exe = oo.build(model, str(tmp_path), flags=["-D", "engines=" + engines])
+    model = os.path.join(zoo, "%s_%sqop_s8.onnx" % (net, variant))
+    exe, d = build(build_dir, model, config_flags(engines))
     sess = oo.ort_session(model)
     ins = oo.random_inputs(sess, 3, seed=11)
-    got, _ = oo.run(exe, str(tmp_path), ins)
+    got, _ = oo.run(exe, d, ins)
     want = oo.ort_outputs(sess, ins)
     for k in range(len(ins)):
         a, b = np.frombuffer(got[k], np.uint8), np.frombuffer(want[k], np.uint8)
@@ -216,3 +247,58 @@ def test_analog_dispatch(net):
     for layer in rep["layers"]:
         if layer["reason"].startswith("bits: ternary"):
             assert layer["engine"] == "analog"
+
+
+def weighted_layers(model):
+    """(node index, depthwise, weight integers) of every QLinearConv / QGemm
+    of a QOperator model, read with onnx (not htc)."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(model)
+    inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    res = []
+    for k, n in enumerate(m.graph.node):
+        if n.op_type in ("QLinearConv", "QGemm"):
+            w = inits[n.input[3]]
+            group = next((a.i for a in n.attribute if a.name == "group"), 1)
+            res.append((k, group > 1 and group == w.shape[0], w))
+    return res
+
+
+@pytest.mark.parametrize("net", NETS)
+def test_mixed_dispatch(net):
+    """-D dispatch=mixed (the HTVM paper's mixed configuration) on the
+    mixed-precision zoo variants: their first and last Conv/Gemm have 8-bit
+    weights (checked with onnx), the others ternary; every depthwise and the
+    first and last accelerator-eligible layers (op.eligible_index) run on
+    digital, the other Conv2D/FC layers on analog."""
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "%s_mixedqop_s8.onnx" % net)
+    lin = weighted_layers(model)
+    tern = [bool(w.min() >= -1 and w.max() <= 1) for _, _, w in lin]
+    assert not tern[0] and not tern[-1] and all(tern[1:-1]), tern
+    dw = {k: d for k, d, _ in lin}
+    rep = report(model, args=["-D", "engines=both", "-D", "dispatch=mixed"])
+    assert rep["params"]["dispatch"] == "mixed"
+    layers = [l for l in rep["layers"] if l["op"] in ("conv2d", "fc")]
+    assert len(layers) == len(lin)
+    eligible = [l for l in layers if l["engine"] != "riscv"]
+    assert len(eligible) >= 3
+    for i, layer in enumerate(eligible):
+        first, last = i == 0, i == len(eligible) - 1
+        if dw[layer["source_index"]]:
+            want, why = "digital", "mixed: depthwise -> digital"
+        elif first or last:
+            want = "digital"
+            why = "mixed: %s eligible layer (%d of %d) -> digital" % ("first" if first else "last", i + 1, len(eligible))
+        else:
+            want, why = "analog", "mixed: eligible layer %d of %d, not first or last -> analog" % (i + 1, len(eligible))
+        assert (layer["engine"], layer["reason"]) == (want, why), (net, layer["index"])
+    for layer in layers:       # on the CPU only where no accelerator accepts the layer
+        if layer["engine"] == "riscv":
+            assert layer["reason"].startswith("fallback: "), layer
+    # the same dispatch for the all-ternary variant: first and last layers go
+    # to digital although analog accepts them
+    rep = report(os.path.join(zoo, "%s_ternaryqop_s8.onnx" % net), args=["-D", "engines=both", "-D", "dispatch=mixed"])
+    eligible = [l for l in rep["layers"] if l["op"] in ("conv2d", "fc") and l["engine"] != "riscv"]
+    assert eligible[-1]["engine"] == "digital" and eligible[-1]["reason"].startswith("mixed: last eligible layer")

@@ -111,42 +111,44 @@ class Net:
         return m
 
 
+# t: False (float weights), True (ternary), "mixed" (the first and last layer
+# float, ternary elsewhere)
 def kws(t=False):
     """DS-CNN (MLPerf Tiny KWS): 49x10 MFCC, 64 channels, 4 DS blocks, 12 classes."""
     n = Net("kws", 1)
-    x = n.conv("input", 1, 64, (10, 4), stride=2, ternary=t)
+    x = n.conv("input", 1, 64, (10, 4), stride=2, ternary=t is True)
     for _ in range(4):
-        x = n.conv(x, 64, 64, 3, group=64, ternary=t)
-        x = n.conv(x, 64, 64, 1, ternary=t)
-    x = n.softmax(n.gemm(n.gap(x), 64, 12, ternary=t))
+        x = n.conv(x, 64, 64, 3, group=64, ternary=bool(t))
+        x = n.conv(x, 64, 64, 1, ternary=bool(t))
+    x = n.softmax(n.gemm(n.gap(x), 64, 12, ternary=t is True))
     return n.model("input", [1, 1, 49, 10], x)
 
 
 def vww(t=False):
     """MobileNetV1 alpha 0.25 (MLPerf Tiny VWW), 96x96x3, 2 classes."""
     n = Net("vww", 2)
-    x = n.conv("input", 3, 8, 3, stride=2, ternary=t)
+    x = n.conv("input", 3, 8, 3, stride=2, ternary=t is True)
     cfg = [(8, 16, 1), (16, 32, 2), (32, 32, 1), (32, 64, 2), (64, 64, 1), (64, 128, 2),
            (128, 128, 1), (128, 128, 1), (128, 128, 1), (128, 128, 1), (128, 128, 1), (128, 256, 2), (256, 256, 1)]
     for cin, cout, s in cfg:
-        x = n.conv(x, cin, cin, 3, stride=s, group=cin, ternary=t)
-        x = n.conv(x, cin, cout, 1, ternary=t)
-    x = n.softmax(n.gemm(n.gap(x), 256, 2, ternary=t))
+        x = n.conv(x, cin, cin, 3, stride=s, group=cin, ternary=bool(t))
+        x = n.conv(x, cin, cout, 1, ternary=bool(t))
+    x = n.softmax(n.gemm(n.gap(x), 256, 2, ternary=t is True))
     return n.model("input", [1, 3, 96, 96], x)
 
 
 def resnet(t=False):
     """ResNet-8 (MLPerf Tiny IC), 32x32x3 CIFAR-10, 10 classes."""
     n = Net("resnet", 3)
-    x = n.conv("input", 3, 16, 3, ternary=t)
+    x = n.conv("input", 3, 16, 3, ternary=t is True)
     cin = 16
     for cout, s in ((16, 1), (32, 2), (64, 2)):
-        y = n.conv(x, cin, cout, 3, stride=s, ternary=t)
-        y = n.conv(y, cout, cout, 3, relu=False, ternary=t)
-        sc = x if (s == 1 and cin == cout) else n.conv(x, cin, cout, 1, stride=s, relu=False, ternary=t)
+        y = n.conv(x, cin, cout, 3, stride=s, ternary=bool(t))
+        y = n.conv(y, cout, cout, 3, relu=False, ternary=bool(t))
+        sc = x if (s == 1 and cin == cout) else n.conv(x, cin, cout, 1, stride=s, relu=False, ternary=bool(t))
         x = n.relu(n.add(y, sc))
         cin = cout
-    x = n.softmax(n.gemm(n.gap(x), 64, 10, ternary=t))
+    x = n.softmax(n.gemm(n.gap(x), 64, 10, ternary=t is True))
     return n.model("input", [1, 3, 32, 32], x)
 
 
@@ -154,10 +156,10 @@ def ad(t=False):
     """FC autoencoder (MLPerf Tiny AD): 640 -> 128 x4 -> 8 -> 128 x4 -> 640."""
     n = Net("ad", 4)
     x, d = "input", 640
-    for w in (128, 128, 128, 128, 8, 128, 128, 128, 128):
-        x = n.gemm(x, d, w, relu=True, ternary=t)
+    for i, w in enumerate((128, 128, 128, 128, 8, 128, 128, 128, 128)):
+        x = n.gemm(x, d, w, relu=True, ternary=bool(t) and (t is True or i > 0))
         d = w
-    x = n.gemm(x, d, 640, ternary=t)
+    x = n.gemm(x, d, 640, ternary=t is True)
     return n.model("input", [1, 640], x)
 
 
@@ -196,12 +198,16 @@ def _pow2(s):
 def rescale(path, out, weights=None):
     """Rewrite a QDQ model: every scale to the nearest power of two (weights
     requantized to their new scale), or with `weights="ternary"` every weight
-    to {-1, 0, 1} times a per-channel power-of-two scale; int32 biases are
+    to {-1, 0, 1} times a per-channel power-of-two scale (`"mixed"`: all but
+    the first and last Conv/Gemm's, which stay 8-bit); int32 biases are
     requantized to scale x_scale * w_scale so ORT still fuses the pattern."""
     m = onnx.load(path)
     inits = {i.name: i for i in m.graph.initializer}
     arr = {k: numpy_helper.to_array(v) for k, v in inits.items()}
     dq = [n for n in m.graph.node if n.op_type == "DequantizeLinear"]
+    prod = {o: n for n in m.graph.node for o in n.output}
+    lin = [n for n in m.graph.node if n.op_type in ("Conv", "Gemm")]
+    keep8 = {prod[n.input[1]].input[0] for n in (lin[0], lin[-1])} if weights == "mixed" else set()
     real = {}
     for n in dq:                                   # float value of every quantized constant
         if n.input[0] in arr:
@@ -230,7 +236,7 @@ def rescale(path, out, weights=None):
             sh[ax] = -1
         z = arr[n.input[2]] if len(n.input) > 2 and n.input[2] else np.zeros_like(s, dtype=q.dtype)
         r = real[w]
-        if weights == "ternary":
+        if weights in ("ternary", "mixed") and w not in keep8:
             t = np.sign(r)
             mag = np.abs(r).max(axis=tuple(i for i in range(r.ndim) if i != ax), keepdims=True) if s.ndim == 1 and q.ndim > 1 else np.abs(r).max()
             s = _pow2(np.maximum(np.asarray(mag).reshape(s.shape), 1e-12))
@@ -241,7 +247,6 @@ def rescale(path, out, weights=None):
         info = np.iinfo(q.dtype)
         arr[w] = np.clip(qn, info.min, info.max).astype(q.dtype)
     # biases: scale = x_scale * w_scale of the consumer
-    prod = {o: n for n in m.graph.node for o in n.output}
     for n in m.graph.node:
         if n.op_type not in ("Conv", "Gemm") or len(n.input) < 3:
             continue
@@ -381,6 +386,13 @@ def build(outdir, nets=None):
         qdq_to_qop(p, p.replace("ternaryqdq", "ternaryqop"))
         os.remove(tp)
         written += [p, p.replace("ternaryqdq", "ternaryqop")]
+        mp = os.path.join(outdir, "%s_mfloat.onnx" % net)
+        quantize(fn(t="mixed"), mp, "qdq", "s8")
+        p = os.path.join(outdir, "%s_mixedqdq_s8.onnx" % net)
+        rescale(mp, p, weights="mixed")
+        qdq_to_qop(p, p.replace("mixedqdq", "mixedqop"))
+        os.remove(mp)
+        written += [p, p.replace("mixedqdq", "mixedqop")]
     return written
 
 
