@@ -1,0 +1,94 @@
+"""tests/test_bench_diana.py - the Table I harness of bench/bench_diana.py
+(bench/diana/rv32.py) on the smallest network, ToyAdmos (ad): every
+configuration built for RV32IMC, run under qemu (output bit-exact with
+onnxruntime, else table1_row raises), instructions counted with the device
+model left out, sizes parsed with the model left out, and the row
+consistent with itself. Not timed: the figures are the bench's."""
+import os
+import re
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "bench"))
+import bench_diana as bd  # noqa: E402
+
+rv32 = bd.rv32
+
+
+@pytest.fixture(scope="module")
+def ad_row(tmp_path_factory):
+    zoo = bd.oo.ensure_zoo()
+    rv32.check_tools()          # a missing toolchain fails here, naming it
+    return bd.table1_row("ad", zoo, str(tmp_path_factory.mktemp("t1")), bd.CONFIGS + (("dig/tern", "digital",
+                                                                                       "ternaryqop"),))
+
+
+def test_row_counts_and_sizes(ad_row):
+    for name, r in ad_row.items():
+        assert r["instr"] > 0 and r["cpu_layers"] > 0, name
+        assert r["instr"] == r["cpu_layers"] + r["issue"] + r["glue"], name
+        assert 0 <= r["glue"] < 2000, (name, r["glue"])           # run_multi's glue and the counters themselves
+        assert r["ms"] == pytest.approx((r["instr"] + r["dev_cycles"]) / 260e3), name
+        assert 0 < r["io"] <= r["cpu_layers"], name                  # the zoo nets have float input and output
+        assert r["size"]["code"] > 1000 and r["size"]["total"] == r["size"]["code"] + r["size"]["const"], name
+        # the constants hold at least the weights (ToyAdmos: ~270 kB of FC weights)
+        assert r["size"]["const"] > 250000, (name, r["size"])
+    cpu = ad_row["cpu"]
+    assert cpu["dev_cycles"] == 0 and cpu["issue"] == 0 and cpu["model_instr"] == 0
+    assert cpu["engines"] == {"riscv": sum(cpu["engines"].values())}
+    for name in ("digital", "analog", "both", "dig/tern"):
+        r = ad_row[name]
+        assert r["dev_cycles"] > 0 and r["issue"] > 0, name
+        # the model ran (and its instructions were left out): it simulates every MAC, so it dwarfs the issue loops
+        assert r["model_instr"] > 10 * r["issue"], name
+        assert r["instr"] < cpu["instr"] / 2, name                   # every FC layer offloaded
+        assert sum(n for e, n in r["engines"].items() if e != "riscv") >= 10, (name, r["engines"])
+    assert ad_row["both"]["engines"].get("analog", 0) > 0
+
+
+def test_table_prints_row(ad_row, capsys, monkeypatch):
+    """table1 prints the row next to the paper's and the check line"""
+    monkeypatch.setattr(bd, "table1_row", lambda net, zoo, tmp, configs: ad_row)
+    bd.table1("unused", "unused", nets=("ad",))
+    out = capsys.readouterr().out
+    assert re.search(r"^ToyAdmos +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ +\d+ / \d+ / \d+ / \d+$", out, re.M), out
+    assert "  paper         4.70       0.30 / 0.36       0.80 / 0.80     0.49   287 / 315 / 171 / 274" in out
+    assert re.search(r"^ToyAdmos +total +both +[\d.]+ ms, best single +[\d.]+ ms \((digital|analog)\): (ok|SLOWER)", out, re.M)
+
+
+def test_missing_toolchain(monkeypatch, capsys):
+    monkeypatch.setattr(rv32, "QEMU_BIN", "no-such-qemu-system-riscv32")
+    with pytest.raises(rv32.Rv32Error, match="missing no-such-qemu-system-riscv32 .*apt-get install"):
+        rv32.check_tools()
+    bd.table1("unused", "unused", nets=("ad",))
+    assert "Table I: skipped - missing no-such-qemu-system-riscv32" in capsys.readouterr().out
+
+
+def test_model_left_out(tmp_path):
+    """the header rewrites: every device call of the layer code bracketed;
+    the size build has the model's prototypes only (no state, no bodies)"""
+    zoo = bd.oo.ensure_zoo()
+    h = str(tmp_path / "m.h")
+    rv32.compile_header(bd.oo.HTC, os.path.join(zoo, "ad_ternaryqop_s8.onnx"), bd.DIANA, h, ["-D", "engines=both"])
+    text = open(h).read()
+    pre, model, post = rv32.split_model(text)
+    assert "htc__dev_job" in model and "htc__dev_state" in model
+    calls = len(re.findall(r"\bhtc__dev_\w+\(", post))
+    assert calls > 10
+    br = rv32.bracket_device_calls(text)
+    assert len(re.findall(r"HTC_BENCH_DEV\(htc__dev_\w+, ", br)) == calls
+    assert not re.search(r"\bhtc__dev_\w+\(", rv32.split_model(br)[2])
+    pr = rv32.model_as_prototypes(text)
+    assert "htc__dev_state" not in pr and "htc__dev_job" not in pr
+    assert re.search(r"^void htc__dev_sync\(int32_t layer\);$", pr, re.M)
+    # a CPU-only header has no model: unchanged
+    rv32.compile_header(bd.oo.HTC, os.path.join(zoo, "ad_pow2qop_s8.onnx"), bd.DIANA, h, ["-D", "engines=none"])
+    text = open(h).read()
+    assert rv32.split_model(text)[1] == "" and rv32.model_as_prototypes(text) == text
+
+
+def test_bad_header_is_an_error(tmp_path):
+    with pytest.raises(rv32.Rv32Error, match="without its"):
+        rv32.split_model("x\n" + rv32.MODEL_BEGIN + "\nstatic int y;\n")
