@@ -1276,6 +1276,22 @@ typedef struct {
     int32_t outer, depth, in_zp;
 } htc__l2norm_params;
 
+/* UNIDIRECTIONAL_SEQUENCE_LSTM, int8 activations and weights, int16 cell
+   state (kernels/lstm.c, TFLite Micro's EvalLstm<int8, int8, int16, int32>).
+   Gates in the order input, forget, cell, output; per gate the input and
+   recurrent FULLY_CONNECTED multipliers to the Q3.12 gate input. fc_*: forget
+   gate x cell state -> cell state; ic_*: input gate x cell gate -> cell
+   state; out_*: tanh(cell) x output gate -> hidden state (int8, h_zp).
+   tanh_*: the cell state's tanh input multiplier / left shift (TFLM's
+   convention: multiplier 0 = 3 << shift). clip: the quantized cell clip,
+   -1 = none. */
+typedef struct {
+    int32_t batches, steps, in_dim, state, time_major, x_zp, h_zp;
+    int32_t in_mult[4], in_shift[4], rec_mult[4], rec_shift[4];
+    int32_t fc_mult, fc_shift, ic_mult, ic_shift, out_mult, out_shift;
+    int32_t tanh_mult, tanh_shift, clip;
+} htc__lstm_params;
+
 /* Float element-wise ops of a float island (kernels/float.c): NEG. */
 typedef struct {
     int32_t size;

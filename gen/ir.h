@@ -121,6 +121,7 @@ typedef enum {
     OP_REDUCE_MIN,
     OP_ARGMAX, OP_ARGMIN,   /* index of the largest / smallest value along an axis */
     OP_MIRROR_PAD,      /* reflect (Op.mode 1) or symmetric (0) padding */
+    OP_LSTM,            /* unidirectional sequence LSTM: outputs sequence, hidden and cell state, scratch */
     OP_COUNT
 } OpKind;
 

@@ -745,6 +745,99 @@ static void lower_tconv(Graph *g, Op *op)
     op->macs = (int64_t)p->batches * p->in_h * p->in_w * p->in_c * kh * kw * oc;
 }
 
+/* UNIDIRECTIONAL_SEQUENCE_LSTM, int8 activations and weights, int16 cell
+   state (kernels/lstm.c), TFLM's PrepareGateParametersInteger: each gate's
+   input and recurrent FULLY_CONNECTED to Q3.12 (CalculateOpDataFullyConnected
+   with an int16 output of scale 2^-12: the per-tensor FC multiplier),
+   CreateInterGateMulParams for the three products (double(s1) * double(s2)
+   / double(out)), the cell state's tanh shift from CheckedLog2(cell scale),
+   the quantized cell clip. The op gets the shared sigmoid table as its last
+   input and a scratch tensor (four int16 vectors of one step) as its last
+   output. */
+static void lower_lstm(Graph *g, Op *op)
+{
+    Tensor *x = need(g, op, 0, "data"), *out = T(g, op->out[0]), *h = T(g, op->out[1]), *c = T(g, op->out[2]);
+    if (x->type == DT_INT16) fail("int16 (16x8) LSTM is not supported (htc has the int8 LSTM of full-integer models)");
+    need_type(x, DT_INT8, "input");
+    need_type(out, DT_INT8, "output");
+    need_type(h, DT_INT8, "hidden state");
+    need_type(c, DT_INT16, "cell state");
+    need_rank(x, 3, "input");
+    need_rank(out, 3, "output");
+    int tm = op->axis, B = x->shape[tm ? 1 : 0], Tn = x->shape[tm ? 0 : 1], I = x->shape[2];
+    if (h->rank < 1) fail("hidden state '%s' is a scalar", h->name);
+    int S = h->shape[h->rank - 1];
+    if (tensor_numel(h) != (int64_t)B * S || tensor_numel(c) != (int64_t)B * S)
+        fail("hidden and cell state must have %d x %d values", B, S);
+    if (out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1] || out->shape[2] != S)
+        fail("output '%s' must be [%d, %d, %d]", out->name, x->shape[0], x->shape[1], S);
+    int32_t x_zp = qzp(x, "input"), h_zp = qzp(h, "hidden state");
+    qzp(out, "output");
+    qzp(c, "cell state");
+    if (out->q.scale[0] != h->q.scale[0] || out->q.zero_point[0] != h_zp)
+        fail("output '%s' and hidden state '%s' are quantized differently (TFLite Micro copies one into the other)",
+             out->name, h->name);
+    htc__lstm_params *p = gparams(op, sizeof *p, "htc__lstm_params", "iiiiiiia4a4a4a4iiiiiiiii");
+    p->batches = B; p->steps = Tn; p->in_dim = I; p->state = S; p->time_major = tm;
+    p->x_zp = x_zp; p->h_zp = h_zp;
+    const float gate_scale = 1.0f / 4096.0f, act_scale = 1.0f / 32768.0f, cs = c->q.scale[0];
+    static const char *const gate[4] = {"input", "forget", "cell", "output"};
+    for (int k = 0; k < 8; k++) {
+        Tensor *w = need(g, op, 1 + k, arena_printf("%s %s weights", k < 4 ? "input" : "recurrent", gate[k % 4]));
+        const Tensor *a = k < 4 ? x : h;
+        need_type(w, DT_INT8, "weights");
+        need_const(w, "weights");
+        need_rank(w, 2, "weights");
+        if (w->shape[0] != S || w->shape[1] != (k < 4 ? I : S))
+            fail("weights '%s' must be [%d, %d]", w->name, S, k < 4 ? I : S);
+        if (w->q.n != 1 || w->q.zero_point[0] != 0)
+            fail("weights '%s' must be quantized per tensor with zero point 0", w->name);
+        int8_t sh;
+        quant_fc_multipliers(a->q.scale[0], w->q.scale, 1, gate_scale, k < 4 ? &p->in_mult[k] : &p->rec_mult[k - 4], &sh);
+        (k < 4 ? p->in_shift : p->rec_shift)[k % 4] = sh;
+    }
+    for (int k = 0; k < 4; k++) {
+        Tensor *b = need(g, op, 9 + k, "bias");
+        need_type(b, DT_INT32, "bias");
+        need_const(b, "bias");
+        if (tensor_numel(b) != S) fail("bias '%s' has %lld elements, expected %d", b->name, (long long)tensor_numel(b), S);
+    }
+    qmul((double)act_scale * (double)cs / (double)cs, &p->fc_mult, &p->fc_shift);
+    qmul((double)act_scale * (double)act_scale / (double)cs, &p->ic_mult, &p->ic_shift);
+    qmul((double)act_scale * (double)act_scale / (double)h->q.scale[0], &p->out_mult, &p->out_shift);
+    int pw;
+    quant_checked_log2(cs, &pw);        /* TFLM ignores whether it is a power of two */
+    p->tanh_shift = 15 + pw - 3;
+    p->tanh_mult = 0;
+    if (p->tanh_shift < 0) {
+        p->tanh_shift = -p->tanh_shift;
+        p->tanh_mult = 3;
+    }
+    if (p->tanh_mult == 0 && p->tanh_shift > 16)
+        fail("cell state scale %g is too large for TFLite Micro's int16 tanh", (double)cs);
+    if (op->alpha > 0) {
+        double q = (double)op->alpha / (double)cs;
+        p->clip = (int32_t)(int16_t)(q < -32768.0 ? -32768.0 : (q > 32767.0 ? 32767.0 : q));
+    } else {
+        p->clip = -1;
+    }
+    int nb = tm ? B : 1;
+    const int32_t sshape[1] = {4 * nb * S};
+    op->out[3] = graph_new_tensor(g, arena_printf("%s.lstm_scratch", out->name), DT_INT16, 1, sshape);
+    g->tensors[op->out[3]].src_index = -1;
+    op->nout = 4;
+    op->in[13] = quant_sigmoid16_tensor(g);
+    op->nin = 14;
+    op->rq = RQ_TFLITE;
+    op->nch = 0;
+    op->batches = B;
+    op->in_c = I;
+    op->out_c = S;
+    op->in_zp = x_zp;
+    op->out_zp = h_zp;
+    op->macs = (int64_t)B * Tn * 4 * S * (I + S);
+}
+
 /* TFLite's GetNearestNeighbor (float scale and offset, floor or round). */
 static int32_t nearest(int v, int in_size, int out_size, int align, int half)
 {
@@ -1561,7 +1654,7 @@ void lower(Graph *g)
         Op *op = &g->ops[i];
         OP = op;
         op->variant = "";
-        if (op->nout != 1 || op->out[0] < 0) fail("expected exactly one output");
+        if ((op->nout != 1 && op->kind != OP_LSTM) || op->out[0] < 0) fail("expected exactly one output");
         for (int k = -1; k < op->nin; k++) {
             int ti = k < 0 ? op->out[0] : op->in[k];
             if (ti >= 0 && tensor_numel(&g->tensors[ti]) == 0) fail("tensor '%s' is empty", g->tensors[ti].name);
@@ -1584,6 +1677,7 @@ void lower(Graph *g)
         case OP_MEAN: case OP_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: lower_reduce(g, op); break;
         case OP_ARGMAX: case OP_ARGMIN: lower_argminmax(g, op); break;
         case OP_MIRROR_PAD: lower_mirror_pad(g, op); break;
+        case OP_LSTM: lower_lstm(g, op); break;
         case OP_SUB: case OP_SQDIFF: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: lower_ew(g, op); break;
         case OP_MATMUL: lower_matmul(g, op); break;
         case OP_TRANSPOSE_CONV: lower_tconv(g, op); break;

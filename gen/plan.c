@@ -56,6 +56,8 @@ static void classify(Graph *g)
         } else if (out->storage == ST_NONE) {
             out->storage = ST_ARENA;
         }
+        for (int k = 1; k < op->nout; k++)      /* more outputs (LSTM: state, scratch) */
+            if (g->tensors[op->out[k]].storage == ST_NONE) g->tensors[op->out[k]].storage = ST_ARENA;
     }
 }
 

@@ -844,6 +844,7 @@ static const struct {
     {OP_ARGMAX, RQ_NONE, K_ANY, "kernels/reduce.c", "htc__argminmax_s8"},
     {OP_ARGMIN, RQ_NONE, K_ANY, "kernels/reduce.c", "htc__argminmax_s8"},
     {OP_MIRROR_PAD, RQ_COUNT, K_ANY, "kernels/move.c", "htc__mirror_pad"},
+    {OP_LSTM, RQ_TFLITE, K_ANY, "kernels/lstm.c", "htc__lstm_s8"},
 };
 
 int cpu_kernel(const Op *op, const char **file, const char **fn)

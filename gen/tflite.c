@@ -37,7 +37,8 @@ enum {
     BO_ABS = 101, BO_SPLIT_V = 102, BO_ELU = 111, BO_HARD_SWISH = 117, BO_BATCH_MATMUL = 126,
     BO_GELU = 150, BO_RELU_0_TO_1 = 152,
     BO_DEPTH_TO_SPACE = 5, BO_SPACE_TO_DEPTH = 26, BO_ARG_MAX = 56, BO_ARG_MIN = 79, BO_REDUCE_MIN = 89,
-    BO_MIRROR_PAD = 100, BO_REVERSE_V2 = 105, BO_BROADCAST_TO = 130
+    BO_MIRROR_PAD = 100, BO_REVERSE_V2 = 105, BO_BROADCAST_TO = 130,
+    BO_UNIDIRECTIONAL_SEQUENCE_LSTM = 44, BO_WHILE = 119, BO_IF = 118, BO_CALL_ONCE = 129
 };
 enum {
     OPT_NONE = 0, OPT_CONV2D = 1, OPT_DWCONV2D = 2, OPT_POOL2D = 5,
@@ -46,7 +47,7 @@ enum {
     OPT_GATHER = 23, OPT_SUB = 28, OPT_STRIDED_SLICE = 32, OPT_SPLIT = 35, OPT_TRANSPOSE_CONV = 49,
     OPT_PACK = 59, OPT_UNPACK = 64, OPT_RESIZE_NEAREST = 74, OPT_LEAKY_RELU = 75, OPT_SPLIT_V = 79,
     OPT_BATCH_MATMUL = 101, OPT_GELU = 116, OPT_SPACE_TO_DEPTH = 19, OPT_MIRROR_PAD = 77,
-    OPT_DEPTH_TO_SPACE = 94
+    OPT_DEPTH_TO_SPACE = 94, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71
 };
 
 /* BuiltinOperator names, indexed by code (schema.fbs order, no gaps). */
@@ -1027,6 +1028,64 @@ static void split_ops(Reader *r, Graph *g, int index, const char *name, int valu
 /* Operator i: its kind and attributes, and its checked inputs/outputs.
    Shape arithmetic is evaluated here (fold); SPLIT-like ops become one
    slice per output. */
+/* UNIDIRECTIONAL_SEQUENCE_LSTM (24 inputs, TFLite's order) as one OP_LSTM:
+   in = data, input weights (input, forget, cell, output gate), recurrent
+   weights (same order), gate biases (same order); out = the output
+   sequence, the hidden state and the cell state (TFLite's variable
+   inputs 18 and 19: the kernel resets and writes them; their stored
+   contents are not constants) and a scratch tensor added by lower.c.
+   TFLite Micro's kernel has no peephole, projection, layer norm or CIFG
+   (coupled input gate) form: those inputs must be absent. */
+static void read_lstm(Reader *r, Graph *g, const Tab *ot, int index, const char *name)
+{
+    int in[24], out[1];
+    /* optional: 1, 5 (CIFG), 9-11 (peephole), 16-17 (projection), 20-23 (layer norm) */
+    unsigned optional = 1u << 1 | 1u << 5 | 7u << 9 | 3u << 16 | 15u << 20;
+    read_indices(r, ot, 1, in, 24, 24, optional, g->ntensors, index, name, "input");
+    read_indices(r, ot, 2, out, 1, 1, 0, g->ntensors, index, name, "output");
+    static const char *const why[24] = {
+        [1] = "no input gate (CIFG)", [5] = "no input gate (CIFG)", [9] = "peephole connections",
+        [10] = "peephole connections", [11] = "peephole connections", [16] = "a projection",
+        [17] = "a projection", [20] = "layer normalization", [21] = "layer normalization",
+        [22] = "layer normalization", [23] = "layer normalization"};
+    for (int k = 0; k < 24; k++) {
+        int absent = in[k] < 0;
+        if (why[k] && (k == 1 || k == 5 ? absent : !absent))
+            die("%s: operator %d (%s): LSTM with %s is not supported (TFLite Micro's kernel has the standard Keras "
+                "LSTM only)", r->path, index, name, why[k]);
+    }
+    Tab opt;
+    int has = options(r, ot, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM, &opt, index, name);
+    int o = graph_add_op(g);
+    Op *op = &g->ops[o];
+    op->kind = OP_LSTM;
+    op->src_index = index;
+    op->src_name = name;
+    int act = has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0;
+    if (act != 4)       /* TANH: the cell gate's non-linearity (TFLM asserts on others) */
+        die("%s: operator %d (%s): cell gate activation %d is not supported (TFLite Micro computes TANH only)",
+            r->path, index, name, act);
+    op->alpha = has ? get_f32(r, &opt, 1, 0.0f, "cell_clip") : 0.0f;
+    if (!isfinite(op->alpha) || op->alpha < 0)
+        die("%s: operator %d (%s): cell_clip %g", r->path, index, name, (double)op->alpha);
+    op->axis = has ? get_u8(r, &opt, 3, 0, "time_major") != 0 : 0;
+    if (has && get_u8(r, &opt, 4, 0, "asymmetric_quantize_inputs"))
+        die("%s: operator %d (%s): hybrid LSTM (asymmetric_quantize_inputs) is not supported (TFLite Micro has no "
+            "hybrid kernel)", r->path, index, name);
+    static const int order[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 14, 15};
+    op->nin = 13;
+    for (int k = 0; k < 13; k++) op->in[k] = in[order[k]];
+    op->nout = 3;
+    op->out[0] = out[0];
+    op->out[1] = in[18];
+    op->out[2] = in[19];
+    for (int k = 1; k < 3; k++) {       /* variables: state the kernel owns, not constants */
+        Tensor *st = &g->tensors[op->out[k]];
+        st->data = NULL;
+        st->nbytes = 0;
+    }
+}
+
 static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, uint32_t ncodes, int i)
 {
     snprintf(r->ctx, sizeof r->ctx, "operator %d", i);
@@ -1040,6 +1099,12 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     if (code == BO_CUSTOM)
         die("%s: operator %d (%s): unsupported operator", r->path, i,
             codes[oc].custom ? arena_printf("CUSTOM '%s'", codes[oc].custom) : "CUSTOM");
+
+    if (code == BO_UNIDIRECTIONAL_SEQUENCE_LSTM) {
+        read_lstm(r, g, &ot, i, name);
+        r->ctx[0] = 0;
+        return;
+    }
 
     OpKind kind;
     int nmin = 1, nmax = 1, omax = 1;
@@ -1497,7 +1562,15 @@ Graph *tflite_read(const char *path)
     get_vec(r, &model, 2, 4, &subgraphs, "subgraphs");
     get_vec(r, &model, 4, 4, &buffers, "buffers");
     if (subgraphs.n == 0) die("%s: model has no subgraph", path);
-    if (subgraphs.n > 1) die("%s: model has %" PRIu32 " subgraphs, only one is supported", path, subgraphs.n);
+    if (subgraphs.n > 1) {
+        /* control flow (a Keras RNN without unroll=True becomes a WHILE loop) */
+        for (uint32_t k = 0; k < ncodes; k++)
+            if (codes[k].code == BO_WHILE || codes[k].code == BO_IF || codes[k].code == BO_CALL_ONCE)
+                die("%s: operator %s: control flow is not supported (the model has %" PRIu32 " subgraphs; a Keras "
+                    "RNN converts to a WHILE loop unless built with unroll=True, LSTM to UNIDIRECTIONAL_SEQUENCE_LSTM "
+                    "with Keras 2 (tf_keras))", path, builtin_name(codes[k].code), subgraphs.n);
+        die("%s: model has %" PRIu32 " subgraphs, only one is supported", path, subgraphs.n);
+    }
     Tab sg = vec_table(r, &subgraphs, 0, "subgraph");
 
     Vec tensors, ops;

@@ -422,6 +422,7 @@ static const char *op_names[OP_COUNT] = {
     "sub", "squared_difference", "maximum", "minimum", "prelu", "batch_matmul", "transpose_conv",
     "resize", "tile", "slice", "space_to_batch", "batch_to_space", "sum", "reduce_max",
     "l2norm", "neg", "reduce_min", "argmax", "argmin", "mirror_pad",
+    "lstm",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }

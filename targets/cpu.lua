@@ -73,6 +73,7 @@ return target "cpu" {
       argmax     = { cycles_per_mac = 1.0 },
       argmin     = { cycles_per_mac = 1.0 },
       mirror_pad = { cycles_per_elem = 4 },
+      lstm       = { cycles_per_mac = 2.0 },
     },
   },
 }

@@ -154,6 +154,37 @@ def cnn16():
     return keras.Model(inp, x, name="cnn16")
 
 
+def lstm_kws():
+    """Keyword-spotting-style LSTM on a [T, F] input (49 frames of 10 MFCC): two stacked LSTMs
+    (the first returns its sequence), Dense softmax. The converter fuses each into one
+    UNIDIRECTIONAL_SEQUENCE_LSTM (int8 weights, int16 cell state)."""
+    seed(20)
+    x = inp = keras.Input((49, 10), batch_size=1)
+    x = layers.LSTM(16, return_sequences=True)(x)
+    x = layers.LSTM(12)(x)
+    x = layers.Dense(4, activation="softmax")(x)
+    return keras.Model(inp, x, name="lstm_kws")
+
+
+def gru_unrolled():
+    """GRU with unroll=True on a short sequence (plain ops: FC, LOGISTIC, TANH, MUL, ADD, SUB)."""
+    seed(21)
+    x = inp = keras.Input((8, 6), batch_size=1)
+    x = layers.GRU(10, unroll=True)(x)
+    x = layers.Dense(3)(x)
+    return keras.Model(inp, x, name="gru_unrolled")
+
+
+def rnn_unrolled():
+    """SimpleRNN with unroll=True on a short sequence (FC, ADD, TANH per step)."""
+    seed(22)
+    x = inp = keras.Input((8, 6), batch_size=1)
+    x = layers.SimpleRNN(10, unroll=True, return_sequences=True)(x)
+    x = layers.Flatten()(x)
+    x = layers.Dense(3)(x)
+    return keras.Model(inp, x, name="rnn_unrolled")
+
+
 MODELS = {
     "mobilenet_v3_small": mobilenet_v3_small,
     "mobilenet_v2_035": mobilenet_v2,
@@ -166,6 +197,9 @@ MODELS = {
     "autoencoder": autoencoder,
     "ds_cnn": ds_cnn,
     "cnn16": cnn16,
+    "lstm_kws": lstm_kws,
+    "gru_unrolled": gru_unrolled,
+    "rnn_unrolled": rnn_unrolled,
 }
 
 # 16x8 (int16 activations, int8 weights) versions: <name>_16x8.tflite
