@@ -574,8 +574,8 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
    the planned bytes of the tensor (through aliases, at the root's offset). */
 static void check_buffers(const Graph *g, const Op *op, int li)
 {
-    for (int k = -1; k < op->nin; k++) {
-        int ti = k < 0 ? op->out[0] : op->in[k];
+    for (int k = -op->nout; k < op->nin; k++) {      /* every output, then the inputs read */
+        int ti = k < 0 ? op->out[-1 - k] : op->in[k];
         if (ti < 0 || (k >= 0 && !reads_data(op, k))) continue;
         int64_t aoff;
         int r = tensor_root(g, ti, &aoff);
@@ -984,6 +984,10 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, "    HTC_PROFILE_END(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
         fprintf(F, "    HTC_TRACE(\"%s\", %d, %d, %s, %zu);\n", N, i, out->src_index, ptr(g, op->out[0], 1),
                 tensor_bytes(out));
+        for (int k = 1; k < op->nout; k++)      /* more outputs of the model's (LSTM: the final state) */
+            if (g->tensors[op->out[k]].src_index >= 0)
+                fprintf(F, "    HTC_TRACE(\"%s\", %d, %d, %s, %zu);\n", N, i, g->tensors[op->out[k]].src_index,
+                        ptr(g, op->out[k], 1), tensor_bytes(&g->tensors[op->out[k]]));
     }
     fprintf(F, "    HTC_CHECK_END(\"%s\", arena, %s_ARENA_SIZE);\n", N, NU);
     fprintf(F, "    (void)inputs;\n    (void)outputs;\n    (void)arena;\n    return 0;\n}\n\n");

@@ -43,6 +43,12 @@ ZOO = {
     "unet_transpose": ("tflm", ()),
     "unet_bilinear": ("tflm", ()),
     "unet_resize": ("tflm", ()),
+    # recurrent: fused UNIDIRECTIONAL_SEQUENCE_LSTM (Keras 2 LSTM), and GRU / SimpleRNN with
+    # unroll=True (plain FULLY_CONNECTED, LOGISTIC, TANH, MUL, ADD, SUB per step)
+    "lstm_kws": ("tflm", ()),
+    "lstm_batch2": ("tflm", ()),
+    "gru_unrolled": ("tflm", ()),
+    "rnn_unrolled": ("tflm", ()),
     "unet_nearest": ("piecewise", ("TILE",)),
     # TFLM's int8 SPACE_TO_BATCH_ND pads with a value it never sets
     # (SpaceToBatchParams.output_offset, an uninitialised persistent buffer:

@@ -156,14 +156,28 @@ def cnn16():
 
 def lstm_kws():
     """Keyword-spotting-style LSTM on a [T, F] input (49 frames of 10 MFCC): two stacked LSTMs
-    (the first returns its sequence), Dense softmax. The converter fuses each into one
-    UNIDIRECTIONAL_SEQUENCE_LSTM (int8 weights, int16 cell state)."""
-    seed(20)
-    x = inp = keras.Input((49, 10), batch_size=1)
-    x = layers.LSTM(16, return_sequences=True)(x)
-    x = layers.LSTM(12)(x)
-    x = layers.Dense(4, activation="softmax")(x)
-    return keras.Model(inp, x, name="lstm_kws")
+    (the first returns its sequence), Dense softmax. Built with Keras 2 (tf_keras, see KERAS2):
+    the converter fuses each into one UNIDIRECTIONAL_SEQUENCE_LSTM (int8 weights, int16 cell
+    state)."""
+    import tf_keras
+    L = tf_keras.layers
+    tf_keras.utils.set_random_seed(20)
+    x = inp = tf_keras.Input((49, 10), batch_size=1)
+    x = L.LSTM(16, return_sequences=True)(x)
+    x = L.LSTM(12)(x)
+    x = L.Dense(4, activation="softmax")(x)
+    return tf_keras.Model(inp, x, name="lstm_kws")
+
+
+def lstm_batch2():
+    """LSTM on a batch of 2 sequences (batch-major state per sequence), sequence output, Dense."""
+    import tf_keras
+    L = tf_keras.layers
+    tf_keras.utils.set_random_seed(23)
+    x = inp = tf_keras.Input((12, 6), batch_size=2)
+    x = L.LSTM(8, return_sequences=True)(x)
+    x = L.Dense(3)(x)
+    return tf_keras.Model(inp, x, name="lstm_batch2")
 
 
 def gru_unrolled():
@@ -198,12 +212,19 @@ MODELS = {
     "ds_cnn": ds_cnn,
     "cnn16": cnn16,
     "lstm_kws": lstm_kws,
+    "lstm_batch2": lstm_batch2,
     "gru_unrolled": gru_unrolled,
     "rnn_unrolled": rnn_unrolled,
 }
 
 # 16x8 (int16 activations, int8 weights) versions: <name>_16x8.tflite
 MODELS_16X8 = ("cnn16", "ds_cnn")
+
+# Built with Keras 2 (the tf_keras package, `pip install tf-keras`), converted in a
+# second process with TF_USE_LEGACY_KERAS=1: TF 2.21's default Keras 3 lowers LSTM to a
+# WHILE loop (on which the int8 converter crashes), Keras 2's LSTM converts to the fused
+# UNIDIRECTIONAL_SEQUENCE_LSTM.
+KERAS2 = ("lstm_kws", "lstm_batch2")
 
 
 # ---- conversion ------------------------------------------------------------------------
@@ -220,7 +241,7 @@ def randomize_bn(model, rng):
 
 
 def convert(model, int8_io, x16=False):
-    shape = [1] + list(model.inputs[0].shape[1:])
+    shape = [model.inputs[0].shape[0] or 1] + list(model.inputs[0].shape[1:])
 
     def rep():
         rng = np.random.default_rng(1234)
@@ -244,8 +265,15 @@ def convert(model, int8_io, x16=False):
 def main():
     os.makedirs(OUT, exist_ok=True)
     only = sys.argv[2:]
+    legacy = os.environ.get("TF_USE_LEGACY_KERAS") == "1"
+    if not legacy:
+        k2 = [n for n in KERAS2 if not only or n in only]
+        if k2:
+            import subprocess
+            subprocess.run([sys.executable, os.path.abspath(__file__), OUT] + k2, check=True,
+                           env=dict(os.environ, TF_USE_LEGACY_KERAS="1"))
     for name, build in MODELS.items():
-        if only and name not in only:
+        if (only and name not in only) or (name in KERAS2) != legacy:
             continue
         model = build()
         randomize_bn(model, np.random.default_rng(99))
