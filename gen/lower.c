@@ -650,13 +650,16 @@ static void lower_ew(Graph *g, Op *op)
 }
 
 /* BATCH_MATMUL int8: batch_matmul.cc (GetQuantizedConvolutionMultipler:
-   double(float(lhs_scale * rhs_scale)) / double(out_scale)). */
+   double(float(lhs_scale * rhs_scale)) / double(out_scale)). int16 (16x8,
+   kernels/matmul_s16.c): the same multiplier, zero points 0 (TFLM checks
+   them), an int64 sum, the int16 range as the clamp. */
 static void lower_matmul(Graph *g, Op *op)
 {
     Tensor *a = need(g, op, 0, "lhs"), *b = need(g, op, 1, "rhs"), *out = T(g, op->out[0]);
-    need_type(a, DT_INT8, "lhs");
-    need_type(b, DT_INT8, "rhs");
-    need_type(out, DT_INT8, "output");
+    DType dt = a->type == DT_INT16 ? DT_INT16 : DT_INT8;
+    need_type(a, dt, "lhs");
+    need_type(b, dt, "rhs");
+    need_type(out, dt, "output");
     if (a->rank < 2 || b->rank < 2 || a->rank > 5 || b->rank > 5) fail("operands must have rank 2 to 5");
     htc__matmul_params *p = gparams(op, sizeof *p, "htc__matmul_params", "a4a4a4iiiiiiiiiiiiii");
     int ra = a->rank, rb = b->rank;
@@ -688,11 +691,49 @@ static void lower_matmul(Graph *g, Op *op)
     p->out_zp = qzp(out, "output");
     volatile float prod = a->q.scale[0] * b->q.scale[0];
     qmul((double)prod / (double)out->q.scale[0], &p->mult, &p->shift);
-    p->act_min = -128;
-    p->act_max = 127;
+    qrange(dt, &p->act_min, &p->act_max);
+    if (dt == DT_INT16) {
+        if (p->lhs_zp || p->rhs_zp || p->out_zp) fail("int16 BATCH_MATMUL needs zero points 0 (TFLite Micro checks it)");
+        if (p->shift >= 15) fail("int16 BATCH_MATMUL: output scale too small for TFLite's 64-bit requantization (shift %d)", p->shift);
+        op->s16 = 1;
+    }
     op->rq = RQ_TFLITE;
     op->nch = 1;
     op->macs = nb * m * n * k;
+}
+
+/* 16x8 TRANSPOSE_CONV (kernels/tconv_s16.c): TFLM's int16 kernel adds no
+   input, filter or output offset (all must be 0 here) and sums in int64;
+   its bias is int64, or int16 widened to int64 before the sum (done here,
+   at compile time: a new int64 constant). An int32 bias, which TFLM would
+   read as int64, is refused. */
+static void tconv_s16(Graph *g, Op *op, const Tensor *w, int oc)
+{
+    htc__tconv_params *p = op->params;
+    if (p->in_zp || p->out_zp) fail("int16 TRANSPOSE_CONV needs zero points 0 (TFLite Micro ignores them)");
+    for (int i = 0; i < w->q.n; i++)
+        if (w->q.zero_point[i] != 0) fail("weights '%s' have a non-zero zero point (16x8 needs 0)", w->name);
+    for (int c = 0; c < op->nch; c++)
+        if (op->shift[c] >= 15) fail("output scale too small for TFLite's 64-bit requantization (shift %d)", op->shift[c]);
+    op->s16 = 1;
+    if (op->nin <= 2 || op->in[2] < 0) return;
+    Tensor *b = T(g, op->in[2]);
+    need_const(b, "bias");
+    if (tensor_numel(b) != oc) fail("bias '%s' has %lld elements, expected %d", b->name, (long long)tensor_numel(b), oc);
+    if (b->type == DT_INT64) return;
+    if (b->type != DT_INT16) fail("bias '%s' is %s: TFLite Micro's 16x8 TRANSPOSE_CONV reads int64 or int16", b->name,
+                                  dtype_name(b->type));
+    int64_t *wide = arena_alloc(sizeof(int64_t) * (size_t)oc);
+    for (int c = 0; c < oc; c++) {
+        int16_t v;
+        memcpy(&v, b->data + 2 * (size_t)c, 2);
+        wide[c] = v;
+    }
+    const int32_t shape[1] = {oc};
+    const char *name = arena_printf("%s.int64", b->name);
+    int t = graph_const_tensor(g, name, DT_INT64, 1, shape, wide, sizeof(int64_t) * (size_t)oc);
+    g->tensors[t].src_index = -1;
+    op->in[2] = t;
 }
 
 /* TRANSPOSE_CONV int8: transpose_conv.cc (padding from the output size as a
@@ -700,9 +741,10 @@ static void lower_matmul(Graph *g, Op *op)
 static void lower_tconv(Graph *g, Op *op)
 {
     Tensor *in = need(g, op, 0, "data"), *w = need(g, op, 1, "weights"), *out = T(g, op->out[0]);
-    need_type(in, DT_INT8, "input");
+    int s16 = in->type == DT_INT16;
+    need_type(in, s16 ? DT_INT16 : DT_INT8, "input");
     need_type(w, DT_INT8, "weights");
-    need_type(out, DT_INT8, "output");
+    need_type(out, s16 ? DT_INT16 : DT_INT8, "output");
     need_rank(in, 4, "input");
     need_rank(w, 4, "weights");
     need_rank(out, 4, "output");
@@ -713,7 +755,7 @@ static void lower_tconv(Graph *g, Op *op)
     if (w->shape[0] != oc || w->shape[3] != in->shape[3]) fail("weights '%s' must be [%d,kh,kw,%d]", w->name, oc, in->shape[3]);
     if (in->shape[0] != out->shape[0]) fail("batch of input and output differ");
     if (w->q.n > 1 && w->q.axis != 0) fail("weights '%s' must be quantized along axis 0", w->name);
-    bias_check(g, op, 2, oc);
+    if (!s16) bias_check(g, op, 2, oc);
     /* ComputePaddingHeightWidth(stride, 1, out_h, out_w, k): the output seen as
        a forward convolution's input */
     int fh = op->padding == PAD_SAME ? (out->shape[1] + op->stride_h - 1) / op->stride_h
@@ -743,6 +785,7 @@ static void lower_tconv(Graph *g, Op *op)
     op->in_zp = p->in_zp;
     op->out_zp = p->out_zp;
     op->macs = (int64_t)p->batches * p->in_h * p->in_w * p->in_c * kh * kw * oc;
+    if (s16) tconv_s16(g, op, w, oc);
 }
 
 /* UNIDIRECTIONAL_SEQUENCE_LSTM, int8 activations and weights, int16 cell
@@ -1580,6 +1623,46 @@ static void lower_sigmoid_s16(Graph *g, Op *op)
     op->nch = 0;
 }
 
+/* int16 ABS / RSQRT (kernels/act_s16.c modes 5-7), elementwise.cc
+   PrepareAbsRsqrt: zero points 0 (TFLM checks them); ABS rescales by
+   QuantizeMultiplier(in_scale / out_scale) when the scales differ, the
+   quotient in double (the tflite-micro interpreter's result: TFLM's current
+   source divides in float, which differs by one at some inputs: test_s16[abs]),
+   and an unquantized int16 ABS is std::abs; RSQRT's multiplier is
+   1 / double(sqrt(in_scale) * out_scale), sqrt and product in float. */
+static void lower_absrsqrt_s16(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    int rsqrt = !strcmp(op->src_name, "RSQRT");
+    need_type(in, DT_INT16, "input");
+    need_type(out, DT_INT16, "output");
+    if (tensor_numel(in) != tensor_numel(out)) fail("input and output sizes differ");
+    htc__act16_params *p = gparams(op, sizeof *p, "htc__act16_params", "iiiiiiiiii");
+    p->size = (int32_t)tensor_numel(in);
+    p->lo = -32768;
+    p->hi = 32767;
+    op->s16 = 1;
+    if (!rsqrt && in->q.n == 0 && out->q.n == 0) {
+        p->mode = 6;
+        op->rq = RQ_NONE;
+        op->nch = 0;
+        return;
+    }
+    if (qzp(in, "input") || qzp(out, "output")) fail("int16 %s needs zero points 0 (TFLite Micro checks it)", op->src_name);
+    float is = in->q.scale[0], os = out->q.scale[0];
+    if (rsqrt) {
+        volatile float sq = sqrtf(is);
+        volatile float den = sq * os;
+        p->mode = 7;
+        qmul(1.0 / (double)den, &p->m_pos, &p->s_pos);
+    } else {
+        p->mode = 5;
+        if (is != os) qmul((double)is / (double)os, &p->m_pos, &p->s_pos);
+    }
+    op->rq = p->m_pos ? RQ_TFLITE : RQ_NONE;
+    op->nch = p->m_pos != 0;
+}
+
 /* int16 SOFTMAX (kernels/softmax_s16.c), TFLM's CalculateSoftmaxParams:
    zero points 0, output scale 1/32768, the input difference scaled so that
    [-65535, 0] is [-10, 0] (QuantizeMultiplier(scale * beta / (10 / 65535))),
@@ -1626,6 +1709,12 @@ static int lower_s16(Graph *g, Op *op)
     case OP_SOFTMAX:
         lower_softmax_s16(g, op);
         return 1;
+    case OP_MATMUL:
+        lower_matmul(g, op);
+        return 1;
+    case OP_TRANSPOSE_CONV:
+        lower_tconv(g, op);
+        return 1;
     case OP_TABLE:
         if (!strcmp(op->src_name, "RELU") || !strcmp(op->src_name, "RELU6") || !strcmp(op->src_name, "LEAKY_RELU")) {
             lower_act_s16(g, op);
@@ -1635,8 +1724,12 @@ static int lower_s16(Graph *g, Op *op)
             lower_sigmoid_s16(g, op);
             return 1;
         }
+        if (!strcmp(op->src_name, "ABS") || !strcmp(op->src_name, "RSQRT")) {
+            lower_absrsqrt_s16(g, op);
+            return 1;
+        }
         fail("int16 %s is not supported (16x8: htc has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, "
-             "MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, pooling, MEAN, SUM, SOFTMAX, RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, QUANTIZE, DEQUANTIZE and data movement)",
+             "MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, BATCH_MATMUL, TRANSPOSE_CONV, pooling, MEAN, SUM, SOFTMAX, RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, ABS, RSQRT, QUANTIZE, DEQUANTIZE and data movement)",
              op->src_name);
     default:
         return 0;

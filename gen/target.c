@@ -782,6 +782,8 @@ static const struct {
     {OP_PRELU, RQ_TFLITE, K_S16, "kernels/binary_s16.c", "htc__prelu_s16"},
     {OP_MAXIMUM, RQ_NONE, K_S16, "kernels/binary_s16.c", "htc__maximum_s16"},
     {OP_MINIMUM, RQ_NONE, K_S16, "kernels/binary_s16.c", "htc__minimum_s16"},
+    {OP_MATMUL, RQ_TFLITE, K_S16, "kernels/matmul_s16.c", "htc__matmul_s16"},
+    {OP_TRANSPOSE_CONV, RQ_TFLITE, K_S16, "kernels/tconv_s16.c", "htc__tconv_s16"},
     {OP_CONV2D, RQ_TFLITE, K_DW, "kernels/conv2d.c", "htc__dwconv2d_s8"},
     {OP_CONV2D, RQ_TFLITE, K_ANY, "kernels/conv2d.c", "htc__conv2d_s8"},
     {OP_CONV2D, RQ_FLOAT, K_ANY, "kernels/conv2d.c", "htc__qconv2d"},

@@ -1,11 +1,18 @@
-/* act_s16.c - int16 RELU, RELU6, LEAKY_RELU, LOGISTIC and TANH, bit-exact
-   with TFLite Micro's ReluQuantized, Relu6Quantized, QuantizeLeakyRelu and
-   reference_integer_ops::Logistic / Tanh. */
+/* act_s16.c - int16 RELU, RELU6, LEAKY_RELU, ABS, RSQRT, LOGISTIC and TANH,
+   bit-exact with TFLite Micro's ReluQuantized, Relu6Quantized,
+   QuantizeLeakyRelu, elementwise.cc and reference_integer_ops::Logistic / Tanh. */
 
 /* mode 0 RELU: out_zp + mulq(x - in_zp) clamped to [lo, hi];
    mode 1 RELU6: x clamped to [lo, hi] (the input's 0 and 6);
    mode 2 LEAKY_RELU: x - in_zp >= 0 scaled by (m_pos, s_pos), else by
-   (m_neg, s_neg), plus out_zp, saturated. */
+   (m_neg, s_neg), plus out_zp, saturated;
+   mode 5 ABS: |x| (zero points 0), scaled by (m_pos, s_pos) unless m_pos is
+   0 (equal scales), saturated; mode 6 ABS of an unquantized tensor: |x| as
+   int16 (std::abs: -32768 stays -32768);
+   mode 7 RSQRT (elementwise.cc RsqrtEvalQuantized, zero points 0): 32767 at
+   x <= 0 (x < 0 fails TFLM's inference), else 1/sqrt(x) by
+   htc__inv_sqrt as mulq(1, m, s + 20), rescaled by (m_pos, s_pos - 20),
+   saturated. */
 static HTC__UNUSED void htc__act_s16(const htc__act16_params *p, const int16_t *in, int16_t *out)
 {
     int32_t i;
@@ -14,6 +21,21 @@ static HTC__UNUSED void htc__act_s16(const htc__act16_params *p, const int16_t *
         int32_t v;
         if (p->mode == 1) {
             v = x;
+        } else if (p->mode == 5) {
+            v = x < 0 ? -x : x;
+            if (p->m_pos) v = htc__mulq(v, p->m_pos, p->s_pos);
+        } else if (p->mode == 6) {
+            out[i] = HTC__CAST(int16_t, x < 0 && x > -32768 ? -x : x);
+            continue;
+        } else if (p->mode == 7) {
+            int32_t m;
+            int s;
+            if (x <= 0) {
+                v = 32767;
+            } else {
+                htc__inv_sqrt(x, &m, &s);
+                v = htc__mulq(htc__mulq(1, m, s + 20), p->m_pos, p->s_pos - 20);
+            }
         } else if (p->mode == 0 || x - p->in_zp >= 0) {
             v = p->out_zp + htc__mulq(x - p->in_zp, p->m_pos, p->s_pos);
         } else {

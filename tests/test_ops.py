@@ -1223,6 +1223,48 @@ def _random_s16(kind, m, rng):
     if kind == "dequantize":
         x = m.input([64], _lsc(rng), 0, dtype="int16")
         return m.op("DEQUANTIZE", [x], [_t(m, [64], None, "float32")])
+    k = len(m.outputs)          # the op's index in the model: cycles through the variants below
+    if kind == "batch_matmul":   # random shapes; each adj_x / adj_y pair; broadcast batches; one constant rhs
+        adj_x, adj_y = bool(k & 1), bool(k & 2)
+        mm, kk, nn = (int(v) for v in rng.integers(1, 9, size=3))
+        ba, bb = [([2, 3], []), ([], [1]), ([2, 1], [1, 3]), ([3], [3])][k]
+        sa, sb = _lsc(rng), _lsc(rng)
+        a = m.input(ba + ([kk, mm] if adj_x else [mm, kk]), sa, 0, dtype="int16")
+        bshape = bb + ([nn, kk] if adj_y else [kk, nn])
+        if k == 1:
+            b = m.const(rng.integers(-32768, 32768, size=bshape).astype(np.int16), "int16", scale=sb, zp=0)
+        else:
+            b = m.input(bshape, sb, 0, dtype="int16")
+        batch = list(np.broadcast_shapes(tuple(ba), tuple(bb)))
+        so = float(np.float32(sa * sb * 18900.0 ** 2 * np.sqrt(kk) * 3 / 32767 * np.exp(rng.uniform(-2, 1))))
+        return m.op("BATCH_MATMUL", [a, b], [_t(m, batch + [mm, nn], (so, 0), "int16")], adjX=adj_x, adjY=adj_y)
+    if kind == "transpose_conv":    # random geometry; per-channel or per-tensor weights; int64, int16 and no bias
+        shape = [int(rng.integers(1, 3)), int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(1, 5))]
+        n, h, w, c = shape
+        oc, kh, kw, st = int(rng.integers(1, 6)), int(rng.integers(1, 5)), int(rng.integers(1, 5)), int(rng.integers(1, 4))
+        pad = ["SAME", "VALID"][int(rng.integers(2))]
+        oh, ow = (h * st, w * st) if pad == "SAME" else ((h - 1) * st + kh, (w - 1) * st + kw)
+        in_s = _lsc(rng)
+        x = m.input(shape, in_s, 0, dtype="int16")
+        wt, ws = _w16(m, rng, [oc, kh, kw, c], oc, k != 2, 0)
+        ins = [_i32(m, [n, oh, ow, oc]), wt, x]
+        bt = ["int64", "int16", None, "int64"][k]
+        if bt:
+            s = [float(np.float32(in_s * v)) for v in (ws if len(ws) == oc else ws * oc)]
+            lim = 2 ** 15 if bt == "int16" else 2 ** 36
+            ins.append(m.const(rng.integers(-lim, lim, size=oc).astype(bt), bt, scale=s, zp=0))
+        depth = max(1, kh * kw * c // (st * st))
+        y = _t(m, [n, oh, ow, oc], (_out16(in_s, ws[0], depth, rng), 0), "int16")
+        return m.op("TRANSPOSE_CONV", ins, [y], padding=tb.PADDING[pad], strideH=st, strideW=st,
+                    fusedActivationFunction=tb.ACT[act])
+    if kind in ("abs", "rsqrt"):    # every int16 input value; the first ABS with equal scales (no rescale)
+        sc = _lsc(rng, 1e-4, 1e-2)
+        x = m.input([65536], sc, 0, dtype="int16")
+        if kind == "abs":
+            so = sc if k == 0 else float(np.float32(sc * np.exp(rng.uniform(-1, 1))))
+        else:
+            so = float(np.float32(1.0 / np.sqrt(sc) / 32767 * np.exp(rng.uniform(-1, 4))))
+        return m.op(kind.upper(), [x], [_t(m, [65536], (so, 0), "int16")])
     src, dst = kind.split("-")[1:]
     zp = (lambda t: _zp(rng) if t == "int8" else 0)
     x = m.input([256], _lsc(rng), zp(src), dtype=src)
@@ -1231,7 +1273,8 @@ def _random_s16(kind, m, rng):
 
 S16_KINDS = ("conv-pc", "conv-pt", "conv-i32", "conv-nobias", "dw-pc", "dw-pt", "fc-pt", "fc-pc", "fc-i32",
              "add", "sub", "mul", "maximum", "minimum", "prelu", "squared_difference", "avgpool", "maxpool", "mean", "sum", "softmax", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
-             "requant-int8-int16", "requant-int16-int8", "requant-int16-int16")
+             "requant-int8-int16", "requant-int16-int8", "requant-int16-int16", "batch_matmul", "transpose_conv",
+             "abs", "rsqrt")
 
 
 @pytest.mark.parametrize("kind", S16_KINDS)
@@ -1243,7 +1286,12 @@ def test_s16(kind, tmp_path):
     path = m.save(str(tmp_path / "s16.tflite"))
     info = oracle.ModelInfo(path)
     assert any(t["dtype"] == np.int16 for t in info.tensors)
-    if kind != "quantize":
+    if kind == "rsqrt":         # every value from 0 up (below 0 TFLM fails the inference)
+        sets = [[np.arange(65536, dtype=np.int64).clip(0, 32767).astype(np.int16) for _ in info.inputs],
+                [np.abs(x.astype(np.int32)).clip(0, 32767).astype(np.int16) for x in int_inputs(info, 0)]]
+    elif kind == "abs":
+        sets = [[np.arange(-32768, 32768, dtype=np.int16) for _ in info.inputs], extreme_inputs(info, 0)]
+    elif kind != "quantize":
         sets = [int_inputs(info, 0), int_inputs(info, 1), extreme_inputs(info, 0)]
     else:
         sets = [float_inputs(info, s) for s in SEEDS]
@@ -1280,27 +1328,95 @@ def test_s16_sigmoid_every_input(op, tmp_path):
     text = open(h).read()
     assert text.count("/* htc.sigmoid_table_uint16: int16 [256] */") == 1      # one table shared by every op
     assert len(re.findall(r"htc__act_s16_sig\(&model__p\d+, [^,]+, model__t\d+, ", text)) == len(SIGMOID16_SCALES)
-    strict_compile(h, tmp_path)
 
 
-@pytest.mark.parametrize("op,in_q,out_q", [("LOGISTIC", (1.0 / 4096, 3), (1.0 / 32768, 0)),
-                                           ("TANH", (1.0 / 4096, 0), (1.0 / 16384, 0)),
-                                           ("LOGISTIC", (1.0 / 4096, 0), (1.0 / 32768, 5))])
-def test_s16_sigmoid_refused(op, in_q, out_q, tmp_path):
-    """int16 LOGISTIC / TANH with a quantization TFLM's Prepare refuses (zero
-    points, output scale other than 2^-15): TFLM fails, htc gives one error line."""
-    m = tb.Model(description="htc 16x8 " + op)
-    x = m.input([64], *in_q, dtype="int16")
-    m.output(m.op(op, [x], [_t(m, [64], out_q, "int16")]))
+def _refused_unary(op, in_q, out_q):
+    def build(m):
+        x = m.input([64], *in_q, dtype="int16")
+        return m.op(op, [x], [_t(m, [64], out_q, "int16")])
+    return build
+
+
+def _refused_matmul(m):
+    a = m.input([3, 4], 0.01, 2, dtype="int16")
+    b = m.input([4, 5], 0.01, 0, dtype="int16")
+    return m.op("BATCH_MATMUL", [a, b], [_t(m, [3, 5], (0.5, 0), "int16")])
+
+
+def _refused_tconv(zp, bias_type):
+    def build(m):
+        x = m.input([1, 3, 3, 2], 0.01, 0, dtype="int16")
+        w = m.const(np.ones([4, 3, 3, 2], np.int8), "int8", scale=0.01, zp=0)
+        ins = [_i32(m, [1, 6, 6, 4]), w, x]
+        if bias_type:
+            ins.append(m.const(np.arange(4).astype(bias_type), bias_type, scale=1e-4, zp=0))
+        return m.op("TRANSPOSE_CONV", ins, [_t(m, [1, 6, 6, 4], (0.05, zp), "int16")], padding=tb.PADDING["SAME"],
+                    strideH=2, strideW=2)
+    return build
+
+
+# (builder, what the one error line says, whether TFLM's Prepare refuses it too)
+S16_REFUSED = {
+    "logistic-zp": (_refused_unary("LOGISTIC", (1.0 / 4096, 3), (1.0 / 32768, 0)), "int16 LOGISTIC needs zero points 0", True),
+    "tanh-out-scale": (_refused_unary("TANH", (1.0 / 4096, 0), (1.0 / 16384, 0)), "int16 TANH needs output scale 2^-15", True),
+    "logistic-out-zp": (_refused_unary("LOGISTIC", (1.0 / 4096, 0), (1.0 / 32768, 5)), "int16 LOGISTIC needs zero points 0", True),
+    "abs-zp": (_refused_unary("ABS", (0.01, 4), (0.02, 0)), "int16 ABS needs zero points 0", True),
+    "rsqrt-zp": (_refused_unary("RSQRT", (0.01, 0), (0.02, -1)), "int16 RSQRT needs zero points 0", True),
+    "batch_matmul-zp": (_refused_matmul, "int16 BATCH_MATMUL needs zero points 0", True),
+    # TFLM's int16 TRANSPOSE_CONV ignores zero points and reads an int32 bias as int64: not refused, wrong
+    "transpose_conv-zp": (_refused_tconv(3, "int64"), "int16 TRANSPOSE_CONV needs zero points 0", False),
+    "transpose_conv-int32-bias": (_refused_tconv(0, "int32"), "reads int64 or int16", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(S16_REFUSED))
+def test_s16_refused(name, tmp_path):
+    """int16 ops with a quantization TFLM's Prepare refuses (zero points,
+    LOGISTIC / TANH output scale other than 2^-15), or that its kernel would
+    compute wrongly: one error line naming the op, exit 1, no header."""
+    build, message, tflm_refuses = S16_REFUSED[name]
+    m = tb.Model(description="htc 16x8 refused " + name)
+    m.output(build(m))
     path = m.save(str(tmp_path / "r.tflite"))
-    with pytest.raises(RuntimeError):
-        oracle.run_interpreter(path, int_inputs(oracle.ModelInfo(path), 0))
+    if tflm_refuses:
+        with pytest.raises(RuntimeError):
+            oracle.run_interpreter(path, int_inputs(oracle.ModelInfo(path), 0))
     out = tmp_path / "r.h"
     p = oracle.htc("compile", path, "-t", oracle.TARGET, "-o", out, check=False)
     lines = p.stderr.strip().splitlines()
+    op = oracle.ModelInfo(path).ops[0]["op"]
     assert p.returncode == 1 and len(lines) == 1 and lines[0].startswith("htc: error: "), p.stderr
-    assert "int16 %s needs" % op in lines[0] and "operator 0 (%s)" % op in lines[0], lines[0]
+    assert message in lines[0] and "operator 0 (%s)" % op in lines[0], lines[0]
     assert not out.exists()
+
+
+def test_s16_strict_compile(tmp_path):
+    """A header with every kernel of kernels/act_s16.c, matmul_s16.c and
+    tconv_s16.c compiles warning-free in C99 and C++11 with gcc, g++,
+    arm-none-eabi-gcc and riscv64-unknown-elf-gcc."""
+    rng = np.random.default_rng(_seed("s16 strict"))
+    m = tb.Model(description="htc 16x8 strict")
+    for kind in ("batch_matmul", "transpose_conv", "abs", "rsqrt", "relu", "leaky_relu"):
+        m.output(_random_s16(kind, m, rng))
+    for op in ("LOGISTIC", "TANH"):
+        m.output(m.op(op, [m.input([16], 1e-3, 0, dtype="int16")], [_t(m, [16], (1.0 / 32768, 0), "int16")]))
+    m.output(m.op("ABS", [m.input([16], dtype="int16")], [_t(m, [16], None, "int16")]))
+    path = m.save(str(tmp_path / "all.tflite"))
+    h = tmp_path / "all.h"
+    oracle.htc("compile", path, "-t", oracle.TARGET, "-o", h)
+    text = open(h).read()
+    for fn in ("htc__matmul_s16(", "htc__tconv_s16(", "htc__act_s16(", "htc__act_s16_sig("):
+        assert "    " + fn in text, fn          # called from the run function
+    strict_compile(h, tmp_path)
+
+
+def test_s16_abs_unquantized(tmp_path):
+    """ABS of an int16 tensor without quantization (TFLM: std::abs, so -32768
+    stays -32768) on every int16 value."""
+    m = tb.Model(description="htc 16x8 abs unquantized")
+    m.output(m.op("ABS", [m.input([65536], dtype="int16")], [_t(m, [65536], None, "int16")]))
+    path = m.save(str(tmp_path / "a.tflite"))
+    assert check(path, [[np.arange(-32768, 32768, dtype=np.int16)]]) == 1
 
 
 @pytest.mark.parametrize("op", ["HARD_SWISH"])
