@@ -68,10 +68,14 @@ PAPER = {"kws": ("48.24", "1.70 / 1.75", "13.51 / 13.51", "1.66", "59 / 60 / 93 
          "resnet": ("134.11", "0.66 / 1.19", "1.52 / 1.53", "0.61", "122 / 107 / 129 / 107"),
          "ad": ("4.70", "0.30 / 0.36", "0.80 / 0.80", "0.49", "287 / 315 / 171 / 274")}
 NAMES = {"kws": "DS-CNN", "vww": "MobileNet", "resnet": "ResNet", "ad": "ToyAdmos"}
-# the four configurations: -D engines=..., zoo variant (8-bit power-of-two
-# weights for CPU and digital, ternary for analog and both, as the paper)
-CONFIGS = (("cpu", "none", "pow2qop"), ("digital", "digital", "pow2qop"), ("analog", "analog", "ternaryqop"),
-           ("both", "both", "ternaryqop"))
+# the configurations: name, target parameters, zoo variant (8-bit
+# power-of-two weights for CPU and digital, ternary for analog and both;
+# mixed: the paper's mixed configuration on the mixed-precision network,
+# 8-bit first and last layers, ternary elsewhere)
+CONFIGS = (("cpu", ("engines=none",), "pow2qop"), ("digital", ("engines=digital",), "pow2qop"),
+           ("analog", ("engines=analog",), "ternaryqop"), ("both", ("engines=both",), "ternaryqop"),
+           ("mixed", ("engines=both", "dispatch=mixed"), "mixedqop"))
+CHECK = (("dig/tern", ("engines=digital",), "ternaryqop"),)
 
 
 def table1_row(net, zoo, tmp, configs=CONFIGS, seed=5):
@@ -83,9 +87,9 @@ def table1_row(net, zoo, tmp, configs=CONFIGS, seed=5):
     compare one network."""
     sess = None
     res = {}
-    for name, engines, kind in configs:
+    for name, params, kind in configs:
         model = os.path.join(zoo, "%s_%s_s8.onnx" % (net, kind))
-        args = ["-D", "engines=" + engines]
+        args = [a for p in params for a in ("-D", p)]
         rep = json.loads(subprocess.run([oo.HTC, "report", model, "-t", DIANA, "--json"] + args, capture_output=True,
                                         text=True, check=True).stdout)
         sess = oo.ort_session(model)
@@ -111,26 +115,29 @@ def table1(zoo, tmp, nets=("kws", "vww", "resnet", "ad")):
     except rv32.Rv32Error as e:
         print("\nTable I: skipped - %s" % e)
         return
-    configs = CONFIGS + (("dig/tern", "digital", "ternaryqop"),)
+    configs = CONFIGS + CHECK
     print("\nTable I (HTVM paper) reproduced: ms at 260 MHz = (RV32IMC instructions under qemu, 1 instruction per cycle,"
           "\n  + device-model cycles of the offloaded layers) / 260 MHz, sequential (no CPU / accelerator overlap);"
           "\n  the device model's own instructions are not counted. peak = the ideal cycles of `htc report` (offloaded"
           "\n  MACs at the peak rate + weight transfer). kB = .text + .rodata + .data of the RV32 object (-march=rv32imc"
           "\n  -O2) of the header with a minimal main, device model replaced by its API (no driver, no libc counted)."
-          "\n  CPU, digital: the power-of-two 8-bit zoo networks; analog, both: the ternary ones. Outputs bit-exact"
-          "\n  with onnxruntime under qemu. Paper below each row.")
-    print("%-10s %9s %17s %17s %8s   %s" % ("net", "CPU", "digital", "analog", "both", "kB CPU / dig / ana / both"))
+          "\n  CPU, digital: the power-of-two 8-bit zoo networks; analog, both (cost-based dispatch): the ternary ones;"
+          "\n  mixed: the mixed-precision ones (8-bit first and last layers) with -D dispatch=mixed (first and last"
+          "\n  eligible layers and depthwise on digital, the rest on analog). Outputs bit-exact with onnxruntime under"
+          "\n  qemu. Paper below each row (its 'Both' under mixed; its kB CPU / dig / ana / both).")
+    print("%-10s %9s %17s %17s %8s %8s   %s" % ("net", "CPU", "digital", "analog", "both", "mixed",
+                                                 "kB CPU / dig / ana / both / mixed"))
     rows = {}
     for net in nets:
         t0 = time.perf_counter()
         r = table1_row(net, zoo, tmp, configs)
         rows[net] = r
-        kb = " / ".join("%.0f" % (r[c]["size"]["total"] / 1e3) for c in ("cpu", "digital", "analog", "both"))
-        print("%-10s %9.2f %8.2f / %6.2f %8.2f / %6.2f %8.2f   %s" % (
+        kb = " / ".join("%.0f" % (r[c]["size"]["total"] / 1e3) for c in ("cpu", "digital", "analog", "both", "mixed"))
+        print("%-10s %9.2f %8.2f / %6.2f %8.2f / %6.2f %8.2f %8.2f   %s" % (
             NAMES[net], r["cpu"]["ms"], r["digital"]["peak"], r["digital"]["ms"], r["analog"]["peak"], r["analog"]["ms"],
-            r["both"]["ms"], kb))
+            r["both"]["ms"], r["mixed"]["ms"], kb))
         pp = PAPER[net]
-        print("%-10s %9s %17s %17s %8s   %s" % ("  paper", pp[0], pp[1], pp[2], pp[3], pp[4]))
+        print("%-10s %9s %17s %17s %8s %8s   %s" % ("  paper", pp[0], pp[1], pp[2], "", pp[3], pp[4]))
         sys.stdout.flush()
         rows[net]["seconds"] = time.perf_counter() - t0
     print("\nTable I detail: host instructions per inference = CPU layers (of which float I/O: the zoo networks'"

@@ -21,8 +21,7 @@ rv32 = bd.rv32
 def ad_row(tmp_path_factory):
     zoo = bd.oo.ensure_zoo()
     rv32.check_tools()          # a missing toolchain fails here, naming it
-    return bd.table1_row("ad", zoo, str(tmp_path_factory.mktemp("t1")), bd.CONFIGS + (("dig/tern", "digital",
-                                                                                       "ternaryqop"),))
+    return bd.table1_row("ad", zoo, str(tmp_path_factory.mktemp("t1")), bd.CONFIGS + bd.CHECK)
 
 
 def test_row_counts_and_sizes(ad_row):
@@ -38,7 +37,7 @@ def test_row_counts_and_sizes(ad_row):
     cpu = ad_row["cpu"]
     assert cpu["dev_cycles"] == 0 and cpu["issue"] == 0 and cpu["model_instr"] == 0
     assert cpu["engines"] == {"riscv": sum(cpu["engines"].values())}
-    for name in ("digital", "analog", "both", "dig/tern"):
+    for name in ("digital", "analog", "both", "mixed", "dig/tern"):
         r = ad_row[name]
         assert r["dev_cycles"] > 0 and r["issue"] > 0, name
         # the model ran (and its instructions were left out): it simulates every MAC, so it dwarfs the issue loops
@@ -46,6 +45,8 @@ def test_row_counts_and_sizes(ad_row):
         assert r["instr"] < cpu["instr"] / 2, name                   # every FC layer offloaded
         assert sum(n for e, n in r["engines"].items() if e != "riscv") >= 10, (name, r["engines"])
     assert ad_row["both"]["engines"].get("analog", 0) > 0
+    # mixed: first and last FC on digital, the rest on analog
+    assert ad_row["mixed"]["engines"].get("digital") == 2 and ad_row["mixed"]["engines"].get("analog", 0) >= 8
 
 
 def test_table_prints_row(ad_row, capsys, monkeypatch):
@@ -53,8 +54,9 @@ def test_table_prints_row(ad_row, capsys, monkeypatch):
     monkeypatch.setattr(bd, "table1_row", lambda net, zoo, tmp, configs: ad_row)
     bd.table1("unused", "unused", nets=("ad",))
     out = capsys.readouterr().out
-    assert re.search(r"^ToyAdmos +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ +\d+ / \d+ / \d+ / \d+$", out, re.M), out
-    assert "  paper         4.70       0.30 / 0.36       0.80 / 0.80     0.49   287 / 315 / 171 / 274" in out
+    assert re.search(r"^ToyAdmos +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ +[\d.]+ +\d+ / \d+ / \d+ / \d+ / \d+$", out,
+                     re.M), out
+    assert "  paper         4.70       0.30 / 0.36       0.80 / 0.80              0.49   287 / 315 / 171 / 274" in out
     assert re.search(r"^ToyAdmos +total +both +[\d.]+ ms, best single +[\d.]+ ms \((digital|analog)\): (ok|SLOWER)", out, re.M)
 
 
