@@ -104,6 +104,11 @@ OPS = {
     "ARG_MAX": (S.BuiltinOptions.ArgMaxOptions, S.ArgMaxOptionsT, 2),
     "ARG_MIN": (S.BuiltinOptions.ArgMinOptions, S.ArgMinOptionsT, 2),
     "MIRROR_PAD": (S.BuiltinOptions.MirrorPadOptions, S.MirrorPadOptionsT, 2),
+    # recurrent (tests/test_rnn.py)
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": (S.BuiltinOptions.UnidirectionalSequenceLSTMOptions,
+                                     S.UnidirectionalSequenceLSTMOptionsT, 3),
+    "SVDF": (S.BuiltinOptions.SVDFOptions, S.SVDFOptionsT, 3),
+    "WHILE": (S.BuiltinOptions.WhileOptions, S.WhileOptionsT, 1),
 }
 
 OP_NAME = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
@@ -163,6 +168,7 @@ class Model:
         self._opcode_index = {}
         self.inputs = []
         self.outputs = []
+        self.extra_subgraphs = []  # SubGraphT after the main one (control flow bodies)
 
     # ---- tensors -----------------------------------------------------------
     def tensor(self, shape, dtype="int8", scale=None, zp=None, axis=0, data=None, name=None):
@@ -265,7 +271,7 @@ class Model:
         m = S.ModelT()
         m.version = 3
         m.operatorCodes = self.opcodes
-        m.subgraphs = [sg]
+        m.subgraphs = [sg] + list(self.extra_subgraphs)
         m.description = self.description
         m.buffers = self.buffers
         b = flatbuffers.Builder(1024)
