@@ -311,56 +311,75 @@ static HTC__UNUSED void htc__dev_dma_aw(uint32_t off, const void *src, uint32_t 
                      htc__dev_ceil(HTC__CAST(uint64_t, rows), HTC_DEV_ANA_PROG_ROWS));
 }
 
-/* Conv2D on the analog array: C*kh*kw unrolled on the rows (at most
-   HTC_DEV_ANA_ROWS), K on the columns (at most HTC_DEV_ANA_COLS), weights
-   ternary (-1, 0, 1, checked). Inputs: the array takes unsigned
-   HTC_DEV_ANA_IN_BITS (7) bit activations. An int8 input x is mapped
-   exactly: u = x + 128 in [0, 255] is split into u = 128 h + l, l the low 7
-   bits, h the top bit; one array activation per part and output pixel, the
-   output unit adds 128 * (sum w h) + (sum w l) (shift-add), and subtracts
-   (in_zp + 128) * sum w from the bias, so the result is bit for bit
-   sum w (x - in_zp). Padded taps read the zero point (x = in_zp). When no
-   input has its top bit set, the h activation is skipped (data-dependent,
-   like the hardware would be told by the compiler; here counted only when
-   needed). Requantisation at the output: as the digital core's. */
+/* Conv2D on the analog array: C*kh*kw unrolled on the rows, K on the
+   columns (at most HTC_DEV_ANA_COLS), weights ternary (-1, 0, 1, checked).
+   Inputs: the array takes unsigned HTC_DEV_ANA_IN_BITS (7) bit activations.
+   An int8 input x is mapped exactly: u = x + 128 in [0, 255] is split into
+   u = 128 h + l, l the low 7 bits, h the top bit; one array activation per
+   part and output pixel, the output unit adds 128 * (sum w h) + (sum w l)
+   (shift-add), and subtracts (in_zp + 128) * sum w from the bias, so the
+   result is bit for bit sum w (x - in_zp). Padded taps read the zero point
+   (x = in_zp). When no input has its top bit set, the h activation is
+   skipped (data-dependent, like the hardware would be told by the compiler;
+   here counted only when needed).
+
+   One call is one pass over the rows [r0, r0 + nr) of the flattened
+   C*kh*kw (at most HTC_DEV_ANA_ROWS): a layer with more rows than the array
+   runs ceil(rows / HTC_DEV_ANA_ROWS) passes over the same input tile, the
+   array reprogrammed for each (program = 1: nr rows at
+   HTC_DEV_ANA_PROG_ROWS per cycle, from the weight memory, which holds all
+   rows of the K tile). Hardware assumption (not in the paper): the output
+   unit adds each pass's raw int32 sums to accumulators it keeps in L1 at
+   l1_acc (int32 [k][oy][ox]; the first pass starts from the bias) and
+   requantises after the last pass, as for a single pass. Integer sums in
+   any order: bit-exact. Requantisation as the digital core's. */
 static HTC__UNUSED void htc__dev_aconv(uint32_t l1_in, int32_t c, int32_t ih, int32_t iw, int32_t y0, int32_t x0,
-                                       uint32_t l1_out, int32_t k, int32_t oy, int32_t ox, int32_t kh, int32_t kw,
-                                       int32_t sh, int32_t sw, uint32_t w_off, uint32_t b_off, const int32_t *shifts,
-                                       int32_t per_channel, int32_t round, int32_t in_zp, int32_t out_zp, int32_t qmin,
-                                       int32_t qmax)
+                                       int32_t r0, int32_t nr, int32_t program, uint32_t l1_acc, uint32_t l1_out,
+                                       int32_t k, int32_t oy, int32_t ox, int32_t kh, int32_t kw, int32_t sh, int32_t sw,
+                                       uint32_t w_off, uint32_t b_off, const int32_t *shifts, int32_t per_channel,
+                                       int32_t round, int32_t in_zp, int32_t out_zp, int32_t qmin, int32_t qmax)
 {
     const int8_t *in = htc__dev_mem(0, l1_in, (uint64_t)c * ih * iw);
-    int8_t *out = htc__dev_mem(0, l1_out, (uint64_t)k * oy * ox);
-    const int8_t *w = htc__dev_mem(2, w_off, (uint64_t)k * c * kh * kw);
-    const int32_t rows = c * kh * kw;
-    int32_t o, y, x, i, ky, kx, hi_used = 0;
-    if (rows > HTC_DEV_ANA_ROWS || k > HTC_DEV_ANA_COLS) HTC_DEVICE_FAULT("analog array too small for the tile");
-    for (i = 0; i < k * rows; i++)
-        if (w[i] < -1 || w[i] > 1) HTC_DEVICE_FAULT("analog weights are not ternary");
+    const int32_t rows = c * kh * kw, khw = kh * kw, first = r0 == 0, last = r0 + nr >= rows;
+    const int8_t *w = htc__dev_mem(2, w_off, (uint64_t)k * rows);
+    int8_t *out = last ? htc__dev_mem(0, l1_out, (uint64_t)k * oy * ox) : 0;
+    int8_t *acc_mem = first && last ? 0 : htc__dev_mem(0, l1_acc, 4 * (uint64_t)k * oy * ox);
+    int32_t o, y, x, r, hi_used = 0;
+    if (nr < 1 || nr > HTC_DEV_ANA_ROWS || r0 < 0 || r0 + nr > rows || k > HTC_DEV_ANA_COLS)
+        HTC_DEVICE_FAULT("analog array too small for the tile");
+    for (o = 0; o < k; o++)
+        for (r = r0; r < r0 + nr; r++)
+            if (w[(size_t)o * rows + r] < -1 || w[(size_t)o * rows + r] > 1) HTC_DEVICE_FAULT("analog weights are not ternary");
     for (o = 0; o < k; o++) {
         int32_t wsum = 0;
-        for (i = 0; i < rows; i++) wsum += w[(size_t)o * rows + i];
+        for (r = r0; r < r0 + nr; r++) wsum += w[(size_t)o * rows + r];
         for (y = 0; y < oy; y++)
             for (x = 0; x < ox; x++) {
+                const size_t at = ((size_t)o * oy + y) * ox + x;
                 int32_t acc_l = 0, acc_h = 0, acc;
-                for (i = 0; i < c; i++)
-                    for (ky = 0; ky < kh; ky++)
-                        for (kx = 0; kx < kw; kx++) {
-                            const int32_t iy = y0 + y * sh + ky, ix = x0 + x * sw + kx;
-                            const int32_t xv = iy < 0 || iy >= ih || ix < 0 || ix >= iw ? in_zp
-                                               : in[((size_t)i * ih + iy) * iw + ix];
-                            const int32_t u = xv + 128, wv = w[(((size_t)o * c + i) * kh + ky) * kw + kx];
-                            acc_l += wv * (u & 127);            /* 7-bit activation */
-                            acc_h += wv * (u >> 7);
-                            hi_used |= u >> 7;
-                        }
-                acc = htc__dev_rd32_in(2, b_off + 4u * (uint32_t)o) - (in_zp + 128) * wsum + 128 * acc_h + acc_l;
-                out[((size_t)o * oy + y) * ox + x] =
-                    HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], round, out_zp, qmin, qmax));
+                for (r = r0; r < r0 + nr; r++) {
+                    const int32_t i = r / khw, ky = r % khw / kw, kx = r % kw;
+                    const int32_t iy = y0 + y * sh + ky, ix = x0 + x * sw + kx;
+                    const int32_t xv = iy < 0 || iy >= ih || ix < 0 || ix >= iw ? in_zp : in[((size_t)i * ih + iy) * iw + ix];
+                    const int32_t u = xv + 128, wv = w[(size_t)o * rows + r];
+                    acc_l += wv * (u & 127);            /* 7-bit activation */
+                    acc_h += wv * (u >> 7);
+                    hi_used |= u >> 7;
+                }
+                if (first) acc = htc__dev_rd32_in(2, b_off + 4u * (uint32_t)o);
+                else memcpy(&acc, acc_mem + 4 * at, 4);
+                acc += 128 * acc_h + acc_l - (in_zp + 128) * wsum;
+                if (last)
+                    out[at] = HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], round, out_zp, qmin, qmax));
+                else
+                    memcpy(acc_mem + 4 * at, &acc, 4);
             }
     }
-    /* one array activation per output pixel and input part, all K at once */
-    htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(2, w_off), 0, htc__dev_slot_of(0, l1_out),
+    /* programming this pass's rows (multi-pass layers), then one array
+       activation per output pixel and input part, all K at once */
+    htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(2, w_off),
+                 first ? 0 : htc__dev_slot_of(0, l1_acc), htc__dev_slot_of(0, last ? l1_out : l1_acc),
+                 (program ? htc__dev_ceil(HTC__CAST(uint64_t, nr), HTC_DEV_ANA_PROG_ROWS) : 0) +
                  HTC_DEV_ANA_STARTUP + (uint64_t)oy * ox * (hi_used ? 2 : 1));
 }
 #endif

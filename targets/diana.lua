@@ -55,8 +55,18 @@ local STARTUP = 50              -- cycles to program and start the array
 -- 8-bit activations: u = x + 128 split into its low 7 bits and its top bit,
 -- two array activations per output pixel (one when no input of the tile
 -- has the top bit), recombined exactly at the output (kernels/diana.c,
--- htc__dev_aconv): bit-exact, never clipped. Layers whose C * kh * kw
--- exceed the 1152 rows are refused (no partial sums across row tiles).
+-- htc__dev_aconv): bit-exact, never clipped.
+-- Layers larger than the array: K is tiled over the 512 columns (the
+-- tiler, t.K <= ANA_COLS); C*kh*kw over 1152 rows runs in
+-- ceil(rows / 1152) passes over the same input tile, the array
+-- reprogrammed from the weight memory for each pass (which holds every row
+-- of the K tile: the tiler keeps K tile x rows within it). Hardware
+-- assumption (not in the paper): the output unit adds each pass's raw int32
+-- sums to accumulators it keeps in L1 (4 bytes per output of the tile,
+-- counted in l1_bytes) and applies the shift requantisation once, after the
+-- last pass -- the integer sum is the same, so the result is bit-exact. The
+-- cost: per tile and pass a startup, one or two activations per pixel, and
+-- the pass's rows programmed (ANA_PROG_ROWS per cycle).
 local ANA_ROWS, ANA_COLS = 1152, 512
 local ANA_STARTUP, ANA_PROG_ROWS, ANA_W_BPC = 50, 1, 32
 
@@ -147,7 +157,9 @@ return target "diana" {
       rows = op.kernel_h * op.kernel_w * op.in_shape[4]
       dig = STARTUP + 40 + cdiv(K * rows, 8) + OY * cdiv(OX, COLS) * cdiv(K, ROWS) * rows
     end
-    local ana = ANA_STARTUP + 40 + cdiv(K * rows, ANA_W_BPC) + cdiv(rows, ANA_PROG_ROWS) * cdiv(K, ANA_COLS) + 2 * OY * OX * cdiv(K, ANA_COLS)
+    local passes = cdiv(rows, ANA_ROWS)
+    local ana = ANA_STARTUP * passes + 40 + cdiv(K * rows, ANA_W_BPC) + cdiv(rows, ANA_PROG_ROWS) * cdiv(K, ANA_COLS)
+                + 2 * OY * OX * cdiv(K, ANA_COLS) * passes
     if ana < dig then return "analog", ("cost: analog ~%d cycles < digital ~%d"):format(ana, dig) end
     return "digital", ("cost: digital ~%d cycles <= analog ~%d"):format(dig, ana)
   end,
@@ -306,9 +318,6 @@ return target "diana" {
             if op.weight_min < -1 or op.weight_max > 1 then return false, "weights are not ternary" end
             if op.groups ~= 1 then return false, "grouped or depthwise" end
             if op.dilation ~= 1 then return false, "dilation > 1" end
-            if op.kernel_h * op.kernel_w * op.in_shape[4] > ANA_ROWS then
-              return false, ("C*kh*kw = %d > %d rows"):format(op.kernel_h * op.kernel_w * op.in_shape[4], ANA_ROWS)
-            end
             if op.weight_zp ~= 0 then return false, "weight zero point" end
             if op.int32_out ~= 0 then return false, "int32 output" end
             if op.batches ~= 1 then return false, "batch > 1" end
@@ -317,10 +326,18 @@ return target "diana" {
           end,
           tile = function(t, op)
             local rows = op.kernel_h * op.kernel_w * op.C
+            local passes = cdiv(rows, ANA_ROWS)
             local work = 2 * t.OY * t.OX
-            return { maximize = 4 * t.K / op.K + 2 * t.l1_bytes / L1_SIZE + t.IY / op.IY,
+            if passes == 1 then
+              return { maximize = 4 * t.K / op.K + 2 * t.l1_bytes / L1_SIZE + t.IY / op.IY,
+                       constraints = { le(t.K, ANA_COLS) },
+                       cycles = ANA_STARTUP + work + cdiv(rows, ANA_PROG_ROWS) }
+            end
+            -- several passes: int32 partial sums of the tile in L1
+            local l1 = t.l1_bytes + 4 * t.K * t.OY * t.OX
+            return { maximize = 4 * t.K / op.K + 2 * l1 / L1_SIZE + t.IY / op.IY, l1_bytes = l1,
                      constraints = { le(t.K, ANA_COLS) },
-                     cycles = ANA_STARTUP + work + cdiv(rows, ANA_PROG_ROWS) }
+                     cycles = ANA_STARTUP * passes + work * passes + cdiv(rows, ANA_PROG_ROWS) }
           end,
         },
         -- FC mapped as a 1x1 Conv2D (the paper): C on the rows, K on the columns
@@ -332,7 +349,6 @@ return target "diana" {
           accepts = function(op)
             if not use_analog then return false, "not in use (engines=" .. ENGINES .. ")" end
             if op.weight_min < -1 or op.weight_max > 1 then return false, "weights are not ternary" end
-            if op.in_shape[#op.in_shape] > ANA_ROWS then return false, ("C = %d > %d rows"):format(op.in_shape[#op.in_shape], ANA_ROWS) end
             if op.batches ~= 1 then return false, "batch > 1" end
             if op.weight_zp ~= 0 then return false, "weight zero point" end
             if op.int32_out ~= 0 then return false, "int32 output" end
@@ -341,8 +357,14 @@ return target "diana" {
             return true
           end,
           tile = function(t, op)
-            return { maximize = 4 * t.K / op.K + 2 * t.l1_bytes / L1_SIZE, constraints = { le(t.K, ANA_COLS) },
-                     cycles = ANA_STARTUP + 2 + cdiv(op.C, ANA_PROG_ROWS) }
+            local passes = cdiv(op.C, ANA_ROWS)
+            if passes == 1 then
+              return { maximize = 4 * t.K / op.K + 2 * t.l1_bytes / L1_SIZE, constraints = { le(t.K, ANA_COLS) },
+                       cycles = ANA_STARTUP + 2 + cdiv(op.C, ANA_PROG_ROWS) }
+            end
+            local l1 = t.l1_bytes + 4 * t.K         -- int32 partial sums between passes
+            return { maximize = 4 * t.K / op.K + 2 * l1 / L1_SIZE, l1_bytes = l1, constraints = { le(t.K, ANA_COLS) },
+                     cycles = (ANA_STARTUP + 2) * passes + cdiv(op.C, ANA_PROG_ROWS) }
           end,
         },
       },

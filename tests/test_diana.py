@@ -302,3 +302,82 @@ def test_mixed_dispatch(net):
     rep = report(os.path.join(zoo, "%s_ternaryqop_s8.onnx" % net), args=["-D", "engines=both", "-D", "dispatch=mixed"])
     eligible = [l for l in rep["layers"] if l["op"] in ("conv2d", "fc") and l["engine"] != "riscv"]
     assert eligible[-1]["engine"] == "digital" and eligible[-1]["reason"].startswith("mixed: last eligible layer")
+
+
+@pytest.fixture(scope="module")
+def big_rows_model(tmp_path_factory):
+    """A small ternary network whose layers exceed the analog array's 1152
+    rows: conv 160->48 3x3 (1440 rows: 2 passes), conv 48->64 5x5 (1200
+    rows: 2 passes), FC 4096->10 (4 passes); built with the zoo's
+    quantize / ternary rescale / QOperator conversion (tests/zoo/zoo.py)."""
+    from onnx import helper
+    sys.path.insert(0, os.path.join(oo.REPO, "tests", "zoo"))
+    import zoo
+    out = str(tmp_path_factory.mktemp("bigrows"))
+    n = zoo.Net("bigrows", 5)
+    x = n.conv("input", 160, 48, 3, ternary=True)
+    x = n.conv(x, 48, 64, 5, ternary=True)
+    f = n.uid("flatten")
+    n.nodes.append(helper.make_node("Flatten", [x], [f], name=f, axis=1))
+    x = n.gemm(f, 64 * 8 * 8, 10, ternary=True)
+    tp = os.path.join(out, "bigrows_tfloat.onnx")
+    zoo.quantize(n.model("input", [1, 160, 8, 8], x), tp, "qdq", "s8")
+    p = os.path.join(out, "bigrows_ternaryqdq_s8.onnx")
+    zoo.rescale(tp, p, weights="ternary")
+    zoo.qdq_to_qop(p, p.replace("qdq", "qop"))
+    return p.replace("qdq", "qop")
+
+
+@pytest.mark.parametrize("flags", [["-D", "engines=analog"], ["-D", "engines=analog", "-D", "l1_kib=12"],
+                                   ["-D", "engines=both"]])
+def test_analog_row_passes(big_rows_model, flags, build_dir):
+    """Layers with C*kh*kw over the array's 1152 rows run on the analog core
+    in passes (int32 partial sums in L1 between passes, one requantisation
+    after the last), bit-exact with onnxruntime, alone, with many spatial
+    tiles (12 kB L1) and next to the digital core."""
+    model = big_rows_model
+    rows = [int(np.prod(w.shape[1:])) for _, _, w in weighted_layers(model)]
+    assert rows == [1440, 1200, 4096]
+    rep = report(model, args=flags)
+    ana = [l for l in rep["layers"] if l["engine"] == "analog"]
+    if "engines=analog" in flags:
+        assert len(ana) == 3
+        for layer in ana:       # the partial sums are counted in the L1 bytes
+            size = layer["tile"]["size"]
+            outs = size["K"] * size["OY"] * size["OX"]
+            assert layer["tile"]["l1_bytes"] >= 4 * outs + 2 * outs, layer
+    if "l1_kib=12" in flags:
+        assert max(l["tile"]["tiles"] for l in ana) > 1
+        assert max(l["tile"]["l1_bytes"] for l in ana) <= 12 * 1024
+    exe, d = build(build_dir, model, flags)
+    sess = oo.ort_session(model)
+    ins = oo.random_inputs(sess, 3, seed=13)
+    got, _ = oo.run(exe, d, ins)
+    assert got == oo.ort_outputs(sess, ins)
+
+
+def test_analog_row_passes_cycles(big_rows_model, tmp_path):
+    """`htc run`: the device model counts every pass of a multi-pass layer:
+    each layer's measured cycles are at least its weight DMA, every row
+    programmed once, and per pass a startup and one activation per output
+    pixel (targets/diana.lua: ANA_W_BPC 32, ANA_PROG_ROWS 1, ANA_STARTUP 50)."""
+    import re
+    import subprocess
+    model = big_rows_model
+    sess = oo.ort_session(model)
+    ins = oo.random_inputs(sess, 1, seed=3)
+    inp, outp = str(tmp_path / "in.bin"), str(tmp_path / "out.bin")
+    open(inp, "wb").write(np.ascontiguousarray(ins[0][0]).tobytes())
+    p = subprocess.run([oo.HTC, "run", model, "-t", DIANA, "-D", "engines=analog", "--input", inp, "--output", outp],
+                       capture_output=True, text=True, cwd=oo.REPO)
+    assert p.returncode == 0, p.stderr
+    assert open(outp, "rb").read() == oo.ort_outputs(sess, ins)[0]
+    measured = {int(m[0]): int(m[1]) for m in re.findall(r"^\s*(\d+)\s+(?:conv2d|fc)\s+analog\s+(\d+)", p.stdout, re.M)}
+    rep = report(model, args=["-D", "engines=analog"])
+    layers = [l for l in rep["layers"] if l["engine"] == "analog"]
+    assert len(layers) == 3 and set(measured) == {l["index"] for l in layers}, p.stdout
+    for layer, rows in zip(layers, (1440, 1200, 4096)):
+        full = layer["tile"]["full"]
+        passes = -(-rows // 1152)
+        floor = -(-full["K"] * rows // 32) + rows + passes * (50 + full["OY"] * full["OX"])
+        assert measured[layer["index"]] >= floor, (layer["index"], measured[layer["index"]], floor)
