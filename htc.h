@@ -1297,6 +1297,67 @@ typedef struct {
     int32_t size;
 } htc__funary_params;
 
+/* ---- TFLite Micro parity, int8 graphs (issue 13) -------------------------
+   kernels/logic.c: comparisons, logical ops and SELECT_V2 over up to three
+   inputs broadcast against a 6-D output (strides in elements, 0 on a
+   broadcast dimension); bools are bytes 0 / 1. An int8 comparison rescales
+   both operands as TFLite Micro's comparisons.cc does (left shift 8, each
+   input's scale as a Q31 multiplier below one). */
+typedef struct {
+    int32_t out_shape[6], a_stride[6], b_stride[6], c_stride[6];
+    int32_t mode;               /* compare: 0 ==, 1 !=, 2 <, 3 <=, 4 >, 5 >=; logical: 0 and, 1 or, 2 not */
+    int32_t scaled;             /* int8 compare: rescale both operands */
+    int32_t a_offset, b_offset, left_shift, a_mult, a_shift, b_mult, b_shift;
+    int32_t elem;               /* SELECT_V2: bytes per element */
+} htc__logic_params;
+
+/* CAST (kernels/logic.c): n elements, from one of int8 / uint8 / int16 /
+   int32 / float32 / bool (kinds 0..5) to another, as C++ static_cast
+   (to bool: != 0). FILL / ZEROS_LIKE: n copies of one element of `elem`
+   bytes. */
+typedef struct {
+    int32_t n, from, to;
+} htc__cast_params;
+
+typedef struct {
+    int32_t n, elem;
+} htc__fill_params;
+
+/* GATHER_ND / EMBEDDING_LOOKUP (kernels/logic.c): nidx index tuples of
+   `depth` int32 values each pick slices of `slice` elements (of `elem`
+   bytes); dim[] and stride[] (in elements) of the first `depth` axes of the
+   params tensor. An index out of range (TFLite Micro fails the inference)
+   writes a zero slice. */
+typedef struct {
+    int32_t nidx, depth, slice, elem;
+    int32_t dim[6], stride[6];
+} htc__gather_nd_params;
+
+/* DYNAMIC_UPDATE_SLICE (kernels/logic.c): the operand copied, then the
+   update block written at the start indices read at run time (int32 or
+   int64: idx64), each clamped to [0, operand dim - update dim] as TFLite
+   Micro does. */
+typedef struct {
+    int32_t rank, elem, idx64;
+    int32_t op_shape[6], up_shape[6];
+} htc__update_slice_params;
+
+/* kernels/arith8.c: int8 ADD_N, CUMSUM (add_n.h / cumsum.h: inputs shifted
+   left by left_shift, scaled by one Q31 multiplier below one, summed, the
+   sum scaled to the output; the sum starts from the scaled -zero_point, as
+   TFLite Micro's does) and DIV (div.h: a reciprocal of the divisor by
+   gemmlowp's 1/(1+x), scaled to the output). CUMSUM's axis splits the
+   tensor into [pre][depth][post]; mode bit 0 exclusive, bit 1 reverse. */
+typedef struct {
+    int32_t n, ninputs, pre, depth, post, mode;
+    int32_t in_offset, left_shift, in_mult, in_shift, out_mult, out_shift, out_zp, act_min, act_max;
+} htc__addn_params;
+
+typedef struct {
+    int32_t out_shape[6], a_stride[6], b_stride[6];
+    int32_t a_offset, b_offset, out_zp, out_mult, out_shift, act_min, act_max;
+} htc__div_params;
+
 /* GetInvSqrtQuantizedMultiplierExp (TFLite common.h, reverse_shift -1):
    1/sqrt(input) as a Q31 multiplier and a left shift, by five gemmlowp
    Newton-Raphson steps in Q3.28 (L2_NORMALIZATION at run time, RSQRT's

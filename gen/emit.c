@@ -534,6 +534,12 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
         fprintf(F, "    /* every input was written in place: nothing to move */\n");
         return;
     }
+    if (op->kind == OP_ADD_N) {         /* fn(&p, {inputs...}, output) */
+        fprintf(F, "    {\n        const int8_t *const ins[%d] = {", op->nin);
+        for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", ptr(g, op->in[i], 1));
+        fprintf(F, "};\n        %s(&%s__p%d, ins, %s);\n    }\n", fn, N, li, o);
+        return;
+    }
     if (op->params_fmt) {               /* fn(&p, inputs..., outputs...) */
         fprintf(F, "    %s(&%s__p%d", fn, N, li);
         for (int k = 0; k < op->nin; k++) fprintf(F, ", %s", op->in[k] >= 0 ? ptr(g, op->in[k], 1) : "NULL");

@@ -122,6 +122,15 @@ typedef enum {
     OP_ARGMAX, OP_ARGMIN,   /* index of the largest / smallest value along an axis */
     OP_MIRROR_PAD,      /* reflect (Op.mode 1) or symmetric (0) padding */
     OP_LSTM,            /* unidirectional sequence LSTM: outputs sequence, hidden and cell state, scratch */
+    /* TFLite Micro parity, int8 graphs (issue 13): kernels/logic.c, kernels/arith8.c */
+    OP_COMPARE,         /* EQUAL .. GREATER_EQUAL (Op.mode CMP_*), bool output, broadcast */
+    OP_LOGICAL,         /* LOGICAL_AND (Op.mode 0), LOGICAL_OR (1), LOGICAL_NOT (2), bool */
+    OP_SELECT,          /* SELECT_V2: cond ? x : y, three broadcast inputs */
+    OP_CAST,            /* element type conversion (CAST), no quantization */
+    OP_FILL,            /* every element = one value (FILL, ZEROS_LIKE) */
+    OP_GATHER_ND,       /* slices picked by run-time indices (GATHER_ND, EMBEDDING_LOOKUP) */
+    OP_UPDATE_SLICE,    /* DYNAMIC_UPDATE_SLICE: a copy with a block overwritten at run-time indices */
+    OP_ADD_N, OP_DIV, OP_CUMSUM,    /* int8 arithmetic as TFLite Micro's reference kernels */
     OP_COUNT
 } OpKind;
 

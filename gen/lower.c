@@ -1344,6 +1344,264 @@ static void lower_mirror_pad(Graph *g, Op *op)
     op->nin = 2;
 }
 
+/* ---- TFLite Micro parity, int8 graphs (kernels/logic.c, kernels/arith8.c) -- */
+
+/* Strides of t broadcast against the 6-D output shape os (0 on a broadcast axis). */
+static void bstride6(const Tensor *t, const int32_t *os, int32_t *st, const Tensor *out)
+{
+    int32_t s[6], str = 1;
+    shape6(t, s);
+    for (int i = 5; i >= 0; i--) {
+        if (s[i] != os[i] && s[i] != 1) fail("'%s' does not broadcast to '%s'", t->name, out->name);
+        st[i] = s[i] == 1 && os[i] != 1 ? 0 : str;
+        str *= s[i];
+    }
+}
+
+/* QuantizeMultiplierSmallerThanOneExp: TFLite Micro aborts unless 0 < real < 1. */
+static void qmul_below_one(double real, int32_t *m, int32_t *s, const char *what)
+{
+    if (!(real > 0.0 && real < 1.0)) fail("%s multiplier %g is not in (0, 1) (TFLite Micro refuses it)", what, real);
+    qmul(real, m, s);
+}
+
+/* EQUAL .. GREATER_EQUAL: int8 (rescaled), int32, int64, bool (EQUAL / NOT_EQUAL). */
+static void lower_compare(Graph *g, Op *op)
+{
+    Tensor *a = need(g, op, 0, "first"), *b = need(g, op, 1, "second"), *out = T(g, op->out[0]);
+    need_type(out, DT_BOOL, "output");
+    if (a->type != b->type) fail("inputs '%s' and '%s' have different types", a->name, b->name);
+    htc__logic_params *p = gparams(op, sizeof *p, "htc__logic_params", "a6a6a6a6iiiiiiiiii");
+    shape6(out, p->out_shape);
+    bstride6(a, p->out_shape, p->a_stride, out);
+    bstride6(b, p->out_shape, p->b_stride, out);
+    p->mode = op->mode;
+    switch (a->type) {
+    case DT_INT8:
+        /* comparisons.cc ComparisonsPrepare */
+        p->scaled = 1;
+        p->a_offset = -qzp(a, "input");
+        p->b_offset = -qzp(b, "input");
+        p->left_shift = 8;
+        qmul_below_one((double)a->q.scale[0], &p->a_mult, &p->a_shift, "first input's");
+        qmul_below_one((double)b->q.scale[0], &p->b_mult, &p->b_shift, "second input's");
+        op->variant = "_s8";
+        break;
+    case DT_INT32: op->variant = "_s32"; break;
+    case DT_INT64: op->variant = "_s64"; break;
+    case DT_BOOL:
+        if (op->mode > 1) fail("bool operands: TFLite Micro compares them only with EQUAL and NOT_EQUAL");
+        op->variant = "_b";
+        break;
+    default:
+        fail("%s inputs are not supported (int8, int32, int64, bool)", dtype_name(a->type));
+    }
+    op->macs = 0;
+}
+
+/* LOGICAL_AND / LOGICAL_OR / LOGICAL_NOT of bools (logical.cc). */
+static void lower_logical(Graph *g, Op *op)
+{
+    Tensor *a = need(g, op, 0, "first"), *out = T(g, op->out[0]);
+    need_type(a, DT_BOOL, "input");
+    need_type(out, DT_BOOL, "output");
+    htc__logic_params *p = gparams(op, sizeof *p, "htc__logic_params", "a6a6a6a6iiiiiiiiii");
+    shape6(out, p->out_shape);
+    bstride6(a, p->out_shape, p->a_stride, out);
+    p->mode = op->mode;
+    if (op->mode == 2) {
+        if (tensor_numel(a) != tensor_numel(out)) fail("output '%s' is not the input's shape", out->name);
+        op->variant = "_not";
+        return;
+    }
+    Tensor *b = need(g, op, 1, "second");
+    need_type(b, DT_BOOL, "input");
+    bstride6(b, p->out_shape, p->b_stride, out);
+}
+
+/* SELECT_V2 (select.cc): bool condition, int8 / int16 / float32 values
+   moved as they are (TFLite Micro does not rescale), three-way broadcast. */
+static void lower_select(Graph *g, Op *op)
+{
+    Tensor *c = need(g, op, 0, "condition"), *x = need(g, op, 1, "x"), *y = need(g, op, 2, "y"), *out = T(g, op->out[0]);
+    need_type(c, DT_BOOL, "condition");
+    if (x->type != DT_INT8 && x->type != DT_INT16 && x->type != DT_FLOAT32)
+        fail("%s values are not supported (TFLite Micro: int8, int16, float32)", dtype_name(x->type));
+    need_type(y, x->type, "y");
+    need_type(out, x->type, "output");
+    htc__logic_params *p = gparams(op, sizeof *p, "htc__logic_params", "a6a6a6a6iiiiiiiiii");
+    shape6(out, p->out_shape);
+    bstride6(c, p->out_shape, p->a_stride, out);
+    bstride6(x, p->out_shape, p->b_stride, out);
+    bstride6(y, p->out_shape, p->c_stride, out);
+    p->elem = elem_of(x);
+}
+
+/* CAST kinds of kernels/logic.c; -1 for a type it does not convert. */
+static int cast_kind(DType t)
+{
+    switch (t) {
+    case DT_INT8: return 0;
+    case DT_INT16: return 2;
+    case DT_INT32: return 3;
+    case DT_FLOAT32: return 4;
+    case DT_BOOL: return 5;
+    default: return -1;
+    }
+}
+
+/* CAST (cast.cc): static_cast element by element; TFLite Micro converts
+   int8, int16, int32, float32 and bool to int8, int16, int32 and float32. */
+static void lower_cast(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    int from = cast_kind(in->type), to = cast_kind(out->type);
+    if (from < 0 || to < 0 || to == 5)
+        fail("%s to %s is not supported (TFLite Micro casts int8, int16, int32, float32, bool to int8, int16, int32, "
+             "float32)", dtype_name(in->type), dtype_name(out->type));
+    if (tensor_numel(in) != tensor_numel(out)) fail("output '%s' has %lld elements, the input %lld", out->name,
+                                                    (long long)tensor_numel(out), (long long)tensor_numel(in));
+    htc__cast_params *p = gparams(op, sizeof *p, "htc__cast_params", "iii");
+    p->n = (int32_t)tensor_numel(in);
+    p->from = from;
+    p->to = to;
+}
+
+/* FILL (a scalar value, any TFLM type) and ZEROS_LIKE (mode 1: a constant
+   zero of the output's type takes the input's place). */
+static void lower_fill(Graph *g, Op *op)
+{
+    DType ty = T(g, op->out[0])->type;
+    if (op->mode == 1) {
+        Tensor *in = need(g, op, 0, "data");
+        if (ty != in->type) fail("output type %s differs from the input's %s", dtype_name(ty), dtype_name(in->type));
+        if (ty != DT_INT8 && ty != DT_INT32 && ty != DT_INT64 && ty != DT_FLOAT32)
+            fail("%s is not supported (TFLite Micro: int8, int32, int64, float32)", dtype_name(ty));
+        const char *nm = arena_printf("%s.zero", in->name);
+        int t = graph_add_tensor(g);    /* may move g->tensors */
+        Tensor *z = &g->tensors[t];
+        z->name = (char *)nm;
+        z->type = ty == DT_FLOAT32 ? DT_INT32 : ty;    /* the same zero bytes */
+        z->rank = 0;
+        z->nbytes = dtype_size(ty);
+        z->data = arena_alloc(8);
+        z->src_index = -1;
+        op->in[0] = t;
+    }
+    Tensor *v = need(g, op, 0, "value"), *out = T(g, op->out[0]);
+    if (op->mode == 0) {
+        if (v->rank != 0) fail("value '%s' must be a scalar", v->name);
+        need_type(out, v->type, "output");
+        if (v->type != DT_INT8 && v->type != DT_INT32 && v->type != DT_FLOAT32)
+            fail("%s is not supported (TFLite Micro: int8, int32, float32)", dtype_name(v->type));
+    }
+    htc__fill_params *p = gparams(op, sizeof *p, "htc__fill_params", "ii");
+    p->n = (int32_t)tensor_numel(out);
+    p->elem = elem_of(out);
+}
+
+/* GATHER_ND (int8 / float32 params, int32 indices) and EMBEDDING_LOOKUP
+   (mode 1: rows of an int8 / float32 table, same type out), indices at run time. */
+static void lower_gather_nd(Graph *g, Op *op)
+{
+    Tensor *x = need(g, op, 0, "params"), *ix = need(g, op, 1, "indices"), *out = T(g, op->out[0]);
+    if (x->type != DT_INT8 && x->type != DT_FLOAT32)
+        fail("%s values are not supported (TFLite Micro: int8, float32)", dtype_name(x->type));
+    if (out->type != x->type)
+        fail("output '%s' is %s, values %s (the hybrid int8 -> float32 lookup is not supported)", out->name,
+             dtype_name(out->type), dtype_name(x->type));
+    need_type(ix, DT_INT32, "indices");
+    if (x->rank < 1 || ix->rank < 1) fail("params and indices must have rank >= 1");
+    int depth = op->mode ? 1 : ix->shape[ix->rank - 1];
+    if (op->mode && ix->rank != 1) fail("lookup '%s' must be 1-D", ix->name);
+    if (depth < 1 || depth > x->rank) fail("index depth %d for params of rank %d", depth, x->rank);
+    htc__gather_nd_params *p = gparams(op, sizeof *p, "htc__gather_nd_params", "iiiia6a6");
+    p->depth = depth;
+    p->nidx = (int32_t)(tensor_numel(ix) / depth);
+    p->elem = elem_of(x);
+    p->slice = 1;
+    for (int d = depth; d < x->rank; d++) p->slice *= x->shape[d];
+    int64_t st = p->slice;
+    for (int d = depth - 1; d >= 0; d--) {
+        p->dim[d] = x->shape[d];
+        p->stride[d] = (int32_t)st;
+        st *= x->shape[d];
+    }
+    if ((int64_t)p->nidx * p->slice != tensor_numel(out))
+        fail("output '%s' has %lld elements, expected %lld", out->name, (long long)tensor_numel(out),
+             (long long)p->nidx * p->slice);
+}
+
+/* DYNAMIC_UPDATE_SLICE: float32 / int8 / int16 / int32 operand, start
+   indices (int32 / int64) read at run time. */
+static void lower_update_slice(Graph *g, Op *op)
+{
+    Tensor *x = need(g, op, 0, "operand"), *u = need(g, op, 1, "update"), *st = need(g, op, 2, "start indices"),
+           *out = T(g, op->out[0]);
+    if (x->type != DT_INT8 && x->type != DT_INT16 && x->type != DT_INT32 && x->type != DT_FLOAT32)
+        fail("%s is not supported (TFLite Micro: int8, int16, int32, float32)", dtype_name(x->type));
+    need_type(u, x->type, "update");
+    need_type(out, x->type, "output");
+    if (st->type != DT_INT32 && st->type != DT_INT64) fail("start indices '%s' must be int32 or int64", st->name);
+    if (x->rank < 1 || u->rank != x->rank || tensor_numel(st) != x->rank || out->rank != x->rank)
+        fail("operand, update, start indices and output ranks do not agree");
+    htc__update_slice_params *p = gparams(op, sizeof *p, "htc__update_slice_params", "iiia6a6");
+    p->rank = x->rank;
+    p->elem = elem_of(x);
+    p->idx64 = st->type == DT_INT64;
+    for (int d = 0; d < x->rank; d++) {
+        if (u->shape[d] > x->shape[d] || out->shape[d] != x->shape[d])
+            fail("update '%s' does not fit the operand along axis %d", u->name, d);
+        p->op_shape[d] = x->shape[d];
+        p->up_shape[d] = u->shape[d];
+    }
+}
+
+/* ADD_N (add_n.cc) and CUMSUM (cumsum.cc), int8: left shift 20, the input
+   scale over twice itself (1/2) and 2 in_scale / (2^20 out_scale), both
+   QuantizeMultiplierSmallerThanOneExp, in double. */
+static void lower_addn(Graph *g, Op *op)
+{
+    Tensor *a = need(g, op, 0, "first"), *out = T(g, op->out[0]);
+    need_type(a, DT_INT8, "input");
+    need_type(out, DT_INT8, "output");
+    if (op->kind == OP_ADD_N && op->nin < 2) fail("%d input (TFLite Micro requires at least 2)", op->nin);
+    int32_t zp = qzp(a, "input");
+    for (int k = 1; k < op->nin; k++) {
+        Tensor *b = need(g, op, k, "input");
+        need_type(b, DT_INT8, "input");
+        if (b->rank != a->rank || memcmp(b->shape, a->shape, sizeof(int32_t) * (size_t)a->rank))
+            fail("input '%s' differs in shape from '%s'", b->name, a->name);
+        if (qzp(b, "input") != zp || b->q.scale[0] != a->q.scale[0])
+            fail("input '%s' differs in quantization from '%s' (TFLite Micro requires equal ones)", b->name, a->name);
+    }
+    if (tensor_numel(out) != tensor_numel(a)) fail("output '%s' is not the inputs' shape", out->name);
+    htc__addn_params *p = gparams(op, sizeof *p, "htc__addn_params", "iiiiiiiiiiiiiii");
+    p->n = (int32_t)tensor_numel(a);
+    p->ninputs = op->nin;
+    p->pre = p->depth = p->post = 1;
+    if (op->kind == OP_CUMSUM) {
+        for (int d = 0; d < a->rank; d++) {
+            if (d < op->axis) p->pre *= a->shape[d];
+            else if (d > op->axis) p->post *= a->shape[d];
+            else p->depth = a->shape[d];
+        }
+        p->mode = op->mode;
+    }
+    p->in_offset = -zp;
+    p->left_shift = 20;
+    p->out_zp = qzp(out, "output");
+    double twice = 2 * (double)a->q.scale[0];
+    qmul_below_one((double)a->q.scale[0] / twice, &p->in_mult, &p->in_shift, "input");
+    qmul_below_one(twice / ((1 << 20) * (double)out->q.scale[0]), &p->out_mult, &p->out_shift, "output");
+    op->act = ACT_NONE;
+    act_range(op, out);
+    p->act_min = op->act_min;
+    p->act_max = op->act_max;
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+}
+
 /* ---- int16 activations (16x8 quantization) -------------------------------- */
 
 /* A 16x8 CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED (kernels/conv_s16.c):
@@ -1756,7 +2014,8 @@ void lower(Graph *g)
         int moves = op->kind == OP_RESHAPE || op->kind == OP_TRANSPOSE || op->kind == OP_SLICE || op->kind == OP_TILE ||
                     op->kind == OP_GATHER || op->kind == OP_CONCAT || op->kind == OP_QUANTIZE || op->kind == OP_NEG ||
                     op->kind == OP_MIRROR_PAD || op->kind == OP_SPACE_TO_BATCH || op->kind == OP_BATCH_TO_SPACE ||
-                    op->kind == OP_RESIZE;
+                    op->kind == OP_RESIZE || op->kind == OP_SELECT || op->kind == OP_CAST || op->kind == OP_FILL ||
+                    op->kind == OP_GATHER_ND || op->kind == OP_UPDATE_SLICE;
         for (int k = 0; k < op->nin; k++)
             if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && !moves)
                 fail("float input '%s': htc compiles integer models only (and the float operators of float islands)",
@@ -1771,6 +2030,14 @@ void lower(Graph *g)
         case OP_ARGMAX: case OP_ARGMIN: lower_argminmax(g, op); break;
         case OP_MIRROR_PAD: lower_mirror_pad(g, op); break;
         case OP_LSTM: lower_lstm(g, op); break;
+        case OP_COMPARE: lower_compare(g, op); break;
+        case OP_LOGICAL: lower_logical(g, op); break;
+        case OP_SELECT: lower_select(g, op); break;
+        case OP_CAST: lower_cast(g, op); break;
+        case OP_FILL: lower_fill(g, op); break;
+        case OP_GATHER_ND: lower_gather_nd(g, op); break;
+        case OP_UPDATE_SLICE: lower_update_slice(g, op); break;
+        case OP_ADD_N: case OP_CUMSUM: lower_addn(g, op); break;
         case OP_SUB: case OP_SQDIFF: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: lower_ew(g, op); break;
         case OP_MATMUL: lower_matmul(g, op); break;
         case OP_TRANSPOSE_CONV: lower_tconv(g, op); break;

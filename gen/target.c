@@ -847,6 +847,16 @@ static const struct {
     {OP_ARGMIN, RQ_NONE, K_ANY, "kernels/reduce.c", "htc__argminmax_s8"},
     {OP_MIRROR_PAD, RQ_COUNT, K_ANY, "kernels/move.c", "htc__mirror_pad"},
     {OP_LSTM, RQ_TFLITE, K_ANY, "kernels/lstm.c", "htc__lstm_s8"},
+    /* TFLite Micro parity, int8 graphs (issue 13) */
+    {OP_COMPARE, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__compare"},
+    {OP_LOGICAL, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__logical"},
+    {OP_SELECT, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__select"},
+    {OP_CAST, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__cast"},
+    {OP_FILL, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__fill"},
+    {OP_GATHER_ND, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__gather_nd"},
+    {OP_UPDATE_SLICE, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__update_slice"},
+    {OP_ADD_N, RQ_TFLITE, K_ANY, "kernels/arith8.c", "htc__add_n_s8"},
+    {OP_CUMSUM, RQ_TFLITE, K_ANY, "kernels/arith8.c", "htc__cumsum_s8"},
 };
 
 int cpu_kernel(const Op *op, const char **file, const char **fn)

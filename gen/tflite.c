@@ -38,7 +38,12 @@ enum {
     BO_GELU = 150, BO_RELU_0_TO_1 = 152,
     BO_DEPTH_TO_SPACE = 5, BO_SPACE_TO_DEPTH = 26, BO_ARG_MAX = 56, BO_ARG_MIN = 79, BO_REDUCE_MIN = 89,
     BO_MIRROR_PAD = 100, BO_REVERSE_V2 = 105, BO_BROADCAST_TO = 130,
-    BO_UNIDIRECTIONAL_SEQUENCE_LSTM = 44, BO_WHILE = 119, BO_IF = 118, BO_CALL_ONCE = 129
+    BO_UNIDIRECTIONAL_SEQUENCE_LSTM = 44, BO_WHILE = 119, BO_IF = 118, BO_CALL_ONCE = 129,
+    /* TFLite Micro parity, int8 graphs */
+    BO_EMBEDDING_LOOKUP = 7, BO_DIV = 42, BO_CAST = 53, BO_LESS = 58, BO_GREATER = 61, BO_GREATER_EQUAL = 62,
+    BO_LESS_EQUAL = 63, BO_EQUAL = 71, BO_NOT_EQUAL = 72, BO_LOGICAL_OR = 84, BO_LOGICAL_AND = 86,
+    BO_LOGICAL_NOT = 87, BO_ZEROS_LIKE = 93, BO_FILL = 94, BO_ADD_N = 106, BO_GATHER_ND = 107,
+    BO_SELECT_V2 = 123, BO_CUMSUM = 128, BO_BROADCAST_ARGS = 145, BO_DYNAMIC_UPDATE_SLICE = 151
 };
 enum {
     OPT_NONE = 0, OPT_CONV2D = 1, OPT_DWCONV2D = 2, OPT_POOL2D = 5,
@@ -47,7 +52,7 @@ enum {
     OPT_GATHER = 23, OPT_SUB = 28, OPT_STRIDED_SLICE = 32, OPT_SPLIT = 35, OPT_TRANSPOSE_CONV = 49,
     OPT_PACK = 59, OPT_UNPACK = 64, OPT_RESIZE_NEAREST = 74, OPT_LEAKY_RELU = 75, OPT_SPLIT_V = 79,
     OPT_BATCH_MATMUL = 101, OPT_GELU = 116, OPT_SPACE_TO_DEPTH = 19, OPT_MIRROR_PAD = 77,
-    OPT_DEPTH_TO_SPACE = 94, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71
+    OPT_DEPTH_TO_SPACE = 94, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71, OPT_DIV = 29, OPT_CUMSUM = 102
 };
 
 /* BuiltinOperator names, indexed by code (schema.fbs order, no gaps). */
@@ -715,6 +720,22 @@ static int fold(Reader *r, Graph *g, const Tab *ot, int code, const char *name, 
         set_const(r, g, out[0], v, 1, d, index, name);
         return 1;
     }
+    case BO_BROADCAST_ARGS: {         /* numpy broadcast of two constant shapes */
+        int64_t b[MAX_RANK];
+        if (nin != 2 || x->rank != 1 || g->tensors[in[1]].rank != 1 || nx > MAX_RANK) return 0;
+        int nb = const_ints(r, g, in[1], b, MAX_RANK, index, name, "shape");
+        int n = nx > nb ? nx : nb;
+        for (int k = 0; k < n; k++) {
+            int64_t p = k - (n - nx) >= 0 ? a[k - (n - nx)] : 1, q = k - (n - nb) >= 0 ? b[k - (n - nb)] : 1;
+            if (p != q && p != 1 && q != 1)
+                die("%s: operator %d (%s): shapes do not broadcast (%lld and %lld at dimension %d)", r->path, index,
+                    name, (long long)p, (long long)q, k);
+            v[k] = p == 1 ? q : p;
+        }
+        d[0] = n;
+        set_const(r, g, out[0], v, 1, d, index, name);
+        return 1;
+    }
     case BO_RESHAPE: case BO_SQUEEZE: case BO_EXPAND_DIMS:
         if (o->rank > MAX_RANK || tensor_numel(o) != nx) return 0;
         for (int k = 0; k < o->rank; k++) d[k] = o->shape[k];
@@ -879,6 +900,11 @@ static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int
         d[rank++] = y->shape[y->rank - (op->adj_y ? 2 : 1)];
         break;
     }
+    case BO_EQUAL: case BO_NOT_EQUAL: case BO_LESS: case BO_LESS_EQUAL: case BO_GREATER: case BO_GREATER_EQUAL:
+    case BO_LOGICAL_AND: case BO_LOGICAL_OR: case BO_DIV:
+        rank = broadcast_shape(r, x, &g->tensors[op->in[1]], d, index, name);
+        break;
+    case BO_LOGICAL_NOT: case BO_CAST: case BO_ZEROS_LIKE: case BO_CUMSUM: case BO_ADD_N:
     case BO_LOGISTIC: case BO_TANH: case BO_RELU: case BO_RELU6: case BO_RELU_N1_TO_1: case BO_RELU_0_TO_1:
     case BO_LEAKY_RELU: case BO_HARD_SWISH: case BO_GELU: case BO_RSQRT: case BO_ABS: case BO_ELU: case BO_NEG:
     case BO_QUANTIZE: case BO_DEQUANTIZE: case BO_SOFTMAX: case BO_L2_NORMALIZATION:
@@ -1159,6 +1185,20 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     case BO_ARG_MIN: kind = OP_ARGMIN; nmin = nmax = 2; break;
     case BO_MIRROR_PAD: kind = OP_MIRROR_PAD; nmin = nmax = 2; break;
     case BO_SHAPE: case BO_REDUCE_PROD: kind = OP_COUNT; nmin = 1; nmax = 2; break;  /* shape arithmetic only */
+    /* TFLite Micro parity, int8 graphs */
+    case BO_BROADCAST_ARGS: kind = OP_COUNT; nmin = nmax = 2; break;              /* shape arithmetic only */
+    case BO_EQUAL: case BO_NOT_EQUAL: case BO_LESS: case BO_LESS_EQUAL: case BO_GREATER: case BO_GREATER_EQUAL:
+        kind = OP_COMPARE; nmin = nmax = 2; break;
+    case BO_LOGICAL_AND: case BO_LOGICAL_OR: kind = OP_LOGICAL; nmin = nmax = 2; break;
+    case BO_LOGICAL_NOT: kind = OP_LOGICAL; break;
+    case BO_SELECT_V2: kind = OP_SELECT; nmin = nmax = 3; break;
+    case BO_CAST: kind = OP_CAST; break;
+    case BO_FILL: kind = OP_FILL; nmin = nmax = 2; break;
+    case BO_ZEROS_LIKE: kind = OP_FILL; break;
+    case BO_GATHER_ND: case BO_EMBEDDING_LOOKUP: kind = OP_GATHER_ND; nmin = nmax = 2; break;
+    case BO_DYNAMIC_UPDATE_SLICE: kind = OP_UPDATE_SLICE; nmin = nmax = 3; break;
+    case BO_ADD_N: kind = OP_ADD_N; nmax = OP_MAX_IO; break;
+    case BO_CUMSUM: kind = OP_CUMSUM; nmin = nmax = 2; break;
     case BO_QUANTIZE: kind = OP_QUANTIZE; break;
     case BO_DEQUANTIZE: kind = OP_DEQUANTIZE; break;
     default: die("%s: operator %d (%s): unsupported operator", r->path, i, name);
@@ -1337,6 +1377,48 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         int64_t ax;
         if (const_ints(r, g, in[1], &ax, 1, i, name, "axis") != 1)
             die("%s: operator %d (%s): axis must be one value", r->path, i, name);
+        op->axis = norm_axis(r, ax, g->tensors[in[0]].rank, i, name);
+        keep_inputs(op, 1);
+        break;
+    }
+    /* TFLite Micro parity, int8 graphs */
+    case BO_EQUAL: op->mode = 0; break;
+    case BO_NOT_EQUAL: op->mode = 1; break;
+    case BO_LESS: op->mode = 2; break;
+    case BO_LESS_EQUAL: op->mode = 3; break;
+    case BO_GREATER: op->mode = 4; break;
+    case BO_GREATER_EQUAL: op->mode = 5; break;
+    case BO_LOGICAL_AND: op->mode = 0; break;
+    case BO_LOGICAL_OR: op->mode = 1; break;
+    case BO_LOGICAL_NOT: op->mode = 2; break;
+    case BO_ZEROS_LIKE: op->mode = 1; break;
+    case BO_FILL: {                     /* (dims, value) -> (value); dims must be the output's shape */
+        int64_t dims[MAX_RANK];
+        const Tensor *y = &g->tensors[out[0]];
+        int n = const_ints(r, g, in[0], dims, MAX_RANK, i, name, "dims");
+        int same = n == y->rank;
+        for (int k = 0; k < n && same; k++) same = dims[k] == y->shape[k];
+        if (!same) die("%s: operator %d (%s): dims differ from the output's shape", r->path, i, name);
+        op->in[0] = in[1];
+        keep_inputs(op, 1);
+        break;
+    }
+    case BO_EMBEDDING_LOOKUP:           /* (lookup, value) -> (params, indices) as GATHER_ND */
+        op->in[0] = in[1];
+        op->in[1] = in[0];
+        op->mode = 1;
+        break;
+    case BO_DIV:
+        has = options(r, &ot, OPT_DIV, &opt, i, name);
+        op->act = map_act(r, has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0, i, name);
+        break;
+    case BO_CUMSUM: {
+        int64_t ax;
+        has = options(r, &ot, OPT_CUMSUM, &opt, i, name);
+        op->mode = (has && get_u8(r, &opt, 0, 0, "exclusive")) | (has && get_u8(r, &opt, 1, 0, "reverse")) << 1;
+        if (g->tensors[in[1]].type != DT_INT32 || const_ints(r, g, in[1], &ax, 1, i, name, "axis") != 1)
+            die("%s: operator %d (%s): axis must be one constant int32 value", r->path, i, name);
+        if (g->tensors[in[0]].rank < 1) die("%s: operator %d (%s): input is a scalar", r->path, i, name);
         op->axis = norm_axis(r, ax, g->tensors[in[0]].rank, i, name);
         keep_inputs(op, 1);
         break;

@@ -423,6 +423,7 @@ static const char *op_names[OP_COUNT] = {
     "resize", "tile", "slice", "space_to_batch", "batch_to_space", "sum", "reduce_max",
     "l2norm", "neg", "reduce_min", "argmax", "argmin", "mirror_pad",
     "lstm",
+    "compare", "logical", "select", "cast", "fill", "gather_nd", "update_slice", "add_n", "div", "cumsum",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }

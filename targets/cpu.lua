@@ -74,6 +74,17 @@ return target "cpu" {
       argmin     = { cycles_per_mac = 1.0 },
       mirror_pad = { cycles_per_elem = 4 },
       lstm       = { cycles_per_mac = 2.0 },
+      -- TFLite Micro parity (int8 graphs)
+      compare    = { cycles_per_elem = 4 },
+      logical    = { cycles_per_elem = 2 },
+      select     = { cycles_per_elem = 3 },
+      cast       = { cycles_per_elem = 2 },
+      fill       = { cycles_per_elem = 1 },
+      gather_nd  = { cycles_per_elem = 1 },
+      update_slice = { cycles_per_elem = 1 },
+      add_n      = { cycles_per_elem = 12 },
+      div        = { cycles_per_elem = 40 },
+      cumsum     = { cycles_per_elem = 12 },
     },
   },
 }

@@ -30,6 +30,7 @@ TYPES = {
     "int32": (S.TensorType.INT32, np.int32),
     "int64": (S.TensorType.INT64, np.int64),
     "float32": (S.TensorType.FLOAT32, np.float32),
+    "bool": (S.TensorType.BOOL, np.bool_),
 }
 NP_OF_TFL = {code: npt for code, npt in TYPES.values()}
 
@@ -109,6 +110,27 @@ OPS = {
                                      S.UnidirectionalSequenceLSTMOptionsT, 3),
     "SVDF": (S.BuiltinOptions.SVDFOptions, S.SVDFOptionsT, 3),
     "WHILE": (S.BuiltinOptions.WhileOptions, S.WhileOptionsT, 1),
+    # TFLite Micro parity (tests/test_ops_parity.py)
+    "EQUAL": (S.BuiltinOptions.EqualOptions, S.EqualOptionsT, 2),
+    "NOT_EQUAL": (S.BuiltinOptions.NotEqualOptions, S.NotEqualOptionsT, 2),
+    "LESS": (S.BuiltinOptions.LessOptions, S.LessOptionsT, 2),
+    "LESS_EQUAL": (S.BuiltinOptions.LessEqualOptions, S.LessEqualOptionsT, 2),
+    "GREATER": (S.BuiltinOptions.GreaterOptions, S.GreaterOptionsT, 2),
+    "GREATER_EQUAL": (S.BuiltinOptions.GreaterEqualOptions, S.GreaterEqualOptionsT, 2),
+    "LOGICAL_AND": (S.BuiltinOptions.LogicalAndOptions, S.LogicalAndOptionsT, 1),
+    "LOGICAL_OR": (S.BuiltinOptions.LogicalOrOptions, S.LogicalOrOptionsT, 1),
+    "LOGICAL_NOT": (S.BuiltinOptions.LogicalNotOptions, S.LogicalNotOptionsT, 1),
+    "SELECT_V2": (S.BuiltinOptions.SelectV2Options, S.SelectV2OptionsT, 2),
+    "CAST": (S.BuiltinOptions.CastOptions, S.CastOptionsT, 2),
+    "FILL": (S.BuiltinOptions.FillOptions, S.FillOptionsT, 2),
+    "ZEROS_LIKE": (S.BuiltinOptions.ZerosLikeOptions, S.ZerosLikeOptionsT, 1),
+    "GATHER_ND": (S.BuiltinOptions.GatherNdOptions, S.GatherNdOptionsT, 2),
+    "EMBEDDING_LOOKUP": (S.BuiltinOptions.NONE, None, 2),
+    "DYNAMIC_UPDATE_SLICE": (S.BuiltinOptions.DynamicUpdateSliceOptions, S.DynamicUpdateSliceOptionsT, 1),
+    "ADD_N": (S.BuiltinOptions.AddNOptions, S.AddNOptionsT, 1),
+    "DIV": (S.BuiltinOptions.DivOptions, S.DivOptionsT, 2),
+    "CUMSUM": (S.BuiltinOptions.CumsumOptions, S.CumsumOptionsT, 1),
+    "BROADCAST_ARGS": (S.BuiltinOptions.NONE, None, 1),
 }
 
 OP_NAME = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}

@@ -1,0 +1,363 @@
+"""test_ops_parity.py - the operators of TFLite Micro's MicroMutableOpResolver
+that int8 graphs use beyond tests/test_ops.py: comparisons, LOGICAL_*,
+SELECT_V2, CAST, FILL, ZEROS_LIKE, GATHER_ND, EMBEDDING_LOOKUP,
+DYNAMIC_UPDATE_SLICE, BROADCAST_ARGS (folded at compile time), ADD_N,
+CUMSUM. Oracle: TFLite Micro's interpreter (tflite-micro), every operator
+output bit for bit on four input sets (three random, one of range ends),
+with broadcast shapes, negative zero points and saturating scales.
+"""
+import numpy as np
+import pytest
+
+import tflite_build as tb
+from test_ops import check, _seed
+
+CASES = {}
+
+
+def case(name):
+    def reg(fn):
+        assert name not in CASES, name
+        CASES[name] = fn
+        return fn
+    return reg
+
+
+def _t(m, shape, dtype="int8", q=None, name=None):
+    if q is None:
+        return m.tensor(shape, dtype, name=name)
+    return m.tensor(shape, dtype, q[0], q[1], name=name)
+
+
+# ---- comparisons -------------------------------------------------------------------
+
+CMP = ("EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL")
+
+
+def _cmp_model(ops, a_shape, b_shape, out_shape, dtype, a_q=None, b_q=None, const_b=None):
+    """One model: each comparison of `ops` on the same two operands."""
+    ops = (ops,) if isinstance(ops, str) else ops
+
+    def build(m, rng, gens):
+        a = m.input(a_shape, *(a_q or (None, None)), dtype=dtype)
+        if const_b is not None:
+            b = m.const(np.asarray(const_b, dtype=tb.TYPES[dtype][1]).reshape(b_shape), dtype,
+                        scale=b_q[0] if b_q else None, zp=b_q[1] if b_q else None)
+        else:
+            b = m.input(b_shape, *(b_q or (None, None)), dtype=dtype)
+        for op in ops:
+            m.output(m.op(op, [a, b], [_t(m, out_shape, "bool")]))
+    return build
+
+
+# different scales and zero points, broadcast both ways (TFLM rescales both operands)
+case("compare-s8-bcast")(_cmp_model(CMP, [2, 1, 5], [3, 1], [2, 3, 5], "int8", (0.05, -3), (0.07, 10)))
+# equal quantization: equal stored values compare equal
+case("compare-s8-same-q")(_cmp_model(CMP, [4, 8], [4, 8], [4, 8], "int8", (0.02, -128), (0.02, -128)))
+# scales close to each other and to 1: the rescaled values tie on a few inputs
+case("compare-s8-near")(_cmp_model(CMP, [256], [1], [256], "int8", (0.9, 127), (0.899, -1), const_b=[5]))
+case("compare-s32")(_cmp_model(CMP, [2, 3], [3], [2, 3], "int32"))
+case("compare-s64")(_cmp_model(CMP, [3, 4], [1, 4], [3, 4], "int64"))
+case("compare-bool")(_cmp_model(("EQUAL", "NOT_EQUAL"), [2, 5], [2, 1], [2, 5], "bool"))
+
+
+# ---- logical ops and SELECT_V2 -------------------------------------------------------
+
+@case("logical-and-or-not")
+def _logical(m, rng, gens):
+    a = m.input([2, 3, 4], dtype="bool")
+    b = m.input([3, 1], dtype="bool")
+    x = m.op("LOGICAL_AND", [a, b], [_t(m, [2, 3, 4], "bool")])
+    y = m.op("LOGICAL_OR", [x, b], [_t(m, [2, 3, 4], "bool")])
+    m.output(m.op("LOGICAL_NOT", [y], [_t(m, [2, 3, 4], "bool")]))
+
+
+def _select(dtype, c_shape, x_shape, y_shape, out_shape, q=(0.05, -7)):
+    def build(m, rng, gens):
+        qq = q if dtype != "float32" else (None, None)
+        c = m.input(c_shape, dtype="bool")
+        x = m.input(x_shape, *qq, dtype=dtype)
+        y = m.input(y_shape, *qq, dtype=dtype)
+        m.output(m.op("SELECT_V2", [c, x, y], [_t(m, out_shape, dtype, qq if qq[0] else None)]))
+    return build
+
+
+case("select_v2-s8-bcast3")(_select("int8", [2, 1, 4], [1, 3, 4], [2, 3, 1], [2, 3, 4]))
+case("select_v2-s8-same")(_select("int8", [3, 5], [3, 5], [3, 5], [3, 5]))
+case("select_v2-s16-bcast")(_select("int16", [4, 1], [1, 6], [4, 6], [4, 6], q=(0.001, 0)))
+case("select_v2-f32-scalar-y")(_select("float32", [2, 3], [2, 3], [], [2, 3]))
+
+
+@case("where-greater-select")
+def _where(m, rng, gens):
+    """tf.where(x > 0.1, x, y): a rescaled comparison with a constant, then SELECT_V2."""
+    x = m.input([1, 6, 8], 0.03, -20)
+    y = m.input([1, 1, 8], 0.03, -20)
+    t = m.const(np.array([12], np.int8), "int8", scale=0.01, zp=2)
+    c = m.op("GREATER", [x, t], [_t(m, [1, 6, 8], "bool")])
+    m.output(m.op("SELECT_V2", [c, x, y], [_t(m, [1, 6, 8], "int8", (0.03, -20))]))
+
+
+# ---- CAST, FILL, ZEROS_LIKE ---------------------------------------------------------------
+
+def _cast(src, dst, shape=(3, 7)):
+    def build(m, rng, gens):
+        x = m.input(list(shape), dtype=src)
+        if src == "int32":
+            gens[x] = lambda r: r.integers(-1000, 1000, size=shape).astype(np.int32)   # wraps in int8/int16
+        if src == "float32":
+            gens[x] = lambda r: (r.uniform(-100, 100, size=shape) * (r.random(shape) < 0.8)).astype(np.float32)
+        m.output(m.op("CAST", [x], [_t(m, list(shape), dst)]))
+    return build
+
+
+for _s, _d in (("int8", "int32"), ("int32", "int8"), ("bool", "int8"), ("bool", "float32"), ("int16", "float32"),
+               ("float32", "int32"), ("float32", "int8"), ("int32", "float32"), ("int8", "int16"),
+               ("int16", "int8"), ("bool", "int32")):
+    case("cast-%s-%s" % (_s, _d))(_cast(_s, _d))
+
+
+def _fill(dtype):
+    def build(m, rng, gens):
+        v = m.input([], *((0.1, 3) if dtype == "int8" else (None, None)), dtype=dtype)
+        d = m.const(np.array([2, 3, 4], np.int32), "int32")
+        m.output(m.op("FILL", [d, v], [_t(m, [2, 3, 4], dtype, (0.1, 3) if dtype == "int8" else None)]))
+    return build
+
+
+for _d in ("int8", "int32", "float32"):
+    case("fill-%s" % _d)(_fill(_d))
+
+
+def _zeros(dtype):
+    def build(m, rng, gens):
+        q = (0.1, -5) if dtype == "int8" else None
+        x = m.input([3, 4], *(q or (None, None)), dtype=dtype)
+        m.output(m.op("ZEROS_LIKE", [x], [_t(m, [3, 4], dtype, q)]))
+    return build
+
+
+for _d in ("int8", "int32", "float32"):
+    case("zeros_like-%s" % _d)(_zeros(_d))
+
+
+# ---- GATHER_ND, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE, BROADCAST_ARGS -------------------
+
+@case("gather_nd-s8-const-depth2")
+def _gnd1(m, rng, gens):
+    x = m.input([4, 3, 2], 0.05, -3)
+    # [0, 5] is outside axis 1 but inside the tensor: TFLM checks the flat position only
+    i = m.const(np.array([[0, 1], [3, 2], [2, 0], [0, 5]], np.int32), "int32")
+    m.output(m.op("GATHER_ND", [x, i], [_t(m, [4, 2], "int8", (0.05, -3))]))
+
+
+@case("gather_nd-s8-runtime-depth1")
+def _gnd2(m, rng, gens):
+    x = m.input([4, 3, 2], 0.05, -3)
+    i = m.input([2, 2, 1], dtype="int32")
+    gens[i] = lambda r: r.integers(0, 4, size=[2, 2, 1]).astype(np.int32)
+    m.output(m.op("GATHER_ND", [x, i], [_t(m, [2, 2, 3, 2], "int8", (0.05, -3))]))
+
+
+@case("gather_nd-f32-depth3")
+def _gnd3(m, rng, gens):
+    x = m.input([2, 3, 4], dtype="float32")
+    i = m.input([5, 3], dtype="int32")
+    gens[i] = lambda r: np.stack([r.integers(0, n, size=5) for n in (2, 3, 4)], axis=1).astype(np.int32)
+    m.output(m.op("GATHER_ND", [x, i], [_t(m, [5], "float32")]))
+
+
+@case("embedding_lookup-s8")
+def _emb(m, rng, gens):
+    ids = m.input([6], dtype="int32")
+    gens[ids] = lambda r: r.integers(0, 5, size=[6]).astype(np.int32)
+    table = m.const(rng.integers(-128, 128, size=[5, 4]).astype(np.int8), "int8", scale=0.02, zp=-1)
+    m.output(m.op("EMBEDDING_LOOKUP", [ids, table], [_t(m, [6, 4], "int8", (0.02, -1))]))
+
+
+def _dus(dtype, start, idx_type="int32", runtime=False):
+    def build(m, rng, gens):
+        q = (0.05, 4) if dtype in ("int8", "int16") else None
+        x = m.input([4, 5, 3], *(q or (None, None)), dtype=dtype)
+        u = m.input([2, 3, 3], *(q or (None, None)), dtype=dtype)
+        if runtime:
+            s = m.input([3], dtype=idx_type)
+            gens[s] = lambda r: r.integers(-3, 6, size=[3]).astype(tb.TYPES[idx_type][1])
+        else:
+            s = m.const(np.array(start, tb.TYPES[idx_type][1]), idx_type)
+        m.output(m.op("DYNAMIC_UPDATE_SLICE", [x, u, s], [_t(m, [4, 5, 3], dtype, q)]))
+    return build
+
+
+case("dynamic_update_slice-s8-clamped")(_dus("int8", [1, 3, 0]))
+case("dynamic_update_slice-s8-runtime")(_dus("int8", None, runtime=True))
+case("dynamic_update_slice-s16-i64")(_dus("int16", [3, -2, 0], "int64"))
+case("dynamic_update_slice-f32")(_dus("float32", [0, 1, 0]))
+case("dynamic_update_slice-s32-runtime")(_dus("int32", None, runtime=True))
+
+
+@case("broadcast_args-reshape")
+def _bargs(m, rng, gens):
+    """BROADCAST_ARGS of constant shapes: evaluated at compile time (the
+    RESHAPE's shape); TFLM computes it and RESHAPE keeps the stored shape."""
+    x = m.input([2, 4, 3], 0.05, 1)
+    s1 = m.const(np.array([2, 1, 3], np.int32), "int32")
+    s2 = m.const(np.array([4, 1], np.int32), "int32")
+    s = m.op("BROADCAST_ARGS", [s1, s2], [_t(m, [3], "int32")])
+    r = m.op("RESHAPE", [x, s], [_t(m, [2, 4, 3], "int8", (0.05, 1))], newShape=[2, 4, 3])
+    m.output(m.op("ADD", [r, r], [_t(m, [2, 4, 3], "int8", (0.1, 1))]))
+
+
+# ---- ADD_N, CUMSUM -------------------------------------------------------------------
+
+def _addn(n, q, out_q, shape=(3, 7)):
+    def build(m, rng, gens):
+        xs = [m.input(list(shape), *q) for _ in range(n)]
+        m.output(m.op("ADD_N", xs, [_t(m, list(shape), "int8", out_q)]))
+    return build
+
+
+case("add_n-2")(_addn(2, (0.05, -3), (0.1, 5)))
+case("add_n-3-neg-zp")(_addn(3, (0.02, -128), (0.05, -100)))
+case("add_n-4-saturate")(_addn(4, (0.1, 7), (0.01, 0)))
+
+
+def _cumsum(shape, axis, exclusive, reverse, q=(0.05, -3), out_q=(0.2, 4)):
+    def build(m, rng, gens):
+        x = m.input(list(shape), *q)
+        ax = m.const(np.array([axis], np.int32).reshape([]), "int32")
+        m.output(m.op("CUMSUM", [x, ax], [_t(m, list(shape), "int8", out_q)], exclusive=exclusive, reverse=reverse))
+    return build
+
+
+case("cumsum-axis1")(_cumsum([2, 5, 3], 1, False, False))
+case("cumsum-exclusive")(_cumsum([2, 5, 3], 1, True, False))
+case("cumsum-reverse-last")(_cumsum([3, 6], -1, False, True))
+case("cumsum-excl-rev-axis0-saturate")(_cumsum([8, 4], 0, True, True, q=(0.1, -128), out_q=(0.05, 0)))
+
+
+# ---- the test ------------------------------------------------------------------------------
+
+def _inputs(info, gens, seed, extreme=False):
+    rng = np.random.default_rng(seed)
+    xs = []
+    for i in info.inputs:
+        t = info.tensors[i]
+        shape, dt = t["shape"], t["dtype"]
+        if i in gens:
+            xs.append(np.asarray(gens[i](rng), dtype=dt).reshape(shape))
+        elif dt == np.bool_:
+            xs.append(rng.random(shape) < 0.5)
+        elif dt == np.float32:
+            xs.append(rng.uniform(-8, 8, size=shape).astype(np.float32))
+        elif dt in (np.int32, np.int64):
+            xs.append(rng.integers(-3, 4, size=shape).astype(dt))
+        else:
+            ii = np.iinfo(dt)
+            if extreme:
+                xs.append(np.where(rng.random(shape) < 0.5, ii.min, ii.max).astype(dt))
+            else:
+                xs.append(rng.integers(ii.min, ii.max + 1, size=shape, dtype=np.int64).astype(dt))
+    return xs
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_parity(name, tmp_path):
+    import oracle
+    rng = np.random.default_rng(_seed(name))
+    m = tb.Model(description="htc parity " + name)
+    gens = {}
+    CASES[name](m, rng, gens)
+    path = m.save(str(tmp_path / (name + ".tflite")))
+    info = oracle.ModelInfo(path)
+    sets = [_inputs(info, gens, s) for s in (0, 1, 2)] + [_inputs(info, gens, 3, extreme=True)]
+    assert check(path, sets) > 0
+
+
+# ---- refusals: one error line, exit 1, no header ------------------------------------------
+
+REFUSED = {
+    # TFLM's LessEval has no bool case
+    "less-bool": (_cmp_model("LESS", [4], [4], [4], "bool"), "bool operands"),
+    # QuantizeMultiplierSmallerThanOneExp: TFLM aborts on a scale >= 1
+    "greater-s8-scale-2": (_cmp_model("GREATER", [4], [4], [4], "int8", (2.0, 0), (0.5, 0)), "not in (0, 1)"),
+    # TFLM's ADD_N needs two inputs
+    "add_n-1": (_addn(1, (0.05, 20), (0.04, -20)), "at least 2"),
+    # TFLM's CAST has no bool output
+    "cast-int8-bool": (_cast("int8", "bool"), "to bool is not supported"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_parity_refused(name, tmp_path):
+    import oracle
+    build, msg = REFUSED[name]
+    m = tb.Model(description="htc refused " + name)
+    build(m, np.random.default_rng(0), {})
+    path = m.save(str(tmp_path / "r.tflite"))
+    out = tmp_path / "r.h"
+    p = oracle.htc("compile", path, "-t", oracle.TARGET, "-o", out, check=False)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 1 and len(lines) == 1 and lines[0].startswith("htc: error: "), p.stderr
+    assert "operator 0 (" in lines[0] and msg in lines[0], lines[0]
+    assert not out.exists()
+
+
+# ---- the kernels compile warning-free for every toolchain -----------------------------------
+
+def _all_kernels(m):
+    """One model using every kernel entry point of kernels/logic.c and kernels/arith8.c."""
+    a = m.input([2, 3], 0.05, -3)
+    b = m.input([3], 0.04, 2)
+    i32 = m.input([2, 3], dtype="int32")
+    i64 = m.input([2, 3], dtype="int64")
+    c = m.op("LESS", [a, b], [_t(m, [2, 3], "bool")])
+    c2 = m.op("EQUAL", [i32, i32], [_t(m, [2, 3], "bool")])
+    c3 = m.op("GREATER", [i64, i64], [_t(m, [2, 3], "bool")])
+    c4 = m.op("NOT_EQUAL", [c, c2], [_t(m, [2, 3], "bool")])
+    c5 = m.op("LOGICAL_OR", [c3, c4], [_t(m, [2, 3], "bool")])
+    c6 = m.op("LOGICAL_NOT", [c5], [_t(m, [2, 3], "bool")])
+    s = m.op("SELECT_V2", [c6, a, a], [_t(m, [2, 3], "int8", (0.05, -3))])
+    k = m.op("CAST", [s], [_t(m, [2, 3], "float32")])
+    z = m.op("ZEROS_LIKE", [i32], [_t(m, [2, 3], "int32")])
+    g = m.op("GATHER_ND", [s, m.const(np.array([[1], [0]], np.int32), "int32")], [_t(m, [2, 3], "int8", (0.05, -3))])
+    u = m.op("DYNAMIC_UPDATE_SLICE", [g, s, m.const(np.array([0, 0], np.int32), "int32")],
+             [_t(m, [2, 3], "int8", (0.05, -3))])
+    n = m.op("ADD_N", [u, g, s], [_t(m, [2, 3], "int8", (0.1, 0))])
+    cs = m.op("CUMSUM", [n, m.const(np.array(1, np.int32), "int32")], [_t(m, [2, 3], "int8", (0.2, 0))])
+    f = m.op("FILL", [m.const(np.array([2, 3], np.int32), "int32"), m.const(np.array(5, np.int8), "int8", 0.1, 0)],
+             [_t(m, [2, 3], "int8", (0.1, 0))])
+    for t in (k, z, cs, f):
+        m.output(t)
+
+
+@pytest.mark.parametrize("cc", [
+    ["cc", "-std=c99", "-pedantic"],
+    ["g++", "-x", "c++", "-std=c++11"],
+    ["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m4", "-mthumb", "--specs=picolibc.specs"],
+    ["riscv64-unknown-elf-gcc", "-std=c99", "-march=rv32imc", "-misa-spec=2.2", "-mabi=ilp32", "--specs=picolibc.specs"],
+])
+def test_parity_header_compiles(cc, tmp_path):
+    import subprocess
+    import oracle
+    m = tb.Model(description="htc parity kernels")
+    _all_kernels(m)
+    path = m.save(str(tmp_path / "k.tflite"))
+    h = tmp_path / "k.h"
+    oracle.htc("compile", path, "-t", oracle.TARGET, "-o", h, "--name", "k")
+    src = tmp_path / "k.c"
+    src.write_text('#define K_IMPLEMENTATION\n#include "k.h"\n')
+    p = subprocess.run(cc + ["-O2", "-Wall", "-Wextra", "-Werror", "-c", str(src), "-o", str(tmp_path / "k.o"),
+                             "-I", str(tmp_path)], capture_output=True, text=True)
+    assert p.returncode == 0 and not p.stderr, p.stderr[:2000]
+
+
+def test_parity_all_kernels(tmp_path):
+    """The same model bit-exact against TFLM (every kernel in one header)."""
+    import oracle
+    m = tb.Model(description="htc parity kernels")
+    _all_kernels(m)
+    path = m.save(str(tmp_path / "k.tflite"))
+    info = oracle.ModelInfo(path)
+    sets = [_inputs(info, {}, s) for s in (0, 1)] + [_inputs(info, {}, 2, extreme=True)]
+    assert check(path, sets) > 0
