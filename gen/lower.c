@@ -381,6 +381,7 @@ static void lower_pad(Graph *g, Op *op)
         if (cv->type != in->type) fail("constant_values type differs from the input");
         if (cv->type == DT_INT8) p->pad_value = (int8_t)cv->data[0];
         else if (cv->type == DT_UINT8) p->pad_value = cv->data[0];
+        else if (cv->type == DT_INT16) { int16_t v; memcpy(&v, cv->data, 2); p->pad_value = v; }
         else if (cv->type == DT_INT32) memcpy(&p->pad_value, cv->data, 4);
         else fail("PAD of %s tensors is not supported", dtype_name(cv->type));
     }

@@ -760,6 +760,29 @@ def _move16(m, rng):
                   [_t(m, [1, 4, 5, 2], (1 / 1024, 0), "int16")]))
 
 
+@case("move2-int16")
+def _move16b(m, rng):
+    """The other ops TFLM runs on int16 data: PAD, PADV2 (an int16 constant
+    value), SLICE, SPLIT, SPLIT_V, UNPACK, PACK, REVERSE_V2, EXPAND_DIMS."""
+    q = (1 / 1024, 0)
+    x = m.input([2, 5, 3], *q, dtype="int16")
+    m.output(m.op("PAD", [x, _i32(m, [[0, 1], [2, 0], [1, 1]])], [_t(m, [3, 7, 5], q, "int16")]))
+    cv = m.const(np.array([-1234], np.int16), "int16", scale=q[0], zp=0)
+    m.output(m.op("PADV2", [x, _i32(m, [[1, 0], [0, 2], [0, 1]]), cv], [_t(m, [3, 7, 4], q, "int16")]))
+    m.output(m.op("SLICE", [x, _i32(m, [1, 1, 0]), _i32(m, [1, 3, -1])], [_t(m, [1, 3, 3], q, "int16")]))
+    for y in m.op("SPLIT", [_i32(m, 1), m.input([2, 6, 3], *q, dtype="int16")], [_t(m, [2, 2, 3], q, "int16") for _ in range(3)],
+                  numSplits=3):
+        m.output(y)
+    for y in m.op("SPLIT_V", [x, _i32(m, [2, -1]), _i32(m, 1)], [_t(m, [2, n, 3], q, "int16") for n in (2, 3)], numSplits=2):
+        m.output(y)
+    for y in m.op("UNPACK", [x], [_t(m, [5, 3], q, "int16") for _ in range(2)], num=2, axis=0):
+        m.output(y)
+    xs = [m.input([4, 3], *q, dtype="int16") for _ in range(2)]
+    m.output(m.op("PACK", xs, [_t(m, [4, 2, 3], q, "int16")], valuesCount=2, axis=1))
+    m.output(m.op("REVERSE_V2", [x, _i32(m, [1, 2])], [_t(m, [2, 5, 3], q, "int16")]))
+    m.output(m.op("EXPAND_DIMS", [x, _i32(m, 1)], [_t(m, [2, 1, 5, 3], q, "int16")]))
+
+
 @case("depth_space-variants")
 def _d2s(m, rng):
     x = m.input([1, 3, 4, 8], 0.05, -3)
