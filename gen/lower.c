@@ -1688,6 +1688,11 @@ static void lower_conv_s16(Graph *g, Op *op)
     op->macs = (int64_t)p->batches * p->out_h * p->out_w * p->out_c * p->k_h * p->k_w * p->filter_in_c;
 }
 
+static const char *qsuffix(DType t)
+{
+    return t == DT_INT16 ? "s16" : t == DT_INT32 ? "s32" : tsuffix(t);
+}
+
 /* QUANTIZE / DEQUANTIZE with an int16 side (kernels/quant_s16.c): float
    <-> int16 and int8/int16 -> int8/int16 requantization (TFLM's Prepare:
    QuantizeMultiplier(in_scale / out_scale)). */
@@ -1709,17 +1714,25 @@ static void lower_quant_s16(Graph *g, Op *op)
         p->dscale = out->q.scale[0];
         qrange(out->type, &p->qmin, &p->qmax);
     } else {
-        if ((in->type != DT_INT8 && in->type != DT_INT16) || (out->type != DT_INT8 && out->type != DT_INT16))
+        /* int8 / int16 / int32 (TFLM: int16 <-> int32 too, the int32 side quantized) */
+        int i32 = in->type == DT_INT32 || out->type == DT_INT32;
+        if ((in->type != DT_INT8 && in->type != DT_INT16 && in->type != DT_INT32) ||
+            (out->type != DT_INT8 && out->type != DT_INT16 && out->type != DT_INT32) || (i32 && in->type == out->type))
+            fail("QUANTIZE from %s to %s is not supported", dtype_name(in->type), dtype_name(out->type));
+        if (i32 && (in->type == DT_INT8 || out->type == DT_INT8))
             fail("QUANTIZE from %s to %s is not supported", dtype_name(in->type), dtype_name(out->type));
         op->kind = OP_REQUANTIZE;
         quant_requant_params(in->q.scale[0], qzp(in, "input"), out->q.scale[0], qzp(out, "output"), p);
         qrange(out->type, &p->qmin, &p->qmax);
+        if (out->type == DT_INT32) {
+            p->qmin = INT32_MIN;
+            p->qmax = INT32_MAX;
+        }
     }
     op->rq = RQ_TFLITE;
     op->nch = 1;
     op->s16 = 1;
-    op->variant = arena_printf("_%s_%s", in->type == DT_INT16 ? "s16" : tsuffix(in->type),
-                               out->type == DT_INT16 ? "s16" : tsuffix(out->type));
+    op->variant = arena_printf("_%s_%s", qsuffix(in->type), qsuffix(out->type));
 }
 
 /* int16 ADD / SUB / MUL / MAXIMUM / MINIMUM (kernels/binary_s16.c), TFLM's

@@ -1288,6 +1288,16 @@ def _random_s16(kind, m, rng):
         else:
             so = float(np.float32(1.0 / np.sqrt(sc) / 32767 * np.exp(rng.uniform(-1, 4))))
         return m.op(kind.upper(), [x], [_t(m, [65536], (so, 0), "int16")])
+    if kind == "requant-int16-int32":   # int32 scale finer (multiplier up to ~3000), a zero point
+        sc = _lsc(rng)
+        x = m.input([256], sc, 0, dtype="int16")
+        return m.quantize(x, float(np.float32(sc * np.exp(rng.uniform(-8, 0)))), int(rng.integers(-1000, 1000)),
+                          dtype="int32")
+    if kind == "requant-int32-int16":   # full int32 range in, much coarser int16 out (saturates)
+        so = _lsc(rng)
+        x = m.input([256], float(np.float32(so * np.exp(rng.uniform(-14, -4)))), int(rng.integers(-1000, 1000)),
+                    dtype="int32")
+        return m.quantize(x, so, 0, dtype="int16")
     src, dst = kind.split("-")[1:]
     zp = (lambda t: _zp(rng) if t == "int8" else 0)
     x = m.input([256], _lsc(rng), zp(src), dtype=src)
@@ -1296,7 +1306,8 @@ def _random_s16(kind, m, rng):
 
 S16_KINDS = ("conv-pc", "conv-pt", "conv-i32", "conv-nobias", "dw-pc", "dw-pt", "fc-pt", "fc-pc", "fc-i32",
              "add", "sub", "mul", "maximum", "minimum", "prelu", "squared_difference", "avgpool", "maxpool", "mean", "sum", "softmax", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
-             "requant-int8-int16", "requant-int16-int8", "requant-int16-int16", "batch_matmul", "transpose_conv",
+             "requant-int8-int16", "requant-int16-int8", "requant-int16-int16", "requant-int16-int32",
+             "requant-int32-int16", "batch_matmul", "transpose_conv",
              "abs", "rsqrt")
 
 
@@ -1414,12 +1425,13 @@ def test_s16_refused(name, tmp_path):
 
 
 def test_s16_strict_compile(tmp_path):
-    """A header with every kernel of kernels/act_s16.c, matmul_s16.c and
-    tconv_s16.c compiles warning-free in C99 and C++11 with gcc, g++,
+    """A header with every kernel of kernels/act_s16.c, matmul_s16.c,
+    tconv_s16.c and the int32 requantizations of quant_s16.c compiles warning-free in C99 and C++11 with gcc, g++,
     arm-none-eabi-gcc and riscv64-unknown-elf-gcc."""
     rng = np.random.default_rng(_seed("s16 strict"))
     m = tb.Model(description="htc 16x8 strict")
-    for kind in ("batch_matmul", "transpose_conv", "abs", "rsqrt", "relu", "leaky_relu"):
+    for kind in ("batch_matmul", "transpose_conv", "abs", "rsqrt", "relu", "leaky_relu", "requant-int16-int32",
+                 "requant-int32-int16"):
         m.output(_random_s16(kind, m, rng))
     for op in ("LOGISTIC", "TANH"):
         m.output(m.op(op, [m.input([16], 1e-3, 0, dtype="int16")], [_t(m, [16], (1.0 / 32768, 0), "int16")]))
