@@ -140,6 +140,8 @@ void dispatch(Graph *g, Target *t)
             op->reason = arena_printf("fallback: %s", why_nots[i]);
         else if (n == 1 && op->engine == 0)
             op->reason = "cpu is the only engine";
+        if (op->engine == 0 && op->rq == RQ_FP32 && op->float_why)    /* say why the group is float */
+            op->reason = arena_printf("%s (fp32: onnxruntime computes this group in float: %s)", op->reason, op->float_why);
         bind(g, t, op);
     }
 }

@@ -231,6 +231,7 @@ typedef struct {
                                    among such ops in execution order (else 0); -1 while dispatch
                                    asks the predicates (op.eligible_index, README) */
     int eligible_count;         /* how many ops of the graph have an eligible_index > 0 */
+    const char *float_why;      /* RQ_FP32 (--float-fallback): why onnxruntime computes the group in float */
 
     /* dispatch.c / tile.c (accelerators) */
     int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */

@@ -1972,6 +1972,7 @@ static void build_float_group(Val *f, const QP *q, const char *why)
         op8->nch = 1;
     }
     Op *last = &G->ops[G->nops - 1];
+    last->float_why = why;
     note_later("%s: node %d '%s' (%s) computed in float (--float-fallback): %s", PATH, f->node_index, f->node->name,
          op, why);
     set_quant(last->out[0], q->scale[0], q->zp[0] - st_off(q->type));

@@ -381,3 +381,30 @@ def test_analog_row_passes_cycles(big_rows_model, tmp_path):
         passes = -(-rows // 1152)
         floor = -(-full["K"] * rows // 32) + rows + passes * (50 + full["OY"] * full["OX"])
         assert measured[layer["index"]] >= floor, (layer["index"], measured[layer["index"]], floor)
+
+
+def test_ternary_qdq_float_groups_on_cpu(build_dir):
+    """The ternary QDQ zoo models: onnxruntime leaves their Convs in float
+    (the bias scale is not x_scale * w_scale), so htc refuses them with one
+    line naming onnxruntime's reason, or with --float-fallback computes them
+    in float on the CPU (no DIANA core reproduces fp32 arithmetic), the
+    report saying why per layer; bit-exact with onnxruntime."""
+    import subprocess
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "kws_ternaryqdq_s8.onnx")
+    p = subprocess.run([oo.HTC, "compile", model, "-t", DIANA, "-o", os.devnull], capture_output=True, text=True,
+                       cwd=oo.REPO)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1, p.stderr
+    assert "bias scale of Conv" in p.stderr and "onnxruntime does not fuse this group" in p.stderr, p.stderr
+    rep = report(model, args=["--float-fallback"])
+    fp32 = [l for l in rep["layers"] if l["requant"] == "fp32"]
+    assert fp32
+    for layer in fp32:
+        assert layer["engine"] == "riscv"
+        assert "this op's is fp32" in layer["reason"], layer["reason"]
+        assert "(fp32: onnxruntime computes this group in float: the bias scale of" in layer["reason"], layer["reason"]
+    exe, d = build(build_dir, model, ["--float-fallback"])
+    sess = oo.ort_session(model)
+    ins = oo.random_inputs(sess, 3, seed=17)
+    got, _ = oo.run(exe, d, ins)
+    assert got == oo.ort_outputs(sess, ins)
