@@ -1331,6 +1331,7 @@ typedef struct {
 typedef struct {
     int32_t nidx, depth, slice, elem;
     int32_t dim[6], stride[6];
+    float scale;                /* EMBEDDING_LOOKUP int8 -> float32: the table's scale */
 } htc__gather_nd_params;
 
 /* DYNAMIC_UPDATE_SLICE (kernels/logic.c): the operand copied, then the

@@ -131,6 +131,7 @@ typedef enum {
     OP_GATHER_ND,       /* slices picked by run-time indices (GATHER_ND, EMBEDDING_LOOKUP) */
     OP_UPDATE_SLICE,    /* DYNAMIC_UPDATE_SLICE: a copy with a block overwritten at run-time indices */
     OP_ADD_N, OP_DIV, OP_CUMSUM,    /* int8 arithmetic as TFLite Micro's reference kernels */
+    OP_REDUCE_ALL,      /* logical and of bools over axes (REDUCE_ALL) */
     OP_COUNT
 } OpKind;
 

@@ -1508,15 +1508,21 @@ static void lower_gather_nd(Graph *g, Op *op)
     Tensor *x = need(g, op, 0, "params"), *ix = need(g, op, 1, "indices"), *out = T(g, op->out[0]);
     if (x->type != DT_INT8 && x->type != DT_FLOAT32)
         fail("%s values are not supported (TFLite Micro: int8, float32)", dtype_name(x->type));
-    if (out->type != x->type)
-        fail("output '%s' is %s, values %s (the hybrid int8 -> float32 lookup is not supported)", out->name,
-             dtype_name(out->type), dtype_name(x->type));
+    int hybrid = op->mode && x->type == DT_INT8 && out->type == DT_FLOAT32;
+    if (out->type != x->type && !hybrid)
+        fail("output '%s' is %s, values %s", out->name, dtype_name(out->type), dtype_name(x->type));
+    if (hybrid && (x->q.n != 1 || x->q.zero_point[0] != 0))
+        fail("int8 table '%s' must be quantized per tensor with zero point 0 (TFLite Micro checks it)", x->name);
     need_type(ix, DT_INT32, "indices");
     if (x->rank < 1 || ix->rank < 1) fail("params and indices must have rank >= 1");
     int depth = op->mode ? 1 : ix->shape[ix->rank - 1];
     if (op->mode && ix->rank != 1) fail("lookup '%s' must be 1-D", ix->name);
     if (depth < 1 || depth > x->rank) fail("index depth %d for params of rank %d", depth, x->rank);
-    htc__gather_nd_params *p = gparams(op, sizeof *p, "htc__gather_nd_params", "iiiia6a6");
+    htc__gather_nd_params *p = gparams(op, sizeof *p, "htc__gather_nd_params", "iiiia6a6f");
+    if (hybrid) {
+        p->scale = x->q.scale[0];
+        op->variant = "_f32";
+    }
     p->depth = depth;
     p->nidx = (int32_t)(tensor_numel(ix) / depth);
     p->elem = elem_of(x);
@@ -1555,6 +1561,29 @@ static void lower_update_slice(Graph *g, Op *op)
             fail("update '%s' does not fit the operand along axis %d", u->name, d);
         p->op_shape[d] = x->shape[d];
         p->up_shape[d] = u->shape[d];
+    }
+}
+
+/* REDUCE_ALL of bools over constant axes (kernels/logic.c). */
+static void lower_reduce_all(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    need_type(in, DT_BOOL, "input");
+    need_type(out, DT_BOOL, "output");
+    int red[MAX_RANK] = {0};
+    for (int i = 0; i < op->naxes; i++) red[op->axes[i]] = 1;
+    int64_t kept = 1;
+    for (int d = 0; d < in->rank; d++) kept *= red[d] ? 1 : in->shape[d];
+    if (kept != tensor_numel(out)) fail("output '%s' has %lld elements, the reduction %lld", out->name,
+                                        (long long)tensor_numel(out), (long long)kept);
+    htc__reduce_params *p = gparams(op, sizeof *p, "htc__reduce_params", "iia6a6iiii");
+    int32_t s[6];
+    shape6(in, s);
+    p->rank = in->rank;
+    for (int i = 0; i < 6; i++) {
+        int a = i - (6 - in->rank);
+        p->in_shape[i] = s[i];
+        p->red[i] = a >= 0 && red[a];
     }
 }
 
@@ -2052,6 +2081,7 @@ void lower(Graph *g)
         case OP_GATHER_ND: lower_gather_nd(g, op); break;
         case OP_UPDATE_SLICE: lower_update_slice(g, op); break;
         case OP_ADD_N: case OP_CUMSUM: lower_addn(g, op); break;
+        case OP_REDUCE_ALL: lower_reduce_all(g, op); break;
         case OP_SUB: case OP_SQDIFF: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: lower_ew(g, op); break;
         case OP_MATMUL: lower_matmul(g, op); break;
         case OP_TRANSPOSE_CONV: lower_tconv(g, op); break;

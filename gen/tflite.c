@@ -43,7 +43,7 @@ enum {
     BO_EMBEDDING_LOOKUP = 7, BO_DIV = 42, BO_CAST = 53, BO_LESS = 58, BO_GREATER = 61, BO_GREATER_EQUAL = 62,
     BO_LESS_EQUAL = 63, BO_EQUAL = 71, BO_NOT_EQUAL = 72, BO_LOGICAL_OR = 84, BO_LOGICAL_AND = 86,
     BO_LOGICAL_NOT = 87, BO_ZEROS_LIKE = 93, BO_FILL = 94, BO_ADD_N = 106, BO_GATHER_ND = 107,
-    BO_SELECT_V2 = 123, BO_CUMSUM = 128, BO_BROADCAST_ARGS = 145, BO_DYNAMIC_UPDATE_SLICE = 151
+    BO_SELECT_V2 = 123, BO_CUMSUM = 128, BO_BROADCAST_ARGS = 145, BO_DYNAMIC_UPDATE_SLICE = 151, BO_REDUCE_ALL = 140
 };
 enum {
     OPT_NONE = 0, OPT_CONV2D = 1, OPT_DWCONV2D = 2, OPT_POOL2D = 5,
@@ -883,7 +883,7 @@ static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int
     case BO_PRELU:
         rank = broadcast_shape(r, x, &g->tensors[op->in[1]], d, index, name);
         break;
-    case BO_MEAN: case BO_SUM: case BO_REDUCE_MAX: case BO_REDUCE_MIN:
+    case BO_MEAN: case BO_SUM: case BO_REDUCE_MAX: case BO_REDUCE_MIN: case BO_REDUCE_ALL:
         rank = reduce_shape(x, op->axes, op->naxes, op->keep_dims, d);
         break;
     case BO_ARG_MAX: case BO_ARG_MIN:
@@ -1199,6 +1199,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     case BO_DYNAMIC_UPDATE_SLICE: kind = OP_UPDATE_SLICE; nmin = nmax = 3; break;
     case BO_ADD_N: kind = OP_ADD_N; nmax = OP_MAX_IO; break;
     case BO_CUMSUM: kind = OP_CUMSUM; nmin = nmax = 2; break;
+    case BO_REDUCE_ALL: kind = OP_REDUCE_ALL; nmin = nmax = 2; break;
     case BO_QUANTIZE: kind = OP_QUANTIZE; break;
     case BO_DEQUANTIZE: kind = OP_DEQUANTIZE; break;
     default: die("%s: operator %d (%s): unsupported operator", r->path, i, name);
@@ -1427,7 +1428,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         has = options(r, &ot, OPT_MIRROR_PAD, &opt, i, name);
         op->mode = (has ? get_i8(r, &opt, 0, 0, "mode") : 0) == 0;     /* REFLECT: offset 1 */
         break;
-    case BO_MEAN: case BO_SUM: case BO_REDUCE_MAX: case BO_REDUCE_MIN:
+    case BO_MEAN: case BO_SUM: case BO_REDUCE_MAX: case BO_REDUCE_MIN: case BO_REDUCE_ALL:
         has = options(r, &ot, OPT_REDUCER, &opt, i, name);
         op->keep_dims = has ? get_u8(r, &opt, 0, 0, "keep_dims") != 0 : 0;
         read_axes(r, g, op, i, name);

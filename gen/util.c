@@ -424,6 +424,7 @@ static const char *op_names[OP_COUNT] = {
     "l2norm", "neg", "reduce_min", "argmax", "argmin", "mirror_pad",
     "lstm",
     "compare", "logical", "select", "cast", "fill", "gather_nd", "update_slice", "add_n", "div", "cumsum",
+    "reduce_all",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }

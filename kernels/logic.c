@@ -179,6 +179,48 @@ static HTC__UNUSED void htc__gather_nd(const htc__gather_nd_params *p, const voi
     }
 }
 
+/* EMBEDDING_LOOKUP's hybrid form (embedding_lookup.cc EvalHybrid): int8 rows
+   dequantized with zero point 0, float(q) * scale */
+static HTC__UNUSED void htc__gather_nd_f32(const htc__gather_nd_params *p, const int8_t *params, const int32_t *indices, float *out)
+{
+    int64_t flat = 1, pos;
+    int32_t i, j, k;
+    for (j = 0; j < p->depth; j++) flat *= p->dim[j];
+    flat *= p->slice;
+    for (i = 0; i < p->nidx; i++) {
+        float *o = out + HTC__CAST(size_t, i) * HTC__CAST(size_t, p->slice);
+        pos = 0;
+        for (j = 0; j < p->depth; j++) pos += HTC__CAST(int64_t, indices[i * p->depth + j]) * p->stride[j];
+        for (k = 0; k < p->slice; k++)
+            o[k] = pos < 0 || pos + p->slice > flat ? 0.0f : HTC__CAST(float, params[pos + k]) * p->scale;
+    }
+}
+
+/* REDUCE_ALL (reduce_common.cc, ReduceGeneric<bool> with &&): each output
+   element the logical and of its reduced input elements (true when none). */
+static HTC__UNUSED void htc__reduce_all(const htc__reduce_params *p, const uint8_t *in, uint8_t *out)
+{
+    int32_t idx[6] = {0, 0, 0, 0, 0, 0}, ostr[6];
+    size_t n = 1, nout = 1, i;
+    int d;
+    for (d = 5; d >= 0; d--) {
+        ostr[d] = HTC__CAST(int32_t, nout);
+        if (!p->red[d]) nout *= HTC__CAST(size_t, p->in_shape[d]);
+        n *= HTC__CAST(size_t, p->in_shape[d]);
+    }
+    for (i = 0; i < nout; i++) out[i] = 1;
+    for (i = 0; i < n; i++) {
+        size_t o = 0;
+        for (d = 0; d < 6; d++)
+            if (!p->red[d]) o += HTC__CAST(size_t, idx[d]) * HTC__CAST(size_t, ostr[d]);
+        out[o] = HTC__CAST(uint8_t, out[o] && in[i]);
+        for (d = 5; d >= 0; d--) {
+            if (++idx[d] < p->in_shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
 /* DYNAMIC_UPDATE_SLICE (dynamic_update_slice.cc) */
 static HTC__UNUSED void htc__update_slice(const htc__update_slice_params *p, const void *operand, const void *update,
                                           const void *start, void *out)

@@ -85,6 +85,7 @@ return target "cpu" {
       add_n      = { cycles_per_elem = 12 },
       div        = { cycles_per_elem = 40 },
       cumsum     = { cycles_per_elem = 12 },
+      reduce_all = { cycles_per_mac = 1.0 },
     },
   },
 }

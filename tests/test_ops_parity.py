@@ -175,6 +175,29 @@ def _emb(m, rng, gens):
     m.output(m.op("EMBEDDING_LOOKUP", [ids, table], [_t(m, [6, 4], "int8", (0.02, -1))]))
 
 
+@case("embedding_lookup-hybrid-f32")
+def _emb_h(m, rng, gens):
+    """int8 table, float32 rows: float(q) * scale (TFLM's EvalHybrid; zero point 0)."""
+    ids = m.input([5], dtype="int32")
+    gens[ids] = lambda r: r.integers(0, 3, size=[5]).astype(np.int32)
+    table = m.const(rng.integers(-128, 128, size=[3, 2, 4]).astype(np.int8), "int8", scale=0.0123, zp=0)
+    m.output(m.op("EMBEDDING_LOOKUP", [ids, table], [_t(m, [5, 2, 4], "float32")]))
+
+
+def _reduce_all(shape, axes, keep, out_shape):
+    def build(m, rng, gens):
+        x = m.input(shape, dtype="bool")
+        gens[x] = lambda r: r.random(shape) < 0.85          # mostly true: some all-true groups
+        ax = m.const(np.array(axes, np.int32), "int32")
+        m.output(m.op("REDUCE_ALL", [x, ax], [_t(m, out_shape, "bool")], keepDims=keep))
+    return build
+
+
+case("reduce_all-axis1")(_reduce_all([3, 4, 2], [1], False, [3, 2]))
+case("reduce_all-axes02-keep")(_reduce_all([3, 4, 2], [0, -1], True, [1, 4, 1]))
+case("reduce_all-all")(_reduce_all([2, 3], [0, 1], False, []))
+
+
 def _dus(dtype, start, idx_type="int32", runtime=False):
     def build(m, rng, gens):
         q = (0.05, 4) if dtype in ("int8", "int16") else None

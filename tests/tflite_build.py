@@ -131,6 +131,7 @@ OPS = {
     "DIV": (S.BuiltinOptions.DivOptions, S.DivOptionsT, 2),
     "CUMSUM": (S.BuiltinOptions.CumsumOptions, S.CumsumOptionsT, 1),
     "BROADCAST_ARGS": (S.BuiltinOptions.NONE, None, 1),
+    "REDUCE_ALL": (S.BuiltinOptions.ReducerOptions, S.ReducerOptionsT, 1),
 }
 
 OP_NAME = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
