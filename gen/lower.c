@@ -1841,7 +1841,8 @@ static void lower_ew_s16(Graph *g, Op *op)
    (the input's 0 and round(6 / scale) + zp), LeakyReluPrepare (identity
    and alpha multipliers). The multipliers are quotients in double: the
    tflite-micro interpreter's results (test_s16, also 72 random ops each),
-   not the float quotients of TFLM's current source. Negative alpha: refused. */
+   not the float quotients of TFLM's current source. A negative alpha gives a
+   negative multiplier, which the kernel applies as TFLM does (negated). */
 static void lower_act_s16(Graph *g, Op *op)
 {
     Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
@@ -1866,7 +1867,6 @@ static void lower_act_s16(Graph *g, Op *op)
         p->hi = six > 32767 ? 32767 : (int32_t)six;
     } else {
         p->mode = 2;
-        if (!(op->alpha >= 0)) fail("int16 LEAKY_RELU with a negative alpha is not supported");
         qmul((double)is / (double)os, &p->m_pos, &p->s_pos);
         qmul((double)is * (double)op->alpha / (double)os, &p->m_neg, &p->s_neg);
     }

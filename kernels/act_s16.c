@@ -5,7 +5,8 @@
 /* mode 0 RELU: out_zp + mulq(x - in_zp) clamped to [lo, hi];
    mode 1 RELU6: x clamped to [lo, hi] (the input's 0 and 6);
    mode 2 LEAKY_RELU: x - in_zp >= 0 scaled by (m_pos, s_pos), else by
-   (m_neg, s_neg), plus out_zp, saturated;
+   (m_neg, s_neg) (m_neg < 0, a negative alpha: minus the product by -m_neg),
+   plus out_zp, saturated;
    mode 5 ABS: |x| (zero points 0), scaled by (m_pos, s_pos) unless m_pos is
    0 (equal scales), saturated; mode 6 ABS of an unquantized tensor: |x| as
    int16 (std::abs: -32768 stays -32768);
@@ -38,8 +39,10 @@ static HTC__UNUSED void htc__act_s16(const htc__act16_params *p, const int16_t *
             }
         } else if (p->mode == 0 || x - p->in_zp >= 0) {
             v = p->out_zp + htc__mulq(x - p->in_zp, p->m_pos, p->s_pos);
-        } else {
+        } else if (p->m_neg >= 0) {
             v = p->out_zp + htc__mulq(x - p->in_zp, p->m_neg, p->s_neg);
+        } else {                        /* a negative alpha: TFLM negates the product by -m_neg */
+            v = p->out_zp - htc__mulq(x - p->in_zp, -p->m_neg, p->s_neg);
         }
         out[i] = HTC__CAST(int16_t, htc__clamp(v, p->lo, p->hi));
     }

@@ -1155,6 +1155,7 @@ def _out16(in_s, w_s, depth, rng):
 
 
 def _random_s16(kind, m, rng):
+    k = len(m.outputs)          # the op's index in the model: some kinds cycle through variants by it
     act = [None, "RELU", "RELU6"][int(rng.integers(3))]
     if kind.startswith(("conv", "dw")):
         c, oc = 5, 6 if kind.startswith("conv") else 10
@@ -1235,18 +1236,19 @@ def _random_s16(kind, m, rng):
         d = int(rng.integers(1, 40))
         x = m.input([3, d], _lsc(rng, 1e-4, 1e-2), 0, dtype="int16")
         return m.op("SOFTMAX", [x], [_t(m, [3, d], (1.0 / 32768, 0), "int16")], beta=float(rng.uniform(0.1, 3)))
-    if kind in ("relu", "relu6", "leaky_relu"):
+    if kind in ("relu", "relu6", "leaky_relu", "leaky_relu-neg"):
         sc = _lsc(rng, 1e-4, 1e-2)
         x = m.input([256], sc, 0, dtype="int16")
         so = sc if kind == "relu6" else float(np.float32(sc * np.exp(rng.uniform(-1, 1))))
         opts = {"alpha": float(rng.uniform(0.01, 0.5))} if kind == "leaky_relu" else {}
-        return m.op(kind.upper(), [x], [_t(m, [256], (so, 0), "int16")], **opts)
+        if kind == "leaky_relu-neg":    # negative alpha (TFLM negates the product); one below -1
+            opts = {"alpha": float(rng.uniform(-0.8, -0.01)) if k else -1.7}
+        return m.op(kind.split("-")[0].upper(), [x], [_t(m, [256], (so, 0), "int16")], **opts)
     if kind == "quantize":
         return m.quantize(m.input([64], dtype="float32"), _lsc(rng, 1e-4, 1e-2), 0, dtype="int16")
     if kind == "dequantize":
         x = m.input([64], _lsc(rng), 0, dtype="int16")
         return m.op("DEQUANTIZE", [x], [_t(m, [64], None, "float32")])
-    k = len(m.outputs)          # the op's index in the model: cycles through the variants below
     if kind == "batch_matmul":   # random shapes; each adj_x / adj_y pair; broadcast batches; one constant rhs
         adj_x, adj_y = bool(k & 1), bool(k & 2)
         mm, kk, nn = (int(v) for v in rng.integers(1, 9, size=3))
@@ -1305,7 +1307,7 @@ def _random_s16(kind, m, rng):
 
 
 S16_KINDS = ("conv-pc", "conv-pt", "conv-i32", "conv-nobias", "dw-pc", "dw-pt", "fc-pt", "fc-pc", "fc-i32",
-             "add", "sub", "mul", "maximum", "minimum", "prelu", "squared_difference", "avgpool", "maxpool", "mean", "sum", "softmax", "move", "relu", "relu6", "leaky_relu", "quantize", "dequantize",
+             "add", "sub", "mul", "maximum", "minimum", "prelu", "squared_difference", "avgpool", "maxpool", "mean", "sum", "softmax", "move", "relu", "relu6", "leaky_relu", "leaky_relu-neg", "quantize", "dequantize",
              "requant-int8-int16", "requant-int16-int8", "requant-int16-int16", "requant-int16-int32",
              "requant-int32-int16", "batch_matmul", "transpose_conv",
              "abs", "rsqrt")
