@@ -40,6 +40,14 @@ def test_row_counts_and_sizes(ad_row):
     for name in ("digital", "analog", "both", "mixed", "dig/tern"):
         r = ad_row[name]
         assert r["dev_cycles"] > 0 and r["issue"] > 0, name
+        assert r["ideal_dev"] > 0, name
+        # the ideal bounds the measured, unless the digital core is simulated
+        # with another engine's constants (gen/emit.c writes one engine's core
+        # HTC_DEV_*): then table1 must warn (test_table_prints_row)
+        if not (name in ("both", "mixed") and bd.core_mismatch(ad_row, name)):
+            assert r["ideal_dev"] <= r["dev_cycles"], name            # the ideal is a bound of the measured
+            assert r["peak"] <= r["ms"], name
+        assert r["peak"] == pytest.approx((r["instr"] + r["ideal_dev"]) / 260e3), name
         # the model ran (and its instructions were left out): it simulates every MAC, so it dwarfs the issue loops
         assert r["model_instr"] > 10 * r["issue"], name
         assert r["instr"] < cpu["instr"] / 2, name                   # every FC layer offloaded
@@ -57,6 +65,9 @@ def test_table_prints_row(ad_row, capsys, monkeypatch):
     assert re.search(r"^ToyAdmos +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ +[\d.]+ +\d+ / \d+ / \d+ / \d+ / \d+$", out,
                      re.M), out
     assert "  paper         4.70       0.30 / 0.36       0.80 / 0.80              0.49   287 / 315 / 171 / 274" in out
+    for c in ("both", "mixed"):
+        if bd.core_mismatch(ad_row, c):
+            assert re.search(r"^WARNING: the digital core's device-model constants in .*ToyAdmos %s" % c, out, re.M), out
     assert re.search(r"^ToyAdmos +total +both +[\d.]+ ms, best single +[\d.]+ ms \((digital|analog)\): (ok|SLOWER)", out, re.M)
 
 

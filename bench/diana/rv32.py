@@ -207,10 +207,15 @@ def row(htc, model, target, tmp, input_bytes, layers, args=()):
     issue loops + glue), cpu_layers = instructions of the CPU layers alone,
     issue = of the offloaded layers' host loops, dev_cycles = the device
     model's cycles of offloaded layers, ms = (instr + dev_cycles) / 260 MHz,
-    size, out, model_instr = instructions spent simulating)"""
+    size, out, model_instr = instructions spent simulating, defines = the
+    header's HTC_DEV_* hardware constants)"""
     os.makedirs(tmp, exist_ok=True)
     h = os.path.join(tmp, "gen.h")
     compile_header(htc, model, target, h, args)
+    with open(h) as f:
+        defs = {}
+        for k, v in re.findall(r"^#define HTC_DEV_(\w+) (\S+)$", f.read(), re.M):
+            defs.setdefault(k, v)       # the first: a later #ifndef default does not count
     c = firmware_count(h, os.path.join(tmp, "fw"), input_bytes)
     s = firmware_size(h, os.path.join(tmp, "sz"))
     cpu_layers = issue = dev = io = 0
@@ -229,4 +234,4 @@ def row(htc, model, target, tmp, input_bytes, layers, args=()):
     return {"instr": instr, "cpu_layers": cpu_layers, "issue": issue, "glue": instr - cpu_layers - issue,
             "dev_cycles": dev, "ms": (instr + dev) / (MHZ * 1e3),
             "io": io, "ms_no_io": (instr - io + dev) / (MHZ * 1e3), "size": s, "out": c["out"],
-            "model_instr": c["model"]}
+            "model_instr": c["model"], "defines": defs}
