@@ -109,7 +109,7 @@ local function by_arith(tflite, float, fp32, tflite_dw)
 end
 
 return target "diana" {
-  description = "DIANA SoC: RISC-V host + 16x16 PE digital accelerator",
+  description = "DIANA SoC: RISC-V host + 16x16 PE digital accelerator + 1152x512 ternary analog in-memory-compute core",
   clock_mhz = 260,
 
   memory = {
