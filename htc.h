@@ -1292,6 +1292,13 @@ typedef struct {
     int32_t tanh_mult, tanh_shift, clip;
 } htc__lstm_params;
 
+/* SVDF, int8 input and output, int16 or int8 state (kernels/svdf.c, TFLM's
+   EvalIntegerSvdfReference): m1/s1 the feature product into the state,
+   m2/s2 the units' sums to the output. */
+typedef struct {
+    int32_t batches, in_dim, filters, units, rank, memory, in_zp, state_zp, out_zp, m1, s1, m2, s2, has_bias;
+} htc__svdf_params;
+
 /* Float element-wise ops of a float island (kernels/float.c): NEG. */
 typedef struct {
     int32_t size;

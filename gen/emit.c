@@ -923,11 +923,20 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     fprintf(F, "#define %s_INPUT_SIZE %zu\n#define %s_OUTPUT_SIZE %zu\n", NU, isz, NU, osz);
     io_macros(g, "INPUT", g->inputs, g->ninputs);
     io_macros(g, "OUTPUT", g->outputs, g->noutputs);
+    int nvar = 0;
+    for (int i = 0; i < g->ntensors; i++) nvar += g->tensors[i].variable && g->tensors[i].storage == ST_ARENA;
+    if (nvar)
+        fprintf(F, "\n/* The model keeps state (LSTM / SVDF variable tensors) in the arena. By default every\n"
+                   "   run starts from the reset state (TFLite Micro's state after AllocateTensors or\n"
+                   "   Reset). Define %s_KEEP_STATE before the implementation to keep it from one run\n"
+                   "   to the next (TFLite Micro's repeated Invoke, e.g. streaming SVDF); then call\n"
+                   "   %s_reset(arena) before the first run and whenever the stream restarts. */\n", NU, N);
     fprintf(F, "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
                "int %s_run(const void *input, void *output, void *arena);\n"
-               "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena);\n"
-               "#ifdef __cplusplus\n}\n#endif\n#endif /* %s_H_INCLUDED */\n\n",
-            N, N, NU);
+               "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena);\n",
+            N, N);
+    if (nvar) fprintf(F, "void %s_reset(void *arena);\n", N);
+    fprintf(F, "#ifdef __cplusplus\n}\n#endif\n#endif /* %s_H_INCLUDED */\n\n", NU);
 
     fprintf(F, "#if defined(%s_IMPLEMENTATION) && !defined(%s_IMPLEMENTED)\n#define %s_IMPLEMENTED\n\n", NU, NU, NU);
     paste(t, "htc.h", "htc.h");
@@ -970,11 +979,24 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     fprintf(F, "/* ---- layer parameters ---- */\n");
     for (int i = 0; i < g->nops; i++) emit_params(g, &g->ops[i], i);
 
+    if (nvar) {                         /* the variable tensors' reset values */
+        fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\nvoid %s_reset(void *arena_)\n{\n"
+                   "    uint8_t *arena = (uint8_t *)arena_;\n", N);
+        for (int i = 0; i < g->ntensors; i++)
+            if (g->tensors[i].variable && g->tensors[i].storage == ST_ARENA) {
+                int64_t aoff;
+                int r = tensor_root(g, i, &aoff);
+                fprintf(F, "    memset(arena + %lld, %d, %zu);\n", (long long)(g->tensors[r].offset + aoff),
+                        g->tensors[i].reset_byte, tensor_bytes(&g->tensors[i]));
+            }
+        fprintf(F, "}\n");
+    }
     fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\n"
                "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena_)\n{\n"
                "    uint8_t *arena = (uint8_t *)arena_;\n"
                "    if (!inputs || !outputs || !arena || ((uintptr_t)arena & (%s_ARENA_ALIGN - 1)) != 0) return -1;\n",
             N, NU);
+    if (nvar) fprintf(F, "#ifndef %s_KEEP_STATE\n    %s_reset(arena);\n#endif\n", NU, N);
     if (offloaded) fprintf(F, "    htc__dev_reset();\n");
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];

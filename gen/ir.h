@@ -74,6 +74,10 @@ typedef struct {
     size_t nbytes;              /* bytes of data, = numel * dtype_size */
     int src_index;              /* tensor index in the source model */
     int is_input, is_output;    /* graph input / output position + 1, or 0 */
+    int variable;               /* state kept from one run to the next (a TFLite variable tensor:
+                                   LSTM, SVDF): live during the whole run, each byte set to
+                                   reset_byte by NAME_reset */
+    uint8_t reset_byte;
     /* filled by later passes */
     int storage;                /* plan: ST_* below */
     int alias_of;               /* plan: shares storage with this tensor, or -1 */
@@ -132,6 +136,7 @@ typedef enum {
     OP_UPDATE_SLICE,    /* DYNAMIC_UPDATE_SLICE: a copy with a block overwritten at run-time indices */
     OP_ADD_N, OP_DIV, OP_CUMSUM,    /* int8 arithmetic as TFLite Micro's reference kernels */
     OP_REDUCE_ALL,      /* logical and of bools over axes (REDUCE_ALL) */
+    OP_SVDF,            /* SVDF (rank, Op.mode): outputs result, activation state, scratch */
     OP_COUNT
 } OpKind;
 

@@ -865,6 +865,9 @@ static void lower_lstm(Graph *g, Op *op)
     } else {
         p->clip = -1;
     }
+    h->variable = c->variable = 1;      /* TFLM's ResetTensorData: int8 to the zero point, else 0 */
+    h->reset_byte = (uint8_t)h_zp;
+    c->reset_byte = 0;
     int nb = tm ? B : 1;
     const int32_t sshape[1] = {4 * nb * S};
     op->out[3] = graph_new_tensor(g, arena_printf("%s.lstm_scratch", out->name), DT_INT16, 1, sshape);
@@ -880,6 +883,79 @@ static void lower_lstm(Graph *g, Op *op)
     op->in_zp = x_zp;
     op->out_zp = h_zp;
     op->macs = (int64_t)B * Tn * 4 * S * (I + S);
+}
+
+/* SVDF, int8 input and output, int16 or int8 state and time weights
+   (kernels/svdf.c), TFLM's PrepareSvdf: the two effective scales in float
+   (input * feature / state, state * time / output) then QuantizeMultiplier;
+   the bias scale must be state * time within 1e-5 (TFLM checks it, and
+   reads the bias: required). TFLM's integer kernels apply no fused
+   activation, and neither does htc's. The state is a variable tensor
+   (int8: reset to its zero point, int16: to 0); a scratch tensor of int32
+   sums is the last output. */
+static void lower_svdf(Graph *g, Op *op)
+{
+    Tensor *x = need(g, op, 0, "data"), *wf = need(g, op, 1, "feature weights"), *wt = need(g, op, 2, "time weights");
+    Tensor *out = T(g, op->out[0]), *st = T(g, op->out[1]);
+    if (op->nin < 4 || op->in[3] < 0) fail("an int8 SVDF needs a bias (TFLite Micro reads its scale)");
+    Tensor *b = T(g, op->in[3]);
+    need_type(x, DT_INT8, "input");
+    need_type(out, DT_INT8, "output");
+    need_type(wf, DT_INT8, "feature weights");
+    if (wt->type != DT_INT16 && wt->type != DT_INT8) fail("time weights '%s' must be int16 or int8", wt->name);
+    if (st->type != wt->type)
+        fail("activation state '%s' must have the time weights' type %s (TFLite Micro reads both as one type)", st->name,
+             dtype_name(wt->type));
+    need_type(b, DT_INT32, "bias");
+    need_const(wf, "feature weights");
+    need_const(wt, "time weights");
+    need_const(b, "bias");
+    need_rank(x, 2, "input");
+    need_rank(out, 2, "output");
+    need_rank(wf, 2, "feature weights");
+    need_rank(wt, 2, "time weights");
+    need_rank(st, 2, "activation state");
+    int B = x->shape[0], I = x->shape[1], F = wf->shape[0], M = wt->shape[1], rank = op->mode;
+    if (F % rank) fail("%d filters are not a multiple of rank %d", F, rank);
+    int U = F / rank;
+    if (wf->shape[1] != I || wt->shape[0] != F) fail("weights must be [%d, %d] and [%d, memory]", F, I, F);
+    if (out->shape[0] != B || out->shape[1] != U) fail("output '%s' must be [%d, %d]", out->name, B, U);
+    if (st->shape[0] != B || st->shape[1] != F * M) fail("activation state '%s' must be [%d, %d]", st->name, B, F * M);
+    if (tensor_numel(b) != U) fail("bias '%s' has %lld elements, expected %d", b->name, (long long)tensor_numel(b), U);
+    htc__svdf_params *p = gparams(op, sizeof *p, "htc__svdf_params", "iiiiiiiiiiiiii");
+    p->batches = B; p->in_dim = I; p->filters = F; p->units = U; p->rank = rank; p->memory = M;
+    p->in_zp = qzp(x, "input");
+    p->state_zp = qzp(st, "activation state");
+    p->out_zp = qzp(out, "output");
+    qzp(wf, "feature weights");
+    qzp(wt, "time weights");
+    if (b->q.n < 1) fail("bias '%s' is not quantized", b->name);
+    volatile float e1 = x->q.scale[0] * wf->q.scale[0];
+    e1 = e1 / st->q.scale[0];
+    volatile float e2 = st->q.scale[0] * wt->q.scale[0];
+    volatile float bs = e2;
+    e2 = e2 / out->q.scale[0];
+    if (fabs((double)b->q.scale[0] - (double)bs) >= 1e-5)
+        fail("bias scale %g differs from activation state x time weights scale %g (TFLite Micro refuses it)",
+             (double)b->q.scale[0], (double)bs);
+    qmul((double)e1, &p->m1, &p->s1);
+    qmul((double)e2, &p->m2, &p->s2);
+    p->has_bias = 1;
+    st->variable = 1;
+    st->reset_byte = st->type == DT_INT8 ? (uint8_t)p->state_zp : 0;
+    const int32_t sshape[1] = {B * F + B * U};
+    op->out[2] = graph_new_tensor(g, arena_printf("%s.svdf_scratch", out->name), DT_INT32, 1, sshape);
+    g->tensors[op->out[2]].src_index = -1;
+    op->nout = 3;
+    op->variant = st->type == DT_INT16 ? "_s16" : "_s8";
+    op->rq = RQ_TFLITE;
+    op->nch = 0;
+    op->batches = B;
+    op->in_c = I;
+    op->out_c = U;
+    op->in_zp = p->in_zp;
+    op->out_zp = p->out_zp;
+    op->macs = (int64_t)B * F * (I + M);
 }
 
 /* TFLite's GetNearestNeighbor (float scale and offset, floor or round). */
@@ -2048,7 +2124,8 @@ void lower(Graph *g)
         Op *op = &g->ops[i];
         OP = op;
         op->variant = "";
-        if ((op->nout != 1 && op->kind != OP_LSTM) || op->out[0] < 0) fail("expected exactly one output");
+        if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF) || op->out[0] < 0)
+            fail("expected exactly one output");
         for (int k = -1; k < op->nin; k++) {
             int ti = k < 0 ? op->out[0] : op->in[k];
             if (ti >= 0 && tensor_numel(&g->tensors[ti]) == 0) fail("tensor '%s' is empty", g->tensors[ti].name);
@@ -2082,6 +2159,7 @@ void lower(Graph *g)
         case OP_UPDATE_SLICE: lower_update_slice(g, op); break;
         case OP_ADD_N: case OP_CUMSUM: lower_addn(g, op); break;
         case OP_REDUCE_ALL: lower_reduce_all(g, op); break;
+        case OP_SVDF: lower_svdf(g, op); break;
         case OP_SUB: case OP_SQDIFF: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: lower_ew(g, op); break;
         case OP_MATMUL: lower_matmul(g, op); break;
         case OP_TRANSPOSE_CONV: lower_tconv(g, op); break;

@@ -196,6 +196,11 @@ static void lifetimes(Graph *g, const int *root)
             if (t->last_use < s) t->last_use = s;
         }
     }
+    for (int i = 0; i < g->ntensors; i++)       /* state kept between runs: never shared */
+        if (g->tensors[i].variable && g->tensors[i].first_use >= 0) {
+            g->tensors[root[i]].first_use = 0;
+            g->tensors[root[i]].last_use = g->nops - 1;
+        }
 }
 
 /* ---- offsets ------------------------------------------------------------------ */

@@ -38,7 +38,7 @@ enum {
     BO_GELU = 150, BO_RELU_0_TO_1 = 152,
     BO_DEPTH_TO_SPACE = 5, BO_SPACE_TO_DEPTH = 26, BO_ARG_MAX = 56, BO_ARG_MIN = 79, BO_REDUCE_MIN = 89,
     BO_MIRROR_PAD = 100, BO_REVERSE_V2 = 105, BO_BROADCAST_TO = 130,
-    BO_UNIDIRECTIONAL_SEQUENCE_LSTM = 44, BO_WHILE = 119, BO_IF = 118, BO_CALL_ONCE = 129,
+    BO_UNIDIRECTIONAL_SEQUENCE_LSTM = 44, BO_SVDF = 27, BO_WHILE = 119, BO_IF = 118, BO_CALL_ONCE = 129,
     /* TFLite Micro parity, int8 graphs */
     BO_EMBEDDING_LOOKUP = 7, BO_DIV = 42, BO_CAST = 53, BO_LESS = 58, BO_GREATER = 61, BO_GREATER_EQUAL = 62,
     BO_LESS_EQUAL = 63, BO_EQUAL = 71, BO_NOT_EQUAL = 72, BO_LOGICAL_OR = 84, BO_LOGICAL_AND = 86,
@@ -52,7 +52,7 @@ enum {
     OPT_GATHER = 23, OPT_SUB = 28, OPT_STRIDED_SLICE = 32, OPT_SPLIT = 35, OPT_TRANSPOSE_CONV = 49,
     OPT_PACK = 59, OPT_UNPACK = 64, OPT_RESIZE_NEAREST = 74, OPT_LEAKY_RELU = 75, OPT_SPLIT_V = 79,
     OPT_BATCH_MATMUL = 101, OPT_GELU = 116, OPT_SPACE_TO_DEPTH = 19, OPT_MIRROR_PAD = 77,
-    OPT_DEPTH_TO_SPACE = 94, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71, OPT_DIV = 29, OPT_CUMSUM = 102
+    OPT_DEPTH_TO_SPACE = 94, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71, OPT_DIV = 29, OPT_CUMSUM = 102, OPT_SVDF = 6
 };
 
 /* BuiltinOperator names, indexed by code (schema.fbs order, no gaps). */
@@ -1112,6 +1112,36 @@ static void read_lstm(Reader *r, Graph *g, const Tab *ot, int index, const char 
     }
 }
 
+/* SVDF (data, feature weights, time weights, bias, activation state) as
+   one OP_SVDF: in = data, feature weights, time weights, bias; out = the
+   output, the activation state (TFLite's variable input 4, kept by the
+   kernel) and a scratch tensor added by lower.c. */
+static void read_svdf(Reader *r, Graph *g, const Tab *ot, int index, const char *name)
+{
+    int in[5], out[1];
+    int nin = read_indices(r, ot, 1, in, 5, 5, 1u << 3, g->ntensors, index, name, "input");
+    read_indices(r, ot, 2, out, 1, 1, 0, g->ntensors, index, name, "output");
+    Tab opt;
+    int has = options(r, ot, OPT_SVDF, &opt, index, name);
+    if (has && get_u8(r, &opt, 2, 0, "asymmetric_quantize_inputs"))
+        die("%s: operator %d (%s): hybrid SVDF (asymmetric_quantize_inputs) is not supported (TFLite Micro has no "
+            "hybrid kernel)", r->path, index, name);
+    int o = graph_add_op(g);
+    Op *op = &g->ops[o];
+    op->kind = OP_SVDF;
+    op->src_index = index;
+    op->src_name = name;
+    op->mode = has ? get_i32(r, &opt, 0, 0, "rank") : 0;
+    if (op->mode < 1) die("%s: operator %d (%s): rank %d", r->path, index, name, op->mode);
+    op->nin = nin - 1;
+    for (int k = 0; k < 4; k++) op->in[k] = in[k];
+    op->nout = 2;
+    op->out[0] = out[0];
+    op->out[1] = in[4];
+    g->tensors[in[4]].data = NULL;      /* a variable: state the kernel owns */
+    g->tensors[in[4]].nbytes = 0;
+}
+
 static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, uint32_t ncodes, int i)
 {
     snprintf(r->ctx, sizeof r->ctx, "operator %d", i);
@@ -1128,6 +1158,11 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
 
     if (code == BO_UNIDIRECTIONAL_SEQUENCE_LSTM) {
         read_lstm(r, g, &ot, i, name);
+        r->ctx[0] = 0;
+        return;
+    }
+    if (code == BO_SVDF) {
+        read_svdf(r, g, &ot, i, name);
         r->ctx[0] = 0;
         return;
     }

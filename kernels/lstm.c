@@ -29,9 +29,9 @@ static void htc__lstm_gate(const htc__lstm_params *p, int g, int32_t nb, const i
    weights [state][in_dim] and [state][state] per gate (input, forget, cell,
    output), int32 biases [state]; out like x with state values per row.
    hidden [batches][state] (int8) and cell [batches][state] (int16) are the
-   state, reset at every call as TFLM resets its variable tensors (hidden
-   state to its zero point, cell state to 0); scratch holds 4 int16 vectors
-   of one step. */
+   state, read and updated: variable tensors of the arena, set by the
+   header's NAME_reset as TFLM resets them (hidden state to its zero point,
+   cell state to 0); scratch holds 4 int16 vectors of one step. */
 static HTC__UNUSED void htc__lstm_s8(const htc__lstm_params *p, const int8_t *x, const int8_t *wxi, const int8_t *wxf,
                                      const int8_t *wxc, const int8_t *wxo, const int8_t *whi, const int8_t *whf,
                                      const int8_t *whc, const int8_t *who, const int32_t *bi, const int32_t *bf,
@@ -42,10 +42,6 @@ static HTC__UNUSED void htc__lstm_s8(const htc__lstm_params *p, const int8_t *x,
     const int32_t outer = p->time_major ? 1 : p->batches;
     int16_t *fg = scratch, *ig = scratch + n, *cg = scratch + 2 * n, *tmp = scratch + 3 * n;
     int32_t b, t, i;
-    for (i = 0; i < p->batches * p->state; i++) {
-        hidden[i] = HTC__CAST(int8_t, p->h_zp);
-        cell[i] = 0;
-    }
     for (b = 0; b < outer; b++)
         for (t = 0; t < p->steps; t++) {
             /* offsets of this step: batch major [b][t], time major [t][all batches] */

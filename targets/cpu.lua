@@ -86,6 +86,7 @@ return target "cpu" {
       div        = { cycles_per_elem = 40 },
       cumsum     = { cycles_per_elem = 12 },
       reduce_all = { cycles_per_mac = 1.0 },
+      svdf       = { cycles_per_mac = 2.0 },
     },
   },
 }

@@ -1,5 +1,11 @@
 """test_rnn.py - recurrent layers against TFLite Micro's interpreter.
 
+SVDF (int8 input and output, int16 or int8 state; no Keras layer makes it)
+built with tests/tflite_build.py: every run from the reset state (a fresh
+interpreter), and streaming: the header compiled with NAME_KEEP_STATE, one
+NAME_reset, then consecutive runs against consecutive Invoke()s of one
+interpreter (TFLM keeps the variable tensors). The LSTM streams the same way.
+
 UNIDIRECTIONAL_SEQUENCE_LSTM (int8 activations and weights, int16 cell
 state) built with tests/tflite_build.py over the parameters the Keras
 models of the zoo (tests/test_keras.py) do not vary: time-major and
@@ -159,3 +165,129 @@ def test_while_refused(tmp_path):
         m.extra_subgraphs.append(sg)
     p = m.save(str(tmp_path / "while.tflite"))
     expect_error(p, "WHILE", "control flow", "unroll=True")
+
+
+def svdf_model(rng, batch=1, in_dim=8, units=4, rank=2, memory=5, state_type="int16", x_q=(0.05, 3),
+               state_q=None, out_q=(0.08, -4), bias=True):
+    m = tb.Model("svdf")
+    x = m.input([batch, in_dim], scale=x_q[0], zp=x_q[1])
+    F = units * rank
+    if state_q is None:
+        state_q = (2.0 ** -10, 0) if state_type == "int16" else (0.03, 5)
+    wfs = state_q[0] * rng.uniform(0.5, 4.0) * (32768 if state_type == "int16" else 128) / (
+        x_q[0] * 73 * 73 * np.sqrt(in_dim) * 3)
+    wf = m.const(rng.integers(-127, 128, [F, in_dim]).astype(np.int8), "int8", scale=wfs, zp=0)
+    tinfo = np.iinfo(np.int16 if state_type == "int16" else np.int8)
+    wts = 1.0 / (tinfo.max * 0.6 * np.sqrt(memory))
+    wt = m.const(rng.integers(-tinfo.max, tinfo.max + 1, [F, memory]).astype(tinfo.dtype), state_type,
+                 scale=wts, zp=0)
+    bsc = float(np.float32(np.float32(state_q[0]) * np.float32(wts)))
+    b = m.const((rng.normal(0, 0.3, units) / bsc).astype(np.int32), "int32", scale=bsc, zp=0) if bias else -1
+    st = m.tensor([batch, F * memory], state_type, scale=state_q[0], zp=state_q[1], name="activation_state")
+    m.tensors[st].isVariable = True
+    out = m.tensor([batch, units], "int8", scale=out_q[0], zp=out_q[1], name="out")
+    m.op("SVDF", [x, wf, wt, b, st], [out], rank=rank)
+    m.output(out)
+    return m, (st,)
+
+
+SVDF_CASES = {
+    "s16": dict(),
+    "s16_batch2_rank1": dict(batch=2, rank=1, units=6, memory=8),
+    "s8": dict(state_type="int8"),
+    "s8_batch3": dict(state_type="int8", batch=3, rank=3, memory=4, in_dim=5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SVDF_CASES))
+def test_svdf(case, tmp_path):
+    """Each run from the reset state: output and state vs a fresh interpreter."""
+    rng = np.random.default_rng(sorted(SVDF_CASES).index(case) + 40)
+    m, states = svdf_model(rng, **SVDF_CASES[case])
+    p = m.save(str(tmp_path / ("svdf_%s.tflite" % case)))
+    info = oracle.ModelInfo(p)
+    sets = [info.random_inputs(s) for s in range(3)]
+    res = oracle.run_htc_batch(p, sets, name="s", info=info)
+    for s, (x, (outs, dumps)) in enumerate(zip(sets, res)):
+        ref_outs, ref = tflm_states(p, x[0], states)
+        errors, compared = oracle.compare_run(info, ref_outs, ref, outs, dumps, label="seed %d: " % s)
+        assert not errors and compared == 1, "\n".join(errors[:10])
+        for t in states:
+            d = oracle.diff(ref[t], dumps[t])
+            assert not d, "seed %d: final state: %s" % (s, d)
+
+
+STREAM_DRIVER = r"""
+#define S_KEEP_STATE
+#define S_IMPLEMENTATION
+#include "model.h"
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    void *arena = aligned_alloc(S_ARENA_ALIGN, (S_ARENA_SIZE + S_ARENA_ALIGN - 1) / S_ARENA_ALIGN * S_ARENA_ALIGN);
+    static unsigned char in[S_INPUT_SIZE], out[S_OUTPUT_SIZE];
+    int n = atoi(argv[1]), k, again;
+    for (again = 0; again < 2; again++) {       /* the second pass after a reset repeats the first */
+        s_reset(arena);
+        for (k = 0; k < n; k++) {
+            if (fread(in, 1, sizeof in, stdin) != sizeof in) return 2;
+            if (s_run(in, out, arena)) return 3;
+            fwrite(out, 1, sizeof out, stdout);
+        }
+    }
+    return 0;
+}
+"""
+
+
+def stream(path, xs, tmp_path):
+    """htc with NAME_KEEP_STATE over consecutive inputs (twice, reset between) vs one TFLM interpreter."""
+    hdr = str(tmp_path / "model.h")
+    oracle.htc("compile", path, "-t", oracle.TARGET, "-o", hdr, "--name", "s")
+    drv = tmp_path / "driver.c"
+    drv.write_text(STREAM_DRIVER)
+    exe = str(tmp_path / "driver")
+    subprocess.run([oracle.CC, "-O2", "-std=c11", "-o", exe, str(drv)], check=True)
+    data = b"".join(np.ascontiguousarray(x).tobytes() for x in xs) * 2
+    got = subprocess.run([exe, str(len(xs))], input=data, capture_output=True, check=True).stdout
+    it = oracle.interpreter(path)
+    ref = []
+    for x in xs:
+        it.set_input(x, 0)
+        it.invoke()
+        ref.append(np.asarray(it.get_output(0)).copy())
+    want = b"".join(r.tobytes() for r in ref)
+    assert len(got) == 2 * len(want)
+    for k, r in enumerate(ref):
+        n = r.nbytes
+        for half in range(2):
+            g = np.frombuffer(got[half * len(want) + k * n:half * len(want) + (k + 1) * n], dtype=r.dtype).reshape(r.shape)
+            d = oracle.diff(r, g)
+            assert not d, "run %d (pass %d): %s" % (k, half, d)
+    return ref
+
+
+@pytest.mark.parametrize("case", ["s16", "s8_batch3"])
+def test_svdf_stream(case, tmp_path):
+    """Streaming: the state carried from run to run as TFLM carries its variable tensor."""
+    rng = np.random.default_rng(sorted(SVDF_CASES).index(case) + 40)
+    m, _ = svdf_model(rng, **SVDF_CASES[case])
+    p = m.save(str(tmp_path / "svdf.tflite"))
+    info = oracle.ModelInfo(p)
+    ref = stream(p, [info.random_inputs(100 + k)[0] for k in range(8)], tmp_path)
+    assert len({r.tobytes() for r in ref}) == len(ref)
+
+
+def test_lstm_stream(tmp_path):
+    """An LSTM over consecutive invocations: TFLM continues from the last state."""
+    m, _ = lstm_model(np.random.default_rng(5), batch=2, steps=3)
+    p = m.save(str(tmp_path / "lstm.tflite"))
+    info = oracle.ModelInfo(p)
+    stream(p, [info.random_inputs(200 + k)[0] for k in range(4)], tmp_path)
+
+
+def test_svdf_unsupported(tmp_path):
+    m, _ = svdf_model(np.random.default_rng(1), bias=False)
+    p = m.save(str(tmp_path / "svdf_nobias.tflite"))
+    expect_error(p, "SVDF", "needs a bias")
