@@ -3,7 +3,7 @@ TensorFlow's TFLiteConverter as a user converts a trained model.
 
 Run once with TensorFlow (not needed by the tests):
 
-    python3 -m venv /work/venv-tf && /work/venv-tf/bin/pip install tensorflow-cpu
+    python3 -m venv /work/venv-tf && /work/venv-tf/bin/pip install tensorflow-cpu tf-keras
     /work/venv-tf/bin/python tests/keras/make_models.py [OUTDIR]   # default tests/keras/models
 
 Every model is built with fixed seeds (random weights: htc's arithmetic does
