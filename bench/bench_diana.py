@@ -125,6 +125,31 @@ def core_mismatch(r, c):
                  for k in CORE if r[c]["defines"].get(k) != r["digital"]["defines"].get(k))
 
 
+TFLITE = {"kws": "kws_ref_model", "vww": "vww_96_int8", "resnet": "pretrainedResnet_quant", "ad": "ad01_int8"}
+
+
+def tflite_cpu_row(net, tmp, seed=5):
+    """the original MLPerf Tiny int8 .tflite network (TFLite's integer
+    requantization, int8 input and output) CPU only on RV32, its output
+    checked against TFLite Micro's interpreter"""
+    sys.path.insert(0, os.path.join(REPO, "tests"))
+    import oracle
+    model = os.path.join(oracle.MODELS, TFLITE[net] + ".tflite")
+    if not os.path.exists(model):
+        raise rv32.Rv32Error("no %s (HTC_MODELS: the MLPerf Tiny .tflite models)" % model)
+    info = oracle.ModelInfo(model)
+    x = info.random_inputs(seed)
+    want, _ = oracle.run_interpreter(model, x, info=info)
+    args = ["-D", "engines=none"]
+    rep = json.loads(subprocess.run([oo.HTC, "report", model, "-t", DIANA, "--json"] + args, capture_output=True,
+                                    text=True, check=True).stdout)
+    r = rv32.row(oo.HTC, model, DIANA, os.path.join(tmp, net, "tflite"), b"".join(a.tobytes() for a in x),
+                 {l["index"]: (l["engine"], l["op"]) for l in rep["layers"]}, args)
+    if r["out"] != b"".join(a.tobytes() for a in want):
+        raise rv32.Rv32Error("%s .tflite: the RV32 firmware's output differs from TFLite Micro's" % net)
+    return r
+
+
 def table1(zoo, tmp, nets=("kws", "vww", "resnet", "ad")):
     """HTVM Table I on RV32 + the device model: htc's own RISC-V code counted
     under qemu, the offloaded layers' cycles from the device model"""
@@ -159,10 +184,18 @@ def table1(zoo, tmp, nets=("kws", "vww", "resnet", "ad")):
         print("%-10s %9s %17s %17s %8s %8s   %s" % ("  paper", pp[0], pp[1], pp[2], "", pp[3], pp[4]))
         sys.stdout.flush()
         rows[net]["seconds"] = time.perf_counter() - t0
+    print("\nTable I, CPU only on the original int8 .tflite networks (TFLite's integer requantization, int8 input"
+          "\n  and output; outputs bit-exact with TFLite Micro), same measurement")
+    print("%-10s %12s %9s %9s %9s" % ("net", "instr", "ms", "kB", "paper"))
+    for net in nets:
+        t = tflite_cpu_row(net, tmp)
+        rows[net]["tflite"] = t
+        print("%-10s %12d %9.2f %9.0f %9s" % (NAMES[net], t["instr"], t["ms"], t["size"]["total"] / 1e3, PAPER[net][0]))
     print("\nTable I detail: host instructions per inference = CPU layers (of which float I/O: the zoo networks'"
           "\n  QuantizeLinear of the float input and DequantizeLinear of the output, soft-float on RV32IMC) + the"
           "\n  offloaded layers' issue loops + run glue; device-model cycles, the offloaded layers' ideal cycles; ms,"
-          "\n  and ms without the float I/O; code + constant bytes; 'dig/tern' = the ternary network on the digital core alone (for the check)")
+          "\n  and ms without the float I/O; code + constant bytes; 'dig/tern' = the ternary network on the digital"
+          "\n  core alone (for the check)")
     print("%-10s %-9s %12s %12s %10s %7s %6s %11s %9s %8s %8s %9s  %s" % (
         "net", "config", "instr", "CPU layers", "float I/O", "issue", "glue", "dev cycles", "ideal", "ms", "no I/O",
         "code+const B",

@@ -65,6 +65,10 @@ def test_table_prints_row(ad_row, capsys, monkeypatch):
     assert re.search(r"^ToyAdmos +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ +[\d.]+ +\d+ / \d+ / \d+ / \d+ / \d+$", out,
                      re.M), out
     assert "  paper         4.70       0.30 / 0.36       0.80 / 0.80              0.49   287 / 315 / 171 / 274" in out
+    # the original int8 .tflite network, CPU only, bit-exact with TFLite Micro under qemu
+    t = ad_row["tflite"]
+    assert 0 < t["instr"] < ad_row["cpu"]["instr"] and t["io"] == 0 and t["dev_cycles"] == 0
+    assert re.search(r"^ToyAdmos +%d +[\d.]+ +\d+ +4.70$" % t["instr"], out, re.M), out
     for c in ("both", "mixed"):
         if bd.core_mismatch(ad_row, c):
             assert re.search(r"^WARNING: the digital core's device-model constants in .*ToyAdmos %s" % c, out, re.M), out
