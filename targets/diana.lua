@@ -67,7 +67,13 @@ local STARTUP = 50              -- cycles to program and start the array
 -- last pass -- the integer sum is the same, so the result is bit-exact. The
 -- cost: per tile and pass a startup, one or two activations per pixel, and
 -- the pass's rows programmed (ANA_PROG_ROWS per cycle).
-local ANA_ROWS, ANA_COLS = 1152, 512
+-- The array's size is a parameter for what-if studies and for tests that
+-- need many row passes and column (K) tiles from small layers; the weight
+-- memory follows it (one array's cells plus the int32 biases of its columns).
+local ANA_ROWS = param "ana_rows" { default = 1152, min = 16, max = 1152,
+                                    description = "analog array rows (C*kh*kw per pass); DIANA: 1152" }
+local ANA_COLS = param "ana_cols" { default = 512, min = 1, max = 512,
+                                    description = "analog array columns (output channels per K tile); DIANA: 512" }
 local ANA_STARTUP, ANA_PROG_ROWS, ANA_W_BPC = 50, 1, 32
 
 -- which accelerators exist (Table I's configurations) and how a layer both

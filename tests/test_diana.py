@@ -408,3 +408,28 @@ def test_ternary_qdq_float_groups_on_cpu(build_dir):
     ins = oo.random_inputs(sess, 3, seed=17)
     got, _ = oo.run(exe, d, ins)
     assert got == oo.ort_outputs(sess, ins)
+
+
+@pytest.mark.parametrize("net", ["resnet", "ad"])
+def test_analog_small_array(net, build_dir):
+    """A 64 x 16 analog array (-D ana_rows, -D ana_cols; the weight memory
+    follows) and a 16 kB L1: the ternary zoo layers run in many row passes,
+    K tiles of at most 16 columns and many spatial tiles at once, bit-exact
+    with onnxruntime."""
+    zoo = oo.ensure_zoo()
+    model = os.path.join(zoo, "%s_ternaryqop_s8.onnx" % net)
+    flags = ["-D", "engines=analog", "-D", "ana_rows=64", "-D", "ana_cols=16", "-D", "l1_kib=16"]
+    rep = report(model, args=flags)
+    ana = [l for l in rep["layers"] if l["engine"] == "analog"]
+    rows = [int(np.prod(w.shape[1:])) for _, _, w in weighted_layers(model)]
+    assert len(ana) == len(rows)
+    assert all(l["tile"]["size"]["K"] <= 16 for l in ana)
+    assert any(l["tile"]["size"]["K"] < l["tile"]["full"]["K"] for l in ana)
+    assert max(rows) > 4 * 64                      # at least 5 passes
+    if net == "resnet":
+        assert max(l["tile"]["tiles"] for l in ana) > 16
+    exe, d = build(build_dir, model, flags)
+    sess = oo.ort_session(model)
+    ins = oo.random_inputs(sess, 3, seed=19)
+    got, _ = oo.run(exe, d, ins)
+    assert got == oo.ort_outputs(sess, ins)
