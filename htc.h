@@ -1366,6 +1366,15 @@ typedef struct {
     int32_t a_offset, b_offset, out_zp, out_mult, out_shift, act_min, act_max;
 } htc__div_params;
 
+/* LOG_SOFTMAX int8 (kernels/arith8.c, reference_ops::LogSoftmaxQuantized):
+   rows of `depth` over the last axis; input differences to the row maximum
+   scaled into Q5.26 (mult, left_shift, PreprocessSoftmaxScaling with beta
+   1), exps summed in Q12.19, gemmlowp's fixed-point log of the sum; output
+   scale 16/256, zero point 127. */
+typedef struct {
+    int32_t outer, depth, mult, left_shift, rev_mult, rev_shift, diff_min;
+} htc__logsm_params;
+
 /* GetInvSqrtQuantizedMultiplierExp (TFLite common.h, reverse_shift -1):
    1/sqrt(input) as a Q31 multiplier and a left shift, by five gemmlowp
    Newton-Raphson steps in Q3.28 (L2_NORMALIZATION at run time, RSQRT's

@@ -137,6 +137,7 @@ typedef enum {
     OP_ADD_N, OP_DIV, OP_CUMSUM,    /* int8 arithmetic as TFLite Micro's reference kernels */
     OP_REDUCE_ALL,      /* logical and of bools over axes (REDUCE_ALL) */
     OP_SVDF,            /* SVDF (rank, Op.mode): outputs result, activation state, scratch */
+    OP_LOG_SOFTMAX,     /* log(softmax(x)) over the last axis */
     OP_COUNT
 } OpKind;
 

@@ -1663,6 +1663,33 @@ static void lower_reduce_all(Graph *g, Op *op)
     }
 }
 
+/* LOG_SOFTMAX int8 (log_softmax.cc CalculateOpData): beta 1, 5 integer bits,
+   output scale 16/256 and zero point 127 (TFLM checks both). */
+static void lower_log_softmax(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    need_type(in, DT_INT8, "input");
+    need_type(out, DT_INT8, "output");
+    qzp(in, "input");
+    if (qzp(out, "output") != 127 || out->q.scale[0] != 16.0f / 256)
+        fail("output '%s' must have scale 16/256 and zero point 127 (TFLite Micro checks it)", out->name);
+    if (in->rank < 1 || tensor_numel(in) != tensor_numel(out)) fail("input and output shapes differ");
+    htc__softmax_params sp;
+    quant_softmax_params(1.0f, in->q.scale[0], &sp);
+    if (sp.input_left_shift < 1) fail("input scale %g is too small (TFLite Micro refuses it)", (double)in->q.scale[0]);
+    htc__logsm_params *p = gparams(op, sizeof *p, "htc__logsm_params", "iiiiiii");
+    p->depth = in->shape[in->rank - 1];
+    p->outer = (int32_t)(tensor_numel(in) / (p->depth ? p->depth : 1));
+    p->mult = sp.input_multiplier;
+    p->left_shift = sp.input_left_shift;
+    p->diff_min = sp.diff_min;
+    /* PreprocessLogSoftmaxScalingExp: (1 << (31 - left_shift)) / multiplier below one */
+    double rev = (double)(1 << (31 - p->left_shift)) / (double)p->mult;
+    qmul_below_one(rev, &p->rev_mult, &p->rev_shift, "reverse scaling");
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+}
+
 /* ADD_N (add_n.cc) and CUMSUM (cumsum.cc), int8: left shift 20, the input
    scale over twice itself (1/2) and 2 in_scale / (2^20 out_scale), both
    QuantizeMultiplierSmallerThanOneExp, in double. */
@@ -2160,6 +2187,7 @@ void lower(Graph *g)
         case OP_ADD_N: case OP_CUMSUM: lower_addn(g, op); break;
         case OP_REDUCE_ALL: lower_reduce_all(g, op); break;
         case OP_SVDF: lower_svdf(g, op); break;
+        case OP_LOG_SOFTMAX: lower_log_softmax(g, op); break;
         case OP_SUB: case OP_SQDIFF: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: lower_ew(g, op); break;
         case OP_MATMUL: lower_matmul(g, op); break;
         case OP_TRANSPOSE_CONV: lower_tconv(g, op); break;

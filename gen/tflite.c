@@ -43,7 +43,8 @@ enum {
     BO_EMBEDDING_LOOKUP = 7, BO_DIV = 42, BO_CAST = 53, BO_LESS = 58, BO_GREATER = 61, BO_GREATER_EQUAL = 62,
     BO_LESS_EQUAL = 63, BO_EQUAL = 71, BO_NOT_EQUAL = 72, BO_LOGICAL_OR = 84, BO_LOGICAL_AND = 86,
     BO_LOGICAL_NOT = 87, BO_ZEROS_LIKE = 93, BO_FILL = 94, BO_ADD_N = 106, BO_GATHER_ND = 107,
-    BO_SELECT_V2 = 123, BO_CUMSUM = 128, BO_BROADCAST_ARGS = 145, BO_DYNAMIC_UPDATE_SLICE = 151, BO_REDUCE_ALL = 140
+    BO_SELECT_V2 = 123, BO_CUMSUM = 128, BO_BROADCAST_ARGS = 145, BO_DYNAMIC_UPDATE_SLICE = 151, BO_REDUCE_ALL = 140,
+    BO_LOG_SOFTMAX = 50
 };
 enum {
     OPT_NONE = 0, OPT_CONV2D = 1, OPT_DWCONV2D = 2, OPT_POOL2D = 5,
@@ -904,7 +905,7 @@ static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int
     case BO_LOGICAL_AND: case BO_LOGICAL_OR: case BO_DIV:
         rank = broadcast_shape(r, x, &g->tensors[op->in[1]], d, index, name);
         break;
-    case BO_LOGICAL_NOT: case BO_CAST: case BO_ZEROS_LIKE: case BO_CUMSUM: case BO_ADD_N:
+    case BO_LOGICAL_NOT: case BO_CAST: case BO_ZEROS_LIKE: case BO_CUMSUM: case BO_ADD_N: case BO_LOG_SOFTMAX:
     case BO_LOGISTIC: case BO_TANH: case BO_RELU: case BO_RELU6: case BO_RELU_N1_TO_1: case BO_RELU_0_TO_1:
     case BO_LEAKY_RELU: case BO_HARD_SWISH: case BO_GELU: case BO_RSQRT: case BO_ABS: case BO_ELU: case BO_NEG:
     case BO_QUANTIZE: case BO_DEQUANTIZE: case BO_SOFTMAX: case BO_L2_NORMALIZATION:
@@ -1235,6 +1236,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     case BO_ADD_N: kind = OP_ADD_N; nmax = OP_MAX_IO; break;
     case BO_CUMSUM: kind = OP_CUMSUM; nmin = nmax = 2; break;
     case BO_REDUCE_ALL: kind = OP_REDUCE_ALL; nmin = nmax = 2; break;
+    case BO_LOG_SOFTMAX: kind = OP_LOG_SOFTMAX; break;
     case BO_QUANTIZE: kind = OP_QUANTIZE; break;
     case BO_DEQUANTIZE: kind = OP_DEQUANTIZE; break;
     default: die("%s: operator %d (%s): unsupported operator", r->path, i, name);

@@ -425,7 +425,7 @@ static const char *op_names[OP_COUNT] = {
     "lstm",
     "compare", "logical", "select", "cast", "fill", "gather_nd", "update_slice", "add_n", "div", "cumsum",
     "reduce_all",
-    "svdf",
+    "svdf", "log_softmax",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }

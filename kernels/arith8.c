@@ -53,3 +53,85 @@ static HTC__UNUSED void htc__cumsum_s8(const htc__addn_params *p, const int8_t *
         }
     }
 }
+
+/* TFLite's SaturatingRoundingMultiplyByPOTParam for exponents >= 0: x * 2^e
+   saturated (x may be negative) */
+static inline int32_t htc__srmpot(int32_t x, int e)
+{
+    int32_t thr;
+    if (e == 0) return x;
+    thr = HTC__CAST(int32_t, (HTC__CAST(int64_t, 1) << (31 - e)) - 1);
+    if (x > thr) return INT32_MAX;
+    if (x < -thr) return INT32_MIN;
+    return HTC__CAST(int32_t, HTC__CAST(uint32_t, x) << e);
+}
+
+static inline int32_t htc__sat32(int64_t v)
+{
+    return v > INT32_MAX ? INT32_MAX : (v < INT32_MIN ? INT32_MIN : HTC__CAST(int32_t, v));
+}
+
+static inline int32_t htc__wrap_add(int32_t a, int32_t b)
+{
+    return HTC__CAST(int32_t, HTC__CAST(uint32_t, a) + HTC__CAST(uint32_t, b));
+}
+
+/* log_x_for_x_greater_than_or_equal_to_1_impl<5, 12> (TFLite common.h):
+   log of a Q12.19 value >= 1 as Q5.26, gemmlowp fixed point (accumulator
+   Q6.25) */
+static inline int32_t htc__log_q12_to_q5(int32_t z_a)
+{
+    const int32_t log_2 = 1488522236, sqrt_sqrt_half = 1805811301, sqrt_half = 1518500250;
+    const int32_t alpha_n = 117049297, alpha_d = 127690142, alpha_i = 1057819769, alpha_f = 638450708;
+    const int32_t shifted_quarter = htc__rdivpot(536870912, 6);
+    int ha = htc__clz32(HTC__CAST(uint32_t, z_a)), hb;
+    int32_t r_a_tmp = htc__srmpot(z_a, ha - 1);
+    int32_t r_a = htc__srmpot(htc__srdhm(r_a_tmp, sqrt_half), 1);
+    int32_t za_adj = htc__sat32(HTC__CAST(int64_t, htc__srmpot(12 - ha, 25)) + shifted_quarter);
+    int32_t z_b = htc__srdhm(z_a, sqrt_half), r_b, zb_adj, r, zpow, p, q, csq, num, den, rd, num_s, acc;
+    hb = htc__clz32(HTC__CAST(uint32_t, z_b)) - 1;
+    r_b = htc__srmpot(z_a, hb);
+    zb_adj = htc__sat32(HTC__CAST(int64_t, htc__srmpot(12 - hb, 25)) - shifted_quarter);
+    r = r_a < r_b ? r_a : r_b;
+    zpow = za_adj > zb_adj ? za_adj : zb_adj;
+    p = htc__rhalfsum(r, sqrt_sqrt_half);
+    q = htc__wrap_add(r, -sqrt_sqrt_half);
+    q = htc__wrap_add(q, q);
+    csq = htc__srdhm(q, q);
+    num = htc__wrap_add(htc__srdhm(q, r), htc__srdhm(htc__srdhm(q, csq), alpha_n));
+    den = htc__wrap_add(htc__srdhm(p, htc__wrap_add(htc__wrap_add(alpha_i, q), htc__srdhm(alpha_d, csq))),
+                        htc__srdhm(alpha_f, q));
+    rd = htc__one_over_one_plus_x(den);
+    num_s = htc__rdivpot(num, 6);
+    acc = htc__wrap_add(htc__srdhm(zpow, log_2), htc__srdhm(num_s, rd));
+    return htc__sat_shl(acc, 1);
+}
+
+/* reference_ops::LogSoftmaxQuantized<int8_t> */
+static HTC__UNUSED void htc__log_softmax_s8(const htc__logsm_params *p, const int8_t *in, int8_t *out)
+{
+    int32_t o, k;
+    for (o = 0; o < p->outer; o++) {
+        const int8_t *x = in + HTC__CAST(size_t, o) * HTC__CAST(size_t, p->depth);
+        int8_t *y = out + HTC__CAST(size_t, o) * HTC__CAST(size_t, p->depth);
+        int32_t mx = -128, sum = 0, logsum, adj, lim;
+        for (k = 0; k < p->depth; k++) mx = x[k] > mx ? x[k] : mx;
+        for (k = 0; k < p->depth; k++) {
+            int32_t d = x[k] - mx;
+            if (d >= p->diff_min)
+                sum = htc__wrap_add(sum, htc__rdivpot(htc__exp_neg(htc__mulq(d, p->mult, p->left_shift), 5), 12));
+        }
+        logsum = htc__log_q12_to_q5(sum);
+        adj = htc__mulq(htc__wrap_add(logsum, INT32_MIN), p->rev_mult, p->rev_shift);
+        lim = p->diff_min - 1 > adj ? p->diff_min - 1 : adj;
+        for (k = 0; k < p->depth; k++) {
+            int32_t d = x[k] - mx;
+            if (d > lim) {
+                int32_t v = htc__rdivpot(htc__mulq(d, p->mult, p->left_shift) - logsum, 22) + 127;
+                y[k] = HTC__CAST(int8_t, v > 127 ? 127 : (v < -128 ? -128 : v));
+            } else {
+                y[k] = -128;
+            }
+        }
+    }
+}

@@ -87,6 +87,7 @@ return target "cpu" {
       cumsum     = { cycles_per_elem = 12 },
       reduce_all = { cycles_per_mac = 1.0 },
       svdf       = { cycles_per_mac = 2.0 },
+      log_softmax = { cycles_per_elem = 80 },
     },
   },
 }

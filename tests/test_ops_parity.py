@@ -259,6 +259,29 @@ case("cumsum-reverse-last")(_cumsum([3, 6], -1, False, True))
 case("cumsum-excl-rev-axis0-saturate")(_cumsum([8, 4], 0, True, True, q=(0.1, -128), out_q=(0.05, 0)))
 
 
+def _log_softmax(shape, in_q):
+    def build(m, rng, gens):
+        x = m.input(shape, *in_q)
+        m.output(m.op("LOG_SOFTMAX", [x], [_t(m, shape, "int8", (16.0 / 256, 127))]))
+    return build
+
+
+case("log_softmax-s0.05")(_log_softmax([4, 10], (0.05, -3)))
+case("log_softmax-s0.5-wide")(_log_softmax([3, 40], (0.5, 20)))
+case("log_softmax-s0.004")(_log_softmax([2, 3, 16], (0.004, -128)))
+case("log_softmax-s0.25-depth1")(_log_softmax([5, 1], (0.25, 0)))
+
+
+@case("log_softmax-random-scales")
+def _lsm_random(m, rng, gens):
+    """Eight input scales, log-uniform in [1e-3, 4]: every int8 value in one row."""
+    for _ in range(8):
+        s = float(np.float32(np.exp(rng.uniform(np.log(1e-3), np.log(4)))))
+        x = m.input([2, 256], s, int(rng.integers(-128, 128)))
+        gens[x] = lambda r: np.stack([np.arange(-128, 128), r.integers(-128, 128, 256)]).astype(np.int8)
+        m.output(m.op("LOG_SOFTMAX", [x], [_t(m, [2, 256], "int8", (16.0 / 256, 127))]))
+
+
 # ---- the test ------------------------------------------------------------------------------
 
 def _inputs(info, gens, seed, extreme=False):
@@ -350,7 +373,8 @@ def _all_kernels(m):
     cs = m.op("CUMSUM", [n, m.const(np.array(1, np.int32), "int32")], [_t(m, [2, 3], "int8", (0.2, 0))])
     f = m.op("FILL", [m.const(np.array([2, 3], np.int32), "int32"), m.const(np.array(5, np.int8), "int8", 0.1, 0)],
              [_t(m, [2, 3], "int8", (0.1, 0))])
-    for t in (k, z, cs, f):
+    ls = m.op("LOG_SOFTMAX", [cs], [_t(m, [2, 3], "int8", (16.0 / 256, 127))])
+    for t in (k, z, ls, f):
         m.output(t)
 
 

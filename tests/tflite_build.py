@@ -132,6 +132,7 @@ OPS = {
     "CUMSUM": (S.BuiltinOptions.CumsumOptions, S.CumsumOptionsT, 1),
     "BROADCAST_ARGS": (S.BuiltinOptions.NONE, None, 1),
     "REDUCE_ALL": (S.BuiltinOptions.ReducerOptions, S.ReducerOptionsT, 1),
+    "LOG_SOFTMAX": (S.BuiltinOptions.LogSoftmaxOptions, S.LogSoftmaxOptionsT, 2),
 }
 
 OP_NAME = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
