@@ -114,6 +114,52 @@ local function by_arith(tflite, float, fp32, tflite_dw)
   end
 end
 
+-- Which core runs a layer (-D dispatch); cost: the estimated cycles of a
+-- conv on each core (weights loaded once, no tiling overheads). The reason
+-- lands in the report.
+local function choose(op, cand)
+  local has = {}
+  for _, n in ipairs(cand) do has[n] = true end
+  if DISPATCH == "mixed" and (has.digital or has.analog) then
+    local want, why
+    if op.kind == "conv2d" and op.depthwise == 1 then
+      want, why = "digital", "depthwise"
+    elseif op.eligible_index == 1 or op.eligible_index == op.eligible_count then
+      want, why = "digital", ("%s eligible layer (%d of %d)"):format(op.eligible_index == 1 and "first" or "last",
+                                                                     op.eligible_index, op.eligible_count)
+    elseif op.eligible_index > 0 then
+      want, why = "analog", ("eligible layer %d of %d, not first or last"):format(op.eligible_index, op.eligible_count)
+    else
+      want, why = "digital", "not a Conv2D/FC layer"
+    end
+    if has[want] then return want, ("mixed: %s -> %s"):format(why, want) end
+    local other = want == "digital" and "analog" or "digital"
+    return other, ("mixed: %s -> %s, which does not accept it; %s does"):format(why, want, other)
+  end
+  if not (has.digital and has.analog) then
+    return cand[1], cand[1] == "riscv" and "cpu is the only candidate" or ("only %s accepts it"):format(cand[1])
+  end
+  local ternary = op.weight_min >= -1 and op.weight_max <= 1
+  if DISPATCH == "bits" then
+    if ternary then return "analog", "bits: ternary weights go to analog (HTVM's rule)" end
+    return "digital", "bits: 8-bit weights go to digital (HTVM's rule)"
+  end
+  local K, OY, OX, rows, dig
+  if op.kind == "fc" then
+    K, OY, OX, rows = op.out_shape[#op.out_shape], 1, 1, op.in_shape[#op.in_shape]
+    dig = STARTUP + 40 + cdiv(K * rows, 8) + cdiv(rows, ROWS) * cdiv(K, COLS)
+  else
+    K, OY, OX = op.out_shape[4], op.out_shape[2], op.out_shape[3]
+    rows = op.kernel_h * op.kernel_w * op.in_shape[4]
+    dig = STARTUP + 40 + cdiv(K * rows, 8) + OY * cdiv(OX, COLS) * cdiv(K, ROWS) * rows
+  end
+  local passes = cdiv(rows, ANA_ROWS)
+  local ana = ANA_STARTUP * passes + 40 + cdiv(K * rows, ANA_W_BPC) + cdiv(rows, ANA_PROG_ROWS) * cdiv(K, ANA_COLS)
+              + 2 * OY * OX * cdiv(K, ANA_COLS) * passes
+  if ana < dig then return "analog", ("cost: analog ~%d cycles < digital ~%d"):format(ana, dig) end
+  return "digital", ("cost: digital ~%d cycles <= analog ~%d"):format(dig, ana)
+end
+
 return target "diana" {
   description = "DIANA SoC: RISC-V host + 16x16 PE digital accelerator + 1152x512 ternary analog in-memory-compute core",
   clock_mhz = 260,
@@ -125,49 +171,14 @@ return target "diana" {
     WA = { size = ANA_ROWS * ANA_COLS + 4 * ANA_COLS, alignment = 16, dma = { bytes_per_cycle = ANA_W_BPC, setup = 40 } },
   },
 
-  -- estimated cycles of a conv on each core (weights loaded once, no tiling
-  -- overheads): the cost-based choice, and the reason in the report
+  -- choose's engine and reason, plus a multi-pass analog layer's passes
   dispatch = function(op, cand)
-    local has = {}
-    for _, n in ipairs(cand) do has[n] = true end
-    if DISPATCH == "mixed" and (has.digital or has.analog) then
-      local want, why
-      if op.kind == "conv2d" and op.depthwise == 1 then
-        want, why = "digital", "depthwise"
-      elseif op.eligible_index == 1 or op.eligible_index == op.eligible_count then
-        want, why = "digital", ("%s eligible layer (%d of %d)"):format(op.eligible_index == 1 and "first" or "last",
-                                                                       op.eligible_index, op.eligible_count)
-      elseif op.eligible_index > 0 then
-        want, why = "analog", ("eligible layer %d of %d, not first or last"):format(op.eligible_index, op.eligible_count)
-      else
-        want, why = "digital", "not a Conv2D/FC layer"
-      end
-      if has[want] then return want, ("mixed: %s -> %s"):format(why, want) end
-      local other = want == "digital" and "analog" or "digital"
-      return other, ("mixed: %s -> %s, which does not accept it; %s does"):format(why, want, other)
+    local engine, why = choose(op, cand)
+    local rows = op.kind == "fc" and op.in_shape[#op.in_shape] or op.kind == "conv2d" and op.kernel_h * op.kernel_w * op.in_shape[4]
+    if engine == "analog" and rows > ANA_ROWS then     -- the row passes, in the report
+      why = ("%s; %d rows: %d passes over the %d-row array, int32 partial sums in L1"):format(why, rows, cdiv(rows, ANA_ROWS), ANA_ROWS)
     end
-    if not (has.digital and has.analog) then
-      return cand[1], cand[1] == "riscv" and "cpu is the only candidate" or ("only %s accepts it"):format(cand[1])
-    end
-    local ternary = op.weight_min >= -1 and op.weight_max <= 1
-    if DISPATCH == "bits" then
-      if ternary then return "analog", "bits: ternary weights go to analog (HTVM's rule)" end
-      return "digital", "bits: 8-bit weights go to digital (HTVM's rule)"
-    end
-    local K, OY, OX, rows, dig
-    if op.kind == "fc" then
-      K, OY, OX, rows = op.out_shape[#op.out_shape], 1, 1, op.in_shape[#op.in_shape]
-      dig = STARTUP + 40 + cdiv(K * rows, 8) + cdiv(rows, ROWS) * cdiv(K, COLS)
-    else
-      K, OY, OX = op.out_shape[4], op.out_shape[2], op.out_shape[3]
-      rows = op.kernel_h * op.kernel_w * op.in_shape[4]
-      dig = STARTUP + 40 + cdiv(K * rows, 8) + OY * cdiv(OX, COLS) * cdiv(K, ROWS) * rows
-    end
-    local passes = cdiv(rows, ANA_ROWS)
-    local ana = ANA_STARTUP * passes + 40 + cdiv(K * rows, ANA_W_BPC) + cdiv(rows, ANA_PROG_ROWS) * cdiv(K, ANA_COLS)
-                + 2 * OY * OX * cdiv(K, ANA_COLS) * passes
-    if ana < dig then return "analog", ("cost: analog ~%d cycles < digital ~%d"):format(ana, dig) end
-    return "digital", ("cost: digital ~%d cycles <= analog ~%d"):format(dig, ana)
+    return engine, why
   end,
 
   -- the RISC-V host runs what the accelerator cannot (cycles per MAC or

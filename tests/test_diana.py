@@ -340,6 +340,9 @@ def test_analog_row_passes(big_rows_model, flags, build_dir):
     assert rows == [1440, 1200, 4096]
     rep = report(model, args=flags)
     ana = [l for l in rep["layers"] if l["engine"] == "analog"]
+    for layer, n in zip(ana, (1440, 1200, 4096)):
+        assert layer["reason"].endswith("; %d rows: %d passes over the 1152-row array, int32 partial sums in L1"
+                                        % (n, -(-n // 1152))), layer["reason"]
     if "engines=analog" in flags:
         assert len(ana) == 3
         for layer in ana:       # the partial sums are counted in the L1 bytes
