@@ -789,6 +789,23 @@ static void lower_tconv(Graph *g, Op *op)
     if (s16) tconv_s16(g, op, w, oc);
 }
 
+/* A recurrent op's state tensor (a TFLite variable the op reads and
+   writes): its own, used by no other operator, not a graph input or
+   output and no other operand of this op. */
+static void own_state(Graph *g, const Op *op, int t, const char *what)
+{
+    const Tensor *s = T(g, t);
+    if (s->is_input || s->is_output) fail("%s '%s' is a graph input or output", what, s->name);
+    int uses = 0;
+    for (int i = 0; i < g->nops; i++) {
+        const Op *o = &g->ops[i];
+        for (int k = 0; k < o->nin; k++) uses += o->in[k] == t;
+        for (int k = 0; k < o->nout; k++) uses += o->out[k] == t;
+    }
+    if (uses != 1) fail("%s '%s' is also used by another operand or operator", what, s->name);
+    (void)op;
+}
+
 /* UNIDIRECTIONAL_SEQUENCE_LSTM, int8 activations and weights, int16 cell
    state (kernels/lstm.c), TFLM's PrepareGateParametersInteger: each gate's
    input and recurrent FULLY_CONNECTED to Q3.12 (CalculateOpDataFullyConnected
@@ -801,6 +818,8 @@ static void lower_tconv(Graph *g, Op *op)
 static void lower_lstm(Graph *g, Op *op)
 {
     Tensor *x = need(g, op, 0, "data"), *out = T(g, op->out[0]), *h = T(g, op->out[1]), *c = T(g, op->out[2]);
+    own_state(g, op, op->out[1], "hidden state");
+    own_state(g, op, op->out[2], "cell state");
     if (x->type == DT_INT16) fail("int16 (16x8) LSTM is not supported (htc has the int8 LSTM of full-integer models)");
     need_type(x, DT_INT8, "input");
     need_type(out, DT_INT8, "output");
@@ -869,6 +888,7 @@ static void lower_lstm(Graph *g, Op *op)
     h->reset_byte = (uint8_t)h_zp;
     c->reset_byte = 0;
     int nb = tm ? B : 1;
+    if (4LL * nb * S > (1LL << 28)) fail("state of %d x %d values is too large", nb, S);
     const int32_t sshape[1] = {4 * nb * S};
     op->out[3] = graph_new_tensor(g, arena_printf("%s.lstm_scratch", out->name), DT_INT16, 1, sshape);
     g->tensors[op->out[3]].src_index = -1;
@@ -901,6 +921,7 @@ static void lower_svdf(Graph *g, Op *op)
     Tensor *b = T(g, op->in[3]);
     need_type(x, DT_INT8, "input");
     need_type(out, DT_INT8, "output");
+    own_state(g, op, op->out[1], "activation state");
     need_type(wf, DT_INT8, "feature weights");
     if (wt->type != DT_INT16 && wt->type != DT_INT8) fail("time weights '%s' must be int16 or int8", wt->name);
     if (st->type != wt->type)
@@ -943,6 +964,7 @@ static void lower_svdf(Graph *g, Op *op)
     p->has_bias = 1;
     st->variable = 1;
     st->reset_byte = st->type == DT_INT8 ? (uint8_t)p->state_zp : 0;
+    if ((int64_t)B * (F + U) > (1LL << 28)) fail("%d batches of %d filters are too many", B, F);
     const int32_t sshape[1] = {B * F + B * U};
     op->out[2] = graph_new_tensor(g, arena_printf("%s.svdf_scratch", out->name), DT_INT32, 1, sshape);
     g->tensors[op->out[2]].src_index = -1;

@@ -291,3 +291,15 @@ def test_svdf_unsupported(tmp_path):
     m, _ = svdf_model(np.random.default_rng(1), bias=False)
     p = m.save(str(tmp_path / "svdf_nobias.tflite"))
     expect_error(p, "SVDF", "needs a bias")
+
+
+def test_lstm_shared_state(tmp_path):
+    """The state tensors belong to the op: one that is also a graph output or the data input is refused."""
+    m, (h, c) = lstm_model(np.random.default_rng(2))
+    m.output(h)
+    p = m.save(str(tmp_path / "state_out.tflite"))
+    expect_error(p, "UNIDIRECTIONAL_SEQUENCE_LSTM", "hidden state", "graph input or output")
+    m, (h, c) = lstm_model(np.random.default_rng(2))
+    m.operators[0].inputs[19] = m.operators[0].inputs[18]
+    p = m.save(str(tmp_path / "state_twice.tflite"))
+    expect_error(p, "UNIDIRECTIONAL_SEQUENCE_LSTM", "also used by another operand")

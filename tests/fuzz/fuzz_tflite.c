@@ -112,7 +112,10 @@ static void check_graph(const Graph *g)
         CHECK(op->kind >= 0 && op->kind < OP_COUNT);
         /* source order; shape arithmetic folded away, SPLIT-like ops one op per output */
         CHECK(op->src_index >= (i ? g->ops[i - 1].src_index : 0) && op->src_name);
-        CHECK(op->nin >= 1 && op->nin <= OP_MAX_IO && op->nout == 1);
+        /* recurrent ops: the result, then the state they own (LSTM: hidden, cell; SVDF: activation) */
+        CHECK(op->nin >= 1 && op->nin <= OP_MAX_IO &&
+              op->nout == (op->kind == OP_LSTM ? 3 : op->kind == OP_SVDF ? 2 : 1));
+        for (int k = 1; k < op->nout; k++) CHECK(op->out[k] >= 0 && !g->tensors[op->out[k]].data);
         CHECK(op->in[0] >= 0);
         for (int k = 0; k < OP_MAX_IO; k++) {
             CHECK(op->in[k] >= -1 && op->in[k] < g->ntensors);
