@@ -2000,6 +2000,24 @@ static void lower_act_s16(Graph *g, Op *op)
     op->nch = p->mode != 1;
 }
 
+/* quant.h: gen/quant.c's sigmoid table as one constant int16 tensor of
+   the graph (the uint16 entries stored as their int16 bit patterns),
+   created on first use and shared by every op that names it as an input. */
+int quant_sigmoid16_tensor(Graph *g)
+{
+    static const char name[] = "htc.sigmoid_table_uint16";
+    for (int i = 0; i < g->ntensors; i++)
+        if (g->tensors[i].src_index < 0 && g->tensors[i].name && !strcmp(g->tensors[i].name, name)) return i;
+    uint16_t t[256];
+    int16_t d[256];
+    quant_sigmoid16_table(t);
+    for (int i = 0; i < 256; i++) d[i] = (int16_t)(t[i] >= 32768 ? (int32_t)t[i] - 65536 : (int32_t)t[i]);
+    const int32_t shape[1] = {256};
+    int ti = graph_const_tensor(g, name, DT_INT16, 1, shape, d, sizeof d);
+    g->tensors[ti].src_index = -1;
+    return ti;
+}
+
 /* int16 LOGISTIC / TANH (kernels/act_s16.c htc__act_s16_sig, htc.h
    htc__sigmoid16 / htc__tanh16), TFLM's Prepare
    (CalculateArithmeticOpDataLogistic, tanh.cc CalculateArithmeticOpData):

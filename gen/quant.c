@@ -554,24 +554,6 @@ void quant_sigmoid16_table(uint16_t t[256])
     t[255] = 65535;
 }
 
-/* The table above as one constant int16 tensor of the graph (the uint16
-   entries stored as their int16 bit patterns), created on first use and
-   shared by every op that names it as an input. */
-int quant_sigmoid16_tensor(Graph *g)
-{
-    static const char name[] = "htc.sigmoid_table_uint16";
-    for (int i = 0; i < g->ntensors; i++)
-        if (g->tensors[i].src_index < 0 && g->tensors[i].name && !strcmp(g->tensors[i].name, name)) return i;
-    uint16_t t[256];
-    int16_t d[256];
-    quant_sigmoid16_table(t);
-    for (int i = 0; i < 256; i++) d[i] = (int16_t)(t[i] >= 32768 ? (int32_t)t[i] - 65536 : (int32_t)t[i]);
-    const int32_t shape[1] = {256};
-    int ti = graph_const_tensor(g, name, DT_INT16, 1, shape, d, sizeof d);
-    g->tensors[ti].src_index = -1;
-    return ti;
-}
-
 /* TFLite's CheckedLog2: log2(x) rounded, and whether x is within 1e-3 (in
    the exponent) of that power of two; float arithmetic as TFLite's. */
 int quant_checked_log2(float x, int *log2_result)

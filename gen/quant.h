@@ -75,7 +75,9 @@ void quant_softmax_lut16(int which, int32_t lut[513]);
    t[i] = sigmoid(i / 24) in 0.16, biased by half the interpolation error
    (the formula in gen/quant.c); quant_sigmoid16_tensor: the table as one
    shared constant int16 [256] tensor of g (its index; created once), the
-   last input of kernels that call htc.h's htc__sigmoid16 / htc__tanh16. */
+   last input of kernels that call htc.h's htc__sigmoid16 / htc__tanh16
+   (defined in gen/lower.c: it adds to the graph, and quant.c links alone
+   into tests/kernels). */
 void quant_sigmoid16_table(uint16_t t[256]);
 int quant_sigmoid16_tensor(Graph *g);
 
