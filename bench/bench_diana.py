@@ -6,7 +6,8 @@ Table I on RV32 (table1: CPU only / digital / analog / both; htc's RISC-V
 code counted under qemu-system-riscv32 by bench/diana/rv32.py, the device
 model's cycles for the offloaded layers, RV32 binary sizes, the paper's
 figures beside them, the both-vs-single check), and the Fig. 4 L1 sweep
-(no heuristics / eq. 3-4 / eq. 3-5)."""
+(no heuristics / eq. 3-4 / eq. 3-5). `--layers NET CONFIG`: one Table I
+cell layer by layer."""
 import json
 import os
 import subprocess
@@ -233,9 +234,40 @@ def table1(zoo, tmp, nets=("kws", "vww", "resnet", "ad")):
     return rows
 
 
+def layer_table(net, config, zoo, tmp, seed=5):
+    """`bench_diana.py --layers NET CONFIG`: one Table I cell layer by layer
+    (host instructions under qemu, the device model's instructions left out
+    and its cycles, htc's estimate, the dispatch reason)"""
+    rv32.check_tools()
+    params, kind = {c[0]: (c[1], c[2]) for c in CONFIGS + CHECK}[config]
+    model = os.path.join(zoo, "%s_%s_s8.onnx" % (net, kind))
+    args = [a for p in params for a in ("-D", p)]
+    rep = json.loads(subprocess.run([oo.HTC, "report", model, "-t", DIANA, "--json"] + args, capture_output=True,
+                                    text=True, check=True).stdout)
+    sess = oo.ort_session(model)
+    x = oo.random_inputs(sess, 1, seed)[0]
+    h = os.path.join(tmp, "l.h")
+    rv32.compile_header(oo.HTC, model, DIANA, h, args)
+    c = rv32.firmware_count(h, os.path.join(tmp, "lfw"), b"".join(a.tobytes() for a in x))
+    print("%s %s (%s): per layer, host instructions (device model's left out), device cycles of offloaded layers"
+          % (NAMES[net], config, " ".join(args)))
+    print("%5s %-11s %-8s %12s %12s %10s %10s  %s" % ("layer", "op", "engine", "host instr", "model instr",
+                                                       "dev cycles", "est", "why"))
+    for l in rep["layers"]:
+        host, mod, cyc = c["layers"].get(l["index"], (0, 0, 0))
+        off = l["engine"] != "riscv"
+        print("%5d %-11s %-8s %12d %12d %10s %10d  %s" % (l["index"], l["op"], l["engine"], host, mod,
+                                                          cyc if off else "-", l["est_cycles"], l["reason"]))
+
+
 def main():
     zoo = oo.ensure_zoo()
     tmp = tempfile.mkdtemp()
+    if len(sys.argv) == 4 and sys.argv[1] == "--layers":
+        layer_table(sys.argv[2], sys.argv[3], zoo, tmp)
+        return
+    if len(sys.argv) > 1:
+        sys.exit("usage: bench_diana.py [--layers kws|vww|resnet|ad %s]" % "|".join(c[0] for c in CONFIGS + CHECK))
     print("DIANA digital (virtual platform), power-of-two MLPerf Tiny models")
     print("%-8s %12s %9s %12s %7s %10s %8s %12s" % ("net", "cycles", "ms@260", "ideal", "ratio", "est", "tile ms",
                                                     "compile ms"))

@@ -109,3 +109,17 @@ def test_model_left_out(tmp_path):
 def test_bad_header_is_an_error(tmp_path):
     with pytest.raises(rv32.Rv32Error, match="without its"):
         rv32.split_model("x\n" + rv32.MODEL_BEGIN + "\nstatic int y;\n")
+
+
+def test_layer_table(capsys, tmp_path):
+    """--layers: one line per layer of the report, offloaded layers with
+    their device cycles, CPU layers with '-'"""
+    bd.layer_table("ad", "digital", bd.oo.ensure_zoo(), str(tmp_path))
+    out = capsys.readouterr().out
+    rows = re.findall(r"^ +(\d+) (\w+) +(\w+) +(\d+) +(\d+) +(\d+|-) +(\d+)  (.+)$", out, re.M)
+    assert [int(r[0]) for r in rows] == list(range(12)), out
+    for r in rows:
+        assert (r[2] == "riscv") == (r[5] == "-"), r
+        if r[2] == "digital":
+            assert int(r[5]) > 0 and r[1] == "fc", r
+    assert sum(int(r[3]) for r in rows) > 0

@@ -115,8 +115,8 @@ def bracket_device_calls(text):
     pre, model, post = split_model(text)
     if not model:
         return text
-    post, n = re.subn(r"\bhtc__dev_(\w+)\(\s*\)", r"HTC_BENCH_DEV(htc__dev_\1, )", post)
-    post, m = re.subn(r"\bhtc__dev_(\w+)\(", r"HTC_BENCH_DEV(htc__dev_\1, ", post)
+    post = re.sub(r"\bhtc__dev_(\w+)\(\s*\)", r"HTC_BENCH_DEV(htc__dev_\1, )", post)
+    post = re.sub(r"\bhtc__dev_(\w+)\(", r"HTC_BENCH_DEV(htc__dev_\1, ", post)
     return pre + model + post
 
 
