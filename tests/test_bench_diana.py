@@ -57,10 +57,10 @@ def test_row_counts_and_sizes(ad_row):
     assert ad_row["mixed"]["engines"].get("digital") == 2 and ad_row["mixed"]["engines"].get("analog", 0) >= 8
 
 
-def test_table_prints_row(ad_row, capsys, monkeypatch):
+def test_table_prints_row(ad_row, capsys, monkeypatch, tmp_path):
     """table1 prints the row next to the paper's and the check line"""
     monkeypatch.setattr(bd, "table1_row", lambda net, zoo, tmp, configs: ad_row)
-    bd.table1("unused", "unused", nets=("ad",))
+    bd.table1("unused", str(tmp_path), nets=("ad",))
     out = capsys.readouterr().out
     assert re.search(r"^ToyAdmos +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ / +[\d.]+ +[\d.]+ +[\d.]+ +\d+ / \d+ / \d+ / \d+ / \d+$", out,
                      re.M), out
@@ -75,11 +75,11 @@ def test_table_prints_row(ad_row, capsys, monkeypatch):
     assert re.search(r"^ToyAdmos +total +both +[\d.]+ ms, best single +[\d.]+ ms \((digital|analog)\): (ok|SLOWER)", out, re.M)
 
 
-def test_missing_toolchain(monkeypatch, capsys):
+def test_missing_toolchain(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(rv32, "QEMU_BIN", "no-such-qemu-system-riscv32")
     with pytest.raises(rv32.Rv32Error, match="missing no-such-qemu-system-riscv32 .*apt-get install"):
         rv32.check_tools()
-    bd.table1("unused", "unused", nets=("ad",))
+    bd.table1("unused", str(tmp_path), nets=("ad",))
     assert "Table I: skipped - missing no-such-qemu-system-riscv32" in capsys.readouterr().out
 
 
