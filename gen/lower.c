@@ -820,10 +820,11 @@ static void lower_lstm(Graph *g, Op *op)
     Tensor *x = need(g, op, 0, "data"), *out = T(g, op->out[0]), *h = T(g, op->out[1]), *c = T(g, op->out[2]);
     own_state(g, op, op->out[1], "hidden state");
     own_state(g, op, op->out[2], "cell state");
-    if (x->type == DT_INT16) fail("int16 (16x8) LSTM is not supported (htc has the int8 LSTM of full-integer models)");
-    need_type(x, DT_INT8, "input");
-    need_type(out, DT_INT8, "output");
-    need_type(h, DT_INT8, "hidden state");
+    int s16 = x->type == DT_INT16;      /* 16x8: int16 activations, int64 biases */
+    DType at = s16 ? DT_INT16 : DT_INT8;
+    need_type(x, at, "input");
+    need_type(out, at, "output");
+    need_type(h, at, "hidden state");
     need_type(c, DT_INT16, "cell state");
     need_rank(x, 3, "input");
     need_rank(out, 3, "output");
@@ -837,6 +838,7 @@ static void lower_lstm(Graph *g, Op *op)
     int32_t x_zp = qzp(x, "input"), h_zp = qzp(h, "hidden state");
     qzp(out, "output");
     qzp(c, "cell state");
+    if (s16 && (x_zp || h_zp)) fail("int16 input and hidden state need zero point 0 (TFLite Micro checks it)");
     if (out->q.scale[0] != h->q.scale[0] || out->q.zero_point[0] != h_zp)
         fail("output '%s' and hidden state '%s' are quantized differently (TFLite Micro copies one into the other)",
              out->name, h->name);
@@ -861,7 +863,7 @@ static void lower_lstm(Graph *g, Op *op)
     }
     for (int k = 0; k < 4; k++) {
         Tensor *b = need(g, op, 9 + k, "bias");
-        need_type(b, DT_INT32, "bias");
+        need_type(b, s16 ? DT_INT64 : DT_INT32, "bias");
         need_const(b, "bias");
         if (tensor_numel(b) != S) fail("bias '%s' has %lld elements, expected %d", b->name, (long long)tensor_numel(b), S);
     }
@@ -885,7 +887,7 @@ static void lower_lstm(Graph *g, Op *op)
         p->clip = -1;
     }
     h->variable = c->variable = 1;      /* TFLM's ResetTensorData: int8 to the zero point, else 0 */
-    h->reset_byte = (uint8_t)h_zp;
+    h->reset_byte = s16 ? 0 : (uint8_t)h_zp;
     c->reset_byte = 0;
     int nb = tm ? B : 1;
     if (4LL * nb * S > (1LL << 28)) fail("state of %d x %d values is too large", nb, S);
@@ -893,6 +895,7 @@ static void lower_lstm(Graph *g, Op *op)
     op->out[3] = graph_new_tensor(g, arena_printf("%s.lstm_scratch", out->name), DT_INT16, 1, sshape);
     g->tensors[op->out[3]].src_index = -1;
     op->nout = 4;
+    op->variant = s16 ? "_s16" : "_s8";
     op->in[13] = quant_sigmoid16_tensor(g);
     op->nin = 14;
     op->rq = RQ_TFLITE;

@@ -846,7 +846,7 @@ static const struct {
     {OP_ARGMAX, RQ_NONE, K_ANY, "kernels/reduce.c", "htc__argminmax_s8"},
     {OP_ARGMIN, RQ_NONE, K_ANY, "kernels/reduce.c", "htc__argminmax_s8"},
     {OP_MIRROR_PAD, RQ_COUNT, K_ANY, "kernels/move.c", "htc__mirror_pad"},
-    {OP_LSTM, RQ_TFLITE, K_ANY, "kernels/lstm.c", "htc__lstm_s8"},
+    {OP_LSTM, RQ_TFLITE, K_ANY, "kernels/lstm.c", "htc__lstm"},
     /* TFLite Micro parity, int8 graphs (issue 13) */
     {OP_COMPARE, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__compare"},
     {OP_LOGICAL, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__logical"},
