@@ -100,45 +100,44 @@ def _where(m, rng, gens):
 
 # ---- CAST, FILL, ZEROS_LIKE ---------------------------------------------------------------
 
-def _cast(src, dst, shape=(3, 7)):
+CASTS = (("int8", "int32"), ("int32", "int8"), ("bool", "int8"), ("bool", "float32"), ("int16", "float32"),
+         ("float32", "int32"), ("float32", "int8"), ("int32", "float32"), ("int8", "int16"), ("int16", "int8"),
+         ("bool", "int32"))
+
+
+def _cast(pairs, shape=(3, 7)):
+    """One CAST per (source, destination) pair, one input per source type."""
     def build(m, rng, gens):
-        x = m.input(list(shape), dtype=src)
-        if src == "int32":
-            gens[x] = lambda r: r.integers(-1000, 1000, size=shape).astype(np.int32)   # wraps in int8/int16
-        if src == "float32":
-            gens[x] = lambda r: (r.uniform(-100, 100, size=shape) * (r.random(shape) < 0.8)).astype(np.float32)
-        m.output(m.op("CAST", [x], [_t(m, list(shape), dst)]))
+        ins = {}
+        for src, dst in pairs:
+            if src not in ins:
+                ins[src] = x = m.input(list(shape), dtype=src)
+                if src == "int32":
+                    gens[x] = lambda r: r.integers(-1000, 1000, size=shape).astype(np.int32)   # wraps in int8/int16
+                if src == "float32":
+                    gens[x] = lambda r: (r.uniform(-100, 100, size=shape) * (r.random(shape) < 0.8)).astype(np.float32)
+            m.output(m.op("CAST", [ins[src]], [_t(m, list(shape), dst)]))
     return build
 
 
-for _s, _d in (("int8", "int32"), ("int32", "int8"), ("bool", "int8"), ("bool", "float32"), ("int16", "float32"),
-               ("float32", "int32"), ("float32", "int8"), ("int32", "float32"), ("int8", "int16"),
-               ("int16", "int8"), ("bool", "int32")):
-    case("cast-%s-%s" % (_s, _d))(_cast(_s, _d))
+case("cast-all-pairs")(_cast(CASTS))
 
 
-def _fill(dtype):
-    def build(m, rng, gens):
-        v = m.input([], *((0.1, 3) if dtype == "int8" else (None, None)), dtype=dtype)
-        d = m.const(np.array([2, 3, 4], np.int32), "int32")
-        m.output(m.op("FILL", [d, v], [_t(m, [2, 3, 4], dtype, (0.1, 3) if dtype == "int8" else None)]))
-    return build
+@case("fill-int8-int32-float32")
+def _fill(m, rng, gens):
+    d = m.const(np.array([2, 3, 4], np.int32), "int32")
+    for dtype in ("int8", "int32", "float32"):
+        q = (0.1, 3) if dtype == "int8" else None
+        v = m.input([], *(q or (None, None)), dtype=dtype)
+        m.output(m.op("FILL", [d, v], [_t(m, [2, 3, 4], dtype, q)]))
 
 
-for _d in ("int8", "int32", "float32"):
-    case("fill-%s" % _d)(_fill(_d))
-
-
-def _zeros(dtype):
-    def build(m, rng, gens):
+@case("zeros_like-int8-int32-float32")
+def _zeros(m, rng, gens):
+    for dtype in ("int8", "int32", "float32"):
         q = (0.1, -5) if dtype == "int8" else None
         x = m.input([3, 4], *(q or (None, None)), dtype=dtype)
         m.output(m.op("ZEROS_LIKE", [x], [_t(m, [3, 4], dtype, q)]))
-    return build
-
-
-for _d in ("int8", "int32", "float32"):
-    case("zeros_like-%s" % _d)(_zeros(_d))
 
 
 # ---- GATHER_ND, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE, BROADCAST_ARGS -------------------
@@ -330,7 +329,7 @@ REFUSED = {
     # TFLM's ADD_N needs two inputs
     "add_n-1": (_addn(1, (0.05, 20), (0.04, -20)), "at least 2"),
     # TFLM's CAST has no bool output
-    "cast-int8-bool": (_cast("int8", "bool"), "to bool is not supported"),
+    "cast-int8-bool": (_cast([("int8", "bool")]), "to bool is not supported"),
 }
 
 
