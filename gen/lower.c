@@ -1721,6 +1721,21 @@ static void lower_log_softmax(Graph *g, Op *op)
 static void lower_addn(Graph *g, Op *op)
 {
     Tensor *a = need(g, op, 0, "first"), *out = T(g, op->out[0]);
+    if (op->kind == OP_CUMSUM && a->type == DT_FLOAT32) {      /* a float island */
+        need_type(out, DT_FLOAT32, "output");
+        if (tensor_numel(out) != tensor_numel(a)) fail("output '%s' is not the input's shape", out->name);
+        htc__addn_params *p = gparams(op, sizeof *p, "htc__addn_params", "iiiiiiiiiiiiiii");
+        p->n = (int32_t)tensor_numel(a);
+        p->pre = p->depth = p->post = 1;
+        for (int d = 0; d < a->rank; d++) {
+            if (d < op->axis) p->pre *= a->shape[d];
+            else if (d > op->axis) p->post *= a->shape[d];
+            else p->depth = a->shape[d];
+        }
+        p->mode = op->mode;
+        op->variant = "_f32";
+        return;
+    }
     need_type(a, DT_INT8, "input");
     need_type(out, DT_INT8, "output");
     if (op->kind == OP_ADD_N && op->nin < 2) fail("%d input (TFLite Micro requires at least 2)", op->nin);
@@ -2205,7 +2220,7 @@ void lower(Graph *g)
                     op->kind == OP_GATHER || op->kind == OP_CONCAT || op->kind == OP_QUANTIZE || op->kind == OP_NEG ||
                     op->kind == OP_MIRROR_PAD || op->kind == OP_SPACE_TO_BATCH || op->kind == OP_BATCH_TO_SPACE ||
                     op->kind == OP_RESIZE || op->kind == OP_SELECT || op->kind == OP_CAST || op->kind == OP_FILL ||
-                    op->kind == OP_GATHER_ND || op->kind == OP_UPDATE_SLICE;
+                    op->kind == OP_GATHER_ND || op->kind == OP_UPDATE_SLICE || op->kind == OP_CUMSUM;
         for (int k = 0; k < op->nin; k++)
             if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && !moves)
                 fail("float input '%s': htc compiles integer models only (and the float operators of float islands)",

@@ -857,6 +857,7 @@ static const struct {
     {OP_UPDATE_SLICE, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__update_slice"},
     {OP_ADD_N, RQ_TFLITE, K_ANY, "kernels/arith8.c", "htc__add_n_s8"},
     {OP_CUMSUM, RQ_TFLITE, K_ANY, "kernels/arith8.c", "htc__cumsum_s8"},
+    {OP_CUMSUM, RQ_NONE, K_ANY, "kernels/arith8.c", "htc__cumsum"},
     {OP_REDUCE_ALL, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__reduce_all"},
     {OP_SVDF, RQ_TFLITE, K_ANY, "kernels/svdf.c", "htc__svdf"},
     {OP_LOG_SOFTMAX, RQ_TFLITE, K_ANY, "kernels/arith8.c", "htc__log_softmax_s8"},

@@ -54,6 +54,30 @@ static HTC__UNUSED void htc__cumsum_s8(const htc__addn_params *p, const int8_t *
     }
 }
 
+/* reference_ops::CumSum<float> (a float island: the converter leaves CUMSUM
+   in float between DEQUANTIZE and QUANTIZE): float additions in TFLM's order */
+static HTC__UNUSED void htc__cumsum_f32(const htc__addn_params *p, const float *in, float *out)
+{
+    int32_t a, b, k;
+    int excl = p->mode & 1, rev = (p->mode >> 1) & 1;
+    for (a = 0; a < p->pre; a++) {
+        for (b = 0; b < p->post; b++) {
+            float acc = 0.0f;
+            for (k = 0; k < p->depth; k++) {
+                int32_t kk = rev ? p->depth - 1 - k : k;
+                size_t ix = (HTC__CAST(size_t, a) * HTC__CAST(size_t, p->depth) + HTC__CAST(size_t, kk)) * HTC__CAST(size_t, p->post) + HTC__CAST(size_t, b);
+                if (excl) {
+                    out[ix] = acc;
+                    acc += in[ix];
+                } else {
+                    acc += in[ix];
+                    out[ix] = acc;
+                }
+            }
+        }
+    }
+}
+
 /* TFLite's SaturatingRoundingMultiplyByPOTParam for exponents >= 0: x * 2^e
    saturated (x may be negative) */
 static inline int32_t htc__srmpot(int32_t x, int e)

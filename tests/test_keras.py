@@ -49,6 +49,8 @@ ZOO = {
     "lstm_batch2": ("tflm", ()),
     "gru_unrolled": ("tflm", ()),
     "rnn_unrolled": ("tflm", ()),
+    # comparisons, LOGICAL_AND, SELECT_V2 in int8; CUMSUM left in float by the converter
+    "where_cumsum": ("tflm", ()),
     "unet_nearest": ("piecewise", ("TILE",)),
     # TFLM's int8 SPACE_TO_BATCH_ND pads with a value it never sets
     # (SpaceToBatchParams.output_offset, an uninitialised persistent buffer:

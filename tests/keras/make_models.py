@@ -199,6 +199,24 @@ def rnn_unrolled():
     return keras.Model(inp, x, name="rnn_unrolled")
 
 
+def where_cumsum():
+    """Comparisons, logical_and, where and cumsum (keras.ops) on a small
+    sequence model: GREATER / LESS_EQUAL / LOGICAL_AND / SELECT_V2 in int8
+    (a broadcast `where`; equal shapes convert to SELECT, which TFLite Micro
+    lacks) and CUMSUM, which the int8 converter leaves in float (DEQUANTIZE
+    -> CUMSUM -> QUANTIZE)."""
+    seed(20)
+    x = inp = keras.Input((16, 8), batch_size=1)
+    d = layers.Dense(8)(x)
+    e = layers.Dense(8)(x)
+    c = layers.Lambda(lambda t: keras.ops.logical_and(keras.ops.greater(t[0], 0.1),
+                                                      keras.ops.less_equal(t[1], t[0])))([d, e])
+    w = layers.Lambda(lambda t: keras.ops.where(t[0], t[1], keras.ops.mean(t[2], axis=1, keepdims=True)))([c, d, e])
+    s = layers.Lambda(lambda t: keras.ops.cumsum(t, axis=1))(w)
+    y = layers.Dense(4)(layers.Flatten()(s))
+    return keras.Model(inp, y, name="where_cumsum")
+
+
 MODELS = {
     "mobilenet_v3_small": mobilenet_v3_small,
     "mobilenet_v2_035": mobilenet_v2,
@@ -215,6 +233,7 @@ MODELS = {
     "lstm_batch2": lstm_batch2,
     "gru_unrolled": gru_unrolled,
     "rnn_unrolled": rnn_unrolled,
+    "where_cumsum": where_cumsum,
 }
 
 # 16x8 (int16 activations, int8 weights) versions: <name>_16x8.tflite
