@@ -1102,6 +1102,27 @@ static inline void htc__epi_put(const htc__epi *e, void *out, size_t i, int32_t 
     else HTC__CAST(int8_t *, out)[i] = HTC__CAST(int8_t, htc__epi_value(e, c, acc));
 }
 
+/* The index walk of the broadcasting and reducing loops (kernels/mul.c
+   htc__ew_core, binary_s16.c, reduce_s16.c): steps the index idx over
+   dimensions [0, n) of shape s, the last fastest, moving the offsets *a
+   and *b by their element strides as[d] and bs[d] (0 on a dimension that
+   does not move that operand). Returns 0 when the walk has wrapped to the
+   first index (after the last element), 1 otherwise. */
+static inline int htc__walk(int32_t *idx, const int32_t *s, const int32_t *as, const int32_t *bs, int n, size_t *a,
+                            size_t *b)
+{
+    int d;
+    for (d = n - 1; d >= 0; d--) {
+        *a += HTC__CAST(size_t, as[d]);
+        *b += HTC__CAST(size_t, bs[d]);
+        if (++idx[d] < s[d]) return 1;
+        *a -= HTC__CAST(size_t, as[d]) * HTC__CAST(size_t, s[d]);
+        *b -= HTC__CAST(size_t, bs[d]) * HTC__CAST(size_t, s[d]);
+        idx[d] = 0;
+    }
+    return 0;
+}
+
 /* Element i of an int8 (value = stored + off) or int32 (i32) tensor. */
 static inline int32_t htc__ql_ld(const void *p, size_t i, int32_t i32, int32_t off)
 {

@@ -38,14 +38,7 @@ static HTC__UNUSED void htc__ew_core(const htc__ewg *g, const htc__epi *e, const
                 if (++c == g->rq_nch) c = 0;
             }
         }
-        for (d = 4; d >= 0; d--) {
-            ai += HTC__CAST(size_t, g->as[d]);
-            bi += HTC__CAST(size_t, g->bs[d]);
-            if (++idx[d] < g->s[d]) break;
-            ai -= HTC__CAST(size_t, g->as[d]) * HTC__CAST(size_t, g->s[d]);
-            bi -= HTC__CAST(size_t, g->bs[d]) * HTC__CAST(size_t, g->s[d]);
-            idx[d] = 0;
-        }
+        htc__walk(idx, g->s, g->as, g->bs, 5, &ai, &bi);
     }
 }
 

@@ -3,16 +3,21 @@
    each output's inputs minus count * zero point, MEAN with 1/count folded
    into the multiplier at run time as TFLM does, saturated to int16. */
 
+/* Two walks (htc.h htc__walk) over the input's six dimensions: the kept
+   ones give each output's first input, the reduced ones its inputs. */
 static HTC__UNUSED void htc__reduce_s16(const htc__reduce_params *p, const int16_t *in, int16_t *out)
 {
-    int32_t oidx[6] = {0, 0, 0, 0, 0, 0}, ridx[6];
-    size_t stride[6], nout = 1, nred = 1, o, r;
+    int32_t oidx[6] = {0, 0, 0, 0, 0, 0}, os[6], rs[6], ost[6], rst[6];
+    size_t nred = 1, base = 0, ob = 0;
     int d;
-    int32_t mult = p->mult, shift = p->shift;
+    int32_t mult = p->mult, shift = p->shift, st = 1;
     for (d = 5; d >= 0; d--) {
-        stride[d] = d == 5 ? 1 : stride[d + 1] * HTC__CAST(size_t, p->in_shape[d + 1]);
+        os[d] = p->red[d] ? 1 : p->in_shape[d];
+        rs[d] = p->red[d] ? p->in_shape[d] : 1;
+        ost[d] = p->red[d] ? 0 : st;
+        rst[d] = p->red[d] ? st : 0;
         if (p->red[d]) nred *= HTC__CAST(size_t, p->in_shape[d]);
-        else nout *= HTC__CAST(size_t, p->in_shape[d]);
+        st *= p->in_shape[d];
     }
     if (p->mode == 0 && nred > 0) {     /* MEAN: 1/count folded into the multiplier */
         int32_t s = 0;
@@ -22,31 +27,13 @@ static HTC__UNUSED void htc__reduce_s16(const htc__reduce_params *p, const int16
         mult = HTC__CAST(int32_t, (HTC__CAST(int64_t, mult) * (HTC__CAST(int64_t, 1) << s)) / HTC__CAST(int64_t, nred));
         shift -= s;
     }
-    for (o = 0; o < nout; o++) {
-        size_t base = 0;
-        int32_t acc = 0;
-        for (d = 0; d < 6; d++) {
-            base += HTC__CAST(size_t, oidx[d]) * stride[d];
-            ridx[d] = 0;
-        }
-        for (r = 0; r < nred; r++) {
-            size_t at = base;
-            for (d = 0; d < 6; d++) at += HTC__CAST(size_t, ridx[d]) * stride[d];
-            acc += in[at];
-            for (d = 5; d >= 0; d--) {
-                if (!p->red[d]) continue;
-                if (++ridx[d] < p->in_shape[d]) break;
-                ridx[d] = 0;
-            }
-        }
-        {
-            const int32_t s = HTC__CAST(int32_t, acc - HTC__CAST(int64_t, p->in_zp) * HTC__CAST(int64_t, nred));
-            out[o] = HTC__CAST(int16_t, htc__clamp(htc__mulq(s, mult, shift) + p->out_zp, -32768, 32767));
-        }
-        for (d = 5; d >= 0; d--) {
-            if (p->red[d]) continue;
-            if (++oidx[d] < p->in_shape[d]) break;
-            oidx[d] = 0;
-        }
-    }
+    do {
+        int32_t ridx[6] = {0, 0, 0, 0, 0, 0}, acc = 0, v;
+        size_t r = 0, rb = 0;
+        do {
+            acc += in[base + r];
+        } while (htc__walk(ridx, rs, rst, rst, 6, &r, &rb));
+        v = HTC__CAST(int32_t, acc - HTC__CAST(int64_t, p->in_zp) * HTC__CAST(int64_t, nred));
+        *out++ = HTC__CAST(int16_t, htc__clamp(htc__mulq(v, mult, shift) + p->out_zp, -32768, 32767));
+    } while (htc__walk(oidx, os, ost, ost, 6, &base, &ob));
 }

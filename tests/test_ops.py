@@ -1428,12 +1428,13 @@ def test_s16_refused(name, tmp_path):
 
 def test_s16_strict_compile(tmp_path):
     """A header with every kernel of kernels/act_s16.c, matmul_s16.c,
-    tconv_s16.c and the int32 requantizations of quant_s16.c compiles warning-free in C99 and C++11 with gcc, g++,
+    tconv_s16.c, binary_s16.c, reduce_s16.c and the int32 requantizations of
+    quant_s16.c compiles warning-free in C99 and C++11 with gcc, g++,
     arm-none-eabi-gcc and riscv64-unknown-elf-gcc."""
     rng = np.random.default_rng(_seed("s16 strict"))
     m = tb.Model(description="htc 16x8 strict")
     for kind in ("batch_matmul", "transpose_conv", "abs", "rsqrt", "relu", "leaky_relu", "requant-int16-int32",
-                 "requant-int32-int16"):
+                 "requant-int32-int16", "add", "mul", "maximum", "squared_difference", "prelu", "mean"):
         m.output(_random_s16(kind, m, rng))
     for op in ("LOGISTIC", "TANH"):
         m.output(m.op(op, [m.input([16], 1e-3, 0, dtype="int16")], [_t(m, [16], (1.0 / 32768, 0), "int16")]))
