@@ -237,7 +237,7 @@ MODELS = {
 }
 
 # 16x8 (int16 activations, int8 weights) versions: <name>_16x8.tflite
-MODELS_16X8 = ("cnn16", "ds_cnn")
+MODELS_16X8 = ("cnn16", "ds_cnn", "autoencoder", "gru_unrolled", "unet_transpose")
 
 # Built with Keras 2 (the tf_keras package, `pip install tf-keras`), converted in a
 # second process with TF_USE_LEGACY_KERAS=1: TF 2.21's default Keras 3 lowers LSTM to a
