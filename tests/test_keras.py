@@ -60,7 +60,7 @@ ZOO = {
 }
 VARIANTS = ("int8", "fio")
 # 16x8 versions (int16 activations and I/O, int8 weights): the tflite-micro interpreter
-ZOO16 = ("cnn16", "ds_cnn", "autoencoder", "gru_unrolled", "unet_transpose")
+ZOO16 = ("cnn16", "ds_cnn", "autoencoder", "gru_unrolled", "unet_transpose", "attention16")
 
 # operators whose TFLM result is undefined, run in ai-edge-litert by choice
 FORCED = {"SPACE_TO_BATCH_ND"}

@@ -154,6 +154,20 @@ def cnn16():
     return keras.Model(inp, x, name="cnn16")
 
 
+def attention16():
+    """Attention block for 16x8 (batch 1, static shapes): MultiHeadAttention (BATCH_MATMUL of two
+    activations, SOFTMAX), a residual Add, a tanh Dense, GlobalAveragePooling1D, Dense (no
+    LayerNormalization: the converter cannot quantize its NEG to 16x8; no GELU: TFLM has no int16 GELU)."""
+    seed(9)
+    x = inp = keras.Input((8, 16), batch_size=1)
+    a = layers.MultiHeadAttention(num_heads=2, key_dim=8)(x, x)
+    x = layers.Add()([x, a])
+    x = layers.Dense(16, activation="tanh")(x)
+    x = layers.GlobalAveragePooling1D()(x)
+    x = layers.Dense(4)(x)
+    return keras.Model(inp, x, name="attention16")
+
+
 def lstm_kws():
     """Keyword-spotting-style LSTM on a [T, F] input (49 frames of 10 MFCC): two stacked LSTMs
     (the first returns its sequence), Dense softmax. Built with Keras 2 (tf_keras, see KERAS2):
@@ -234,10 +248,11 @@ MODELS = {
     "gru_unrolled": gru_unrolled,
     "rnn_unrolled": rnn_unrolled,
     "where_cumsum": where_cumsum,
+    "attention16": attention16,
 }
 
 # 16x8 (int16 activations, int8 weights) versions: <name>_16x8.tflite
-MODELS_16X8 = ("cnn16", "ds_cnn", "autoencoder", "gru_unrolled", "unet_transpose")
+MODELS_16X8 = ("cnn16", "ds_cnn", "autoencoder", "gru_unrolled", "unet_transpose", "attention16")
 
 # Built with Keras 2 (the tf_keras package, `pip install tf-keras`), converted in a
 # second process with TF_USE_LEGACY_KERAS=1: TF 2.21's default Keras 3 lowers LSTM to a
@@ -298,7 +313,7 @@ def main():
         randomize_bn(model, np.random.default_rng(99))
         kinds = [("int8", True, False), ("fio", False, False)]
         if name in MODELS_16X8:
-            kinds = [("16x8", True, True)] + (kinds if name != "cnn16" else [])
+            kinds = [("16x8", True, True)] + (kinds if name not in ("cnn16", "attention16") else [])
         for suffix, int8_io, x16 in kinds:
             data = convert(model, int8_io, x16)
             p = os.path.join(OUT, "%s_%s.tflite" % (name, suffix))
