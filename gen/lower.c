@@ -1688,6 +1688,36 @@ static void lower_reduce_all(Graph *g, Op *op)
     }
 }
 
+/* DIV int8 (div.cc): real = double(in1_scale / (in2_scale * out_scale)) in
+   float, QuantizeMultiplier. */
+static void lower_div(Graph *g, Op *op)
+{
+    Tensor *a = need(g, op, 0, "first"), *b = need(g, op, 1, "second"), *out = T(g, op->out[0]);
+    need_type(a, DT_INT8, "input");
+    need_type(b, DT_INT8, "input");
+    need_type(out, DT_INT8, "output");
+    htc__div_params *p = gparams(op, sizeof *p, "htc__div_params", "a6a6a6iiiiiii");
+    shape6(out, p->out_shape);
+    bstride6(a, p->out_shape, p->a_stride, out);
+    bstride6(b, p->out_shape, p->b_stride, out);
+    p->a_offset = -qzp(a, "input");
+    p->b_offset = -qzp(b, "input");
+    p->out_zp = qzp(out, "output");
+    volatile float den = b->q.scale[0] * out->q.scale[0];
+    volatile float real = a->q.scale[0] / den;
+    qmul((double)real, &p->out_mult, &p->out_shift);
+    /* the quotient's total shift stays a right shift of 0..63 bits (div.h) */
+    if (p->out_shift > 22 || p->out_shift < -25)
+        fail("output multiplier %g is outside [2^-26, 2^22) (div.h's shifts would leave 0..63 bits)", (double)real);
+    act_range(op, out);
+    p->act_min = op->act_min;
+    p->act_max = op->act_max;
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+    op->broadcast = 0;
+    for (int i = 0; i < 6; i++) op->broadcast |= p->a_stride[i] != p->b_stride[i];
+}
+
 /* LOG_SOFTMAX int8 (log_softmax.cc CalculateOpData): beta 1, 5 integer bits,
    output scale 16/256 and zero point 127 (TFLM checks both). */
 static void lower_log_softmax(Graph *g, Op *op)
@@ -2246,6 +2276,7 @@ void lower(Graph *g)
         case OP_REDUCE_ALL: lower_reduce_all(g, op); break;
         case OP_SVDF: lower_svdf(g, op); break;
         case OP_LOG_SOFTMAX: lower_log_softmax(g, op); break;
+        case OP_DIV: lower_div(g, op); break;
         case OP_SUB: case OP_SQDIFF: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: lower_ew(g, op); break;
         case OP_MATMUL: lower_matmul(g, op); break;
         case OP_TRANSPOSE_CONV: lower_tconv(g, op); break;

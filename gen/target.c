@@ -861,6 +861,7 @@ static const struct {
     {OP_REDUCE_ALL, RQ_COUNT, K_ANY, "kernels/logic.c", "htc__reduce_all"},
     {OP_SVDF, RQ_TFLITE, K_ANY, "kernels/svdf.c", "htc__svdf"},
     {OP_LOG_SOFTMAX, RQ_TFLITE, K_ANY, "kernels/arith8.c", "htc__log_softmax_s8"},
+    {OP_DIV, RQ_TFLITE, K_ANY, "kernels/arith8.c", "htc__div_s8"},
 };
 
 int cpu_kernel(const Op *op, const char **file, const char **fn)

@@ -1235,6 +1235,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     case BO_DYNAMIC_UPDATE_SLICE: kind = OP_UPDATE_SLICE; nmin = nmax = 3; break;
     case BO_ADD_N: kind = OP_ADD_N; nmax = OP_MAX_IO; break;
     case BO_CUMSUM: kind = OP_CUMSUM; nmin = nmax = 2; break;
+    case BO_DIV: kind = OP_DIV; nmin = nmax = 2; break;
     case BO_REDUCE_ALL: kind = OP_REDUCE_ALL; nmin = nmax = 2; break;
     case BO_LOG_SOFTMAX: kind = OP_LOG_SOFTMAX; break;
     case BO_QUANTIZE: kind = OP_QUANTIZE; break;

@@ -159,3 +159,68 @@ static HTC__UNUSED void htc__log_softmax_s8(const htc__logsm_params *p, const in
         }
     }
 }
+
+/* CountLeadingSignBits of an int32 (__builtin_clrsb; 31 for 0) */
+static inline int htc__clrsb32(int32_t x)
+{
+    return htc__clz32(HTC__CAST(uint32_t, x < 0 ? ~x : x)) - 1;
+}
+
+/* DIV int8 (div.h DivElementwise): the quotient (x - x_zp) / (y - y_zp)
+   times the output multiplier, rounded half away from zero. div.h reaches
+   it through gemmlowp's reciprocal of the divisor and a final
+   RoundingDivideByPOT by e = recip_shift + headroom - out_shift bits; the
+   tflite-micro interpreter's results equal the exactly rounded quotient
+   whenever e < 32, computed here in 64-bit integers. For e >= 32 (small
+   dividends) div.h's shifts are undefined in C; the interpreter's x86
+   results are reproduced: the 64-bit mask (1 << e) - 1 truncated to 32
+   bits, the 32-bit arithmetic shift by e mod 32. */
+static inline int8_t htc__div1(const htc__div_params *p, int32_t a, int32_t b)
+{
+    int32_t x = p->a_offset + a, y = p->b_offset + b, res;
+    int lz, rs, head, e;
+    if (y < 0) {
+        x = -x;
+        y = -y;
+    }
+    lz = htc__clz32(HTC__CAST(uint32_t, y));
+    rs = 31 - lz;
+    head = htc__clrsb32(x);
+    e = rs + head - p->out_shift;
+    if (e < 32 && y != 0) {
+        int64_t n = HTC__CAST(int64_t, x) * p->out_mult;
+        int64_t d = HTC__CAST(int64_t, y) << (31 - p->out_shift);
+        int64_t q = n >= 0 ? (2 * n + d) / (2 * d) : -((-2 * n + d) / (2 * d));
+        res = HTC__CAST(int32_t, q > 255 ? 255 : (q < -256 ? -256 : q));
+    } else {                            /* (y == 0: division by the zero point, undefined in TFLM) */
+        uint32_t sh = lz < 32 ? HTC__CAST(uint32_t, y) << lz : 0u;
+        int32_t inv = htc__one_over_one_plus_x(HTC__CAST(int32_t, sh - 0x80000000u));
+        int32_t q = htc__srdhm(HTC__CAST(int32_t, HTC__CAST(uint32_t, x) << head), inv);
+        int32_t v = htc__srdhm(q, p->out_mult), mask, thr;
+        e = e < 0 ? 0 : (e > 63 ? 63 : e);
+        mask = HTC__CAST(int32_t, HTC__CAST(uint32_t, (HTC__CAST(uint64_t, 1) << e) - 1u));
+        thr = (mask >> 1) + (v < 0 ? 1 : 0);
+        res = (v >> (e & 31)) + ((v & mask) > thr ? 1 : 0);
+    }
+    res = p->out_zp + res;
+    return HTC__CAST(int8_t, htc__clamp(res, p->act_min, p->act_max));
+}
+
+static HTC__UNUSED void htc__div_s8(const htc__div_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    int32_t idx[6] = {0, 0, 0, 0, 0, 0};
+    size_t ia = 0, ib = 0, i, n = 1;
+    int d;
+    for (d = 0; d < 6; d++) n *= HTC__CAST(size_t, p->out_shape[d]);
+    for (i = 0; i < n; i++) {
+        out[i] = htc__div1(p, a[ia], b[ib]);
+        for (d = 5; d >= 0; d--) {
+            ia += HTC__CAST(size_t, p->a_stride[d]);
+            ib += HTC__CAST(size_t, p->b_stride[d]);
+            if (++idx[d] < p->out_shape[d]) break;
+            ia -= HTC__CAST(size_t, p->a_stride[d]) * HTC__CAST(size_t, p->out_shape[d]);
+            ib -= HTC__CAST(size_t, p->b_stride[d]) * HTC__CAST(size_t, p->out_shape[d]);
+            idx[d] = 0;
+        }
+    }
+}

@@ -1,8 +1,8 @@
 """test_ops_parity.py - the operators of TFLite Micro's MicroMutableOpResolver
 that int8 graphs use beyond tests/test_ops.py: comparisons, LOGICAL_*,
 SELECT_V2, CAST, FILL, ZEROS_LIKE, GATHER_ND, EMBEDDING_LOOKUP,
-DYNAMIC_UPDATE_SLICE, BROADCAST_ARGS (folded at compile time), ADD_N,
-CUMSUM. Oracle: TFLite Micro's interpreter (tflite-micro), every operator
+DYNAMIC_UPDATE_SLICE, BROADCAST_ARGS (folded at compile time), ADD_N, DIV,
+CUMSUM, REDUCE_ALL, LOG_SOFTMAX. Oracle: TFLite Micro's interpreter (tflite-micro), every operator
 output bit for bit on four input sets (three random, one of range ends),
 with broadcast shapes, negative zero points and saturating scales.
 """
@@ -230,7 +230,7 @@ def _bargs(m, rng, gens):
     m.output(m.op("ADD", [r, r], [_t(m, [2, 4, 3], "int8", (0.1, 1))]))
 
 
-# ---- ADD_N, CUMSUM -------------------------------------------------------------------
+# ---- ADD_N, DIV, CUMSUM -------------------------------------------------------------------
 
 def _addn(n, q, out_q, shape=(3, 7)):
     def build(m, rng, gens):
@@ -242,6 +242,30 @@ def _addn(n, q, out_q, shape=(3, 7)):
 case("add_n-2")(_addn(2, (0.05, -3), (0.1, 5)))
 case("add_n-3-neg-zp")(_addn(3, (0.02, -128), (0.05, -100)))
 case("add_n-4-saturate")(_addn(4, (0.1, 7), (0.01, 0)))
+
+
+def _div(a_shape, b_shape, out_shape, a_q, b_q, out_q, act=None, const_b=None):
+    def build(m, rng, gens):
+        a = m.input(a_shape, *a_q)
+        if const_b is not None:
+            b = m.const(np.asarray(const_b, np.int8).reshape(b_shape), "int8", scale=b_q[0], zp=b_q[1])
+        else:
+            b = m.input(b_shape, *b_q)
+            # a divisor equal to its zero point is a division by zero (TFLM: undefined)
+            gens[b] = lambda r: np.where(_ri8(r, b_shape) == b_q[1], b_q[1] + (1 if b_q[1] < 127 else -1),
+                                         _ri8(r, b_shape)).astype(np.int8)
+        m.output(m.op("DIV", [a, b], [_t(m, out_shape, "int8", out_q)], fusedActivationFunction=tb.ACT[act]))
+    return build
+
+
+def _ri8(r, shape):
+    return r.integers(-128, 128, size=shape).astype(np.int8)
+
+
+case("div-same-shape")(_div([4, 8], [4, 8], [4, 8], (0.05, -3), (0.02, 10), (0.2, 0)))
+case("div-bcast-relu")(_div([2, 1, 6], [3, 1], [2, 3, 6], (0.1, 20), (0.03, -50), (0.5, -10), act="RELU"))
+case("div-const-saturate")(_div([256], [1], [256], (0.5, -128), (0.001, 0), (0.1, 3), const_b=[3]))
+case("div-neg-divisors")(_div([256, 1], [3], [256, 3], (0.05, 0), (0.04, 0), (0.02, 1), const_b=[-128, -1, 77]))
 
 
 def _cumsum(shape, axis, exclusive, reverse, q=(0.05, -3), out_q=(0.2, 4)):
@@ -407,3 +431,25 @@ def test_parity_all_kernels(tmp_path):
     info = oracle.ModelInfo(path)
     sets = [_inputs(info, {}, s) for s in (0, 1)] + [_inputs(info, {}, 2, extreme=True)]
     assert check(path, sets) > 0
+
+
+def test_div_every_pair(tmp_path):
+    """DIV on all 65536 (dividend, divisor) pairs at the fixed case and five
+    random quantizations, divisor equal to its zero point included: TFLM's
+    result is the exactly rounded quotient, except for small dividends where
+    div.h's shifts pass 31 bits (its x86 results, reproduced)."""
+    import oracle
+    rng = np.random.default_rng(_seed("div every pair"))
+    m = tb.Model(description="htc div every pair")
+    for k in range(6):
+        lsc = [float(np.float32(np.exp(rng.uniform(np.log(1e-3), np.log(hi))))) for hi in (1, 1, 4)]
+        zps = [int(z) for z in rng.integers(-128, 128, 3)]
+        if k == 0:
+            lsc, zps = [0.05, 0.02, 0.2], [-3, 10, 0]
+        a = m.input([256, 1], lsc[0], zps[0])
+        b = m.input([1, 256], lsc[1], zps[1])
+        m.output(m.op("DIV", [a, b], [_t(m, [256, 256], "int8", (lsc[2], zps[2]))],
+                      fusedActivationFunction=tb.ACT[[None, "RELU"][k % 2]]))
+    path = m.save(str(tmp_path / "div.tflite"))
+    xs = [np.arange(-128, 128, dtype=np.int8).reshape(s) for s in ([256, 1], [1, 256]) * 6]
+    assert check(path, [xs]) == 6
