@@ -354,6 +354,20 @@ REFUSED = {
     "add_n-1": (_addn(1, (0.05, 20), (0.04, -20)), "at least 2"),
     # TFLM's CAST has no bool output
     "cast-int8-bool": (_cast([("int8", "bool")]), "to bool is not supported"),
+    # TFLM checks LOG_SOFTMAX's output quantization
+    "log_softmax-out-q": (lambda m, rng, gens: m.output(m.op("LOG_SOFTMAX", [m.input([4], 0.1, 0)],
+                                                              [_t(m, [4], "int8", (0.1, 0))])), "scale 16/256"),
+    "gather_nd-too-deep": (lambda m, rng, gens: m.output(m.op(
+        "GATHER_ND", [m.input([3, 2], 0.1, 0), m.const(np.zeros([2, 3], np.int32), "int32")],
+        [_t(m, [2], "int8", (0.1, 0))])), "index depth 3"),
+    "fill-vector-value": (lambda m, rng, gens: m.output(m.op(
+        "FILL", [m.const(np.array([2, 2], np.int32), "int32"), m.input([2], dtype="int32")],
+        [_t(m, [2, 2], "int32")])), "must be a scalar"),
+    "dynamic_update_slice-too-big": (lambda m, rng, gens: m.output(m.op(
+        "DYNAMIC_UPDATE_SLICE", [m.input([2, 3], 0.1, 0), m.input([3, 3], 0.1, 0),
+                                 m.const(np.zeros([2], np.int32), "int32")], [_t(m, [2, 3], "int8", (0.1, 0))])),
+        "does not fit"),
+    "div-tiny-multiplier": (_div([4], [4], [4], (1e-9, 0), (0.9, 0), (1.0, 0)), "outside [2^-26"),
 }
 
 
