@@ -387,14 +387,16 @@ def test_analog_row_passes_cycles(big_rows_model, tmp_path):
 
 
 def test_ternary_qdq_float_groups_on_cpu(build_dir):
-    """The ternary QDQ zoo models: onnxruntime leaves their Convs in float
-    (the bias scale is not x_scale * w_scale), so htc refuses them with one
+    """The ternary QDQ zoo model with stale biases (tests/zoo/zoo.py: a
+    quantizer that rescaled weights without their biases): onnxruntime
+    leaves its Convs in float (the bias scale is not x_scale * w_scale),
+    so htc refuses them with one
     line naming onnxruntime's reason, or with --float-fallback computes them
     in float on the CPU (no DIANA core reproduces fp32 arithmetic), the
     report saying why per layer; bit-exact with onnxruntime."""
     import subprocess
     zoo = oo.ensure_zoo()
-    model = os.path.join(zoo, "kws_ternaryqdq_s8.onnx")
+    model = os.path.join(zoo, "kws_ternaryqdq_stalebias_s8.onnx")
     p = subprocess.run([oo.HTC, "compile", model, "-t", DIANA, "-o", os.devnull], capture_output=True, text=True,
                        cwd=oo.REPO)
     assert p.returncode == 1 and p.stderr.count("\n") == 1, p.stderr

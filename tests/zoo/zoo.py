@@ -10,11 +10,15 @@ scale an exact power of two) and a ternary-weight variant.
 Writes OUTDIR/<net>_float.onnx and OUTDIR/<net>_<form>_<type>.onnx for
 net in kws vww resnet ad, form in qdq qop, type in s8 u8, and the int8
 variants <net>_pow2{qdq,qop}_s8.onnx, <net>_qdq2qop_<type>.onnx (the QDQ
-model converted to QOperator form, same integers) and <net>_ternary{qdq,qop}_s8.onnx: the
+model converted to QOperator form, same integers), <net>_ternary{qdq,qop}_s8.onnx
+and <net>_mixed{qdq,qop}_s8.onnx (ternary but the first and last layer): the
 QOperator one is converted from the QDQ one (qdq_to_qop), same integers.
-onnxruntime does not fuse every QDQ group of the power-of-two models (it
-then computes in float), so the QOperator form is the one to compare
-against onnxruntime; the QDQ form is compared with htc's QOperator result.
+Their int32 biases are requantized to x_scale * w_scale, so onnxruntime
+fuses their QDQ groups as it does the plain int8 ones (ResNet-8's residual
+branches stay float in every int8 QDQ form). On purpose it does not in
+<net>_pow2qdq_stalebias_s8.onnx and <net>_ternaryqdq_stalebias_s8.onnx
+(net in STALE): a quantizer that rescaled weights without their biases,
+whose Convs onnxruntime leaves in float (for --float-fallback's tests).
 Re-running with the same versions of onnx/onnxruntime gives the same files.
 """
 import os
@@ -195,12 +199,18 @@ def _pow2(s):
     return np.float32(2.0 ** np.round(np.log2(np.asarray(s, dtype=np.float64))))
 
 
-def rescale(path, out, weights=None):
+def rescale(path, out, weights=None, bias="rescale"):
     """Rewrite a QDQ model: every scale to the nearest power of two (weights
     requantized to their new scale), or with `weights="ternary"` every weight
     to {-1, 0, 1} times a per-channel power-of-two scale (`"mixed"`: all but
     the first and last Conv/Gemm's, which stay 8-bit); int32 biases are
-    requantized to scale x_scale * w_scale so ORT still fuses the pattern."""
+    requantized to scale x_scale * w_scale so ORT still fuses the pattern.
+    `bias="stale"` on purpose does not: a quantizer that rescaled weights
+    without their biases (the int32 biases keep their integers, their scale
+    is only rounded to a power of two on its own), so a Conv's bias scale
+    is in general not x_scale * w_scale and onnxruntime leaves these Convs
+    in float (its Gemms it fuses all the same, as the zoo's AD shows)."""
+    assert bias in ("rescale", "stale"), bias
     m = onnx.load(path)
     inits = {i.name: i for i in m.graph.initializer}
     arr = {k: numpy_helper.to_array(v) for k, v in inits.items()}
@@ -248,9 +258,9 @@ def rescale(path, out, weights=None):
         arr[w] = np.clip(qn, info.min, info.max).astype(q.dtype)
     # biases: scale = x_scale * w_scale of the consumer
     for n in m.graph.node:
-        if n.op_type not in ("Conv", "Gemm") or len(n.input) < 3:
+        if bias == "stale" or n.op_type not in ("Conv", "Gemm") or len(n.input) < 3:
             continue
-        bdq, xdq, wdq = (prod.get(i) for i in n.input[:3])
+        xdq, wdq, bdq = (prod.get(i) for i in n.input[:3])
         if not (bdq and xdq and wdq) or bdq.input[0] not in arr:
             continue
         sb = newscale[xdq.input[1]] * newscale[wdq.input[1]]
@@ -358,6 +368,11 @@ def qdq_to_qop(path, out):
     onnx.save(nm, out)
 
 
+# the nets with stale-bias variants (their Convs left in float by onnxruntime,
+# for --float-fallback's tests); AD's Gemms are fused either way
+STALE = ("kws", "vww", "resnet")
+
+
 def build(outdir, nets=None):
     os.makedirs(outdir, exist_ok=True)
     written = []
@@ -379,11 +394,17 @@ def build(outdir, nets=None):
         rescale(base, p)
         qdq_to_qop(p, p.replace("pow2qdq", "pow2qop"))
         written += [p, p.replace("pow2qdq", "pow2qop")]
+        if net in STALE:
+            rescale(base, p[:-len("_s8.onnx")] + "_stalebias_s8.onnx", bias="stale")
+            written.append(p[:-len("_s8.onnx")] + "_stalebias_s8.onnx")
         tp = os.path.join(outdir, "%s_tfloat.onnx" % net)
         quantize(fn(t=True), tp, "qdq", "s8")
         p = os.path.join(outdir, "%s_ternaryqdq_s8.onnx" % net)
         rescale(tp, p, weights="ternary")
         qdq_to_qop(p, p.replace("ternaryqdq", "ternaryqop"))
+        if net in STALE:
+            rescale(tp, p[:-len("_s8.onnx")] + "_stalebias_s8.onnx", weights="ternary", bias="stale")
+            written.append(p[:-len("_s8.onnx")] + "_stalebias_s8.onnx")
         os.remove(tp)
         written += [p, p.replace("ternaryqdq", "ternaryqop")]
         mp = os.path.join(outdir, "%s_mfloat.onnx" % net)
