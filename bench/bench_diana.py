@@ -115,7 +115,7 @@ def table1_row(net, zoo, tmp, configs=CONFIGS, seed=5):
     return res
 
 
-CORE = ("ROWS", "COLS", "W_SIZE", "W_DMA_BPC", "W_DMA_SETUP", "STARTUP", "ACT_SIZE", "DMA_BPC")
+CORE = tuple("DIGITAL_" + k for k in ("ROWS", "COLS", "W_SIZE", "W_DMA_BPC", "W_DMA_SETUP", "STARTUP", "ACT_SIZE", "DMA_BPC"))
 
 
 def core_mismatch(r, c):

@@ -847,19 +847,33 @@ static void device_account(const Graph *g, const Target *t, const Op *op, int li
 /* The hardware constants of an engine's device model, from the target
    file (their one source): memory sizes and DMA rates, start-up cycles,
    the PE array and the engine's `device` table (HTC_DEV_<NAME>). */
-static void device_defines(const Target *t, const Engine *e)
+/* One engine's hardware constants as HTC_DEV_<pre><X>: memory sizes, DMA
+   rates, startup, array and its device table. pre is "" for the engine
+   a single-engine device model reads, "<ENGINE>_" for every engine of the
+   target (a model simulating several engines reads each one's own). */
+static void device_defines(const Target *t, const Engine *e, const char *pre)
 {
     const Memory *a = &t->memories[e->act_memory];
-    fprintf(F, "#define HTC_DEV_ACT_SIZE %lld\n", (long long)a->size);
-    if (e->weight_memory >= 0) fprintf(F, "#define HTC_DEV_W_SIZE %lld\n", (long long)t->memories[e->weight_memory].size);
+    fprintf(F, "#define HTC_DEV_%sACT_SIZE %lld\n", pre, (long long)a->size);
+    if (e->weight_memory >= 0)
+        fprintf(F, "#define HTC_DEV_%sW_SIZE %lld\n", pre, (long long)t->memories[e->weight_memory].size);
     if (a->dma_bytes_per_cycle > 0)
-        fprintf(F, "#define HTC_DEV_DMA_BPC %.17g\n#define HTC_DEV_DMA_SETUP %d\n", a->dma_bytes_per_cycle, a->dma_setup);
+        fprintf(F, "#define HTC_DEV_%sDMA_BPC %.17g\n#define HTC_DEV_%sDMA_SETUP %d\n", pre, a->dma_bytes_per_cycle, pre,
+                a->dma_setup);
     if (e->weight_memory >= 0 && t->memories[e->weight_memory].dma_bytes_per_cycle > 0)
-        fprintf(F, "#define HTC_DEV_W_DMA_BPC %.17g\n#define HTC_DEV_W_DMA_SETUP %d\n",
-                t->memories[e->weight_memory].dma_bytes_per_cycle, t->memories[e->weight_memory].dma_setup);
-    fprintf(F, "#define HTC_DEV_STARTUP %d\n", e->startup);
-    if (e->rows) fprintf(F, "#define HTC_DEV_ROWS %d\n#define HTC_DEV_COLS %d\n", e->rows, e->cols);
-    for (int i = 0; i < e->ndevice; i++) fprintf(F, "#define HTC_DEV_%s %.17g\n", e->device_names[i], e->device_values[i]);
+        fprintf(F, "#define HTC_DEV_%sW_DMA_BPC %.17g\n#define HTC_DEV_%sW_DMA_SETUP %d\n", pre,
+                t->memories[e->weight_memory].dma_bytes_per_cycle, pre, t->memories[e->weight_memory].dma_setup);
+    fprintf(F, "#define HTC_DEV_%sSTARTUP %d\n", pre, e->startup);
+    if (e->rows) fprintf(F, "#define HTC_DEV_%sROWS %d\n#define HTC_DEV_%sCOLS %d\n", pre, e->rows, pre, e->cols);
+    for (int i = 0; i < e->ndevice; i++) fprintf(F, "#define HTC_DEV_%s%s %.17g\n", pre, e->device_names[i], e->device_values[i]);
+}
+
+/* "<ENGINE>_": the engine's name upper-cased, other than [A-Z0-9] as _ */
+static const char *engine_prefix(const Engine *e)
+{
+    char *s = arena_printf("%s_", e->name);
+    for (char *c = s; *c; c++) *c = isalnum((unsigned char)*c) ? (char)toupper((unsigned char)*c) : '_';
+    return s;
 }
 
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
@@ -946,7 +960,9 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         /* the device model checks accesses against the declared memories:
            the core constants of the first engine (in target order) that
            runs a layer, then the device tables of the others (a name the
-           first defined already keeps its value) */
+           first defined already keeps its value); and every engine's own
+           constants prefixed with its name (HTC_DEV_DIGITAL_ROWS), for a
+           model that simulates several engines in one header */
         int first = -1;
         for (int e = 0; e < t->nengines; e++) {
             int used = 0;
@@ -954,13 +970,19 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
             if (!used) continue;
             const Engine *en = &t->engines[e];
             if (first < 0) {
-                device_defines(t, en);
+                device_defines(t, en, "");
                 first = e;
                 continue;
             }
             for (int k = 0; k < en->ndevice; k++)
                 fprintf(F, "#ifndef HTC_DEV_%s\n#define HTC_DEV_%s %.17g\n#endif\n", en->device_names[k], en->device_names[k],
                         en->device_values[k]);
+        }
+        for (int e = 0; e < t->nengines; e++) {
+            int used = 0;
+            for (int i = 0; i < g->nops; i++) used |= g->ops[i].tile && g->ops[i].engine == e;
+            device_defines(t, &t->engines[e], engine_prefix(&t->engines[e]));
+            if (used) fprintf(F, "#define HTC_DEV_%sUSED 1\n", engine_prefix(&t->engines[e]));
         }
     }
     /* each kernel file once, in target order */

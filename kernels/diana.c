@@ -17,19 +17,23 @@
 #include <string.h>
 
 /* Every hardware constant comes from the target file (targets/diana.lua is
-   their one source): htc writes these defines before pasting this file.
-   HTC_DEV_ACT_SIZE, HTC_DEV_W_SIZE  L1 and weight memory bytes
-   HTC_DEV_ROWS, HTC_DEV_COLS        the PE array (array = { rows, cols })
-   HTC_DEV_STARTUP                   cycles to program and start the array
-   HTC_DEV_DMA_BPC, _SETUP           DMA L2 <-> L1 (memory.L1.dma)
-   HTC_DEV_W_DMA_BPC, _SETUP         DMA L2 -> weight memory (memory.WD.dma)
-   HTC_DEV_DW_MACS_X4                depthwise MACs per cycle, times 4 (device table)
-   HTC_DEV_ADD_LANES                 element-wise and pool lanes (device table)
-   HTC_DEV_ISSUE                     host cycles to issue one job (device table) */
-#if !defined(HTC_DEV_ACT_SIZE) || !defined(HTC_DEV_W_SIZE) || !defined(HTC_DEV_ROWS) || !defined(HTC_DEV_COLS) || \
-    !defined(HTC_DEV_STARTUP) || !defined(HTC_DEV_DMA_BPC) || !defined(HTC_DEV_DMA_SETUP) ||                      \
-    !defined(HTC_DEV_W_DMA_BPC) || !defined(HTC_DEV_W_DMA_SETUP) || !defined(HTC_DEV_DW_MACS_X4) ||               \
-    !defined(HTC_DEV_ADD_LANES) || !defined(HTC_DEV_ISSUE)
+   their one source): htc writes each engine's constants prefixed with its
+   name before pasting this file (HTC_DEV_<ENGINE>_<X>, so a header using
+   both cores simulates each with its own), and HTC_DEV_<ENGINE>_USED for
+   the engines that run a layer. The digital core's:
+   HTC_DEV_DIGITAL_ACT_SIZE, _W_SIZE    L1 and weight memory (WD) bytes
+   HTC_DEV_DIGITAL_ROWS, _COLS          the PE array (array = { rows, cols })
+   HTC_DEV_DIGITAL_STARTUP              cycles to program and start the array
+   HTC_DEV_DIGITAL_DMA_BPC, _SETUP      DMA L2 <-> L1 (memory.L1.dma)
+   HTC_DEV_DIGITAL_W_DMA_BPC, _SETUP    DMA L2 -> weight memory (memory.WD.dma)
+   HTC_DEV_DIGITAL_DW_MACS_X4           depthwise MACs per cycle, times 4 (device table)
+   HTC_DEV_DIGITAL_ADD_LANES            element-wise and pool lanes (device table)
+   HTC_DEV_DIGITAL_ISSUE                host cycles to issue one job (device table) */
+#if !defined(HTC_DEV_DIGITAL_ACT_SIZE) || !defined(HTC_DEV_DIGITAL_W_SIZE) || !defined(HTC_DEV_DIGITAL_ROWS) ||   \
+    !defined(HTC_DEV_DIGITAL_COLS) || !defined(HTC_DEV_DIGITAL_STARTUP) || !defined(HTC_DEV_DIGITAL_DMA_BPC) ||   \
+    !defined(HTC_DEV_DIGITAL_DMA_SETUP) || !defined(HTC_DEV_DIGITAL_W_DMA_BPC) ||                                 \
+    !defined(HTC_DEV_DIGITAL_W_DMA_SETUP) || !defined(HTC_DEV_DIGITAL_DW_MACS_X4) ||                              \
+    !defined(HTC_DEV_DIGITAL_ADD_LANES) || !defined(HTC_DEV_DIGITAL_ISSUE)
 #error "diana.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
 #endif
 #ifndef HTC_DEVICE_FAULT
@@ -45,20 +49,27 @@ typedef struct {
     uint64_t w_end, r_end;              /* last write / read finishes */
 } htc__dev_slot;
 
-/* The analog core (present when its engine is used: HTC_DEV_ANA_* from its
-   device table): HTC_DEV_ANA_ROWS x HTC_DEV_ANA_COLS ternary cells,
-   HTC_DEV_ANA_W_SIZE cells of weight memory (one byte per cell here; 2
-   bits on silicon), HTC_DEV_ANA_W_BPC cells per DMA cycle,
-   HTC_DEV_ANA_PROG_ROWS array rows written per cycle, HTC_DEV_ANA_STARTUP
-   cycles to start it, HTC_DEV_ANA_IN_BITS input bits per activation. */
-#ifndef HTC_DEV_ANA_W_SIZE
-#define HTC_DEV_ANA_W_SIZE 4
+/* The analog core (modelled when its engine runs a layer): the same
+   constants with HTC_DEV_ANALOG_: ROWS x COLS ternary cells, W_SIZE cells
+   of weight memory (WA: one byte per cell here, 2 bits on silicon; then the
+   int32 biases), W_DMA_BPC cells per DMA cycle, PROG_ROWS array rows
+   written per cycle, STARTUP cycles to start it. It shares L1 with the
+   digital core. */
+#ifdef HTC_DEV_ANALOG_USED
+#if !defined(HTC_DEV_ANALOG_ROWS) || !defined(HTC_DEV_ANALOG_COLS) || !defined(HTC_DEV_ANALOG_W_SIZE) ||           \
+    !defined(HTC_DEV_ANALOG_W_DMA_BPC) || !defined(HTC_DEV_ANALOG_W_DMA_SETUP) || !defined(HTC_DEV_ANALOG_STARTUP) || \
+    !defined(HTC_DEV_ANALOG_PROG_ROWS) || HTC_DEV_ANALOG_ACT_SIZE != HTC_DEV_DIGITAL_ACT_SIZE
+#error "diana.c: the analog core's HTC_DEV_ANALOG_* constants come from the target file (htc writes them)"
+#endif
+#define HTC__DEV_AW_SIZE HTC_DEV_ANALOG_W_SIZE
+#else
+#define HTC__DEV_AW_SIZE 4
 #endif
 
 typedef struct {
-    int8_t act[HTC_DEV_ACT_SIZE];
-    int8_t w[HTC_DEV_W_SIZE];
-    int8_t aw[HTC_DEV_ANA_W_SIZE];      /* the analog core's weight memory */
+    int8_t act[HTC_DEV_DIGITAL_ACT_SIZE];
+    int8_t w[HTC_DEV_DIGITAL_W_SIZE];
+    int8_t aw[HTC__DEV_AW_SIZE];      /* the analog core's weight memory */
     uint64_t now, dma_free, pe_free, layer_start, ana_free;
     htc__dev_slot slot[32];
     int nslot;
@@ -70,7 +81,7 @@ static HTC__UNUSED uint64_t htc__dev_max(uint64_t a, uint64_t b) { return a > b 
 
 static HTC__UNUSED int8_t *htc__dev_mem(int space, uint32_t off, uint64_t len)
 {
-    uint64_t size = space == 2 ? HTC_DEV_ANA_W_SIZE : space ? HTC_DEV_W_SIZE : HTC_DEV_ACT_SIZE;
+    uint64_t size = space == 2 ? HTC__DEV_AW_SIZE : space ? HTC_DEV_DIGITAL_W_SIZE : HTC_DEV_DIGITAL_ACT_SIZE;
     if ((uint64_t)off + len > size)
         HTC_DEVICE_FAULT(space == 2 ? "analog weight memory overflow" : space ? "weight memory overflow" : "L1 overflow");
     return (space == 2 ? htc__dev.aw : space ? htc__dev.w : htc__dev.act) + off;
@@ -102,7 +113,7 @@ static HTC__UNUSED void htc__dev_job(uint64_t *engine_free, htc__dev_slot *r0, h
     if (r1) r1->r_end = htc__dev_max(r1->r_end, *engine_free);
     if (r2) r2->r_end = htc__dev_max(r2->r_end, *engine_free);
     if (w0) w0->w_end = *engine_free;
-    htc__dev.now += HTC_DEV_ISSUE;
+    htc__dev.now += HTC_DEV_DIGITAL_ISSUE;
 }
 
 /* ceil(bytes / rate) without libm (a rate may be fractional) */
@@ -115,7 +126,7 @@ static HTC__UNUSED uint64_t htc__dev_ceil(uint64_t bytes, double rate)
 
 static HTC__UNUSED uint64_t htc__dev_dma_cycles(uint64_t bytes)
 {
-    return HTC_DEV_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_DMA_BPC);
+    return HTC_DEV_DIGITAL_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_DIGITAL_DMA_BPC);
 }
 
 /* L2 (NHWC, pixel stride = channels of the tensor) -> L1 [c][h][w] */
@@ -147,7 +158,7 @@ static HTC__UNUSED void htc__dev_dma_w(uint32_t off, const void *src, uint32_t b
 {
     memcpy(htc__dev_mem(1, off, bytes), src, bytes);
     htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(1, off),
-                 HTC_DEV_W_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_W_DMA_BPC));
+                 HTC_DEV_DIGITAL_W_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_DIGITAL_W_DMA_BPC));
 }
 
 /* The requantization unit: a right shift by `shift`, rounded half to even
@@ -221,10 +232,10 @@ static HTC__UNUSED void htc__dev_conv(uint32_t l1_in, int32_t c, int32_t ih, int
                 out[((size_t)o * oy + y) * ox + x] =
                     HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], round, out_zp, qmin, qmax));
             }
-    if (dw) cyc = ((uint64_t)k * oy * ox * kh * kw * 4 + HTC_DEV_DW_MACS_X4 - 1) / HTC_DEV_DW_MACS_X4;
-    else cyc = (uint64_t)oy * ((ox + HTC_DEV_COLS - 1) / HTC_DEV_COLS) * ((k + HTC_DEV_ROWS - 1) / HTC_DEV_ROWS) * c * kh * kw;
+    if (dw) cyc = ((uint64_t)k * oy * ox * kh * kw * 4 + HTC_DEV_DIGITAL_DW_MACS_X4 - 1) / HTC_DEV_DIGITAL_DW_MACS_X4;
+    else cyc = (uint64_t)oy * ((ox + HTC_DEV_DIGITAL_COLS - 1) / HTC_DEV_DIGITAL_COLS) * ((k + HTC_DEV_DIGITAL_ROWS - 1) / HTC_DEV_DIGITAL_ROWS) * c * kh * kw;
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0,
-                 htc__dev_slot_of(0, l1_out), HTC_DEV_STARTUP + cyc);
+                 htc__dev_slot_of(0, l1_out), HTC_DEV_DIGITAL_STARTUP + cyc);
 }
 
 /* FC: out[k] = requant(bias[k] + sum_c (in[c] - in_zp) w[k][c]) */
@@ -242,7 +253,7 @@ static HTC__UNUSED void htc__dev_fc(uint32_t l1_in, int32_t c, uint32_t l1_out, 
         out[o] = HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], round, out_zp, qmin, qmax));
     }
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0, htc__dev_slot_of(0, l1_out),
-                 HTC_DEV_STARTUP + (uint64_t)((c + HTC_DEV_ROWS - 1) / HTC_DEV_ROWS) * ((k + HTC_DEV_COLS - 1) / HTC_DEV_COLS));
+                 HTC_DEV_DIGITAL_STARTUP + (uint64_t)((c + HTC_DEV_DIGITAL_ROWS - 1) / HTC_DEV_DIGITAL_ROWS) * ((k + HTC_DEV_DIGITAL_COLS - 1) / HTC_DEV_DIGITAL_COLS));
 }
 
 /* add: out = clamp(rne((a + a_off) ra + (b + b_off) rb + fix, m), qmin, qmax) - out_off */
@@ -257,7 +268,7 @@ static HTC__UNUSED void htc__dev_add(uint32_t l1_a, uint32_t l1_b, uint32_t l1_o
         o[i] = HTC__CAST(int8_t, htc__dev_requant(v, m, 0, 0, qmin, qmax) - out_off);
     }
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_a), htc__dev_slot_of(0, l1_b), 0, htc__dev_slot_of(0, l1_out),
-                 HTC_DEV_STARTUP + (uint64_t)(n + HTC_DEV_ADD_LANES - 1) / HTC_DEV_ADD_LANES);
+                 HTC_DEV_DIGITAL_STARTUP + (uint64_t)(n + HTC_DEV_DIGITAL_ADD_LANES - 1) / HTC_DEV_DIGITAL_ADD_LANES);
 }
 
 /* little-endian configuration word of the weight memory */
@@ -293,27 +304,27 @@ static HTC__UNUSED void htc__dev_pool(uint32_t l1_in, int32_t c, int32_t h, int3
         out[i] = HTC__CAST(int8_t, htc__rq_float(acc, scale, lo, hi, out_zp));
     }
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, cfg_off), 0, htc__dev_slot_of(0, l1_out),
-                 HTC_DEV_STARTUP + (uint64_t)((c + HTC_DEV_ADD_LANES - 1) / HTC_DEV_ADD_LANES) * (uint64_t)n);
+                 HTC_DEV_DIGITAL_STARTUP + (uint64_t)((c + HTC_DEV_DIGITAL_ADD_LANES - 1) / HTC_DEV_DIGITAL_ADD_LANES) * (uint64_t)n);
 }
 
-#ifdef HTC_DEV_ANA_ROWS
+#ifdef HTC_DEV_ANALOG_USED
 /* L2 -> the analog weight memory (ternary cells, one byte each here), then
-   the array programmed from it, HTC_DEV_ANA_PROG_ROWS rows per cycle: the
+   the array programmed from it, HTC_DEV_ANALOG_PROG_ROWS rows per cycle: the
    per-layer overhead the HTVM paper names. Biases (int32) follow the cells
    at b_off and are configuration words of the output unit. */
 static HTC__UNUSED void htc__dev_dma_aw(uint32_t off, const void *src, uint32_t bytes, int32_t rows)
 {
     memcpy(htc__dev_mem(2, off, bytes), src, bytes);
     htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(2, off),
-                 HTC_DEV_W_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_ANA_W_BPC));
+                 HTC_DEV_ANALOG_W_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_ANALOG_W_DMA_BPC));
     if (rows > 0)       /* programming the SRAM array from the weight memory */
         htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(2, off), 0, 0, 0,
-                     htc__dev_ceil(HTC__CAST(uint64_t, rows), HTC_DEV_ANA_PROG_ROWS));
+                     htc__dev_ceil(HTC__CAST(uint64_t, rows), HTC_DEV_ANALOG_PROG_ROWS));
 }
 
 /* Conv2D on the analog array: C*kh*kw unrolled on the rows, K on the
-   columns (at most HTC_DEV_ANA_COLS), weights ternary (-1, 0, 1, checked).
-   Inputs: the array takes unsigned HTC_DEV_ANA_IN_BITS (7) bit activations.
+   columns (at most HTC_DEV_ANALOG_COLS), weights ternary (-1, 0, 1, checked).
+   Inputs: the array takes unsigned 7 bit activations.
    An int8 input x is mapped exactly: u = x + 128 in [0, 255] is split into
    u = 128 h + l, l the low 7 bits, h the top bit; one array activation per
    part and output pixel, the output unit adds 128 * (sum w h) + (sum w l)
@@ -324,10 +335,10 @@ static HTC__UNUSED void htc__dev_dma_aw(uint32_t off, const void *src, uint32_t 
    here counted only when needed).
 
    One call is one pass over the rows [r0, r0 + nr) of the flattened
-   C*kh*kw (at most HTC_DEV_ANA_ROWS): a layer with more rows than the array
-   runs ceil(rows / HTC_DEV_ANA_ROWS) passes over the same input tile, the
+   C*kh*kw (at most HTC_DEV_ANALOG_ROWS): a layer with more rows than the array
+   runs ceil(rows / HTC_DEV_ANALOG_ROWS) passes over the same input tile, the
    array reprogrammed for each (program = 1: nr rows at
-   HTC_DEV_ANA_PROG_ROWS per cycle, from the weight memory, which holds all
+   HTC_DEV_ANALOG_PROG_ROWS per cycle, from the weight memory, which holds all
    rows of the K tile). Hardware assumption (not in the paper): the output
    unit adds each pass's raw int32 sums to accumulators it keeps in L1 at
    l1_acc (int32 [k][oy][ox]; the first pass starts from the bias) and
@@ -345,7 +356,7 @@ static HTC__UNUSED void htc__dev_aconv(uint32_t l1_in, int32_t c, int32_t ih, in
     int8_t *out = last ? htc__dev_mem(0, l1_out, (uint64_t)k * oy * ox) : 0;
     int8_t *acc_mem = first && last ? 0 : htc__dev_mem(0, l1_acc, 4 * (uint64_t)k * oy * ox);
     int32_t o, y, x, r, hi_used = 0;
-    if (nr < 1 || nr > HTC_DEV_ANA_ROWS || r0 < 0 || r0 + nr > rows || k > HTC_DEV_ANA_COLS)
+    if (nr < 1 || nr > HTC_DEV_ANALOG_ROWS || r0 < 0 || r0 + nr > rows || k > HTC_DEV_ANALOG_COLS)
         HTC_DEVICE_FAULT("analog array too small for the tile");
     for (o = 0; o < k; o++)
         for (r = r0; r < r0 + nr; r++)
@@ -379,8 +390,8 @@ static HTC__UNUSED void htc__dev_aconv(uint32_t l1_in, int32_t c, int32_t ih, in
        activation per output pixel and input part, all K at once */
     htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(2, w_off),
                  first ? 0 : htc__dev_slot_of(0, l1_acc), htc__dev_slot_of(0, last ? l1_out : l1_acc),
-                 (program ? htc__dev_ceil(HTC__CAST(uint64_t, nr), HTC_DEV_ANA_PROG_ROWS) : 0) +
-                 HTC_DEV_ANA_STARTUP + (uint64_t)oy * ox * (hi_used ? 2 : 1));
+                 (program ? htc__dev_ceil(HTC__CAST(uint64_t, nr), HTC_DEV_ANALOG_PROG_ROWS) : 0) +
+                 HTC_DEV_ANALOG_STARTUP + (uint64_t)oy * ox * (hi_used ? 2 : 1));
 }
 #endif
 

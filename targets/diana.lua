@@ -218,7 +218,7 @@ return target "diana" {
       weights = "WD",           -- weights and biases
       startup = STARTUP,        -- cycles to program and start the array
       array = { rows = ROWS, cols = COLS },   -- K (conv) or C (fc) on the rows, OX or K on the columns
-      -- the device model's other constants (HTC_DEV_<NAME> in kernels/diana.c)
+      -- the device model's other constants (HTC_DEV_DIGITAL_<NAME> in kernels/diana.c)
       device = { DW_MACS_X4 = DW_MACS_X4, ADD_LANES = LANES, ISSUE = 10 },
       -- power-of-two shift (conv, FC, add), rounded half to even
       -- (onnxruntime's float scale 2^-s) or as TFLite rounds a multiplier
@@ -320,9 +320,9 @@ return target "diana" {
       weights = "WA",
       startup = ANA_STARTUP,
       array = { rows = ANA_ROWS, cols = ANA_COLS },   -- C*kh*kw on the rows, K on the columns
-      device = { DW_MACS_X4 = DW_MACS_X4, ADD_LANES = LANES, ISSUE = 10, ANA_ROWS = ANA_ROWS, ANA_COLS = ANA_COLS,
-                 ANA_W_SIZE = ANA_ROWS * ANA_COLS + 4 * ANA_COLS, ANA_W_BPC = ANA_W_BPC, ANA_PROG_ROWS = ANA_PROG_ROWS,
-                 ANA_STARTUP = ANA_STARTUP },
+      -- HTC_DEV_ANALOG_<NAME> in kernels/diana.c (its array, memory WA and
+      -- startup come from the fields above, as HTC_DEV_ANALOG_ROWS ...)
+      device = { PROG_ROWS = ANA_PROG_ROWS },
       requant = { "shift", "shift:tflite" },
       ops = {
         conv2d = {
