@@ -47,6 +47,7 @@ ZOO = {
     # unroll=True (plain FULLY_CONNECTED, LOGISTIC, TANH, MUL, ADD, SUB per step)
     "lstm_kws": ("tflm", ()),
     "lstm_batch2": ("tflm", ()),
+    "lstm_bidir": ("tflm", ()),
     "gru_unrolled": ("tflm", ()),
     "rnn_unrolled": ("tflm", ()),
     # comparisons, LOGICAL_AND, SELECT_V2 in int8; CUMSUM left in float by the converter

@@ -194,6 +194,19 @@ def lstm_batch2():
     return tf_keras.Model(inp, x, name="lstm_batch2")
 
 
+def lstm_bidir():
+    """Bidirectional LSTM (Keras 2): two UNIDIRECTIONAL_SEQUENCE_LSTMs, the backward one on a
+    REVERSE_V2 of the input, last outputs concatenated, Dense. The converter gives each LSTM's
+    output the concatenation's quantization, not its hidden state's."""
+    import tf_keras
+    L = tf_keras.layers
+    tf_keras.utils.set_random_seed(25)
+    x = inp = tf_keras.Input((16, 8), batch_size=1)
+    x = L.Bidirectional(L.LSTM(8))(x)
+    x = L.Dense(3)(x)
+    return tf_keras.Model(inp, x, name="lstm_bidir")
+
+
 def gru_unrolled():
     """GRU with unroll=True on a short sequence (plain ops: FC, LOGISTIC, TANH, MUL, ADD, SUB)."""
     seed(21)
@@ -245,6 +258,7 @@ MODELS = {
     "cnn16": cnn16,
     "lstm_kws": lstm_kws,
     "lstm_batch2": lstm_batch2,
+    "lstm_bidir": lstm_bidir,
     "gru_unrolled": gru_unrolled,
     "rnn_unrolled": rnn_unrolled,
     "where_cumsum": where_cumsum,
@@ -258,7 +272,7 @@ MODELS_16X8 = ("cnn16", "ds_cnn", "autoencoder", "gru_unrolled", "unet_transpose
 # second process with TF_USE_LEGACY_KERAS=1: TF 2.21's default Keras 3 lowers LSTM to a
 # WHILE loop (on which the int8 converter crashes), Keras 2's LSTM converts to the fused
 # UNIDIRECTIONAL_SEQUENCE_LSTM.
-KERAS2 = ("lstm_kws", "lstm_batch2")
+KERAS2 = ("lstm_kws", "lstm_batch2", "lstm_bidir")
 
 
 # ---- conversion ------------------------------------------------------------------------
