@@ -48,6 +48,7 @@ ZOO = {
     "lstm_kws": ("tflm", ()),
     "lstm_batch2": ("tflm", ()),
     "lstm_bidir": ("tflm", ()),
+    "lstm_unrolled": ("tflm", ()),
     "gru_unrolled": ("tflm", ()),
     "rnn_unrolled": ("tflm", ()),
     # comparisons, LOGICAL_AND, SELECT_V2 in int8; CUMSUM left in float by the converter

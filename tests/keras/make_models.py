@@ -207,6 +207,16 @@ def lstm_bidir():
     return tf_keras.Model(inp, x, name="lstm_bidir")
 
 
+def lstm_unrolled():
+    """Keras 3 LSTM with unroll=True (plain FULLY_CONNECTED, LOGISTIC, TANH, MUL, ADD per step):
+    what TF 2.21's default Keras gives without tf_keras."""
+    seed(26)
+    x = inp = keras.Input((6, 5), batch_size=1)
+    x = layers.LSTM(6, unroll=True)(x)
+    x = layers.Dense(3)(x)
+    return keras.Model(inp, x, name="lstm_unrolled")
+
+
 def gru_unrolled():
     """GRU with unroll=True on a short sequence (plain ops: FC, LOGISTIC, TANH, MUL, ADD, SUB)."""
     seed(21)
@@ -259,6 +269,7 @@ MODELS = {
     "lstm_kws": lstm_kws,
     "lstm_batch2": lstm_batch2,
     "lstm_bidir": lstm_bidir,
+    "lstm_unrolled": lstm_unrolled,
     "gru_unrolled": gru_unrolled,
     "rnn_unrolled": rnn_unrolled,
     "where_cumsum": where_cumsum,
