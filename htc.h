@@ -1351,15 +1351,19 @@ typedef struct {
     int32_t n, elem;
 } htc__fill_params;
 
-/* GATHER_ND / EMBEDDING_LOOKUP (kernels/logic.c): nidx index tuples of
-   `depth` int32 values each pick slices of `slice` elements (of `elem`
-   bytes); dim[] and stride[] (in elements) of the first `depth` axes of the
-   params tensor. An index out of range (TFLite Micro fails the inference)
-   writes a zero slice. */
+/* GATHER_ND / EMBEDDING_LOOKUP / GATHER with run-time indices
+   (kernels/logic.c): nidx index tuples of `depth` int32 values each pick
+   slices of `slice` elements (of `elem` bytes); dim[] and stride[] (in
+   elements) of the first `depth` indexed axes. GATHER repeats that for
+   `batch` x `outer` blocks (params offsets bstride, ostride; batch b reads
+   its own nidx indices). An index out of range (TFLite Micro fails the
+   inference, or reads outside the tensor) writes a zero slice; GATHER_ND
+   checks only the flat position, as TFLite Micro does. */
 typedef struct {
     int32_t nidx, depth, slice, elem;
     int32_t dim[6], stride[6];
     float scale;                /* EMBEDDING_LOOKUP int8 -> float32: the table's scale */
+    int32_t batch, outer, bstride, ostride, per_axis;
 } htc__gather_nd_params;
 
 /* DYNAMIC_UPDATE_SLICE (kernels/logic.c): the operand copied, then the

@@ -1138,16 +1138,20 @@ static void lower_slice(Graph *g, Op *op)
                                      (long long)tensor_numel(out));
 }
 
+static void lower_gather_rt(Graph *g, Op *op);
+
 /* GATHER along an axis with constant indices: the gather kernel QuantLib's
    graphs brought (kernels/qlib_eltwise.c htc__ql_gather), indices as int32.
-   Indices computed at run time and batch_dims > 0 are not supported. */
+   Indices computed at run time and batch_dims go to lower_gather_rt. */
 static void lower_gather(Graph *g, Op *op)
 {
     Tensor *in = need(g, op, 0, "data"), *ix = need(g, op, 1, "indices"), *out = T(g, op->out[0]);
     same_quant(in, out);
     if (ix->type != DT_INT32 && ix->type != DT_INT64) fail("indices '%s' must be int32 or int64", ix->name);
-    if (!ix->data) fail("indices '%s' computed at run time are not supported (only constant indices)", ix->name);
-    if (op->mode) fail("batch_dims %d is not supported", op->mode);
+    if (!ix->data || op->mode) {        /* run-time indices, batch_dims: the GATHER_ND kernel */
+        lower_gather_rt(g, op);
+        return;
+    }
     int axis = op->axis;
     int64_t n = tensor_numel(ix);
     htc__ql_gather_params *p = params(op, sizeof *p, "htc__ql_gather_params");
@@ -1619,7 +1623,8 @@ static void lower_gather_nd(Graph *g, Op *op)
     int depth = op->mode ? 1 : ix->shape[ix->rank - 1];
     if (op->mode && ix->rank != 1) fail("lookup '%s' must be 1-D", ix->name);
     if (depth < 1 || depth > x->rank) fail("index depth %d for params of rank %d", depth, x->rank);
-    htc__gather_nd_params *p = gparams(op, sizeof *p, "htc__gather_nd_params", "iiiia6a6f");
+    htc__gather_nd_params *p = gparams(op, sizeof *p, "htc__gather_nd_params", "iiiia6a6fiiiii");
+    p->batch = p->outer = 1;
     if (hybrid) {
         p->scale = x->q.scale[0];
         op->variant = "_f32";
@@ -1638,6 +1643,39 @@ static void lower_gather_nd(Graph *g, Op *op)
     if ((int64_t)p->nidx * p->slice != tensor_numel(out))
         fail("output '%s' has %lld elements, expected %lld", out->name, (long long)tensor_numel(out),
              (long long)p->nidx * p->slice);
+}
+
+/* GATHER whose indices are computed at run time, or with batch_dims
+   (gather.cc): int8 / float32 values, int32 indices; the GATHER_ND kernel
+   over [batch][outer][axis][inner] blocks. */
+static void lower_gather_rt(Graph *g, Op *op)
+{
+    Tensor *x = need(g, op, 0, "data"), *ix = need(g, op, 1, "indices"), *out = T(g, op->out[0]);
+    if (x->type != DT_INT8 && x->type != DT_FLOAT32)
+        fail("%s values with run-time indices are not supported (TFLite Micro: int8, float32)", dtype_name(x->type));
+    need_type(ix, DT_INT32, "indices");
+    need_type(out, x->type, "output");
+    int axis = op->axis, bd = op->mode < 0 ? op->mode + ix->rank : op->mode;
+    if (bd < 0 || bd > axis || bd > ix->rank) fail("batch_dims %d is out of range", op->mode);
+    for (int d = 0; d < bd; d++)
+        if (x->shape[d] != ix->shape[d]) fail("batch dimension %d differs between data and indices", d);
+    htc__gather_nd_params *p = gparams(op, sizeof *p, "htc__gather_nd_params", "iiiia6a6fiiiii");
+    p->batch = p->outer = p->slice = 1;
+    for (int d = 0; d < bd; d++) p->batch *= x->shape[d];
+    for (int d = bd; d < axis; d++) p->outer *= x->shape[d];
+    for (int d = axis + 1; d < x->rank; d++) p->slice *= x->shape[d];
+    p->depth = 1;
+    p->nidx = (int32_t)(tensor_numel(ix) / (p->batch ? p->batch : 1));
+    p->dim[0] = x->shape[axis];
+    p->stride[0] = p->slice;
+    p->ostride = x->shape[axis] * p->slice;
+    p->bstride = p->outer * p->ostride;
+    p->elem = elem_of(x);
+    p->per_axis = 1;
+    if ((int64_t)p->batch * p->outer * p->nidx * p->slice != tensor_numel(out))
+        fail("output '%s' has %lld elements", out->name, (long long)tensor_numel(out));
+    op->kind = OP_GATHER_ND;            /* slices picked by run-time indices */
+    op->rq = RQ_NONE;
 }
 
 /* DYNAMIC_UPDATE_SLICE: float32 / int8 / int16 / int32 operand, start

@@ -161,21 +161,35 @@ static HTC__UNUSED void htc__fill(const htc__fill_params *p, const void *value, 
 }
 
 /* GATHER_ND (gather_nd.cc): the flat position of each index tuple, checked
-   against the whole params tensor only, as TFLite Micro checks it. */
+   against the whole params tensor only, as TFLite Micro checks it; GATHER
+   (gather.cc, per_axis): [batch][outer][index][slice], each index checked
+   against its axis. */
 static HTC__UNUSED void htc__gather_nd(const htc__gather_nd_params *p, const void *params, const int32_t *indices, void *out)
 {
     int64_t flat = 1, pos;
-    int32_t i, j;
-    size_t row = HTC__CAST(size_t, p->slice) * HTC__CAST(size_t, p->elem);
+    int32_t b, k, i, j;
+    size_t row = HTC__CAST(size_t, p->slice) * HTC__CAST(size_t, p->elem), e = HTC__CAST(size_t, p->elem);
     unsigned char *o = HTC__CAST(unsigned char *, out);
     const unsigned char *src = HTC__CAST(const unsigned char *, params);
     for (j = 0; j < p->depth; j++) flat *= p->dim[j];
     flat *= p->slice;
-    for (i = 0; i < p->nidx; i++) {
-        pos = 0;
-        for (j = 0; j < p->depth; j++) pos += HTC__CAST(int64_t, indices[i * p->depth + j]) * p->stride[j];
-        if (pos < 0 || pos + p->slice > flat) memset(o + HTC__CAST(size_t, i) * row, 0, row);
-        else memcpy(o + HTC__CAST(size_t, i) * row, src + HTC__CAST(size_t, pos) * HTC__CAST(size_t, p->elem), row);
+    for (b = 0; b < p->batch; b++) {
+        const int32_t *ix = indices + HTC__CAST(size_t, b) * HTC__CAST(size_t, p->nidx) * HTC__CAST(size_t, p->depth);
+        for (k = 0; k < p->outer; k++) {
+            const unsigned char *base = src + (HTC__CAST(size_t, b) * HTC__CAST(size_t, p->bstride) +
+                                               HTC__CAST(size_t, k) * HTC__CAST(size_t, p->ostride)) * e;
+            for (i = 0; i < p->nidx; i++, o += row) {
+                int bad = 0;
+                pos = 0;
+                for (j = 0; j < p->depth; j++) {
+                    int32_t v = ix[i * p->depth + j];
+                    bad |= p->per_axis && (v < 0 || v >= p->dim[j]);
+                    pos += HTC__CAST(int64_t, v) * p->stride[j];
+                }
+                if (bad || pos < 0 || pos + p->slice > flat) memset(o, 0, row);
+                else memcpy(o, base + HTC__CAST(size_t, pos) * e, row);
+            }
+        }
     }
 }
 

@@ -197,6 +197,29 @@ case("reduce_all-axes02-keep")(_reduce_all([3, 4, 2], [0, -1], True, [1, 4, 1]))
 case("reduce_all-all")(_reduce_all([2, 3], [0, 1], False, []))
 
 
+@case("gather-runtime-axis1")
+def _g_rt1(m, rng, gens):
+    x = m.input([2, 5, 3], 0.05, -7)
+    i = m.input([2, 2], dtype="int32")
+    gens[i] = lambda r: r.integers(0, 5, size=[2, 2]).astype(np.int32)
+    m.output(m.op("GATHER", [x, i], [_t(m, [2, 2, 2, 3], "int8", (0.05, -7))], axis=1))
+
+
+@case("gather-runtime-f32-axis-last")
+def _g_rt2(m, rng, gens):
+    x = m.input([3, 4], dtype="float32")
+    i = m.input([5], dtype="int32")
+    gens[i] = lambda r: r.integers(0, 4, size=[5]).astype(np.int32)
+    m.output(m.op("GATHER", [x, i], [_t(m, [3, 5], "float32")], axis=-1))
+
+
+@case("gather-batch_dims1-const")
+def _g_bd(m, rng, gens):
+    x = m.input([2, 4, 3], 0.05, 2)
+    i = m.const(np.array([[3, 0, 1], [2, 2, 0]], np.int32), "int32")
+    m.output(m.op("GATHER", [x, i], [_t(m, [2, 3, 3], "int8", (0.05, 2))], axis=1, batchDims=1))
+
+
 def _dus(dtype, start, idx_type="int32", runtime=False):
     def build(m, rng, gens):
         q = (0.05, 4) if dtype in ("int8", "int16") else None
