@@ -1499,6 +1499,9 @@ static void lower_compare(Graph *g, Op *op)
         if (op->mode > 1) fail("bool operands: TFLite Micro compares them only with EQUAL and NOT_EQUAL");
         op->variant = "_b";
         break;
+    case DT_INT16:
+        fail("int16 inputs are not supported: TFLite Micro compares int16 only in GREATER, with rescaling parameters "
+             "its Prepare never sets (undefined results)");
     default:
         fail("%s inputs are not supported (int8, int32, int64, bool)", dtype_name(a->type));
     }

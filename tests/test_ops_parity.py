@@ -373,6 +373,8 @@ REFUSED = {
     "less-bool": (_cmp_model("LESS", [4], [4], [4], "bool"), "bool operands"),
     # QuantizeMultiplierSmallerThanOneExp: TFLM aborts on a scale >= 1
     "greater-s8-scale-2": (_cmp_model("GREATER", [4], [4], [4], "int8", (2.0, 0), (0.5, 0)), "not in (0, 1)"),
+    # TFLM's int16 GREATER uses rescaling parameters its Prepare never sets
+    "greater-s16": (_cmp_model("GREATER", [4], [4], [4], "int16", (0.001, 0), (0.001, 0)), "int16 inputs"),
     # TFLM's ADD_N needs two inputs
     "add_n-1": (_addn(1, (0.05, 20), (0.04, -20)), "at least 2"),
     # TFLM's CAST has no bool output
