@@ -795,6 +795,7 @@ static void lower_tconv(Graph *g, Op *op)
 static void own_state(Graph *g, const Op *op, int t, const char *what)
 {
     const Tensor *s = T(g, t);
+    if (!s->variable) fail("%s '%s' is not a variable tensor (TFLite Micro requires one)", what, s->name);
     if (s->is_input || s->is_output) fail("%s '%s' is a graph input or output", what, s->name);
     int uses = 0;
     for (int i = 0; i < g->nops; i++) {

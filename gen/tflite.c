@@ -486,6 +486,7 @@ static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buff
     Tab qt;
     if (get_table(r, &t, 4, &qt, "quantization")) read_quant(r, &qt, T, i);
     read_data(r, buffers, get_u32(r, &t, 2, 0, "buffer"), T, i);
+    T->variable = get_u8(r, &t, 5, 0, "is_variable") != 0;    /* LSTM / SVDF state */
     r->ctx[0] = 0;
 }
 

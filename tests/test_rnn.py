@@ -309,3 +309,7 @@ def test_lstm_shared_state(tmp_path):
     m.operators[0].inputs[19] = m.operators[0].inputs[18]
     p = m.save(str(tmp_path / "state_twice.tflite"))
     expect_error(p, "UNIDIRECTIONAL_SEQUENCE_LSTM", "also used by another operand")
+    m, (h, c) = lstm_model(np.random.default_rng(2))
+    m.tensors[c].isVariable = False
+    p = m.save(str(tmp_path / "state_not_variable.tflite"))
+    expect_error(p, "UNIDIRECTIONAL_SEQUENCE_LSTM", "cell state", "not a variable tensor")
