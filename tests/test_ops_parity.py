@@ -23,6 +23,11 @@ def case(name):
     return reg
 
 
+def group(name, *builders):
+    """One model holding several cases (one header compile, one TFLM run per input set)."""
+    case(name)(lambda m, rng, gens: [b(m, rng, gens) for b in builders])
+
+
 def _t(m, shape, dtype="int8", q=None, name=None):
     if q is None:
         return m.tensor(shape, dtype, name=name)
@@ -50,15 +55,17 @@ def _cmp_model(ops, a_shape, b_shape, out_shape, dtype, a_q=None, b_q=None, cons
     return build
 
 
-# different scales and zero points, broadcast both ways (TFLM rescales both operands)
-case("compare-s8-bcast")(_cmp_model(CMP, [2, 1, 5], [3, 1], [2, 3, 5], "int8", (0.05, -3), (0.07, 10)))
-# equal quantization: equal stored values compare equal
-case("compare-s8-same-q")(_cmp_model(CMP, [4, 8], [4, 8], [4, 8], "int8", (0.02, -128), (0.02, -128)))
-# scales close to each other and to 1: the rescaled values tie on a few inputs
-case("compare-s8-near")(_cmp_model(CMP, [256], [1], [256], "int8", (0.9, 127), (0.899, -1), const_b=[5]))
-case("compare-s32")(_cmp_model(CMP, [2, 3], [3], [2, 3], "int32"))
-case("compare-s64")(_cmp_model(CMP, [3, 4], [1, 4], [3, 4], "int64"))
-case("compare-bool")(_cmp_model(("EQUAL", "NOT_EQUAL"), [2, 5], [2, 1], [2, 5], "bool"))
+# int8 (TFLM rescales both operands): different scales and zero points broadcast
+# both ways; equal quantizations (equal stored values compare equal); scales close
+# to each other and to 1 (the rescaled values tie on a few inputs)
+group("compare-s8",
+      _cmp_model(CMP, [2, 1, 5], [3, 1], [2, 3, 5], "int8", (0.05, -3), (0.07, 10)),
+      _cmp_model(CMP, [4, 8], [4, 8], [4, 8], "int8", (0.02, -128), (0.02, -128)),
+      _cmp_model(CMP, [256], [1], [256], "int8", (0.9, 127), (0.899, -1), const_b=[5]))
+group("compare-s32-s64-bool",
+      _cmp_model(CMP, [2, 3], [3], [2, 3], "int32"),
+      _cmp_model(CMP, [3, 4], [1, 4], [3, 4], "int64"),
+      _cmp_model(("EQUAL", "NOT_EQUAL"), [2, 5], [2, 1], [2, 5], "bool"))
 
 
 # ---- logical ops and SELECT_V2 -------------------------------------------------------
@@ -82,10 +89,11 @@ def _select(dtype, c_shape, x_shape, y_shape, out_shape, q=(0.05, -7)):
     return build
 
 
-case("select_v2-s8-bcast3")(_select("int8", [2, 1, 4], [1, 3, 4], [2, 3, 1], [2, 3, 4]))
-case("select_v2-s8-same")(_select("int8", [3, 5], [3, 5], [3, 5], [3, 5]))
-case("select_v2-s16-bcast")(_select("int16", [4, 1], [1, 6], [4, 6], [4, 6], q=(0.001, 0)))
-case("select_v2-f32-scalar-y")(_select("float32", [2, 3], [2, 3], [], [2, 3]))
+group("select_v2-s8-s16-f32",
+      _select("int8", [2, 1, 4], [1, 3, 4], [2, 3, 1], [2, 3, 4]),
+      _select("int8", [3, 5], [3, 5], [3, 5], [3, 5]),
+      _select("int16", [4, 1], [1, 6], [4, 6], [4, 6], q=(0.001, 0)),
+      _select("float32", [2, 3], [2, 3], [], [2, 3]))
 
 
 @case("where-greater-select")
@@ -142,7 +150,6 @@ def _zeros(m, rng, gens):
 
 # ---- GATHER_ND, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE, BROADCAST_ARGS -------------------
 
-@case("gather_nd-s8-const-depth2")
 def _gnd1(m, rng, gens):
     x = m.input([4, 3, 2], 0.05, -3)
     # [0, 5] is outside axis 1 but inside the tensor: TFLM checks the flat position only
@@ -150,7 +157,6 @@ def _gnd1(m, rng, gens):
     m.output(m.op("GATHER_ND", [x, i], [_t(m, [4, 2], "int8", (0.05, -3))]))
 
 
-@case("gather_nd-s8-runtime-depth1")
 def _gnd2(m, rng, gens):
     x = m.input([4, 3, 2], 0.05, -3)
     i = m.input([2, 2, 1], dtype="int32")
@@ -158,7 +164,6 @@ def _gnd2(m, rng, gens):
     m.output(m.op("GATHER_ND", [x, i], [_t(m, [2, 2, 3, 2], "int8", (0.05, -3))]))
 
 
-@case("gather_nd-f32-depth3")
 def _gnd3(m, rng, gens):
     x = m.input([2, 3, 4], dtype="float32")
     i = m.input([5, 3], dtype="int32")
@@ -166,7 +171,6 @@ def _gnd3(m, rng, gens):
     m.output(m.op("GATHER_ND", [x, i], [_t(m, [5], "float32")]))
 
 
-@case("embedding_lookup-s8")
 def _emb(m, rng, gens):
     ids = m.input([6], dtype="int32")
     gens[ids] = lambda r: r.integers(0, 5, size=[6]).astype(np.int32)
@@ -174,13 +178,15 @@ def _emb(m, rng, gens):
     m.output(m.op("EMBEDDING_LOOKUP", [ids, table], [_t(m, [6, 4], "int8", (0.02, -1))]))
 
 
-@case("embedding_lookup-hybrid-f32")
 def _emb_h(m, rng, gens):
     """int8 table, float32 rows: float(q) * scale (TFLM's EvalHybrid; zero point 0)."""
     ids = m.input([5], dtype="int32")
     gens[ids] = lambda r: r.integers(0, 3, size=[5]).astype(np.int32)
     table = m.const(rng.integers(-128, 128, size=[3, 2, 4]).astype(np.int8), "int8", scale=0.0123, zp=0)
     m.output(m.op("EMBEDDING_LOOKUP", [ids, table], [_t(m, [5, 2, 4], "float32")]))
+
+
+group("gather_nd-embedding_lookup", _gnd1, _gnd2, _gnd3, _emb, _emb_h)
 
 
 def _reduce_all(shape, axes, keep, out_shape):
@@ -192,12 +198,12 @@ def _reduce_all(shape, axes, keep, out_shape):
     return build
 
 
-case("reduce_all-axis1")(_reduce_all([3, 4, 2], [1], False, [3, 2]))
-case("reduce_all-axes02-keep")(_reduce_all([3, 4, 2], [0, -1], True, [1, 4, 1]))
-case("reduce_all-all")(_reduce_all([2, 3], [0, 1], False, []))
+group("reduce_all",
+      _reduce_all([3, 4, 2], [1], False, [3, 2]),
+      _reduce_all([3, 4, 2], [0, -1], True, [1, 4, 1]),
+      _reduce_all([2, 3], [0, 1], False, []))
 
 
-@case("gather-runtime-axis1")
 def _g_rt1(m, rng, gens):
     x = m.input([2, 5, 3], 0.05, -7)
     i = m.input([2, 2], dtype="int32")
@@ -205,7 +211,6 @@ def _g_rt1(m, rng, gens):
     m.output(m.op("GATHER", [x, i], [_t(m, [2, 2, 2, 3], "int8", (0.05, -7))], axis=1))
 
 
-@case("gather-runtime-f32-axis-last")
 def _g_rt2(m, rng, gens):
     x = m.input([3, 4], dtype="float32")
     i = m.input([5], dtype="int32")
@@ -213,11 +218,13 @@ def _g_rt2(m, rng, gens):
     m.output(m.op("GATHER", [x, i], [_t(m, [3, 5], "float32")], axis=-1))
 
 
-@case("gather-batch_dims1-const")
 def _g_bd(m, rng, gens):
     x = m.input([2, 4, 3], 0.05, 2)
     i = m.const(np.array([[3, 0, 1], [2, 2, 0]], np.int32), "int32")
     m.output(m.op("GATHER", [x, i], [_t(m, [2, 3, 3], "int8", (0.05, 2))], axis=1, batchDims=1))
+
+
+group("gather-runtime", _g_rt1, _g_rt2, _g_bd)
 
 
 def _dus(dtype, start, idx_type="int32", runtime=False):
@@ -234,11 +241,12 @@ def _dus(dtype, start, idx_type="int32", runtime=False):
     return build
 
 
-case("dynamic_update_slice-s8-clamped")(_dus("int8", [1, 3, 0]))
-case("dynamic_update_slice-s8-runtime")(_dus("int8", None, runtime=True))
-case("dynamic_update_slice-s16-i64")(_dus("int16", [3, -2, 0], "int64"))
-case("dynamic_update_slice-f32")(_dus("float32", [0, 1, 0]))
-case("dynamic_update_slice-s32-runtime")(_dus("int32", None, runtime=True))
+group("dynamic_update_slice",
+      _dus("int8", [1, 3, 0]),
+      _dus("int8", None, runtime=True),
+      _dus("int16", [3, -2, 0], "int64"),
+      _dus("float32", [0, 1, 0]),
+      _dus("int32", None, runtime=True))
 
 
 @case("broadcast_args-reshape")
@@ -262,9 +270,10 @@ def _addn(n, q, out_q, shape=(3, 7)):
     return build
 
 
-case("add_n-2")(_addn(2, (0.05, -3), (0.1, 5)))
-case("add_n-3-neg-zp")(_addn(3, (0.02, -128), (0.05, -100)))
-case("add_n-4-saturate")(_addn(4, (0.1, 7), (0.01, 0)))
+group("add_n",
+      _addn(2, (0.05, -3), (0.1, 5)),
+      _addn(3, (0.02, -128), (0.05, -100)),
+      _addn(4, (0.1, 7), (0.01, 0)))
 
 
 def _div(a_shape, b_shape, out_shape, a_q, b_q, out_q, act=None, const_b=None):
@@ -285,10 +294,11 @@ def _ri8(r, shape):
     return r.integers(-128, 128, size=shape).astype(np.int8)
 
 
-case("div-same-shape")(_div([4, 8], [4, 8], [4, 8], (0.05, -3), (0.02, 10), (0.2, 0)))
-case("div-bcast-relu")(_div([2, 1, 6], [3, 1], [2, 3, 6], (0.1, 20), (0.03, -50), (0.5, -10), act="RELU"))
-case("div-const-saturate")(_div([256], [1], [256], (0.5, -128), (0.001, 0), (0.1, 3), const_b=[3]))
-case("div-neg-divisors")(_div([256, 1], [3], [256, 3], (0.05, 0), (0.04, 0), (0.02, 1), const_b=[-128, -1, 77]))
+group("div",
+      _div([4, 8], [4, 8], [4, 8], (0.05, -3), (0.02, 10), (0.2, 0)),
+      _div([2, 1, 6], [3, 1], [2, 3, 6], (0.1, 20), (0.03, -50), (0.5, -10), act="RELU"),
+      _div([256], [1], [256], (0.5, -128), (0.001, 0), (0.1, 3), const_b=[3]),
+      _div([256, 1], [3], [256, 3], (0.05, 0), (0.04, 0), (0.02, 1), const_b=[-128, -1, 77]))
 
 
 def _cumsum(shape, axis, exclusive, reverse, q=(0.05, -3), out_q=(0.2, 4)):
@@ -299,10 +309,11 @@ def _cumsum(shape, axis, exclusive, reverse, q=(0.05, -3), out_q=(0.2, 4)):
     return build
 
 
-case("cumsum-axis1")(_cumsum([2, 5, 3], 1, False, False))
-case("cumsum-exclusive")(_cumsum([2, 5, 3], 1, True, False))
-case("cumsum-reverse-last")(_cumsum([3, 6], -1, False, True))
-case("cumsum-excl-rev-axis0-saturate")(_cumsum([8, 4], 0, True, True, q=(0.1, -128), out_q=(0.05, 0)))
+group("cumsum",
+      _cumsum([2, 5, 3], 1, False, False),
+      _cumsum([2, 5, 3], 1, True, False),
+      _cumsum([3, 6], -1, False, True),
+      _cumsum([8, 4], 0, True, True, q=(0.1, -128), out_q=(0.05, 0)))
 
 
 def _log_softmax(shape, in_q):
@@ -312,10 +323,11 @@ def _log_softmax(shape, in_q):
     return build
 
 
-case("log_softmax-s0.05")(_log_softmax([4, 10], (0.05, -3)))
-case("log_softmax-s0.5-wide")(_log_softmax([3, 40], (0.5, 20)))
-case("log_softmax-s0.004")(_log_softmax([2, 3, 16], (0.004, -128)))
-case("log_softmax-s0.25-depth1")(_log_softmax([5, 1], (0.25, 0)))
+group("log_softmax",
+      _log_softmax([4, 10], (0.05, -3)),
+      _log_softmax([3, 40], (0.5, 20)),
+      _log_softmax([2, 3, 16], (0.004, -128)),
+      _log_softmax([5, 1], (0.25, 0)))
 
 
 @case("log_softmax-random-scales")
