@@ -504,3 +504,23 @@ def test_div_every_pair(tmp_path):
     path = m.save(str(tmp_path / "div.tflite"))
     xs = [np.arange(-128, 128, dtype=np.int8).reshape(s) for s in ([256, 1], [1, 256]) * 6]
     assert check(path, [xs]) == 6
+
+
+def test_indices_out_of_range(tmp_path):
+    """Run-time indices outside the tensor (TFLM fails the inference or reads
+    outside it): htc writes zero slices, and its checked build (--check:
+    AddressSanitizer and the planned-buffer checks) reads nothing outside."""
+    import oracle
+    m = tb.Model(description="htc parity out of range")
+    x = m.input([4, 3], 0.05, 1)
+    i = m.input([3, 1], dtype="int32")
+    j = m.input([3], dtype="int32")
+    m.output(m.op("GATHER_ND", [x, i], [_t(m, [3, 3], "int8", (0.05, 1))]))
+    m.output(m.op("GATHER", [x, j], [_t(m, [3, 3], "int8", (0.05, 1))], axis=0))
+    m.output(m.op("EMBEDDING_LOOKUP", [j, x], [_t(m, [3, 3], "int8", (0.05, 1))]))
+    path = m.save(str(tmp_path / "oor.tflite"))
+    xv = np.arange(1, 13, dtype=np.int8).reshape(4, 3)
+    idx = np.array([2, -1, 4], np.int32)
+    outs, _, _ = oracle.run_htc(path, [xv, idx.reshape(3, 1), idx], args=["--check"])
+    for o in outs:
+        assert o[0].tolist() == xv[2].tolist() and not o[1].any() and not o[2].any(), o
