@@ -1235,6 +1235,21 @@ typedef struct {
     const int8_t *shift;
 } htc__tconv_params;
 
+/* The gather form both TRANSPOSE_CONV kernels (int8, 16x8) share: the
+   element offset of the input pixel that output (oy, ox) of batch b reads
+   through tap (ky, kx), i.e. oy = iy * stride_h - pad_top + ky (and x), or
+   -1 when no input pixel lands there. */
+static inline long htc__tconv_tap(const htc__tconv_params *p, int32_t b, int32_t oy, int32_t ox, int32_t ky, int32_t kx)
+{
+    const int32_t ty = oy + p->pad_top - ky, tx = ox + p->pad_left - kx;
+    int32_t iy, ix;
+    if (ty < 0 || ty % p->stride_h || tx < 0 || tx % p->stride_w) return -1;
+    iy = ty / p->stride_h;
+    ix = tx / p->stride_w;
+    if (iy >= p->in_h || ix >= p->in_w) return -1;
+    return ((HTC__CAST(long, b) * p->in_h + iy) * p->in_w + ix) * p->in_c;
+}
+
 /* RESIZE_NEAREST_NEIGHBOR / RESIZE_BILINEAR of NHWC (kernels/resize.c).
    Nearest: the source row / column of each output one are tables computed
    at compile time (the kernel's second input: out_h rows then out_w

@@ -17,25 +17,16 @@ static HTC__UNUSED void htc__tconv_s16(const htc__tconv_params *p, const int16_t
                 for (oc = 0; oc < p->out_c; oc++) {
                     int64_t acc = 0;
                     const int q = p->per_channel ? oc : 0;
-                    for (ky = 0; ky < p->k_h; ky++) {
-                        const int32_t ty = oy + p->pad_top - ky;
-                        int32_t iy;
-                        if (ty < 0 || ty % p->stride_h) continue;
-                        iy = ty / p->stride_h;
-                        if (iy >= p->in_h) continue;
+                    for (ky = 0; ky < p->k_h; ky++)
                         for (kx = 0; kx < p->k_w; kx++) {
-                            const int32_t tx = ox + p->pad_left - kx;
-                            int32_t ix;
+                            const long at = htc__tconv_tap(p, b, oy, ox, ky, kx);
                             const int16_t *x;
                             const int8_t *f;
-                            if (tx < 0 || tx % p->stride_w) continue;
-                            ix = tx / p->stride_w;
-                            if (ix >= p->in_w) continue;
-                            x = in + ((HTC__CAST(size_t, b) * p->in_h + iy) * p->in_w + ix) * p->in_c;
+                            if (at < 0) continue;
+                            x = in + at;
                             f = w + ((HTC__CAST(size_t, oc) * p->k_h + ky) * p->k_w + kx) * p->in_c;
                             for (c = 0; c < p->in_c; c++) acc += HTC__CAST(int32_t, x[c]) * f[c];
                         }
-                    }
                     if (bias) acc += bias[oc];
                     *out++ = HTC__CAST(int16_t, htc__clamp(htc__mulq64(acc, p->mult[q], p->shift[q]), p->act_min, p->act_max));
                 }
