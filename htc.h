@@ -829,6 +829,173 @@ static inline int32_t htc__rne(float v)
     return HTC__CAST(int32_t, t - 12582912.0f);
 }
 
+/* Exact integer emulation of the float arithmetic below, for cores without
+   a floating-point unit (RV32IMC, Cortex-M0/M3, Cortex-M4 without -mfpu),
+   where every float operation is a libgcc call of hundreds of instructions.
+   Each function gives the same bits as the float code on every input:
+   float(acc) and every product and sum are rounded to 24 significant bits,
+   half to even, exactly as IEEE single precision does, in integers (tested
+   against the float code exhaustively: tests/kernels/test_softfloat.c).
+   HTC_SOFT_FLOAT_EXACT=1 forces the integer code, =0 the float code; the
+   default is 1 on targets without hardware float. */
+#ifndef HTC_SOFT_FLOAT_EXACT
+#if (defined(__riscv) && !defined(__riscv_flen)) || (defined(__arm__) && !defined(__ARM_FP)) || defined(__SOFTFP__)
+#define HTC_SOFT_FLOAT_EXACT 1
+#else
+#define HTC_SOFT_FLOAT_EXACT 0
+#endif
+#endif
+
+/* number of significant bits of x (0 for 0) */
+static inline int32_t htc__bitlen64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const uint32_t hi = HTC__CAST(uint32_t, x >> 32), lo = HTC__CAST(uint32_t, x);
+    if (hi) return 64 - __builtin_clz(hi);
+    return lo ? 32 - __builtin_clz(lo) : 0;
+#else
+    int32_t n = 0;
+    while (x) { n++; x >>= 1; }
+    return n;
+#endif
+}
+
+/* x / 2^s rounded half to even; s >= 0, x < 2^63 */
+static inline uint64_t htc__shr_rne(uint64_t x, int32_t s)
+{
+    uint64_t q, r, h;
+    if (s <= 0) return x;
+    if (s >= 64) return 0;
+    q = x >> s;
+    r = x & ((HTC__CAST(uint64_t, 1) << s) - 1);
+    h = HTC__CAST(uint64_t, 1) << (s - 1);
+    return q + (r > h || (r == h && (q & 1)) ? 1 : 0);
+}
+
+/* x / 2^s rounded to odd (truncated, the last bit set when anything was
+   dropped); s >= 0. Rounding a value rounded to odd with two or more extra
+   bits to fewer bits, half to even, is the same as rounding the exact value. */
+static inline uint64_t htc__shr_odd(uint64_t x, int32_t s)
+{
+    if (s <= 0) return x;
+    if (s >= 64) return x ? 1 : 0;
+    return (x >> s) | ((x & ((HTC__CAST(uint64_t, 1) << s) - 1)) ? 1 : 0);
+}
+
+/* A finite float as m * 2^e, |m| < 2^24 (the bits, no float operation) */
+static inline int32_t htc__fsplit(float f, int32_t *e)
+{
+    uint32_t u;
+    int32_t m, b;
+    memcpy(&u, &f, sizeof u);
+    b = HTC__CAST(int32_t, (u >> 23) & 0xffu);
+    m = HTC__CAST(int32_t, u & 0x7fffffu);
+    if (b) { m |= 0x800000; *e = b - 150; } else *e = -149;
+    return (u >> 31) ? -m : m;
+}
+
+/* An integer-valued float with |f| < 2^31 as an int32 (clamp bounds) */
+static inline int32_t htc__f2i(float f)
+{
+    int32_t e;
+    const int32_t m = htc__fsplit(f, &e);
+    if (e >= 0) return HTC__CAST(int32_t, HTC__CAST(uint32_t, m) << e);
+    return e <= -24 ? 0 : (m < 0 ? -((-m) >> -e) : m >> -e);
+}
+
+/* s * 2^e (|s| < 2^63) rounded to 24 significant bits, half to even: the
+   result m (2^23 <= |m| <= 2^24, or 0) with *e updated. No overflow or
+   subnormal range: callers make sure neither matters. */
+static inline int64_t htc__round24(int64_t s, int32_t *e)
+{
+    uint64_t a = s < 0 ? 0 - HTC__CAST(uint64_t, s) : HTC__CAST(uint64_t, s);
+    const int32_t n = htc__bitlen64(a);
+    if (n > 24) { a = htc__shr_rne(a, n - 24); *e += n - 24; }
+    else if (n) { a <<= 24 - n; *e -= 24 - n; }
+    return s < 0 ? -HTC__CAST(int64_t, a) : HTC__CAST(int64_t, a);
+}
+
+/* x * 2^ex + y * 2^ey rounded to 24 bits (htc__round24). |x|, |y| < 2^32,
+   and a non-zero operand with the larger exponent has |x| >= 2^23 (a
+   normal float's mantissa, or an integer times one). The operand with the
+   smaller exponent is shifted right, rounded to odd, only when the exact
+   sum would not fit 63 bits; then the sum has 53 bits or more. */
+static inline int64_t htc__add24(int64_t x, int32_t ex, int64_t y, int32_t ey, int32_t *e)
+{
+    int32_t d, k;
+    uint64_t ya;
+    int64_t s;
+    if (!y) { *e = ex; return htc__round24(x, e); }
+    if (!x) { *e = ey; return htc__round24(y, e); }
+    if (ex < ey) {
+        const int64_t t = x; const int32_t te = ex;
+        x = y; ex = ey; y = t; ey = te;
+    }
+    d = ex - ey;
+    k = d > 30 ? d - 30 : 0;
+    ya = htc__shr_odd(y < 0 ? 0 - HTC__CAST(uint64_t, y) : HTC__CAST(uint64_t, y), k);
+    s = HTC__CAST(int64_t, HTC__CAST(uint64_t, x) << (d - k));
+    s = y < 0 ? s - HTC__CAST(int64_t, ya) : s + HTC__CAST(int64_t, ya);
+    *e = ey + k;
+    return htc__round24(s, e);
+}
+
+/* m * 2^e (|m| <= 2^24) rounded half to even to an integer, clamped to
+   [lo, hi]; *big (if not NULL) is set when |m * 2^e| >= 2^31. */
+static inline int32_t htc__rint24(int64_t m, int32_t e, int32_t lo, int32_t hi, int32_t *big)
+{
+    const uint64_t a = m < 0 ? 0 - HTC__CAST(uint64_t, m) : HTC__CAST(uint64_t, m);
+    uint64_t r;
+    int64_t v;
+    if (e >= 0) {
+        if (e > 31) r = a ? HTC__CAST(uint64_t, 1) << 40 : 0;
+        else r = a << e;
+    } else {
+        r = htc__shr_rne(a, -e);
+    }
+    if (big) *big = e >= 0 && (a << (e > 31 ? 31 : e)) >= (HTC__CAST(uint64_t, 1) << 31);
+    v = m < 0 ? -HTC__CAST(int64_t, r) : HTC__CAST(int64_t, r);
+    return v < lo ? lo : (v > hi ? hi : HTC__CAST(int32_t, v));
+}
+
+/* round(clamp(float(acc) * scale, lo, hi)) as htc__rq_float computes it,
+   in integers: float(acc) (24 bits), the exact 48-bit product rounded to
+   24 bits, then half to even to an integer and clamped (the same as
+   clamping first: lo and hi are integers). */
+static inline int32_t htc__rq_int(int32_t acc, float scale, int32_t lo, int32_t hi)
+{
+    int32_t e, n;
+    const int32_t ms = htc__fsplit(scale, &e);
+    uint32_t a = acc < 0 ? 0u - HTC__CAST(uint32_t, acc) : HTC__CAST(uint32_t, acc);
+    uint64_t p;
+    if (a >> 24) {                              /* float(acc) */
+        n = htc__bitlen64(a) - 24;
+        a = HTC__CAST(uint32_t, htc__shr_rne(a, n));
+        e += n;
+    }
+    p = HTC__CAST(uint64_t, a) * HTC__CAST(uint32_t, ms < 0 ? -ms : ms);
+    n = htc__bitlen64(p) - 24;                  /* the product as a float */
+    if (n > 0) { p = htc__shr_rne(p, n); e += n; }
+    return htc__rint24((acc < 0) != (ms < 0) ? -HTC__CAST(int64_t, p) : HTC__CAST(int64_t, p), e, lo, hi, NULL);
+}
+
+/* float(acc) * scale as IEEE single precision computes it, in integers:
+   m * 2^e with 2^23 <= |m| <= 2^24, or 0 */
+static inline int64_t htc__mul24(int32_t acc, float scale, int32_t *e)
+{
+    int32_t n;
+    const int32_t ms = htc__fsplit(scale, e);
+    uint32_t a = acc < 0 ? 0u - HTC__CAST(uint32_t, acc) : HTC__CAST(uint32_t, acc);
+    uint64_t p;
+    if (a >> 24) {                              /* float(acc) */
+        n = htc__bitlen64(a) - 24;
+        a = HTC__CAST(uint32_t, htc__shr_rne(a, n));
+        *e += n;
+    }
+    p = HTC__CAST(uint64_t, a) * HTC__CAST(uint32_t, ms < 0 ? -ms : ms);
+    return htc__round24((acc < 0) != (ms < 0) ? -HTC__CAST(int64_t, p) : HTC__CAST(int64_t, p), e);
+}
+
 /* fmaf without libm or an FMA unit: the product of two floats is exact in
    double; the sum is rounded to odd (TwoSum gives the error, a non-zero
    error forces the last bit to 1), and rounding that double to float is
@@ -860,12 +1027,27 @@ static HTC__UNUSED float htc__fmaf(float a, float b, float c)
    half to even, plus zp. lo/hi are qmin - zp and qmax - zp as floats. (The
    clamp between the product and the rounding add keeps compilers from
    contracting them into a fused multiply-add.) */
-static inline int32_t htc__rq_float(int32_t acc, float scale, float lo, float hi, int32_t zp)
+static inline int32_t htc__rq_float_fp(int32_t acc, float scale, float lo, float hi, int32_t zp)
 {
     HTC__FLT_VOLATILE float v = HTC__CAST(float, acc) * scale;
     float c = v < lo ? lo : v;
     c = c > hi ? hi : c;
     return htc__rne(c) + zp;
+}
+
+/* the same without float operations (htc__rq_int) */
+static inline int32_t htc__rq_float_ix(int32_t acc, float scale, float lo, float hi, int32_t zp)
+{
+    return htc__rq_int(acc, scale, htc__f2i(lo), htc__f2i(hi)) + zp;
+}
+
+static inline int32_t htc__rq_float(int32_t acc, float scale, float lo, float hi, int32_t zp)
+{
+#if HTC_SOFT_FLOAT_EXACT
+    return htc__rq_float_ix(acc, scale, lo, hi, zp);
+#else
+    return htc__rq_float_fp(acc, scale, lo, hi, zp);
+#endif
 }
 
 /* QLinearConv / ConvInteger, NHWC. Output channel o belongs to group
@@ -1068,7 +1250,7 @@ typedef struct {
     float ffixed;                           /* float_mul: the zero point added before rounding */
 } htc__epi;
 
-static HTC__UNUSED int32_t htc__rq_float_mul(int32_t acc, float scale, float fixed, int32_t lo, int32_t hi)
+static HTC__UNUSED int32_t htc__rq_float_mul_fp(int32_t acc, float scale, float fixed, int32_t lo, int32_t hi)
 {
     volatile float v = HTC__CAST(float, acc) * scale;
     volatile float c = v + fixed;
@@ -1078,6 +1260,27 @@ static HTC__UNUSED int32_t htc__rq_float_mul(int32_t acc, float scale, float fix
     t = t < HTC__CAST(float, lo - 1) ? HTC__CAST(float, lo - 1) : (t > HTC__CAST(float, hi + 1) ? HTC__CAST(float, hi + 1) : t);
     q = htc__rne(t);
     return q < lo ? lo : (q > hi ? hi : q);
+}
+
+/* the same in integers (HTC_SOFT_FLOAT_EXACT): the rounded product
+   (htc__mul24), the rounded sum (htc__add24), lo when |sum| >= 2^31 */
+static HTC__UNUSED int32_t htc__rq_float_mul_ix(int32_t acc, float scale, float fixed, int32_t lo, int32_t hi)
+{
+    int32_t e, ef, big, q;
+    int64_t m = htc__mul24(acc, scale, &e);
+    const int32_t mf = htc__fsplit(fixed, &ef);
+    m = htc__add24(m, e, mf, ef, &e);
+    q = htc__rint24(m, e, lo, hi, &big);
+    return big ? lo : q;
+}
+
+static inline int32_t htc__rq_float_mul(int32_t acc, float scale, float fixed, int32_t lo, int32_t hi)
+{
+#if HTC_SOFT_FLOAT_EXACT
+    return htc__rq_float_mul_ix(acc, scale, fixed, lo, hi);
+#else
+    return htc__rq_float_mul_fp(acc, scale, fixed, lo, hi);
+#endif
 }
 
 /* acc: the int32 accumulator of conv / fc, or the exact (64-bit) value of

@@ -910,7 +910,9 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
                "   No malloc, no stdio, no globals: reentrant with one arena per call.\n\n",
             NU, N, NU, NU, N, N);
     fprintf(F, "   Hooks (define before including): HTC_TRACE(model, layer, tensor, data, bytes)\n"
-               "   after each layer; HTC_PROFILE_BEGIN/END(model, layer, name) around it.\n\n");
+               "   after each layer; HTC_PROFILE_BEGIN/END(model, layer, name) around it.\n"
+               "   HTC_SOFT_FLOAT_EXACT=1 / =0: onnxruntime's float arithmetic (ONNX models) by\n"
+               "   its exact integer emulation / in float; default 1 on cores without an FPU.\n\n");
     io_doc(g, "input", g->inputs, g->ninputs);
     io_doc(g, "output", g->outputs, g->noutputs);
     fprintf(F, "*/\n#ifndef %s_H_INCLUDED\n#define %s_H_INCLUDED\n\n", NU, NU);

@@ -2,9 +2,9 @@
    QuantizeLinear and DequantizeLinear with onnxruntime's arithmetic.
    Activations are int8 storage (uint8 tensors stored as value - 128). */
 
-static HTC__UNUSED void htc__qadd_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+/* The operand folded into `fixed` when the other is a single element */
+static inline float htc__qadd_fixed(const htc__qbinary_params *p, const int8_t *a, const int8_t *b)
 {
-    int32_t i;
     float fixed = p->fixed;
     if (p->a_scalar) {
         volatile float t = HTC__CAST(float, a[0] + p->a_off) * p->ra;
@@ -13,6 +13,13 @@ static HTC__UNUSED void htc__qadd_s8(const htc__qbinary_params *p, const int8_t 
         volatile float t = HTC__CAST(float, b[0] + p->b_off) * p->rb;
         fixed = fixed + t;
     }
+    return fixed;
+}
+
+static HTC__UNUSED void htc__qadd_s8_fp(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    int32_t i;
+    const float fixed = htc__qadd_fixed(p, a, b);
     for (i = 0; i < p->size; i++) {
         float c;
         if (p->a_scalar) c = htc__fmaf(HTC__CAST(float, b[i] + p->b_off), p->rb, fixed);
@@ -25,6 +32,59 @@ static HTC__UNUSED void htc__qadd_s8(const htc__qbinary_params *p, const int8_t 
             out[i] = HTC__CAST(int8_t, htc__rne(c) - p->out_off);
         }
     }
+}
+
+/* A float whose products with 8-bit values and sums with other such
+   floats stay normal and finite: 0, or 2^-102 <= |f| < 2^100 (then every
+   exact sum is a multiple of 2^-125 and below 2^110) */
+static inline int htc__f_tame(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u &= 0x7fffffffu;
+    return u == 0 || (u >= (25u << 23) && u < (227u << 23));
+}
+
+/* QLinearAdd without float operations (HTC_SOFT_FLOAT_EXACT): each fused
+   multiply-add is the exact sum of an integer times the scale's mantissa
+   and the addend's mantissa, rounded once to 24 bits (htc__add24); the
+   same bits as htc__qadd_s8_fp whenever ra, rb and fixed are tame (else
+   that is run) */
+static HTC__UNUSED void htc__qadd_s8_ix(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    const float fixed = htc__qadd_fixed(p, a, b);
+    int32_t i, era, erb, ef;
+    int32_t mra, mrb, mf;
+    if (!htc__f_tame(p->ra) || !htc__f_tame(p->rb) || !htc__f_tame(fixed)) {
+        htc__qadd_s8_fp(p, a, b, out);
+        return;
+    }
+    mra = htc__fsplit(p->ra, &era);
+    mrb = htc__fsplit(p->rb, &erb);
+    mf = htc__fsplit(fixed, &ef);
+    for (i = 0; i < p->size; i++) {
+        int32_t e;
+        int64_t m;
+        if (p->a_scalar) {
+            m = htc__add24(HTC__CAST(int64_t, b[i] + p->b_off) * mrb, erb, mf, ef, &e);
+        } else if (p->b_scalar) {
+            m = htc__add24(HTC__CAST(int64_t, a[i] + p->a_off) * mra, era, mf, ef, &e);
+        } else {
+            int32_t et;
+            const int64_t t = htc__add24(HTC__CAST(int64_t, b[i] + p->b_off) * mrb, erb, mf, ef, &et);
+            m = htc__add24(HTC__CAST(int64_t, a[i] + p->a_off) * mra, era, t, et, &e);
+        }
+        out[i] = HTC__CAST(int8_t, htc__rint24(m, e, p->qmin, p->qmax, NULL) - p->out_off);
+    }
+}
+
+static HTC__UNUSED void htc__qadd_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+#if HTC_SOFT_FLOAT_EXACT
+    htc__qadd_s8_ix(p, a, b, out);
+#else
+    htc__qadd_s8_fp(p, a, b, out);
+#endif
 }
 
 static HTC__UNUSED void htc__qgap_s8(const htc__qgap_params *p, const int8_t *in, int8_t *out)
@@ -48,7 +108,7 @@ static HTC__UNUSED void htc__qgap_s8(const htc__qgap_params *p, const int8_t *in
     }
 }
 
-static HTC__UNUSED void htc__qlinear_quantize(const htc__qlinear_params *p, const float *in, int8_t *out)
+static HTC__UNUSED void htc__qlinear_quantize_fp(const htc__qlinear_params *p, const float *in, int8_t *out)
 {
     int32_t i;
     for (i = 0; i < p->size; i++) {
@@ -61,6 +121,69 @@ static HTC__UNUSED void htc__qlinear_quantize(const htc__qlinear_params *p, cons
         t = t < hi ? t : hi;
         out[i] = HTC__CAST(int8_t, htc__rne(t) + zp);
     }
+}
+
+/* x / scale rounded half to even to an integer, clamped to [lo, hi], as
+   htc__qlinear_quantize_fp computes it, in integers: the quotient of the
+   mantissas to 32 fraction bits by four 32-bit divisions, rounded to odd
+   (a remainder sets the last bit), then to 24 bits (the float quotient),
+   then to an integer. NaN gives lo, +-inf hi / lo (the float clamps). scale:
+   positive and finite, non-zero. */
+static inline int32_t htc__quantize_int(float x, float scale, int32_t lo, int32_t hi)
+{
+    uint32_t u, mx, ms, r;
+    uint64_t q;
+    int32_t ex, es, bx, e, k;
+    memcpy(&u, &x, sizeof u);
+    bx = HTC__CAST(int32_t, (u >> 23) & 0xffu);
+    mx = u & 0x7fffffu;
+    if (bx == 255) return mx || (u >> 31) ? lo : hi;
+    if (bx) { mx |= 0x800000u; ex = bx - 150; } else ex = -149;
+    if (!mx) return 0 < lo ? lo : (0 > hi ? hi : 0);
+    while (mx < 0x800000u) { mx <<= 1; ex--; }
+    ms = HTC__CAST(uint32_t, htc__fsplit(scale, &es));
+    while (ms < 0x800000u) { ms <<= 1; es--; }
+    q = mx / ms;                                /* 0 or 1 */
+    r = mx - HTC__CAST(uint32_t, q) * ms;
+    for (k = 0; k < 4; k++) {                   /* 8 more quotient bits each */
+        const uint32_t rr = r << 8, d = rr / ms;
+        r = rr - d * ms;
+        q = q << 8 | d;
+    }
+    e = ex - es - 32;
+    {
+        const int64_t m = htc__round24(HTC__CAST(int64_t, q | (r ? 1u : 0u)), &e);
+        return htc__rint24((u >> 31) ? -m : m, e, lo, hi, NULL);
+    }
+}
+
+/* htc__qlinear_quantize_fp without float operations (HTC_SOFT_FLOAT_EXACT);
+   a scale that is not a positive finite float: the float code */
+static HTC__UNUSED void htc__qlinear_quantize_ix(const htc__qlinear_params *p, const float *in, int8_t *out)
+{
+    int32_t i;
+    for (i = 0; i < p->channels; i++) {
+        uint32_t u;
+        memcpy(&u, &p->scale[i], sizeof u);
+        if (u == 0 || u >= 0x7f800000u) {
+            htc__qlinear_quantize_fp(p, in, out);
+            return;
+        }
+    }
+    for (i = 0; i < p->size; i++) {
+        const int32_t c = p->channels > 1 ? (i / p->inner) % p->channels : 0;
+        const int32_t zp = p->zp[c];
+        out[i] = HTC__CAST(int8_t, htc__quantize_int(in[i], p->scale[c], p->qmin - zp, p->qmax - zp) + zp);
+    }
+}
+
+static HTC__UNUSED void htc__qlinear_quantize(const htc__qlinear_params *p, const float *in, int8_t *out)
+{
+#if HTC_SOFT_FLOAT_EXACT
+    htc__qlinear_quantize_ix(p, in, out);
+#else
+    htc__qlinear_quantize_fp(p, in, out);
+#endif
 }
 
 static HTC__UNUSED void htc__qlinear_dequantize(const htc__qlinear_params *p, const int8_t *in, float *out)

@@ -69,6 +69,35 @@ diffpath dsp-emu host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_DSP_EM
 diffpath dsp-m4 m4 arm-none-eabi-gcc -std=c99 -O2 -Wall -Wextra -Werror -mcpu=cortex-m4 -mthumb $PICO $M4_LD
 diffpath portable-rv32 rv32 riscv64-unknown-elf-gcc -std=c99 -O2 -Wall -Wextra -Werror -march=rv32imc -misa-spec=2.2 -mabi=ilp32 $PICO $RV_LD
 
+# 2b. htc.h's integer emulation of onnxruntime's float arithmetic (the
+#    HTC_SOFT_FLOAT_EXACT path of FPU-less cores) against the float code: on
+#    the host (sanitizers, then the larger sizes), and where it is the active
+#    path, RV32IMC and Cortex-M3 under qemu against libgcc's soft float
+echo "--- integer emulation of onnxruntime's float arithmetic"
+softf() {   # softf LABEL RUNNER COMPILER FLAGS...
+    local label=$1 runner=$2 cc=$3; shift 3
+    command -v "$cc" >/dev/null 2>&1 || { echo "FAIL softfloat $label: no $cc"; fail=$((fail + 1)); return; }
+    if ! "$cc" "$@" -o "$tmp/sf_$label" tests/kernels/test_softfloat.c 2>"$tmp/err"; then
+        echo "FAIL softfloat $label: test_softfloat.c does not build"; head -n 5 "$tmp/err"; fail=$((fail + 1)); return
+    fi
+    case $runner in
+        host) "$tmp/sf_$label" >"$tmp/sf.txt" 2>&1 ;;
+        m3) timeout 600 qemu-system-arm -M mps2-an385 -nographic $SEMI -kernel "$tmp/sf_$label" </dev/null >"$tmp/sf.txt" 2>&1 ;;
+        rv32) timeout 600 qemu-system-riscv32 -M virt -bios none -nographic $SEMI -kernel "$tmp/sf_$label" </dev/null >"$tmp/sf.txt" 2>&1 ;;
+    esac
+    local rc=$?
+    if [ "$rc" -eq 0 ] && tail -n 1 "$tmp/sf.txt" | grep -q '^1 passed, 0 failed'; then
+        echo "ok   softfloat $label: $(tail -n 2 "$tmp/sf.txt" | head -n 1)"; pass=$((pass + 1))
+    else
+        echo "FAIL softfloat $label (exit $rc):"; tail -n 12 "$tmp/sf.txt"; fail=$((fail + 1))
+    fi
+}
+softf host-san host "$CC" -std=c99 -O1 -g -Wall -Wextra -Werror $san -DTEST_QUICK
+softf host host "$CC" -std=c99 -O2 -Wall -Wextra -Werror
+softf host-int host "$CC" -std=c99 -O2 -Wall -Wextra -Werror -DHTC_SOFT_FLOAT_EXACT=1 -DTEST_QUICK
+softf rv32imc rv32 riscv64-unknown-elf-gcc -std=c99 -O2 -Wall -Wextra -Werror -march=rv32imc -misa-spec=2.2 -mabi=ilp32 $PICO $RV_LD -DTEST_QUICK
+softf cortex-m3 m3 arm-none-eabi-gcc -std=c99 -O2 -Wall -Wextra -Werror -mcpu=cortex-m3 -mthumb $PICO $M4_LD -DTEST_QUICK
+
 # 3. every TFLite CPU kernel compiles warning-free, alone, after htc.h (the
 #    accelerator device models and ONNX kernels have their own tests)
 KERNELS="kernels/conv2d.c kernels/fc.c kernels/add.c kernels/mul.c kernels/pool.c
