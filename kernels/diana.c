@@ -29,6 +29,47 @@
    HTC_DEV_DIGITAL_DW_MACS_X4           depthwise MACs per cycle, times 4 (device table)
    HTC_DEV_DIGITAL_ADD_LANES            element-wise and pool lanes (device table)
    HTC_DEV_DIGITAL_ISSUE                host cycles to issue one job (device table) */
+/* A target that reuses this model for one engine under another name (e.g.
+   a test's "acc"): the digital core's constants are that engine's, the
+   unprefixed ones htc writes for the first engine that runs a layer. */
+#ifndef HTC_DEV_DIGITAL_ACT_SIZE
+#ifdef HTC_DEV_ACT_SIZE
+#define HTC_DEV_DIGITAL_ACT_SIZE HTC_DEV_ACT_SIZE
+#endif
+#ifdef HTC_DEV_W_SIZE
+#define HTC_DEV_DIGITAL_W_SIZE HTC_DEV_W_SIZE
+#endif
+#ifdef HTC_DEV_ROWS
+#define HTC_DEV_DIGITAL_ROWS HTC_DEV_ROWS
+#endif
+#ifdef HTC_DEV_COLS
+#define HTC_DEV_DIGITAL_COLS HTC_DEV_COLS
+#endif
+#ifdef HTC_DEV_STARTUP
+#define HTC_DEV_DIGITAL_STARTUP HTC_DEV_STARTUP
+#endif
+#ifdef HTC_DEV_DMA_BPC
+#define HTC_DEV_DIGITAL_DMA_BPC HTC_DEV_DMA_BPC
+#endif
+#ifdef HTC_DEV_DMA_SETUP
+#define HTC_DEV_DIGITAL_DMA_SETUP HTC_DEV_DMA_SETUP
+#endif
+#ifdef HTC_DEV_W_DMA_BPC
+#define HTC_DEV_DIGITAL_W_DMA_BPC HTC_DEV_W_DMA_BPC
+#endif
+#ifdef HTC_DEV_W_DMA_SETUP
+#define HTC_DEV_DIGITAL_W_DMA_SETUP HTC_DEV_W_DMA_SETUP
+#endif
+#ifdef HTC_DEV_DW_MACS_X4
+#define HTC_DEV_DIGITAL_DW_MACS_X4 HTC_DEV_DW_MACS_X4
+#endif
+#ifdef HTC_DEV_ADD_LANES
+#define HTC_DEV_DIGITAL_ADD_LANES HTC_DEV_ADD_LANES
+#endif
+#ifdef HTC_DEV_ISSUE
+#define HTC_DEV_DIGITAL_ISSUE HTC_DEV_ISSUE
+#endif
+#endif
 #if !defined(HTC_DEV_DIGITAL_ACT_SIZE) || !defined(HTC_DEV_DIGITAL_W_SIZE) || !defined(HTC_DEV_DIGITAL_ROWS) ||   \
     !defined(HTC_DEV_DIGITAL_COLS) || !defined(HTC_DEV_DIGITAL_STARTUP) || !defined(HTC_DEV_DIGITAL_DMA_BPC) ||   \
     !defined(HTC_DEV_DIGITAL_DMA_SETUP) || !defined(HTC_DEV_DIGITAL_W_DMA_BPC) ||                                 \
