@@ -959,24 +959,45 @@ static inline int32_t htc__rint24(int64_t m, int32_t e, int32_t lo, int32_t hi, 
 }
 
 /* round(clamp(float(acc) * scale, lo, hi)) as htc__rq_float computes it,
-   in integers: float(acc) (24 bits), the exact 48-bit product rounded to
-   24 bits, then half to even to an integer and clamped (the same as
-   clamping first: lo and hi are integers). */
+   in integers: float(acc) (24 bits), the exact product p of the 24-bit
+   mantissas, rounded to 24 bits in place (the float product: r low bits
+   cleared, half to even), then half to even to an integer (s = -e low
+   bits) and clamped (the same as clamping first: lo and hi are integers).
+   Rounding half to even of x at bit k: (x + 2^(k-1) - 1 + bit k of x) >> k. */
 static inline int32_t htc__rq_int(int32_t acc, float scale, int32_t lo, int32_t hi)
 {
-    int32_t e, n;
+    int32_t e, n, r, s;
     const int32_t ms = htc__fsplit(scale, &e);
+    uint32_t m = HTC__CAST(uint32_t, ms < 0 ? -ms : ms);
     uint32_t a = acc < 0 ? 0u - HTC__CAST(uint32_t, acc) : HTC__CAST(uint32_t, acc);
     uint64_t p;
-    if (a >> 24) {                              /* float(acc) */
-        n = htc__bitlen64(a) - 24;
-        a = HTC__CAST(uint32_t, htc__shr_rne(a, n));
-        e += n;
+    int64_t v;
+    if (!a || !m) return 0 < lo ? lo : (0 > hi ? hi : 0);
+    while (!(m >> 23)) { m <<= 1; e--; }        /* a subnormal scale */
+    n = htc__bitlen64(a);
+    if (n > 24) {                               /* float(acc) */
+        const int32_t d = n - 24;
+        a = (a + ((1u << (d - 1)) - 1u) + ((a >> d) & 1u)) >> d;
+        e += d;
+        n = 24 + HTC__CAST(int32_t, a >> 24);
     }
-    p = HTC__CAST(uint64_t, a) * HTC__CAST(uint32_t, ms < 0 ? -ms : ms);
-    n = htc__bitlen64(p) - 24;                  /* the product as a float */
-    if (n > 0) { p = htc__shr_rne(p, n); e += n; }
-    return htc__rint24((acc < 0) != (ms < 0) ? -HTC__CAST(int64_t, p) : HTC__CAST(int64_t, p), e, lo, hi, NULL);
+    p = HTC__CAST(uint64_t, a) * m;             /* in [2^(n+22), 2^(n+24)) */
+    r = n - 1 + ((p >> (n + 23)) ? 1 : 0);      /* bits beyond 24 */
+    if (r > 0) {
+        const uint64_t h = HTC__CAST(uint64_t, 1) << (r - 1);
+        p = (p + (h - 1) + ((p >> r) & 1)) & ~(2 * h - 1);
+    }
+    s = -e;
+    if (s <= 0) {
+        p = s < -12 ? HTC__CAST(uint64_t, 1) << 62 : p << -s;  /* p < 2^50 */
+    } else if (s >= 63) {
+        p = 0;                                  /* p < 2^50: below one half */
+    } else {
+        const uint64_t h = HTC__CAST(uint64_t, 1) << (s - 1);
+        p = (p + (h - 1) + ((p >> s) & 1)) >> s;
+    }
+    v = (acc < 0) != (ms < 0) ? -HTC__CAST(int64_t, p) : HTC__CAST(int64_t, p);
+    return v < lo ? lo : (v > hi ? hi : HTC__CAST(int32_t, v));
 }
 
 /* float(acc) * scale as IEEE single precision computes it, in integers:

@@ -44,16 +44,15 @@ static float fmake(uint32_t mant, int e2)
     return fbits((uint32_t)b << 23 | (mant & 0x7fffffu));
 }
 
-/* A scale for case i: adversarial ones first (powers of two, few-bit
-   mantissas whose products tie, mantissas next to 1 and 2, extremes, zero,
-   subnormals, negatives), then random mantissas and exponents. */
+/* A scale for case i: adversarial ones first (extremes, zero, subnormals,
+   negatives, then powers of two, few-bit mantissas whose products tie,
+   mantissas next to 1 and 2), then random mantissas and exponents. */
 static float pick_scale(int i, int lo_exp, int hi_exp)
 {
     static const uint32_t mants[] = {1, 3, 5, 7, 9, 11, 13, 15, 0x800001, 0xffffff, 0xc00001, 0x800003, 0xaaaaab, 0xcccccd};
     const int nm = (int)(sizeof mants / sizeof mants[0]);
     const int span = hi_exp - lo_exp + 1;
-    if (i < nm * 8) return fmake(mants[i % nm], lo_exp + (int)((i / nm) * 5 % span) - 23 * (mants[i % nm] > 15));
-    switch (i - nm * 8) {
+    switch (i) {
     case 0: return 0.0f;
     case 1: return fbits(0x00000001u);          /* smallest subnormal */
     case 2: return fbits(0x00400000u);
@@ -62,8 +61,14 @@ static float pick_scale(int i, int lo_exp, int hi_exp)
     case 5: return fmake(1, 100);
     case 6: return -fmake(3, -9);
     case 7: return -fmake(0xabcdef, -30);
+    case 8: return fmake(0xffffff, 20);         /* products of 2^40 to 2^68 */
+    case 9: return fmake(0x800001, 12);
+    case 10: return fmake(0xc00001, 16);
+    case 11: return fmake(1, 7);
     default: break;
     }
+    i -= 12;
+    if (i < nm * 8) return fmake(mants[i % nm], lo_exp + (int)((i / nm) * 5 % span) - 23 * (mants[i % nm] > 15));
     return fmake((rnd() & 0xffffffu) | 1u, lo_exp + (int)(rnd() % (uint32_t)span) - 23);
 }
 
