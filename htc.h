@@ -959,17 +959,19 @@ static inline int32_t htc__rint24(int64_t m, int32_t e, int32_t lo, int32_t hi, 
 }
 
 /* round(clamp(float(acc) * scale, lo, hi)) as htc__rq_float computes it,
-   in integers: float(acc) (24 bits), the exact product p of the 24-bit
-   mantissas, rounded to 24 bits in place (the float product: r low bits
-   cleared, half to even), then half to even to an integer (s = -e low
-   bits) and clamped (the same as clamping first: lo and hi are integers).
-   Rounding half to even of x at bit k: (x + 2^(k-1) - 1 + bit k of x) >> k. */
+   in integers: float(acc) (24 bits); the exact product p of the mantissas
+   (< 2^49) rounded half to even to its top 24 bits q (the float product,
+   q * 2^e); q rounded half to even to an integer and clamped (the same as
+   clamping first: lo and hi are integers). Past the multiplication every
+   step is 32-bit (RV32 and Cortex-M have no 64-bit shifts). Rounding half
+   to even of x at bit k: (x + 2^(k-1) - 1 + bit k of x) >> k. */
 static inline int32_t htc__rq_int(int32_t acc, float scale, int32_t lo, int32_t hi)
 {
     int32_t e, n, r, s;
     const int32_t ms = htc__fsplit(scale, &e);
     uint32_t m = HTC__CAST(uint32_t, ms < 0 ? -ms : ms);
     uint32_t a = acc < 0 ? 0u - HTC__CAST(uint32_t, acc) : HTC__CAST(uint32_t, acc);
+    uint32_t q, plo, phi;
     uint64_t p;
     int64_t v;
     if (!a || !m) return 0 < lo ? lo : (0 > hi ? hi : 0);
@@ -982,21 +984,27 @@ static inline int32_t htc__rq_int(int32_t acc, float scale, int32_t lo, int32_t 
         n = 24 + HTC__CAST(int32_t, a >> 24);
     }
     p = HTC__CAST(uint64_t, a) * m;             /* in [2^(n+22), 2^(n+24)) */
-    r = n - 1 + ((p >> (n + 23)) ? 1 : 0);      /* bits beyond 24 */
-    if (r > 0) {
-        const uint64_t h = HTC__CAST(uint64_t, 1) << (r - 1);
-        p = (p + (h - 1) + ((p >> r) & 1)) & ~(2 * h - 1);
-    }
-    s = -e;
-    if (s <= 0) {
-        p = s < -12 ? HTC__CAST(uint64_t, 1) << 62 : p << -s;  /* p < 2^50 */
-    } else if (s >= 63) {
-        p = 0;                                  /* p < 2^50: below one half */
+    plo = HTC__CAST(uint32_t, p);
+    phi = HTC__CAST(uint32_t, p >> 32);
+    r = n - 1 + (n >= 9 ? (phi >> (n - 9) ? 1 : 0) : (phi || (plo >> (n + 23)) ? 1 : 0));
+    if (r > 0) {                                /* r <= 25: the dropped bits are in plo */
+        const uint32_t rem = plo & ((1u << r) - 1u), half = 1u << (r - 1);
+        q = (plo >> r) | (phi << (32 - r));
+        q += (rem > half || (rem == half && (q & 1u))) ? 1u : 0u;
+        e += r;
     } else {
-        const uint64_t h = HTC__CAST(uint64_t, 1) << (s - 1);
-        p = (p + (h - 1) + ((p >> s) & 1)) >> s;
+        q = plo;
     }
-    v = (acc < 0) != (ms < 0) ? -HTC__CAST(int64_t, p) : HTC__CAST(int64_t, p);
+    s = -e;                                     /* 2^23 <= q <= 2^24 */
+    if (s <= 0) {
+        v = s < -8 ? HTC__CAST(int64_t, 1) << 40 : HTC__CAST(int64_t, q) << -s;
+    } else if (s > 25) {
+        v = 0;
+    } else {
+        const uint32_t h = 1u << (s - 1);
+        v = (q + (h - 1u) + ((q >> s) & 1u)) >> s;
+    }
+    v = (acc < 0) != (ms < 0) ? -v : v;
     return v < lo ? lo : (v > hi ? hi : HTC__CAST(int32_t, v));
 }
 
