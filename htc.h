@@ -958,6 +958,25 @@ static inline int32_t htc__rint24(int64_t m, int32_t e, int32_t lo, int32_t hi, 
     return v < lo ? lo : (v > hi ? hi : HTC__CAST(int32_t, v));
 }
 
+/* (neg ? -1 : 1) * q * 2^e, 2^23 <= q <= 2^24, rounded half to even to an
+   integer and clamped to [lo, hi], in 32-bit arithmetic: rounding half to
+   even of x at bit k is (x + 2^(k-1) - 1 + bit k of x) >> k. */
+static inline int32_t htc__rint_q24(uint32_t q, int32_t e, int neg, int32_t lo, int32_t hi)
+{
+    const int32_t s = -e;
+    int64_t v;
+    if (s <= 0) {
+        v = s < -8 ? HTC__CAST(int64_t, 1) << 40 : HTC__CAST(int64_t, q) << -s;
+    } else if (s > 25) {
+        v = 0;
+    } else {
+        const uint32_t h = 1u << (s - 1);
+        v = (q + (h - 1u) + ((q >> s) & 1u)) >> s;
+    }
+    v = neg ? -v : v;
+    return v < lo ? lo : (v > hi ? hi : HTC__CAST(int32_t, v));
+}
+
 /* round(clamp(float(acc) * scale, lo, hi)) as htc__rq_float computes it,
    in integers: float(acc) (24 bits); the exact product p of the mantissas
    (< 2^49) rounded half to even to its top 24 bits q (the float product,
@@ -967,13 +986,12 @@ static inline int32_t htc__rint24(int64_t m, int32_t e, int32_t lo, int32_t hi, 
    to even of x at bit k: (x + 2^(k-1) - 1 + bit k of x) >> k. */
 static inline int32_t htc__rq_int(int32_t acc, float scale, int32_t lo, int32_t hi)
 {
-    int32_t e, n, r, s;
+    int32_t e, n, r;
     const int32_t ms = htc__fsplit(scale, &e);
     uint32_t m = HTC__CAST(uint32_t, ms < 0 ? -ms : ms);
     uint32_t a = acc < 0 ? 0u - HTC__CAST(uint32_t, acc) : HTC__CAST(uint32_t, acc);
     uint32_t q, plo, phi;
     uint64_t p;
-    int64_t v;
     if (!a || !m) return 0 < lo ? lo : (0 > hi ? hi : 0);
     while (!(m >> 23)) { m <<= 1; e--; }        /* a subnormal scale */
     n = htc__bitlen64(a);
@@ -995,17 +1013,7 @@ static inline int32_t htc__rq_int(int32_t acc, float scale, int32_t lo, int32_t 
     } else {
         q = plo;
     }
-    s = -e;                                     /* 2^23 <= q <= 2^24 */
-    if (s <= 0) {
-        v = s < -8 ? HTC__CAST(int64_t, 1) << 40 : HTC__CAST(int64_t, q) << -s;
-    } else if (s > 25) {
-        v = 0;
-    } else {
-        const uint32_t h = 1u << (s - 1);
-        v = (q + (h - 1u) + ((q >> s) & 1u)) >> s;
-    }
-    v = (acc < 0) != (ms < 0) ? -v : v;
-    return v < lo ? lo : (v > hi ? hi : HTC__CAST(int32_t, v));
+    return htc__rint_q24(q, e, (acc < 0) != (ms < 0), lo, hi);
 }
 
 /* float(acc) * scale as IEEE single precision computes it, in integers:

@@ -124,16 +124,15 @@ static HTC__UNUSED void htc__qlinear_quantize_fp(const htc__qlinear_params *p, c
 }
 
 /* x / scale rounded half to even to an integer, clamped to [lo, hi], as
-   htc__qlinear_quantize_fp computes it, in integers: the quotient of the
-   mantissas to 32 fraction bits by four 32-bit divisions, rounded to odd
-   (a remainder sets the last bit), then to 24 bits (the float quotient),
-   then to an integer. NaN gives lo, +-inf hi / lo (the float clamps). scale:
-   positive and finite, non-zero. */
+   htc__qlinear_quantize_fp computes it, in 32-bit integers: the quotient
+   of the mantissas to 26 fraction bits by four 32-bit divisions, rounded
+   to odd (a remainder sets the last bit), then half to even to 24 bits
+   (the float quotient), then to an integer (htc__rint_q24). NaN gives lo,
+   +-inf hi / lo (the float clamps). scale: positive and finite, non-zero. */
 static inline int32_t htc__quantize_int(float x, float scale, int32_t lo, int32_t hi)
 {
-    uint32_t u, mx, ms, r;
-    uint64_t q;
-    int32_t ex, es, bx, e, k;
+    uint32_t u, mx, ms, r, q, rem, half;
+    int32_t ex, es, bx, e, k, t;
     memcpy(&u, &x, sizeof u);
     bx = HTC__CAST(int32_t, (u >> 23) & 0xffu);
     mx = u & 0x7fffffu;
@@ -144,17 +143,21 @@ static inline int32_t htc__quantize_int(float x, float scale, int32_t lo, int32_
     ms = HTC__CAST(uint32_t, htc__fsplit(scale, &es));
     while (ms < 0x800000u) { ms <<= 1; es--; }
     q = mx / ms;                                /* 0 or 1 */
-    r = mx - HTC__CAST(uint32_t, q) * ms;
-    for (k = 0; k < 4; k++) {                   /* 8 more quotient bits each */
-        const uint32_t rr = r << 8, d = rr / ms;
+    r = mx - q * ms;
+    for (k = 0; k < 4; k++) {                   /* 8, 8, 8 and 2 more bits */
+        const int32_t b = k < 3 ? 8 : 2;
+        const uint32_t rr = r << b, d = rr / ms;
         r = rr - d * ms;
-        q = q << 8 | d;
+        q = q << b | d;
     }
-    e = ex - es - 32;
-    {
-        const int64_t m = htc__round24(HTC__CAST(int64_t, q | (r ? 1u : 0u)), &e);
-        return htc__rint24((u >> 31) ? -m : m, e, lo, hi, NULL);
-    }
+    q |= r ? 1u : 0u;                           /* in [2^25, 2^27) */
+    t = 2 + HTC__CAST(int32_t, q >> 26);        /* bits beyond 24 */
+    rem = q & ((1u << t) - 1u);
+    half = 1u << (t - 1);
+    q >>= t;
+    q += (rem > half || (rem == half && (q & 1u))) ? 1u : 0u;
+    e = ex - es - 26 + t;
+    return htc__rint_q24(q, e, HTC__CAST(int, u >> 31), lo, hi);
 }
 
 /* htc__qlinear_quantize_fp without float operations (HTC_SOFT_FLOAT_EXACT);
