@@ -906,7 +906,7 @@ static inline int32_t htc__f2i(float f)
 /* s * 2^e (|s| < 2^63) rounded to 24 significant bits, half to even: the
    result m (2^23 <= |m| <= 2^24, or 0) with *e updated. No overflow or
    subnormal range: callers make sure neither matters. */
-static inline int64_t htc__round24(int64_t s, int32_t *e)
+static HTC__INLINE int64_t htc__round24(int64_t s, int32_t *e)
 {
     uint64_t a = s < 0 ? 0 - HTC__CAST(uint64_t, s) : HTC__CAST(uint64_t, s);
     const int32_t n = htc__bitlen64(a);
@@ -920,7 +920,7 @@ static inline int64_t htc__round24(int64_t s, int32_t *e)
    normal float's mantissa, or an integer times one). The operand with the
    smaller exponent is shifted right, rounded to odd, only when the exact
    sum would not fit 63 bits; then the sum has 53 bits or more. */
-static inline int64_t htc__add24(int64_t x, int32_t ex, int64_t y, int32_t ey, int32_t *e)
+static HTC__INLINE int64_t htc__add24(int64_t x, int32_t ex, int64_t y, int32_t ey, int32_t *e)
 {
     int32_t d, k;
     uint64_t ya;
@@ -942,7 +942,7 @@ static inline int64_t htc__add24(int64_t x, int32_t ex, int64_t y, int32_t ey, i
 
 /* m * 2^e (|m| <= 2^24) rounded half to even to an integer, clamped to
    [lo, hi]; *big (if not NULL) is set when |m * 2^e| >= 2^31. */
-static inline int32_t htc__rint24(int64_t m, int32_t e, int32_t lo, int32_t hi, int32_t *big)
+static HTC__INLINE int32_t htc__rint24(int64_t m, int32_t e, int32_t lo, int32_t hi, int32_t *big)
 {
     const uint64_t a = m < 0 ? 0 - HTC__CAST(uint64_t, m) : HTC__CAST(uint64_t, m);
     uint64_t r;
