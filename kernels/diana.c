@@ -157,17 +157,9 @@ static HTC__UNUSED void htc__dev_job(uint64_t *engine_free, htc__dev_slot *r0, h
     htc__dev.now += HTC_DEV_DIGITAL_ISSUE;
 }
 
-/* ceil(bytes / rate) without libm (a rate may be fractional) */
-static HTC__UNUSED uint64_t htc__dev_ceil(uint64_t bytes, double rate)
-{
-    const double q = HTC__CAST(double, bytes) / rate;
-    const uint64_t n = HTC__CAST(uint64_t, q);
-    return HTC__CAST(double, n) < q ? n + 1 : n;
-}
-
 static HTC__UNUSED uint64_t htc__dev_dma_cycles(uint64_t bytes)
 {
-    return HTC_DEV_DIGITAL_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_DIGITAL_DMA_BPC);
+    return HTC_DEV_DIGITAL_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_DIGITAL_DMA_BPC);
 }
 
 /* L2 (NHWC, pixel stride = channels of the tensor) -> L1 [c][h][w] */
@@ -199,7 +191,7 @@ static HTC__UNUSED void htc__dev_dma_w(uint32_t off, const void *src, uint32_t b
 {
     memcpy(htc__dev_mem(1, off, bytes), src, bytes);
     htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(1, off),
-                 HTC_DEV_DIGITAL_W_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_DIGITAL_W_DMA_BPC));
+                 HTC_DEV_DIGITAL_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_DIGITAL_W_DMA_BPC));
 }
 
 /* The requantization unit: a right shift by `shift`, rounded half to even
@@ -357,10 +349,10 @@ static HTC__UNUSED void htc__dev_dma_aw(uint32_t off, const void *src, uint32_t 
 {
     memcpy(htc__dev_mem(2, off, bytes), src, bytes);
     htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(2, off),
-                 HTC_DEV_ANALOG_W_DMA_SETUP + htc__dev_ceil(bytes, HTC_DEV_ANALOG_W_DMA_BPC));
+                 HTC_DEV_ANALOG_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_ANALOG_W_DMA_BPC));
     if (rows > 0)       /* programming the SRAM array from the weight memory */
         htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(2, off), 0, 0, 0,
-                     htc__dev_ceil(HTC__CAST(uint64_t, rows), HTC_DEV_ANALOG_PROG_ROWS));
+                     htc__ceil_div(HTC__CAST(double, rows), HTC_DEV_ANALOG_PROG_ROWS));
 }
 
 /* Conv2D on the analog array: C*kh*kw unrolled on the rows, K on the
@@ -431,7 +423,7 @@ static HTC__UNUSED void htc__dev_aconv(uint32_t l1_in, int32_t c, int32_t ih, in
        activation per output pixel and input part, all K at once */
     htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(2, w_off),
                  first ? 0 : htc__dev_slot_of(0, l1_acc), htc__dev_slot_of(0, last ? l1_out : l1_acc),
-                 (program ? htc__dev_ceil(HTC__CAST(uint64_t, nr), HTC_DEV_ANALOG_PROG_ROWS) : 0) +
+                 (program ? htc__ceil_div(HTC__CAST(double, nr), HTC_DEV_ANALOG_PROG_ROWS) : 0) +
                  HTC_DEV_ANALOG_STARTUP + (uint64_t)oy * ox * (hi_used ? 2 : 1));
 }
 #endif

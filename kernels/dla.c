@@ -58,8 +58,6 @@ static HTC__UNUSED int8_t *htc__dla_mem(int space, uint32_t off, uint64_t len)
     return (space ? htc__dla.w : htc__dla.act) + off;
 }
 
-static HTC__UNUSED uint64_t htc__dla_cdiv(int64_t a, int64_t b) { return HTC__CAST(uint64_t, (a + b - 1) / b); }
-
 /* L2 region of h rows, w pixels, c channels (NHWC strides in elements) ->
    activation SRAM [h][w][c]: one 2-D transfer */
 static HTC__UNUSED void htc__dla_dma_in(uint32_t off, const int8_t *src, int32_t h, int32_t w, int32_t c,
@@ -150,9 +148,9 @@ static HTC__UNUSED void htc__dla_conv(uint32_t in_off, int32_t ih, int32_t iw, i
     {
         const uint64_t taps = HTC__CAST(uint64_t, oy) * ox * kh * kw;
         if (dw && HTC_DEV_DW_AS_CONV) htc__dla.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, k) * (HTC_DEV_ISSUE + taps);
-        else if (dw) htc__dla.now += HTC_DEV_STARTUP + taps * htc__dla_cdiv(k, HTC_DEV_PES);
-        else if (HTC_DEV_OUTPUT_PAR) htc__dla.now += HTC_DEV_STARTUP + taps * HTC__CAST(uint64_t, c) * htc__dla_cdiv(k, HTC_DEV_PES);
-        else htc__dla.now += HTC_DEV_STARTUP + taps * HTC__CAST(uint64_t, k) * htc__dla_cdiv(c, HTC_DEV_PES);
+        else if (dw) htc__dla.now += HTC_DEV_STARTUP + taps * htc__cdiv(k, HTC_DEV_PES);
+        else if (HTC_DEV_OUTPUT_PAR) htc__dla.now += HTC_DEV_STARTUP + taps * HTC__CAST(uint64_t, c) * htc__cdiv(k, HTC_DEV_PES);
+        else htc__dla.now += HTC_DEV_STARTUP + taps * HTC__CAST(uint64_t, k) * htc__cdiv(c, HTC_DEV_PES);
     }
 }
 
@@ -170,8 +168,8 @@ static HTC__UNUSED void htc__dla_fc(uint32_t in_off, int32_t c, uint32_t out_off
         for (i = 0; i < c; i++) acc += (in[i] - in_zp) * w[HTC__CAST(size_t, o) * c + i];
         out[o] = htc__dla_requant(acc, rq_off, k, o, rq_mode, out_zp, qmin, qmax);
     }
-    if (HTC_DEV_OUTPUT_PAR) htc__dla.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, c) * htc__dla_cdiv(k, HTC_DEV_PES);
-    else htc__dla.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, k) * htc__dla_cdiv(c, HTC_DEV_PES);
+    if (HTC_DEV_OUTPUT_PAR) htc__dla.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, c) * htc__cdiv(k, HTC_DEV_PES);
+    else htc__dla.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, k) * htc__cdiv(c, HTC_DEV_PES);
 }
 
 /* end of an offloaded layer */

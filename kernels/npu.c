@@ -54,8 +54,6 @@ static HTC__UNUSED int8_t *htc__npu_mem(int space, uint32_t off, uint64_t len)
     return (space ? htc__npu.w : htc__npu.act) + off;
 }
 
-static HTC__UNUSED uint64_t htc__npu_cdiv(int64_t a, int64_t b) { return HTC__CAST(uint64_t, (a + b - 1) / b); }
-
 /* L2 region of h rows, w pixels, c channels (NHWC strides in elements) ->
    activation SRAM [h][w][c]: one 2-D transfer */
 static HTC__UNUSED void htc__npu_dma_in(uint32_t off, const int8_t *src, int32_t h, int32_t w, int32_t c,
@@ -134,10 +132,10 @@ static HTC__UNUSED void htc__npu_conv(uint32_t in_off, int32_t ih, int32_t iw, i
                 out[(HTC__CAST(size_t, y) * ox + x) * k + o] = htc__npu_requant(acc, rq_off, k, o, out_zp, qmin, qmax);
             }
     if (dw)
-        htc__npu.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, oy) * ox * kh * kw * htc__npu_cdiv(k, HTC_DEV_ROWS * HTC_DEV_COLS);
+        htc__npu.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, oy) * ox * kh * kw * htc__cdiv(k, HTC_DEV_ROWS * HTC_DEV_COLS);
     else
-        htc__npu.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, oy) * ox * kh * kw * htc__npu_cdiv(k, HTC_DEV_ROWS) *
-                                              htc__npu_cdiv(c, HTC_DEV_COLS);
+        htc__npu.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, oy) * ox * kh * kw * htc__cdiv(k, HTC_DEV_ROWS) *
+                                              htc__cdiv(c, HTC_DEV_COLS);
 }
 
 /* FC on one tile: out[o] = requant(bias[o] + sum_i (in[i] - in_zp) w[o][i]) */
@@ -154,7 +152,7 @@ static HTC__UNUSED void htc__npu_fc(uint32_t in_off, int32_t c, uint32_t out_off
         for (i = 0; i < c; i++) acc += (in[i] - in_zp) * w[HTC__CAST(size_t, o) * c + i];
         out[o] = htc__npu_requant(acc, rq_off, k, o, out_zp, qmin, qmax);
     }
-    htc__npu.now += HTC_DEV_STARTUP + htc__npu_cdiv(k, HTC_DEV_ROWS) * htc__npu_cdiv(c, HTC_DEV_COLS);
+    htc__npu.now += HTC_DEV_STARTUP + htc__cdiv(k, HTC_DEV_ROWS) * htc__cdiv(c, HTC_DEV_COLS);
 }
 
 /* end of an offloaded layer */
