@@ -90,8 +90,8 @@ bench:
 	$${PYTHON:-.venv/bin/python} bench/bench_uma.py
 
 # MCU benchmark (bench/bench_mcu.py, harness bench/mcu): instructions per
-# inference on Cortex-M4 and RV32 (qemu), flash and RAM; with PEER_SRC=<git
-# clones> (or TFLM=... LISTS=...) also TFLite Micro, reference and CMSIS-NN
+# inference on Cortex-M4, Cortex-M55 (MVE beats too) and RV32 (qemu), flash and
+# RAM, beside the recorded figures of TFLite Micro (reference and CMSIS-NN)
 bench-mcu: htc
 	$${PYTHON:-python3} bench/bench_mcu.py
 

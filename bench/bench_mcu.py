@@ -1,37 +1,34 @@
 #!/usr/bin/env python3
 """bench_mcu.py - `make bench-mcu`: instructions per inference, flash and RAM
-of the four MLPerf Tiny models on Cortex-M4 and RV32IMC, for htc and, when the
-peer sources are present, TFLite Micro with reference kernels and with CMSIS-NN
-kernels, built and run in the same run.
+of the four MLPerf Tiny models and the MNIST CNN on Cortex-M4, Cortex-M55
+(Helium) and RV32IMC, measured for htc, printed beside the peers' recorded
+reference figures (TFLite Micro with its reference kernels, and with CMSIS-NN;
+PEERS below, from ../shared/peers/mcu.md) with htc's ratios to them.
 
-Everything is built by bench/mcu/Makefile with the same flags (-O2; M4
--mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16, RV32 -march=rv32imc)
-and picolibc semihosting, run under qemu (qemu-system-arm -M mps2-an386,
-qemu-system-riscv32 -M virt) with the TCG plugin examples/common/insncount.c,
-which counts every executed instruction between two marks around each
-inference. Flash = text + data of the ELF (size -B; the harness and printf
-included); RAM = data + bss (arenas included) + the measured stack high-water.
-Every firmware's output is compared byte for byte with `htc run` on the host
-on the same input.
+htc's firmware is built by bench/mcu/Makefile with the flags the peers were
+measured with (-O2; M4 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard
+-mfpu=fpv4-sp-d16, M55 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard, RV32
+-march=rv32imc) and picolibc semihosting, run under qemu (qemu-system-arm -M
+mps2-an386 / -M mps3-an547, qemu-system-riscv32 -M virt) with the TCG plugin
+examples/common/insncount.c, which counts every executed instruction between
+two marks around each inference (on the M55 also the MVE instructions and
+their beats: 4 per vector instruction). Flash = text + data of the ELF (size
+-B; the harness and printf included); RAM = data + bss (arena included) + the
+measured stack high-water. Every firmware's output is compared byte for byte
+with `htc run` on the host on the same input.
+
+The peers' figures are deterministic counts measured once with the same
+harness shape (a TFLM firmware around one Invoke(), same compiler, flags,
+qemu and plugin); this project does not build third-party sources.
 
 Environment:
-  TFLM, LISTS      a TFLite Micro tree and its source lists, as made by
-                   bench/mcu/setup.sh WORK (WORK/tflm, WORK/lists), or
-  PEER_SRC         a directory with git clones of tflite-micro, flatbuffers,
-                   gemmlowp, ruy, CMSIS-NN and CMSIS_6 (setup.sh is then run
-                   into BENCH_DIR/peer-setup, TFLM at TFLM_REV, default the
-                   pinned commit below)
-  HTC_MODELS       the .tflite files (default ../shared/models/mlperf_tiny)
+  HTC_MODELS       the MLPerf Tiny .tflite files (default ../shared/models/mlperf_tiny)
+  HTC_EXTRA        mnist_cnn_int8.tflite (default HTC_MODELS/../extra)
   BENCH_DIR        build directory (default: a temporary one, removed)
-  BENCH_MODELS     subset of "kws vww ic ad";  BENCH_ARCHS  subset of "m4 rv32"
-  ARENAS           TFLM arena sizes (make variables ARENA_ref_kws=N ...)
-  RV_CXX_INC       libstdc++ include flags for TFLM on RV32 (default: the
-                   arm-none-eabi newlib ones, Debian's libstdc++-arm-none-eabi-dev)
+  BENCH_MODELS     subset of "kws vww ic ad mnist";  BENCH_ARCHS  subset of "m4 m55 rv32"
   JOBS             make -j (default 2)
 Exit status: 0 when htc ran on every architecture measured and matched
-`htc run`; 1 otherwise (also when no architecture could be measured). Peers
-that are absent are reported, not an error."""
-import glob
+`htc run`; 1 otherwise (also when no architecture could be measured)."""
 import os
 import re
 import shutil
@@ -41,23 +38,53 @@ import tempfile
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 HARNESS = os.path.join(REPO, "bench", "mcu")
-NAMES = ["kws", "vww", "ic", "ad"]
-TFLM_REV = "90b983c2b3f1480642e040bbd2ddb37b998f3424"
-# arena sizes found by trial for TFLM 90b983c (bench/mcu/Makefile takes 200 KiB
-# when not given); RV32 ic needs a little more than M4
-ARENAS = {"m4": "ARENA_ref_kws=22784 ARENA_ref_vww=100672 ARENA_ref_ic=54352 ARENA_ref_ad=2816 "
-                "ARENA_cmsis_kws=22832 ARENA_cmsis_vww=100720 ARENA_cmsis_ic=55008 ARENA_cmsis_ad=3072",
-          "rv32": "ARENA_ref_kws=22784 ARENA_ref_vww=100672 ARENA_ref_ic=54528 ARENA_ref_ad=2816"}
+NAMES = ["kws", "vww", "ic", "ad", "mnist"]
+TITLES = {"kws": "KWS", "vww": "VWW", "ic": "ResNet-8", "ad": "AD", "mnist": "MNIST CNN"}
 ARCH = {
     "m4": {"title": "Cortex-M4 (qemu-system-arm -M mps2-an386)", "pfx": "arm-none-eabi-",
-           "qemu": "qemu-system-arm", "pkgs": "gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm",
-           "cfgs": ["tflm-ref", "tflm-cmsis", "htc"]},
+           "qemu": "qemu-system-arm", "pkgs": "gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm"},
+    "m55": {"title": "Cortex-M55, Helium (qemu-system-arm -M mps3-an547)", "pfx": "arm-none-eabi-",
+            "qemu": "qemu-system-arm", "pkgs": "gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm"},
     "rv32": {"title": "RV32IMC (qemu-system-riscv32 -M virt)", "pfx": "riscv64-unknown-elf-",
              "qemu": "qemu-system-riscv32", "pkgs": "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf "
-             "qemu-system-misc", "cfgs": ["tflm-ref", "htc"]},
+             "qemu-system-misc"},
 }
-PEER_REPOS = {"TFLM_GIT": "tflite-micro", "FLATBUFFERS_GIT": "flatbuffers", "GEMMLOWP_GIT": "gemmlowp",
-              "RUY_GIT": "ruy", "CMSIS_NN_GIT": "CMSIS-NN", "CMSIS6_GIT": "CMSIS_6"}
+
+# The peers' recorded figures (../shared/peers/mcu.md): per architecture and
+# model, (instructions, flash, RAM) of TFLite Micro with its reference kernels
+# ("ref") and with CMSIS-NN ("cmsis": ARM_MATH_DSP on the M4, ARM_MATH_DSP +
+# ARM_MATH_MVEI on the M55). Counted under QEMU 7.2 by the same TCG plugin
+# between marks around one Invoke() (the 2nd of 3; all equal), every output
+# byte-equal to `htc run`.
+PEER_PROVENANCE = [
+    "TFLite Micro 90b983c2b3f1480642e040bbd2ddb37b998f3424 (its release flags, every file at -O2),",
+    "CMSIS-NN 4ab83cc3 (TFLM's pin; M4 ARM_MATH_DSP, M55 ARM_MATH_DSP + ARM_MATH_MVEI),",
+    "arm-none-eabi-gcc 12.2.1 / riscv64-unknown-elf-gcc 12.2.0 -O2, picolibc semihosting, QEMU 7.2,",
+    "same -mcpu/-march flags and boards as htc's firmware below; recorded in ../shared/peers/mcu.md",
+]
+PEERS = {
+    "m4": {
+        "kws": {"ref": (43115012, 127880, 27696), "cmsis": (7663426, 176296, 28316)},
+        "vww": {"ref": (100489568, 407248, 105584), "cmsis": (24080200, 455664, 106204)},
+        "ic": {"ref": (107493198, 172440, 59352), "cmsis": (31202443, 220856, 60492)},
+        "ad": {"ref": (1954447, 350920, 7456), "cmsis": (583247, 399336, 8060)},
+        "mnist": {"ref": (12393411, 133720, 33128), "cmsis": (1980270, 182800, 33748)},
+    },
+    "m55": {
+        "kws": {"ref": (42138302, 126376, 27696), "cmsis": (1813629, 163080, 32936)},
+        "vww": {"ref": (96380201, 405728, 105584), "cmsis": (6561365, 442432, 106360)},
+        "ic": {"ref": (97662453, 170936, 59416), "cmsis": (4913891, 207640, 60616)},
+        "ad": {"ref": (1698139, 349416, 7432), "cmsis": (150291, 386120, 14928)},
+        "mnist": {"ref": (12632622, 132296, 33128), "cmsis": (661057, 169440, 33888)},
+    },
+    "rv32": {
+        "kws": {"ref": (44313108, 154092, 27692)},
+        "vww": {"ref": (109944661, 433444, 105580)},
+        "ic": {"ref": (125524210, 198652, 59456)},
+        "ad": {"ref": (2480276, 377132, 7428)},
+    },
+}
+PEER_NAMES = {"ref": "TFLM ref", "cmsis": "TFLM+CMSIS"}
 
 
 def run(cmd, **kw):
@@ -75,51 +102,18 @@ def missing_tools(arch):
     return miss
 
 
-def rv_cxx_inc():
-    """libstdc++ headers for TFLM on RV32 (Debian's riscv64-unknown-elf has none)"""
-    if os.environ.get("RV_CXX_INC"):
-        return os.environ["RV_CXX_INC"]
-    dirs = sorted(glob.glob("/usr/include/newlib/c++/*"))
-    if not dirs:
-        return None
-    i = dirs[-1]
-    return "-nostdinc++ -isystem %s -isystem %s/arm-none-eabi/thumb/v7/nofp" % (i, i)
-
-
-def peer_tree(bdir):
-    """(TFLM, LISTS) from the environment, or from PEER_SRC via setup.sh; (None, reason) when absent"""
-    t, l = os.environ.get("TFLM"), os.environ.get("LISTS")
-    if t or l:
-        if not (t and l and os.path.isdir(t) and os.path.isfile(os.path.join(l or "", "ref.lst"))):
-            return None, "TFLM=%s / LISTS=%s are not a tree and lists made by bench/mcu/setup.sh" % (t, l)
-        return (os.path.abspath(t), os.path.abspath(l)), None
-    src = os.environ.get("PEER_SRC")
-    if not src:
-        return None, "neither TFLM + LISTS nor PEER_SRC is set"
-    env = dict(os.environ, TFLM_REV=os.environ.get("TFLM_REV") or TFLM_REV)
-    for var, name in PEER_REPOS.items():
-        d = os.path.join(src, name)
-        d = os.path.join(d, ".git") if os.path.isdir(os.path.join(d, ".git")) else d
-        if not os.path.isdir(d):
-            return None, "PEER_SRC=%s has no %s (git clone https://github.com/.../%s)" % (src, name, name)
-        env[var] = d
-    work = os.path.join(bdir, "peer-setup")
-    print("setting up TFLite Micro from %s (bench/mcu/setup.sh %s)" % (src, work), flush=True)
-    r = run(["bash", os.path.join(HARNESS, "setup.sh"), work], env=env)
-    if r.returncode:
-        return None, "setup.sh failed:\n" + (r.stdout + r.stderr)[-1500:]
-    return (os.path.join(work, "tflm"), os.path.join(work, "lists")), None
-
-
 def parse_log(path, model):
     """one run's log (bench/mcu/Makefile): instructions of each marked
     inference, size -B, stack high-water, output bytes, exit status"""
-    r = {"regions": [], "out": None, "exit": None, "stack": None, "text": 0, "data": 0, "bss": 0, "weights": 0}
+    r = {"regions": [], "mve": [], "out": None, "exit": None, "stack": None, "text": 0, "data": 0, "bss": 0, "weights": 0}
     syms = {}
     for line in open(path, errors="replace"):
         m = re.match(r"insncount: region \d+: (\d+)$", line)
         if m:
             r["regions"].append(int(m.group(1)))
+        m = re.match(r"insncount: region \d+ mve: (\d+) beats: (\d+)$", line)
+        if m:
+            r["mve"].append((int(m.group(1)), int(m.group(2))))
         m = re.match(r"output-hex: ([0-9a-f]*)$", line)
         if m:
             r["out"] = m.group(1)
@@ -138,6 +132,7 @@ def parse_log(path, model):
     r["weights"] = syms.get("g_model") or sum(v for k, v in syms.items() if re.match(model + r"__t\d+$", k))
     # region 0 is the warm-up; the steady count is the next one (all equal)
     r["insn"] = r["regions"][1] if len(r["regions"]) > 1 else None
+    r["mve1"] = r["mve"][1] if len(r["mve"]) > 1 else None
     r["steady_varies"] = len(set(r["regions"][1:])) > 1
     r["flash"] = r["text"] + r["data"]
     r["ram"] = r["data"] + r["bss"] + (r["stack"] or 0) if r["stack"] is not None else None
@@ -148,19 +143,23 @@ def why_failed(path, x):
     """one line: why a configuration has no count (its log's last words)"""
     if x is None:
         return "build failed (no %s; the harness's errors are below)" % path
-    said = [l.strip() for l in open(path, errors="replace") if re.match(r"(tflm|htc|qemu[-\w]*):", l)]
-    hint = "; a larger TFLM arena: ARENAS=\"ARENA_ref_<model>=N ...\"" if said and "AllocateTensors" in said[-1] else ""
-    return "run failed, exit %s%s (%s)%s" % (x["exit"], (": " + said[-1]) if said else "", path, hint)
+    said = [l.strip() for l in open(path, errors="replace") if re.match(r"(htc|qemu[-\w]*):", l)]
+    return "run failed, exit %s%s (%s)" % (x["exit"], (": " + said[-1]) if said else "", path)
+
+
+def fmt(n):
+    return "{:,}".format(n)
 
 
 def main():
     models = (os.environ.get("BENCH_MODELS") or " ".join(NAMES)).split()
-    archs = (os.environ.get("BENCH_ARCHS") or "m4 rv32").split()
+    archs = (os.environ.get("BENCH_ARCHS") or "m4 m55 rv32").split()
     bad = [m for m in models if m not in NAMES] + [a for a in archs if a not in ARCH]
     if bad:
         print("bench_mcu: unknown model or architecture: %s" % " ".join(bad))
         return 1
     mdir = os.path.abspath(os.environ.get("HTC_MODELS") or os.path.join(REPO, "..", "shared", "models", "mlperf_tiny"))
+    xdir = os.path.abspath(os.environ.get("HTC_EXTRA") or os.path.join(mdir, "..", "extra"))
     htc = os.path.join(REPO, "htc")
     if not os.access(htc, os.X_OK):
         print("bench_mcu: no %s: run make htc first" % htc)
@@ -174,12 +173,11 @@ def main():
     jobs = os.environ.get("JOBS") or "2"
     failed = False
     try:
-        tree, why = peer_tree(bdir)
         print("htc on MCUs: instructions per inference (qemu, TCG plugin, exact), flash = text+data of the ELF,")
         print("RAM = data+bss+stack high-water; all builds -O2, picolibc; models %s" % " ".join(models))
-        if tree is None:
-            print("peers not built: %s. To compare with TFLite Micro (reference and CMSIS-NN kernels) set PEER_SRC "
-                  "to a directory of git clones (README, 'Tests and benchmarks')." % why)
+        print("peers: recorded reference figures, not built here:")
+        for line in PEER_PROVENANCE:
+            print("  " + line)
         status = 0
         measured = 0
         for arch in archs:
@@ -189,82 +187,72 @@ def main():
             if miss:
                 print("%s skipped: not found: %s (Debian: apt-get install %s)" % (arch, ", ".join(miss), a["pkgs"]))
                 continue
-            cfgs = ["htc"]
             notes = []
-            if tree:
-                cfgs = [c for c in a["cfgs"] if c != "htc"] + cfgs
-            extra = []
-            if tree and arch == "rv32":
-                inc = rv_cxx_inc()
-                if inc is None:
-                    notes.append("TFLM on rv32 not built: no libstdc++ headers (set RV_CXX_INC, or apt-get install "
-                                 "libstdc++-arm-none-eabi-dev whose header-only parts TFLM uses)")
-                    cfgs = ["htc"]
-                else:
-                    extra.append("RV_CXX_INC=" + inc)
             mk = ["make", "-k", "-s", "-f", os.path.join(HARNESS, "Makefile"), "-j" + jobs, "ARCH=" + arch,
-                  "B=" + bdir, "MODELS=" + mdir, "HTC_HOME=" + REPO, "M=" + " ".join(models), "KEEP_LOG=1",
+                  "B=" + bdir, "MODELS=" + mdir, "EXTRA=" + xdir, "HTC_HOME=" + REPO, "M=" + " ".join(models),
+                  "KEEP_LOG=1",
                   # make runs elsewhere: a relative HTC (tests/run.sh exports ./htc) must not leak in
                   "HTC=" + os.path.abspath(os.environ.get("HTC") or os.path.join(REPO, "htc"))]
-            if tree:
-                mk += ["TFLM=" + tree[0], "LISTS=" + tree[1]] + (os.environ.get("ARENAS") or ARENAS[arch]).split()
             # a run's log is kept by the Makefile (.SECONDARY): remove this run's
-            for c in cfgs:
-                for m in models:
-                    for ext in (".log", ".elf"):
-                        p = os.path.join(bdir, arch, c, m + ext)
-                        if os.path.exists(p):
-                            os.remove(p)
-            r = run(mk + extra + ["ref-out"] + cfgs)
+            for m in models:
+                for ext in (".log", ".elf"):
+                    p = os.path.join(bdir, arch, "htc", m + ext)
+                    if os.path.exists(p):
+                        os.remove(p)
+            r = run(mk + ["ref-out", "htc"])
             res = {}
-            for c in cfgs:
-                for m in models:
-                    p = os.path.join(bdir, arch, c, m + ".log")
-                    res[(c, m)] = parse_log(p, m) if os.path.exists(p) else None
+            for m in models:
+                p = os.path.join(bdir, arch, "htc", m + ".log")
+                res[m] = parse_log(p, m) if os.path.exists(p) else None
             if r.returncode:
                 errs = [l for l in (r.stdout + r.stderr).splitlines()
-                        if re.search(r"error|Error|failed|\*\*\*|No such|not found|undefined reference", l)]
+                        if re.search(r"error|Error|failed|\*\*\*|No such|not found|undefined reference|^no ", l)]
                 notes.append("the harness reported errors (make -k):\n  " + "\n  ".join(errs[-20:]))
-            print("%-5s %-11s %14s %10s %9s  %s" % ("model", "build", "instructions", "flash", "RAM", "output"))
+            mve = arch == "m55"
+            print("%-5s %-11s %14s %10s %9s%s  %s" % ("model", "build", "instructions", "flash", "RAM",
+                                                     " %12s %13s" % ("MVE insns", "MVE beats") if mve else "",
+                                                     "output"))
             for m in models:
+                peers = PEERS[arch].get(m, {})
+                for k in ("ref", "cmsis"):
+                    if k in peers:
+                        i, f, ram = peers[k]
+                        print("%-5s %-11s %14s %10s %9s%s  recorded" % (m, PEER_NAMES[k], fmt(i), fmt(f), fmt(ram),
+                                                                      " %12s %13s" % ("-", "-") if mve else ""))
                 ref = None
                 p = os.path.join(bdir, "ref", m + ".out.hex")
                 if os.path.exists(p):
                     ref = open(p).read().strip()
-                for c in cfgs:
-                    x = res[(c, m)]
-                    if x is None or x["insn"] is None or x["exit"] != 0:
-                        print("%-5s %-11s %s" % (m, c, why_failed(os.path.join(bdir, arch, c, m + ".log"), x)))
-                        failed = True
-                        if c == "htc":
-                            status = 1
-                        continue
-                    if ref is None:
-                        chk = "? (no htc run output)"
-                    elif x["out"] == ref:
-                        chk = "= htc run"
-                    else:
-                        chk = "DIFFERS from htc run"
-                    if c == "htc" and chk != "= htc run":
-                        status = 1
-                    print("%-5s %-11s %14s %10s %9s  %s%s" % (m, c, "{:,}".format(x["insn"]), "{:,}".format(x["flash"]),
-                                                         "{:,}".format(x["ram"]), chk,
-                                                         " (steady runs vary)" if x["steady_varies"] else ""))
-                h = res[("htc", m)]
-                if h and h["insn"] and h["exit"] == 0:
-                    measured += 1
-                    for c, name in (("tflm-cmsis", "htc/cmsis"), ("tflm-ref", "htc/ref")):
-                        x = res.get((c, m))
-                        if x and x["insn"] and x["exit"] == 0:
-                            print("%-5s %-11s %14.3f %10.3f %9.3f" % (m, name, h["insn"] / x["insn"],
-                                                                       h["flash"] / x["flash"], h["ram"] / x["ram"]))
+                x = res[m]
+                if x is None or x["insn"] is None or x["exit"] != 0:
+                    print("%-5s %-11s %s" % (m, "htc", why_failed(os.path.join(bdir, arch, "htc", m + ".log"), x)))
+                    failed = True
+                    status = 1
+                    continue
+                if ref is None:
+                    chk = "? (no htc run output)"
+                elif x["out"] == ref:
+                    chk = "= htc run"
+                else:
+                    chk = "DIFFERS from htc run"
+                if chk != "= htc run":
+                    status = 1
+                beats = ""
+                if mve:
+                    v = x["mve1"] or (None, None)
+                    beats = " %12s %13s" % (fmt(v[0]) if v[0] is not None else "?", fmt(v[1]) if v[1] is not None else "?")
+                print("%-5s %-11s %14s %10s %9s%s  %s%s" % (m, "htc", fmt(x["insn"]), fmt(x["flash"]), fmt(x["ram"]),
+                                                          beats, chk, " (steady runs vary)" if x["steady_varies"] else ""))
+                measured += 1
+                for k, name in (("cmsis", "htc/cmsis"), ("ref", "htc/ref")):
+                    if k in peers:
+                        i, f, ram = peers[k]
+                        print("%-5s %-11s %14.3f %10.3f %9.3f" % (m, name, x["insn"] / i, x["flash"] / f, x["ram"] / ram))
             for n in notes:
                 print(n)
         if measured == 0:
             print("\nbench_mcu: nothing measured")
             return 1
-        if tree is None:
-            print("\n(peers not built: htc only)")
         return status
     finally:
         if own and not failed:

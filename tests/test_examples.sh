@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # tests/test_examples.sh - every firmware example (examples/<model>) built and
-# run on the host, on Cortex-M4 (qemu-system-arm -M mps2-an386) and on RV32
-# (qemu-system-riscv32 -M virt). Checks per model:
+# run on the host, on Cortex-M4 (qemu-system-arm -M mps2-an386), on Cortex-M55
+# (Helium; -M mps3-an547) and on RV32 (qemu-system-riscv32 -M virt). Checks
+# per model:
 #   header  htc compile writes the header
 #   host    builds and runs, exit status 0
 #   htc-run the host's output bytes equal `htc run` on the same input bytes
 #   tflm    ... and TFLite Micro's interpreter's (tests/tflm_run.py), the oracle
 #   m4      cross-builds, runs under qemu, exit 0, "result:" lines == host's
+#   m55     the same on the M55 (the kernels' MVE paths)
 #   rv32    cross-builds, runs under qemu, exit 0, "result:" lines == host's
 # llama (Deeploy's microLlama1 from ../shared/deeploy-tests, HTC_DEEPLOY):
 # instead of tflm, the host program fed Deeploy's inputs.npz for its first
-# step must write Deeploy's outputs.npz (every output, bit for bit); m4 and
-# rv32 compare their 16 generated steps with the host's.
+# step must write Deeploy's outputs.npz (every output, bit for bit); m4, m55
+# and rv32 compare their 16 generated steps with the host's.
 # Prints each program's instruction count, then "N passed, N failed".
 # Environment: HTC (default ./htc), HTC_MODELS, HTC_DEEPLOY, EXAMPLES
 # (default all five), KEEP=1 keeps the build directory.
@@ -126,9 +128,9 @@ for m in $EXAMPLES; do
     fi
     ok "$m header ($(wc -c <"$b/$m.h") bytes)"
 
-    # the three builds in parallel, then the two qemu runs next to the host's
+    # the four builds in parallel, then the three qemu runs next to the host's
     "${mk[@]}" -j3 all >"$W/$m.build.log" 2>&1
-    for p in m4 rv32; do
+    for p in m4 m55 rv32; do
         if [ -f "$b/$p/$m.elf" ]; then
             ( "${mk[@]}" "$p" >"$W/$m.$p.log" 2>&1; echo $? >"$W/$m.$p.rc" ) &
         fi
@@ -162,7 +164,7 @@ for m in $EXAMPLES; do
     fi
     wait
 
-    for p in m4 rv32; do
+    for p in m4 m55 rv32; do
         if [ ! -f "$b/$p/$m.elf" ]; then
             bad "$m $p: build failed"; show "$W/$m.build.log" 30; continue
         fi

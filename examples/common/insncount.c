@@ -5,7 +5,7 @@
    out below.
 
    Build:  cc -shared -fPIC -O2 -o libinsncount.so insncount.c
-   Use:    qemu-system-arm ... -plugin ./libinsncount.so[,begin=ADDR,end=ADDR]
+   Use:    qemu-system-arm ... -plugin ./libinsncount.so[,begin=ADDR,end=ADDR][,mve=FILE]
 
    Every executed guest instruction adds 1 to a counter (an inline add
    registered per instruction at translation time: no helper call). With
@@ -13,7 +13,16 @@
    the instruction at begin opens a region and each one at end closes the
    innermost open region; regions may nest. At exit it prints to stderr
      insncount: region N: COUNT     (in the order the regions were opened)
-     insncount: total COUNT         (every instruction of the run) */
+     insncount: total COUNT         (every instruction of the run)
+   With mve=FILE (hex addresses, one a line: mve-addrs.awk lists a Cortex-M55
+   program's MVE instructions from objdump), the listed instructions are also
+   counted apart, and each region gets a second line
+     insncount: region N mve: MVE beats: BEATS
+   BEATS = 4 x MVE: Armv8.1-M executes a vector instruction as four beats of
+   32 bits of its 128-bit vector (Arm v8-M Architecture Reference Manual,
+   "Beats" / "Beat-wise execution"); the Cortex-M55 is a dual-beat
+   implementation (two beats per cycle), so BEATS / 2 is the cycles its
+   vector pipeline is busy, before overlap between consecutive instructions. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,15 +56,49 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 #define MAX_REGIONS 4096
 #define MAX_DEPTH 64
 static uint64_t count;                    /* instructions executed (one vCPU) */
+static uint64_t mve;                      /* of which listed in mve=FILE */
 static uint64_t begin_addr = UINT64_MAX, end_addr = UINT64_MAX;
-static uint64_t region[MAX_REGIONS];
+static uint64_t region[MAX_REGIONS], region_mve[MAX_REGIONS];
 static int nregions, stack[MAX_DEPTH], depth, dropped;
+static uint64_t *mve_addr;                /* sorted */
+static size_t n_mve;
+static int have_mve;                      /* mve=FILE given */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the addresses of mve=FILE, sorted; 0 on success */
+static int load_mve(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[64];
+    size_t cap = 0;
+    if (!f) { fprintf(stderr, "insncount: cannot read %s\n", path); return -1; }
+    while (fgets(line, sizeof line, f)) {
+        char *e;
+        uint64_t a = strtoull(line, &e, 16);
+        if (e == line) continue;
+        if (n_mve == cap) {
+            uint64_t *m = realloc(mve_addr, (cap = cap ? 2 * cap : 1024) * sizeof *m);
+            if (!m) { fclose(f); return -1; }
+            mve_addr = m;
+        }
+        mve_addr[n_mve++] = a;
+    }
+    fclose(f);
+    qsort(mve_addr, n_mve, sizeof *mve_addr, cmp_u64);
+    return 0;
+}
 
 static void on_begin(unsigned int vcpu, void *u)
 {
     (void)vcpu, (void)u;
     if (nregions == MAX_REGIONS || depth == MAX_DEPTH) { dropped++; return; }
     region[nregions] = count;
+    region_mve[nregions] = mve;
     stack[depth++] = nregions++;
 }
 
@@ -65,6 +108,7 @@ static void on_end(unsigned int vcpu, void *u)
     if (depth == 0) { dropped++; return; }
     int r = stack[--depth];
     region[r] = count - region[r];
+    region_mve[r] = mve - region_mve[r];
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -77,14 +121,20 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         if (a == begin_addr) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_begin, QEMU_PLUGIN_CB_NO_REGS, NULL);
         if (a == end_addr) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_end, QEMU_PLUGIN_CB_NO_REGS, NULL);
         qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &count, 1);
+        if (n_mve && bsearch(&a, mve_addr, n_mve, sizeof a, cmp_u64))
+            qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &mve, 1);
     }
 }
 
 static void at_exit(qemu_plugin_id_t id, void *u)
 {
     (void)id, (void)u;
-    for (int r = 0; r < nregions; r++)
+    for (int r = 0; r < nregions; r++) {
         fprintf(stderr, "insncount: region %d: %" PRIu64 "\n", r, region[r]);
+        if (have_mve)
+            fprintf(stderr, "insncount: region %d mve: %" PRIu64 " beats: %" PRIu64 "\n", r, region_mve[r],
+                    4 * region_mve[r]);
+    }
     if (depth || dropped) fprintf(stderr, "insncount: %d region(s) left open, %d dropped\n", depth, dropped);
     fprintf(stderr, "insncount: total %" PRIu64 "\n", count);
 }
@@ -96,6 +146,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         /* Thumb function symbols carry bit 0; instruction addresses do not */
         if (!strncmp(argv[i], "begin=", 6)) begin_addr = strtoull(argv[i] + 6, NULL, 0) & ~(uint64_t)1;
         else if (!strncmp(argv[i], "end=", 4)) end_addr = strtoull(argv[i] + 4, NULL, 0) & ~(uint64_t)1;
+        else if (!strncmp(argv[i], "mve=", 4)) { if (load_mve(argv[i] + 4)) return -1; have_mve = 1; }
         else { fprintf(stderr, "insncount: unknown argument '%s'\n", argv[i]); return -1; }
     }
     qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);

@@ -11,6 +11,9 @@
                     reads 0), so the per-layer regions are marked by calls
                     to platform_mark_begin/end, which the qemu plugin
                     common/insncount.c counts exactly.
+     PLATFORM_M55   Cortex-M55 (Helium) on qemu-system-arm -M mps3-an547,
+                    picolibc semihosting; counted like PLATFORM_M4, the
+                    plugin also counts MVE instructions and their beats.
 
    Include this before the generated header: it defines HTC_PROFILE_BEGIN
    and HTC_PROFILE_END, which the header calls around every layer. */
@@ -33,8 +36,12 @@
 #define PLATFORM_NAME "m4"
 #define PLATFORM_HAS_COUNTER 0          /* none: see platform_mark_* */
 #define PLATFORM_COUNTER_UNIT ""
+#elif defined(PLATFORM_M55)
+#define PLATFORM_NAME "m55"
+#define PLATFORM_HAS_COUNTER 0          /* as on the M4 */
+#define PLATFORM_COUNTER_UNIT ""
 #else
-#error "define PLATFORM_HOST, PLATFORM_RV32 or PLATFORM_M4 (platform.mk does)"
+#error "define PLATFORM_HOST, PLATFORM_RV32, PLATFORM_M4 or PLATFORM_M55 (platform.mk does)"
 #endif
 
 #ifdef __cplusplus

@@ -6,10 +6,13 @@
 #   make m4      Cortex-M4: arm-none-eabi-gcc + picolibc semihosting, run on
 #                qemu-system-arm -M mps2-an386, instructions counted by the
 #                qemu plugin common/insncount.c
+#   make m55     Cortex-M55 (Helium): qemu-system-arm -M mps3-an547, counted
+#                like the M4, plus the MVE instructions and their beats
+#                (common/mve-addrs.awk lists them from objdump)
 #   make rv32    RV32IMC: riscv64-unknown-elf-gcc + picolibc semihosting, run
 #                on qemu-system-riscv32 -M virt under -icount shift=0 so that
 #                minstret counts instructions exactly
-#   make all     build the three programs without running them
+#   make all     build the four programs without running them
 #   make header  (re)generate build/$(MODEL).h with htc
 #   make clean
 #
@@ -44,6 +47,11 @@ M4_FLAGS := -mcpu=cortex-m4 -mthumb
 # mps2-an386: 4 MiB SSRAM1 at 0 (code, weights), 4 MiB SSRAM2/3 at 0x20000000
 M4_LD    := -Wl,--defsym=__flash=0x0,--defsym=__flash_size=0x400000 \
             -Wl,--defsym=__ram=0x20000000,--defsym=__ram_size=0x400000
+M55_FLAGS := -mcpu=cortex-m55 -mthumb -mfloat-abi=hard
+# mps3-an547 boots Secure: code and weights in the ITCM (Secure alias, 512
+# KiB), data in the DTCM (512 KiB)
+M55_LD   := -Wl,--defsym=__flash=0x10000000,--defsym=__flash_size=0x80000 \
+            -Wl,--defsym=__ram=0x30000000,--defsym=__ram_size=0x80000
 RV32_FLAGS := -march=rv32imc -misa-spec=2.2 -mabi=ilp32
 # virt: RAM at 0x80000000 where -bios none loads the ELF
 RV32_LD  := -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 \
@@ -54,7 +62,7 @@ PLUGIN   := $(COMMON)/build/libinsncount.so
 HEADER   := $(B)/$(MODEL).h
 HTC_DEPS := $(wildcard $(TOP)/htc.h $(TOP)/kernels/*.c $(TOP)/kernels/*.h)
 
-.PHONY: host m4 rv32 all header clean FORCE
+.PHONY: host m4 m55 rv32 all header clean FORCE
 .DELETE_ON_ERROR:
 
 host: $(B)/host/$(MODEL)
@@ -70,11 +78,22 @@ m4: $(B)/m4/$(MODEL).elf $(PLUGIN)
 	awk -f $(COMMON)/insncount.awk $(B)/m4/run.log; \
 	[ $$rc -eq 0 ] || echo "m4: exit status $$rc"; exit $$rc
 
+m55: $(B)/m55/$(MODEL).elf $(PLUGIN)
+	@set -e; elf=$(B)/m55/$(MODEL).elf; \
+	begin=0x$$(arm-none-eabi-nm $$elf | awk '$$3 == "platform_mark_begin" {print $$1}'); \
+	end=0x$$(arm-none-eabi-nm $$elf | awk '$$3 == "platform_mark_end" {print $$1}'); \
+	arm-none-eabi-objdump -d -m armv8.1-m.main $$elf | awk -f $(COMMON)/mve-addrs.awk >$$elf.mve; \
+	echo "timeout $(TIMEOUT) $(QEMU_ARM) -M mps3-an547 -nographic $(SEMIHOST) -kernel $$elf -plugin $(PLUGIN),begin=$$begin,end=$$end,mve=$$elf.mve"; \
+	rc=0; timeout $(TIMEOUT) $(QEMU_ARM) -M mps3-an547 -nographic $(SEMIHOST) -kernel $$elf \
+	    -plugin $(PLUGIN),begin=$$begin,end=$$end,mve=$$elf.mve </dev/null >$(B)/m55/run.log 2>&1 || rc=$$?; \
+	awk -f $(COMMON)/insncount.awk $(B)/m55/run.log; \
+	[ $$rc -eq 0 ] || echo "m55: exit status $$rc"; exit $$rc
+
 rv32: $(B)/rv32/$(MODEL).elf
 	timeout $(TIMEOUT) $(QEMU_RV32) -M virt -bios none -nographic $(SEMIHOST) \
 	    -icount shift=0,sleep=off -kernel $< </dev/null 2>&1
 
-all: $(B)/host/$(MODEL) $(B)/m4/$(MODEL).elf $(B)/rv32/$(MODEL).elf
+all: $(B)/host/$(MODEL) $(B)/m4/$(MODEL).elf $(B)/m55/$(MODEL).elf $(B)/rv32/$(MODEL).elf
 
 header: $(HEADER)
 
@@ -98,6 +117,10 @@ $(B)/host/$(MODEL): $(SRCS) $(HEADER) $(COMMON)/platform.h
 $(B)/m4/$(MODEL).elf: $(SRCS) $(HEADER) $(COMMON)/platform.h
 	@mkdir -p $(@D)
 	$(M4_CC) $(M4_FLAGS) $(OPT) $(WARN) -DPLATFORM_M4 $(INC) $(PICOLIBC) $(M4_LD) -o $@ $(SRCS)
+
+$(B)/m55/$(MODEL).elf: $(SRCS) $(HEADER) $(COMMON)/platform.h
+	@mkdir -p $(@D)
+	$(M4_CC) $(M55_FLAGS) $(OPT) $(WARN) -DPLATFORM_M55 $(INC) $(PICOLIBC) $(M55_LD) -o $@ $(SRCS)
 
 $(B)/rv32/$(MODEL).elf: $(SRCS) $(HEADER) $(COMMON)/platform.h
 	@mkdir -p $(@D)
