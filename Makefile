@@ -71,7 +71,7 @@ fuzz: htc-asan $(PB_C)
 install: htc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/htc
 	$(CC) $(CFLAGS) $(WARN) -DHTC_DATADIR='"$(PREFIX)/share/htc"' $(LUA_CFLAGS) $(PB_FLAGS) -o $(DESTDIR)$(PREFIX)/bin/htc gen/main.c $(GEN_SRCS) $(PB_C) $(LUA_LIBS) $(LPS_LIBS) $(PB_LIBS) -lm
-	cp -r htc.h kernels targets $(DESTDIR)$(PREFIX)/share/htc/
+	cp -r htc.h kernels targets templates cmake $(DESTDIR)$(PREFIX)/share/htc/
 
 clean:
 	rm -rf htc htc-asan build

@@ -8,7 +8,7 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 pkgs="build-essential pkg-config liblua5.4-dev lua5.4 liblpsolve55-dev libonnx-dev libprotobuf-c-dev protobuf-c-compiler"
 [ "$what" = all ] && pkgs="$pkgs python3-venv gcc-arm-none-eabi gcc-riscv64-unknown-elf \
   picolibc-arm-none-eabi picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc \
-  clang libclang-rt-14-dev chromium"
+  clang libclang-rt-14-dev chromium cmake"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
