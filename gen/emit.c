@@ -786,8 +786,10 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     tseti("in_off0", 0); tseti("in_off1", ti->double_buffer ? ti->l1_in : 0); o = db * ti->l1_in;
     tseti("in2_off0", o); tseti("in2_off1", o + (ti->double_buffer ? ti->l1_in2 : 0)); o += db * ti->l1_in2;
     tseti("out_off0", o); tseti("out_off1", o + (ti->double_buffer ? ti->l1_out : 0));
-    tset("in", ptr(g, op->in[0], 1));
-    tset("out", ptr(g, op->out[0], 0));
+    /* pointers as one parenthesised expression: {{in}}[i] and {{out}} + n
+       mean what they say */
+    tset("in", arena_printf("(%s)", ptr(g, op->in[0], 1)));
+    tset("out", arena_printf("(%s)", ptr(g, op->out[0], 0)));
     tseti("in_zp", op->in_zp); tseti("out_zp", op->out_zp);
     tseti("qmin", op->act_min); tseti("qmax", op->act_max);
     tseti("per_channel", op->nch > 1);
@@ -801,7 +803,7 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
         tseti("rq_off", b_off + 4 * (int64_t)ti->size[TD_K]);
     } else if (op->kind == OP_ADD && op->rq == RQ_FLOAT) {
         const htc__qbinary_params *p = op->params;
-        tset("in2", ptr(g, op->in[1], 1));
+        tset("in2", arena_printf("(%s)", ptr(g, op->in[1], 1)));
         tseti("a_off", p->a_off); tseti("b_off", p->b_off); tseti("out_off", p->out_off);
         tseti("ra", op->add_shift[0]); tseti("rb", op->add_shift[1]); tseti("m", op->add_shift[2]);
         tseti("fix", op->add_fixed); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
