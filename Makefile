@@ -29,7 +29,7 @@ htc: gen/main.c $(GEN_SRCS) $(GEN_HDRS) $(PB_C)
 htc-asan: gen/main.c $(GEN_SRCS) $(GEN_HDRS) $(PB_C)
 	$(CC) -O1 -g $(SAN) $(WARN) -DHTC_DATADIR='"$(DATADIR)"' $(LUA_CFLAGS) $(PB_FLAGS) -o $@ gen/main.c $(GEN_SRCS) $(PB_C) $(LUA_LIBS) $(LPS_LIBS) $(PB_LIBS) -lm
 
-.PHONY: demo test test-asan bench bench-mcu deeploy-all fuzz clean install deps
+.PHONY: demo test test-asan bench bench-mcu deeploy-all tflm-suite fuzz clean install deps
 deps:
 	bash .ci/deps.sh all
 
@@ -100,3 +100,11 @@ bench-mcu: htc
 # its outputs.npz; prints a pass table. DEEPLOY_TESTS=<clone>/DeeployTest/Tests
 deeploy-all: htc
 	$${PYTHON:-.venv/bin/python} tests/deeploy_all.py
+
+# Every .tflite of a TensorFlow Lite Micro checkout (not in this repository:
+# read in place) through htc run and the tflite-micro interpreter on random
+# inputs; prints exact / mismatch / refused (htc's reason) / crash per model
+# next to TFLM's own status, and the table. TFLM_SRC=<clone of
+# github.com/tensorflow/tflite-micro>
+tflm-suite: htc
+	TFLM_SRC=$(TFLM_SRC) $${PYTHON:-.venv/bin/python} tests/tflm_suite.py

@@ -789,11 +789,12 @@ typedef struct {
     const int32_t *axis_bytes;      /* [n]: bytes of one outer slice of input i */
 } htc__concat_params;
 
-/* SOFTMAX over the last dimension, TFLite reference int8 (gemmlowp exp). */
+/* SOFTMAX over the last dimension, TFLite reference int8 in, int8 or int16
+   out (gemmlowp exp). */
 typedef struct {
     int32_t outer, depth;
     int32_t input_multiplier, input_left_shift, diff_min;
-    int32_t out_zp;                 /* -128 for int8 output */
+    int32_t out_zp;                 /* -128 for int8 output, -32768 for int16 */
 } htc__softmax_params;
 
 /* QUANTIZE float->int8/uint8: round-half-away(x / scale) + zp, saturated;

@@ -87,6 +87,10 @@ static int64_t bias_check(Graph *g, Op *op, int slot, int n)
 /* Conv/depthwise/FC requantization: per-channel or per-tensor weights. */
 static void weights_quant(Op *op, const Tensor *in, const Tensor *w, const Tensor *out, int nout_ch, int ch_axis)
 {
+    if (w->q.n > 1 && (w->q.axis < 0 || w->q.axis >= w->rank))
+        fail("weights '%s': quantized_dimension %d out of range for rank %d", w->name, w->q.axis, w->rank);
+    if (w->q.n > 1 && w->q.n != w->shape[w->q.axis])
+        fail("weights '%s': %d quantization scales for %d channels", w->name, w->q.n, w->shape[w->q.axis]);
     if (w->q.n != 1 && w->q.n != nout_ch)
         fail("weights '%s' have %d scales for %d output channels", w->name, w->q.n, nout_ch);
     if (w->q.n > 1 && w->q.axis != ch_axis)
@@ -429,15 +433,21 @@ static void lower_softmax(Graph *g, Op *op)
 {
     Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
     need_type(in, DT_INT8, "input");
-    need_type(out, DT_INT8, "output");
+    int o16 = out->type == DT_INT16;
+    if (!o16) need_type(out, DT_INT8, "output");
     qzp(in, "input");
-    if (qzp(out, "output") != -128 || out->q.scale[0] != 1.0f / 256)
+    if (in->rank < 1 || tensor_numel(in) != tensor_numel(out)) fail("input and output sizes differ");
+    /* softmax_common.cc CalculateSoftmaxParams: the output checks of each type */
+    if (o16 && (qzp(out, "output") != -32768 || fabsf(out->q.scale[0] - 1.0f / 65536) > 0.001f * 1.0f / 65536))
+        fail("int8 -> int16 softmax output must have scale 1/65536 and zero point -32768");
+    if (!o16 && (qzp(out, "output") != -128 || out->q.scale[0] != 1.0f / 256))
         fail("int8 softmax output must have scale 1/256 and zero point -128");
     htc__softmax_params *p = params(op, sizeof *p, "htc__softmax_params");
     quant_softmax_params(op->beta, in->q.scale[0], p);
     p->depth = in->shape[in->rank - 1];
     p->outer = (int32_t)(tensor_numel(in) / p->depth);
-    p->out_zp = -128;
+    p->out_zp = o16 ? -32768 : -128;
+    op->variant = o16 ? "_s16" : "";    /* htc__softmax_s8_s16: TFLM's int8 -> int16 */
     op->rq = RQ_TFLITE;
     op->nch = 1;
 }
@@ -2241,6 +2251,7 @@ static int lower_s16(Graph *g, Op *op)
         lower_ew_s16(g, op);
         return 1;
     case OP_SOFTMAX:
+        if (T(g, op->in[0])->type == DT_INT8) return 0;     /* int8 -> int16: lower_softmax */
         lower_softmax_s16(g, op);
         return 1;
     case OP_MATMUL:

@@ -342,7 +342,11 @@ static DType map_type(Reader *r, int tt, int index, const char *name)
 }
 
 /* Quantization parameters of tensor T: scale[] and zero_point[] of equal
-   length, per-channel ones along a valid axis with one entry per channel. */
+   length. quantized_dimension is kept as stored: TFLite Micro copies it
+   unchecked and reads it only for the filter of a convolution or fully
+   connected layer (PopulateConvolutionQuantizationParams), where gen/lower.c
+   checks it (`weights_quant`); elsewhere (person_detect's biases carry
+   their filter's axis 3 at rank 1) it means nothing. */
 static void read_quant(Reader *r, const Tab *qt, Tensor *T, int index)
 {
     Vec sv, zv;
@@ -356,17 +360,9 @@ static void read_quant(Reader *r, const Tab *qt, Tensor *T, int index)
     if (sv.n != zv.n)
         die("%s: tensor %d ('%s'): %" PRIu32 " quantization scales but %" PRIu32 " zero points",
             r->path, index, T->name, sv.n, zv.n);
-    if (sv.n > 1) {
-        if (qdim < 0 || qdim >= T->rank)
-            die("%s: tensor %d ('%s'): quantized_dimension %" PRId32 " out of range for rank %d",
-                r->path, index, T->name, qdim, T->rank);
-        if ((int64_t)sv.n != T->shape[qdim])
-            die("%s: tensor %d ('%s'): %" PRIu32 " quantization scales for %" PRId32 " channels",
-                r->path, index, T->name, sv.n, T->shape[qdim]);
-    }
     charge(r, 2 * (uint64_t)sv.n);
     T->q.n = (int)sv.n;
-    T->q.axis = qdim >= 0 && qdim < T->rank ? qdim : 0;
+    T->q.axis = qdim;
     T->q.scale = arena_alloc(sizeof(float) * sv.n);
     T->q.zero_point = arena_alloc(sizeof(int64_t) * sv.n);
     for (uint32_t i = 0; i < sv.n; i++) {
@@ -1144,6 +1140,24 @@ static void read_svdf(Reader *r, Graph *g, const Tab *ot, int index, const char 
     g->tensors[in[4]].nbytes = 0;
 }
 
+static void die_custom(Reader *r, const OpCode *codes, uint32_t oc, int i)
+{
+    die("%s: operator %d (%s): unsupported operator (a custom operator: htc has no kernel for it)", r->path, i,
+        codes[oc].custom ? arena_printf("CUSTOM '%s'", codes[oc].custom) : "CUSTOM");
+}
+
+/* The first custom operator, before any tensor is read: a model built
+   around custom operators (TFLM's audio preprocessors: Signal* ops on
+   uint32/uint64 tensors) is refused naming the operator, not a type. */
+static void first_custom(Reader *r, const Vec *ops, const OpCode *codes, uint32_t ncodes)
+{
+    for (uint32_t i = 0; i < ops->n; i++) {
+        Tab ot = vec_table(r, ops, i, "operator");
+        uint32_t oc = get_u32(r, &ot, 0, 0, "opcode_index");
+        if (oc < ncodes && codes[oc].code == BO_CUSTOM) die_custom(r, codes, oc, (int)i);
+    }
+}
+
 static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, uint32_t ncodes, int i)
 {
     snprintf(r->ctx, sizeof r->ctx, "operator %d", i);
@@ -1154,9 +1168,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
             i, oc, ncodes);
     int code = codes[oc].code;
     const char *name = builtin_name(code);
-    if (code == BO_CUSTOM)
-        die("%s: operator %d (%s): unsupported operator", r->path, i,
-            codes[oc].custom ? arena_printf("CUSTOM '%s'", codes[oc].custom) : "CUSTOM");
+    if (code == BO_CUSTOM) die_custom(r, codes, oc, i);
 
     if (code == BO_UNIDIRECTIONAL_SEQUENCE_LSTM) {
         read_lstm(r, g, &ot, i, name);
@@ -1337,14 +1349,21 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         op->stride_h = positive(r, has ? get_i32(r, &opt, 2, 0, "stride_h") : 0, i, name, "stride_h");
         op->act = map_act(r, has ? get_i8(r, &opt, 3, 0, "fused_activation_function") : 0, i, name);
         op->dil_h = op->dil_w = 1;
-        /* inputs (output_shape, weights, data, bias) -> canonical (data, weights, bias) */
-        int64_t os[4];
-        if (const_ints(r, g, in[0], os, 4, i, name, "output_shape") != 4)
-            die("%s: operator %d (%s): output_shape must have 4 values", r->path, i, name);
-        const Tensor *ot_ = &g->tensors[out[0]];
-        for (int k = 0; k < 4; k++)
-            if (ot_->rank != 4 || os[k] != ot_->shape[k])
-                die("%s: operator %d (%s): output_shape differs from the output tensor's shape", r->path, i, name);
+        /* inputs (output_shape, weights, data, bias) -> canonical (data, weights, bias).
+           TFLite Micro never reads output_shape (transpose_conv.cc takes the
+           output tensor's static shape): a run-time output_shape (seanet's
+           are graph inputs) is accepted and ignored the same way; a
+           constant one must agree with the output tensor. */
+        const Tensor *st = &g->tensors[in[0]], *ot_ = &g->tensors[out[0]];
+        if (st->data || tensor_numel(st) == 0) {
+            int64_t os[4];
+            if (const_ints(r, g, in[0], os, 4, i, name, "output_shape") != 4)
+                die("%s: operator %d (%s): output_shape must have 4 values", r->path, i, name);
+            for (int k = 0; k < 4; k++)
+                if (ot_->rank != 4 || os[k] != ot_->shape[k])
+                    die("%s: operator %d (%s): output_shape differs from the output tensor's shape", r->path, i,
+                        name);
+        }
         op->in[0] = in[2];
         op->in[1] = in[1];
         op->in[2] = nin > 3 ? in[3] : -1;
@@ -1703,6 +1722,7 @@ Graph *tflite_read(const char *path)
     dyn = arena_alloc(tensors.n + 1);
     dyn_dim = arena_alloc(sizeof(int) * (tensors.n + 1));
     resolved = arena_alloc(tensors.n + 1);
+    first_custom(r, &ops, codes, ncodes);
     for (uint32_t i = 0; i < tensors.n; i++) read_tensor(r, g, &tensors, &buffers, (int)i);
     read_io(r, g, &sg, 1, 0);
     read_io(r, g, &sg, 2, 1);

@@ -31,6 +31,10 @@ TYPES = {
     "int64": (S.TensorType.INT64, np.int64),
     "float32": (S.TensorType.FLOAT32, np.float32),
     "bool": (S.TensorType.BOOL, np.bool_),
+    # read only (tests/tflm_suite.py: TFLM's audio preprocessors), htc refuses them
+    "uint16": (S.TensorType.UINT16, np.uint16),
+    "uint32": (S.TensorType.UINT32, np.uint32),
+    "uint64": (S.TensorType.UINT64, np.uint64),
 }
 NP_OF_TFL = {code: npt for code, npt in TYPES.values()}
 
