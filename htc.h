@@ -55,6 +55,58 @@
 #define HTC_CHECK_END(model, arena, bytes) ((void)0)
 #endif
 
+/* ---- Multi-core clusters (a target whose cpu has cores = N > 1) ---------
+   A layer that runs on the cluster is a function fn(ctx, core, ncores) in
+   the generated code; the run function forks it with
+       HTC_PAR_RUN(fn, ctx, ncores)
+   which must call fn(ctx, c, ncores) once for every core c = 0..ncores-1
+   (each computes its share of the layer's output from c and ncores) and
+   return when all calls have returned (the join is the barrier between
+   layers). The caller's core may run one of the calls itself. Default:
+   the calls one after the other on the calling core, so a header built for
+   8 cores runs unchanged on one. The output bytes are the same for every
+   ncores. NAME_CORES (generated, overridable) is the ncores passed. */
+typedef void (*htc_par_fn)(void *ctx, int core, int ncores);
+#ifndef HTC_PAR_RUN
+#define HTC_PAR_RUN(fn, ctx, ncores) htc__par_serial((fn), (ctx), (ncores))
+#endif
+static inline void htc__par_serial(htc_par_fn fn, void *ctx, int ncores)
+{
+    int c;
+    for (c = 0; c < ncores; c++) fn(ctx, c, ncores);
+}
+
+/* How a layer's output is divided over the cores (the target's `split`):
+   ROWS: output rows (convolution and pooling: rows of each image; fully
+   connected and matmul: input rows / batches; element-wise and row-wise
+   ops: the outer elements); CHANNELS: output channels. */
+enum { HTC_SPLIT_ROWS = 0, HTC_SPLIT_CHANNELS = 1 };
+
+/* Core `core` of ncores takes items [*lo, *hi) of n: contiguous, sizes
+   differing by at most one. */
+static inline void htc__share(int32_t n, int core, int ncores, int32_t *lo, int32_t *hi)
+{
+    *lo = HTC__CAST(int32_t, HTC__CAST(int64_t, n) * core / ncores);
+    *hi = HTC__CAST(int32_t, HTC__CAST(int64_t, n) * (core + 1) / ncores);
+}
+
+/* A convolution or pooling window restricted to output rows [y0, y1): the
+   first input row it reads (*iy0, inside the input), how many rows from
+   there (*in_h) and the top padding left (*pad_top), so the same kernel on
+   (in + iy0 rows, *in_h, *pad_top, y1 - y0 output rows) computes exactly
+   rows y0..y1-1 of the layer. */
+static inline void htc__rows_view(int32_t in_h, int32_t k_h, int32_t stride, int32_t dil, int32_t pad_top, int32_t y0,
+                                  int32_t y1, int32_t *iy0, int32_t *v_in_h, int32_t *v_pad)
+{
+    const int32_t first = y0 * stride - pad_top;                   /* input row of output row y0's first tap */
+    int32_t last = (y1 - 1) * stride - pad_top + (k_h - 1) * dil;  /* of output row y1 - 1's last tap */
+    const int32_t start = first > 0 ? first : 0;
+    if (last > in_h - 1) last = in_h - 1;
+    *iy0 = start;
+    *v_in_h = last >= start ? last - start + 1 : 0;
+    *v_pad = start - first;
+}
+
 /* SIMD: x86-64 always has SSE2, so the host build of a generated header
    (cc -O2, no -march) takes the SSE2 paths; every other target (Cortex-M,
    RISC-V, or any compiler without SSE2) takes the scalar paths. Both compute

@@ -85,6 +85,53 @@ static void find_exact_shift(const Graph *g, Op *op)
     op->exact_shift = 1;
 }
 
+/* How many pieces split `split` divides op's output into (kernels/
+   *_par: convolution and pooling rows are image rows, or pixels for a
+   pointwise convolution; elsewhere the rows are every dimension but the
+   last, the channels the last). */
+static int64_t split_items(const Graph *g, const Op *op, int split)
+{
+    const Tensor *out = &g->tensors[op->out[0]];
+    int64_t last = out->rank ? out->shape[out->rank - 1] : 1;
+    if (split == SPLIT_CHANNELS) return last;
+    if (op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL) {
+        if (op->kind == OP_CONV2D && op->k_h == 1 && op->k_w == 1 && op->stride_h == 1 && op->stride_w == 1 &&
+            op->pad_top == 0 && op->pad_left == 0 && op->out_h == op->in_h && op->out_w == op->in_w)
+            return (int64_t)op->out_h * op->out_w;
+        return op->out_h;
+    }
+    return last ? tensor_numel(out) / last : 0;
+}
+
+/* A CPU op on a cluster (cpu.cores > 1): when its kernel has a parallel
+   entry point, the split (the target's split function, else the one whose
+   largest share is smallest, rows first) and the estimate: the largest
+   share's cycles (the cost model is per core) plus one fork/join. */
+static void parallel(const Graph *g, Target *t, Op *op)
+{
+    const Engine *cpu = &t->engines[0];
+    int splits = cpu_kernel_splits(op->kernel_fn);
+    if (!splits) return;
+    int n = cpu->cores, split = target_split(t, g, op);
+    if (split >= 0 && !(splits & (1 << split)))
+        die("%s: target %s: cpu.split chose %s for operator %d (%s); its kernel %s splits only by %s", g->path, t->name,
+            split_names[split], op->src_index, op->src_name, op->kernel_fn,
+            splits == (1 << SPLIT_ROWS) ? "rows" : "channels");
+    double best = 2;
+    for (int s = 0; s < SPLIT_COUNT && split < 0; s++) {
+        int64_t items = split_items(g, op, s);
+        if (!(splits & (1 << s)) || items < 2) continue;
+        double f = (double)((items + n - 1) / n) / (double)items;
+        if (f < best) best = f, split = s;
+    }
+    if (split < 0) return;      /* nothing to divide */
+    int64_t items = split_items(g, op, split);
+    if (items < 2) return;
+    op->cores = n;
+    op->split = split;
+    op->est_cycles = op->est_cycles * (double)((items + n - 1) / n) / (double)items + cpu->fork_cycles;
+}
+
 /* The chosen engine's kernel and cost model for op; the estimate. */
 static void bind(const Graph *g, Target *t, Op *op)
 {
@@ -97,6 +144,7 @@ static void bind(const Graph *g, Target *t, Op *op)
         die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
     target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
     op->est_cycles = op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out);
+    if (op->engine == 0 && t->engines[0].cores > 1) parallel(g, t, op);
 }
 
 /* Two passes: every engine's predicate for every op first (so each op

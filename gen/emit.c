@@ -521,6 +521,10 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
 
 static void emit_offload(const Graph *g, const Target *t, const Op *op, int li);
 
+/* Inside a cluster layer's function: the arguments the parallel entry
+   point takes after the kernel's own (split, core, ncores), else NULL. */
+static const char *par_tail;
+
 static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
 {
     if (op->tile) {
@@ -528,8 +532,9 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
         return;
     }
     const Tensor *out = &g->tensors[op->out[0]];
-    const char *fn = op->kernel_fn ? arena_printf("%s%s", op->kernel_fn, op->variant) : NULL;
+    const char *fn = op->kernel_fn ? arena_printf("%s%s%s", op->kernel_fn, op->variant, par_tail ? "_par" : "") : NULL;
     const char *o = ptr(g, op->out[0], 0);
+    const char *pt = par_tail ? par_tail : "";
     if (op->inplace) {
         fprintf(F, "    /* every input was written in place: nothing to move */\n");
         return;
@@ -537,30 +542,30 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
     if (op->kind == OP_ADD_N) {         /* fn(&p, {inputs...}, output) */
         fprintf(F, "    {\n        const int8_t *const ins[%d] = {", op->nin);
         for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", ptr(g, op->in[i], 1));
-        fprintf(F, "};\n        %s(&%s__p%d, ins, %s);\n    }\n", fn, N, li, o);
+        fprintf(F, "};\n        %s(&%s__p%d, ins, %s%s);\n    }\n", fn, N, li, o, pt);
         return;
     }
     if (op->params_fmt) {               /* fn(&p, inputs..., outputs...) */
         fprintf(F, "    %s(&%s__p%d", fn, N, li);
         for (int k = 0; k < op->nin; k++) fprintf(F, ", %s", op->in[k] >= 0 ? ptr(g, op->in[k], 1) : "NULL");
         for (int k = 0; k < op->nout; k++) fprintf(F, ", %s", ptr(g, op->out[k], 0));
-        fprintf(F, ");\n");
+        fprintf(F, "%s);\n", pt);
         return;
     }
     if (pblock(op) == PB_QL) {      /* (params, every input, output) */
         fprintf(F, "    {\n        const void *const ins[%d] = {", op->nin);
         for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", op->in[i] >= 0 ? ptr(g, op->in[i], 1) : "NULL");
-        fprintf(F, "};\n        %s(&%s__p%d, ins, %s);\n    }\n", fn, N, li, o);
+        fprintf(F, "};\n        %s(&%s__p%d, ins, %s%s);\n    }\n", fn, N, li, o, pt);
         return;
     }
     switch (op->kind) {
     case OP_ADD: case OP_MUL:
-        fprintf(F, "    %s(&%s__p%d, %s, %s, %s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o);
+        fprintf(F, "    %s(&%s__p%d, %s, %s, %s%s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o, pt);
         break;
     case OP_CONCAT:
         fprintf(F, "    {\n        const void *const ins[%d] = {", op->nin);
         for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", ptr(g, op->in[i], 1));
-        fprintf(F, "};\n        %s(&%s__p%d, ins, %s);\n    }\n", fn, N, li, o);
+        fprintf(F, "};\n        %s(&%s__p%d, ins, %s%s);\n    }\n", fn, N, li, o, pt);
         break;
     case OP_RESHAPE: {
         const Tensor *r = out;
@@ -572,7 +577,7 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
         break;
     }
     default:
-        fprintf(F, "    %s(&%s__p%d, %s, %s);\n", fn, N, li, ptr(g, op->in[0], 1), o);
+        fprintf(F, "    %s(&%s__p%d, %s, %s%s);\n", fn, N, li, ptr(g, op->in[0], 1), o, pt);
     }
 }
 
@@ -878,6 +883,32 @@ static const char *engine_prefix(const Engine *e)
     return s;
 }
 
+/* The layers forked over the cluster's cores: one function each,
+   fn(ctx, core, ncores), calling the kernel's parallel entry point with
+   the run's arena, inputs and outputs from ctx. Returns how many. */
+static int emit_par_layers(const Graph *g, const Target *t)
+{
+    int n = 0;
+    for (int i = 0; i < g->nops; i++) {
+        const Op *op = &g->ops[i];
+        if (op->cores <= 1) continue;
+        if (!n++)
+            fprintf(F, "\n/* cluster layers: run on every core by HTC_PAR_RUN, each computing its share */\n"
+                       "typedef struct {\n    uint8_t *arena;\n    const void *const *inputs;\n    void *const *outputs;\n} %s__ctx;\n",
+                    N);
+        fprintf(F, "\n/* layer %d: %s #%d, split by %s */\nstatic void %s__l%d(void *ctx_, int core, int ncores)\n{\n"
+                   "    const %s__ctx *ctx = (const %s__ctx *)ctx_;\n    uint8_t *arena = ctx->arena;\n"
+                   "    const void *const *inputs = ctx->inputs;\n    void *const *outputs = ctx->outputs;\n"
+                   "    (void)arena;\n    (void)inputs;\n    (void)outputs;\n",
+                i, op->src_name, op->src_index, split_names[op->split], N, i, N, N);
+        par_tail = op->split == SPLIT_CHANNELS ? ", HTC_SPLIT_CHANNELS, core, ncores" : ", HTC_SPLIT_ROWS, core, ncores";
+        emit_call(g, t, op, i);
+        par_tail = NULL;
+        fprintf(F, "}\n");
+    }
+    return n;
+}
+
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
 {
     F = f;
@@ -915,6 +946,11 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
                "   after each layer; HTC_PROFILE_BEGIN/END(model, layer, name) around it.\n"
                "   HTC_SOFT_FLOAT_EXACT=1 / =0: onnxruntime's float arithmetic (ONNX models) by\n"
                "   its exact integer emulation / in float; default 1 on cores without an FPU.\n\n");
+    if (t->engines[0].cores > 1)
+        fprintf(F, "   Cluster (%d cores): HTC_PAR_RUN(fn, ctx, ncores) must run fn(ctx, core, ncores) for every\n"
+                   "   core = 0..ncores-1 and return when all have returned (default: one after the other\n"
+                   "   on the calling core); %s_CORES is the ncores passed.\n\n",
+                t->engines[0].cores, NU);
     io_doc(g, "input", g->inputs, g->ninputs);
     io_doc(g, "output", g->outputs, g->noutputs);
     fprintf(F, "*/\n#ifndef %s_H_INCLUDED\n#define %s_H_INCLUDED\n\n", NU, NU);
@@ -933,6 +969,9 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, "#define %s_STACK_SIZE_%s %lld\n#define %s_RAM_SIZE_%s (%s_ARENA_SIZE + %s_STACK_SIZE_%s)\n", NU, tag,
                 (long long)p->stack_bytes[i], NU, tag, NU, NU, tag);
     }
+    if (t->engines[0].cores > 1)
+        fprintf(F, "/* cores of the cluster the layers are divided over (HTC_PAR_RUN); any count gives the same bytes */\n"
+                   "#ifndef %s_CORES\n#define %s_CORES %d\n#endif\n", NU, NU, t->engines[0].cores);
     fprintf(F, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", NU, g->ninputs, NU, g->noutputs);
     size_t isz = 0, osz = 0;
     for (int i = 0; i < g->ninputs; i++) isz += tensor_bytes(&g->tensors[g->inputs[i]]);
@@ -1017,11 +1056,14 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
             }
         fprintf(F, "}\n");
     }
+    int npar = emit_par_layers(g, t);
     fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\n"
                "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena_)\n{\n"
-               "    uint8_t *arena = (uint8_t *)arena_;\n"
-               "    if (!inputs || !outputs || !arena || ((uintptr_t)arena & (%s_ARENA_ALIGN - 1)) != 0) return -1;\n",
-            N, NU);
+               "    uint8_t *arena = (uint8_t *)arena_;\n",
+            N);
+    if (npar) fprintf(F, "    %s__ctx ctx;\n", N);
+    fprintf(F, "    if (!inputs || !outputs || !arena || ((uintptr_t)arena & (%s_ARENA_ALIGN - 1)) != 0) return -1;\n", NU);
+    if (npar) fprintf(F, "    ctx.arena = arena;\n    ctx.inputs = inputs;\n    ctx.outputs = outputs;\n");
     if (nvar) fprintf(F, "#ifndef %s_KEEP_STATE\n    %s_reset(arena);\n#endif\n", NU, N);
     if (offloaded) fprintf(F, "    htc__dev_reset();\n");
     for (int i = 0; i < g->nops; i++) {
@@ -1033,7 +1075,10 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, " */\n    HTC_CHECK_BEGIN(\"%s\", %d, arena, %s_ARENA_SIZE);\n", N, i, NU);
         check_buffers(g, op, i);
         fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
-        emit_call(g, t, op, i);
+        if (op->cores > 1)
+            fprintf(F, "    HTC_PAR_RUN(%s__l%d, &ctx, %s_CORES);\n", N, i, NU);
+        else
+            emit_call(g, t, op, i);
         if (offloaded) device_account(g, t, op, i);
         fprintf(F, "    HTC_PROFILE_END(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
         fprintf(F, "    HTC_TRACE(\"%s\", %d, %d, %s, %zu);\n", N, i, out->src_index, ptr(g, op->out[0], 1),

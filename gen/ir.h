@@ -239,6 +239,8 @@ typedef struct {
                                    asks the predicates (op.eligible_index, README) */
     int eligible_count;         /* how many ops of the graph have an eligible_index > 0 */
     const char *float_why;      /* RQ_FP32 (--float-fallback): why onnxruntime computes the group in float */
+    int cores;                  /* CPU layer forked over this many cluster cores (0/1: serial) */
+    int split;                  /* SPLIT_ROWS / SPLIT_CHANNELS (htc.h HTC_SPLIT_*) when cores > 1 */
 
     /* dispatch.c / tile.c (accelerators) */
     int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */
@@ -354,6 +356,11 @@ typedef struct {
     int ndevice;                /* device = { NAME = number }: constants of the device model */
     const char **device_names;
     double *device_values;
+    /* the CPU as a cluster (cpu = { cores = N, l1 = "L1", split = function(op), fork = cycles }) */
+    int cores;                  /* identical cores running each parallel layer (1: one core) */
+    int l1_memory;              /* the cluster's local memory (index into Target.memories), or -1 */
+    int has_split;              /* split = function(op) present (target_split) */
+    double fork_cycles;         /* cycles of one fork/join (HTC_PAR_RUN) */
 } Engine;
 
 /* param "name" { default = v, values = {...} or min/max, description = "..." }
@@ -400,6 +407,14 @@ void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *pe
 /* htc's own CPU kernel for op, chosen by op kind, requant kind and
    attributes (one table, gen/target.c); 0 when htc has none. */
 int cpu_kernel(const Op *op, const char **file, const char **fn);
+/* Multi-core: the splits (bit 1 << SPLIT_*) the kernel function fn has a
+   parallel entry point fn<variant>_par for; 0: it runs on one core. */
+enum { SPLIT_ROWS, SPLIT_CHANNELS, SPLIT_COUNT };
+int cpu_kernel_splits(const char *fn);
+extern const char *const split_names[SPLIT_COUNT];
+/* The target's split function for op on the CPU cluster: SPLIT_* or -1
+   (none given: the default). */
+int target_split(Target *t, const Graph *g, const Op *op);
 
 /* Tiling expressions (the target's tile function builds them in Lua). */
 typedef enum { EX_CONST, EX_VAR, EX_ADD, EX_SUB, EX_MUL, EX_MOD, EX_NEG, EX_MIN, EX_MAX,

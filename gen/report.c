@@ -127,6 +127,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                     storage_name(out->storage), (long long)out->offset, tensor_bytes(out), (long long)op->macs,
                     (long long)weight_bytes(g, op), op->est_cycles);
             if (op->tile) tile_json(f, op->tile);
+            if (op->cores > 1) fprintf(f, ", \"cores\": %d, \"split\": \"%s\"", op->cores, split_names[op->split]);
             fprintf(f, ", \"float\": %s", float_op(g, op) ? "true" : "false");
             fprintf(f, "}%s\n", i + 1 < g->nops ? "," : "");
         }
@@ -169,7 +170,8 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         snprintf(src, sizeof src, "%s#%d", op->src_name, op->src_index);
         fprintf(f, "%3d  %-22s %-9s %-8s %-16s %-8s %9lld %9lld %11.0f  %s\n", i, src, op_name(op->kind),
                 t->engines[op->engine].name, sh, storage_name(out->storage), (long long)out->offset,
-                (long long)op->macs, op->est_cycles, op->reason);
+                (long long)op->macs, op->est_cycles,
+                op->cores > 1 ? arena_printf("[%d cores by %s] %s", op->cores, split_names[op->split], op->reason) : op->reason);
     }
     int nfloat = 0;
     for (int i = 0; i < g->nops; i++) {

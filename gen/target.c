@@ -30,6 +30,7 @@ typedef struct {
     size_t srclen;
     int root_ref;               /* registry ref of the target table */
     int dispatch_ref;
+    int split_ref;              /* cpu.split = function(op), or LUA_NOREF */
     int (*accepts_ref)[OP_COUNT];   /* per engine, per op kind: registry ref or LUA_NOREF */
     int (*tile_ref)[OP_COUNT];      /* per engine, per op kind: tile function */
     int (*cost_ref)[OP_COUNT][2];   /* per engine, per op kind: cycles_per_mac / _elem functions */
@@ -601,7 +602,7 @@ static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "en
 static const char *const mem_keys[] = {"size", "alignment", "dma", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights",
-                                          "startup", "array", "device", NULL};
+                                          "startup", "array", "device", "cores", "l1", "split", "fork", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
                                       "tile", "double_buffer", "macs_per_cycle", NULL};
@@ -881,6 +882,33 @@ int cpu_kernel(const Op *op, const char **file, const char **fn)
     return 0;
 }
 
+/* The CPU kernels with a parallel entry point: fn<variant>_par(the same
+   arguments..., split, core, ncores) computes core's share of the output
+   (HTC_SPLIT_* of htc.h), the bytes identical for every ncores. */
+#define S_R (1 << SPLIT_ROWS)
+#define S_C (1 << SPLIT_CHANNELS)
+static const struct {
+    const char *fn;
+    int splits;
+} par_kernels[] = {
+    {"htc__conv2d_s8", S_R},
+    {"htc__dwconv2d_s8", S_R},
+    {"htc__qconv2d", S_R | S_C},
+    {"htc__ql_conv2d", S_R | S_C},
+    {"htc__fc_s8", S_R | S_C},
+    {"htc__qfc", S_R | S_C},
+    {"htc__ql_matmul", S_R | S_C},
+};
+#undef S_R
+#undef S_C
+
+int cpu_kernel_splits(const char *fn)
+{
+    for (size_t i = 0; fn && i < sizeof par_kernels / sizeof par_kernels[0]; i++)
+        if (strcmp(par_kernels[i].fn, fn) == 0) return par_kernels[i].splits;
+    return 0;
+}
+
 /* The requant list at the top of the stack (keys: its path, for errors). */
 static void read_requant(LoadedTarget *lt, const char **kk, int nkeys, RequantSet *rs)
 {
@@ -908,6 +936,41 @@ static void read_requant(LoadedTarget *lt, const char **kk, int nkeys, RequantSe
         lua_pop(L, 1);
     }
     if (n == 0 || lua_rawlen(L, -1) == 0) field_error(lt, kk, nkeys, "an empty list: no op could run here");
+}
+
+static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", NULL};
+
+/* The cpu table (at the top) as a cluster: cores = N identical cores (a
+   plain MCU: 1, the default), l1 = its shared local memory, split =
+   function(op) returning "rows" or "channels" (how a layer's output is
+   divided over the cores; optional), fork = cycles of one fork/join. */
+static void read_cluster(LoadedTarget *lt, Engine *cpu)
+{
+    lua_State *L = lt->L;
+    const char *ck[4] = {"cpu"};
+    cpu->cores = (int)get_number(lt, ck, 1, "cores", 0, 1, 1, 64, 1);
+    cpu->fork_cycles = get_number(lt, ck, 1, "fork", 0, 0, 0, 1e9, 0);
+    cpu->l1_memory = -1;
+    const char *l1 = get_string(lt, ck, 1, "l1", 0);
+    if (l1) {
+        cpu->l1_memory = memory_index(&lt->t, l1);
+        if (cpu->l1_memory < 0) {
+            ck[1] = "l1";
+            field_error(lt, ck, 2, "no memory named '%s' in the memory table", l1);
+        }
+    }
+    lt->split_ref = LUA_NOREF;
+    int ty = rawfield(L, -1, "split");
+    if (ty == LUA_TFUNCTION) {
+        cpu->has_split = 1;
+        lt->split_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else {
+        if (ty != LUA_TNIL) {
+            ck[1] = "split";
+            field_error(lt, ck, 2, "expected a function(op) returning \"rows\" or \"channels\"");
+        }
+        lua_pop(L, 1);
+    }
 }
 
 /* One engine table (the `cpu` table or an entry of `engines`) at the top. */
@@ -1221,6 +1284,7 @@ Target *target_load(const char *path)
     cpu->name = get_string(lt, ck, 1, "name", 0);
     if (!cpu->name) cpu->name = "cpu";
     read_engine(lt, cpu, 0, ck, 1);
+    read_cluster(lt, cpu);
     lua_pop(L, 1);
     t->nengines = 1;
 
@@ -1256,6 +1320,16 @@ Target *target_load(const char *path)
                 }
             }
             read_engine(lt, e, t->nengines, ek, 2);
+            e->cores = 1;
+            e->l1_memory = -1;
+            for (const char *const *ck2 = cluster_keys; *ck2; ck2++) {
+                int cty = rawfield(L, -1, *ck2);
+                lua_pop(L, 1);
+                if (cty != LUA_TNIL) {
+                    ek[2] = *ck2;
+                    field_error(lt, ek, 3, "only the cpu engine is a cluster of cores (cores, l1, split, fork)");
+                }
+            }
             t->nengines++;
             lua_pop(L, 2);
         }
@@ -1640,6 +1714,35 @@ int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, in
     *reason = lua_type(L, -1) == LUA_TSTRING ? arena_strdup(lua_tostring(L, -1)) : "chosen by the target's dispatch";
     lua_pop(L, 2);
     return chosen;
+}
+
+const char *const split_names[SPLIT_COUNT] = {"rows", "channels"};
+
+int target_split(Target *t, const Graph *g, const Op *op)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    if (!t->engines[0].has_split) return -1;
+    lua_State *L = lt->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lt->split_ref);
+    push_op(L, g, op);
+    if (tpcall(L, 1, 1) != LUA_OK)
+        die("%s (in cpu.split, for operator %d %s)", lua_error_line(L), op->src_index, op->src_name);
+    int r = -2;
+    if (lua_isnil(L, -1)) r = -1;
+    else if (lua_type(L, -1) == LUA_TSTRING)
+        for (int i = 0; i < SPLIT_COUNT; i++)
+            if (strcmp(lua_tostring(L, -1), split_names[i]) == 0) r = i;
+    if (r == -2) {
+        const char *got = lua_type(L, -1) == LUA_TSTRING ? arena_printf("'%.40s'", lua_tostring(L, -1))
+                                                         : arena_printf("a %s", luaL_typename(L, -1));
+        lua_Debug ar;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lt->split_ref);
+        lua_getinfo(L, ">S", &ar);
+        die("%s:%d: cpu.split returned %s (for operator %d %s); expected \"rows\", \"channels\" or nil", t->path,
+            ar.linedefined, got, op->src_index, op->src_name);
+    }
+    lua_pop(L, 1);
+    return r;
 }
 
 /* ---- tiling callbacks ----------------------------------------------------------- */

@@ -2371,7 +2371,7 @@ static HTC__UNUSED void htc__qconv2d_s32(const htc__qconv_params *p, const int8_
 }
 
 /* ins: x, w, bias (or NULL), mul, add */
-static HTC__UNUSED void htc__ql_conv2d(const htc__ql_conv_params *p, const void *const *ins, void *out)
+static HTC__COLD HTC__UNUSED void htc__ql_conv_desc(const htc__ql_conv_params *p, const void *const *ins, htc__convg *gp, htc__epi *ep)
 {
     htc__convg g;
     htc__epi e;
@@ -2393,5 +2393,135 @@ static HTC__UNUSED void htc__ql_conv2d(const htc__ql_conv_params *p, const void 
     e.add = HTC__CAST(const int32_t *, ins[4]);
     e.ql_shift = p->shift;
     e.lo = p->lo; e.hi = p->hi; e.out_zp = -p->out_off;
+    *gp = g;
+    *ep = e;
+}
+
+static HTC__UNUSED void htc__ql_conv2d(const htc__ql_conv_params *p, const void *const *ins, void *out)
+{
+    htc__convg g;
+    htc__epi e;
+    htc__ql_conv_desc(p, ins, &g, &e);
     htc__conv_core(&g, &e, HTC__CAST(const int8_t *, ins[0]), out, 0, p->out_c);
+}
+
+/* ---- Parallel entry points (multi-core clusters, htc.h HTC_PAR_RUN):
+   the same arguments, then split, core and ncores; core computes its share
+   of the output, the same bytes as the serial entry point for any ncores.
+   Rows: each image's output rows [y0, y1) as a smaller layer (htc.h
+   htc__rows_view), so every fast path runs unchanged; a pointwise layer
+   (1x1, stride 1, no padding) is one row of batches * h * w pixels and is
+   divided by pixels. Channels: output channels [lo, hi) of the loop. */
+static inline int htc__conv_pointwise(int32_t k_h, int32_t k_w, int32_t s_h, int32_t s_w, int32_t pt, int32_t pl,
+                                      int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w)
+{
+    return k_h == 1 && k_w == 1 && s_h == 1 && s_w == 1 && pt == 0 && pl == 0 && out_h == in_h && out_w == in_w;
+}
+
+static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int core,
+                                           int ncores)
+{
+    htc__conv_params v = *p;
+    const size_t in_img = HTC__CAST(size_t, p->in_h) * p->in_w * p->in_c, out_img = HTC__CAST(size_t, p->out_h) * p->out_w * p->out_c;
+    int32_t b, y0, y1, iy0;
+    if (htc__conv_pointwise(p->k_h, p->k_w, p->stride_h, p->stride_w, p->pad_top, p->pad_left, p->in_h, p->in_w, p->out_h,
+                            p->out_w)) {
+        htc__share(p->batches * p->out_h * p->out_w, core, ncores, &y0, &y1);
+        if (y1 <= y0) return;
+        v.batches = 1;
+        v.in_h = v.out_h = 1;
+        v.in_w = v.out_w = y1 - y0;
+        in += HTC__CAST(size_t, y0) * p->in_c;
+        out += HTC__CAST(size_t, y0) * p->out_c;
+        if (dw) htc__dwconv2d_s8(&v, in, out);
+        else htc__conv2d_s8(&v, in, out);
+        return;
+    }
+    htc__share(p->out_h, core, ncores, &y0, &y1);
+    if (y1 <= y0) return;
+    htc__rows_view(p->in_h, p->k_h, p->stride_h, p->dil_h, p->pad_top, y0, y1, &iy0, &v.in_h, &v.pad_top);
+    v.batches = 1;
+    v.out_h = y1 - y0;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *ib = in + b * in_img + HTC__CAST(size_t, iy0) * p->in_w * p->in_c;
+        int8_t *ob = out + b * out_img + HTC__CAST(size_t, y0) * p->out_w * p->out_c;
+        if (dw) htc__dwconv2d_s8(&v, ib, ob);
+        else htc__conv2d_s8(&v, ib, ob);
+    }
+}
+
+static HTC__UNUSED void htc__conv2d_s8_par(const htc__conv_params *p, const int8_t *in, int8_t *out, int split, int core,
+                                           int ncores)
+{
+    (void)split;                /* rows only */
+    htc__conv_rows_par(p, 0, in, out, core, ncores);
+}
+
+static HTC__UNUSED void htc__dwconv2d_s8_par(const htc__conv_params *p, const int8_t *in, int8_t *out, int split, int core,
+                                             int ncores)
+{
+    (void)split;                /* rows only */
+    htc__conv_rows_par(p, 1, in, out, core, ncores);
+}
+
+/* The loop's layer g: core's share by rows (a smaller layer per image) or
+   by output channels. */
+static HTC__UNUSED void htc__convg_par(const htc__convg *g, const htc__epi *e, const int8_t *in, void *out, int split,
+                                       int core, int ncores)
+{
+    const size_t esz = e->kind == HTC__EPI_INT32 ? 4 : 1;
+    const size_t in_img = HTC__CAST(size_t, g->in_h) * g->in_w * g->in_c, out_img = HTC__CAST(size_t, g->out_h) * g->out_w * g->out_c;
+    htc__convg v = *g;
+    int32_t b, y0, y1, iy0;
+    if (split == HTC_SPLIT_CHANNELS) {
+        htc__share(g->out_c, core, ncores, &y0, &y1);
+        if (y1 > y0) htc__conv_core(g, e, in, out, y0, y1);
+        return;
+    }
+    if (htc__conv_pointwise(g->k_h, g->k_w, g->stride_h, g->stride_w, g->pad_top, g->pad_left, g->in_h, g->in_w, g->out_h,
+                            g->out_w)) {
+        htc__share(g->batches * g->out_h * g->out_w, core, ncores, &y0, &y1);
+        if (y1 <= y0) return;
+        v.batches = 1;
+        v.in_h = v.out_h = 1;
+        v.in_w = v.out_w = y1 - y0;
+        htc__conv_core(&v, e, in + HTC__CAST(size_t, y0) * g->in_c,
+                       HTC__CAST(char *, out) + HTC__CAST(size_t, y0) * g->out_c * esz, 0, g->out_c);
+        return;
+    }
+    htc__share(g->out_h, core, ncores, &y0, &y1);
+    if (y1 <= y0) return;
+    htc__rows_view(g->in_h, g->k_h, g->stride_h, g->dil_h, g->pad_top, y0, y1, &iy0, &v.in_h, &v.pad_top);
+    v.batches = 1;
+    v.out_h = y1 - y0;
+    for (b = 0; b < g->batches; b++)
+        htc__conv_core(&v, e, in + b * in_img + HTC__CAST(size_t, iy0) * g->in_w * g->in_c,
+                       HTC__CAST(char *, out) + (b * out_img + HTC__CAST(size_t, y0) * g->out_w * g->out_c) * esz, 0, g->out_c);
+}
+
+static HTC__UNUSED void htc__qconv2d_s8_par(const htc__qconv_params *p, const int8_t *in, int8_t *out, int split, int core,
+                                            int ncores)
+{
+    htc__convg g;
+    htc__epi e;
+    htc__qconv_desc(p, 0, &g, &e);
+    htc__convg_par(&g, &e, in, out, split, core, ncores);
+}
+
+static HTC__UNUSED void htc__qconv2d_s32_par(const htc__qconv_params *p, const int8_t *in, int32_t *out, int split, int core,
+                                             int ncores)
+{
+    htc__convg g;
+    htc__epi e;
+    htc__qconv_desc(p, 1, &g, &e);
+    htc__convg_par(&g, &e, in, out, split, core, ncores);
+}
+
+static HTC__UNUSED void htc__ql_conv2d_par(const htc__ql_conv_params *p, const void *const *ins, void *out, int split, int core,
+                                           int ncores)
+{
+    htc__convg g;
+    htc__epi e;
+    htc__ql_conv_desc(p, ins, &g, &e);
+    htc__convg_par(&g, &e, HTC__CAST(const int8_t *, ins[0]), out, split, core, ncores);
 }

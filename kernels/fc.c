@@ -230,6 +230,8 @@ typedef struct {
     const int8_t *weights;
     const int32_t *bias;                    /* or NULL */
     const int32_t *w_zp;                    /* or NULL */
+    int32_t r_lo, r_hi;                     /* only rows [r_lo, r_hi) of b * rows + r (r_hi 0: all) */
+    int32_t n_lo, n_hi;                     /* only columns [n_lo, n_hi) (n_hi 0: all) */
 } htc__fcg;
 
 static inline void htc__fcg_put(const htc__fcg *g, const htc__epi *e, void *out, size_t o0, int32_t r, int32_t o, int32_t acc,
@@ -244,6 +246,8 @@ static inline void htc__fcg_put(const htc__fcg *g, const htc__epi *e, void *out,
 static HTC__NOINLINE HTC__UNUSED void htc__fc_core(const htc__fcg *g, const htc__epi *e, const int8_t *in, void *out)
 {
     const int32_t k = g->k, nout = g->n, off = g->in_off;
+    const int32_t r_lo = g->r_hi ? g->r_lo : 0, r_hi = g->r_hi ? g->r_hi : g->batches * g->rows;
+    const int32_t n_lo = g->n_hi ? g->n_lo : 0, n_hi = g->n_hi ? g->n_hi : nout;
     const int dense = g->x_cs == 1 && g->w_cs == 1;
 #ifdef HTC__AVX2
     const int avx2 = htc__have_avx2();
@@ -256,10 +260,11 @@ static HTC__NOINLINE HTC__UNUSED void htc__fc_core(const htc__fcg *g, const htc_
         for (r = 0; r < g->rows; r++, o0 += HTC__CAST(size_t, nout)) {
             const int8_t *x = xb + HTC__CAST(size_t, r) * HTC__CAST(size_t, g->x_rs);
             int32_t xsum = 0;
+            if (b * g->rows + r < r_lo || b * g->rows + r >= r_hi) continue;
             if (g->w_zp)
                 for (i = 0; i < k; i++) xsum += x[HTC__CAST(size_t, i) * g->x_cs] + off;
             if (dense) {
-                for (o = 0; o + 4 <= nout; o += 4) {
+                for (o = n_lo; o + 4 <= n_hi; o += 4) {
                     int32_t acc[4] = {0, 0, 0, 0}, j;
                     const int8_t *w = wb + HTC__CAST(size_t, o) * HTC__CAST(size_t, g->w_rs);
 #ifdef HTC__AVX2
@@ -271,10 +276,10 @@ static HTC__NOINLINE HTC__UNUSED void htc__fc_core(const htc__fcg *g, const htc_
                 }
                 /* explicit start: with "for (; o < nout" GCC 12 -O2 on 32-bit
                    targets warns "iteration 1073741823 invokes undefined behavior" */
-                for (o = nout - nout % 4; o < nout; o++)
+                for (o = n_hi - (n_hi - n_lo) % 4; o < n_hi; o++)
                     htc__fcg_put(g, e, out, o0, r, o, htc__dot1_s8(x, wb + HTC__CAST(size_t, o) * HTC__CAST(size_t, g->w_rs), k, off), xsum);
             } else {
-                for (o = 0; o < nout; o++) {
+                for (o = n_lo; o < n_hi; o++) {
                     const int8_t *w = wb + HTC__CAST(size_t, o) * HTC__CAST(size_t, g->w_rs);
                     int32_t acc = 0;
                     for (i = 0; i < k; i++) acc += (x[HTC__CAST(size_t, i) * g->x_cs] + off) * w[HTC__CAST(size_t, i) * g->w_cs];
@@ -283,6 +288,18 @@ static HTC__NOINLINE HTC__UNUSED void htc__fc_core(const htc__fcg *g, const htc_
             }
         }
     }
+}
+
+/* Core's share of the loop's output (multi-core clusters): its rows
+   (b * rows + r) or its columns; one core: everything. */
+static HTC__UNUSED void htc__fcg_share(htc__fcg *g, int split, int core, int ncores)
+{
+    int32_t lo, hi;
+    if (ncores <= 1) return;
+    htc__share(split == HTC_SPLIT_CHANNELS ? g->n : g->batches * g->rows, core, ncores, &lo, &hi);
+    if (hi <= lo) lo = hi = -1;         /* nothing (r_hi / n_hi 0 would mean all) */
+    if (split == HTC_SPLIT_CHANNELS) g->n_lo = lo, g->n_hi = hi;
+    else g->r_lo = lo, g->r_hi = hi;
 }
 
 /* TFLite FULLY_CONNECTED through the loop (per-channel weights are
@@ -328,11 +345,39 @@ static HTC__INLINE HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const in
     htc__fc_gen(p, in, out);
 }
 
+/* Multi-core: core's share of the batches (rows) or of the output
+   features (channels), as a smaller layer, so every path runs unchanged. */
+static HTC__UNUSED void htc__fc_s8_par(const htc__fc_params *p, const int8_t *in, int8_t *out, int split, int core, int ncores)
+{
+    htc__fc_params v = *p;
+    int32_t lo, hi, b;
+    if (split != HTC_SPLIT_CHANNELS) {
+        htc__share(p->batches, core, ncores, &lo, &hi);
+        if (hi <= lo) return;
+        v.batches = hi - lo;
+        htc__fc_s8(&v, in + HTC__CAST(size_t, lo) * p->in_features, out + HTC__CAST(size_t, lo) * p->out_features);
+        return;
+    }
+    htc__share(p->out_features, core, ncores, &lo, &hi);
+    if (hi <= lo) return;
+    v.batches = 1;
+    v.out_features = hi - lo;
+    v.weights = p->weights + HTC__CAST(size_t, lo) * p->in_features;
+    if (p->bias) v.bias = p->bias + lo;
+    if (p->per_channel) {
+        v.mult = p->mult + lo;
+        v.shift = p->shift + lo;
+    }
+    for (b = 0; b < p->batches; b++)
+        htc__fc_s8(&v, in + HTC__CAST(size_t, b) * p->in_features, out + HTC__CAST(size_t, b) * p->out_features + lo);
+}
+
 /* ---- onnxruntime's QLinearMatMul / QGemm / MatMulInteger (float
    requantization or the int32 accumulator): the loop with their epilogue.
    out[b][r][o] = requant(bias[o] + sum_i (a[b][r][i] - in_zp) *
    (w[b or 0][o][i] - w_zp[o])). */
-static HTC__COLD HTC__UNUSED void htc__qfc_run(const htc__qfc_params *p, int int32_out, const int8_t *in, void *out)
+static HTC__COLD HTC__UNUSED void htc__qfc_run(const htc__qfc_params *p, int int32_out, const int8_t *in, void *out, int split,
+                                               int core, int ncores)
 {
     htc__fcg g;
     htc__epi e;
@@ -350,24 +395,37 @@ static HTC__COLD HTC__UNUSED void htc__qfc_run(const htc__qfc_params *p, int int
     e.out_zp = p->out_zp;
     e.flo = HTC__CAST(float, p->qmin - p->out_zp);
     e.fhi = HTC__CAST(float, p->qmax - p->out_zp);
+    htc__fcg_share(&g, split, core, ncores);
     htc__fc_core(&g, &e, in, out);
 }
 
 static HTC__UNUSED void htc__qfc_s8(const htc__qfc_params *p, const int8_t *in, int8_t *out)
 {
-    htc__qfc_run(p, 0, in, out);
+    htc__qfc_run(p, 0, in, out, HTC_SPLIT_ROWS, 0, 1);
 }
 
 static HTC__UNUSED void htc__qfc_s32(const htc__qfc_params *p, const int8_t *in, int32_t *out)
 {
-    htc__qfc_run(p, 1, in, out);
+    htc__qfc_run(p, 1, in, out, HTC_SPLIT_ROWS, 0, 1);
+}
+
+static HTC__UNUSED void htc__qfc_s8_par(const htc__qfc_params *p, const int8_t *in, int8_t *out, int split, int core, int ncores)
+{
+    htc__qfc_run(p, 0, in, out, split, core, ncores);
+}
+
+static HTC__UNUSED void htc__qfc_s32_par(const htc__qfc_params *p, const int8_t *in, int32_t *out, int split, int core,
+                                         int ncores)
+{
+    htc__qfc_run(p, 1, in, out, split, core, ncores);
 }
 
 /* ---- QuantLib's MatMul / Gemm (RequantShift): a [batches][m][k] x b
    [b_batches][n][k] (b transposed), acc = alpha * sum (a + a_off)(b + b_off)
    + bias; ins: a, b, bias, mul, add. b + b_off is b - w_zp with one weight
    zero point -b_off. */
-static HTC__UNUSED void htc__ql_matmul(const htc__ql_matmul_params *p, const void *const *ins, void *out)
+static HTC__COLD HTC__UNUSED void htc__ql_matmul_run(const htc__ql_matmul_params *p, const void *const *ins, void *out,
+                                                     int split, int core, int ncores)
 {
     htc__fcg g;
     htc__epi e;
@@ -389,7 +447,19 @@ static HTC__UNUSED void htc__ql_matmul(const htc__ql_matmul_params *p, const voi
     e.add = HTC__CAST(const int32_t *, ins[4]);
     e.ql_shift = p->shift;
     e.lo = p->lo; e.hi = p->hi; e.out_zp = -p->out_off;
+    htc__fcg_share(&g, split, core, ncores);
     htc__fc_core(&g, &e, HTC__CAST(const int8_t *, ins[0]), out);
+}
+
+static HTC__UNUSED void htc__ql_matmul(const htc__ql_matmul_params *p, const void *const *ins, void *out)
+{
+    htc__ql_matmul_run(p, ins, out, HTC_SPLIT_ROWS, 0, 1);
+}
+
+static HTC__UNUSED void htc__ql_matmul_par(const htc__ql_matmul_params *p, const void *const *ins, void *out, int split,
+                                           int core, int ncores)
+{
+    htc__ql_matmul_run(p, ins, out, split, core, ncores);
 }
 
 /* ---- TFLite's BATCH_MATMUL of two activations (batch_matmul.cc,
