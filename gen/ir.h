@@ -28,6 +28,10 @@ void die_async(const char *line) __attribute__((noreturn));
 /* Whole file into arena memory; dies naming the path on failure. */
 uint8_t *read_file(const char *path, size_t *len);
 
+/* Run a C compiler (argv) with its messages in errlog; if it fails, die with
+   its first error line (which names a template's or kernel's file:line
+   through the header's #line directives), else with `what` and the status. */
+void cc_build(char *const argv[], const char *errlog, const char *what);
 /* Run argv (PATH lookup), wait, return its exit status (128 + signal);
    quiet sends its stdout to /dev/null. The child dies with htc. */
 int run_command(char *const argv[], int quiet);
@@ -461,6 +465,8 @@ void onnx_bind(const char *name, const char *file);
 /* --shape NAME=DxDx... (main.c): the shape the user gave graph input NAME, or
    NULL; marks it used. Front ends resolve symbolic dimensions with it. */
 const int64_t *shape_option(const char *name, int *rank);
+/* --shape NAME=DxDx...: record it (main.c). */
+void shape_parse(const char *v);
 /* After reading: a --shape naming no graph input of MODEL is an error. */
 void shape_options_check(const char *model);
 /* A one-line "htc: note: ..." printed once the model has compiled (an error
@@ -495,6 +501,9 @@ typedef struct {
 } Plan;
 Plan *plan(Graph *g, Target *t);                /* plan.c */
 int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *));   /* sweep.c: htc sweep */
+/* verify.c: htc verify; pipeline: main.c's read -> ... -> plan */
+int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *model, const char *target, const char *debug,
+                                                         Graph **g, Target **t));
 typedef struct {
     const char *name;           /* C identifier prefix */
     const char *cmdline;

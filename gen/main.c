@@ -31,6 +31,9 @@ static const char usage[] =
     "  sweep     MODEL... -t TARGET -D NAME=V1,V2,... : every parameter combination x model,\n"
     "            compile-time results (htc sweep --help)\n"
     "  targets   describe a target file: engines, memories, parameters  (htc targets FILE [-D ...])\n"
+    "  verify    MODEL -t TARGET [-n N]: every layer on the target's virtual platform against the\n"
+    "            CPU reference on N random inputs; first differing layer and tile, cycles\n"
+    "            (htc verify --help)\n"
     "  compile and report: [--stack-cc \"CC FLAGS\"] (repeatable) measure the stack of\n"
     "            name_run compiled by CC (-fstack-usage, -fcallgraph-info): header macros\n"
     "            NAME_STACK_SIZE_<CC> and NAME_RAM_SIZE_<CC>, and lines in the report\n"
@@ -82,7 +85,7 @@ typedef struct {
 static ShapeOpt *shapes;
 static int nshapes, capshapes;
 
-static void shape_parse(const char *v)
+void shape_parse(const char *v)
 {
     const char *eq = strrchr(v, '=');
     if (!eq || eq == v || !eq[1]) die("--shape needs NAME=DIMS (e.g. input_1=1x49x10x1), got '%s'", v);
@@ -417,32 +420,10 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
         cargv[7] = "-fno-omit-frame-pointer";
         cargv[8] = drv;
     }
-    /* the compiler's messages go to a file: its first error (which names
-       a template's file:line through the header's #line directives) is
-       the one line htc reports */
-    char *cerr = arena_printf("%s/cc.err", dir);
-    fflush(stderr);
-    int saved = dup(2), efd = open(cerr, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (saved >= 0 && efd >= 0) dup2(efd, 2);
-    if (efd >= 0) close(efd);
-    int rc = run_command(cargv, 0);
-    if (saved >= 0) {
-        dup2(saved, 2);
-        close(saved);
-    }
-    if (rc) {
-        size_t n;
-        const char *msg = (const char *)read_file(cerr, &n), *first = NULL;
-        for (const char *l = msg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
-            if (strstr(l, ": error: ") && (!strchr(l, '\n') || strstr(l, ": error: ") < strchr(l, '\n'))) {
-                first = l;
-                break;
-            }
-        if (first) die("%.*s (the host compiler %s failed on the generated code)", (int)strcspn(first, "\n"), first, cc);
-        die("%s: the host compiler (%s) failed on the generated code (exit %d)", hdr, cc, rc);
-    }
+    cc_build(cargv, arena_printf("%s/cc.err", dir), hdr);
 
     char rep[32];
+    int rc;
     snprintf(rep, sizeof rep, "%ld", o->repeat);
     char **rargv = arena_alloc(sizeof(char *) * (size_t)(4 + g->ninputs + g->noutputs));
     int n = 0;
@@ -458,25 +439,37 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     if (numpy) npy_run_finish(g, o->outputs, o->noutputs, outs);
 }
 
+/* The pipeline, top to bottom (compile, report, run, verify): read ->
+   lower -> dispatch -> tile -> plan; debug names a pass to dump after. */
+static Plan *pipeline(const char *model, const char *target, const char *debug, Graph **gp, Target **tp)
+{
+    Graph *g = read_model(model);
+    if (debug && !strcmp(debug, "read")) dump_graph(stderr, g, "read");
+    Target *t = target_load(target);
+    lower(g);
+    if (debug && !strcmp(debug, "lower")) dump_graph(stderr, g, "lower");
+    dispatch(g, t);
+    if (debug && !strcmp(debug, "dispatch")) dump_graph(stderr, g, "dispatch");
+    tile(g, t);
+    Plan *p = plan(g, t);
+    if (debug && !strcmp(debug, "plan")) dump_graph(stderr, g, "plan");
+    *gp = g;
+    *tp = t;
+    return p;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
     signals_init();
     if (argc > 1 && !strcmp(argv[1], "sweep")) return sweep_main(argc, argv, read_model);
+    if (argc > 1 && !strcmp(argv[1], "verify")) return verify_main(argc, argv, pipeline);
     parse(&o, argc, argv);
 
-    /* the pipeline */
     npy_hint_files(o.inputs, o.ninputs);   /* QuantLib graphs: input types from the data */
-    Graph *g = read_model(o.model);
-    if (o.debug && !strcmp(o.debug, "read")) dump_graph(stderr, g, "read");
-    Target *t = target_load(o.target);
-    lower(g);
-    if (o.debug && !strcmp(o.debug, "lower")) dump_graph(stderr, g, "lower");
-    dispatch(g, t);
-    if (o.debug && !strcmp(o.debug, "dispatch")) dump_graph(stderr, g, "dispatch");
-    tile(g, t);
-    Plan *p = plan(g, t);
-    if (o.debug && !strcmp(o.debug, "plan")) dump_graph(stderr, g, "plan");
+    Graph *g;
+    Target *t;
+    Plan *p = pipeline(o.model, o.target, o.debug, &g, &t);
 
     EmitOptions eo = {o.name, o.cmdline, o.out};
     for (int i = 0; i < o.nstack; i++) {

@@ -396,6 +396,32 @@ int run_command(char *const argv[], int quiet)
     return WEXITSTATUS(st);
 }
 
+/* The compiler's messages go to errlog: its first error (which names a
+   template's file:line through the header's #line directives) is the one
+   line htc reports. */
+void cc_build(char *const argv[], const char *errlog, const char *what)
+{
+    fflush(stderr);
+    int saved = dup(2), efd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (saved >= 0 && efd >= 0) dup2(efd, 2);
+    if (efd >= 0) close(efd);
+    int rc = run_command(argv, 0);
+    if (saved >= 0) {
+        dup2(saved, 2);
+        close(saved);
+    }
+    if (!rc) return;
+    size_t n;
+    const char *msg = (const char *)read_file(errlog, &n), *first = NULL;
+    for (const char *l = msg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        if (strstr(l, ": error: ") && (!strchr(l, '\n') || strstr(l, ": error: ") < strchr(l, '\n'))) {
+            first = l;
+            break;
+        }
+    if (first) die("%.*s (the host compiler %s failed on the generated code)", (int)strcspn(first, "\n"), first, argv[0]);
+    die("%s: the host compiler (%s) failed on the generated code (exit %d)", what, argv[0], rc);
+}
+
 /* ---- shared tables --------------------------------------------------------- */
 
 size_t dtype_size(DType t)
