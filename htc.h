@@ -316,6 +316,93 @@ static inline int32_t htc__dsp_clamp(int32_t v, int32_t lo, int32_t hi)
 }
 #endif
 
+/* Arm M-profile Vector Extension (Helium: Cortex-M55, M85; the compiler
+   defines __ARM_FEATURE_MVE, bit 0 = the integer instructions). The
+   kernels' HTC__MVE paths (each beside the DSP path of the same kernel,
+   which the M55 also has and keeps for what MVE does not cover) use ACLE
+   intrinsics from arm_mve.h and the helpers below. A 128-bit vector holds 16
+   int8 or 4 int32 lanes; VMLADAVA adds the 16 products of two int8 vectors
+   to a scalar, the workhorse of the convolutions and FC. */
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(HTC_NO_SIMD) && !defined(HTC_DSP_EMU)
+#include <arm_mve.h>
+#define HTC__MVE 1
+
+/* TFLite's MultiplyByQuantizedMultiplier on four lanes, bit-exact with
+   htc__requant before the output offset for every multiplier and shift
+   (gemmlowp's double rounding): the left part of the shift as VSHL (TFLite
+   multiplies by 2^left, wrapping the same way), SaturatingRoundingDoubling-
+   HighMul is VQRDMULH exactly (INT32_MIN * INT32_MIN saturates),
+   RoundingDivideByPOT(h, e) rounds half away from zero: VRSHL by -e rounds
+   half up, so negative h first lose 1 (VQADD: INT32_MIN stays, and rounds
+   to the same -2^(31-e)); the fix-up is h & -e (sign bit set iff h < 0 and
+   e > 0) shifted down to 0 or -1. l: left shifts (>= 0), r: -e (<= 0). */
+static inline int32x4_t htc__mve_rq(int32x4_t acc, int32x4_t m, int32x4_t l, int32x4_t r)
+{
+    const int32x4_t h = vqrdmulhq_s32(vshlq_s32(acc, l), m);
+    return vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, r), 31)), r);
+}
+
+/* the same with one multiplier and shift for the four lanes */
+static inline int32x4_t htc__mve_rq1(int32x4_t acc, int32_t m, int shift)
+{
+    const int32_t l = shift > 0 ? shift : 0, r = shift > 0 ? 0 : shift;
+    const int32x4_t h = vqrdmulhq_n_s32(vshlq_r_s32(acc, l), m);
+    return vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, vdupq_n_s32(r)), 31)), vdupq_n_s32(r));
+}
+
+/* + zp, clamped to [lo, hi] */
+static inline int32x4_t htc__mve_out(int32x4_t v, int32_t zp, int32_t lo, int32_t hi)
+{
+    return vminq_s32(vmaxq_s32(vaddq_n_s32(v, zp), vdupq_n_s32(lo)), vdupq_n_s32(hi));
+}
+
+/* n bytes (any n >= 0) from s to d, 16 per step, the last one predicated */
+static inline void htc__mve_copy(int8_t *d, const int8_t *s, int32_t n)
+{
+    for (; n > 0; n -= 16, d += 16, s += 16) {
+        const mve_pred16_t pr = vctp8q(HTC__CAST(uint32_t, n));
+        vstrbq_p_s8(d, vldrbq_z_s8(s, pr), pr);
+    }
+}
+
+/* n bytes of v at d */
+static inline void htc__mve_fill(int8_t *d, int8_t v, int32_t n)
+{
+    const int8x16_t x = vdupq_n_s8(v);
+    for (; n > 0; n -= 16, d += 16) vstrbq_p_s8(d, x, vctp8q(HTC__CAST(uint32_t, n)));
+}
+
+/* sum of n int8 (any n >= 0) */
+static inline int32_t htc__mve_sum8(const int8_t *w, int32_t n)
+{
+    int32_t s = 0;
+    for (; n >= 16; n -= 16, w += 16) s = vaddvaq_s8(s, vldrbq_s8(w));
+    if (n > 0) s = vaddvaq_s8(s, vldrbq_z_s8(w, vctp8q(HTC__CAST(uint32_t, n))));
+    return s;
+}
+
+/* the sums of four rows of n int8 as one vector */
+static inline int32x4_t htc__mve_sum8x4(const int8_t *w0, const int8_t *w1, const int8_t *w2, const int8_t *w3, int32_t n)
+{
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (; n >= 16; n -= 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
+        s0 = vaddvaq_s8(s0, vldrbq_s8(w0));
+        s1 = vaddvaq_s8(s1, vldrbq_s8(w1));
+        s2 = vaddvaq_s8(s2, vldrbq_s8(w2));
+        s3 = vaddvaq_s8(s3, vldrbq_s8(w3));
+    }
+    if (n > 0) {
+        const mve_pred16_t pr = vctp8q(HTC__CAST(uint32_t, n));
+        s0 = vaddvaq_s8(s0, vldrbq_z_s8(w0, pr));
+        s1 = vaddvaq_s8(s1, vldrbq_z_s8(w1, pr));
+        s2 = vaddvaq_s8(s2, vldrbq_z_s8(w2, pr));
+        s3 = vaddvaq_s8(s3, vldrbq_z_s8(w3, pr));
+    }
+    return vsetq_lane_s32(s3, vsetq_lane_s32(s2, vsetq_lane_s32(s1, vdupq_n_s32(s0), 1), 2), 3);
+}
+#endif
+
 #define HTC__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define HTC__MAX(a, b) ((a) > (b) ? (a) : (b))
 

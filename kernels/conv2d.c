@@ -1604,9 +1604,207 @@ static HTC__INLINE void htc__conv2d_port(const htc__conv_params *p, const int8_t
 }
 #endif
 
+#ifdef HTC__MVE
+/* ---- Helium (MVE) path -----------------------------------------------------
+   Blocks of four output pixels x two output channels: per 16 bytes of the
+   receptive field (K = k_h * k_w * in_c bytes) two weight loads, four input
+   loads and eight VMLADAVA (16 multiply-accumulates each, into a scalar);
+   the last step is predicated (VCTP) on the weights when K % 16 != 0, so
+   no load runs past a weight row. The four pixels' windows are packed once
+   per block into a stack buffer, interleaved per 16 bytes (pixel i's bytes
+   k..k+15 at (k / 16) * 64 + 16 i, zero past K), so one pointer with small
+   offsets reads them; 1x1 stride-1 unpadded layers pack their input rows,
+   the others their windows (im2col, padding = in_zp). The input offset
+   enters once per channel: a padding tap holds in_zp (x - in_zp = 0
+   there), so sum (x - in_zp) w = sum x w - in_zp * sum w over the whole
+   window, and the second term goes into the bias (cb, per block of
+   HTC__MVE_OC channels on the stack). The four accumulators of a channel
+   are requantized as one vector (htc__mve_rq1) and stored by one scatter
+   store (byte offsets 0, out_c, 2 out_c, 3 out_c; a last block of fewer
+   pixels repeats its last pixel, written twice with the same value). */
+#ifndef HTC__MVE_OC
+#define HTC__MVE_OC 128         /* channels per block of corrected biases (4 bytes of stack each) */
+#endif
+#ifndef HTC__MVE_COLS
+#define HTC__MVE_COLS 640       /* windows of K up to this (5 K bytes of stack) */
+#endif
+
+/* the requantized channel c of the four pixels (lanes) to out; zp, lo, hi
+   as vectors */
+static HTC__INLINE void htc__mve_conv_put(int32_t m, int32_t shift, int32_t cb, int32_t a0, int32_t a1, int32_t a2, int32_t a3,
+                                          uint32x4_t so, int32_t zp, int32x4_t lo, int32x4_t hi, int8_t *out)
+{
+    int32x4_t v = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
+    v = htc__mve_rq1(vaddq_n_s32(v, cb), m, shift);
+    vstrbq_scatter_offset_s32(out, so, vminq_s32(vmaxq_s32(vaddq_n_s32(v, zp), lo), hi));
+}
+
+/* output channels [oc, oc + noc) of the four pixels packed in xb (K bytes
+   each, interleaved), to out (pixel i at out + so[i]) */
+static HTC__NOINLINE void htc__mve_conv_px4(const htc__conv_params *p, const int8_t *xb, int32_t K, const int32_t *cb,
+                                            int32_t oc, int32_t noc, uint32x4_t so, int8_t *out)
+{
+    const int32_t nf = K >> 4, kt = K & 15, mstep = p->per_channel ? 1 : 0, zp = p->out_zp;
+    const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+    const int32_t *mult = p->mult;
+    const int8_t *shift = p->shift;
+    const mve_pred16_t pt = vctp8q(HTC__CAST(uint32_t, kt));
+    int32_t c;
+    for (c = 0; c < noc; c += 2) {
+        int32_t c1 = c + 1 < noc ? c + 1 : c;
+        const int8_t *u0 = p->weights + (size_t)(oc + c) * K, *u1 = p->weights + (size_t)(oc + c1) * K, *x = xb;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+        /* the loop in asm (HTC__MVE implies GNU C): gcc 12 does not keep
+           eight VMLADAVA accumulators (even registers, "Te") and the three
+           pointers in registers. It reads only the weights (constant) and
+           xb, written before this function was called, so it needs no
+           "memory" clobber (which would make gcc reload every parameter). */
+#if defined(__OPTIMIZE__)
+        if (nf > 0) {
+            int32_t n = nf;
+            __asm__("1:\n\t"
+                    "vldrb.u8 q0, [%[u0]], #16\n\t"
+                    "vldrb.u8 q1, [%[u1]], #16\n\t"
+                    "vldrb.u8 q2, [%[x]], #64\n\t"
+                    "vmladava.s8 %[a0], q2, q0\n\t"
+                    "vmladava.s8 %[b0], q2, q1\n\t"
+                    "vldrb.u8 q3, [%[x], #-48]\n\t"
+                    "vmladava.s8 %[a1], q3, q0\n\t"
+                    "vmladava.s8 %[b1], q3, q1\n\t"
+                    "vldrb.u8 q2, [%[x], #-32]\n\t"
+                    "vmladava.s8 %[a2], q2, q0\n\t"
+                    "vmladava.s8 %[b2], q2, q1\n\t"
+                    "vldrb.u8 q3, [%[x], #-16]\n\t"
+                    "vmladava.s8 %[a3], q3, q0\n\t"
+                    "vmladava.s8 %[b3], q3, q1\n\t"
+                    "subs %[n], %[n], #1\n\t"
+                    "bne 1b"
+                    : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [b0] "+Te"(b0), [b1] "+Te"(b1),
+                      [b2] "+Te"(b2), [b3] "+Te"(b3), [u0] "+r"(u0), [u1] "+r"(u1), [x] "+r"(x), [n] "+r"(n)
+                    :
+                    : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "cc");
+        }
+#else
+        /* -O0 keeps a frame pointer: too few registers for the asm */
+        for (c1 = 0; c1 < nf; c1++, u0 += 16, u1 += 16, x += 64) {
+            const int8x16_t w0 = vldrbq_s8(u0), w1 = vldrbq_s8(u1);
+            a0 = vmladavaq_s8(a0, vldrbq_s8(x), w0);
+            b0 = vmladavaq_s8(b0, vldrbq_s8(x), w1);
+            a1 = vmladavaq_s8(a1, vldrbq_s8(x + 16), w0);
+            b1 = vmladavaq_s8(b1, vldrbq_s8(x + 16), w1);
+            a2 = vmladavaq_s8(a2, vldrbq_s8(x + 32), w0);
+            b2 = vmladavaq_s8(b2, vldrbq_s8(x + 32), w1);
+            a3 = vmladavaq_s8(a3, vldrbq_s8(x + 48), w0);
+            b3 = vmladavaq_s8(b3, vldrbq_s8(x + 48), w1);
+        }
+        c1 = c + 1 < noc ? c + 1 : c;
+#endif
+        if (kt) {
+            const int8x16_t w0 = vldrbq_z_s8(u0, pt), w1 = vldrbq_z_s8(u1, pt);
+            int8x16_t v = vldrbq_s8(x);
+            a0 = vmladavaq_s8(a0, v, w0);
+            b0 = vmladavaq_s8(b0, v, w1);
+            v = vldrbq_s8(x + 16);
+            a1 = vmladavaq_s8(a1, v, w0);
+            b1 = vmladavaq_s8(b1, v, w1);
+            v = vldrbq_s8(x + 32);
+            a2 = vmladavaq_s8(a2, v, w0);
+            b2 = vmladavaq_s8(b2, v, w1);
+            v = vldrbq_s8(x + 48);
+            a3 = vmladavaq_s8(a3, v, w0);
+            b3 = vmladavaq_s8(b3, v, w1);
+        }
+        htc__mve_conv_put(mult[(oc + c) * mstep], shift[(oc + c) * mstep], cb[c], a0, a1, a2, a3, so, zp, lo, hi, out + oc + c);
+        htc__mve_conv_put(mult[(oc + c1) * mstep], shift[(oc + c1) * mstep], cb[c1], b0, b1, b2, b3, so, zp, lo, hi,
+                          out + oc + c1);
+    }
+}
+
+/* pixel i's K bytes from s into the interleaved buffer, zero up to K16 */
+static HTC__UNUSED void htc__mve_pack(int8_t *xb, int32_t i, const int8_t *s, int32_t K)
+{
+    int8_t *d = xb + 16 * i;
+    for (; K > 0; K -= 16, s += 16, d += 64) vstrbq_s8(d, vldrbq_z_s8(s, vctp8q(HTC__CAST(uint32_t, K))));
+}
+
+/* the window of output pixel (iy0, ix0) as K bytes, padding = in_zp */
+static HTC__UNUSED void htc__mve_im2col(const htc__conv_params *p, const int8_t *in_b, int32_t iy0, int32_t ix0, int8_t *dst)
+{
+    const int32_t in_c = p->in_c, rowb = p->k_w * in_c, row_stride = p->in_w * in_c;
+    const int8_t zp = HTC__CAST(int8_t, p->in_zp);
+    int32_t ky, kx, ky_lo, ky_hi, kx_lo, kx_hi;
+    htc__conv_taps(iy0, p->dil_h, p->k_h, p->in_h, &ky_lo, &ky_hi);
+    htc__conv_taps(ix0, p->dil_w, p->k_w, p->in_w, &kx_lo, &kx_hi);
+    for (ky = 0; ky < p->k_h; ky++, dst += rowb) {
+        const int8_t *x = in_b + (size_t)(iy0 + ky * p->dil_h) * row_stride;
+        if (ky < ky_lo || ky >= ky_hi || kx_lo >= kx_hi) {
+            htc__mve_fill(dst, zp, rowb);
+        } else if (p->dil_w == 1) {
+            htc__mve_fill(dst, zp, kx_lo * in_c);
+            htc__mve_copy(dst + kx_lo * in_c, x + (ix0 + kx_lo) * in_c, (kx_hi - kx_lo) * in_c);
+            htc__mve_fill(dst + kx_hi * in_c, zp, (p->k_w - kx_hi) * in_c);
+        } else {
+            for (kx = 0; kx < p->k_w; kx++) {
+                if (kx < kx_lo || kx >= kx_hi) htc__mve_fill(dst + kx * in_c, zp, in_c);
+                else htc__mve_copy(dst + kx * in_c, x + (ix0 + kx * p->dil_w) * in_c, in_c);
+            }
+        }
+    }
+}
+
+/* 1 if the MVE path takes the layer */
+static HTC__UNUSED int htc__conv2d_mve_ok(const htc__conv_params *p)
+{
+    return p->w_zp == 0 && p->k_h * p->k_w * p->in_c <= HTC__MVE_COLS;
+}
+
+static HTC__NOINLINE void htc__conv2d_mve(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t K = p->k_h * p->k_w * p->in_c, out_c = p->out_c, off = -p->in_zp;
+    const int32_t npix = p->out_h * p->out_w, out_w = p->out_w;
+    const int flat = p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+                     p->pad_left == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
+    const uint32x4_t so4 = vmulq_n_u32(vidupq_n_u32(0, 1), HTC__CAST(uint32_t, out_c));
+    int32_t cb[HTC__MVE_OC];
+    int8_t xb[4 * (HTC__MVE_COLS + 16)], col[HTC__MVE_COLS];
+    int32_t oc, b, px, c, i;
+    for (oc = 0; oc < out_c; oc += HTC__MVE_OC) {
+        const int32_t noc = out_c - oc < HTC__MVE_OC ? out_c - oc : HTC__MVE_OC;
+        for (c = 0; c < noc; c++)
+            cb[c] = (p->bias ? p->bias[oc + c] : 0) + off * htc__mve_sum8(p->weights + (size_t)(oc + c) * K, K);
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
+            int8_t *out_b = out + (size_t)b * npix * out_c;
+            for (px = 0; px < npix; px += 4) {
+                const int32_t np = npix - px < 4 ? npix - px : 4;
+                /* a short last block repeats its last pixel */
+                const uint32x4_t so = np == 4 ? so4 : vminq_u32(so4, vdupq_n_u32(HTC__CAST(uint32_t, (np - 1) * out_c)));
+                for (i = 0; i < 4; i++) {
+                    const int32_t q = px + (i < np ? i : np - 1);
+                    if (flat) {
+                        htc__mve_pack(xb, i, in_b + (size_t)q * K, K);
+                    } else {
+                        const int32_t oy = q / out_w, ox = q - oy * out_w;
+                        htc__mve_im2col(p, in_b, oy * p->stride_h - p->pad_top, ox * p->stride_w - p->pad_left, col);
+                        htc__mve_pack(xb, i, col, K);
+                    }
+                }
+                htc__mve_conv_px4(p, xb, K, cb, oc, noc, so, out_b + (size_t)px * out_c);
+            }
+        }
+    }
+}
+#endif
+
 #ifdef HTC__DSP
 static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
+#ifdef HTC__MVE
+    if (htc__conv2d_mve_ok(p)) {
+        htc__conv2d_mve(p, in, out);
+        return;
+    }
+#endif
     htc__conv2d_dsp(p, in, out);
 }
 #elif !defined(HTC__SSE2)
@@ -2304,6 +2502,266 @@ static HTC__NOINLINE void htc__dwconv2d_port(const htc__conv_params *p, const in
 }
 #endif
 
+#ifdef HTC__MVE
+/* Helium path, depth_mult 1, channels a multiple of 4, up to 25 taps. The
+   lanes of an int32 vector are four channels (a block); per pixel and tap
+   the block's four inputs and weights are loaded widened (VLDRB.S32),
+   multiplied and added (MVE has no vector-by-vector multiply-accumulate).
+   Channels go in chunks of up to 16 blocks. Per chunk, each input row the
+   layer reads is copied once into a ring of rows padded with in_zp to the
+   width the output rows read (rows above or below the input: a slot of
+   in_zp), one word per column and block, block-major; so every window is
+   whole and the input offset is folded into each block's start value
+   (bias + off * sum of its weights over all taps). A table on the stack
+   holds per block the start values, the requantization vectors and the
+   taps' weight words, so one pointer with small offsets reads them, and
+   the row pointers step by one block's row. Then per output row: pixel
+   pairs outermost (3x3 with dilation 1: the pair shares its weight loads
+   and, at stride 1, its input columns), the chunk's blocks inside,
+   requantized per vector (htc__mve_rq). */
+#ifndef HTC__MVE_DWRING
+#define HTC__MVE_DWRING 1024    /* words of the row ring */
+#endif
+#define HTC__MVE_DWTBL 656      /* words of the block table: 16 blocks x (16 + 25 taps) */
+#define HTC__MVE_DWROWS 16      /* kernel rows (k_h) at most */
+
+typedef struct {
+    int32x4_t lo, hi;
+    int32_t zp;
+} htc__dw_mve_out;
+
+/* the block's vector s (its table at tb: init, m, -right, left) to o */
+static HTC__INLINE void htc__dw_mve_put(const int32_t *tb, int32x4_t s, const htc__dw_mve_out *q, int8_t *o)
+{
+    s = htc__mve_rq(s, vldrwq_s32(tb + 4), vldrwq_s32(tb + 12), vldrwq_s32(tb + 8));
+    vstrbq_s32(o, vminq_s32(vmaxq_s32(vaddq_n_s32(s, q->zp), q->lo), q->hi));
+}
+
+/* 3x3, dilation 1: the pixel pair at words r0, r1, r2 of the kernel rows in
+   the first block (stride st words: 1 or 2), nb blocks bs words apart, to
+   o and o + C (the second only when two) */
+static HTC__INLINE void htc__dw3x3_mve_pair(const uint32_t *r0, const uint32_t *r1, const uint32_t *r2, int32_t bs, const int32_t *tb,
+                                            int32_t nb, const int st, const htc__dw_mve_out *q, int8_t *o, int32_t C, int two)
+{
+    for (; nb > 0; nb--, r0 += bs, r1 += bs, r2 += bs, tb += 25, o += 4) {
+        int32x4_t s0 = vldrwq_s32(tb), s1 = s0;
+#if defined(__OPTIMIZE__)
+        /* in asm (gcc 12 spills the vectors of this block): per kernel row
+           the three weight vectors, then the input columns, each once */
+#define HTC__DW3_W(R, U)                                                     \
+            "vldrb.s32 q0, [%[" R "]]\n\t"                                  \
+            "vldrb.s32 q1, [%[tb], #" U "]\n\t"                            \
+            "vldrb.s32 q2, [%[tb], #" U "+4]\n\t"                          \
+            "vldrb.s32 q3, [%[tb], #" U "+8]\n\t"                          \
+            "vmul.i32 q4, q0, q1\n\t"                                      \
+            "vadd.i32 %q[s0], %q[s0], q4\n\t"
+#define HTC__DW3_S1(R)                                                       \
+            "vldrb.s32 q0, [%[" R "], #4]\n\t"                              \
+            "vmul.i32 q4, q0, q2\n\t"                                      \
+            "vadd.i32 %q[s0], %q[s0], q4\n\t"                              \
+            "vmul.i32 q4, q0, q1\n\t"                                      \
+            "vadd.i32 %q[s1], %q[s1], q4\n\t"                              \
+            "vldrb.s32 q0, [%[" R "], #8]\n\t"                              \
+            "vmul.i32 q4, q0, q3\n\t"                                      \
+            "vadd.i32 %q[s0], %q[s0], q4\n\t"                              \
+            "vmul.i32 q4, q0, q2\n\t"                                      \
+            "vadd.i32 %q[s1], %q[s1], q4\n\t"                              \
+            "vldrb.s32 q0, [%[" R "], #12]\n\t"                             \
+            "vmul.i32 q4, q0, q3\n\t"                                      \
+            "vadd.i32 %q[s1], %q[s1], q4\n\t"
+#define HTC__DW3_S2(R)                                                       \
+            "vldrb.s32 q0, [%[" R "], #4]\n\t"                              \
+            "vmul.i32 q4, q0, q2\n\t"                                      \
+            "vadd.i32 %q[s0], %q[s0], q4\n\t"                              \
+            "vldrb.s32 q0, [%[" R "], #8]\n\t"                              \
+            "vmul.i32 q4, q0, q3\n\t"                                      \
+            "vadd.i32 %q[s0], %q[s0], q4\n\t"                              \
+            "vmul.i32 q4, q0, q1\n\t"                                      \
+            "vadd.i32 %q[s1], %q[s1], q4\n\t"                              \
+            "vldrb.s32 q0, [%[" R "], #12]\n\t"                             \
+            "vmul.i32 q4, q0, q2\n\t"                                      \
+            "vadd.i32 %q[s1], %q[s1], q4\n\t"                              \
+            "vldrb.s32 q0, [%[" R "], #16]\n\t"                             \
+            "vmul.i32 q4, q0, q3\n\t"                                      \
+            "vadd.i32 %q[s1], %q[s1], q4\n\t"
+        if (st == 1)
+            __asm__(HTC__DW3_W("r0", "64") HTC__DW3_S1("r0") HTC__DW3_W("r1", "76") HTC__DW3_S1("r1")
+                    HTC__DW3_W("r2", "88") HTC__DW3_S1("r2")
+                    : [s0] "+w"(s0), [s1] "+w"(s1)
+                    : [r0] "r"(r0), [r1] "r"(r1), [r2] "r"(r2), [tb] "r"(tb)
+                    : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9");
+        else
+            __asm__(HTC__DW3_W("r0", "64") HTC__DW3_S2("r0") HTC__DW3_W("r1", "76") HTC__DW3_S2("r1")
+                    HTC__DW3_W("r2", "88") HTC__DW3_S2("r2")
+                    : [s0] "+w"(s0), [s1] "+w"(s1)
+                    : [r0] "r"(r0), [r1] "r"(r1), [r2] "r"(r2), [tb] "r"(tb)
+                    : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9");
+#undef HTC__DW3_W
+#undef HTC__DW3_S1
+#undef HTC__DW3_S2
+#else
+        {
+            int32_t ky;
+            for (ky = 0; ky < 3; ky++) {
+                const int8_t *r = HTC__CAST(const int8_t *, HTC__CAST(const void *, ky == 0 ? r0 : (ky == 1 ? r1 : r2)));
+                const int8_t *u = HTC__CAST(const int8_t *, HTC__CAST(const void *, tb + 16 + 3 * ky));
+                const int32x4_t w0 = vldrbq_s32(u), w1 = vldrbq_s32(u + 4), w2 = vldrbq_s32(u + 8);
+                int32x4_t v = vldrbq_s32(r);
+                s0 = vaddq_s32(s0, vmulq_s32(v, w0));
+                v = vldrbq_s32(r + 4);
+                s0 = vaddq_s32(s0, vmulq_s32(v, w1));
+                if (st == 1) s1 = vaddq_s32(s1, vmulq_s32(v, w0));
+                v = vldrbq_s32(r + 8);
+                s0 = vaddq_s32(s0, vmulq_s32(v, w2));
+                s1 = vaddq_s32(s1, vmulq_s32(v, st == 1 ? w1 : w0));
+                v = vldrbq_s32(r + 12);
+                s1 = vaddq_s32(s1, vmulq_s32(v, st == 1 ? w2 : w1));
+                if (st == 2) s1 = vaddq_s32(s1, vmulq_s32(vldrbq_s32(r + 16), w2));
+            }
+        }
+#endif
+        htc__dw_mve_put(tb, s0, q, o);
+        if (two) htc__dw_mve_put(tb, s1, q, o + C);
+    }
+}
+
+/* one output row of a 3x3 dilation-1 layer at stride st (1 or 2) */
+static HTC__INLINE void htc__dw3x3_mve_row(const uint32_t *const *rows, int32_t bs, const int32_t *tb, int32_t nb, const int st,
+                                           const htc__dw_mve_out *q, int8_t *o, int32_t C, int32_t out_w)
+{
+    int32_t ox;
+    for (ox = 0; ox < out_w; ox += 2, o += 2 * C)
+        htc__dw3x3_mve_pair(rows[0] + ox * st, rows[1] + ox * st, rows[2] + ox * st, bs, tb, nb, st, q, o, C, ox + 1 < out_w);
+}
+
+static HTC__NOINLINE void htc__dw3x3_mve_s1(const uint32_t *const *rows, int32_t bs, const int32_t *tb, int32_t nb,
+                                            const htc__dw_mve_out *q, int8_t *o, int32_t C, int32_t out_w)
+{
+    htc__dw3x3_mve_row(rows, bs, tb, nb, 1, q, o, C, out_w);
+}
+
+static HTC__NOINLINE void htc__dw3x3_mve_s2(const uint32_t *const *rows, int32_t bs, const int32_t *tb, int32_t nb,
+                                            const htc__dw_mve_out *q, int8_t *o, int32_t C, int32_t out_w)
+{
+    htc__dw3x3_mve_row(rows, bs, tb, nb, 2, q, o, C, out_w);
+}
+
+/* one output row of any kernel shape: pixels stride st words apart, taps
+   cs words apart, table entries tw words per block */
+static HTC__NOINLINE void htc__dw_mve_row(const uint32_t *const *rows, int32_t bs, const int32_t *tb, int32_t nb, int32_t st,
+                                          int32_t cs, int32_t k_h, int32_t k_w, const htc__dw_mve_out *q, int8_t *o, int32_t C,
+                                          int32_t out_w)
+{
+    const int32_t tw = 16 + k_h * k_w;
+    int32_t ox, j, ky, kx;
+    for (ox = 0; ox < out_w; ox++, o += C) {
+        const int32_t *t = tb;
+        for (j = 0; j < nb; j++, t += tw) {
+            int32x4_t s = vldrwq_s32(t);
+            const int8_t *u = HTC__CAST(const int8_t *, HTC__CAST(const void *, t + 16));
+            for (ky = 0; ky < k_h; ky++) {
+                const int8_t *r = HTC__CAST(const int8_t *, HTC__CAST(const void *, rows[ky] + j * bs + ox * st));
+                for (kx = 0; kx < k_w; kx++, r += 4 * cs, u += 4) s = vaddq_s32(s, vmulq_s32(vldrbq_s32(r), vldrbq_s32(u)));
+            }
+            htc__dw_mve_put(t, s, q, o + 4 * j);
+        }
+    }
+}
+
+/* blocks per chunk: 0 if the layer does not fit the ring and the table */
+static HTC__UNUSED int32_t htc__dw_mve_nb(const htc__conv_params *p)
+{
+    const int32_t wp = (p->out_w - 1) * p->stride_w + (p->k_w - 1) * p->dil_w + 1 + 4;
+    const int32_t span = (p->k_h - 1) * p->dil_h + 1, taps = p->k_h * p->k_w;
+    int32_t nb = p->in_c / 4 < 16 ? p->in_c / 4 : 16;
+    if (p->depth_mult != 1 || (p->in_c & 3) || taps > 25 || p->k_h > HTC__MVE_DWROWS) return 0;
+    while (nb > 0 && ((span + 1) * nb * wp > HTC__MVE_DWRING || nb * (16 + taps) > HTC__MVE_DWTBL)) nb--;
+    return nb;
+}
+
+/* 1 if the MVE path takes the depthwise layer */
+static HTC__UNUSED int htc__dwconv2d_mve_ok(const htc__conv_params *p) { return htc__dw_mve_nb(p) > 0; }
+
+static HTC__NOINLINE void htc__dwconv2d_mve(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c, out_h = p->out_h, out_w = p->out_w;
+    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, ntaps = k_h * k_w, tw = 16 + ntaps;
+    const int32_t row_stride = in_w * C, off = -p->in_zp, pl = p->pad_left;
+    /* the padded row width, + 4 words of slack that a last single pixel of a pair may read */
+    const int32_t wp = (out_w - 1) * p->stride_w + (k_w - 1) * p->dil_w + 1, bs = wp + 4;
+    const int32_t span = (k_h - 1) * dil_h + 1, nbmax = htc__dw_mve_nb(p);
+    const int32_t lpad = pl < wp ? pl : wp, mid_end = in_w + pl < wp ? in_w + pl : wp;
+    const uint32_t zp4 = (HTC__CAST(uint32_t, p->in_zp) & 0xffu) * 0x01010101u;
+    const int k3 = k_h == 3 && k_w == 3 && p->dil_w == 1 && (p->stride_w == 1 || p->stride_w == 2);
+    uint32_t ring[HTC__MVE_DWRING];
+    int32_t tbl[HTC__MVE_DWTBL];
+    const uint32_t *rows[HTC__MVE_DWROWS];
+    int32_t have[HTC__MVE_DWROWS + 1];
+    htc__dw_mve_out q;
+    int32_t c0, b, t, j, k;
+    q.zp = p->out_zp;
+    q.lo = vdupq_n_s32(p->act_min);
+    q.hi = vdupq_n_s32(p->act_max);
+    for (c0 = 0; c0 < C; c0 += 4 * nbmax) {
+        const int32_t nb = (C - c0) / 4 < nbmax ? (C - c0) / 4 : nbmax, ss = nb * bs;
+        uint32_t *const zslot = ring + span * ss;
+        /* the table */
+        for (j = 0; j < nb; j++) {
+            const int32_t c = c0 + 4 * j;
+            int32_t *tb = tbl + j * tw;
+            int32x4_t ws = vdupq_n_s32(0), sh, bias;
+            for (t = 0; t < ntaps; t++) {
+                const int8_t *w = p->weights + (size_t)t * C + c;
+                memcpy(tb + 16 + t, w, 4);
+                ws = vaddq_s32(ws, vldrbq_s32(w));
+            }
+            bias = p->bias ? vldrwq_s32(p->bias + c) : vdupq_n_s32(0);
+            sh = p->per_channel ? vldrbq_s32(p->shift + c) : vdupq_n_s32(p->shift[0]);
+            vstrwq_s32(tb, vaddq_s32(bias, vmulq_n_s32(ws, off)));
+            vstrwq_s32(tb + 4, p->per_channel ? vldrwq_s32(p->mult + c) : vdupq_n_s32(p->mult[0]));
+            vstrwq_s32(tb + 8, vminq_s32(sh, vdupq_n_s32(0)));
+            vstrwq_s32(tb + 12, vmaxq_s32(sh, vdupq_n_s32(0)));
+        }
+        for (j = 0; j < ss; j++) zslot[j] = zp4;
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + (size_t)b * in_h * row_stride + c0;
+            int8_t *o = out + (size_t)b * out_h * out_w * C + c0;
+            int32_t oy, ky;
+            for (j = 0; j < span; j++) have[j] = -1;
+            for (oy = 0; oy < out_h; oy++, o += (size_t)out_w * C) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                for (ky = 0; ky < k_h; ky++) {
+                    const int32_t iy = iy0 + ky * dil_h, slot = iy < 0 ? 0 : iy % span;
+                    uint32_t *d = ring + slot * ss;
+                    if (iy < 0 || iy >= in_h) {
+                        rows[ky] = zslot;
+                        continue;
+                    }
+                    rows[ky] = d;
+                    if (have[slot] != iy) {
+                        /* the row's columns, block-major, padded */
+                        have[slot] = iy;
+                        for (k = 0; k < nb; k++, d += bs) {
+                            const int8_t *x = in_b + (size_t)iy * row_stride + (lpad - pl) * C + 4 * k;
+                            uint32_t *e = d;
+                            for (j = 0; j < lpad; j++) *e++ = zp4;
+                            for (; j < mid_end; j++, x += C) memcpy(e++, x, 4);
+                            for (; j < bs; j++) *e++ = zp4;
+                        }
+                    }
+                }
+                if (k3 && p->stride_w == 1)
+                    htc__dw3x3_mve_s1(rows, bs, tbl, nb, &q, o, C, out_w);
+                else if (k3)
+                    htc__dw3x3_mve_s2(rows, bs, tbl, nb, &q, o, C, out_w);
+                else
+                    htc__dw_mve_row(rows, bs, tbl, nb, p->stride_w, p->dil_w, k_h, k_w, &q, o, C, out_w);
+            }
+        }
+    }
+}
+#endif
+
 /* The path is chosen from the layer's constant parameters: with the call
    inlined the compiler folds the choice and links only the paths used. */
 static HTC__INLINE HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
@@ -2311,6 +2769,12 @@ static HTC__INLINE HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, 
 #ifdef HTC__SSE2
     if (p->depth_mult == 1 && p->k_h * p->k_w <= 2 * HTC__DW_MAXPAIRS) {
         htc__dwconv2d_sse2(p, in, out);
+        return;
+    }
+#endif
+#ifdef HTC__MVE
+    if (htc__dwconv2d_mve_ok(p)) {
+        htc__dwconv2d_mve(p, in, out);
         return;
     }
 #endif

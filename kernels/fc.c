@@ -321,10 +321,70 @@ static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__fc_gen(const htc__fc_params
     htc__fc_core(&g, &e, in, out);
 }
 
+#ifdef HTC__MVE
+/* Helium path (weights without zero point): four output rows at a time; per
+   16 inputs one input load, four weight loads and four VMLADAVA (the last
+   step predicated when in_features % 16 != 0). The input offset is
+   off * (sum of the row's weights), summed by VADDVA in a first pass over
+   the group's rows (htc__mve_sum8x4). The four accumulators are requantized as one vector
+   (htc__mve_rq) and stored by one (predicated) store; a last group of
+   fewer rows repeats its last row. */
+static HTC__NOINLINE void htc__fc_mve(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp, nf = n & ~15;
+    const mve_pred16_t pt = vctp8q(HTC__CAST(uint32_t, n & 15));
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    int32_t b, o;
+    for (b = 0; b < p->batches; b++, in += n, out += nout) {
+        for (o = 0; o < nout; o += 4) {
+            const int32_t nr = nout - o < 4 ? nout - o : 4;
+            const int8_t *w0 = p->weights + (size_t)o * n;
+            const int8_t *w1 = w0 + (nr > 1 ? n : 0), *w2 = w0 + (nr > 2 ? 2 * n : (w1 - w0));
+            const int8_t *w3 = w0 + (nr > 3 ? 3 * n : (w2 - w0)), *x = in;
+            const int32x4_t ws = vmulq_n_s32(htc__mve_sum8x4(w0, w1, w2, w3, n), off);
+            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, i;
+            int32x4_t v, m, sh;
+            for (i = 0; i < nf; i += 16, x += 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
+                const int8x16_t xv = vldrbq_s8(x);
+                a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0));
+                a1 = vmladavaq_s8(a1, xv, vldrbq_s8(w1));
+                a2 = vmladavaq_s8(a2, xv, vldrbq_s8(w2));
+                a3 = vmladavaq_s8(a3, xv, vldrbq_s8(w3));
+            }
+            if (n & 15) {
+                const int8x16_t xv = vldrbq_z_s8(x, pt);
+                a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0, pt));
+                a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1, pt));
+                a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2, pt));
+                a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3, pt));
+            }
+            v = vaddq_s32(ws, vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3));
+            if (p->bias) v = vaddq_s32(v, vldrwq_z_s32(p->bias + o, vctp32q(HTC__CAST(uint32_t, nr))));
+            if (p->per_channel) {
+                const mve_pred16_t pr = vctp32q(HTC__CAST(uint32_t, nr));
+                m = vldrwq_z_s32(p->mult + o, pr);
+                sh = vldrbq_z_s32(p->shift + o, pr);
+            } else {
+                m = vdupq_n_s32(p->mult[0]);
+                sh = vdupq_n_s32(p->shift[0]);
+            }
+            v = htc__mve_rq(v, m, vmaxq_s32(sh, vdupq_n_s32(0)), vminq_s32(sh, vdupq_n_s32(0)));
+            vstrbq_p_s32(out + o, htc__mve_out(v, zp, lo, hi), vctp32q(HTC__CAST(uint32_t, nr)));
+        }
+    }
+}
+#endif
+
 /* The path is chosen from the layer's constant parameters: with the call
    inlined the compiler folds the choice and links only the paths used. */
 static HTC__INLINE HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
+#ifdef HTC__MVE
+    if (p->per_channel || p->w_zp == 0) {
+        htc__fc_mve(p, in, out);
+        return;
+    }
+#endif
 #ifdef HTC__DSP
     if ((p->per_channel || p->w_zp == 0) && p->in_features * p->out_features < 1000) {
         /* a small layer (a classifier head) row by row: less code */

@@ -33,10 +33,12 @@ done
 # 2. the code paths against each other (tests/kernels/diff_kernels.c): the
 #    same random cases through the portable path (the reference: TFLite
 #    equality is tested end to end by tests/test_ops.py), SSE2/AVX2, the DSP
-#    path emulated on the host (ASan/UBSan), the DSP path on Cortex-M4 and
-#    the portable path on RV32 under qemu; every case's output hash must match
+#    path emulated on the host (ASan/UBSan), the DSP path on Cortex-M4, the
+#    Helium (MVE) path on Cortex-M55 and the portable path on RV32 under
+#    qemu; every case's output hash must match
 echo "--- code paths against each other"
 M4_LD="-Wl,--defsym=__flash=0x0,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x20000000,--defsym=__ram_size=0x400000"
+M55_LD="-Wl,--defsym=__flash=0x10000000,--defsym=__flash_size=0x80000 -Wl,--defsym=__ram=0x30000000,--defsym=__ram_size=0x80000"
 RV_LD="-Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x1000000"
 PICO="--specs=picolibc.specs --oslib=semihost --crt0=semihost"
 SEMI="-semihosting-config enable=on,target=native"
@@ -49,6 +51,7 @@ diffpath() {   # diffpath LABEL RUNNER COMPILER FLAGS...
     case $runner in
         host) "$tmp/dk_$label" >"$tmp/dk_$label.txt" 2>&1 ;;
         m4) timeout 600 qemu-system-arm -M mps2-an386 -nographic $SEMI -kernel "$tmp/dk_$label" </dev/null >"$tmp/dk_$label.txt" 2>&1 ;;
+        m55) timeout 600 qemu-system-arm -M mps3-an547 -nographic $SEMI -kernel "$tmp/dk_$label" </dev/null >"$tmp/dk_$label.txt" 2>&1 ;;
         rv32) timeout 600 qemu-system-riscv32 -M virt -bios none -nographic $SEMI -kernel "$tmp/dk_$label" </dev/null >"$tmp/dk_$label.txt" 2>&1 ;;
     esac
     local rc=$?
@@ -67,6 +70,7 @@ diffpath portable host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_NO_SI
 diffpath default host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san
 diffpath dsp-emu host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_DSP_EMU
 diffpath dsp-m4 m4 arm-none-eabi-gcc -std=c99 -O2 -Wall -Wextra -Werror -mcpu=cortex-m4 -mthumb $PICO $M4_LD
+diffpath mve-m55 m55 arm-none-eabi-gcc -std=c99 -O2 -Wall -Wextra -Werror -mcpu=cortex-m55 -mthumb -mfloat-abi=hard $PICO $M55_LD
 diffpath portable-rv32 rv32 riscv64-unknown-elf-gcc -std=c99 -O2 -Wall -Wextra -Werror -march=rv32imc -misa-spec=2.2 -mabi=ilp32 $PICO $RV_LD
 
 # 2b. htc.h's integer emulation of onnxruntime's float arithmetic (the
@@ -122,6 +126,8 @@ check "c++11" "${CXX:-c++}" -x c++ -std=c++11 $W
 check "arm-none-eabi" arm-none-eabi-gcc -std=c99 -pedantic -mcpu=cortex-m4 -mthumb $W
 check "arm-none-eabi -O0" arm-none-eabi-gcc -std=c99 -pedantic -mcpu=cortex-m4 -mthumb -Wall -Wextra -Werror -O0
 check "arm-none-eabi c++" arm-none-eabi-g++ -x c++ -std=c++11 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 $W
+check "arm-none-eabi m55" arm-none-eabi-gcc -std=c99 -pedantic -mcpu=cortex-m55 -mthumb -mfloat-abi=hard $W
+check "arm-none-eabi m55 c++" arm-none-eabi-g++ -x c++ -std=c++11 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard $W
 check "arm-none-eabi m0" arm-none-eabi-gcc -std=c99 -pedantic -mcpu=cortex-m0 -mthumb $W
 check "dsp-emu c99" "$CC" -std=c99 -pedantic -DHTC_DSP_EMU $W
 check "dsp-emu c++11" "${CXX:-c++}" -x c++ -std=c++11 -DHTC_DSP_EMU $W
