@@ -6,6 +6,9 @@
 -- for the report's estimate. An entry may name another kernel and fn.
 
 local KiB = 1024
+-- memory sizes are parameters (-D l2_kib=4096 for a model whose arena needs more)
+local L2_KIB = param "l2_kib" { default = 512, min = 1, max = 1048576,
+                                description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
 
 -- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
 local function by_arith(tflite, float, fp32, tflite_dw)
@@ -22,7 +25,7 @@ return target "cpu" {
 
   memory = {
     -- main RAM: holds the arena with every intermediate tensor
-    L2 = { size = 512 * KiB, alignment = 16 },
+    L2 = { size = L2_KIB * KiB, alignment = 16 },
   },
 
   cpu = {

@@ -25,6 +25,12 @@ local HEURISTICS = param "heuristics" { default = "3-5", values = { "none", "3-4
 local L1_SIZE = param "l1_kib" { default = 256, min = 1, max = 256,
                                  description = "L1 (activation memory) in KiB, shared with the analog core" } * KiB
 
+-- memory sizes are parameters (-D l2_kib=4096 for a model whose arena needs more)
+local L2_KIB = param "l2_kib" { default = 512, min = 1, max = 1048576,
+                                description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
+local WD_KIB = param "wd_kib" { default = 64, min = 1, max = 1024,
+                               description = "digital accelerator's weight memory (WD) in KiB" }
+
 local function objective(t, op, rows, cols)
   local obj = 2 * t.l1_bytes / L1_SIZE                   -- eq. 1, in [0, 2]
   if HEURISTICS ~= "none" and rows then
@@ -165,9 +171,9 @@ return target "diana" {
   clock_mhz = 260,
 
   memory = {
-    L2 = { size = 512 * KiB, alignment = 16 },
+    L2 = { size = L2_KIB * KiB, alignment = 16 },
     L1 = { size = L1_SIZE, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 } },
-    WD = { size = 64 * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 } },
+    WD = { size = WD_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 } },
     WA = { size = ANA_ROWS * ANA_COLS + 4 * ANA_COLS, alignment = 16, dma = { bytes_per_cycle = ANA_W_BPC, setup = 40 } },
   },
 

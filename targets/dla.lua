@@ -33,6 +33,9 @@ local DEPTHWISE = param "depthwise" { default = "native", values = { "none", "co
                                       description = "depthwise conv: on the CPU, as OP_CONV per filter, or OP_DEPTH_CONV" }
 local TILING = param "tiling" { default = "channels", values = { "channels", "any" },
                                 description = "tile splits: output channels only (the paper's runtime) or rows and columns too" }
+-- memory sizes are parameters (-D l2_kib=4096 for a model whose arena needs more)
+local L2_KIB = param "l2_kib" { default = 524288, min = 1, max = 1048576,
+                                description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
 local SRAM = SRAM_KIB * KiB
 local OUTPUT_PAR = PARALLEL == "output"
 local STARTUP = 40          -- cycles to issue one instruction after its register file writes
@@ -84,7 +87,7 @@ return target "dla" {
   clock_mhz = 200,
 
   memory = {
-    L2 = { size = 512 * 1024 * KiB, alignment = 16 },
+    L2 = { size = L2_KIB * KiB, alignment = 16 },
     -- one SRAM: activations from its bottom, the K tile's weights from its
     -- top (two views, their sum bounded by the tile constraint below)
     SRAM = { size = SRAM, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },

@@ -18,6 +18,9 @@ local SRAM_KIB = param "sram_kib" { default = 128, min = 4, max = 1024,
                                     description = "activation SRAM in KiB (input and output tiles)" }
 local WSRAM_KIB = param "wsram_kib" { default = 64, min = 4, max = 1024,
                                       description = "weight SRAM in KiB (one K tile's weights, biases, multipliers)" }
+-- memory sizes are parameters (-D l2_kib=4096 for a model whose arena needs more)
+local L2_KIB = param "l2_kib" { default = 512, min = 1, max = 1048576,
+                                description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
 local ROWS, COLS = PES // 8, 8
 local STARTUP = 30
 
@@ -63,7 +66,7 @@ return target "npu" {
   clock_mhz = 200,
 
   memory = {
-    L2 = { size = 512 * KiB, alignment = 16 },
+    L2 = { size = L2_KIB * KiB, alignment = 16 },
     SRAM = { size = SRAM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
     WSRAM = { size = WSRAM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
   },

@@ -19,6 +19,11 @@ local function by_arith(tflite, float, fp32, tflite_dw)
   end
 end
 
+-- memory sizes are parameters (-D l2_kib=4096 for a model whose arena needs more)
+local L2_KIB = param "l2_kib" { default = 512, min = 1, max = 1048576,
+                                description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
+local L1_KIB = param "l1_kib" { default = 16, min = 1, max = 1024,
+                                description = "the accelerator's scratchpad in KiB (activations, weights, int32 accumulators)" }
 local ROWS, COLS = 8, 8         -- output x input channels per step
 local STARTUP, HOST_RQ = 20, 6  -- cycles to start the array; host cycles per requantised output
 
@@ -27,8 +32,8 @@ return target "vanilla" {
   clock_mhz = 100,
 
   memory = {
-    L2 = { size = 512 * KiB, alignment = 16 },
-    L1 = { size = 16 * KiB, alignment = 4, dma = { bytes_per_cycle = 4, setup = 20 } },
+    L2 = { size = L2_KIB * KiB, alignment = 16 },
+    L1 = { size = L1_KIB * KiB, alignment = 4, dma = { bytes_per_cycle = 4, setup = 20 } },
   },
 
   cpu = {

@@ -90,7 +90,7 @@ def test_small_srams_bitexact(name, tmp_path):
     path = model_path(name)
     args = ("-D", "sram_kib=8", "-D", "wsram_kib=4")
     rep = report(path, *args)
-    assert rep["params"] == {"pes": "64", "sram_kib": "8", "wsram_kib": "4"}
+    assert rep["params"] == {"pes": "64", "sram_kib": "8", "wsram_kib": "4", "l2_kib": "512"}
     tiled = [l for l in rep["layers"] if "tile" in l]
     assert tiled and max(l["tile"]["tiles"] for l in tiled) > 1
     assert all(l["tile"]["l1_bytes"] <= 8 * 1024 and l["tile"]["w_bytes"] <= 4 * 1024 for l in tiled)
@@ -140,7 +140,7 @@ def test_params_listed_and_checked():
     for d, want in (("pes=96", "targets/npu.lua:%d: param 'pes': -D pes=96 is not one of 64, 128"),
                     ("sram_kib=2", "targets/npu.lua:%d: param 'sram_kib': -D sram_kib=2 is outside 4..1024"),
                     ("sram_kib=big", "-D sram_kib=big is not an integer"),
-                    ("cores=2", "-D cores=2: %s declares no parameter 'cores' (its parameters: pes, sram_kib, wsram_kib)")):
+                    ("cores=2", "-D cores=2: %s declares no parameter 'cores' (its parameters: pes, sram_kib, wsram_kib, l2_kib)")):
         r = oracle.htc("report", model_path("kws_ref_model"), "-t", NPU, "-D", d, check=False)
         assert r.returncode == 1 and r.stderr.count("\n") == 1 and r.stderr.startswith("htc: error: "), r.stderr
         line = [i + 1 for i, l in enumerate(open(NPU)) if 'param "%s"' % d.split("=")[0] in l]

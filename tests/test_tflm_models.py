@@ -193,3 +193,66 @@ def test_custom_operator_named_first(where, tmp_path):
     path = m.save(str(tmp_path / "c.tflite"))
     line = compile_error(path, tmp_path)
     assert "operator %d (CUSTOM 'SignalEnergy'): unsupported operator" % where in line, line
+
+
+# ---- memory sizes are target parameters ---------------------------------------------------
+
+def _memories(target, *defines):
+    out = oracle.htc("targets", target, *defines).stdout
+    line = next(x for x in out.splitlines() if x.strip().startswith("memories:"))
+    mems = {}
+    for part in line.split(":", 1)[1].split(","):
+        w = part.split()
+        mems[w[0]] = int(w[1])
+    params = {}
+    for x in out.splitlines():
+        w = x.split()
+        if len(w) > 2 and w[0].endswith("_kib") and "(default" in x:
+            lo, hi = x.split("(default", 1)[1].split(";")[1].split(")")[0].strip().split("..")
+            params[w[0]] = (int(w[1]), int(lo), int(hi))
+    return mems, params
+
+
+# a memory whose size follows another parameter (not a size in KiB)
+DERIVED = {("diana.lua", "WA"): ("ana_rows", 64)}
+
+
+@pytest.mark.parametrize("target", sorted(f for f in os.listdir(os.path.join(oracle.REPO, "targets"))
+                                          if f.endswith(".lua")))
+def test_memory_sizes_are_parameters(target):
+    """Every memory of every bundled target changes size with a -D parameter;
+    the defaults are the sizes the targets had (memory sizes in KiB)."""
+    path = os.path.join(oracle.REPO, "targets", target)
+    base, params = _memories(path)
+    assert "l2_kib" in params and base["L2"] == params["l2_kib"][0] * 1024
+    covered = set()
+    for name, (value, lo, hi) in params.items():
+        new = value * 2 if value * 2 <= hi else value // 2
+        assert lo <= new <= hi
+        mems, _ = _memories(path, "-D", "%s=%d" % (name, new))
+        changed = {m for m in mems if mems[m] != base[m]}
+        assert changed, "-D %s=%d changed no memory" % (name, new)
+        assert all(mems[m] == new * 1024 for m in changed), (name, mems)
+        covered |= changed
+    for (t, m), (name, v) in DERIVED.items():
+        if t == target:
+            mems, _ = _memories(path, "-D", "%s=%d" % (name, v))
+            assert mems[m] != base[m]
+            covered.add(m)
+    assert covered == set(base), "memories without a parameter: %s" % sorted(set(base) - covered)
+
+
+def test_mobilenet_v2_arena_parameter(tmp_path):
+    """mobilenet_v2 224x224 (2.45 MB arena): refused by the default 512 KiB
+    CPU target naming the memory, bit-exact with TFLM with -D l2_kib=2400
+    (every operator output compared)."""
+    path = extra("mobilenet_v2_quantized_1x3x224x224.tflite")
+    line = compile_error(path, tmp_path)
+    assert "memory L2 of target 'cpu' has 524288" in line, line
+    info = oracle.ModelInfo(path)
+    xs = info.random_inputs(0)
+    outs, dumps, _ = oracle.run_htc(path, xs, args=["-D", "l2_kib=2400"])
+    ref_outs, ref_tensors = oracle.run_interpreter(path, xs, info=info)
+    errors, compared = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps)
+    assert not errors, "\n".join(errors[:10])
+    assert compared == len(info.op_outputs())

@@ -11,7 +11,9 @@ A model's int32 graph input that is the output_shape operand of a
 TRANSPOSE_CONV gets the output's static shape (the value the model was
 built for; TFLM itself reads the shape from the output tensor).
 Exit status 1 when a model TFLM runs is a mismatch, a crash or refused.
-Options: --seed N (default 0), -D NAME=VALUE (passed to htc), --json FILE."""
+Options: --seed N (default 0), -D NAME=VALUE (passed to htc; without any,
+-D l2_kib=16384: mobilenet_v2's arena is 2.45 MB, the CPU target's default
+RAM 512 KiB), --json FILE."""
 import json
 import os
 import subprocess
@@ -88,6 +90,14 @@ def htc_status(path, info, xs, args, tmp):
         return "crash", "timeout"
 
 
+def _tflm_version():
+    try:
+        from importlib.metadata import version
+        return version("tflite-micro")
+    except Exception:
+        return "(version unknown)"
+
+
 def main(argv):
     root = os.environ.get("TFLM_SRC")
     seed, args, filters, jpath = 0, [], [], None
@@ -104,8 +114,12 @@ def main(argv):
             print(__doc__); return 0
         else:
             filters.append(a); i += 1
+    if not args:
+        args = ["-D", "l2_kib=16384"]
     if not root or not os.path.isdir(root):
         sys.exit("tflm_suite.py: set TFLM_SRC to a checkout of github.com/tensorflow/tflite-micro")
+    print("htc: %s %s; TFLM: tflite-micro %s; seed %d" % (os.path.relpath(oracle.TARGET, REPO), " ".join(args),
+                                                          _tflm_version(), seed), flush=True)
     rows = []
     for rel in models(root):
         if filters and not any(f in rel for f in filters):
