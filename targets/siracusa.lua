@@ -7,12 +7,17 @@
 -- threads); the header gives the same bytes for any core count. The costs
 -- are cycles of one core (the estimate is the largest share plus a fork).
 
-local KiB, MiB = 1024, 1024 * 1024
+local KiB = 1024
 
 local CORES = param "cores" { default = 8, min = 1, max = 8,
                               description = "cluster cores the layers are divided over" }
 local CLOCK = param "clock_mhz" { default = 360, min = 1, max = 1000,
                                   description = "cluster clock in MHz (for the report's ms)" }
+-- memory sizes are parameters (defaults: the chip's)
+local L2_KIB = param "l2_kib" { default = 2048, min = 1, max = 1048576,
+                                description = "L2 in KiB: the arena (every intermediate tensor)" }
+local L1_KIB = param "l1_kib" { default = 256, min = 1, max = 1048576,
+                                description = "the cluster's shared L1 (TCDM) in KiB" }
 
 -- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
 local function by_arith(tflite, float, fp32, tflite_dw)
@@ -28,10 +33,10 @@ return target "siracusa" {
   clock_mhz = CLOCK,
 
   memory = {
-    L2 = { size = 2 * MiB, alignment = 16 },
+    L2 = { size = L2_KIB * KiB, alignment = 16 },
     -- the cluster's TCDM; the DMA figures are GVSoC's (16 KiB L2 -> L1 in
     -- 2,125 cycles: ~8 bytes per cycle)
-    L1 = { size = 256 * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 80 } },
+    L1 = { size = L1_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 80 } },
   },
 
   cpu = {
