@@ -5,7 +5,10 @@ at 260 MHz, ratio to the ideal, compile time including all tiling), HTVM's
 Table I on RV32 (table1: CPU only / digital / analog / both; htc's RISC-V
 code counted under qemu-system-riscv32 by bench/diana/rv32.py, the device
 model's cycles for the offloaded layers, RV32 binary sizes, the paper's
-figures beside them, the both-vs-single check), and the Fig. 4 L1 sweep
+figures beside them, the both-vs-single check), Table I again on HTVM's
+own four networks (htvm_table: tests/zoo/htvm_nets.py, every cell of the
+paper beside htc's with the ratio, HTVM and peak as the paper times them),
+and the Fig. 4 L1 sweep
 (no heuristics / eq. 3-4 / eq. 3-5). `--layers NET CONFIG`: one Table I
 cell layer by layer."""
 import json
@@ -20,6 +23,8 @@ sys.path.insert(0, os.path.join(REPO, "tests", "onnx"))
 import ort_oracle as oo  # noqa: E402
 sys.path.insert(0, os.path.join(REPO, "bench", "diana"))
 import rv32  # noqa: E402
+sys.path.insert(0, os.path.join(REPO, "tests", "zoo"))
+import htvm_nets  # noqa: E402
 
 DIANA = os.path.join(REPO, "targets", "diana.lua")
 DRIVER = r"""
@@ -160,7 +165,9 @@ def table1(zoo, tmp, nets=("kws", "vww", "resnet", "ad")):
         print("\nTable I: skipped - %s" % e)
         return
     configs = CONFIGS + CHECK
-    print("\nTable I (HTVM paper) reproduced: ms at 260 MHz = (RV32IMC instructions under qemu, 1 instruction per cycle,"
+    print("\nTable I (HTVM paper) on the zoo's MLPerf Tiny networks (tests/zoo/zoo.py: float-trained topologies"
+          "\n  quantized with onnxruntime, not HTVM's networks: those are the table after this one): ms at 260 MHz ="
+          "\n  (RV32IMC instructions under qemu, 1 instruction per cycle,"
           "\n  + device-model cycles of the offloaded layers) / 260 MHz, sequential (no CPU / accelerator overlap);"
           "\n  the device model's own instructions are not counted. peak = the same instructions + the offloaded"
           "\n  layers' ideal cycles (`htc report`: MACs at the peak rate + weight transfer). kB = .text + .rodata"
@@ -234,6 +241,203 @@ def table1(zoo, tmp, nets=("kws", "vww", "resnet", "ad")):
     return rows
 
 
+# ---- Table I on HTVM's own networks (tests/zoo/htvm_nets.py) ----------------
+
+HTVM_NETS = ("ds_cnn", "mobilenet", "resnet", "dae")
+HTVM_NAMES = {"ds_cnn": "DS-CNN", "mobilenet": "MobileNet", "resnet": "ResNet", "dae": "ToyAdmos"}
+# the paper's Table I: latency in ms and size in kB per column, in its order
+# CPU (TVM), CPU + Dig. (Peak, HTVM), CPU + Ana. (Peak, HTVM), CPU + Both
+# (its header reads "Peak" for Both); None: OoM
+HTVM_COLUMNS = ("CPU TVM", "Dig. peak", "Dig. HTVM", "Ana. peak", "Ana. HTVM", "Both peak")
+HTVM_PAPER = {"ds_cnn": ((48.24, 1.70, 1.75, 13.51, 13.51, 1.66), (59, 59, 60, 93, 93, 81)),
+              "mobilenet": ((None, 5.42, 5.68, 40.67, 40.67, 5.39), (289, 305, 306, 239, 239, 292)),
+              "resnet": ((134.11, 0.66, 1.19, 1.52, 1.53, 0.61), (122, 107, 107, 129, 129, 107)),
+              "dae": ((4.70, 0.30, 0.36, 0.80, 0.80, 0.49), (287, 315, 315, 171, 171, 274))}
+# HTVM's driver.py --conf: cpu (weight_bits 8, target "c"), digital (8),
+# analog (2, digital disabled), mixed (2, mixed); pool=cpu: the average pool
+# on the RISC-V as TVM runs it. htc's own: both = the mixed network with
+# htc's cost-based dispatch.
+HTVM_CONFIGS = (("cpu", "int8", ("engines=none",)),
+                ("digital", "int8", ("engines=digital", "pool=cpu")),
+                ("analog", "ternary", ("engines=analog", "pool=cpu")),
+                ("mixed", "mixed", ("engines=both", "dispatch=mixed", "pool=cpu")),
+                ("both", "mixed", ("engines=both", "pool=cpu")))
+# each paper column: htc's configuration and measure
+HTVM_CELLS = (("cpu", "ms"), ("digital", "peak_ms"), ("digital", "ms"), ("analog", "peak_ms"), ("analog", "ms"),
+              ("mixed", "peak_ms"))
+OFF = 1.25          # a cell this far from the paper's (either way) is flagged
+
+
+def htvm_row(net, nets, tmp, configs=HTVM_CONFIGS, seed=5):
+    """one HTVM network through the configurations on RV32IMFC (DIANA's
+    host has the F extension) + the device model: {config: rv32.row dict +
+    engines}. The firmware's output must equal onnxruntime's on the QOperator
+    graph and on its float twin (htvm_nets.float_twin: exact on any host),
+    else Rv32Error."""
+    import onnx
+    import onnxruntime as ort
+    res = {}
+    for name, variant, params in configs:
+        model = os.path.join(nets, "%s_%s.onnx" % (net, variant))
+        args = [a for p in params for a in ("-D", p)]
+        rep = json.loads(subprocess.run([oo.HTC, "report", model, "-t", DIANA, "--json"] + args, capture_output=True,
+                                        text=True, check=True).stdout)
+        sess = oo.ort_session(model)
+        so = ort.SessionOptions()
+        so.log_severity_level = 3
+        twin = ort.InferenceSession(htvm_nets.float_twin(onnx.load(model)).SerializeToString(), so,
+                                    providers=["CPUExecutionProvider"])
+        x = oo.random_inputs(sess, 1, seed)[0]
+        want = oo.ort_outputs(sess, [x])[0]
+        if oo.ort_outputs(twin, [x])[0] != want:
+            raise rv32.Rv32Error("%s %s: onnxruntime's int8 kernels differ from its exact float twin on this host"
+                                 % (net, name))
+        r = rv32.row(oo.HTC, model, DIANA, os.path.join(tmp, net, name), b"".join(a.tobytes() for a in x),
+                     {l["index"]: (l["engine"], l["op"]) for l in rep["layers"]}, args, flags=rv32.FPU_FLAGS)
+        if r["out"] != want:
+            raise rv32.Rv32Error("%s %s: the RV32 firmware's output differs from onnxruntime's" % (net, name))
+        r["engines"] = {}
+        for l in rep["layers"]:
+            key = "%s %s" % (l["engine"], l["op"])
+            r["engines"][key] = r["engines"].get(key, 0) + 1
+        r["report"] = rep
+        res[name] = r
+    return res
+
+
+# HTVM's relay_soma_layout_transform (reshape, reverse every 4 bytes,
+# reshape), bytes per inference as its relay_*.py add them (b216dde): in
+# every accelerator configuration around the pool / dense / output
+# (ds_cnn 8000 + 64 + 12, mobilenet the input 27648 + 2304 + 256 + 4, resnet
+# 4096 + 64 + 12, dae input and output 640 + 640), and in the analog
+# configuration of ds_cnn / mobilenet after every Conv2D but the last
+# ("weight_bits == 2 and not mixed")
+def htvm_layout_bytes(net, config, model):
+    if config == "cpu":
+        return 0
+    fixed = {"ds_cnn": 8000 + 64 + 12, "mobilenet": 27648 + 2304 + 256 + 4, "resnet": 4096 + 64 + 12, "dae": 1280}[net]
+    if config != "analog" or net not in ("ds_cnn", "mobilenet"):
+        return fixed
+    import onnx
+    m = onnx.shape_inference.infer_shapes(onnx.load(model))
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in m.graph.value_info}
+    convs = [n.output[0] for n in m.graph.node if n.op_type == "QLinearConv"]
+    per = 0
+    for y in convs[:-1]:
+        sh = shapes[y]
+        per += sh[0] * sh[1] * sh[2] * sh[3]
+    return fixed + per
+
+
+# TVM's fused kernel for one layout transform: out[4i + j] = in[4i + 3 - j]
+LAYOUT_C = r"""
+#define N %d
+static int8_t src[N], dst[N];
+static void init(void) { int i; for (i = 0; i < N; i++) src[i] = (int8_t)(i * 7); }
+static void __attribute__((noinline)) work(void)
+{
+    int i, j;
+    for (i = 0; i < N / 4; i++)
+        for (j = 0; j < 4; j++) dst[4 * i + j] = src[4 * i + 3 - j];
+}
+static long check(void) { return dst[0] + dst[N - 1]; }
+"""
+# relay.cast to float + nn.softmax over the logits: max, expf (picolibc),
+# sum, divide, in float32 with the F extension
+SOFTMAX_C = r"""
+#include <math.h>
+#define N %d
+static volatile int8_t logit[N];
+static volatile float prob[N];
+static void init(void) { int i; for (i = 0; i < N; i++) logit[i] = (int8_t)(i * 37 - 100); }
+static void __attribute__((noinline)) work(void)
+{
+    float x[N], m, s = 0.0f;
+    int i;
+    for (i = 0; i < N; i++) x[i] = (float)logit[i];
+    m = x[0];
+    for (i = 1; i < N; i++) m = x[i] > m ? x[i] : m;
+    for (i = 0; i < N; i++) { x[i] = expf(x[i] - m); s += x[i]; }
+    for (i = 0; i < N; i++) prob[i] = x[i] / s;
+}
+static long check(void) { return (long)(prob[0] * 1e6f); }
+"""
+CLASSES = {"ds_cnn": 12, "mobilenet": 4, "resnet": 12, "dae": 0}
+
+
+def htvm_extras(tmp):
+    """RV32IMFC instructions of the CPU work HTVM's networks do and htc's do
+    not: per byte of layout transform (over 8000 bytes) and the float
+    softmax of each network's logits"""
+    per_byte = rv32.snippet_count(LAYOUT_C % 8000, os.path.join(tmp, "lt"), rv32.FPU_FLAGS) / 8000.0
+    soft = {}
+    for net, n in CLASSES.items():
+        soft[net] = rv32.snippet_count(SOFTMAX_C % n, os.path.join(tmp, "sm%d" % n), rv32.FPU_FLAGS, ["-lm"]) if n else 0
+    return per_byte, soft
+
+
+def htvm_table(tmp, nets=HTVM_NETS):
+    """Table I on HTVM's own networks: every cell of the paper beside htc's"""
+    try:
+        rv32.check_tools()
+    except rv32.Rv32Error as e:
+        print("\nTable I, HTVM's networks: skipped - %s" % e)
+        return
+    hn = htvm_nets.ensure()
+    print("\nTable I on HTVM's own networks (tests/zoo/htvm_nets.py: HTVM b216dde relay_*.py, layer for layer; shift-4"
+          "\n  requantization, int8 input): RV32IMFC (DIANA's host has the F extension; no Xpulp) under qemu, instructions"
+          "\n  as cycles, + the device model's cycles of the offloaded layers, at 260 MHz. HTVM = the whole run; peak ="
+          "\n  CPU kernels in full + each offloaded layer's accelerator jobs from trigger to completion (weight loads"
+          "\n  included; no issue loops, no activation DMA). kB = .text + .rodata + .data of the RV32 object (device"
+          "\n  model replaced by its API). cpu, digital: the int8 network; analog: the ternary one; mixed (the paper's"
+          "\n  Both): the mixed one, -D dispatch=mixed; both: the mixed one, htc's cost dispatch (no paper cell)."
+          "\n  Outputs bit-exact with onnxruntime (QOperator graph and its exact float twin). ratio = htc / paper;"
+          "\n  '*': more than %.2fx off either way." % OFF)
+    print("%-10s %-10s %-8s %9s %9s %7s %8s %8s %7s" % ("net", "cell", "config", "htc ms", "paper ms", "ratio", "htc kB",
+                                                        "paper kB", "ratio"))
+    rows = {}
+    for net in nets:
+        r = htvm_row(net, hn, tmp)
+        rows[net] = r
+        lat, size = HTVM_PAPER[net]
+        for k, (col, (cfg, meas)) in enumerate(zip(HTVM_COLUMNS, HTVM_CELLS)):
+            v, kb = r[cfg][meas], r[cfg]["size"]["total"] / 1e3
+            pl, ps = lat[k], size[k]
+            rl = "%.2f%s" % (v / pl, "*" if not 1 / OFF <= v / pl <= OFF else "") if pl else "-"
+            rs = "%.2f%s" % (kb / ps, "*" if not 1 / OFF <= kb / ps <= OFF else "")
+            print("%-10s %-10s %-8s %9.2f %9s %7s %8.0f %8d %7s" % (HTVM_NAMES[net], col, cfg, v,
+                                                                   "%.2f" % pl if pl else "OoM", rl, kb, ps, rs))
+        for cfg, meas, col in (("mixed", "ms", "Both HTVM"), ("both", "peak_ms", "both peak"), ("both", "ms", "both HTVM")):
+            print("%-10s %-10s %-8s %9.2f %9s %7s %8.0f %8s %7s" % (HTVM_NAMES[net], col, cfg, r[cfg][meas], "-", "-",
+                                                                   r[cfg]["size"]["total"] / 1e3, "-", "-"))
+        sys.stdout.flush()
+    per_byte, soft = htvm_extras(tmp)
+    print("\nTable I, HTVM's networks, detail: instructions (CPU layers, of which the NCHW input's transpose; the"
+          "\n  offloaded layers' issue loops), device cycles (timeline, trigger-to-completion), and the CPU work"
+          "\n  HTVM's build does that htc's does not (measured on RV32IMFC: its layout transforms, %.2f instructions"
+          "\n  per byte, and the float softmax: %s instructions), in ms" % (
+              per_byte, ", ".join("%s %d" % (HTVM_NAMES[n], v) for n, v in soft.items() if v)))
+    print("%-10s %-8s %11s %10s %8s %7s %10s %10s %8s %8s %9s  %s" % (
+        "net", "config", "instr", "CPU layers", "transpose", "issue", "dev cyc", "trig cyc", "LT bytes", "LT ms",
+        "softmax ms", "layers per engine"))
+    for net, r in rows.items():
+        for cfg, variant, _ in HTVM_CONFIGS:
+            v = r[cfg]
+            tr = 0
+            for l in v["report"]["layers"]:
+                if l["op"] == "transpose":
+                    tr += 1
+            lt = htvm_layout_bytes(net, cfg, os.path.join(hn, "%s_%s.onnx" % (net, variant)))
+            v["layout_bytes"] = lt
+            v["layout_ms"] = lt * per_byte / (rv32.MHZ * 1e3)
+            v["softmax_ms"] = soft[net] / (rv32.MHZ * 1e3)
+            print("%-10s %-8s %11d %10d %8s %7d %10d %10d %8d %8.3f %9.3f  %s" % (
+                HTVM_NAMES[net], cfg, v["instr"], v["cpu_layers"], "yes" if tr else "-", v["issue"], v["dev_cycles"],
+                v["trig"], lt, v["layout_ms"], v["softmax_ms"],
+                ", ".join("%s %d" % kv for kv in sorted(v["engines"].items()) if not kv[0].endswith("reshape"))))
+    return rows
+
+
 def layer_table(net, config, zoo, tmp, seed=5):
     """`bench_diana.py --layers NET CONFIG`: one Table I cell layer by layer
     (host instructions under qemu, the device model's instructions left out
@@ -254,7 +458,7 @@ def layer_table(net, config, zoo, tmp, seed=5):
     print("%5s %-11s %-8s %12s %12s %10s %10s  %s" % ("layer", "op", "engine", "host instr", "model instr",
                                                        "dev cycles", "est", "why"))
     for l in rep["layers"]:
-        host, mod, cyc = c["layers"].get(l["index"], (0, 0, 0))
+        host, mod, cyc, _ = c["layers"].get(l["index"], (0, 0, 0, 0))
         off = l["engine"] != "riscv"
         print("%5d %-11s %-8s %12d %12d %10s %10d  %s" % (l["index"], l["op"], l["engine"], host, mod,
                                                           cyc if off else "-", l["est_cycles"], l["reason"]))
@@ -281,6 +485,7 @@ def main():
         print("%-8s %12d %9.3f %12.0f %7.2f %10.0f %8.1f %12.1f" % (net, cyc, cyc / 260e3, rep["ideal_cycles"],
               cyc / rep["ideal_cycles"], rep["est_cycles"], rep["tile_ms"], ct))
     table1(zoo, tmp)
+    htvm_table(tmp)
     # Fig. 4: one conv layer, L1 budget swept downwards
     sys.path.insert(0, os.path.join(REPO, "tests"))
     from test_tile import conv_model

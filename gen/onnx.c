@@ -2589,12 +2589,64 @@ static int matmul_add(void)
     return 0;
 }
 
+/* Relu or Clip on an int8 activation (ONNX opset >= 14 allows them on
+   integers; onnxruntime clamps the stored values, e.g. QLinearConv ->
+   Relu as HTVM's integer layers clip to [0, 127]): the clamp of the integer
+   op that wrote x narrows, when this node is x's only reader; the output is
+   x itself. */
+static void int_clamp(Val *x, const char *op)
+{
+    if (x->otype != DT_INT8) fail("%s of '%s' (%s): only int8 integer activations are clamped", op, x->name,
+                                  dtype_name(x->otype));
+    if (x->uses != 1) fail("%s of the int8 activation '%s', which has other readers, is not supported", op, x->name);
+    Op *p = NULL;
+    for (int i = G->nops - 1; i >= 0 && !p; i--)
+        if (G->ops[i].out[0] == x->t) p = &G->ops[i];
+    if (!p || !p->params || p->int32_out || (p->kind != OP_CONV2D && p->kind != OP_FC && p->kind != OP_ADD))
+        fail("%s of the int8 activation '%s': htc folds it into a QLinearConv, QGemm, QLinearMatMul or QLinearAdd "
+             "that writes it, not into %s", op, x->name, p ? op_name(p->kind) : "a graph input");
+    int32_t lo = 0, hi = 127;
+    if (!strcmp(op, "Clip")) {
+        Val *mn = opt_input(1), *mx = opt_input(2);
+        if (attr(NODE, "min") || attr(NODE, "max")) fail("Clip with min/max attributes (opset < 11) is not supported");
+        lo = mn ? (int32_t)const_int(need_const(mn, "min"), 0) : -128;
+        hi = mx ? (int32_t)const_int(need_const(mx, "max"), 0) : 127;
+        if ((mn && mn->c->type != DT_INT8) || (mx && mx->c->type != DT_INT8)) fail("Clip bounds must be int8");
+    }
+    int32_t *qmin, *qmax;
+    if (p->kind == OP_CONV2D) {
+        htc__qconv_params *q = p->params;
+        qmin = &q->qmin; qmax = &q->qmax;
+    } else if (p->kind == OP_FC) {
+        htc__qfc_params *q = p->params;
+        qmin = &q->qmin; qmax = &q->qmax;
+    } else {
+        htc__qbinary_params *q = p->params;
+        if (q->out_off) fail("%s of '%s': the add's output is uint8", op, x->name);
+        qmin = &q->qmin; qmax = &q->qmax;
+    }
+    if (lo > *qmin) *qmin = lo;
+    if (hi < *qmax) *qmax = hi;
+    if (*qmin > *qmax) fail("%s of '%s': the bounds [%d, %d] leave no value", op, x->name, (int)lo, (int)hi);
+    p->act_min = *qmin;
+    p->act_max = *qmax;
+    Val *y = val_new(NODE->output[0], V_TENSOR);
+    Val keep = *y;
+    *y = *x;
+    y->name = keep.name;
+    y->uses = 0;
+}
+
 /* A float op of a QDQ group: pending until its QuantizeLinear. */
 static void h_float(void)
 {
     const char *op = NODE->op_type;
     if (!strcmp(op, "Relu") || !strcmp(op, "Clip")) {
         Val *x = input(0, "X");
+        if (x->kind == V_TENSOR) {
+            int_clamp(x, op);
+            return;
+        }
         if (x->kind == V_FLOAT && x->uses == 1) {
             /* an activation after a float op: onnxruntime removes it when the
                QuantizeLinear that follows saturates to the same range

@@ -83,6 +83,13 @@
 #ifndef HTC_DEVICE_LAYER
 #define HTC_DEVICE_LAYER(layer, cycles) ((void)0)
 #endif
+/* HTC_DEVICE_TRIGGERED(cycles): the cycles of one accelerator job from its
+   trigger to its completion -- a compute job or a weight load, what the HTVM
+   paper's "peak" times (weights included, "orchestrated in the same
+   instruction"); not the activation DMA, not the host's issuing */
+#ifndef HTC_DEVICE_TRIGGERED
+#define HTC_DEVICE_TRIGGERED(cycles) ((void)0)
+#endif
 
 typedef struct {
     int space;                          /* 0 act, 1 weights */
@@ -189,9 +196,10 @@ static HTC__UNUSED void htc__dev_dma_out(int8_t *dst, uint32_t l1, int32_t c, in
 /* L2 -> weight memory, bytes as they are (stored in the engine's layout) */
 static HTC__UNUSED void htc__dev_dma_w(uint32_t off, const void *src, uint32_t bytes)
 {
+    const uint64_t cyc = HTC_DEV_DIGITAL_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_DIGITAL_W_DMA_BPC);
     memcpy(htc__dev_mem(1, off, bytes), src, bytes);
-    htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(1, off),
-                 HTC_DEV_DIGITAL_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_DIGITAL_W_DMA_BPC));
+    HTC_DEVICE_TRIGGERED(cyc);
+    htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(1, off), cyc);
 }
 
 /* The requantization unit: a right shift by `shift`, rounded half to even
@@ -267,6 +275,7 @@ static HTC__UNUSED void htc__dev_conv(uint32_t l1_in, int32_t c, int32_t ih, int
             }
     if (dw) cyc = ((uint64_t)k * oy * ox * kh * kw * 4 + HTC_DEV_DIGITAL_DW_MACS_X4 - 1) / HTC_DEV_DIGITAL_DW_MACS_X4;
     else cyc = (uint64_t)oy * ((ox + HTC_DEV_DIGITAL_COLS - 1) / HTC_DEV_DIGITAL_COLS) * ((k + HTC_DEV_DIGITAL_ROWS - 1) / HTC_DEV_DIGITAL_ROWS) * c * kh * kw;
+    HTC_DEVICE_TRIGGERED(HTC_DEV_DIGITAL_STARTUP + cyc);
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0,
                  htc__dev_slot_of(0, l1_out), HTC_DEV_DIGITAL_STARTUP + cyc);
 }
@@ -285,8 +294,13 @@ static HTC__UNUSED void htc__dev_fc(uint32_t l1_in, int32_t c, uint32_t l1_out, 
         for (i = 0; i < c; i++) acc += (in[i] - in_zp) * w[(size_t)o * c + i];
         out[o] = HTC__CAST(int8_t, htc__dev_requant(acc, shifts[per_channel ? o : 0], round, out_zp, qmin, qmax));
     }
-    htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0, htc__dev_slot_of(0, l1_out),
-                 HTC_DEV_DIGITAL_STARTUP + (uint64_t)((c + HTC_DEV_DIGITAL_ROWS - 1) / HTC_DEV_DIGITAL_ROWS) * ((k + HTC_DEV_DIGITAL_COLS - 1) / HTC_DEV_DIGITAL_COLS));
+    {
+        const uint64_t cyc = HTC_DEV_DIGITAL_STARTUP + (uint64_t)((c + HTC_DEV_DIGITAL_ROWS - 1) / HTC_DEV_DIGITAL_ROWS) *
+                             ((k + HTC_DEV_DIGITAL_COLS - 1) / HTC_DEV_DIGITAL_COLS);
+        HTC_DEVICE_TRIGGERED(cyc);
+        htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, w_off), 0, htc__dev_slot_of(0, l1_out),
+                     cyc);
+    }
 }
 
 /* add: out = clamp(rne((a + a_off) ra + (b + b_off) rb + fix, m), qmin, qmax) - out_off */
@@ -300,6 +314,7 @@ static HTC__UNUSED void htc__dev_add(uint32_t l1_a, uint32_t l1_b, uint32_t l1_o
         const int32_t v = (a[i] + a_off) * ra + (b[i] + b_off) * rb + fix;
         o[i] = HTC__CAST(int8_t, htc__dev_requant(v, m, 0, 0, qmin, qmax) - out_off);
     }
+    HTC_DEVICE_TRIGGERED(HTC_DEV_DIGITAL_STARTUP + (uint64_t)(n + HTC_DEV_DIGITAL_ADD_LANES - 1) / HTC_DEV_DIGITAL_ADD_LANES);
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_a), htc__dev_slot_of(0, l1_b), 0, htc__dev_slot_of(0, l1_out),
                  HTC_DEV_DIGITAL_STARTUP + (uint64_t)(n + HTC_DEV_DIGITAL_ADD_LANES - 1) / HTC_DEV_DIGITAL_ADD_LANES);
 }
@@ -336,6 +351,7 @@ static HTC__UNUSED void htc__dev_pool(uint32_t l1_in, int32_t c, int32_t h, int3
         for (j = 0; j < n; j++) acc += in[(size_t)i * n + j];
         out[i] = HTC__CAST(int8_t, htc__rq_float(acc, scale, lo, hi, out_zp));
     }
+    HTC_DEVICE_TRIGGERED(HTC_DEV_DIGITAL_STARTUP + (uint64_t)((c + HTC_DEV_DIGITAL_ADD_LANES - 1) / HTC_DEV_DIGITAL_ADD_LANES) * (uint64_t)n);
     htc__dev_job(&htc__dev.pe_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(1, cfg_off), 0, htc__dev_slot_of(0, l1_out),
                  HTC_DEV_DIGITAL_STARTUP + (uint64_t)((c + HTC_DEV_DIGITAL_ADD_LANES - 1) / HTC_DEV_DIGITAL_ADD_LANES) * (uint64_t)n);
 }
@@ -348,11 +364,14 @@ static HTC__UNUSED void htc__dev_pool(uint32_t l1_in, int32_t c, int32_t h, int3
 static HTC__UNUSED void htc__dev_dma_aw(uint32_t off, const void *src, uint32_t bytes, int32_t rows)
 {
     memcpy(htc__dev_mem(2, off, bytes), src, bytes);
+    HTC_DEVICE_TRIGGERED(HTC_DEV_ANALOG_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_ANALOG_W_DMA_BPC));
     htc__dev_job(&htc__dev.dma_free, 0, 0, 0, htc__dev_slot_of(2, off),
                  HTC_DEV_ANALOG_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_ANALOG_W_DMA_BPC));
-    if (rows > 0)       /* programming the SRAM array from the weight memory */
+    if (rows > 0) {     /* programming the SRAM array from the weight memory */
+        HTC_DEVICE_TRIGGERED(htc__ceil_div(HTC__CAST(double, rows), HTC_DEV_ANALOG_PROG_ROWS));
         htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(2, off), 0, 0, 0,
                      htc__ceil_div(HTC__CAST(double, rows), HTC_DEV_ANALOG_PROG_ROWS));
+    }
 }
 
 /* Conv2D on the analog array: C*kh*kw unrolled on the rows, K on the
@@ -421,10 +440,13 @@ static HTC__UNUSED void htc__dev_aconv(uint32_t l1_in, int32_t c, int32_t ih, in
     }
     /* programming this pass's rows (multi-pass layers), then one array
        activation per output pixel and input part, all K at once */
-    htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(2, w_off),
-                 first ? 0 : htc__dev_slot_of(0, l1_acc), htc__dev_slot_of(0, last ? l1_out : l1_acc),
-                 (program ? htc__ceil_div(HTC__CAST(double, nr), HTC_DEV_ANALOG_PROG_ROWS) : 0) +
-                 HTC_DEV_ANALOG_STARTUP + (uint64_t)oy * ox * (hi_used ? 2 : 1));
+    {
+        const uint64_t cyc = (program ? htc__ceil_div(HTC__CAST(double, nr), HTC_DEV_ANALOG_PROG_ROWS) : 0) +
+                             HTC_DEV_ANALOG_STARTUP + (uint64_t)oy * ox * (hi_used ? 2 : 1);
+        HTC_DEVICE_TRIGGERED(cyc);
+        htc__dev_job(&htc__dev.ana_free, htc__dev_slot_of(0, l1_in), htc__dev_slot_of(2, w_off),
+                     first ? 0 : htc__dev_slot_of(0, l1_acc), htc__dev_slot_of(0, last ? l1_out : l1_acc), cyc);
+    }
 }
 #endif
 

@@ -96,6 +96,10 @@ local ENGINES = param "engines" { default = "both", values = { "both", "digital"
 local DISPATCH = param "dispatch" { default = "cost", values = { "cost", "bits", "mixed" },
                                     description = "cost: fewer estimated cycles (incl. weight loading); bits: HTVM's rule, ternary weights to analog, 8-bit to digital; mixed: the paper's mixed configuration, first/last eligible layers and depthwise on digital, other Conv2D/FC on analog" }
 local use_digital = ENGINES == "both" or ENGINES == "digital"
+-- HTVM runs average pooling with TVM on the RISC-V (its Table I networks,
+-- bench/bench_diana.py htvm): -D pool=cpu keeps it there
+local POOL = param "pool" { default = "digital", values = { "digital", "cpu" },
+                            description = "global average pool: on the digital core, or on the CPU as HTVM runs it" }
 local use_analog = ENGINES == "both" or ENGINES == "analog"
 
 -- The digital core's kernel sizes: 1, 3, 5, 7 (HTVM's pattern rule; its
@@ -307,6 +311,7 @@ return target "diana" {
           double_buffer = true,
           accepts = function(op)
             if not use_digital then return false, "not in use (engines=" .. ENGINES .. ")" end
+            if POOL == "cpu" then return false, "pool=cpu (HTVM's placement)" end
             if op.global ~= 1 then return false, "not a global average pool" end
             if op.in_shape[1] ~= 1 then return false, "batch > 1" end
             if #op.in_shape ~= 4 then return false, "input rank is not 4" end

@@ -120,3 +120,43 @@ def test_layer_table(capsys, tmp_path):
         if r[2] == "digital":
             assert int(r[5]) > 0 and r[1] == "fc", r
     assert sum(int(r[3]) for r in rows) > 0
+
+
+@pytest.fixture(scope="module")
+def htvm_dae(tmp_path_factory):
+    rv32.check_tools()
+    return bd.htvm_row("dae", bd.htvm_nets.ensure(), str(tmp_path_factory.mktemp("htvm")))
+
+
+def test_htvm_row(htvm_dae):
+    """HTVM's ToyAdmos (tests/zoo/htvm_nets.py) on RV32IMFC in every
+    configuration (output bit-exact with onnxruntime and its float twin,
+    else htvm_row raises): the paper's peak is the whole run without the
+    issue loops, with the accelerator jobs from trigger to completion"""
+    cpu = htvm_dae["cpu"]
+    assert cpu["dev_cycles"] == 0 and cpu["trig"] == 0 and cpu["peak_ms"] == pytest.approx(cpu["ms"])
+    assert cpu["engines"] == {"riscv fc": 10}
+    for name in ("digital", "analog", "mixed", "both"):
+        r = htvm_dae[name]
+        assert 0 < r["trig"] <= r["dev_cycles"] + r["issue"], name
+        assert r["peak_ms"] == pytest.approx((r["instr"] - r["issue"] + r["trig"]) / 260e3), name
+        assert r["instr"] < 2000, (name, r["instr"])         # every layer offloaded: issue loops and glue only
+        assert "-march=rv32imafc" in rv32.FPU_FLAGS
+    assert htvm_dae["digital"]["engines"] == {"digital fc": 10}
+    assert htvm_dae["analog"]["engines"] == {"analog fc": 10}
+    assert htvm_dae["mixed"]["engines"] == {"digital fc": 2, "analog fc": 8}
+
+
+def test_htvm_table_prints_cells(htvm_dae, capsys, monkeypatch, tmp_path):
+    """every paper cell of the network beside htc's, with the ratio"""
+    monkeypatch.setattr(bd, "htvm_row", lambda net, nets, tmp: htvm_dae)
+    bd.htvm_table(str(tmp_path), nets=("dae",))
+    out = capsys.readouterr().out
+    cells = re.findall(r"^ToyAdmos +(CPU TVM|Dig\. peak|Dig\. HTVM|Ana\. peak|Ana\. HTVM|Both peak) +(\w+) +([\d.]+) +"
+                       r"([\d.]+) +([\d.]+)\*? +(\d+) +(\d+) +([\d.]+)\*?$", out, re.M)
+    assert [c[0] for c in cells] == list(bd.HTVM_COLUMNS), out
+    assert [float(c[3]) for c in cells] == list(bd.HTVM_PAPER["dae"][0])
+    assert [int(c[6]) for c in cells] == list(bd.HTVM_PAPER["dae"][1])
+    for c, (cfg, meas), paper in zip(cells, bd.HTVM_CELLS, bd.HTVM_PAPER["dae"][0]):
+        assert c[1] == cfg and c[4] == "%.2f" % (htvm_dae[cfg][meas] / paper), c
+    assert re.search(r"^ToyAdmos +digital +\d+ +0 +- +\d+ +\d+ +\d+ +1280 ", out, re.M), out

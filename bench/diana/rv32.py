@@ -27,6 +27,9 @@ SIZE = "riscv64-unknown-elf-size"
 QEMU_BIN = "qemu-system-riscv32"
 MHZ = 260.0
 CPU_FLAGS = ["-march=rv32imc", "-misa-spec=2.2", "-mabi=ilp32", "-O2", "-std=c99"]
+# DIANA's host core is RV32IMCFXpulpV2 (HTVM paper, sec. IV): with the F
+# extension, for the HTVM-network table (no Xpulp: gcc has no such target)
+FPU_FLAGS = ["-march=rv32imafc", "-misa-spec=2.2", "-mabi=ilp32f", "-O2", "-std=c99"]
 LINK = ["--specs=picolibc.specs", "--oslib=semihost", "--crt0=semihost",
         "-Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x800000",
         "-Wl,--defsym=__ram=0x80800000,--defsym=__ram_size=0x1000000"]
@@ -42,11 +45,14 @@ FW = r"""
 #include <string.h>
 static inline uint32_t minstret(void) { uint32_t v; __asm__ volatile("csrr %0, minstret" : "=r"(v)); return v; }
 static uint32_t dev_t0, dev_n, lay_t0, lay_dev0, host[MAXL], model[MAXL];
-static uint64_t cyc[MAXL];
+static uint64_t cyc[MAXL], trig[MAXL], trig_n, lay_trig0;
 /* a call into the device model: its instructions are not the firmware's */
 #define HTC_BENCH_DEV(f, ...) (dev_t0 = minstret(), f(__VA_ARGS__), dev_n += minstret() - dev_t0)
-#define HTC_PROFILE_BEGIN(m, l, name) (lay_dev0 = dev_n, lay_t0 = minstret())
-#define HTC_PROFILE_END(m, l, name) (host[l] += minstret() - lay_t0 - (dev_n - lay_dev0), model[l] += dev_n - lay_dev0)
+#define HTC_PROFILE_BEGIN(m, l, name) (lay_dev0 = dev_n, lay_trig0 = trig_n, lay_t0 = minstret())
+#define HTC_PROFILE_END(m, l, name) (host[l] += minstret() - lay_t0 - (dev_n - lay_dev0), model[l] += dev_n - lay_dev0, \
+                                     trig[l] += trig_n - lay_trig0)
+/* an accelerator job's cycles from trigger to completion (the paper's peak) */
+#define HTC_DEVICE_TRIGGERED(c) (trig_n += (c))
 #define HTC_DEVICE_LAYER(l, c) ((l) >= 0 ? (void)(cyc[l] += (c)) : (void)0)
 #define HTC_DEVICE_FAULT(what) (printf("device fault: %s\n", what), exit(4))
 #include <stdlib.h>
@@ -65,8 +71,8 @@ int main(void)
     printf("rc %d total %lu model %lu\n", rc, (unsigned long)(t1 - t0), (unsigned long)dev_n);
     for (i = 0; i < MAXL; i++)
         if (host[i] || model[i] || cyc[i])
-            printf("L %lu %lu %lu %llu\n", (unsigned long)i, (unsigned long)host[i], (unsigned long)model[i],
-                   (unsigned long long)cyc[i]);
+            printf("L %lu %lu %lu %llu %llu\n", (unsigned long)i, (unsigned long)host[i], (unsigned long)model[i],
+                   (unsigned long long)cyc[i], (unsigned long long)trig[i]);
     printf("out");
     for (i = 0; i < M_OUTPUT_SIZE; i++) printf(" %u", output[i]);
     printf("\n");
@@ -140,10 +146,10 @@ def compile_header(htc, model, target, out_h, args=()):
     _run([htc, "compile", model, "-t", target, "-o", out_h, "--name", "m"] + list(args), "htc compile")
 
 
-def firmware_count(header, tmp, input_bytes, timeout=900):
+def firmware_count(header, tmp, input_bytes, timeout=900, flags=CPU_FLAGS):
     """run the header as RV32 firmware under qemu on input_bytes; returns
     dict(total, model, layers={l: (host instructions, model instructions,
-    device cycles)}, out=bytes)"""
+    device cycles, triggered cycles)}, out=bytes)"""
     os.makedirs(tmp, exist_ok=True)
     with open(header) as f:
         text = f.read()
@@ -155,7 +161,7 @@ def firmware_count(header, tmp, input_bytes, timeout=900):
     with open(os.path.join(tmp, "fw.c"), "w") as f:
         f.write("#define MAXL %d\n" % MAXL + FW)
     elf = os.path.join(tmp, "fw.elf")
-    _run([CC] + CPU_FLAGS + LINK + ["-I" + tmp, "-o", elf, os.path.join(tmp, "fw.c")], "RV32 firmware build")
+    _run([CC] + list(flags) + LINK + ["-I" + tmp, "-o", elf, os.path.join(tmp, "fw.c")], "RV32 firmware build")
     try:
         p = subprocess.run(QEMU + ["-kernel", elf], capture_output=True, text=True, errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -166,13 +172,13 @@ def firmware_count(header, tmp, input_bytes, timeout=900):
     if p.returncode or not m or m.group(1) != "0" or not o:
         raise Rv32Error("firmware under qemu failed (exit %d): %s" % (p.returncode, out[-600:]))
     layers = {}
-    for l in re.finditer(r"^L (\d+) (\d+) (\d+) (\d+)$", out, re.M):
-        layers[int(l.group(1))] = (int(l.group(2)), int(l.group(3)), int(l.group(4)))
+    for l in re.finditer(r"^L (\d+) (\d+) (\d+) (\d+) (\d+)$", out, re.M):
+        layers[int(l.group(1))] = (int(l.group(2)), int(l.group(3)), int(l.group(4)), int(l.group(5)))
     return {"total": int(m.group(2)), "model": int(m.group(3)), "layers": layers,
             "out": bytes(int(v) for v in o.group(1).split())}
 
 
-def firmware_size(header, tmp):
+def firmware_size(header, tmp, flags=CPU_FLAGS):
     """bytes of htc's code and constants in the RV32 object of the header
     with a minimal main, device model excluded: dict(code, const, total)"""
     os.makedirs(tmp, exist_ok=True)
@@ -183,7 +189,7 @@ def firmware_size(header, tmp):
     with open(os.path.join(tmp, "main.c"), "w") as f:
         f.write(MAIN)
     obj = os.path.join(tmp, "main.o")
-    _run([CC, "--specs=picolibc.specs"] + CPU_FLAGS + ["-c", "-I" + tmp, "-o", obj, os.path.join(tmp, "main.c")],
+    _run([CC, "--specs=picolibc.specs"] + list(flags) + ["-c", "-I" + tmp, "-o", obj, os.path.join(tmp, "main.c")],
          "RV32 size build")
     out = _run([SIZE, "-A", obj], "size").stdout
     code = const = 0
@@ -199,7 +205,7 @@ def firmware_size(header, tmp):
     return {"code": code, "const": const, "total": code + const}
 
 
-def row(htc, model, target, tmp, input_bytes, layers, args=()):
+def row(htc, model, target, tmp, input_bytes, layers, args=(), flags=CPU_FLAGS):
     """one configuration: compile, count, size. layers: {layer index:
     (engine name, op)} from `htc report`; 'riscv'/'cpu' layers are the
     CPU's; 'quantize' / 'dequantize' CPU layers are the float I/O (io).
@@ -207,6 +213,8 @@ def row(htc, model, target, tmp, input_bytes, layers, args=()):
     issue loops + glue), cpu_layers = instructions of the CPU layers alone,
     issue = of the offloaded layers' host loops, dev_cycles = the device
     model's cycles of offloaded layers, ms = (instr + dev_cycles) / 260 MHz,
+    trig = the offloaded layers' jobs from trigger to completion (device
+    model, HTC_DEVICE_TRIGGERED), peak_ms = (instr - issue + trig) / 260 MHz,
     size, out, model_instr = instructions spent simulating, defines = the
     header's HTC_DEV_* hardware constants)"""
     os.makedirs(tmp, exist_ok=True)
@@ -216,10 +224,10 @@ def row(htc, model, target, tmp, input_bytes, layers, args=()):
         defs = {}
         for k, v in re.findall(r"^#define HTC_DEV_(\w+) (\S+)$", f.read(), re.M):
             defs.setdefault(k, v)       # the first: a later #ifndef default does not count
-    c = firmware_count(h, os.path.join(tmp, "fw"), input_bytes)
-    s = firmware_size(h, os.path.join(tmp, "sz"))
-    cpu_layers = issue = dev = io = 0
-    for l, (host, _, cyc) in c["layers"].items():
+    c = firmware_count(h, os.path.join(tmp, "fw"), input_bytes, flags=flags)
+    s = firmware_size(h, os.path.join(tmp, "sz"), flags=flags)
+    cpu_layers = issue = dev = io = trig = 0
+    for l, (host, _, cyc, tcyc) in c["layers"].items():
         if l not in layers:
             raise Rv32Error("layer %d of the firmware is not in the report" % l)
         eng, op = layers[l]
@@ -230,8 +238,47 @@ def row(htc, model, target, tmp, input_bytes, layers, args=()):
         else:
             issue += host
             dev += cyc
+            trig += tcyc
     instr = c["total"] - c["model"]
-    return {"instr": instr, "cpu_layers": cpu_layers, "issue": issue, "glue": instr - cpu_layers - issue,
+    # the HTVM paper's peak: CPU kernels (and the run's glue) in full, each
+    # offloaded layer only from the trigger of its accelerator jobs to their
+    # completion (weight loads included), no issue loops, no activation DMA
+    peak = (instr - issue) + trig
+    return {"trig": trig, "peak_ms": peak / (MHZ * 1e3),"instr": instr, "cpu_layers": cpu_layers, "issue": issue, "glue": instr - cpu_layers - issue,
             "dev_cycles": dev, "ms": (instr + dev) / (MHZ * 1e3),
             "io": io, "ms_no_io": (instr - io + dev) / (MHZ * 1e3), "size": s, "out": c["out"],
             "model_instr": c["model"], "defines": defs}
+
+
+SNIPPET = r"""
+#include <stdint.h>
+#include <stdio.h>
+static inline uint32_t minstret(void) { uint32_t v; __asm__ volatile("csrr %0, minstret" : "=r"(v)); return v; }
+@CODE@
+int main(void)
+{
+    uint32_t t0, t1;
+    init();
+    t0 = minstret();
+    work();
+    t1 = minstret();
+    printf("instr %lu check %ld\n", (unsigned long)(t1 - t0), (long)check());
+    return 0;
+}
+"""
+
+
+def snippet_count(code, tmp, flags=CPU_FLAGS, libs=()):
+    """instructions of work() in C `code` (which defines init(), work() and
+    long check(), the last keeping the result alive) as RV32 firmware under
+    qemu"""
+    os.makedirs(tmp, exist_ok=True)
+    src, elf = os.path.join(tmp, "s.c"), os.path.join(tmp, "s.elf")
+    with open(src, "w") as f:
+        f.write(SNIPPET.replace("@CODE@", code))
+    _run([CC] + list(flags) + LINK + ["-o", elf, src] + list(libs), "RV32 snippet build")
+    p = subprocess.run(QEMU + ["-kernel", elf], capture_output=True, text=True, errors="replace", timeout=300)
+    m = re.search(r"instr (\d+) check", p.stdout + p.stderr)
+    if p.returncode or not m:
+        raise Rv32Error("snippet under qemu failed (exit %d): %s" % (p.returncode, (p.stdout + p.stderr)[-600:]))
+    return int(m.group(1))
