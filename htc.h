@@ -351,6 +351,13 @@ static inline int32x4_t htc__mve_rq1(int32x4_t acc, int32_t m, int shift)
     return vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, vdupq_n_s32(r)), 31)), vdupq_n_s32(r));
 }
 
+/* htc__mve_rq1 for shift <= 0 (no left part) */
+static inline int32x4_t htc__mve_rq1r(int32x4_t acc, int32_t m, int shift)
+{
+    const int32x4_t h = vqrdmulhq_n_s32(acc, m), r = vdupq_n_s32(shift);
+    return vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, r), 31)), r);
+}
+
 /* + zp, clamped to [lo, hi] */
 static inline int32x4_t htc__mve_out(int32x4_t v, int32_t zp, int32_t lo, int32_t hi)
 {

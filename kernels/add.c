@@ -232,11 +232,44 @@ static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__add_gen(const htc__binary_p
     }
 }
 
+#ifdef HTC__MVE
+/* Helium path (no broadcast; input shifts <= 0, as TFLite's Prepare makes
+   them): four elements per vector, each step of htc__add_one on the lanes:
+   (x + offset) << left_shift (VSHL), the rounding multiply and divide by a
+   power of two (htc__mve_rq1: the same double rounding), the sum, the
+   output requantization, + out_zp, clamped; a last step of n % 4 elements
+   predicated. */
+static HTC__NOINLINE void htc__add_mve(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out, int32_t n)
+{
+    const int32_t ao = p->a_offset, bo = p->b_offset, ls = p->left_shift, am = p->a_mult, bm = p->b_mult, om = p->out_mult;
+    const int as = p->a_shift, bs = p->b_shift, os = p->out_shift;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    int32_t i;
+#define HTC__ADD_MVE(XA, XB)                                                                                      \
+    htc__mve_out(htc__mve_rq1(vaddq_s32(htc__mve_rq1r(vshlq_r_s32(vaddq_n_s32(XA, ao), ls), am, as),                \
+                                        htc__mve_rq1r(vshlq_r_s32(vaddq_n_s32(XB, bo), ls), bm, bs)),               \
+                              om, os),                                                                            \
+                 zp, lo, hi)
+    for (i = 0; i + 4 <= n; i += 4) vstrbq_s32(out + i, HTC__ADD_MVE(vldrbq_s32(a + i), vldrbq_s32(b + i)));
+    if (i < n) {
+        const mve_pred16_t pr = vctp32q(HTC__CAST(uint32_t, n - i));
+        vstrbq_p_s32(out + i, HTC__ADD_MVE(vldrbq_z_s32(a + i, pr), vldrbq_z_s32(b + i, pr)), pr);
+    }
+#undef HTC__ADD_MVE
+}
+#endif
+
 /* The path is chosen from the layer's constant parameters: with the call
    inlined the compiler folds the choice and links only the paths used. */
 static HTC__INLINE HTC__UNUSED void htc__add_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     const int32_t n = p->out_shape[0] * p->out_shape[1] * p->out_shape[2] * p->out_shape[3];
+#ifdef HTC__MVE
+    if (!p->broadcast && p->a_shift <= 0 && p->b_shift <= 0) {
+        htc__add_mve(p, a, b, out, n);
+        return;
+    }
+#endif
 #ifdef HTC__DSP
     if (!p->broadcast && htc__add_dsp_ok(p)) {
         const int h = htc__add_dsp_half_ok(p);

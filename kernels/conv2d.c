@@ -1623,102 +1623,160 @@ static HTC__INLINE void htc__conv2d_port(const htc__conv_params *p, const int8_t
    store (byte offsets 0, out_c, 2 out_c, 3 out_c; a last block of fewer
    pixels repeats its last pixel, written twice with the same value). */
 #ifndef HTC__MVE_OC
-#define HTC__MVE_OC 128         /* channels per block of corrected biases (4 bytes of stack each) */
+#define HTC__MVE_OC 64          /* channels per table chunk (16 bytes of stack each) */
 #endif
+
 #ifndef HTC__MVE_COLS
 #define HTC__MVE_COLS 640       /* windows of K up to this (5 K bytes of stack) */
 #endif
 
-/* the requantized channel c of the four pixels (lanes) to out; zp, lo, hi
-   as vectors */
-static HTC__INLINE void htc__mve_conv_put(int32_t m, int32_t shift, int32_t cb, int32_t a0, int32_t a1, int32_t a2, int32_t a3,
-                                          uint32x4_t so, int32_t zp, int32x4_t lo, int32x4_t hi, int8_t *out)
-{
-    int32x4_t v = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
-    v = htc__mve_rq1(vaddq_n_s32(v, cb), m, shift);
-    vstrbq_scatter_offset_s32(out, so, vminq_s32(vmaxq_s32(vaddq_n_s32(v, zp), lo), hi));
-}
+/* Two output channels (weight rows u0, u1) over the four packed pixels:
+   the eight accumulators, pixel i's pair (a_i for u0, b_i for u1) moved
+   into lanes LA (a_i) and LB (b_i) of v_i, the other lanes kept. In asm
+   (HTC__MVE implies GNU C): gcc 12 does not keep eight VMLADAVA
+   accumulators (even registers, "Te") and the pointers in registers. The
+   last step (pt != 0: K % 16 bytes; pt read from memory, a register too
+   many) loads the weights predicated; the
+   packed inputs are zero there. The asm reads only the weights (constant)
+   and xb, written before the caller ran, so it needs no "memory" clobber
+   (which would make gcc reload every parameter). */
+#define HTC__MVE_LOOP                                                                                             \
+    "1:\n\t"                                                                                                 \
+    "vldrb.u8 q0, [%[u0]], #16\n\t"                                                                          \
+    "vldrb.u8 q1, [%[u1]], #16\n\t"                                                                          \
+    "vldrb.u8 q2, [%[x]], #64\n\t"                                                                           \
+    "vmladava.s8 %[a0], q2, q0\n\t"                                                                          \
+    "vmladava.s8 %[b0], q2, q1\n\t"                                                                          \
+    "vldrb.u8 q3, [%[x], #-48]\n\t"                                                                          \
+    "vmladava.s8 %[a1], q3, q0\n\t"                                                                          \
+    "vmladava.s8 %[b1], q3, q1\n\t"                                                                          \
+    "vldrb.u8 q2, [%[x], #-32]\n\t"                                                                          \
+    "vmladava.s8 %[a2], q2, q0\n\t"                                                                          \
+    "vmladava.s8 %[b2], q2, q1\n\t"                                                                          \
+    "vldrb.u8 q3, [%[x], #-16]\n\t"                                                                          \
+    "vmladava.s8 %[a3], q3, q0\n\t"                                                                          \
+    "vmladava.s8 %[b3], q3, q1\n\t"                                                                          \
+    "subs %[n], %[n], #1\n\t"                                                                                \
+    "bne 1b"
+#define HTC__MVE_TAIL                                                                                             \
+    "vmsr p0, %[pt]\n\t"                                                                                     \
+    "vpstt\n\t"                                                                                              \
+    "vldrbt.u8 q0, [%[u0]]\n\t"                                                                              \
+    "vldrbt.u8 q1, [%[u1]]\n\t"                                                                              \
+    "vldrb.u8 q2, [%[x]]\n\t"                                                                                \
+    "vmladava.s8 %[a0], q2, q0\n\t"                                                                          \
+    "vmladava.s8 %[b0], q2, q1\n\t"                                                                          \
+    "vldrb.u8 q3, [%[x], #16]\n\t"                                                                           \
+    "vmladava.s8 %[a1], q3, q0\n\t"                                                                          \
+    "vmladava.s8 %[b1], q3, q1\n\t"                                                                          \
+    "vldrb.u8 q2, [%[x], #32]\n\t"                                                                           \
+    "vmladava.s8 %[a2], q2, q0\n\t"                                                                          \
+    "vmladava.s8 %[b2], q2, q1\n\t"                                                                          \
+    "vldrb.u8 q3, [%[x], #48]\n\t"                                                                           \
+    "vmladava.s8 %[a3], q3, q0\n\t"                                                                          \
+    "vmladava.s8 %[b3], q3, q1"
+#define HTC__MVE_ACC                                                                                              \
+    [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [b0] "+Te"(b0), [b1] "+Te"(b1), [b2] "+Te"(b2), \
+        [b3] "+Te"(b3)
+#define HTC__MVE_CLOB "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"
+
+/* Two output channels (weight rows u0, u1) over the four packed pixels,
+   nf steps of 16 bytes and, when pt != 0 (K % 16 bytes left), one step
+   with the weights loaded predicated (the packed inputs are zero there):
+   the eight accumulators a_i (u0), b_i (u1) of pixel i. In asm (HTC__MVE
+   implies GNU C): gcc 12 does not keep eight VMLADAVA accumulators (even
+   registers, "Te") and the pointers in registers. The asm reads only the
+   weights (constant) and xb, written before the caller ran, so it needs no
+   "memory" clobber (which would make gcc reload every parameter). */
+#if defined(__OPTIMIZE__)
+#define HTC__MVE_DOT4X2(U0, U1)                                                                                   \
+    do {                                                                                                          \
+        const int8_t *u0 = (U0), *u1 = (U1), *x = xb;                                                             \
+        int32_t n = nf;                                                                                           \
+        a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0;                                                                \
+        if (n > 0)                                                                                                \
+            __asm__(HTC__MVE_LOOP : HTC__MVE_ACC, [u0] "+r"(u0), [u1] "+r"(u1), [x] "+r"(x), [n] "+r"(n)          \
+                    : : HTC__MVE_CLOB, "cc");                                                                     \
+        if (pt)                                                                                                   \
+            __asm__(HTC__MVE_TAIL : HTC__MVE_ACC : [u0] "r"(u0), [u1] "r"(u1), [x] "r"(x), [pt] "r"(pt)           \
+                    : HTC__MVE_CLOB);                                                                             \
+    } while (0)
+#else
+/* -O0 keeps a frame pointer: too few registers for the asm */
+#define HTC__MVE_DOT4X2(U0, U1)                                                                                   \
+    do {                                                                                                          \
+        const int8_t *u0 = (U0), *u1 = (U1);                                                                      \
+        int32_t k;                                                                                                \
+        (void)nf;                                                                                                 \
+        (void)pt;                                                                                                 \
+        a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0;                                                                \
+        for (k = 0; k < K; k += 16) {                                                                             \
+            const mve_pred16_t pk = vctp8q(HTC__CAST(uint32_t, K - k));                                           \
+            const int8x16_t w0 = vldrbq_z_s8(u0 + k, pk), w1 = vldrbq_z_s8(u1 + k, pk);                          \
+            const int8_t *x = xb + 4 * k;                                                                         \
+            a0 = vmladavaq_s8(a0, vldrbq_s8(x), w0);                                                              \
+            b0 = vmladavaq_s8(b0, vldrbq_s8(x), w1);                                                              \
+            a1 = vmladavaq_s8(a1, vldrbq_s8(x + 16), w0);                                                         \
+            b1 = vmladavaq_s8(b1, vldrbq_s8(x + 16), w1);                                                         \
+            a2 = vmladavaq_s8(a2, vldrbq_s8(x + 32), w0);                                                         \
+            b2 = vmladavaq_s8(b2, vldrbq_s8(x + 32), w1);                                                         \
+            a3 = vmladavaq_s8(a3, vldrbq_s8(x + 48), w0);                                                         \
+            b3 = vmladavaq_s8(b3, vldrbq_s8(x + 48), w1);                                                         \
+        }                                                                                                         \
+    } while (0)
+#endif
 
 /* output channels [oc, oc + noc) of the four pixels packed in xb (K bytes
-   each, interleaved), to out (pixel i at out + so[i]) */
-static HTC__NOINLINE void htc__mve_conv_px4(const htc__conv_params *p, const int8_t *xb, int32_t K, const int32_t *cb,
-                                            int32_t oc, int32_t noc, uint32x4_t so, int8_t *out)
+   each, interleaved), to out (pixel i at out + i * out_c, the np first);
+   tb: per block of four channels its table of 16 words (htc__conv2d_mve) */
+static HTC__NOINLINE void htc__mve_conv_px4(const htc__conv_params *p, const int8_t *xb, int32_t K, const int32_t *tb, int32_t oc,
+                                            int32_t noc, int32_t np, int8_t *out)
 {
-    const int32_t nf = K >> 4, kt = K & 15, mstep = p->per_channel ? 1 : 0, zp = p->out_zp;
+    const int32_t nf = K >> 4, out_c = p->out_c, zp = p->out_zp;
     const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
-    const int32_t *mult = p->mult;
-    const int8_t *shift = p->shift;
-    const mve_pred16_t pt = vctp8q(HTC__CAST(uint32_t, kt));
+    const uint32_t pt = K & 15 ? HTC__CAST(uint32_t, vctp8q(HTC__CAST(uint32_t, K & 15))) : 0u;
+    const uint32_t pm[4] = {0, 2, 1, 3};
+    const uint32x4_t perm = vldrwq_u32(pm);
     int32_t c;
-    for (c = 0; c < noc; c += 2) {
-        int32_t c1 = c + 1 < noc ? c + 1 : c;
-        const int8_t *u0 = p->weights + (size_t)(oc + c) * K, *u1 = p->weights + (size_t)(oc + c1) * K, *x = xb;
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-        /* the loop in asm (HTC__MVE implies GNU C): gcc 12 does not keep
-           eight VMLADAVA accumulators (even registers, "Te") and the three
-           pointers in registers. It reads only the weights (constant) and
-           xb, written before this function was called, so it needs no
-           "memory" clobber (which would make gcc reload every parameter). */
-#if defined(__OPTIMIZE__)
-        if (nf > 0) {
-            int32_t n = nf;
-            __asm__("1:\n\t"
-                    "vldrb.u8 q0, [%[u0]], #16\n\t"
-                    "vldrb.u8 q1, [%[u1]], #16\n\t"
-                    "vldrb.u8 q2, [%[x]], #64\n\t"
-                    "vmladava.s8 %[a0], q2, q0\n\t"
-                    "vmladava.s8 %[b0], q2, q1\n\t"
-                    "vldrb.u8 q3, [%[x], #-48]\n\t"
-                    "vmladava.s8 %[a1], q3, q0\n\t"
-                    "vmladava.s8 %[b1], q3, q1\n\t"
-                    "vldrb.u8 q2, [%[x], #-32]\n\t"
-                    "vmladava.s8 %[a2], q2, q0\n\t"
-                    "vmladava.s8 %[b2], q2, q1\n\t"
-                    "vldrb.u8 q3, [%[x], #-16]\n\t"
-                    "vmladava.s8 %[a3], q3, q0\n\t"
-                    "vmladava.s8 %[b3], q3, q1\n\t"
-                    "subs %[n], %[n], #1\n\t"
-                    "bne 1b"
-                    : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [b0] "+Te"(b0), [b1] "+Te"(b1),
-                      [b2] "+Te"(b2), [b3] "+Te"(b3), [u0] "+r"(u0), [u1] "+r"(u1), [x] "+r"(x), [n] "+r"(n)
-                    :
-                    : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "cc");
-        }
-#else
-        /* -O0 keeps a frame pointer: too few registers for the asm */
-        for (c1 = 0; c1 < nf; c1++, u0 += 16, u1 += 16, x += 64) {
-            const int8x16_t w0 = vldrbq_s8(u0), w1 = vldrbq_s8(u1);
-            a0 = vmladavaq_s8(a0, vldrbq_s8(x), w0);
-            b0 = vmladavaq_s8(b0, vldrbq_s8(x), w1);
-            a1 = vmladavaq_s8(a1, vldrbq_s8(x + 16), w0);
-            b1 = vmladavaq_s8(b1, vldrbq_s8(x + 16), w1);
-            a2 = vmladavaq_s8(a2, vldrbq_s8(x + 32), w0);
-            b2 = vmladavaq_s8(b2, vldrbq_s8(x + 32), w1);
-            a3 = vmladavaq_s8(a3, vldrbq_s8(x + 48), w0);
-            b3 = vmladavaq_s8(b3, vldrbq_s8(x + 48), w1);
-        }
-        c1 = c + 1 < noc ? c + 1 : c;
-#endif
-        if (kt) {
-            const int8x16_t w0 = vldrbq_z_s8(u0, pt), w1 = vldrbq_z_s8(u1, pt);
-            int8x16_t v = vldrbq_s8(x);
-            a0 = vmladavaq_s8(a0, v, w0);
-            b0 = vmladavaq_s8(b0, v, w1);
-            v = vldrbq_s8(x + 16);
-            a1 = vmladavaq_s8(a1, v, w0);
-            b1 = vmladavaq_s8(b1, v, w1);
-            v = vldrbq_s8(x + 32);
-            a2 = vmladavaq_s8(a2, v, w0);
-            b2 = vmladavaq_s8(b2, v, w1);
-            v = vldrbq_s8(x + 48);
-            a3 = vmladavaq_s8(a3, v, w0);
-            b3 = vmladavaq_s8(b3, v, w1);
-        }
-        htc__mve_conv_put(mult[(oc + c) * mstep], shift[(oc + c) * mstep], cb[c], a0, a1, a2, a3, so, zp, lo, hi, out + oc + c);
-        htc__mve_conv_put(mult[(oc + c1) * mstep], shift[(oc + c1) * mstep], cb[c1], b0, b1, b2, b3, so, zp, lo, hi,
-                          out + oc + c1);
+    out += oc;
+    for (c = 0; c < noc; c += 4, tb += 16) {
+        /* the lanes are channels c, c + 2, c + 1, c + 3 (clamped to the last) */
+        const int32_t last = noc - 1 - c;
+        const int8_t *w = p->weights + (size_t)(oc + c) * K;
+        const uint32x4_t so = vminq_u32(perm, vdupq_n_u32(HTC__CAST(uint32_t, last < 3 ? last : 3)));
+        int32_t a0, a1, a2, a3, b0, b1, b2, b3;
+        int32x4_t v0, v1, v2, v3, cb, m, l, r;
+        HTC__MVE_DOT4X2(w, w + (last >= 1 ? K : 0));
+        /* lanes 0 and 2: channels c and c + 1 */
+        v0 = vsetq_lane_s32(b0, vdupq_n_s32(a0), 2);
+        v1 = vsetq_lane_s32(b1, vdupq_n_s32(a1), 2);
+        v2 = vsetq_lane_s32(b2, vdupq_n_s32(a2), 2);
+        v3 = vsetq_lane_s32(b3, vdupq_n_s32(a3), 2);
+        HTC__MVE_DOT4X2(w + (size_t)(last >= 2 ? 2 : last) * K, w + (size_t)(last >= 3 ? 3 : last) * K);
+        /* lanes 1 and 3: channels c + 2 and c + 3 */
+        v0 = vsetq_lane_s32(b0, vsetq_lane_s32(a0, v0, 1), 3);
+        v1 = vsetq_lane_s32(b1, vsetq_lane_s32(a1, v1, 1), 3);
+        v2 = vsetq_lane_s32(b2, vsetq_lane_s32(a2, v2, 1), 3);
+        v3 = vsetq_lane_s32(b3, vsetq_lane_s32(a3, v3, 1), 3);
+        cb = vldrwq_s32(tb);
+        m = vldrwq_s32(tb + 4);
+        l = vldrwq_s32(tb + 8);
+        r = vldrwq_s32(tb + 12);
+#define HTC__MVE_PUT(V, I)                                                                                        \
+        vstrbq_scatter_offset_s32(out + (size_t)(I) * out_c + c, so,                                                \
+                                  vminq_s32(vmaxq_s32(vaddq_n_s32(htc__mve_rq(vaddq_s32(V, cb), m, l, r), zp), lo), hi))
+        HTC__MVE_PUT(v0, 0);
+        if (np > 1) HTC__MVE_PUT(v1, 1);
+        if (np > 2) HTC__MVE_PUT(v2, 2);
+        if (np > 3) HTC__MVE_PUT(v3, 3);
+#undef HTC__MVE_PUT
     }
 }
+#undef HTC__MVE_DOT4X2
+#undef HTC__MVE_LOOP
+#undef HTC__MVE_TAIL
+#undef HTC__MVE_ACC
+#undef HTC__MVE_CLOB
 
 /* pixel i's K bytes from s into the interleaved buffer, zero up to K16 */
 static HTC__UNUSED void htc__mve_pack(int8_t *xb, int32_t i, const int8_t *s, int32_t K)
@@ -1764,32 +1822,51 @@ static HTC__NOINLINE void htc__conv2d_mve(const htc__conv_params *p, const int8_
     const int32_t npix = p->out_h * p->out_w, out_w = p->out_w;
     const int flat = p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
                      p->pad_left == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
-    const uint32x4_t so4 = vmulq_n_u32(vidupq_n_u32(0, 1), HTC__CAST(uint32_t, out_c));
-    int32_t cb[HTC__MVE_OC];
+    const int32_t rowb = p->k_w * p->in_c, mstep = p->per_channel ? 1 : 0;
+    const int rows16 = p->dil_w == 1 && (rowb & 15) == 0;
+    int32_t tb[4 * HTC__MVE_OC];
     int8_t xb[4 * (HTC__MVE_COLS + 16)], col[HTC__MVE_COLS];
     int32_t oc, b, px, c, i;
     for (oc = 0; oc < out_c; oc += HTC__MVE_OC) {
         const int32_t noc = out_c - oc < HTC__MVE_OC ? out_c - oc : HTC__MVE_OC;
-        for (c = 0; c < noc; c++)
-            cb[c] = (p->bias ? p->bias[oc + c] : 0) + off * htc__mve_sum8(p->weights + (size_t)(oc + c) * K, K);
+        /* per block of four channels: bias + off * sum of the weights, the
+           multipliers, left shifts, -right shifts, in the lane order of
+           htc__mve_conv_px4 (channels c, c + 2, c + 1, c + 3, clamped) */
+        for (c = 0; c < noc; c += 4)
+            for (i = 0; i < 4; i++) {
+                const int32_t j = c + (i == 1 ? 2 : (i == 2 ? 1 : i)), ch = oc + (j < noc ? j : noc - 1);
+                const int32_t sh = p->shift[ch * mstep];
+                tb[4 * c + i] = (p->bias ? p->bias[ch] : 0) + off * htc__mve_sum8(p->weights + (size_t)ch * K, K);
+                tb[4 * c + 4 + i] = p->mult[ch * mstep];
+                tb[4 * c + 8 + i] = sh > 0 ? sh : 0;
+                tb[4 * c + 12 + i] = sh > 0 ? 0 : sh;
+            }
         for (b = 0; b < p->batches; b++) {
             const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
             int8_t *out_b = out + (size_t)b * npix * out_c;
             for (px = 0; px < npix; px += 4) {
                 const int32_t np = npix - px < 4 ? npix - px : 4;
-                /* a short last block repeats its last pixel */
-                const uint32x4_t so = np == 4 ? so4 : vminq_u32(so4, vdupq_n_u32(HTC__CAST(uint32_t, (np - 1) * out_c)));
                 for (i = 0; i < 4; i++) {
                     const int32_t q = px + (i < np ? i : np - 1);
                     if (flat) {
                         htc__mve_pack(xb, i, in_b + (size_t)q * K, K);
                     } else {
                         const int32_t oy = q / out_w, ox = q - oy * out_w;
-                        htc__mve_im2col(p, in_b, oy * p->stride_h - p->pad_top, ox * p->stride_w - p->pad_left, col);
-                        htc__mve_pack(xb, i, col, K);
+                        const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+                        if (rows16 && iy0 >= 0 && iy0 + (p->k_h - 1) * p->dil_h < p->in_h && ix0 >= 0 && ix0 + p->k_w <= p->in_w) {
+                            /* a window inside the input: its kernel rows, runs of rowb bytes, packed in place */
+                            const int8_t *x = in_b + ((size_t)iy0 * p->in_w + ix0) * p->in_c;
+                            int8_t *d = xb + 16 * i;
+                            int32_t ky, j;
+                            for (ky = 0; ky < p->k_h; ky++, x += (size_t)p->dil_h * p->in_w * p->in_c)
+                                for (j = 0; j < rowb; j += 16, d += 64) vstrbq_s8(d, vldrbq_s8(x + j));
+                        } else {
+                            htc__mve_im2col(p, in_b, iy0, ix0, col);
+                            htc__mve_pack(xb, i, col, K);
+                        }
                     }
                 }
-                htc__mve_conv_px4(p, xb, K, cb, oc, noc, so, out_b + (size_t)px * out_c);
+                htc__mve_conv_px4(p, xb, K, tb, oc, noc, np, out_b + (size_t)px * out_c);
             }
         }
     }

@@ -18,12 +18,95 @@ static HTC__UNUSED int32_t htc__pool_hi(int32_t origin, int32_t k, int32_t size)
     return size - origin < k ? size - origin : k;
 }
 
+#ifdef HTC__MVE
+/* Helium paths: per output pixel, channels in vectors (predicated at the
+   end). Max: 16 int8 lanes, VMAX per tap. Average, windows of up to 256
+   taps: 8 channels summed in int16 lanes (|sum| <= 128 * 256 fits), then
+   per half (even / odd lanes, widened to int32) the same exact division as
+   the scalar code: q = ((|s| + count / 2) * recip) >> 32 (VMULH.U32; recip
+   fits 32 bits for count >= 2, count 1 is the sum itself), negated for
+   negative sums, clamped, narrowed back and stored. */
+static HTC__NOINLINE void htc__maxpool_mve(const htc__pool_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t c = p->c, row = p->in_w * p->c;
+    const int8x16_t lo = vdupq_n_s8(HTC__CAST(int8_t, p->act_min)), hi = vdupq_n_s8(HTC__CAST(int8_t, p->act_max));
+    int32_t b, oy, ox, j, y, x;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * row;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            const int32_t y0 = htc__pool_lo(iy0), y1 = htc__pool_hi(iy0, p->k_h, p->in_h);
+            for (ox = 0; ox < p->out_w; ox++, out += c) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                const int32_t x0 = htc__pool_lo(ix0), x1 = htc__pool_hi(ix0, p->k_w, p->in_w);
+                for (j = 0; j < c; j += 16) {
+                    const mve_pred16_t pr = vctp8q(HTC__CAST(uint32_t, c - j));
+                    int8x16_t m = vdupq_n_s8(-128);
+                    for (y = y0; y < y1; y++) {
+                        const int8_t *r = in_b + (iy0 + y) * row + (ix0 + x0) * c + j;
+                        for (x = x0; x < x1; x++, r += c) m = vmaxq_s8(m, vldrbq_z_s8(r, pr));
+                    }
+                    vstrbq_p_s8(out + j, vminq_s8(vmaxq_s8(m, lo), hi), pr);
+                }
+            }
+        }
+    }
+}
+
+/* the int32 sums s of count taps, divided as the scalar path does */
+static inline int32x4_t htc__avg_mve_div(int32x4_t s, int32_t count, uint32_t recip, int32_t half)
+{
+    const uint32x4_t mag = vreinterpretq_u32_s32(vaddq_n_s32(vabsq_s32(s), half));
+    const int32x4_t q = vreinterpretq_s32_u32(vmulhq_u32(mag, vdupq_n_u32(recip)));
+    if (count == 1) return s;
+    return vpselq_s32(q, vnegq_s32(q), vcmpgtq_n_s32(s, 0));
+}
+
+static HTC__NOINLINE void htc__avgpool_mve(const htc__pool_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t c = p->c, row = p->in_w * p->c, lo = p->act_min, hi = p->act_max;
+    int32_t b, oy, ox, j, y, x;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * row;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            const int32_t y0 = htc__pool_lo(iy0), y1 = htc__pool_hi(iy0, p->k_h, p->in_h);
+            for (ox = 0; ox < p->out_w; ox++, out += c) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                const int32_t x0 = htc__pool_lo(ix0), x1 = htc__pool_hi(ix0, p->k_w, p->in_w);
+                const int32_t count = (y1 > y0 && x1 > x0) ? (y1 - y0) * (x1 - x0) : 0, half = count / 2;
+                const uint32_t recip = count > 1 ? HTC__CAST(uint32_t, ((HTC__CAST(uint64_t, 1) << 32) / HTC__CAST(uint64_t, count)) + 1) : 0u;
+                for (j = 0; j < c; j += 8) {
+                    const mve_pred16_t pr = vctp16q(HTC__CAST(uint32_t, c - j));
+                    int16x8_t s = vdupq_n_s16(0), r16 = vdupq_n_s16(0);
+                    int32x4_t qb, qt;
+                    for (y = y0; y < y1; y++) {
+                        const int8_t *r = in_b + (iy0 + y) * row + (ix0 + x0) * c + j;
+                        for (x = x0; x < x1; x++, r += c) s = vaddq_s16(s, vldrbq_z_s16(r, pr));
+                    }
+                    qb = htc__mve_out(htc__avg_mve_div(vmovlbq_s16(s), count, recip, half), 0, lo, hi);
+                    qt = htc__mve_out(htc__avg_mve_div(vmovltq_s16(s), count, recip, half), 0, lo, hi);
+                    r16 = vmovntq_s32(vmovnbq_s32(r16, qb), qt);
+                    vstrbq_p_s16(out + j, r16, pr);
+                }
+            }
+        }
+    }
+}
+#endif
+
 static HTC__NOINLINE HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t c = p->c, row = p->in_w * p->c;
     const int32_t lo = p->act_min, hi = p->act_max;
     int32_t acc[HTC__POOL_BLOCK];
     int32_t b, oy, ox;
+#ifdef HTC__MVE
+    if (p->k_h * p->k_w <= 256) {
+        htc__avgpool_mve(p, in, out);
+        return;
+    }
+#endif
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * p->in_h * row;
         for (oy = 0; oy < p->out_h; oy++) {
@@ -76,6 +159,10 @@ static HTC__NOINLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p,
     const int32_t c = p->c, row = p->in_w * p->c;
     const int32_t lo = p->act_min, hi = p->act_max;
     int32_t b, oy, ox, j;
+#ifdef HTC__MVE
+    htc__maxpool_mve(p, in, out);
+    return;
+#endif
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * p->in_h * row;
         for (oy = 0; oy < p->out_h; oy++) {
