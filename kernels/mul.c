@@ -42,6 +42,25 @@ static HTC__UNUSED void htc__ew_core(const htc__ewg *g, const htc__epi *e, const
     }
 }
 
+#ifdef HTC__MVE
+/* Helium path of TFLite's MUL without broadcast: four lanes, (a + a_off) *
+   (b + b_off) (exact in int32), htc__mve_rq1 (MultiplyByQuantizedMultiplier,
+   bit-exact), + out_zp, clamped; the last n % 4 predicated. */
+static HTC__NOINLINE void htc__mul_mve(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out, int32_t n)
+{
+    const int32_t ao = p->a_offset, bo = p->b_offset, m = p->out_mult, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int sh = p->out_shift;
+    int32_t i;
+#define HTC__MUL_MVE(XA, XB) htc__mve_out(htc__mve_rq1(vmulq_s32(vaddq_n_s32(XA, ao), vaddq_n_s32(XB, bo)), m, sh), zp, lo, hi)
+    for (i = 0; i + 4 <= n; i += 4) vstrbq_s32(out + i, HTC__MUL_MVE(vldrbq_s32(a + i), vldrbq_s32(b + i)));
+    if (i < n) {
+        const mve_pred16_t pr = vctp32q(HTC__CAST(uint32_t, n - i));
+        vstrbq_p_s32(out + i, HTC__MUL_MVE(vldrbq_z_s32(a + i, pr), vldrbq_z_s32(b + i, pr)), pr);
+    }
+#undef HTC__MUL_MVE
+}
+#endif
+
 static HTC__UNUSED void htc__mul_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     htc__ewg g;
@@ -49,6 +68,12 @@ static HTC__UNUSED void htc__mul_s8(const htc__binary_params *p, const int8_t *a
     const int32_t m = p->out_mult;
     const int8_t sh = p->out_shift;
     int d;
+#ifdef HTC__MVE
+    if (!p->broadcast) {
+        htc__mul_mve(p, a, b, out, p->out_shape[0] * p->out_shape[1] * p->out_shape[2] * p->out_shape[3]);
+        return;
+    }
+#endif
     memset(&g, 0, sizeof g);
     memset(&e, 0, sizeof e);
     for (d = 0; d < 6; d++) g.s[d] = 1;

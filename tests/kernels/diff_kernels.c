@@ -1,6 +1,6 @@
 /* diff_kernels.c - the kernels' code paths against each other. Runs a fixed
    sequence of random cases (xorshift, fixed seed) through the conv,
-   depthwise, fully connected, add and pool kernels and prints one line per
+   depthwise, fully connected, add, pool and mul kernels and prints one line per
    case: its name and the FNV-1a hash of the output. The portable path is
    checked against TFLite end to end (tests/test_ops.py); run.sh builds this
    file once per path (portable, SSE2/AVX2, the DSP path emulated on the
@@ -14,6 +14,7 @@
 #include "../../kernels/fc.c"
 #include "../../kernels/add.c"
 #include "../../kernels/pool.c"
+#include "../../kernels/mul.c"
 
 #ifndef NCASES
 #define NCASES 300
@@ -227,6 +228,31 @@ static void add_case(int k)
     (void)i;
 }
 
+/* TFLite MUL: raw parameters (the multiplier and shift of
+   quant_multiplier's range, edges included) */
+static void mul_case(int k)
+{
+    htc__binary_params p;
+    int32_t n;
+    memset(&p, 0, sizeof p);
+    n = urange(1, 3000);
+    p.a_offset = urange(-127, 128);
+    p.b_offset = urange(-127, 128);
+    p.out_zp = urange(-128, 127);
+    p.out_mult = urange(0, 9) ? (int32_t)((1u << 30) + (rnd() & 0x3fffffffu)) : (urange(0, 1) ? INT32_MAX : 0);
+    p.out_shift = (int8_t)(urange(0, 9) ? -urange(6, 20) : urange(-31, 2));
+    act(p.out_zp, &p.act_min, &p.act_max);
+    p.out_shape[0] = p.out_shape[1] = p.out_shape[2] = 1;
+    p.out_shape[3] = n;
+    p.a_stride[3] = p.b_stride[3] = 1;
+    fill(in_buf, n);
+    fill(w_buf, n);
+    memset(out_buf, 0x5a, sizeof out_buf);
+    htc__mul_s8(&p, in_buf, w_buf, out_buf);
+    printf("mul %d n%d %ld %d %08lx %08lx\n", k, (int)n, (long)p.out_mult, p.out_shift, (unsigned long)fnv(out_buf, n),
+           (unsigned long)fnv(out_buf + n, 64));
+}
+
 static void pool_case(int k)
 {
     htc__pool_params p;
@@ -266,5 +292,6 @@ int main(void)
     for (k = 0; k < NCASES; k++) fc_case(k);
     for (k = 0; k < NCASES; k++) add_case(k);
     for (k = 0; k < NCASES; k++) pool_case(k);
+    for (k = 0; k < NCASES; k++) mul_case(k);
     return 0;
 }
