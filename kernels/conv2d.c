@@ -1824,6 +1824,7 @@ static HTC__NOINLINE void htc__conv2d_mve(const htc__conv_params *p, const int8_
                      p->pad_left == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
     const int32_t rowb = p->k_w * p->in_c, mstep = p->per_channel ? 1 : 0;
     const int rows16 = p->dil_w == 1 && (rowb & 15) == 0;
+    const mve_pred16_t prow = vctp8q(HTC__CAST(uint32_t, rowb < 16 ? rowb : 16));
     int32_t tb[4 * HTC__MVE_OC];
     int8_t xb[4 * (HTC__MVE_COLS + 16)], col[HTC__MVE_COLS];
     int32_t oc, b, px, c, i;
@@ -1853,13 +1854,24 @@ static HTC__NOINLINE void htc__conv2d_mve(const htc__conv_params *p, const int8_
                     } else {
                         const int32_t oy = q / out_w, ox = q - oy * out_w;
                         const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
-                        if (rows16 && iy0 >= 0 && iy0 + (p->k_h - 1) * p->dil_h < p->in_h && ix0 >= 0 && ix0 + p->k_w <= p->in_w) {
-                            /* a window inside the input: its kernel rows, runs of rowb bytes, packed in place */
+                        if (p->dil_w == 1 && iy0 >= 0 && iy0 + (p->k_h - 1) * p->dil_h < p->in_h && ix0 >= 0 &&
+                            ix0 + p->k_w <= p->in_w) {
+                            /* a window inside the input: its kernel rows are runs of rowb bytes, packed in
+                               place when rowb is a multiple of 16, else copied in a row and packed */
                             const int8_t *x = in_b + ((size_t)iy0 * p->in_w + ix0) * p->in_c;
-                            int8_t *d = xb + 16 * i;
+                            const size_t rs = (size_t)p->dil_h * p->in_w * p->in_c;
                             int32_t ky, j;
-                            for (ky = 0; ky < p->k_h; ky++, x += (size_t)p->dil_h * p->in_w * p->in_c)
-                                for (j = 0; j < rowb; j += 16, d += 64) vstrbq_s8(d, vldrbq_s8(x + j));
+                            if (rows16) {
+                                int8_t *d = xb + 16 * i;
+                                for (ky = 0; ky < p->k_h; ky++, x += rs)
+                                    for (j = 0; j < rowb; j += 16, d += 64) vstrbq_s8(d, vldrbq_s8(x + j));
+                            } else if (rowb <= 16) {
+                                for (ky = 0; ky < p->k_h; ky++, x += rs) vstrbq_p_s8(col + ky * rowb, vldrbq_z_s8(x, prow), prow);
+                                htc__mve_pack(xb, i, col, K);
+                            } else {
+                                for (ky = 0; ky < p->k_h; ky++, x += rs) htc__mve_copy(col + ky * rowb, x, rowb);
+                                htc__mve_pack(xb, i, col, K);
+                            }
                         } else {
                             htc__mve_im2col(p, in_b, iy0, ix0, col);
                             htc__mve_pack(xb, i, col, K);
