@@ -10,7 +10,8 @@ own four networks (htvm_table: tests/zoo/htvm_nets.py, every cell of the
 paper beside htc's with the ratio, HTVM and peak as the paper times them),
 and the Fig. 4 L1 sweep
 (no heuristics / eq. 3-4 / eq. 3-5). `--layers NET CONFIG`: one Table I
-cell layer by layer."""
+cell layer by layer; `--htvm-layers NET CONFIG`: the same for HTVM's
+networks."""
 import json
 import os
 import subprocess
@@ -438,6 +439,30 @@ def htvm_table(tmp, nets=HTVM_NETS):
     return rows
 
 
+def htvm_layers(net, config, tmp, seed=5):
+    """`bench_diana.py --htvm-layers NET CONFIG`: one cell of the HTVM-network
+    table layer by layer (RV32IMFC instructions, the device model's cycles
+    and its trigger-to-completion cycles of offloaded layers)"""
+    rv32.check_tools()
+    variant, params = {c[0]: (c[1], c[2]) for c in HTVM_CONFIGS}[config]
+    model = os.path.join(htvm_nets.ensure(), "%s_%s.onnx" % (net, variant))
+    args = [a for p in params for a in ("-D", p)]
+    rep = json.loads(subprocess.run([oo.HTC, "report", model, "-t", DIANA, "--json"] + args, capture_output=True,
+                                    text=True, check=True).stdout)
+    x = oo.random_inputs(oo.ort_session(model), 1, seed)[0]
+    h = os.path.join(tmp, "l.h")
+    rv32.compile_header(oo.HTC, model, DIANA, h, args)
+    c = rv32.firmware_count(h, os.path.join(tmp, "lfw"), b"".join(a.tobytes() for a in x), flags=rv32.FPU_FLAGS)
+    print("%s %s (%s): per layer on RV32IMFC" % (HTVM_NAMES[net], config, " ".join(args)))
+    print("%5s %-11s %-8s %12s %10s %10s %10s  %s" % ("layer", "op", "engine", "host instr", "MACs", "dev cycles",
+                                                      "trig", "why"))
+    for l in rep["layers"]:
+        host, _, cyc, trig = c["layers"].get(l["index"], (0, 0, 0, 0))
+        off = l["engine"] != "riscv"
+        print("%5d %-11s %-8s %12d %10d %10s %10s  %s" % (l["index"], l["op"], l["engine"], host, l["macs"],
+                                                          cyc if off else "-", trig if off else "-", l["reason"]))
+
+
 def layer_table(net, config, zoo, tmp, seed=5):
     """`bench_diana.py --layers NET CONFIG`: one Table I cell layer by layer
     (host instructions under qemu, the device model's instructions left out
@@ -470,8 +495,13 @@ def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--layers":
         layer_table(sys.argv[2], sys.argv[3], zoo, tmp)
         return
+    if len(sys.argv) == 4 and sys.argv[1] == "--htvm-layers" and sys.argv[2] in HTVM_NETS and \
+            sys.argv[3] in [c[0] for c in HTVM_CONFIGS]:
+        htvm_layers(sys.argv[2], sys.argv[3], tmp)
+        return
     if len(sys.argv) > 1:
-        sys.exit("usage: bench_diana.py [--layers kws|vww|resnet|ad %s]" % "|".join(c[0] for c in CONFIGS + CHECK))
+        sys.exit("usage: bench_diana.py [--layers kws|vww|resnet|ad %s | --htvm-layers %s %s]" % (
+            "|".join(c[0] for c in CONFIGS + CHECK), "|".join(HTVM_NETS), "|".join(c[0] for c in HTVM_CONFIGS)))
     print("DIANA digital (virtual platform), power-of-two MLPerf Tiny models")
     print("%-8s %12s %9s %12s %7s %10s %8s %12s" % ("net", "cycles", "ms@260", "ideal", "ratio", "est", "tile ms",
                                                     "compile ms"))

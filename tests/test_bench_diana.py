@@ -160,3 +160,16 @@ def test_htvm_table_prints_cells(htvm_dae, capsys, monkeypatch, tmp_path):
     for c, (cfg, meas), paper in zip(cells, bd.HTVM_CELLS, bd.HTVM_PAPER["dae"][0]):
         assert c[1] == cfg and c[4] == "%.2f" % (htvm_dae[cfg][meas] / paper), c
     assert re.search(r"^ToyAdmos +digital +\d+ +0 +- +\d+ +\d+ +\d+ +1280 ", out, re.M), out
+
+
+def test_htvm_layers(capsys, tmp_path):
+    """--htvm-layers: one line per layer, offloaded layers with their device
+    and trigger-to-completion cycles (the latter at most the former plus
+    the weight loads that overlap), CPU layers with '-'"""
+    bd.htvm_layers("dae", "mixed", str(tmp_path))
+    out = capsys.readouterr().out
+    rows = re.findall(r"^ +(\d+) (\w+) +(\w+) +(\d+) +(\d+) +(\d+|-) +(\d+|-)  (.+)$", out, re.M)
+    assert [r[1] for r in rows] == ["fc"] * 10, out
+    assert [r[2] for r in rows] == ["digital"] + ["analog"] * 8 + ["digital"], out
+    for r in rows:
+        assert int(r[5]) > 0 and int(r[6]) > 0 and r[7].startswith("mixed: "), r
