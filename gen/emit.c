@@ -645,7 +645,7 @@ static void io_doc(const Graph *g, const char *kind, const int *ids, int n)
 /* ---- offloaded ops: templates ------------------------------------------------------ */
 
 typedef struct { const char *k, *v; } TVar;
-static TVar tv[96];
+static TVar tv[160];
 static int ntv;
 
 static void tset(const char *k, const char *v)
@@ -746,8 +746,29 @@ static void emit_offload_params(const Graph *g, const Op *op, int li)
         fprintf(F, "\n};\n");
         const int32_t *b = op->nin > 2 && op->in[2] >= 0 ? (const int32_t *)(const void *)g->tensors[op->in[2]].data : NULL;
         int32_t *bv = arena_alloc(sizeof(int32_t) * (size_t)K);
-        for (int k = 0; k < K; k++) bv[k] = b ? b[k] : 0;
+        for (int k = 0; k < K; k++) bv[k] = ti->bias ? ti->bias[k] : b ? b[k] : 0;
         int32_array(arena_printf("%s__b%d", N, li), bv, K);
+    }
+    for (int i = 0; i < ti->nconsts; i++) {    /* the engine's own arrays (target's `constants`) */
+        const EngineConst *c = &ti->consts[i];
+        const uint8_t *d = c->data;
+        fprintf(F, "static const %s %s__%s%d[%lld] HTC__ALIGN(16) = {", c->ctype, N, c->name, li,
+                (long long)(c->n ? c->n : 1));
+        if (!strcmp(c->ctype, "float") || !strcmp(c->ctype, "uint32_t")) {
+            for (int64_t j = 0; j < c->n; j++) {      /* little endian words */
+                uint32_t u = (uint32_t)d[4 * j] | (uint32_t)d[4 * j + 1] << 8 | (uint32_t)d[4 * j + 2] << 16 |
+                             (uint32_t)d[4 * j + 3] << 24;
+                float f;
+                memcpy(&f, &u, 4);
+                fputs(j ? (j % 8 ? ", " : ",\n    ") : "", F);
+                if (c->ctype[0] == 'f') fprintf(F, "%.9ef", (double)f);
+                else fprintf(F, "%luu", (unsigned long)u);
+            }
+        } else {
+            DType ty = c->elem == 4 ? DT_INT32 : c->elem == 2 ? DT_INT16 : c->ctype[0] == 'u' ? DT_UINT8 : DT_INT8;
+            put_values(d, ty, c->n);
+        }
+        fprintf(F, "%s\n};\n", c->n ? "" : "0");
     }
     if (op->rq_shifts) int32_array(arena_printf("%s__sh%d", N, li), op->rq_shifts, op->nch);
     else if (op->rq == RQ_TFLITE && op->mult) {
@@ -833,6 +854,15 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     else if (op->rq == RQ_TFLITE && op->mult) {
         tset("mult", arena_printf("%s__mult%d", N, li));
         tset("shift", arena_printf("%s__shift%d", N, li));
+    }
+    for (int i = 0; i < ti->nconsts; i++) {    /* {{name}}, {{name_n}}: the engine's own arrays */
+        const EngineConst *c = &ti->consts[i];
+        const char *nn = arena_printf("%s_n", c->name);
+        for (int k = 0; k < ntv; k++)
+            if (!strcmp(tv[k].k, c->name) || !strcmp(tv[k].k, nn))
+                die("%s: constants '%s' of layer %d has the name of a placeholder htc sets (%s)", t->path, c->name, li, tv[k].k);
+        tset(c->name, arena_printf("%s__%s%d", N, c->name, li));
+        tseti(nn, c->n);
     }
     expand(t, eo->template_file);
 }

@@ -281,7 +281,21 @@ typedef struct TileInfo {
     int nvars, nrows;
     const int8_t *wlayout;      /* weights in the engine's layout */
     size_t wlayout_bytes;
+    const int32_t *bias;        /* the engine's biases ({{b}}), NULL: the model's */
+    struct EngineConst *consts; /* the engine's own per-layer constants (target's `constants`) */
+    int nconsts;
 } TileInfo;
+
+/* One array of compile-time data an engine computes for a layer (its op's
+   `constants` function): stored in the header as NAME__<name><layer>,
+   addressed by templates as {{name}}. */
+typedef struct EngineConst {
+    const char *name;           /* a C identifier */
+    const char *ctype;          /* int8_t uint8_t int16_t int32_t uint32_t float */
+    int elem;                   /* bytes per element */
+    int64_t n;                  /* elements */
+    const void *data;           /* n * elem bytes, little endian values */
+} EngineConst;
 
 typedef enum { SRC_TFLITE, SRC_ONNX } SourceFormat;
 
@@ -447,6 +461,9 @@ typedef struct {
 } TileSpec;
 /* Calls engines[e].ops[kind].tile(t, op) with the layer geometry. */
 TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, const TileInfo *geo);
+/* The engine op's `constants` function, if it has one: its arrays into
+   ti->consts; `w` replaces ti->wlayout, `b` ti->bias. */
+void target_constants(Target *t, int engine, const Graph *g, const Op *op, TileInfo *ti);
 void tile(Graph *g, Target *t);                 /* tile.c */
 double expr_eval(const Expr *e, const double *vars);
 const EngineOp *engine_op(const Engine *e, OpKind k);

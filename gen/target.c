@@ -33,6 +33,7 @@ typedef struct {
     int split_ref;              /* cpu.split = function(op), or LUA_NOREF */
     int (*accepts_ref)[OP_COUNT];   /* per engine, per op kind: registry ref or LUA_NOREF */
     int (*tile_ref)[OP_COUNT];      /* per engine, per op kind: tile function */
+    int (*const_ref)[OP_COUNT];     /* per engine, per op kind: constants function */
     int (*cost_ref)[OP_COUNT][2];   /* per engine, per op kind: cycles_per_mac / _elem functions */
     int tilevars_ref;               /* prelude: builds the tile variables of a layer */
 } LoadedTarget;
@@ -605,7 +606,7 @@ static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "d
                                           "startup", "array", "device", "cores", "l1", "split", "fork", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
-                                      "tile", "double_buffer", "macs_per_cycle", NULL};
+                                      "tile", "double_buffer", "macs_per_cycle", "constants", NULL};
 
 static int in_list(const char *s, const char *const *list)
 {
@@ -1151,6 +1152,18 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             }
             lua_pop(L, 1);
         }
+        ty = rawfield(L, -1, "constants");
+        if (ty == LUA_TFUNCTION && o->has_tile) {
+            lt->const_ref[ei][k] = luaL_ref(L, LUA_REGISTRYINDEX);
+        } else {
+            if (ty != LUA_TNIL) {
+                kk[nkeys + 2] = "constants";
+                field_error(lt, kk, nkeys + 3, ty == LUA_TFUNCTION
+                            ? "constants feed a template: only a tiled op (template + tile) has them"
+                            : "expected a function(op, d) returning { name = { type = \"int8\", values = {...} }, ... }");
+            }
+            lua_pop(L, 1);
+        }
         if (o->template_file && !o->has_tile) {
             kk[nkeys + 2] = "template";
             field_error(lt, kk, nkeys + 3, "an accelerator op with a template needs a tile function");
@@ -1272,9 +1285,11 @@ Target *target_load(const char *path)
     lt->accepts_ref = arena_alloc(sizeof(*lt->accepts_ref) * (size_t)(nacc + 1));
     lt->tile_ref = arena_alloc(sizeof(*lt->tile_ref) * (size_t)(nacc + 1));
     lt->cost_ref = arena_alloc(sizeof(*lt->cost_ref) * (size_t)(nacc + 1));
+    lt->const_ref = arena_alloc(sizeof(*lt->const_ref) * (size_t)(nacc + 1));
     for (int i = 0; i <= nacc; i++)
         for (int k = 0; k < OP_COUNT; k++)
-            lt->accepts_ref[i][k] = lt->tile_ref[i][k] = lt->cost_ref[i][k][0] = lt->cost_ref[i][k][1] = LUA_NOREF;
+            lt->accepts_ref[i][k] = lt->tile_ref[i][k] = lt->cost_ref[i][k][0] = lt->cost_ref[i][k][1] =
+                lt->const_ref[i][k] = LUA_NOREF;
 
     const char *ck[8] = {"cpu"};
     if (rawfield(L, -1, "cpu") != LUA_TTABLE)
@@ -1501,6 +1516,17 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     set_int(L, "dilation", op->dil_h > op->dil_w ? op->dil_h : op->dil_w);
     set_int(L, "macs", op->macs);
     set_int(L, "per_channel", op->nch > 1);
+    /* the arithmetic's own numbers: zero points and clamp (stored domain),
+       onnxruntime's float scale (the first channel's; d.scale(k) in
+       constants gives each) */
+    set_int(L, "in_zp", op->in_zp);
+    set_int(L, "out_zp", op->out_zp);
+    set_int(L, "qmin", op->act_min);
+    set_int(L, "qmax", op->act_max);
+    if (op->rq == RQ_FLOAT && op->fscale) {
+        lua_pushnumber(L, op->fscale[0]);
+        lua_setfield(L, -2, "scale");
+    }
     const Tensor *in = op->in[0] >= 0 ? &g->tensors[op->in[0]] : NULL;
     const Tensor *out = op->out[0] >= 0 ? &g->tensors[op->out[0]] : NULL;
     if (in) {
@@ -1837,6 +1863,210 @@ static int fn_key_line(const LoadedTarget *lt, int ref, const char *key)
         if (l <= ar.lastlinedefined) return l;
     }
     return ar.linedefined;
+}
+
+/* ---- constants: an engine's compile-time data for one layer ------------------
+
+   The op's `constants = function(op, d)` runs once per offloaded layer. d
+   reads the layer's canonical data (0-based indices): d.w(k, c, y, x) the
+   weights ([K][kh][kw][C/groups] as the model states them; fc: y = x = 0),
+   d.bias(k), TFLite's d.mult(k) / d.shift(k), onnxruntime's float
+   d.scale(k), the power-of-two d.rq_shift(k), QuantLib's d.qmul(k) /
+   d.qadd(k), and the sizes d.K, d.C (per group), d.KH, d.KW, d.groups. */
+static struct {
+    const Graph *g;
+    const Op *op;
+    int K, C, KH, KW;
+} cd;
+
+static int cd_index(lua_State *L, int arg, int n, const char *what)
+{
+    lua_Integer v = luaL_checkinteger(L, arg);
+    if (v < 0 || v >= n) return luaL_error(L, "d.%s: index %d out of range [0, %d)", what, (int)v, n);
+    return (int)v;
+}
+
+static int cd_w(lua_State *L)
+{
+    int k = cd_index(L, 1, cd.K, "w (k)"), c = cd_index(L, 2, cd.C, "w (c)");
+    int y = cd_index(L, 3, cd.KH, "w (y)"), x = cd_index(L, 4, cd.KW, "w (x)");
+    const Tensor *w = &cd.g->tensors[cd.op->in[1]];
+    size_t i = (((size_t)k * cd.KH + y) * cd.KW + x) * cd.C + c;
+    if (!w->data || i >= (size_t)tensor_numel(w)) return luaL_error(L, "d.w: the weights are not constant");
+    lua_pushinteger(L, w->type == DT_UINT8 ? ((const uint8_t *)w->data)[i] : ((const int8_t *)w->data)[i]);
+    return 1;
+}
+
+static int cd_bias(lua_State *L)
+{
+    int k = cd_index(L, 1, cd.K, "bias");
+    const Op *op = cd.op;
+    const Tensor *b = op->nin > 2 && op->in[2] >= 0 ? &cd.g->tensors[op->in[2]] : NULL;
+    lua_pushinteger(L, b && b->data && b->type == DT_INT32 ? ((const int32_t *)(const void *)b->data)[k] : 0);
+    return 1;
+}
+
+/* d.mult, d.shift, d.scale, d.rq_shift, d.qmul, d.qadd: which one, by upvalue */
+static int cd_rq(lua_State *L)
+{
+    static const char *const names[] = {"mult", "shift", "scale", "rq_shift", "qmul", "qadd"};
+    int which = (int)lua_tointeger(L, lua_upvalueindex(1));
+    int k = cd_index(L, 1, cd.K, names[which]);
+    const Op *op = cd.op;
+    int ch = op->nch > 1 ? k : 0;
+    switch (which) {
+    case 0: case 1:
+        if (op->rq != RQ_TFLITE || !op->mult) break;
+        lua_pushinteger(L, which ? op->shift[ch] : op->mult[ch]);
+        return 1;
+    case 2:
+        if (op->rq != RQ_FLOAT || !op->fscale) break;
+        lua_pushnumber(L, op->fscale[ch]);
+        return 1;
+    case 3:
+        if (!op->rq_shifts) break;
+        lua_pushinteger(L, op->rq_shifts[ch]);
+        return 1;
+    default:
+        if (op->rq != RQ_QUANTLIB || !op->mult) break;
+        lua_pushinteger(L, which == 4 ? op->mult[ch] : op->rq_add[ch]);
+        return 1;
+    }
+    return luaL_error(L, "d.%s: the layer's requantization is %s%s", names[which], requant_name(op->rq),
+                      op->rq_shifts ? " (shift)" : "");
+}
+
+static const struct {
+    const char *name, *ctype;
+    int elem;
+    double lo, hi;
+} ctypes[] = {
+    {"int8", "int8_t", 1, -128, 127}, {"uint8", "uint8_t", 1, 0, 255}, {"int16", "int16_t", 2, -32768, 32767},
+    {"int32", "int32_t", 4, -2147483648.0, 2147483647.0}, {"uint32", "uint32_t", 4, 0, 4294967295.0},
+    {"float", "float", 4, 0, 0},
+};
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+void target_constants(Target *t, int engine, const Graph *g, const Op *op, TileInfo *ti)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    lua_State *L = lt->L;
+    int ref = lt->const_ref[engine][op->kind];
+    if (ref == LUA_NOREF) return;
+    const char *where = arena_printf("%s.ops.%s.constants", t->engines[engine].name, op_name(op->kind));
+    cd.g = g;
+    cd.op = op;
+    cd.K = op->out_c;
+    cd.C = op->kind == OP_CONV2D ? op->in_c / (op->groups > 0 ? op->groups : 1) : op->in_c;
+    cd.KH = op->kind == OP_CONV2D ? op->k_h : 1;
+    cd.KW = op->kind == OP_CONV2D ? op->k_w : 1;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    push_op(L, g, op);
+    lua_newtable(L);
+    set_int(L, "K", cd.K); set_int(L, "C", cd.C); set_int(L, "KH", cd.KH); set_int(L, "KW", cd.KW);
+    set_int(L, "groups", op->kind == OP_CONV2D ? op->groups : 1);
+    lua_pushcfunction(L, cd_w);
+    lua_setfield(L, -2, "w");
+    lua_pushcfunction(L, cd_bias);
+    lua_setfield(L, -2, "bias");
+    static const char *const rq_names[] = {"mult", "shift", "scale", "rq_shift", "qmul", "qadd"};
+    for (int i = 0; i < 6; i++) {
+        lua_pushinteger(L, i);
+        lua_pushcclosure(L, cd_rq, 1);
+        lua_setfield(L, -2, rq_names[i]);
+    }
+    if (tpcall(L, 2, 1) != LUA_OK)
+        die("%s (in %s, for operator %d %s)", lua_error_line(L), where, op->src_index, op->src_name);
+    int line = fn_key_line(lt, ref, NULL);
+    if (!lua_istable(L, -1))
+        die("%s:%d: %s must return a table { name = { type = \"int8\", values = {...} }, ... }, got %s", t->path, line,
+            where, luaL_typename(L, -1));
+    /* the names, sorted: Lua's table order varies from run to run */
+    const char *names[17];
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) die("%s:%d: %s returned a key that is not a name", t->path, line, where);
+        const char *k = lua_tostring(L, -1);
+        int ok = strlen(k) <= 32 && ((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || *k == '_');
+        for (const char *c = k; ok && *c; c++)
+            ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+        if (!ok) die("%s:%d: %s: '%.40s' is not a name (a C identifier of at most 32 characters)", t->path, line, where, k);
+        if (n == 16) die("%s:%d: %s returned more than 16 arrays", t->path, line, where);
+        names[n++] = arena_strdup(k);
+    }
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    ti->consts = arena_alloc(sizeof(EngineConst) * (size_t)(n + 1));
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        const char *k = names[i];
+        int kl = fn_key_line(lt, ref, k);
+        lua_getfield(L, -1, k);
+        EngineConst c = {k, NULL, 0, 0, NULL};
+        int ty = -1;
+        if (lua_type(L, -1) == LUA_TSTRING) {             /* raw bytes */
+            size_t len;
+            const char *b = lua_tolstring(L, -1, &len);
+            c.ctype = "uint8_t";
+            c.elem = 1;
+            c.n = (int64_t)len;
+            c.data = memcpy(arena_alloc(len + 1), b, len);
+        } else if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "type");
+            const char *tn = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+            for (int q = 0; q < (int)(sizeof ctypes / sizeof ctypes[0]); q++)
+                if (!strcmp(tn, ctypes[q].name)) ty = q;
+            if (ty < 0)
+                die("%s:%d: %s.%s.type: expected int8, uint8, int16, int32, uint32 or float, got '%.20s'", t->path, kl, where, k, tn);
+            lua_pop(L, 1);
+            if (lua_getfield(L, -1, "values") != LUA_TTABLE) die("%s:%d: %s.%s.values: expected a list of numbers", t->path, kl, where, k);
+            lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
+            if (len > (1 << 24)) die("%s:%d: %s.%s: %lld values, at most %d", t->path, kl, where, k, (long long)len, 1 << 24);
+            c.ctype = ctypes[ty].ctype;
+            c.elem = ctypes[ty].elem;
+            c.n = len;
+            uint8_t *d = arena_alloc((size_t)len * (size_t)c.elem + 1);
+            for (lua_Integer j = 1; j <= len; j++) {
+                lua_rawgeti(L, -1, j);
+                int isnum;
+                lua_Number v = lua_tonumberx(L, -1, &isnum);
+                if (!isnum) die("%s:%d: %s.%s.values[%lld]: not a number", t->path, kl, where, k, (long long)j);
+                if (ty == 5) {
+                    float f = (float)v;
+                    memcpy(d + (j - 1) * 4, &f, 4);
+                } else {
+                    if (v != (lua_Number)(long long)v || v < ctypes[ty].lo || v > ctypes[ty].hi)
+                        die("%s:%d: %s.%s.values[%lld] = %.17g: not an integer in the %s range", t->path, kl, where, k,
+                            (long long)j, (double)v, ctypes[ty].name);
+                    uint64_t u = (uint64_t)(long long)v;
+                    for (int b = 0; b < c.elem; b++) d[(j - 1) * c.elem + b] = (uint8_t)(u >> (8 * b));
+                }
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+            c.data = d;
+        } else {
+            die("%s:%d: %s.%s: expected { type = \"int8\", values = {...} } or a string of bytes, got %s", t->path, kl,
+                where, k, luaL_typename(L, -1));
+        }
+        lua_pop(L, 1);
+        total += c.n * c.elem;
+        if (total > ((int64_t)64 << 20)) die("%s:%d: %s: more than 64 MiB of constants for one layer", t->path, kl, where);
+        if (!strcmp(k, "w")) {          /* the weights in the engine's layout */
+            if (c.elem != 1) die("%s:%d: %s.w: the weights are bytes (int8, uint8 or a string)", t->path, kl, where);
+            ti->wlayout = (const int8_t *)c.data;
+            ti->wlayout_bytes = (size_t)c.n;
+        } else if (!strcmp(k, "b")) {   /* the biases the engine adds */
+            if (ty != 3 || c.n != cd.K)
+                die("%s:%d: %s.b: the biases are %d int32 values (one per output channel)", t->path, kl, where, cd.K);
+            ti->bias = (const int32_t *)c.data;
+        } else {
+            ti->consts[ti->nconsts++] = c;
+        }
+    }
+    lua_pop(L, 1);
 }
 
 TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, const TileInfo *geo)

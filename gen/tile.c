@@ -958,6 +958,7 @@ void tile(Graph *g, Target *t)
         double peak = ts->macs_per_cycle > 0 ? ts->macs_per_cycle : eo->macs_per_cycle;
         ti->ideal_cycles = (peak > 0 ? (double)op->macs / peak : 0);
         weight_layout(g, op, ti);
+        target_constants(t, op->engine, g, op, ti);     /* the engine's own layout and data, if it states them */
         if (wm && wm->dma_bytes_per_cycle > 0 && ti->wlayout_bytes) ti->ideal_cycles += (double)(ti->wlayout_bytes + 4 * (size_t)ti->full[TD_K]) / wm->dma_bytes_per_cycle;
         op->tile = ti;
         op->est_cycles = ti->est_cycles + e->startup * ti->ntiles;

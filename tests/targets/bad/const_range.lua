@@ -1,0 +1,22 @@
+-- a constant outside its type's range is an error naming the array, the value and the line
+return target "t" {
+  clock_mhz = 100,
+  memory = { L2 = { size = 65536 }, SRAM = { size = 65536 }, WSRAM = { size = 16384 } },
+  cpu = { memory = "L2", requant = { "tflite" }, ops = { avgpool = {}, reshape = {}, fc = {}, softmax = {} } },
+  engines = {
+    npu = {
+      memory = "SRAM", weights = "WSRAM", requant = { "tflite" },
+      ops = {
+        conv2d = {
+          kernel = "kernels/npu.c", fn = "htc__npu_conv", template = "template_if.c.in",
+          tile = function(t, op)
+            return { maximize = t.K }
+          end,
+          constants = function(op, d)
+            return { m = { type = "int8", values = { 1, 300 } } }
+          end,
+        },
+      },
+    },
+  },
+}
