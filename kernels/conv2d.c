@@ -1793,6 +1793,20 @@ static HTC__UNUSED void htc__mve_im2col(const htc__conv_params *p, const int8_t 
     int32_t ky, kx, ky_lo, ky_hi, kx_lo, kx_hi;
     htc__conv_taps(iy0, p->dil_h, p->k_h, p->in_h, &ky_lo, &ky_hi);
     htc__conv_taps(ix0, p->dil_w, p->k_w, p->in_w, &kx_lo, &kx_hi);
+    if (p->dil_w == 1 && rowb <= 16) {
+        /* each kernel row: in_zp over the row, then its valid taps */
+        const int8x16_t z = vdupq_n_s8(zp);
+        const mve_pred16_t pr = vctp8q(HTC__CAST(uint32_t, rowb));
+        const mve_pred16_t pv = vctp8q(HTC__CAST(uint32_t, kx_hi > kx_lo ? (kx_hi - kx_lo) * in_c : 0));
+        for (ky = 0; ky < p->k_h; ky++, dst += rowb) {
+            vstrbq_p_s8(dst, z, pr);
+            if (ky >= ky_lo && ky < ky_hi) {
+                const int8_t *x = in_b + (size_t)(iy0 + ky * p->dil_h) * row_stride + (ix0 + kx_lo) * in_c;
+                vstrbq_p_s8(dst + kx_lo * in_c, vldrbq_z_s8(x, pv), pv);
+            }
+        }
+        return;
+    }
     for (ky = 0; ky < p->k_h; ky++, dst += rowb) {
         const int8_t *x = in_b + (size_t)(iy0 + ky * p->dil_h) * row_stride;
         if (ky < ky_lo || ky >= ky_hi || kx_lo >= kx_hi) {
