@@ -1627,7 +1627,10 @@ static HTC__INLINE void htc__conv2d_port(const htc__conv_params *p, const int8_t
 #endif
 
 #ifndef HTC__MVE_COLS
-#define HTC__MVE_COLS 640       /* windows of K up to this (5 K bytes of stack) */
+#define HTC__MVE_COLS 576       /* windows of K up to this (5 K bytes of stack) */
+#endif
+#ifndef HTC__MVE_COLS_S
+#define HTC__MVE_COLS_S 64      /* the smaller buffers, for K up to this */
 #endif
 
 /* Two output channels (weight rows u0, u1) over the four packed pixels:
@@ -1830,7 +1833,7 @@ static HTC__UNUSED int htc__conv2d_mve_ok(const htc__conv_params *p)
     return p->w_zp == 0 && p->k_h * p->k_w * p->in_c <= HTC__MVE_COLS;
 }
 
-static HTC__NOINLINE void htc__conv2d_mve(const htc__conv_params *p, const int8_t *in, int8_t *out)
+static HTC__INLINE void htc__conv2d_mve_buf(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int8_t *col)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c, out_c = p->out_c, off = -p->in_zp;
     const int32_t npix = p->out_h * p->out_w, out_w = p->out_w;
@@ -1840,7 +1843,6 @@ static HTC__NOINLINE void htc__conv2d_mve(const htc__conv_params *p, const int8_
     const int rows16 = p->dil_w == 1 && (rowb & 15) == 0;
     const mve_pred16_t prow = vctp8q(HTC__CAST(uint32_t, rowb < 16 ? rowb : 16));
     int32_t tb[4 * HTC__MVE_OC];
-    int8_t xb[4 * (HTC__MVE_COLS + 16)], col[HTC__MVE_COLS];
     int32_t oc, b, px, c, i;
     for (oc = 0; oc < out_c; oc += HTC__MVE_OC) {
         const int32_t noc = out_c - oc < HTC__MVE_OC ? out_c - oc : HTC__MVE_OC;
@@ -1897,6 +1899,21 @@ static HTC__NOINLINE void htc__conv2d_mve(const htc__conv_params *p, const int8_
         }
     }
 }
+
+/* the packing buffers on the stack, two sizes (the dispatcher is inlined
+   with the layer's constant parameters, so a model links the sizes its
+   layers use): small layers keep a small stack */
+static HTC__NOINLINE void htc__conv2d_mve_s(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    int8_t xb[4 * (HTC__MVE_COLS_S + 16)], col[HTC__MVE_COLS_S];
+    htc__conv2d_mve_buf(p, in, out, xb, col);
+}
+
+static HTC__NOINLINE void htc__conv2d_mve_l(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    int8_t xb[4 * (HTC__MVE_COLS + 16)], col[HTC__MVE_COLS];
+    htc__conv2d_mve_buf(p, in, out, xb, col);
+}
 #endif
 
 #ifdef HTC__DSP
@@ -1904,7 +1921,8 @@ static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, co
 {
 #ifdef HTC__MVE
     if (htc__conv2d_mve_ok(p)) {
-        htc__conv2d_mve(p, in, out);
+        if (p->k_h * p->k_w * p->in_c <= HTC__MVE_COLS_S) htc__conv2d_mve_s(p, in, out);
+        else htc__conv2d_mve_l(p, in, out);
         return;
     }
 #endif
