@@ -520,6 +520,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
 }
 
 static void emit_offload(const Graph *g, const Target *t, const Op *op, int li);
+static void device_account(const Graph *g, const Target *t, const Op *op, int li);
 
 /* Inside a cluster layer's function: the arguments the parallel entry
    point takes after the kernel's own (split, core, ncores), else NULL. */
@@ -867,6 +868,154 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     expand(t, eo->template_file);
 }
 
+/* ---- cascades: layers run band by band (gen/cascade.c) --------------------- */
+
+/* The step table of cascade ci: per step, each op's output rows [a, b)
+   and its row-mapped inputs' rows [lo, hi), each band buffer's first
+   row and the rows moved to its front before the step. */
+static void emit_cascade_table(const Cascade *cs, int ci)
+{
+    fprintf(F, "/* cascade %d: layers %d..%d, %d steps of %d output rows */\n", ci, cs->first, cs->last, cs->nsteps,
+            cs->band);
+    fprintf(F, "static const int32_t %s__cas%d[%d][%d] = {", N, ci, cs->nsteps, cs->ncols);
+    for (int s = 0; s < cs->nsteps; s++) {
+        fprintf(F, "%s\n    {", s ? "," : "");
+        for (int k = 0; k < cs->ncols; k++) fprintf(F, "%s%d", k ? ", " : "", cs->tab[(size_t)s * (size_t)cs->ncols + (size_t)k]);
+        fputc('}', F);
+    }
+    fprintf(F, "\n};\n");
+}
+
+/* elements of one row of a 4-D NHWC tensor */
+static int64_t row_elems(const Tensor *t) { return (int64_t)t->shape[2] * t->shape[3]; }
+
+/* The row of tensor x at the start of its storage in this step: a band
+   buffer's origin column, or 0 for a whole tensor. */
+static const char *origin(const Cascade *cs, int x)
+{
+    for (int i = 0; i < cs->nbuf; i++)
+        if (cs->buf[i] == x) return arena_printf("r[%d]", cs->col_buf[i]);
+    return "0";
+}
+
+/* pointer to row `row` (a C expression) of tensor x inside its storage */
+static const char *row_ptr(const Graph *g, const Cascade *cs, int x, const char *row, int is_const, int64_t elems_per_row)
+{
+    return arena_printf("%s + (size_t)(%s - %s) * %lld", ptr(g, x, is_const), row, origin(cs, x), (long long)elems_per_row);
+}
+
+static void emit_cascade(const Graph *g, const Target *t, const Cascade *cs, int ci, int offloaded)
+{
+    const Tensor *sink = &g->tensors[g->ops[cs->last].out[0]];
+    fprintf(F, "\n    /* cascade %d: layers %d..%d band by band, %d steps of %d rows of \"%s\"; band buffers keep the rows\n"
+               "       the next step reads again (no row is computed twice) */\n",
+            ci, cs->first, cs->last, cs->nsteps, cs->band, safe(sink->name));
+    fprintf(F, "    HTC_CHECK_BEGIN(\"%s\", %d, arena, %s_ARENA_SIZE);\n", N, cs->first, NU);
+    for (int i = 0; i < g->ntensors; i++) {     /* every arena buffer the cascade touches */
+        int used = 0;
+        for (int k = cs->first; k <= cs->last && !used; k++) {
+            const Op *op = &g->ops[k];
+            used |= op->out[0] == i;
+            for (int j = 0; j < op->nin; j++) used |= op->in[j] == i && reads_data(op, j);
+        }
+        if (!used) continue;
+        int64_t aoff;
+        int r = tensor_root(g, i, &aoff);
+        if (g->tensors[r].storage != ST_ARENA) continue;
+        fprintf(F, "    HTC_CHECK_BUFFER(\"%s\", %d, arena + %lld, %lld);\n", N, cs->first,
+                (long long)(g->tensors[r].offset + aoff), (long long)buffer_bytes(&g->tensors[i]));
+    }
+    fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"cascade\");\n", N, cs->first);
+    fprintf(F, "    {\n        int s_;\n        for (s_ = 0; s_ < %d; s_++) {\n            const int32_t *r = %s__cas%d[s_];\n",
+            cs->nsteps, N, ci);
+    for (int i = 0; i < cs->nbuf; i++) {
+        const Tensor *x = &g->tensors[cs->buf[i]];
+        int64_t re = row_elems(x);
+        fprintf(F, "            if (r[%d]) memmove(%s, %s + (size_t)r[%d] * %lld, (size_t)r[%d] * %lld);\n",
+                cs->col_buf[i] + 2, ptr(g, cs->buf[i], 0), ptr(g, cs->buf[i], 1), cs->col_buf[i] + 1, (long long)re,
+                cs->col_buf[i] + 2, (long long)(re * (int64_t)dtype_size(x->type)));
+    }
+    for (int k = cs->first; k <= cs->last; k++) {
+        const Op *op = &g->ops[k];
+        const Tensor *out = &g->tensors[op->out[0]];
+        int c = cs->col_op[k - cs->first];
+        const char *fn = arena_printf("%s%s", op->kernel_fn, op->variant ? op->variant : "");
+        const char *ty = op->params_type;
+        char a[16], lo[16];
+        snprintf(a, sizeof a, "r[%d]", c);
+        snprintf(lo, sizeof lo, "r[%d]", c + 2);
+        const char *o = row_ptr(g, cs, op->out[0], a, 0, row_elems(out));
+        fprintf(F, "            /* layer %d: %s #%d -> \"%s\" */\n", k, op->src_name, op->src_index, safe(out->name));
+        fprintf(F, "            if (r[%d] < r[%d]) {\n                %s p_ = %s__p%d;\n", c, c + 1, ty, N, k);
+        switch (op->kind) {
+        case OP_CONV2D: case OP_AVGPOOL: case OP_MAXPOOL: {
+            int s = op->kind == OP_CONV2D ? ((const htc__conv_params *)op->params)->stride_h
+                                          : ((const htc__pool_params *)op->params)->stride_h;
+            int pt = op->kind == OP_CONV2D ? ((const htc__conv_params *)op->params)->pad_top
+                                           : ((const htc__pool_params *)op->params)->pad_top;
+            fprintf(F, "                p_.in_h = r[%d] - r[%d];\n                p_.out_h = r[%d] - r[%d];\n"
+                       "                p_.pad_top = r[%d] - r[%d] * %d + %d;\n",
+                    c + 3, c + 2, c + 1, c, c + 2, c, s, pt);
+            fprintf(F, "                %s(&p_, %s, %s);\n", fn, row_ptr(g, cs, op->in[0], lo, 1, row_elems(&g->tensors[op->in[0]])), o);
+            break;
+        }
+        case OP_PAD: {
+            int pt = ((const htc__pad_params *)op->params)->before[2];
+            fprintf(F, "                p_.in_shape[2] = r[%d] - r[%d];\n"
+                       "                p_.before[2] = r[%d] > r[%d] ? r[%d] + %d - r[%d] : r[%d] - r[%d];\n"
+                       "                p_.after[2] = r[%d] - r[%d] - p_.before[2] - p_.in_shape[2];\n",
+                    c + 3, c + 2, c + 3, c + 2, c + 2, pt, c, c + 1, c, c + 1, c);
+            fprintf(F, "                %s(&p_, %s, %s);\n", fn, row_ptr(g, cs, op->in[0], lo, 1, row_elems(&g->tensors[op->in[0]])), o);
+            break;
+        }
+        case OP_ADD: case OP_MUL: {
+            const htc__binary_params *p = op->params;
+            const char *in[2];
+            int m = 0;
+            for (int j = 0; j < 2; j++) {
+                int hs = j ? p->b_stride[1] : p->a_stride[1];
+                const Tensor *x = &g->tensors[op->in[j]];
+                if (x->rank == 4 && x->shape[1] == out->shape[1] && hs > 0) {
+                    char l[16];
+                    snprintf(l, sizeof l, "r[%d]", c + 2 + 2 * m++);
+                    in[j] = row_ptr(g, cs, op->in[j], l, 1, hs);
+                } else {
+                    in[j] = ptr(g, op->in[j], 1);
+                }
+            }
+            fprintf(F, "                p_.out_shape[1] = r[%d] - r[%d];\n", c + 1, c);
+            fprintf(F, "                %s(&p_, %s, %s, %s);\n", fn, in[0], in[1], o);
+            break;
+        }
+        case OP_CONCAT: {
+            fprintf(F, "                {\n                    const void *const ins_[%d] = {", op->nin);
+            for (int j = 0; j < op->nin; j++) {
+                char l[16];
+                snprintf(l, sizeof l, "r[%d]", c + 2 + 2 * j);
+                fprintf(F, "%s%s", j ? ", " : "", row_ptr(g, cs, op->in[j], l, 1, row_elems(&g->tensors[op->in[j]])));
+            }
+            fprintf(F, "};\n                    p_.outer = (r[%d] - r[%d]) * %d;\n                    %s(&p_, ins_, %s);\n                }\n",
+                    c + 1, c, out->shape[2], fn, o);
+            break;
+        }
+        case OP_TABLE:
+            fprintf(F, "                p_.size = (r[%d] - r[%d]) * %lld;\n", c + 1, c, (long long)row_elems(out));
+            fprintf(F, "                %s(&p_, %s, %s);\n", fn, row_ptr(g, cs, op->in[0], lo, 1, row_elems(&g->tensors[op->in[0]])), o);
+            break;
+        default:
+            die("internal: layer %d (%s) cannot run in a cascade", k, op_name(op->kind));
+        }
+        fprintf(F, "            }\n");
+    }
+    fprintf(F, "        }\n    }\n");
+    if (offloaded)
+        for (int k = cs->first; k <= cs->last; k++) device_account(g, t, &g->ops[k], k);
+    fprintf(F, "    HTC_PROFILE_END(\"%s\", %d, \"cascade\");\n", N, cs->first);
+    /* only the cascade's output exists whole */
+    fprintf(F, "    HTC_TRACE(\"%s\", %d, %d, %s, %zu);\n", N, cs->last, sink->src_index, ptr(g, g->ops[cs->last].out[0], 1),
+            tensor_bytes(sink));
+}
+
 /* the device model's clock: accelerator layers wait for their engines,
    CPU layers cost what the target's per-kernel cost model says */
 static void device_account(const Graph *g, const Target *t, const Op *op, int li)
@@ -1073,6 +1222,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     emit_consts(g);
     fprintf(F, "/* ---- layer parameters ---- */\n");
     for (int i = 0; i < g->nops; i++) emit_params(g, &g->ops[i], i);
+    for (int i = 0; i < g->ncascades; i++) emit_cascade_table(&g->cascades[i], i);
 
     if (nvar) {                         /* the variable tensors' reset values */
         fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\nvoid %s_reset(void *arena_)\n{\n"
@@ -1099,6 +1249,12 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];
         const Tensor *out = &g->tensors[op->out[0]];
+        if (op->cascade) {
+            const Cascade *cs = &g->cascades[op->cascade - 1];
+            emit_cascade(g, t, cs, op->cascade - 1, offloaded);
+            i = cs->last;
+            continue;
+        }
         fprintf(F, "\n    /* layer %d: %s #%d on %s -> \"%s\" %s ", i, op->src_name, op->src_index,
                 t->engines[op->engine].name, safe(out->name), dtype_name(out->type));
         shape_str(F, out);

@@ -90,6 +90,7 @@ typedef struct {
     int first_use, last_use;    /* plan: lifetime in op steps */
     int64_t offset;             /* plan: byte offset in the arena, or -1 */
     int memory;                 /* plan: memory index in the target */
+    int band_rows;              /* cascade: rows of the tensor its band buffer holds (0: the whole tensor) */
 } Tensor;
 
 enum { ST_NONE, ST_CONST, ST_INPUT, ST_OUTPUT, ST_ARENA, ST_ALIAS };
@@ -255,6 +256,7 @@ typedef struct {
     int32_t add_shift[3];       /* qadd: a, b multipliers as left shifts over 2^m, m (exact_shift) */
     int32_t add_fixed;          /* qadd: fixed term times 2^m */
     struct TileInfo *tile;      /* offloaded op: the chosen tiling, or NULL */
+    int cascade;                /* cascade.c: 1 + index into Graph.cascades, or 0 (run layer by layer) */
 } Op;
 
 /* ---- tile.c: per offloaded layer, from one MILP ---------------------------- */
@@ -308,7 +310,42 @@ typedef struct {
     int ninputs, noutputs;
     int *inputs, *outputs;      /* graph inputs / outputs (tensor indices), no fixed count */
     uint32_t hash;              /* FNV-1a of the model bytes */
+    int ncascades;
+    struct Cascade *cascades;   /* cascade.c */
 } Graph;
+
+/* ---- cascade.c: consecutive layers executed band by band -------------------
+
+   Ops first..last run interleaved, one band of `band` output rows of op
+   `last` per step; every tensor produced and consumed inside (an internal
+   tensor) lives in a band buffer of Tensor.band_rows rows that keeps the
+   rows its consumers still need (the halo) from one step to the next, so
+   no row is computed twice. The step table gives, per step, each op's
+   output rows [a, b), each row-mapped input's rows [lo, hi), and per band
+   buffer the absolute row at its start and the rows moved to its front. */
+typedef struct Cascade {
+    int first, last;            /* op range in execution order */
+    int band;                   /* output rows of op `last` per step */
+    int nsteps, ncols;
+    int32_t *tab;               /* [nsteps][ncols] */
+    int *col_op;                /* [last - first + 1]: column of op's a (b follows), then its inputs' lo, hi */
+    int nbuf;                   /* band buffers (internal tensors) */
+    int *buf;                   /* [nbuf] tensor indices */
+    int *col_buf;               /* [nbuf]: columns origin, move-from, move-rows */
+    int64_t ram_before, ram_after;   /* modelled peak live bytes over first..last: layer by layer, cascaded */
+    int64_t moved_bytes;        /* halo rows moved per inference */
+    int64_t extra_macs;         /* MACs beyond the layer-by-layer count (0: no row is recomputed) */
+    int64_t calls;              /* kernel calls per inference (layer by layer: last - first + 1) */
+    double overhead_cycles;     /* modelled: moves and per-call set-up */
+} Cascade;
+
+typedef struct {
+    int minimise_ram;           /* --cascade: the least peak RAM within max_overhead */
+    int64_t ram_limit;          /* --ram-limit BYTES: the least overhead within this peak (0: none) */
+    double max_overhead;        /* --max-overhead PCT: modelled overhead bound, fraction of the estimate */
+    int fit_memory;             /* ram_limit is the memory's size: when cascades cannot meet it, the
+                                   least peak they reach (plan_check then names the shortfall) */
+} CascadeOptions;
 
 /* The tensor whose storage t uses (t itself unless an alias) and, in *off,
    t's byte offset inside it. */
@@ -499,6 +536,9 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path);
    in float (as onnxruntime does) instead of refused. */
 void onnx_float_fallback(int on);
 void lower(Graph *g);                           /* lower.c */
+/* Groups layers into cascades (gen/cascade.c); per_layer: the planned
+   layer-by-layer arena's lower bound, for the report. */
+void cascade(Graph *g, Target *t, const CascadeOptions *o, int64_t per_layer);
 void dispatch(Graph *g, Target *t);             /* dispatch.c */
 typedef struct {
     int64_t arena_size;         /* bytes, a multiple of the alignment */
@@ -512,11 +552,17 @@ typedef struct {
     int ninplace;               /* element-wise ops computed in place */
     int reordered;              /* ops run in a memory-aware order, not the model's */
     int64_t original_bound;     /* the lower bound in the model's own order */
+    int64_t per_layer_bound;    /* cascades: the layer-by-layer lower bound they improve on (else 0) */
     int nstack;                 /* stacks measured with --stack-cc */
     const char *stack_cc[4];
     int64_t stack_bytes[4];
 } Plan;
 Plan *plan(Graph *g, Target *t);                /* plan.c */
+/* plan() without the check that the arena fits the memory (plan_check). */
+Plan *plan_try(Graph *g, Target *t);
+void plan_check(const Graph *g, const Target *t, const Plan *p);
+/* Bytes of t's buffer: the whole tensor, or its band buffer in a cascade. */
+int64_t buffer_bytes(const Tensor *t);
 int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *));   /* sweep.c: htc sweep */
 /* verify.c: htc verify; pipeline: main.c's read -> ... -> plan */
 int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *model, const char *target, const char *debug,

@@ -42,6 +42,11 @@ static const char usage[] =
     "  -t, --target FILE   target description (targets/cpu.lua, ...)\n"    "  -D NAME=VALUE       set a parameter the target file declares (repeatable; see htc targets FILE)\n"
     "  --help-target       describe the target given with -t, its parameters included\n"
     "  -d PASS             dump the graph after PASS (read, lower, dispatch, plan) to stderr\n"
+    "  --cascade           run chains of layers band by band (cascades): the least peak RAM whose\n"
+    "                      modelled overhead is within --max-overhead (default 5%% of the estimate)\n"
+    "  --ram-limit BYTES   cascades: the least overhead that keeps the activations within BYTES\n"
+    "                      (default: cascades only when the layer-by-layer arena exceeds the memory)\n"
+    "  --max-overhead PCT  with --cascade: the modelled overhead bound, percent of the estimated cycles\n"
     "  --bind NAME=FILE    ONNX: graph input NAME is a constant read from FILE (raw bytes,\n"
     "                      or a TensorProto if FILE ends in .pb)\n"
     "  --float-fallback    ONNX: QDQ groups onnxruntime computes in float (unfused Conv, Add,\n"
@@ -66,6 +71,9 @@ typedef struct {
     long repeat;
     char *cmdline;
 } Options;
+
+/* --cascade, --ram-limit, --max-overhead (read by the pipeline) */
+static CascadeOptions cascade_opts = {0, 0, 0.05, 0};
 
 static int is_ident(const char *s)
 {
@@ -193,6 +201,21 @@ static void parse(Options *o, int argc, char **argv)
                 die("-d '%s': unknown pass (expected read, lower, dispatch or plan)", o->debug);
         }
         else if (!strcmp(a, "--json")) o->json = 1;
+        else if (!strcmp(a, "--cascade")) cascade_opts.minimise_ram = 1;
+        else if (!strcmp(a, "--ram-limit") || !strcmp(a, "--max-overhead")) {
+            const char *v = VALUE();
+            char *end;
+            errno = 0;
+            double x = strtod(v, &end);
+            if (!*v || *end || errno || !(x >= 0) || x > 1e15)
+                die("%s needs a non-negative number, got '%s'", a, v);
+            if (a[2] == 'r') {
+                if (x < 1 || x != (double)(int64_t)x) die("--ram-limit needs a byte count, got '%s'", v);
+                cascade_opts.ram_limit = (int64_t)x;
+            } else {
+                cascade_opts.max_overhead = x / 100;
+            }
+        }
         else if (!strcmp(a, "--check")) o->check = 1;
         else if (!strcmp(a, "--float-fallback")) onnx_float_fallback(1);
         else if (!strcmp(a, "--shape")) shape_parse(VALUE());
@@ -451,7 +474,25 @@ static Plan *pipeline(const char *model, const char *target, const char *debug, 
     dispatch(g, t);
     if (debug && !strcmp(debug, "dispatch")) dump_graph(stderr, g, "dispatch");
     tile(g, t);
-    Plan *p = plan(g, t);
+    /* layer by layer first; then cascades when asked for, or when that
+       arena does not fit the memory, and the plan again */
+    Plan *p = plan_try(g, t);
+    if (cascade_opts.minimise_ram || cascade_opts.ram_limit || p->arena_size > t->memories[p->memory].size) {
+        CascadeOptions co = cascade_opts;
+        if (!co.minimise_ram && !co.ram_limit) {
+            co.ram_limit = t->memories[p->memory].size;
+            co.fit_memory = 1;
+        }
+        cascade(g, t, &co, p->lower_bound);
+        if (g->ncascades) {
+            Plan *q = plan_try(g, t);
+            q->per_layer_bound = p->lower_bound;
+            q->reordered = p->reordered;
+            q->original_bound = p->original_bound;
+            p = q;
+        }
+    }
+    plan_check(g, t, p);
     if (debug && !strcmp(debug, "plan")) dump_graph(stderr, g, "plan");
     *gp = g;
     *tp = t;

@@ -29,6 +29,7 @@ static int64_t align_up(int64_t x, int a) { return (x + a - 1) / a * a; }
    so the output may overwrite an input of the same size that dies there. */
 static int inplace_kind(const Op *op)
 {
+    if (op->cascade) return 0;      /* band buffers: rows of different tensors do not line up */
     switch (op->kind) {
     case OP_ADD: case OP_MUL: return op->rq == RQ_TFLITE && !op->broadcast;
     case OP_TABLE: return op->rq == RQ_TFLITE;
@@ -72,7 +73,7 @@ static int concat_in_place(Graph *g, int *nalias, const int *first_prod)
     int n = 0;
     for (int s = 0; s < g->nops; s++) {
         Op *op = &g->ops[s];
-        if (op->kind != OP_CONCAT || ((const htc__concat_params *)op->params)->outer != 1) continue;
+        if (op->kind != OP_CONCAT || op->cascade || ((const htc__concat_params *)op->params)->outer != 1) continue;
         Tensor *out = &g->tensors[op->out[0]];
         if (out->storage != ST_ARENA) continue;
         int ok = 1;
@@ -183,17 +184,21 @@ static void lifetimes(Graph *g, const int *root)
     }
     for (int s = 0; s < g->nops; s++) {
         Op *op = &g->ops[s];
+        /* the ops of a cascade run interleaved: each of their tensors is
+           live over the whole cascade */
+        int lo = op->cascade ? g->cascades[op->cascade - 1].first : s;
+        int hi = op->cascade ? g->cascades[op->cascade - 1].last : s;
         for (int k = 0; k < op->nout; k++) {
             Tensor *t = &g->tensors[root[op->out[k]]];
             g->tensors[op->out[k]].producer = s;
-            if (t->first_use < 0) t->first_use = s;
-            if (t->last_use < s) t->last_use = s;
+            if (t->first_use < 0 || t->first_use > lo) t->first_use = lo;
+            if (t->last_use < hi) t->last_use = hi;
         }
         for (int k = 0; k < op->nin; k++) {
             if (op->in[k] < 0) continue;
             Tensor *t = &g->tensors[root[op->in[k]]];
-            if (t->first_use < 0) t->first_use = s;
-            if (t->last_use < s) t->last_use = s;
+            if (t->first_use < 0 || t->first_use > lo) t->first_use = lo;
+            if (t->last_use < hi) t->last_use = hi;
         }
     }
     for (int i = 0; i < g->ntensors; i++)       /* state kept between runs: never shared */
@@ -449,7 +454,7 @@ static int64_t storage(Graph *g, Plan *p, Bufs *b)
         tt->memory = p->memory;
         if (tt->storage != ST_ARENA || tt->first_use < 0) continue;
         b->id[b->n] = i;
-        b->size[b->n] = align_up((int64_t)tensor_bytes(tt), p->alignment);
+        b->size[b->n] = align_up(buffer_bytes(tt), p->alignment);
         b->first[b->n] = tt->first_use;
         b->last[b->n] = tt->last_use;
         b->n++;
@@ -591,7 +596,7 @@ static int schedule(Graph *g, const Op *orig)
     return 1;
 }
 
-Plan *plan(Graph *g, Target *t)
+Plan *plan_try(Graph *g, Target *t)
 {
     Plan *p = arena_alloc(sizeof *p);
     p->memory = t->engines[0].act_memory;
@@ -611,7 +616,7 @@ Plan *plan(Graph *g, Target *t)
     Op *orig = arena_alloc(sizeof(Op) * (size_t)(g->nops + 1));
     memcpy(orig, g->ops, sizeof(Op) * (size_t)g->nops);
     p->original_bound = p->lower_bound;
-    if (schedule(g, orig)) {
+    if (!g->ncascades && schedule(g, orig)) {     /* cascades were chosen for this order */
         int64_t lb = storage(g, p, &b);
         if (lb < p->lower_bound) {
             p->lower_bound = lb;
@@ -646,10 +651,20 @@ Plan *plan(Graph *g, Target *t)
     flatten_aliases(g);
     p->total_ms = now_ms() - t0;
     for (int i = 0; i < b.n; i++) g->tensors[b.id[i]].offset = b.off[i];
+    return p;
+}
 
+void plan_check(const Graph *g, const Target *t, const Plan *p)
+{
     const Memory *m = &t->memories[p->memory];
     if (p->arena_size > m->size)
         die("%s: the arena needs %lld bytes but memory %s of target '%s' has %lld",
             g->path, (long long)p->arena_size, m->name, t->name, (long long)m->size);
+}
+
+Plan *plan(Graph *g, Target *t)
+{
+    Plan *p = plan_try(g, t);
+    plan_check(g, t, p);
     return p;
 }

@@ -68,6 +68,55 @@ static int float_op(const Graph *g, const Op *op)
     return g->tensors[op->out[0]].type == DT_FLOAT32;
 }
 
+/* Cascades (gen/cascade.c): per cascade the layers, band height, modelled
+   peak before and after, halo bytes moved, calls and extra MACs. */
+static void cascades_print(FILE *f, const Graph *g, const Plan *p, int json)
+{
+    if (json) {
+        fprintf(f, ",\n  \"per_layer_bound\": %lld,\n  \"cascades\": [", (long long)(p->per_layer_bound ? p->per_layer_bound : p->lower_bound));
+        for (int i = 0; i < g->ncascades; i++) {
+            const Cascade *c = &g->cascades[i];
+            fprintf(f, "%s\n    {\"first\": %d, \"last\": %d, \"band\": %d, \"steps\": %d, \"ram_before\": %lld, "
+                       "\"ram_after\": %lld, \"moved_bytes\": %lld, \"calls\": %lld, \"extra_macs\": %lld, "
+                       "\"overhead_cycles\": %.0f, \"buffers\": [",
+                    i ? "," : "", c->first, c->last, c->band, c->nsteps, (long long)c->ram_before, (long long)c->ram_after,
+                    (long long)c->moved_bytes, (long long)c->calls, (long long)c->extra_macs, c->overhead_cycles);
+            for (int k = 0; k < c->nbuf; k++) {
+                const Tensor *x = &g->tensors[c->buf[k]];
+                fprintf(f, "%s{\"tensor\": %d, \"rows\": %d, \"of\": %d, \"bytes\": %lld}", k ? ", " : "", x->src_index,
+                        x->band_rows, x->shape[1], (long long)buffer_bytes(x));
+            }
+            fprintf(f, "]}");
+        }
+        fprintf(f, "%s]", g->ncascades ? "\n  " : "");
+        return;
+    }
+    if (!g->ncascades) return;
+    fprintf(f, "\ncascades: layers run band by band; a band buffer keeps the rows the next band reads again (a kept\n"
+               "halo: no row is computed twice, where recomputing halos would cost MACs for the same buffers)\n");
+    fprintf(f, "%3s  %-9s %5s %6s %11s %11s %11s %11s %7s %10s %11s\n", "#", "layers", "band", "steps", "peak before",
+            "peak after", "saved", "halo moved", "calls", "extra MACs", "overhead");
+    double over = 0;
+    for (int i = 0; i < g->ncascades; i++) {
+        const Cascade *c = &g->cascades[i];
+        char l[24];
+        snprintf(l, sizeof l, "%d..%d", c->first, c->last);
+        fprintf(f, "%3d  %-9s %5d %6d %11lld %11lld %11lld %11lld %7lld %10lld %11.0f\n", i, l, c->band, c->nsteps,
+                (long long)c->ram_before, (long long)c->ram_after, (long long)(c->ram_before - c->ram_after),
+                (long long)c->moved_bytes, (long long)c->calls, (long long)c->extra_macs, c->overhead_cycles);
+        over += c->overhead_cycles;
+        fprintf(f, "     band buffers:");
+        for (int k = 0; k < c->nbuf; k++) {
+            const Tensor *x = &g->tensors[c->buf[k]];
+            fprintf(f, " t%d %d/%d rows (%lld B)%s", x->src_index, x->band_rows, x->shape[1], (long long)buffer_bytes(x),
+                    k + 1 < c->nbuf ? "," : "\n");
+        }
+    }
+    fprintf(f, "per-layer bound %lld bytes -> arena %lld bytes (%.3f); modelled overhead %.0f cycles\n",
+            (long long)p->per_layer_bound, (long long)p->arena_size,
+            p->per_layer_bound ? (double)p->arena_size / (double)p->per_layer_bound : 1.0, over);
+}
+
 void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
 {
     int ntiled = 0;
@@ -151,6 +200,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
             ideal_total(g, &ideal, &ms);
             fprintf(f, ",\n  \"ideal_cycles\": %.0f,\n  \"tile_ms\": %.3f", ideal, ms);
         }
+        cascades_print(f, g, p, 1);
         fprintf(f, "\n}\n");
         return;
     }
@@ -190,6 +240,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                 (long long)p->stack_bytes[i], (long long)(p->arena_size + p->stack_bytes[i]));
     fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
+    cascades_print(f, g, p, 0);
     if (!ntiled) return;
     fprintf(f, "\noffloaded layers: exact optimum of the target's objective per layer (enumeration or lp_solve MILP)\n");
     fprintf(f, "%3s  %-8s %-5s %-22s %-22s %6s %9s %7s %9s %11s %11s %8s\n", "#", "engine", "geom", "layer K,C,OY,OX",
@@ -241,17 +292,29 @@ void report_svg(FILE *f, Graph *g, Target *t, Plan *p)
         const Tensor *tt = &g->tensors[i];
         if (tt->storage != ST_ARENA || tt->offset < 0) continue;
         double x = L + sx * tt->first_use, w = sx * (tt->last_use - tt->first_use + 1);
-        double y = T + sy * (double)tt->offset, h = sy * (double)tensor_bytes(tt);
+        double y = T + sy * (double)tt->offset, h = sy * (double)buffer_bytes(tt);
         unsigned hue = (unsigned)(c++ * 137) % 360;
         fprintf(f, "<g class=\"buffer\" data-tensor=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                    "fill=\"hsl(%u,60%%,70%%)\" stroke=\"#333\" stroke-width=\"0.5\"><title>",
                 i, x, y, w, h > 0.5 ? h : 0.5, hue);
         for (const char *s = tt->name; *s; s++) fputs(*s == '<' ? "&lt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, f);
         fprintf(f, " (tensor %d): %zu bytes at offset %lld, live layers %d..%d</title></rect>", tt->src_index,
-                tensor_bytes(tt), (long long)tt->offset, tt->first_use, tt->last_use);
+                (size_t)buffer_bytes(tt), (long long)tt->offset, tt->first_use, tt->last_use);
         if (h > 12 && w > 30)
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\">t%d</text>", x + 2, y + 10, tt->src_index);
         fputs("</g>\n", f);
+    }
+    /* cascades: the layers they interleave, dashed, with their band */
+    for (int i = 0; i < g->ncascades; i++) {
+        const Cascade *cs = &g->cascades[i];
+        double x = L + sx * cs->first, w = sx * (cs->last - cs->first + 1);
+        fprintf(f, "<g class=\"cascade\" data-first=\"%d\" data-last=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                   "height=\"%.1f\" fill=\"none\" stroke=\"#c00\" stroke-dasharray=\"4 3\"><title>cascade %d: layers %d..%d "
+                   "in %d bands of %d rows; peak %lld -> %lld bytes, %lld halo bytes moved, %lld extra MACs</title></rect>"
+                   "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\">cascade %d: band %d</text></g>\n",
+                cs->first, cs->last, x, T, w, H - T - B, i, cs->first, cs->last, cs->nsteps, cs->band,
+                (long long)cs->ram_before, (long long)cs->ram_after, (long long)cs->moved_bytes, (long long)cs->extra_macs,
+                x + 2, T - 4, i, cs->band);
     }
     fputs("</svg>\n", f);
 }
