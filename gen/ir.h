@@ -527,6 +527,9 @@ void shape_options_check(const char *model);
    stays the only line when compiling fails). */
 void note_later(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void onnx_lower(Graph *g);                      /* onnx.c: lower() of ONNX graphs */
+/* After onnx_read: NULL, or a note that the model multiplies uint8
+   activations by int8 weights (onnxruntime's answer depends on the CPU). */
+const char *onnx_u8s8_note(void);
 /* qlib.c: QuantLib's integer form (float tensors holding integers,
    RequantShift, ...): does the decoded ONNX graph (an Onnx__GraphProto) have
    it, and its IR (called by onnx_read). */

@@ -518,6 +518,8 @@ int main(int argc, char **argv)
         p->stack_bytes[i] = stack_measure(g, t, p, &eo, o.stack_cc[i]);
     }
     p->nstack = o.nstack;
+    if (!strcmp(o.cmd, "run") && onnx_u8s8_note())
+        note_later("%s: %s", g->path, onnx_u8s8_note());
     notes_print();
     if (!strcmp(o.cmd, "compile")) {
         if (!o.out) die("compile: no output file given (-o OUT.h)");

@@ -85,6 +85,9 @@ void onnx_float_fallback(int on) { FLOAT_FALLBACK = on; }
 
 static const char *PATH;
 static const Onnx__NodeProto *NODE;
+/* The first op that multiplies uint8 activations by int8 weights, or NULL
+   (onnx_u8s8_note). */
+static const char *U8S8_NODE;
 static int NODE_INDEX;
 
 static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
@@ -765,6 +768,24 @@ static void conv_geometry(const Onnx__NodeProto *n, int in_h, int in_w, int k_h,
 
 /* ---- builders: one integer op each ------------------------------------------ */
 
+/* Remembers the first op with uint8 activations (as onnxruntime runs it)
+   and int8 weights: onnxruntime's u8s8 kernels saturate on x86-64 without
+   VNNI, so its answer for such a model depends on the CPU. */
+static void note_u8s8(const QP *xq, DType wtype)
+{
+    if (!U8S8_NODE && xq->type == DT_UINT8 && wtype == DT_INT8)
+        U8S8_NODE = arena_printf("node %d '%s' (%s)", NODE_INDEX, NODE->name ? NODE->name : "", NODE->op_type);
+}
+
+const char *onnx_u8s8_note(void)
+{
+    if (!U8S8_NODE) return NULL;
+    return arena_printf("%s multiplies uint8 activations by int8 weights: these outputs are the exact integer "
+                        "sums, which onnxruntime computes with VNNI or on Arm64; on x86-64 without VNNI its u8s8 "
+                        "kernels saturate pairs of products to 16 bits and its answer may differ (README, \"Which "
+                        "onnxruntime answer\")", U8S8_NODE);
+}
+
 /* float(a * b) / c, in float as onnxruntime computes x_scale * w_scale / y_scale */
 static float scale3(float a, float b, float c)
 {
@@ -821,6 +842,7 @@ static void build_conv(Val *x, const QP *xq, Val *wv, const QP *wq, Val *bv, con
     float xs;
     int32_t xzp;
     per_tensor(xq, "input", &xs, &xzp);
+    note_u8s8(xq, w->type);
     int32_t oshape[4] = {N, M, oh, ow};
     Val *y = out_val(0, yq ? yq->type : DT_INT32, 4, oshape, 1, yq ? DT_INT8 : DT_INT32);
     (void)ytype;
@@ -903,6 +925,7 @@ static void build_matmul(Val *a, const QP *aq, Val *bv, const QP *bq, Val *cv, c
     float as;
     int32_t azp;
     per_tensor(aq, "input", &as, &azp);
+    note_u8s8(aq, b->type);
     int32_t oshape[MAX_RANK];
     memcpy(oshape, a->shape, sizeof(int32_t) * (size_t)a->rank);
     oshape[a->rank - 1] = N;

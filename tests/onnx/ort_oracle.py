@@ -97,13 +97,171 @@ def run(exe, tmp, inputs, repeat=0):
     return [data[i * n:(i + 1) * n] for i in range(len(inputs))], p.stdout
 
 
-def ort_session(model, level=None):
+# ---- the oracle: onnxruntime's answer, the same on every host -------------
+#
+# onnxruntime's answer for a uint8-activation x int8-weight product depends
+# on the CPU it runs on. MLAS computes QLinearConv, QGemm, QLinearMatMul,
+# MatMulInteger (and the QDQ groups fused into them) with its u8s8 kernels,
+# which on x86-64 without VNNI (AVX2 and AVX-512 without VNNI: pmaddubsw,
+# two products summed in saturating 16 bits; also SSE4.1 in the Windows
+# build) saturate when x * w + x' * w' leaves int16, and with AVX-VNNI /
+# AVX512-VNNI / AMX (vpdpbusd) or on Arm64 (UDOT / widening multiplies) sum
+# in 32 bits, exactly. The exact integer sum is the one answer that does not
+# depend on the host, and the one htc computes.
+#
+# The oracle gets it from onnxruntime itself: it stores each such constant
+# int8 weight as uint8 (w + 128, zero point + 128: the same integers
+# w - zero point), so onnxruntime runs its u8u8 kernels, which are exact on
+# every host (AVX2 / AVX-512: operands widened to 16 bits, vpmaddwd; AVX-VNNI-
+# INT8: vpdpbuud; depthwise: 16-bit products widened to 32; Arm64: UDOT),
+# with the same requantization (MlasRequantizeOutput) as the u8s8 path. This
+# is the rewrite onnxruntime's own session option session.x64quantprecision
+# performs (QDQS8ToU8Transformer / Avx2WeightS8ToU8Transformer); the oracle
+# does it on the model instead of setting the option because that option
+# also rewrites int8-activation QGemm nodes into int8 x uint8, a pair
+# onnxruntime has no kernel for. It is done on every host (the option only
+# acts on x86-64), so the kernels the tests compare with are the same
+# everywhere. What is rewritten:
+#   - QLinearConv / QGemm / QLinearMatMul / MatMulInteger whose activation
+#     input is uint8 and whose weight (input B) is a constant int8 tensor;
+#   - DequantizeLinear of a constant int8 tensor whose every consumer reads
+#     it as the weight (input 1) of a Conv, Gemm or MatMul: the float values
+#     are the same, and where onnxruntime fuses the group (x86-64 fuses only
+#     uint8 activations, its QDQS8ToU8Transformer makes them uint8) the fused
+#     op is u8u8.
+# tests/test_onnx.py test_oracle_rewrite_keeps_graph checks that the rewrite
+# changes none of onnxruntime's fusion decisions (the optimised graphs have
+# the same nodes) on the zoo. Float kernels are not affected. What stays
+# host-dependent is listed in README ("Which onnxruntime answer").
+
+_WEIGHT_OPS = {  # op type: (activation input, its zero point, weight input, its zero point)
+    "QLinearConv": (0, 2, 3, 5),
+    "QLinearMatMul": (0, 2, 3, 5),
+    "QGemm": (0, 2, 3, 5),
+    "MatMulInteger": (0, 2, 1, 3),
+}
+
+
+def _elem_types(g):
+    """Element type of every value we can tell without shape inference."""
+    t = {}
+    for v in list(g.input) + list(g.value_info) + list(g.output):
+        if v.type.HasField("tensor_type"):
+            t[v.name] = v.type.tensor_type.elem_type
+    for i in g.initializer:
+        t[i.name] = i.data_type
+    for n in g.node:
+        zp = {"QuantizeLinear": 2, "QLinearConv": 7, "QLinearMatMul": 7, "QGemm": 7, "QLinearAdd": 7,
+              "QLinearMul": 7, "QLinearConcat": 2, "QLinearAveragePool": 4, "QLinearGlobalAveragePool": 4,
+              "QLinearSigmoid": 4, "QLinearLeakyRelu": 4, "QLinearSoftmax": 4}.get(n.op_type)
+        if n.op_type == "DynamicQuantizeLinear":
+            t[n.output[0]] = 2
+        elif zp is not None and n.output:
+            t.setdefault(n.output[0], t.get(n.input[zp], 2) if len(n.input) > zp and n.input[zp] else 2)
+        elif n.op_type in ("Reshape", "Transpose", "Flatten", "Squeeze", "Unsqueeze", "MaxPool", "Identity",
+                           "Slice", "Split", "Gather", "Pad", "Resize", "DepthToSpace", "SpaceToDepth"):
+            if n.input and n.input[0] in t:
+                for o in n.output:
+                    t.setdefault(o, t[n.input[0]])
+    return t
+
+
+def exact_model(model):
+    """MODEL (a path, bytes or ModelProto) with its constant int8 weights of
+    uint8-activation integer products stored as uint8: see the comment
+    above. Returns (serialized model, number of tensors rewritten)."""
+    import onnx
+    from onnx import numpy_helper
+    if isinstance(model, onnx.ModelProto):
+        m = onnx.ModelProto()
+        m.CopyFrom(model)
+    elif isinstance(model, (bytes, bytearray)):
+        m = onnx.load_from_string(bytes(model))
+    else:
+        m = onnx.load(model)
+    g = m.graph
+    inits = {i.name: i for i in g.initializer}
+    types = _elem_types(g)
+    consumers = {}
+    for n in g.node:
+        for k, name in enumerate(n.input):
+            consumers.setdefault(name, []).append((n, k))
+    made = {}
+
+    def u8(name, like=None):
+        """The uint8 twin of int8 initializer NAME (or, NAME None, a zero
+        point 128 shaped like the scale LIKE)."""
+        key = name or ("zp128", like)
+        if key not in made:
+            if name is None:
+                a = np.full(numpy_helper.to_array(inits[like]).shape, 128, np.uint8)
+                new = "%s_zp128_u8" % like
+            else:
+                a = (numpy_helper.to_array(inits[name]).astype(np.int16) + 128).astype(np.uint8)
+                new = name + "_s8_to_u8"
+            g.initializer.append(numpy_helper.from_array(a, new))
+            inits[new] = g.initializer[-1]
+            made[key] = new
+        return made[key]
+
+    def s8_const(name):
+        return name in inits and inits[name].data_type == onnx.TensorProto.INT8
+
+    count = 0
+    for n in g.node:
+        if n.domain not in ("", "ai.onnx", "com.microsoft") or n.op_type not in _WEIGHT_OPS:
+            continue
+        a, az, w, wz = _WEIGHT_OPS[n.op_type]
+        act = types.get(n.input[az]) if len(n.input) > az and n.input[az] else types.get(n.input[a])
+        if act != onnx.TensorProto.UINT8 or len(n.input) <= w or not s8_const(n.input[w]):
+            continue
+        has_zp = len(n.input) > wz and n.input[wz]
+        if has_zp and not s8_const(n.input[wz]):
+            continue
+        if not has_zp and n.op_type != "MatMulInteger":
+            continue
+        n.input[w] = u8(n.input[w])
+        if has_zp:
+            n.input[wz] = u8(n.input[wz])
+        else:
+            while len(n.input) < wz:
+                n.input.append("")
+            g.initializer.append(numpy_helper.from_array(np.uint8(128), n.name + "_wzp128_u8"))
+            n.input.append(n.name + "_wzp128_u8")
+        count += 1
+    for n in g.node:
+        if n.op_type != "DequantizeLinear" or n.domain not in ("", "ai.onnx") or not s8_const(n.input[0]):
+            continue
+        uses = consumers.get(n.output[0], [])
+        if not uses or any(c.op_type not in ("Conv", "Gemm", "MatMul") or k != 1 for c, k in uses):
+            continue
+        has_zp = len(n.input) > 2 and n.input[2]
+        if (has_zp and not s8_const(n.input[2])) or n.input[1] not in inits:
+            continue
+        n.input[0] = u8(n.input[0])
+        if has_zp:
+            n.input[2] = u8(n.input[2])
+        else:
+            while len(n.input) < 2:
+                n.input.append("")
+            n.input.append(u8(None, n.input[1]))
+        count += 1
+    return m.SerializeToString(), count
+
+
+def ort_session(model, level=None, exact=True):
+    """onnxruntime's CPU session on one thread. exact (the default, the
+    oracle): on exact_model(MODEL), whose integer products onnxruntime
+    computes exactly on every host; False: the model as it is (onnxruntime's
+    own answer on this host)."""
     import onnxruntime as ort
     so = ort.SessionOptions()
     so.log_severity_level = 3
     so.intra_op_num_threads = 1
     if level is not None:
         so.graph_optimization_level = level
+    if exact:
+        model = exact_model(model)[0]
     return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
 
 
