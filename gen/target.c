@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <stdlib.h>
 #include <stdarg.h>
@@ -576,6 +577,76 @@ static const char expr_prelude[] =
     "  end})\n"
     "end\n";
 
+/* include "cpus/mcu.lua": a Lua file shared by several targets, run once in
+   the same sandbox and its value returned (later includes of the same file
+   get the same value, as require does). The name is relative and stays
+   inside its directory: no absolute path, no "..", a regular file (not a
+   link), looked up next to the including file, then in HTC_HOME/targets
+   and the install's targets/. Errors inside it name its own file:line. */
+#define INCLUDE_DEPTH 16
+static int include_depth;
+
+static int l_include(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    int ok = name[0] && name[0] != '/' && strlen(name) < 256;
+    for (const char *c = name; ok && *c; c++)
+        ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+             *c == '-' || *c == '.' || *c == '/';
+    if (ok) ok = !strstr(name, "..") && !strstr(name, "//") && !strstr(name, "/./") && strncmp(name, "./", 2);
+    if (!ok)
+        return luaL_error(L, "include '%s': a relative path of letters, digits, '_', '-', '.' and '/' without '..'",
+                          name);
+    /* the including file's directory, from its chunk name "@path" */
+    lua_Debug ar;
+    const char *dir = ".";
+    if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "S", &ar) && ar.source[0] == '@') {
+        const char *src = ar.source + 1, *sl = strrchr(src, '/');
+        dir = sl ? arena_printf("%.*s", (int)(sl - src), src) : ".";
+    }
+    const char *home = getenv("HTC_HOME");
+    const char *cand[3] = {arena_printf("%s/%s", dir, name),
+                           home && *home ? arena_printf("%s/targets/%s", home, name) : NULL,
+                           arena_printf("%s/targets/%s", HTC_DATADIR, name)};
+    const char *path = NULL;
+    for (int i = 0; i < 3 && !path; i++) {
+        struct stat st;
+        if (cand[i] && lstat(cand[i], &st) == 0) {
+            if (!S_ISREG(st.st_mode))
+                return luaL_error(L, "include '%s': %s is not a regular file", name, cand[i]);
+            path = cand[i];
+        }
+    }
+    if (!path)
+        return luaL_error(L, "include '%s': no such file next to %s/ nor in the targets/ of HTC_HOME or %s", name,
+                          dir, HTC_DATADIR);
+    /* the cache: registry["htc.include"][path] = value, false while loading */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, "htc.include");
+    int cache = lua_gettop(L);
+    int ty = lua_getfield(L, cache, path);
+    if (ty == LUA_TBOOLEAN && !lua_toboolean(L, -1)) return luaL_error(L, "include '%s': included again while it loads (a cycle)", name);
+    if (ty != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    if (include_depth >= INCLUDE_DEPTH) return luaL_error(L, "include '%s': more than %d nested includes", name, INCLUDE_DEPTH);
+    size_t len;
+    const char *text = (const char *)read_file(path, &len);
+    if (luaL_loadbufferx(L, text, len, arena_printf("@%s", path), "t") != LUA_OK) return lua_error(L);
+    lua_pushvalue(L, lua_upvalueindex(1));      /* the sandbox */
+    lua_setupvalue(L, -2, 1);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, cache, path);
+    include_depth++;
+    lua_call(L, 0, 1);
+    include_depth--;
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, cache, path);
+    return 1;
+}
+
 /* A fresh environment table holding only the safe globals and `target`. */
 static void push_sandbox_env(lua_State *L)
 {
@@ -588,6 +659,9 @@ static void push_sandbox_env(lua_State *L)
     lua_setfield(L, -2, "target");
     lua_pushcfunction(L, l_param);
     lua_setfield(L, -2, "param");
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, l_include, 1);
+    lua_setfield(L, -2, "include");
     lua_pushinteger(L, 1024);
     lua_setfield(L, -2, "KiB");
     /* tiling expressions: min, max, le, ge, eq, cdiv and the tile variables */

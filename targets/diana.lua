@@ -20,6 +20,7 @@
 -- alpha = 1e-3, eq. 3-5 chose OX = 1 tiles at small budgets and lost to no
 -- heuristics). bench/bench_diana.py: never worse than eq. 1 alone, up to
 -- 4.6x fewer cycles at a 4 kB L1 (conv 32->64, 32x32, 3x3).
+local rv32 = include "cpus/rv32imc.lua"
 local HEURISTICS = param "heuristics" { default = "3-5", values = { "none", "3-4", "3-5" },
                                         description = "tiling objective: HTVM eq. 1 only, + eq. 3-4, + eq. 3-5" }
 local L1_SIZE = param "l1_kib" { default = 256, min = 1, max = 256,
@@ -115,14 +116,6 @@ local use_analog = ENGINES == "both" or ENGINES == "analog"
 -- the device model pads any border exactly.
 local function kernel_ok(k) return k == 1 or k == 3 or k == 5 or k == 7 end
 
--- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
-local function by_arith(tflite, float, fp32, tflite_dw)
-  return function(op)
-    if op.requant == "fp32" then return fp32 or float end
-    if op.requant ~= "tflite" then return float end
-    return (op.kind == "conv2d" and op.depthwise == 1) and tflite_dw or tflite
-  end
-end
 
 -- Which core runs a layer (-D dispatch); cost: the estimated cycles of a
 -- conv on each core (weights loaded once, no tiling overheads). The reason
@@ -193,34 +186,8 @@ return target "diana" {
 
   -- the RISC-V host runs what the accelerator cannot (cycles per MAC or
   -- element of the portable kernels, RV32IMC without SIMD)
-  cpu = {
-    name = "riscv",
-    memory = "L2",
-    requant = { "tflite", "float", "fp32" },
-    ops = {
-      -- one entry per operation; what it costs depends on the arithmetic
-      -- (kernels differ): TFLite's fixed point, onnxruntime's float scale
-      -- ("float", or "shift" when that is exactly a power of two) and the
-      -- float groups of --float-fallback ("fp32")
-      conv2d     = { cycles_per_mac = by_arith(9, 9, 6, 11) },
-      fc         = { cycles_per_mac = 8 },
-      add        = { cycles_per_elem = by_arith(20, 40, 12) },
-      mul        = { cycles_per_elem = by_arith(20, 30, 12) },
-      avgpool    = { cycles_per_mac = function(op)    -- onnxruntime's windowed pool sums floats
-                       return (op.requant == "tflite" or op.global == 1) and 4 or 6 end },
-      maxpool    = { cycles_per_mac = 4 },
-      mean       = { cycles_per_mac = 4 },
-      pad        = { cycles_per_elem = 2 },
-      concat     = { cycles_per_elem = 2 },
-      reshape    = { cycles_per_elem = 0 },  -- an alias: no kernel, no copy
-      transpose  = { cycles_per_elem = 6 },
-      softmax    = { cycles_per_elem = by_arith(100, 40) },
-      table      = { cycles_per_elem = by_arith(60, 6) },  -- logistic, relu, ...: a byte table
-      quantize   = { cycles_per_elem = by_arith(12, 30) },
-      dequantize = { cycles_per_elem = 12 },
-      requantize = { cycles_per_elem = 12 },
-    },
-  },
+  -- the host: DIANA's RV32IMC core (targets/cpus/rv32imc.lua: htc's own kernels and their costs)
+  cpu = rv32 { name = "riscv", memory = "L2", requant = { "tflite", "float", "fp32" } },
 
   engines = {
     digital = {

@@ -23,6 +23,7 @@
 --   tiling: "channels" splits only the output channels, as the paper's
 --   runtime does; "any" lets htc split rows and columns too.
 -- Parameters: htc targets targets/dla.lua; -D pes=128 -D sram_kib=1024 ...
+local m4 = include "cpus/cortex-m4.lua"
 local PES = param "pes" { default = 64, min = 32, max = 256,
                           description = "int8 MACs of the vector ALU" }
 local SRAM_KIB = param "sram_kib" { default = 512, min = 32, max = 262144,
@@ -94,29 +95,8 @@ return target "dla" {
     WSRAM = { size = SRAM, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
   },
 
-  cpu = {
-    name = "host",
-    memory = "L2",
-    requant = { "tflite", "float", "fp32" },
-    ops = {
-      conv2d     = { cycles_per_mac = function(op) return op.depthwise == 1 and 3.0 or 2.0 end },
-      fc         = { cycles_per_mac = 1.5 },
-      add        = { cycles_per_elem = 12 },
-      mul        = { cycles_per_elem = 10 },
-      avgpool    = { cycles_per_mac = 1.5 },
-      maxpool    = { cycles_per_mac = 1.5 },
-      mean       = { cycles_per_mac = 1.5 },
-      pad        = { cycles_per_elem = 1 },
-      concat     = { cycles_per_elem = 1 },
-      reshape    = { cycles_per_elem = 0 },
-      transpose  = { cycles_per_elem = 4 },
-      softmax    = { cycles_per_elem = 60 },
-      table      = { cycles_per_elem = 4 },
-      quantize   = { cycles_per_elem = 8 },
-      dequantize = { cycles_per_elem = 8 },
-      requantize = { cycles_per_elem = 8 },
-    },
-  },
+  -- the host: a Cortex-M4 class MCU (targets/cpus/cortex-m4.lua: htc's own kernels and their costs)
+  cpu = m4 { name = "host", memory = "L2", requant = { "tflite", "float", "fp32" } },
 
   engines = {
     dla = {

@@ -12,6 +12,7 @@
 --   buffering (DMA and array take turns).
 -- Parameters: htc targets targets/npu.lua lists them; set with -D, e.g.
 --   htc run model.tflite -t targets/npu.lua -D pes=128 -D sram_kib=32 ...
+local m4 = include "cpus/cortex-m4.lua"
 local PES = param "pes" { default = 64, values = { 64, 128 },
                           description = "int8 MACs per cycle: 8x8 or 16x8 PEs (output x input channels)" }
 local SRAM_KIB = param "sram_kib" { default = 128, min = 4, max = 1024,
@@ -71,29 +72,8 @@ return target "npu" {
     WSRAM = { size = WSRAM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
   },
 
-  cpu = {
-    name = "mcu",
-    memory = "L2",
-    requant = { "tflite", "float", "fp32" },
-    ops = {
-      conv2d     = { cycles_per_mac = function(op) return op.depthwise == 1 and 3.0 or 2.0 end },
-      fc         = { cycles_per_mac = 1.5 },
-      add        = { cycles_per_elem = 12 },
-      mul        = { cycles_per_elem = 10 },
-      avgpool    = { cycles_per_mac = 1.5 },
-      maxpool    = { cycles_per_mac = 1.5 },
-      mean       = { cycles_per_mac = 1.5 },
-      pad        = { cycles_per_elem = 1 },
-      concat     = { cycles_per_elem = 1 },
-      reshape    = { cycles_per_elem = 0 },
-      transpose  = { cycles_per_elem = 4 },
-      softmax    = { cycles_per_elem = 60 },
-      table      = { cycles_per_elem = 4 },
-      quantize   = { cycles_per_elem = 8 },
-      dequantize = { cycles_per_elem = 8 },
-      requantize = { cycles_per_elem = 8 },
-    },
-  },
+  -- the host: a Cortex-M4 class MCU (targets/cpus/cortex-m4.lua: htc's own kernels and their costs)
+  cpu = m4 { name = "mcu", memory = "L2", requant = { "tflite", "float", "fp32" } },
 
   engines = {
     npu = {

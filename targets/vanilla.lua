@@ -10,16 +10,9 @@
 -- RequantShift: acc * mul + add, shifted, clipped). Its tile
 -- function therefore states its own scratchpad use (l1_bytes).
 
--- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
-local function by_arith(tflite, float, fp32, tflite_dw)
-  return function(op)
-    if op.requant == "fp32" then return fp32 or float end
-    if op.requant ~= "tflite" then return float end
-    return (op.kind == "conv2d" and op.depthwise == 1) and tflite_dw or tflite
-  end
-end
 
 -- memory sizes are parameters (-D l2_kib=4096 for a model whose arena needs more)
+local m4 = include "cpus/cortex-m4.lua"
 local L2_KIB = param "l2_kib" { default = 512, min = 1, max = 1048576,
                                 description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
 local L1_KIB = param "l1_kib" { default = 16, min = 1, max = 1024,
@@ -36,36 +29,8 @@ return target "vanilla" {
     L1 = { size = L1_KIB * KiB, alignment = 4, dma = { bytes_per_cycle = 4, setup = 20 } },
   },
 
-  cpu = {
-    name = "cpu",
-    memory = "L2",
-    requant = { "tflite", "float", "fp32", "quantlib" },
-    ops = {
-      -- one entry per operation; what it costs depends on the arithmetic
-      -- (kernels differ): TFLite's fixed point, onnxruntime's float scale
-      -- ("float", or "shift" when that is exactly a power of two) and the
-      -- float groups of --float-fallback ("fp32")
-      conv2d     = { cycles_per_mac = by_arith(2.0, 2.5, 6, 3.0) },
-      fc         = { cycles_per_mac = 1.5 },
-      add        = { cycles_per_elem = by_arith(12, 30, 12) },
-      mul        = { cycles_per_elem = by_arith(10, 12, 12) },
-      avgpool    = { cycles_per_mac = function(op)    -- onnxruntime's windowed pool sums floats
-                       return (op.requant == "tflite" or op.global == 1) and 1.5 or 3 end },
-      maxpool    = { cycles_per_mac = 1.5 },
-      mean       = { cycles_per_mac = 1.5 },
-      pad        = { cycles_per_elem = 1 },
-      concat     = { cycles_per_elem = 1 },
-      reshape    = { cycles_per_elem = 0 },  -- an alias: no kernel, no copy
-      transpose  = { cycles_per_elem = 4 },
-      softmax    = { cycles_per_elem = by_arith(60, 20) },
-      table      = { cycles_per_elem = by_arith(40, 3) },  -- logistic, relu, ...: a byte table
-      quantize   = { cycles_per_elem = by_arith(8, 20) },
-      dequantize = { cycles_per_elem = 8 },
-      requantize = { cycles_per_elem = 8 },
-      norm       = { cycles_per_elem = 12 },  -- QuantLib's integer layer / RMS norms
-      gather     = { cycles_per_elem = 1 },
-    },
-  },
+  -- the host: a Cortex-M4 class MCU (targets/cpus/cortex-m4.lua: htc's own kernels and their costs)
+  cpu = m4 { name = "cpu", memory = "L2", requant = { "tflite", "float", "fp32", "quantlib" } },
 
   engines = {
     vanilla = {
