@@ -1727,6 +1727,26 @@ typedef struct {
     int32_t size;
 } htc__funary_params;
 
+/* float32 models (kernels/float.c, TFLite Micro's float reference kernels):
+   FULLY_CONNECTED of batches rows of depth values by [n_out][depth]
+   weights, clamped to [lo, hi] (the fused activation's range; -FLT_MAX,
+   FLT_MAX without one); SOFTMAX over rows of depth; the LSTM of
+   kernels/lstm.c's geometry with a cell clip (0: none). */
+typedef struct {
+    int32_t batches, depth, n_out;
+    float lo, hi;
+} htc__ffc_params;
+
+typedef struct {
+    int32_t outer, depth;
+    float beta;
+} htc__fsoftmax_params;
+
+typedef struct {
+    int32_t batches, steps, in_dim, state, time_major;
+    float clip;
+} htc__flstm_params;
+
 /* ---- TFLite Micro parity, int8 graphs (issue 13) -------------------------
    kernels/logic.c: comparisons, logical ops and SELECT_V2 over up to three
    inputs broadcast against a 6-D output (strides in elements, 0 on a

@@ -139,7 +139,7 @@ static void bind(const Graph *g, Target *t, Op *op)
     const Tensor *out = &g->tensors[op->out[0]];
     op->kernel_file = eo ? eo->kernel_file : NULL;
     op->kernel_fn = eo ? eo->kernel_fn : NULL;
-    if (op->s16) op->kernel_file = op->kernel_fn = NULL;   /* int16: htc's own kernels (target.c) */
+    if (op->s16 || op->f32) op->kernel_file = op->kernel_fn = NULL;   /* int16, float: htc's own kernels (target.c) */
     if (!op->kernel_file && op->engine == 0 && op->kind != OP_RESHAPE && !cpu_kernel(op, &op->kernel_file, &op->kernel_fn))
         die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
     target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);

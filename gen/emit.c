@@ -43,6 +43,16 @@ static void put_int(int64_t v, int col)
 static void put_values(const uint8_t *d, DType ty, int64_t n)
 {
     int per = ty == DT_INT8 || ty == DT_UINT8 ? 32 : 12;
+    if (ty == DT_FLOAT32) {     /* 9 significant digits: every finite float exactly (checked in lower.c) */
+        for (int64_t i = 0; i < n; i++) {
+            float x;
+            memcpy(&x, d + 4 * i, 4);
+            if (blen + 40 > sizeof buf) flush();
+            blen += (size_t)snprintf(buf + blen, sizeof buf - blen, "%s%.8ef,", i % 8 == 0 ? "\n" : " ", (double)x);
+        }
+        flush();
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         int64_t v;
         switch (ty) {

@@ -207,6 +207,7 @@ typedef struct {
     int has_w_zp;               /* conv2d/fc: non-zero weight zero points */
     int int32_out;              /* conv2d/fc: the output is the int32 accumulator */
     int s16;                    /* int16 activations (16x8): htc's CPU kernels only */
+    int f32;                    /* a float32 model's op (kernels/float.c): htc's CPU kernels only */
     int32_t in_zp, out_zp;      /* stored (int8) domain */
     int kernel_weights;         /* tensor the CPU kernel reads as weights when its layout is
                                    not the canonical one (TFLite depthwise: [kh][kw][out_c]), or -1 */

@@ -1,5 +1,6 @@
 /* lower.c - source-level ops -> canonical integer ops with explicit
    requantization: padding, clamp bounds and kernel parameter blocks. */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -2230,6 +2231,139 @@ static void lower_softmax_s16(Graph *g, Op *op)
     op->nch = 1;
 }
 
+/* ---- float32 models: TFLite Micro's float reference kernels (kernels/float.c) ---- */
+
+/* CalculateActivationRange<float>: the fused activation's bounds, lowest
+   and max without one */
+static void float_act(const Op *op, float *lo, float *hi)
+{
+    *lo = -FLT_MAX;
+    *hi = FLT_MAX;
+    if (op->act == ACT_RELU) *lo = 0.0f;
+    else if (op->act == ACT_RELU6) *lo = 0.0f, *hi = 6.0f;
+    else if (op->act == ACT_RELU_N1_TO_1) *lo = -1.0f, *hi = 1.0f;
+}
+
+/* FULLY_CONNECTED float (fully_connected.cc: float weights, optional float
+   bias; reference_ops::FullyConnected) */
+static void lower_ffc(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *w = need(g, op, 1, "weights"), *out = T(g, op->out[0]);
+    need_type(w, DT_FLOAT32, "weights");
+    need_type(out, DT_FLOAT32, "output");
+    need_rank(w, 2, "weights");
+    int n_out = w->shape[0], depth = w->shape[1];
+    int64_t nin = tensor_numel(in);
+    if (depth <= 0 || nin % depth) fail("input '%s' (%lld elements) is not a multiple of the weights' depth %d", in->name, (long long)nin, depth);
+    int batches = (int)(nin / depth);
+    if (tensor_numel(out) != (int64_t)batches * n_out)
+        fail("output '%s' has %lld elements, expected %d x %d", out->name, (long long)tensor_numel(out), batches, n_out);
+    if (op->nin > 2 && op->in[2] >= 0) {
+        Tensor *b = T(g, op->in[2]);
+        need_type(b, DT_FLOAT32, "bias");
+        if (tensor_numel(b) != n_out) fail("bias '%s' has %lld elements, expected %d", b->name, (long long)tensor_numel(b), n_out);
+    }
+    htc__ffc_params *p = gparams(op, sizeof *p, "htc__ffc_params", "iiiff");
+    p->batches = batches; p->depth = depth; p->n_out = n_out;
+    float_act(op, &p->lo, &p->hi);
+    if (op->nin < 3) op->in[2] = -1;
+    op->nin = 3;
+    op->macs = (int64_t)batches * n_out * depth;
+    op->batches = batches;
+    op->in_c = depth;
+    op->out_c = n_out;
+    op->w_batches = 1;
+}
+
+/* SOFTMAX float (reference_ops::Softmax: float(beta)) */
+static void lower_fsoftmax(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    need_type(out, DT_FLOAT32, "output");
+    if (in->rank < 1 || tensor_numel(in) != tensor_numel(out)) fail("input and output sizes differ");
+    htc__fsoftmax_params *p = gparams(op, sizeof *p, "htc__fsoftmax_params", "iif");
+    p->depth = in->shape[in->rank - 1];
+    p->outer = (int32_t)(tensor_numel(in) / p->depth);
+    p->beta = op->beta;
+}
+
+/* UNIDIRECTIONAL_SEQUENCE_LSTM float (EvalLstm<float, float, float, float>):
+   float weights and biases, float hidden and cell state (variables, reset
+   to 0), cell clip when > 0; a scratch tensor of 4 state vectors. */
+static void lower_flstm(Graph *g, Op *op)
+{
+    Tensor *x = need(g, op, 0, "data"), *out = T(g, op->out[0]), *h = T(g, op->out[1]), *c = T(g, op->out[2]);
+    own_state(g, op, op->out[1], "hidden state");
+    own_state(g, op, op->out[2], "cell state");
+    need_type(out, DT_FLOAT32, "output");
+    need_type(h, DT_FLOAT32, "hidden state");
+    need_type(c, DT_FLOAT32, "cell state");
+    need_rank(x, 3, "input");
+    need_rank(out, 3, "output");
+    int tm = op->axis, B = x->shape[tm ? 1 : 0], Tn = x->shape[tm ? 0 : 1], I = x->shape[2];
+    if (h->rank < 1) fail("hidden state '%s' is a scalar", h->name);
+    int S = h->shape[h->rank - 1];
+    if (tensor_numel(h) != (int64_t)B * S || tensor_numel(c) != (int64_t)B * S)
+        fail("hidden and cell state must have %d x %d values", B, S);
+    if (out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1] || out->shape[2] != S)
+        fail("output '%s' must be [%d, %d, %d]", out->name, x->shape[0], x->shape[1], S);
+    static const char *const gate[4] = {"input", "forget", "cell", "output"};
+    for (int k = 0; k < 8; k++) {
+        Tensor *w = need(g, op, 1 + k, arena_printf("%s %s weights", k < 4 ? "input" : "recurrent", gate[k % 4]));
+        need_type(w, DT_FLOAT32, "weights");
+        need_rank(w, 2, "weights");
+        if (w->shape[0] != S || w->shape[1] != (k < 4 ? I : S))
+            fail("weights '%s' must be [%d, %d]", w->name, S, k < 4 ? I : S);
+    }
+    for (int k = 0; k < 4; k++) {
+        Tensor *b = need(g, op, 9 + k, "bias");
+        need_type(b, DT_FLOAT32, "bias");
+        if (tensor_numel(b) != S) fail("bias '%s' has %lld elements, expected %d", b->name, (long long)tensor_numel(b), S);
+    }
+    htc__flstm_params *p = gparams(op, sizeof *p, "htc__flstm_params", "iiiiif");
+    p->batches = B; p->steps = Tn; p->in_dim = I; p->state = S; p->time_major = tm;
+    p->clip = op->alpha;
+    h->variable = c->variable = 1;      /* TFLM's ResetTensorData: 0 */
+    h->reset_byte = c->reset_byte = 0;
+    int nb = tm ? B : 1;
+    if (4LL * nb * S > (1LL << 28)) fail("state of %d x %d values is too large", nb, S);
+    const int32_t sshape[1] = {4 * nb * S};
+    op->out[3] = graph_new_tensor(g, arena_printf("%s.lstm_scratch", out->name), DT_FLOAT32, 1, sshape);
+    g->tensors[op->out[3]].src_index = -1;
+    op->nout = 4;
+    op->batches = B;
+    op->in_c = I;
+    op->out_c = S;
+    op->macs = (int64_t)B * Tn * 4 * S * (I + S);
+}
+
+/* A float32 model's operator: its first input is float (NEG, CUMSUM and
+   the data movers of float islands keep their own lowering). 0 when it is
+   not one of these. */
+static int lower_f32(Graph *g, Op *op)
+{
+    if (op->nin < 1 || op->in[0] < 0 || g->tensors[op->in[0]].type != DT_FLOAT32) return 0;
+    switch (op->kind) {
+    case OP_FC: lower_ffc(g, op); break;
+    case OP_SOFTMAX: lower_fsoftmax(g, op); break;
+    case OP_LSTM: lower_flstm(g, op); break;
+    default: return 0;
+    }
+    for (int k = 0; k < op->nin; k++) {     /* the header writes float constants as decimals */
+        const Tensor *c = op->in[k] >= 0 ? T(g, op->in[k]) : NULL;
+        if (!c || !c->data || c->type != DT_FLOAT32) continue;
+        for (int64_t i = 0; i < tensor_numel(c); i++) {
+            float v;
+            memcpy(&v, c->data + 4 * i, 4);
+            if (!isfinite(v)) fail("constant '%s' holds %g: htc compiles finite float constants only", c->name, (double)v);
+        }
+    }
+    op->f32 = 1;
+    op->rq = RQ_NONE;
+    op->nch = 0;
+    return 1;
+}
+
 /* Ops with an int16 activation; 0 when the op has none (or only moves it). */
 static int lower_s16(Graph *g, Op *op)
 {
@@ -2304,6 +2438,7 @@ void lower(Graph *g)
                     op->kind == OP_MIRROR_PAD || op->kind == OP_SPACE_TO_BATCH || op->kind == OP_BATCH_TO_SPACE ||
                     op->kind == OP_RESIZE || op->kind == OP_SELECT || op->kind == OP_CAST || op->kind == OP_FILL ||
                     op->kind == OP_GATHER_ND || op->kind == OP_UPDATE_SLICE || op->kind == OP_CUMSUM;
+        if (lower_f32(g, op)) continue;
         for (int k = 0; k < op->nin; k++)
             if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && !moves)
                 fail("float input '%s': htc compiles integer models only (and the float operators of float islands)",

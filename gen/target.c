@@ -832,13 +832,17 @@ static OpKind op_kind_by_name(const char *s)
    operation, its requantization kind and an attribute. The first row that
    matches wins; RQ_COUNT matches any kind. A target gives only the costs
    of its CPU; accelerator ops always name their kernel (a device model). */
-enum { K_ANY, K_DW, K_GLOBAL, K_INT32, K_S16 };
+enum { K_ANY, K_DW, K_GLOBAL, K_INT32, K_S16, K_F32 };
 static const struct {
     OpKind kind;
     RequantKind rq;
     int when;
     const char *file, *fn;
 } cpu_kernels[] = {
+    /* float32 models: TFLite Micro's float reference kernels, instead of every integer kernel */
+    {OP_FC, RQ_COUNT, K_F32, "kernels/float.c", "htc__fc_f32"},
+    {OP_SOFTMAX, RQ_COUNT, K_F32, "kernels/float.c", "htc__softmax_f32"},
+    {OP_LSTM, RQ_COUNT, K_F32, "kernels/float.c", "htc__lstm_f32"},
     /* int16 activations (16x8), before and instead of every int8 kernel */
     {OP_CONV2D, RQ_TFLITE, K_S16, "kernels/conv_s16.c", "htc__conv2d_s16"},
     {OP_FC, RQ_TFLITE, K_S16, "kernels/conv_s16.c", "htc__conv2d_s16"},
@@ -946,7 +950,7 @@ int cpu_kernel(const Op *op, const char **file, const char **fn)
         if (cpu_kernels[i].kind != op->kind) continue;
         if (cpu_kernels[i].rq != RQ_COUNT && cpu_kernels[i].rq != op->rq) continue;
         int w = cpu_kernels[i].when;
-        if ((w == K_S16) != (op->s16 != 0)) continue;
+        if ((w == K_S16) != (op->s16 != 0) || (w == K_F32) != (op->f32 != 0)) continue;
         if ((w == K_DW && !op->depthwise) || (w == K_GLOBAL && !op->global) ||
             (w == K_INT32 && !op->int32_out))
             continue;
@@ -1685,8 +1689,8 @@ int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const ch
     const Engine *e = &t->engines[engine];
     *why = NULL;
     const EngineOp *eo = engine_op(e, op->kind);
-    if (op->s16 && !e->is_cpu) {
-        *why = arena_printf("%s: int16 activations run on the CPU", e->name);
+    if ((op->s16 || op->f32) && !e->is_cpu) {
+        *why = op->s16 ? "int16 activations run on the CPU" : "float32 operators run on the CPU";
         return 0;
     }
     if (!eo) {

@@ -15,6 +15,7 @@ was refused (tests/tflite_build.py), or a model of ../shared/models/extra:
   one error line naming the first custom operator.
 """
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -256,3 +257,209 @@ def test_mobilenet_v2_arena_parameter(tmp_path):
     errors, compared = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps)
     assert not errors, "\n".join(errors[:10])
     assert compared == len(info.op_outputs())
+
+
+# ---- float32 models: TFLM's float reference kernels -----------------------------------------
+# hello_world_float / sine_float (FULLY_CONNECTED + RELU), mnist_lstm's
+# trained_lstm (UNIDIRECTIONAL_SEQUENCE_LSTM, RESHAPE, FULLY_CONNECTED,
+# SOFTMAX): every float compared by its bits.
+
+def float_sets(info, n=3, scale=4.0):
+    sets = []
+    for s in range(n):
+        rng = np.random.default_rng(100 + s)
+        xs = []
+        for i in info.inputs:
+            t = info.tensors[i]
+            v = rng.normal(0, scale, size=t["shape"]).astype(np.float32)
+            flat = v.reshape(-1)
+            special = np.array([0.0, -0.0, 1e-30, -1e-30, 50.0, -50.0, 1e30, -1e30, 3e-39], dtype=np.float32)
+            k = min(flat.size, special.size) if s == n - 1 else 0
+            flat[:k] = special[:k]
+            xs.append(v)
+        sets.append(xs)
+    return sets
+
+
+def _ffc(m, rng, x, units, act=None, bias=True, w_scale=1.0):
+    depth = m.shape(x)[-1]
+    w = m.const(rng.normal(0, w_scale / np.sqrt(depth), size=[units, depth]).astype(np.float32), "float32")
+    ins = [x, w]
+    if bias:
+        ins.append(m.const(rng.normal(0, 0.5, size=[units]).astype(np.float32), "float32"))
+    y = m.tensor(m.shape(x)[:-1] + [units], "float32")
+    return m.op("FULLY_CONNECTED", ins, [y], fusedActivationFunction=tb.ACT[act])
+
+
+FLOAT_FC = {     # name: (input shape, [(units, act, bias)])
+    "hello-world": ([1, 1], [(16, "RELU", True), (16, "RELU", True), (1, None, True)]),
+    "batch-acts": ([5, 24], [(40, "RELU6", True), (33, "RELU_N1_TO_1", False), (7, None, True)]),
+    "deep-sum": ([2, 700], [(9, None, True)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_FC))
+def test_float_fully_connected(name, tmp_path):
+    shape, layers = FLOAT_FC[name]
+    rng = np.random.default_rng(3)
+    m = tb.Model(description="htc float fc " + name)
+    x = m.input(shape, dtype="float32")
+    for units, act, bias in layers:
+        x = _ffc(m, rng, x, units, act, bias)
+    m.output(x)
+    path = m.save(str(tmp_path / "f.tflite"))
+    info = oracle.ModelInfo(path)
+    sets = float_sets(info)
+    assert test_ops.check(path, sets) == len(layers) * len(sets)
+
+
+SOFTMAXF = {"beta1": ((3, 10), 1.0, 3.0), "beta0.3-wide": ((2, 40), 0.3, 40.0), "beta2.5": ((1, 2, 8), 2.5, 1.0),
+            "one-class": ((4, 1), 1.0, 5.0), "huge-logits": ((2, 16), 1.0, 1e4)}
+
+
+@pytest.mark.parametrize("name", sorted(SOFTMAXF))
+def test_float_softmax(name, tmp_path):
+    shape, beta, scale = SOFTMAXF[name]
+    m = tb.Model(description="htc float softmax " + name)
+    x = m.input(list(shape), dtype="float32")
+    m.output(m.op("SOFTMAX", [x], [m.tensor(list(shape), "float32")], beta=float(beta)))
+    path = m.save(str(tmp_path / "s.tflite"))
+    info = oracle.ModelInfo(path)
+    sets = float_sets(info, n=4, scale=scale)
+    assert test_ops.check(path, sets) == len(sets)
+
+
+def flstm_model(rng, batch=1, steps=6, in_dim=5, state=4, time_major=False, cell_clip=0.0, w_scale=1.0):
+    """One float LSTM layer and a FULLY_CONNECTED + SOFTMAX head (trained_lstm's
+    form); returns (Model, (hidden, cell) state tensor indices)."""
+    m = tb.Model("float lstm")
+    shape = [steps, batch, in_dim] if time_major else [batch, steps, in_dim]
+    x = m.input(shape, dtype="float32")
+    ins = [x] + [-1] * 23
+    for g in range(4):
+        ins[1 + g] = m.const(rng.normal(0, w_scale / np.sqrt(in_dim), [state, in_dim]).astype(np.float32), "float32")
+        ins[5 + g] = m.const(rng.normal(0, w_scale / np.sqrt(state), [state, state]).astype(np.float32), "float32")
+        ins[12 + g] = m.const(rng.normal(0, 0.5, state).astype(np.float32), "float32")
+    h = m.tensor([batch, state], "float32", name="hidden_state")
+    c = m.tensor([batch, state], "float32", name="cell_state")
+    for t in (h, c):
+        m.tensors[t].isVariable = True
+    ins[18], ins[19] = h, c
+    out = m.tensor(shape[:2] + [state], "float32", name="sequence")
+    m.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [out], fusedActivationFunction=tb.S.ActivationFunctionType.TANH,
+         cellClip=float(cell_clip), timeMajor=bool(time_major))
+    flat = m.op("RESHAPE", [out, m.const(np.array([shape[0], shape[1] * state], np.int32), "int32")],
+                [m.tensor([shape[0], shape[1] * state], "float32")], newShape=[shape[0], shape[1] * state])
+    y = _ffc(m, rng, flat, 3)
+    m.output(m.op("SOFTMAX", [y], [m.tensor(m.shape(y), "float32")], beta=1.0))
+    return m, (h, c)
+
+
+FLSTM = {
+    "batch-major": dict(),
+    "batch3": dict(batch=3, steps=4),
+    "time-major-b2": dict(time_major=True, batch=2, steps=5),
+    "clip": dict(cell_clip=0.8, steps=10, w_scale=3.0),
+    "wide": dict(in_dim=28, state=20, steps=8),         # trained_lstm's sizes, fewer steps
+}
+
+
+@pytest.mark.parametrize("case", sorted(FLSTM))
+def test_float_lstm(case, tmp_path):
+    """The output sequence, every intermediate and the final hidden and cell
+    state (TFLM's variable tensors) bit for bit."""
+    import test_rnn
+    rng = np.random.default_rng(sorted(FLSTM).index(case) + 11)
+    m, states = flstm_model(rng, **FLSTM[case])
+    p = m.save(str(tmp_path / "fl.tflite"))
+    info = oracle.ModelInfo(p)
+    sets = float_sets(info, scale=2.0)
+    res = oracle.run_htc_batch(p, sets, name="l", info=info)
+    for s, (x, (outs, dumps)) in enumerate(zip(sets, res)):
+        ref_outs, ref = test_rnn.tflm_states(p, x[0], states)
+        errors, compared = oracle.compare_run(info, ref_outs, ref, outs, dumps, label="set %d: " % s)
+        assert not errors, "\n".join(errors[:10])
+        assert compared == len(info.op_outputs())
+        for t in states:
+            d = oracle.diff(ref[t], dumps[t])
+            assert not d, "set %d: final %s: %s" % (s, info.tensors[t]["name"], d)
+        assert len(np.unique(dumps[info.ops[0]["outputs"][0]])) > 10, "degenerate sequence"
+
+
+LIBM_DRIVER = r"""
+#include <math.h>
+#include <stdio.h>
+#include "htc.h"
+typedef struct { int32_t size; } unused_;
+#include "kernels/float.c"
+int main(void)
+{
+    unsigned long long n = 0, bad = 0, u;
+    uint64_t s = 88172645463325252ull;
+    int i;
+    /* every 997th float, and every 256th in [-20, 20] */
+    for (u = 0; u < 0x100000000ull; u += 997) {
+        uint32_t b = (uint32_t)u;
+        float x, r[6];
+        int k;
+        memcpy(&x, &b, 4);
+        r[0] = expf(x); r[1] = htc__expf(x); r[2] = tanhf(x); r[3] = htc__tanhf(x);
+        r[4] = expm1f(x); r[5] = htc__expm1f(x);
+        for (k = 0; k < 6; k += 2) if (memcmp(&r[k], &r[k + 1], 4)) { if (bad++ < 5) printf("f%d %a: %a %a\n", k, x, r[k], r[k + 1]); }
+        n++;
+    }
+    for (u = 0; u < 0x100000000ull; u += 256) {
+        uint32_t b = (uint32_t)u;
+        float x, r[4];
+        memcpy(&x, &b, 4);
+        if (!(x >= -20.0f && x <= 20.0f)) continue;
+        r[0] = expf(x); r[1] = htc__expf(x); r[2] = tanhf(x); r[3] = htc__tanhf(x);
+        if (memcmp(&r[0], &r[1], 4) || memcmp(&r[2], &r[3], 4)) { if (bad++ < 5) printf("g %a\n", x); }
+        n++;
+    }
+    for (i = 0; i < 1000000; i++) {     /* the emulated fma against the C library's */
+        double v[3], a, b;
+        int k;
+        for (k = 0; k < 3; k++) {
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+            v[k] = htc__f64((s & 0x800FFFFFFFFFFFFFull) | ((uint64_t)(1023 - 40 + (s >> 52) % 80) << 52));
+        }
+        if (i % 3 == 0) v[2] = -v[0] * v[1];         /* cancellation */
+        a = fma(v[0], v[1], v[2]);
+        b = htc__fma(v[0], v[1], v[2]);
+        if (htc__u64(a) != htc__u64(b)) { if (bad++ < 5) printf("fma %a %a %a\n", v[0], v[1], v[2]); }
+        n++;
+    }
+    printf("%llu compared, %llu differ\n", n, bad);
+    return bad != 0;
+}
+"""
+
+
+def test_libm_bits(tmp_path):
+    """kernels/float.c's expf, tanhf and expm1f equal the C library's (glibc,
+    which TFLM's interpreter calls) bit for bit on a sample of every float
+    range and more densely on [-20, 20], and its fma emulation (the path
+    without a fused multiply-add instruction) equals fma(). Built with -O2
+    -ffp-contract=fast and with -O3 -march=native (hardware fma, contraction
+    allowed). (Every one of the 2^32 floats was compared once by hand: README.)"""
+    src = tmp_path / "libm.c"
+    src.write_text(LIBM_DRIVER)
+    for flags in (["-O2", "-ffp-contract=fast"], ["-O3", "-march=native"]):
+        exe = tmp_path / "libm"
+        c = subprocess.run([oracle.CC, "-std=c99", *flags, "-I", oracle.REPO, "-o", str(exe), str(src), "-lm"],
+                           capture_output=True, text=True)
+        assert c.returncode == 0, c.stderr
+        r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0 and " 0 differ" in r.stdout, (flags, r.stdout)
+        assert int(r.stdout.split()[-4]) > 10 ** 7, r.stdout
+
+
+def test_float_strict_compile(tmp_path):
+    """A float LSTM + FC + SOFTMAX header compiles warning-free in C99 and C++11
+    (gcc, g++, arm-none-eabi-gcc, riscv64-unknown-elf-gcc)."""
+    m, _ = flstm_model(np.random.default_rng(1))
+    p = m.save(str(tmp_path / "fl.tflite"))
+    h = str(tmp_path / "model.h")
+    oracle.htc("compile", p, "-t", oracle.TARGET, "-o", h)
+    test_ops.strict_compile(h, tmp_path)
