@@ -326,7 +326,10 @@ static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__fc_gen(const htc__fc_params
    16 inputs one input load, four weight loads and four VMLADAVA (the last
    step predicated when in_features % 16 != 0). The input offset is
    off * (sum of the row's weights), summed by VADDVA in a first pass over
-   the group's rows (htc__mve_sum8x4). The four accumulators are requantized as one vector
+   the group's rows (htc__mve_sum8x4); when in_zp is -128 (after a ReLU)
+   the products are taken unsigned instead, x + 128 times w + 128 (both the
+   bytes with the top bit flipped), less 128 * sum (x + 128) once per input
+   row, and the weights need no sums. The four accumulators are requantized as one vector
    (htc__mve_rq) and stored by one (predicated) store; a last group of
    fewer rows repeats its last row. */
 static HTC__NOINLINE void htc__fc_mve(const htc__fc_params *p, const int8_t *in, int8_t *out)
@@ -336,14 +339,51 @@ static HTC__NOINLINE void htc__fc_mve(const htc__fc_params *p, const int8_t *in,
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
     int32_t b, o;
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
+        uint32_t sx = 0;        /* sum of x + 128 (when in_zp is -128) */
+        if (off == 128) {
+            const uint8_t *xu = HTC__CAST(const uint8_t *, HTC__CAST(const void *, in));
+            int32_t i;
+            for (i = 0; i < n; i += 16) {
+                const mve_pred16_t pr = vctp8q(HTC__CAST(uint32_t, n - i));
+                sx = vaddvaq_p_u8(sx, veorq_u8(vldrbq_z_u8(xu + i, pr), vdupq_n_u8(0x80)), pr);
+            }
+        }
         for (o = 0; o < nout; o += 4) {
             const int32_t nr = nout - o < 4 ? nout - o : 4;
             const int8_t *w0 = p->weights + (size_t)o * n;
             const int8_t *w1 = w0 + (nr > 1 ? n : 0), *w2 = w0 + (nr > 2 ? 2 * n : (w1 - w0));
             const int8_t *w3 = w0 + (nr > 3 ? 3 * n : (w2 - w0)), *x = in;
-            const int32x4_t ws = vmulq_n_s32(htc__mve_sum8x4(w0, w1, w2, w3, n), off);
             int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, i;
-            int32x4_t v, m, sh;
+            int32x4_t v, m, sh, ws;
+            if (off == 128) {
+                /* x - in_zp = x + 128 = x ^ 0x80 read unsigned (x'); with w' = w ^ 0x80 = w + 128,
+                   sum x' w = sum x' w' - 128 sum x': unsigned VMLADAVA, no sums of the weights */
+                const uint8x16_t k = vdupq_n_u8(0x80);
+                const uint8_t *xu = HTC__CAST(const uint8_t *, HTC__CAST(const void *, x));
+                const uint8_t *u0 = HTC__CAST(const uint8_t *, HTC__CAST(const void *, w0)), *u1 = HTC__CAST(const uint8_t *, HTC__CAST(const void *, w1));
+                const uint8_t *u2 = HTC__CAST(const uint8_t *, HTC__CAST(const void *, w2)), *u3 = HTC__CAST(const uint8_t *, HTC__CAST(const void *, w3));
+                uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+                for (i = 0; i < nf; i += 16, xu += 16, u0 += 16, u1 += 16, u2 += 16, u3 += 16) {
+                    const uint8x16_t xv = veorq_u8(vldrbq_u8(xu), k);
+                    c0 = vmladavaq_u8(c0, xv, veorq_u8(vldrbq_u8(u0), k));
+                    c1 = vmladavaq_u8(c1, xv, veorq_u8(vldrbq_u8(u1), k));
+                    c2 = vmladavaq_u8(c2, xv, veorq_u8(vldrbq_u8(u2), k));
+                    c3 = vmladavaq_u8(c3, xv, veorq_u8(vldrbq_u8(u3), k));
+                }
+                if (n & 15) {
+                    const uint8x16_t xv = veorq_u8(vldrbq_z_u8(xu, pt), k);
+                    c0 = vmladavaq_p_u8(c0, xv, veorq_u8(vldrbq_z_u8(u0, pt), k), pt);
+                    c1 = vmladavaq_p_u8(c1, xv, veorq_u8(vldrbq_z_u8(u1, pt), k), pt);
+                    c2 = vmladavaq_p_u8(c2, xv, veorq_u8(vldrbq_z_u8(u2, pt), k), pt);
+                    c3 = vmladavaq_p_u8(c3, xv, veorq_u8(vldrbq_z_u8(u3, pt), k), pt);
+                }
+                ws = vdupq_n_s32(HTC__CAST(int32_t, 0u - 128u * sx));
+                a0 = HTC__CAST(int32_t, c0);
+                a1 = HTC__CAST(int32_t, c1);
+                a2 = HTC__CAST(int32_t, c2);
+                a3 = HTC__CAST(int32_t, c3);
+            } else {
+            ws = vmulq_n_s32(htc__mve_sum8x4(w0, w1, w2, w3, n), off);
             for (i = 0; i < nf; i += 16, x += 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
                 const int8x16_t xv = vldrbq_s8(x);
                 a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0));
@@ -357,6 +397,7 @@ static HTC__NOINLINE void htc__fc_mve(const htc__fc_params *p, const int8_t *in,
                 a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1, pt));
                 a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2, pt));
                 a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3, pt));
+            }
             }
             v = vaddq_s32(ws, vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3));
             if (p->bias) v = vaddq_s32(v, vldrwq_z_s32(p->bias + o, vctp32q(HTC__CAST(uint32_t, nr))));

@@ -162,7 +162,7 @@ static void fc_case(int k)
         in_n = p.batches * p.in_features;
         out_n = p.batches * p.out_features;
     } while (in_n > MAXBUF || p.in_features * p.out_features > MAXBUF);
-    p.in_zp = urange(-128, 127);
+    p.in_zp = urange(0, 3) ? urange(-128, 127) : -128;     /* -128: after a ReLU (the MVE path's unsigned form) */
     p.w_zp = urange(0, 3) ? 0 : urange(-10, 10);
     p.out_zp = urange(-128, 127);
     act(p.out_zp, &p.act_min, &p.act_max);
