@@ -1080,7 +1080,7 @@ static int emit_par_layers(const Graph *g, const Target *t)
     int n = 0;
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];
-        if (op->cores <= 1) continue;
+        if (op->cores <= 1 || op->inplace) continue;
         if (!n++)
             fprintf(F, "\n/* cluster layers: run on every core by HTC_PAR_RUN, each computing its share */\n"
                        "typedef struct {\n    uint8_t *arena;\n    const void *const *inputs;\n    void *const *outputs;\n} %s__ctx;\n",
@@ -1271,7 +1271,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, " */\n    HTC_CHECK_BEGIN(\"%s\", %d, arena, %s_ARENA_SIZE);\n", N, i, NU);
         check_buffers(g, op, i);
         fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
-        if (op->cores > 1)
+        if (op->cores > 1 && !op->inplace)
             fprintf(F, "    HTC_PAR_RUN(%s__l%d, &ctx, %s_CORES);\n", N, i, NU);
         else
             emit_call(g, t, op, i);

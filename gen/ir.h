@@ -463,10 +463,11 @@ void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *pe
 /* htc's own CPU kernel for op, chosen by op kind, requant kind and
    attributes (one table, gen/target.c); 0 when htc has none. */
 int cpu_kernel(const Op *op, const char **file, const char **fn);
-/* Multi-core: the splits (bit 1 << SPLIT_*) the kernel function fn has a
-   parallel entry point fn<variant>_par for; 0: it runs on one core. */
+/* Multi-core: the splits (bit 1 << SPLIT_*) the kernel function fn with
+   its variant suffix has a parallel entry point fn<variant>_par for; 0: it
+   runs on one core. */
 enum { SPLIT_ROWS, SPLIT_CHANNELS, SPLIT_COUNT };
-int cpu_kernel_splits(const char *fn);
+int cpu_kernel_splits(const char *fn, const char *variant);
 extern const char *const split_names[SPLIT_COUNT];
 /* The target's split function for op on the CPU cluster: SPLIT_* or -1
    (none given: the default). */

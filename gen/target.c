@@ -961,7 +961,7 @@ int cpu_kernel(const Op *op, const char **file, const char **fn)
     return 0;
 }
 
-/* The CPU kernels with a parallel entry point: fn<variant>_par(the same
+/* The CPU kernels (function name and variant) with a parallel entry point: fn<variant>_par(the same
    arguments..., split, core, ncores) computes core's share of the output
    (HTC_SPLIT_* of htc.h), the bytes identical for every ncores. */
 #define S_R (1 << SPLIT_ROWS)
@@ -972,19 +972,36 @@ static const struct {
 } par_kernels[] = {
     {"htc__conv2d_s8", S_R},
     {"htc__dwconv2d_s8", S_R},
-    {"htc__qconv2d", S_R | S_C},
+    {"htc__qconv2d_s8", S_R | S_C},
+    {"htc__qconv2d_s32", S_R | S_C},
     {"htc__ql_conv2d", S_R | S_C},
     {"htc__fc_s8", S_R | S_C},
-    {"htc__qfc", S_R | S_C},
+    {"htc__qfc_s8", S_R | S_C},
+    {"htc__qfc_s32", S_R | S_C},
     {"htc__ql_matmul", S_R | S_C},
+    {"htc__avgpool_s8", S_R},
+    {"htc__maxpool_s8", S_R},
+    {"htc__add_s8", S_R},
+    {"htc__mul_s8", S_R},
+    {"htc__qmul_s8", S_R},
+    {"htc__ql_binary", S_R},
+    {"htc__softmax_s8", S_R},
+    {"htc__ql_softmax", S_R},
+    {"htc__ql_norm", S_R},
+    {"htc__ql_mean", S_R},
+    {"htc__ql_requant", S_R},
+    {"htc__ql_table", S_R},
+    {"htc__lut8", S_R},
 };
 #undef S_R
 #undef S_C
 
-int cpu_kernel_splits(const char *fn)
+int cpu_kernel_splits(const char *fn, const char *variant)
 {
+    size_t n = fn ? strlen(fn) : 0;
     for (size_t i = 0; fn && i < sizeof par_kernels / sizeof par_kernels[0]; i++)
-        if (strcmp(par_kernels[i].fn, fn) == 0) return par_kernels[i].splits;
+        if (strncmp(par_kernels[i].fn, fn, n) == 0 && strcmp(par_kernels[i].fn + n, variant ? variant : "") == 0)
+            return par_kernels[i].splits;
     return 0;
 }
 

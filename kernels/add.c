@@ -286,3 +286,29 @@ static HTC__INLINE HTC__UNUSED void htc__add_s8(const htc__binary_params *p, con
     (void)n;
     htc__add_gen(p, a, b, out);
 }
+
+/* Multi-core (htc.h HTC_PAR_RUN): core's share of the elements (without
+   broadcasting) or of the outermost dimension longer than 1; split is rows. */
+static HTC__UNUSED void htc__add_s8_par(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out, int split,
+                                        int core, int ncores)
+{
+    htc__binary_params v = *p;
+    int32_t lo, hi, d = 0, k;
+    size_t inner = 1;
+    (void)split;
+    if (!p->broadcast) {
+        htc__share(p->out_shape[0] * p->out_shape[1] * p->out_shape[2] * p->out_shape[3], core, ncores, &lo, &hi);
+        if (hi <= lo) return;
+        v.out_shape[0] = v.out_shape[1] = v.out_shape[2] = 1;
+        v.out_shape[3] = hi - lo;
+        htc__add_s8(&v, a + lo, b + lo, out + lo);
+        return;
+    }
+    while (d < 3 && p->out_shape[d] == 1) d++;
+    for (k = d + 1; k < 4; k++) inner *= HTC__CAST(size_t, p->out_shape[k]);
+    htc__share(p->out_shape[d], core, ncores, &lo, &hi);
+    if (hi <= lo) return;
+    v.out_shape[d] = hi - lo;
+    htc__add_s8(&v, a + HTC__CAST(size_t, lo) * p->a_stride[d], b + HTC__CAST(size_t, lo) * p->b_stride[d],
+                out + HTC__CAST(size_t, lo) * inner);
+}

@@ -16,12 +16,15 @@ typedef struct {
     int32_t a_off, b_off, a_i32, b_i32;
     int32_t add;                            /* 1: a + b (QuantLib's Add), 0: a * b */
     int32_t rq_inner, rq_nch;
+    size_t first;                           /* index of out[0] in the whole output (a core's share) */
 } htc__ewg;
 
 static HTC__UNUSED void htc__ew_core(const htc__ewg *g, const htc__epi *e, const void *a, const void *b, void *out)
 {
     const int32_t n5 = g->s[5], as5 = g->as[5], bs5 = g->bs[5];
-    int32_t idx[5] = {0, 0, 0, 0, 0}, c = 0, ci = 0;
+    int32_t idx[5] = {0, 0, 0, 0, 0};
+    int32_t c = HTC__CAST(int32_t, g->first / HTC__CAST(size_t, g->rq_inner) % HTC__CAST(size_t, g->rq_nch));
+    int32_t ci = HTC__CAST(int32_t, g->first % HTC__CAST(size_t, g->rq_inner));
     size_t total = 1, o = 0, ai = 0, bi = 0;
     int d;
     for (d = 0; d < 5; d++) total *= HTC__CAST(size_t, g->s[d]);
@@ -61,7 +64,28 @@ static HTC__NOINLINE void htc__mul_mve(const htc__binary_params *p, const int8_t
 }
 #endif
 
-static HTC__UNUSED void htc__mul_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+/* Multi-core (htc.h HTC_PAR_RUN): core's share of the outermost dimension
+   longer than 1, as a smaller loop (operands of esize_a / esize_b bytes,
+   output elements of esize_o); 0 when core has nothing to do. */
+static HTC__UNUSED int htc__ewg_share(htc__ewg *g, size_t esize_a, size_t esize_b, size_t esize_o, const void **a,
+                                      const void **b, void **out, int core, int ncores)
+{
+    int32_t lo, hi, d = 0, k;
+    size_t inner = 1;
+    while (d < 5 && g->s[d] == 1) d++;
+    for (k = d + 1; k < 6; k++) inner *= HTC__CAST(size_t, g->s[k]);
+    htc__share(g->s[d], core, ncores, &lo, &hi);
+    if (hi <= lo) return 0;
+    g->s[d] = hi - lo;
+    g->first = HTC__CAST(size_t, lo) * inner;
+    *a = HTC__CAST(const char *, *a) + HTC__CAST(size_t, lo) * HTC__CAST(size_t, g->as[d]) * esize_a;
+    *b = HTC__CAST(const char *, *b) + HTC__CAST(size_t, lo) * HTC__CAST(size_t, g->bs[d]) * esize_b;
+    *out = HTC__CAST(char *, *out) + g->first * esize_o;
+    return 1;
+}
+
+static HTC__UNUSED void htc__mul_s8_run(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out, int core,
+                                        int ncores)
 {
     htc__ewg g;
     htc__epi e;
@@ -70,7 +94,9 @@ static HTC__UNUSED void htc__mul_s8(const htc__binary_params *p, const int8_t *a
     int d;
 #ifdef HTC__MVE
     if (!p->broadcast) {
-        htc__mul_mve(p, a, b, out, p->out_shape[0] * p->out_shape[1] * p->out_shape[2] * p->out_shape[3]);
+        int32_t lo, hi;
+        htc__share(p->out_shape[0] * p->out_shape[1] * p->out_shape[2] * p->out_shape[3], core, ncores, &lo, &hi);
+        if (hi > lo) htc__mul_mve(p, a + lo, b + lo, out + lo, hi - lo);
         return;
     }
 #endif
@@ -92,10 +118,27 @@ static HTC__UNUSED void htc__mul_s8(const htc__binary_params *p, const int8_t *a
     e.kind = HTC__EPI_TFLITE;
     e.mult = &m; e.shift = &sh;
     e.out_zp = p->out_zp; e.lo = p->act_min; e.hi = p->act_max;
-    htc__ew_core(&g, &e, a, b, out);
+    {
+        const void *pa = a, *pb = b;
+        void *po = out;
+        if (htc__ewg_share(&g, 1, 1, 1, &pa, &pb, &po, core, ncores)) htc__ew_core(&g, &e, pa, pb, po);
+    }
 }
 
-static HTC__UNUSED void htc__qmul_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+static HTC__UNUSED void htc__mul_s8(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    htc__mul_s8_run(p, a, b, out, 0, 1);
+}
+
+static HTC__UNUSED void htc__mul_s8_par(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out, int split,
+                                        int core, int ncores)
+{
+    (void)split;
+    htc__mul_s8_run(p, a, b, out, core, ncores);
+}
+
+static HTC__UNUSED void htc__qmul_s8_run(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out, int core,
+                                         int ncores)
 {
     htc__ewg g;
     htc__epi e;
@@ -111,11 +154,28 @@ static HTC__UNUSED void htc__qmul_s8(const htc__qbinary_params *p, const int8_t 
     e.kind = HTC__EPI_FLOAT_MUL;
     e.scale = &p->ra; e.ffixed = p->fixed;
     e.lo = p->qmin; e.hi = p->qmax; e.out_zp = -p->out_off;
-    htc__ew_core(&g, &e, a, b, out);
+    {
+        const void *pa = a, *pb = b;
+        void *po = out;
+        if (htc__ewg_share(&g, 1, 1, 1, &pa, &pb, &po, core, ncores)) htc__ew_core(&g, &e, pa, pb, po);
+    }
+}
+
+static HTC__UNUSED void htc__qmul_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    htc__qmul_s8_run(p, a, b, out, 0, 1);
+}
+
+static HTC__UNUSED void htc__qmul_s8_par(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out, int split,
+                                         int core, int ncores)
+{
+    (void)split;
+    htc__qmul_s8_run(p, a, b, out, core, ncores);
 }
 
 /* ins: a, b, mul, add */
-static HTC__UNUSED void htc__ql_binary(const htc__ql_binary_params *p, const void *const *ins, void *out)
+static HTC__UNUSED void htc__ql_binary_run(const htc__ql_binary_params *p, const void *const *ins, void *out, int core,
+                                           int ncores)
 {
     htc__ewg g;
     htc__epi e;
@@ -133,5 +193,22 @@ static HTC__UNUSED void htc__ql_binary(const htc__ql_binary_params *p, const voi
     e.add = HTC__CAST(const int32_t *, ins[3]);
     e.ql_shift = p->shift;
     e.lo = p->lo; e.hi = p->hi; e.out_zp = -p->out_off;
-    htc__ew_core(&g, &e, ins[0], ins[1], out);
+    {
+        const void *pa = ins[0], *pb = ins[1];
+        void *po = out;
+        if (htc__ewg_share(&g, p->a_i32 ? 4 : 1, p->b_i32 ? 4 : 1, p->rq ? 1 : 4, &pa, &pb, &po, core, ncores))
+            htc__ew_core(&g, &e, pa, pb, po);
+    }
+}
+
+static HTC__UNUSED void htc__ql_binary(const htc__ql_binary_params *p, const void *const *ins, void *out)
+{
+    htc__ql_binary_run(p, ins, out, 0, 1);
+}
+
+static HTC__UNUSED void htc__ql_binary_par(const htc__ql_binary_params *p, const void *const *ins, void *out, int split,
+                                           int core, int ncores)
+{
+    (void)split;
+    htc__ql_binary_run(p, ins, out, core, ncores);
 }

@@ -187,3 +187,38 @@ static HTC__NOINLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p,
         }
     }
 }
+
+/* Multi-core (htc.h HTC_PAR_RUN): core's output rows of each image as a
+   smaller layer (htc.h htc__rows_view); split is rows. */
+static HTC__UNUSED void htc__pool_rows_par(const htc__pool_params *p, int max, const int8_t *in, int8_t *out, int core,
+                                           int ncores)
+{
+    htc__pool_params v = *p;
+    const size_t in_img = HTC__CAST(size_t, p->in_h) * p->in_w * p->c, out_img = HTC__CAST(size_t, p->out_h) * p->out_w * p->c;
+    int32_t b, y0, y1, iy0;
+    htc__share(p->out_h, core, ncores, &y0, &y1);
+    if (y1 <= y0) return;
+    htc__rows_view(p->in_h, p->k_h, p->stride_h, 1, p->pad_top, y0, y1, &iy0, &v.in_h, &v.pad_top);
+    v.batches = 1;
+    v.out_h = y1 - y0;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *ib = in + b * in_img + HTC__CAST(size_t, iy0) * p->in_w * p->c;
+        int8_t *ob = out + b * out_img + HTC__CAST(size_t, y0) * p->out_w * p->c;
+        if (max) htc__maxpool_s8(&v, ib, ob);
+        else htc__avgpool_s8(&v, ib, ob);
+    }
+}
+
+static HTC__UNUSED void htc__avgpool_s8_par(const htc__pool_params *p, const int8_t *in, int8_t *out, int split, int core,
+                                            int ncores)
+{
+    (void)split;
+    htc__pool_rows_par(p, 0, in, out, core, ncores);
+}
+
+static HTC__UNUSED void htc__maxpool_s8_par(const htc__pool_params *p, const int8_t *in, int8_t *out, int split, int core,
+                                            int ncores)
+{
+    (void)split;
+    htc__pool_rows_par(p, 1, in, out, core, ncores);
+}

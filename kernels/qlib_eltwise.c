@@ -37,3 +37,40 @@ static HTC__UNUSED void htc__ql_gather(const htc__ql_gather_params *p, const voi
         for (j = 0; j < p->nidx; j++, y += row)
             memcpy(y, x + (HTC__CAST(size_t, o) * HTC__CAST(size_t, p->axis) + HTC__CAST(size_t, idx[j])) * row, row);
 }
+
+/* Multi-core (htc.h HTC_PAR_RUN): core's elements; a requantization's
+   shares start on a whole period of its channels (inner * nch elements),
+   so every element keeps its channel. split is rows. */
+static HTC__UNUSED void htc__ql_requant_par(const htc__ql_requant_params *p, const void *const *ins, void *out, int split,
+                                            int core, int ncores)
+{
+    htc__ql_requant_params v = *p;
+    const int32_t period = p->inner * p->nch, blocks = (p->n + period - 1) / period;
+    const void *in[3];
+    int32_t lo, hi;
+    (void)split;
+    htc__share(blocks, core, ncores, &lo, &hi);
+    lo *= period;
+    hi = hi * period < p->n ? hi * period : p->n;
+    if (hi <= lo) return;
+    v.n = hi - lo;
+    in[0] = HTC__CAST(const char *, ins[0]) + HTC__CAST(size_t, lo) * (p->in_i32 ? 4 : 1);
+    in[1] = ins[1];
+    in[2] = ins[2];
+    htc__ql_requant(&v, in, HTC__CAST(char *, out) + HTC__CAST(size_t, lo) * (p->out_i32 ? 4 : 1));
+}
+
+static HTC__UNUSED void htc__ql_table_par(const htc__ql_table_params *p, const void *const *ins, void *out, int split, int core,
+                                          int ncores)
+{
+    htc__ql_table_params v = *p;
+    const void *in[2];
+    int32_t lo, hi;
+    (void)split;
+    htc__share(p->n, core, ncores, &lo, &hi);
+    if (hi <= lo) return;
+    v.n = hi - lo;
+    in[0] = HTC__CAST(const uint8_t *, ins[0]) + lo;
+    in[1] = ins[1];
+    htc__ql_table(&v, in, HTC__CAST(char *, out) + HTC__CAST(size_t, lo) * (p->out_i32 ? 4 : 1));
+}

@@ -142,3 +142,49 @@ static HTC__UNUSED void htc__ql_mean(const htc__ql_mean_params *p, const void *c
             }
         }
 }
+
+/* Multi-core (htc.h HTC_PAR_RUN): core's rows (outer), as a smaller layer;
+   split is rows. */
+static HTC__UNUSED void htc__ql_softmax_par(const htc__ql_softmax_params *p, const void *const *ins, void *out, int split,
+                                            int core, int ncores)
+{
+    htc__ql_softmax_params v = *p;
+    const void *in[1];
+    int32_t lo, hi;
+    (void)split;
+    htc__share(p->outer, core, ncores, &lo, &hi);
+    if (hi <= lo) return;
+    v.outer = hi - lo;
+    in[0] = HTC__CAST(const int8_t *, ins[0]) + HTC__CAST(size_t, lo) * p->depth;
+    htc__ql_softmax(&v, in, HTC__CAST(int8_t *, out) + HTC__CAST(size_t, lo) * p->depth);
+}
+
+static HTC__UNUSED void htc__ql_norm_par(const htc__ql_norm_params *p, const void *const *ins, void *out, int split, int core,
+                                         int ncores)
+{
+    htc__ql_norm_params v = *p;
+    const void *in[3];
+    int32_t lo, hi;
+    (void)split;
+    htc__share(p->outer, core, ncores, &lo, &hi);
+    if (hi <= lo) return;
+    v.outer = hi - lo;
+    in[0] = HTC__CAST(const int8_t *, ins[0]) + HTC__CAST(size_t, lo) * p->depth;
+    in[1] = ins[1];
+    in[2] = ins[2];
+    htc__ql_norm(&v, in, HTC__CAST(int8_t *, out) + HTC__CAST(size_t, lo) * p->depth);
+}
+
+static HTC__UNUSED void htc__ql_mean_par(const htc__ql_mean_params *p, const void *const *ins, void *out, int split, int core,
+                                         int ncores)
+{
+    htc__ql_mean_params v = *p;
+    const void *in[1];
+    int32_t lo, hi;
+    (void)split;
+    htc__share(p->outer, core, ncores, &lo, &hi);
+    if (hi <= lo) return;
+    v.outer = hi - lo;
+    in[0] = HTC__CAST(const char *, ins[0]) + HTC__CAST(size_t, lo) * p->red * p->inner * (p->in_i32 ? 4 : 1);
+    htc__ql_mean(&v, in, HTC__CAST(char *, out) + HTC__CAST(size_t, lo) * p->inner * (p->out_i32 ? 4 : 1));
+}

@@ -48,6 +48,21 @@ static HTC__UNUSED HTC__COLD void htc__softmax_row8(const htc__softmax_params *p
     }
 }
 
+static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__softmax_s8(const htc__softmax_params *p, const int8_t *in, int8_t *out);
+
+/* Multi-core (htc.h HTC_PAR_RUN): core's rows; split is rows. */
+static HTC__UNUSED void htc__softmax_s8_par(const htc__softmax_params *p, const int8_t *in, int8_t *out, int split, int core,
+                                            int ncores)
+{
+    htc__softmax_params v = *p;
+    int32_t lo, hi;
+    (void)split;
+    htc__share(p->outer, core, ncores, &lo, &hi);
+    if (hi <= lo) return;
+    v.outer = hi - lo;
+    htc__softmax_s8(&v, in + HTC__CAST(size_t, lo) * p->depth, out + HTC__CAST(size_t, lo) * p->depth);
+}
+
 static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__softmax_s8(const htc__softmax_params *p, const int8_t *in, int8_t *out)
 {
     int32_t r;

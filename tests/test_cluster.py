@@ -8,6 +8,7 @@ turn, so each share is computed by the kernels' parallel entry points
 exactly as on a cluster; examples/cluster runs them on threads
 (test_threads_tsan)."""
 import json
+import re
 import os
 import subprocess
 
@@ -98,3 +99,78 @@ def test_deeploy_cores(net, tmp_path):
     for f in files:
         with open(os.path.join(dumps[1], f), "rb") as a, open(os.path.join(dumps[8], f), "rb") as b:
             assert a.read() == b.read(), "%s: cores=8 differs from cores=1 at tensor %s" % (net, f)
+
+
+@pytest.mark.parametrize("name", ("kws_ref_model", "pretrainedResnet_quant", "ad01_int8"))
+def test_threads_tsan(name, tmp_path):
+    """examples/cluster: HTC_PAR_RUN on 8 POSIX threads, built with
+    ThreadSanitizer (any data race fails the run); the output equals TFLite
+    Micro's."""
+    path = os.path.join(oracle.MODELS, name + ".tflite")
+    info = oracle.ModelInfo(path)
+    assert len(info.inputs) == 1 and len(info.outputs) == 1
+    inputs = info.random_inputs(30_000)
+    oracle.htc("compile", path, "-t", SIRACUSA, "-D", "cores=8", "-o", str(tmp_path / "model.h"), "--name", "model")
+    exe = str(tmp_path / "cluster")
+    c = subprocess.run([oracle.CC, "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-O1", "-g", "-fsanitize=thread", "-pthread",
+                        "-Wall", "-Wextra", "-Werror", "-I", str(tmp_path),
+                        os.path.join(REPO, "examples", "cluster", "main.c"), "-o", exe], capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr[-3000:]
+    x = inputs[0]
+    np.ascontiguousarray(x, dtype=info.tensors[info.inputs[0]]["dtype"]).tofile(str(tmp_path / "in.bin"))
+    env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1 exitcode=66")
+    r = subprocess.run([exe, str(tmp_path / "in.bin"), str(tmp_path / "out.bin")], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert r.returncode == 0 and "WARNING: ThreadSanitizer" not in r.stderr, r.stderr[-3000:]
+    assert "8 cores (8 threads)" in r.stdout, r.stdout
+    par = parallel_layers(path, 8)
+    assert len(par) >= 3, par
+    ref_outs, _ = oracle.run_interpreter(path, inputs)
+    want = np.ascontiguousarray(ref_outs[0]).tobytes()
+    got = open(str(tmp_path / "out.bin"), "rb").read()
+    assert got == want, "%s: the threaded run differs from TFLite Micro" % name
+
+
+RV32_CC = "riscv64-unknown-elf-gcc"
+QEMU_RV32 = "qemu-system-riscv32"
+
+
+@pytest.mark.parametrize("name,harts", [("kws_ref_model", 8), ("pretrainedResnet_quant", 4)])
+def test_rv32_harts(name, harts, tmp_path):
+    """examples/cluster/rv32_harts.c: the RV32IMC build on qemu-system-riscv32
+    -smp N under -icount, one hart per core. minstret around every share:
+    every hart works, the shares are balanced, the critical path (the
+    largest share of each fork, summed) is close to 1/N of the work, and
+    the output equals TFLite Micro's."""
+    path = os.path.join(oracle.MODELS, name + ".tflite")
+    info = oracle.ModelInfo(path)
+    inputs = info.random_inputs(40_000)
+    oracle.htc("compile", path, "-t", SIRACUSA, "-D", "cores=%d" % harts, "-o", str(tmp_path / "model.h"), "--name", "model")
+    x = np.ascontiguousarray(inputs[0], dtype=info.tensors[info.inputs[0]]["dtype"]).tobytes()
+    (tmp_path / "input.h").write_text("static const unsigned char model_input[%d] = {%s};\n" % (
+        len(x), ",".join(str(b) for b in x)))
+    elf = str(tmp_path / "fw.elf")
+    c = subprocess.run([RV32_CC, "-march=rv32imc", "-misa-spec=2.2", "-mabi=ilp32", "-O2", "-std=c99", "-Wall", "-Wextra",
+                        "-Werror", "-I", str(tmp_path), "--specs=picolibc.specs", "--oslib=semihost", "-nostartfiles",
+                        "-Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x800000",
+                        "-Wl,--defsym=__ram=0x80800000,--defsym=__ram_size=0x1000000",
+                        os.path.join(REPO, "examples", "cluster", "rv32_harts.c"), "-l:crt0-semihost.o", "-o", elf],
+                       capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr[-3000:]
+    r = subprocess.run([QEMU_RV32, "-M", "virt", "-smp", str(harts), "-m", "64M", "-bios", "none", "-nographic",
+                        "-monitor", "none", "-serial", "none", "-semihosting-config", "enable=on,target=native",
+                        "-icount", "shift=0,sleep=off", "-kernel", elf], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    out = r.stdout + r.stderr          # semihosting writes to stderr when stdout is a pipe
+    work = [int(w) for w in re.findall(r"^hart \d+ work (\d+)$", out, re.M)]
+    m = re.search(r"^serial (\d+) critical (\d+) total (\d+)$", out, re.M)
+    got = bytes(int(b, 16) for b in re.search(r"^output((?: [0-9a-f]{2})*)$", out, re.M).group(1).split())
+    ref_outs, _ = oracle.run_interpreter(path, inputs)
+    assert got == np.ascontiguousarray(ref_outs[0]).tobytes(), "%s on %d harts differs from TFLite Micro" % (name, harts)
+    assert len(work) == harts and min(work) > 0, out
+    mean = sum(work) / harts
+    critical, total = int(m.group(2)), int(m.group(3))
+    print("%s, %d harts: work per hart %s; critical path %d of %d instructions in shares (%.2fx); serial layers %s" % (
+        name, harts, work, critical, total, total / critical, m.group(1)))
+    assert max(work) / mean < 1.25, work
+    assert total / critical > 0.7 * harts, (critical, total)
