@@ -437,9 +437,8 @@ static void build(Ctx *c, Cascade *cs, int f, int l, int band, int64_t peak)
     cs->overhead_cycles = so.over;
 }
 
-void cascade(Graph *g, Target *t, const CascadeOptions *o, int64_t per_layer)
+void cascade(Graph *g, Target *t, const CascadeOptions *o)
 {
-    (void)per_layer;
     int n = g->nops, nt = g->ntensors;
     Ctx c = {0};
     c.g = g;

@@ -541,9 +541,9 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path);
    in float (as onnxruntime does) instead of refused. */
 void onnx_float_fallback(int on);
 void lower(Graph *g);                           /* lower.c */
-/* Groups layers into cascades (gen/cascade.c); per_layer: the planned
-   layer-by-layer arena's lower bound, for the report. */
-void cascade(Graph *g, Target *t, const CascadeOptions *o, int64_t per_layer);
+/* Groups layers into cascades (gen/cascade.c), on the storage and order
+   of a layer-by-layer plan (plan_try); plan again afterwards. */
+void cascade(Graph *g, Target *t, const CascadeOptions *o);
 void dispatch(Graph *g, Target *t);             /* dispatch.c */
 typedef struct {
     int64_t arena_size;         /* bytes, a multiple of the alignment */

@@ -483,7 +483,7 @@ static Plan *pipeline(const char *model, const char *target, const char *debug, 
             co.ram_limit = t->memories[p->memory].size;
             co.fit_memory = 1;
         }
-        cascade(g, t, &co, p->lower_bound);
+        cascade(g, t, &co);
         if (g->ncascades) {
             Plan *q = plan_try(g, t);
             q->per_layer_bound = p->lower_bound;
