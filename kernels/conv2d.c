@@ -2705,7 +2705,20 @@ static HTC__INLINE void htc__dw3x3_mve_pair(const uint32_t *r0, const uint32_t *
             "vldrb.s32 q0, [%[" R "], #16]\n\t"                             \
             "vmul.i32 q4, q0, q3\n\t"                                      \
             "vadd.i32 %q[s1], %q[s1], q4\n\t"
-        if (st == 1)
+#define HTC__DW3_ONE(R)                                                      \
+            "vldrb.s32 q0, [%[" R "], #4]\n\t"                              \
+            "vmul.i32 q4, q0, q2\n\t"                                      \
+            "vadd.i32 %q[s0], %q[s0], q4\n\t"                              \
+            "vldrb.s32 q0, [%[" R "], #8]\n\t"                              \
+            "vmul.i32 q4, q0, q3\n\t"                                      \
+            "vadd.i32 %q[s0], %q[s0], q4\n\t"
+        if (!two)   /* the last pixel of an odd row alone */
+            __asm__(HTC__DW3_W("r0", "64") HTC__DW3_ONE("r0") HTC__DW3_W("r1", "76") HTC__DW3_ONE("r1")
+                    HTC__DW3_W("r2", "88") HTC__DW3_ONE("r2")
+                    : [s0] "+w"(s0)
+                    : [r0] "r"(r0), [r1] "r"(r1), [r2] "r"(r2), [tb] "r"(tb)
+                    : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9");
+        else if (st == 1)
             __asm__(HTC__DW3_W("r0", "64") HTC__DW3_S1("r0") HTC__DW3_W("r1", "76") HTC__DW3_S1("r1")
                     HTC__DW3_W("r2", "88") HTC__DW3_S1("r2")
                     : [s0] "+w"(s0), [s1] "+w"(s1)
@@ -2720,6 +2733,7 @@ static HTC__INLINE void htc__dw3x3_mve_pair(const uint32_t *r0, const uint32_t *
 #undef HTC__DW3_W
 #undef HTC__DW3_S1
 #undef HTC__DW3_S2
+#undef HTC__DW3_ONE
 #else
         {
             int32_t ky;
