@@ -57,9 +57,10 @@ test-asan: htc-asan
 	HTC=./htc-asan bash tests/bad/test_bad_models.sh
 	HTC=./htc-asan bash tests/asan_models.sh
 
-# Both readers under libFuzzer (ASan + UBSan), FUZZ_SECONDS each (the ONNX
-# one seeded with the whole quantized zoo), then MUTANTS target-file mutants
-# through the sanitizer build. CI runs a short version (.ci/run).
+# The model readers and the .npy/.npz reader under libFuzzer (ASan + UBSan),
+# FUZZ_SECONDS each (the ONNX one seeded with the whole quantized zoo), then
+# MUTANTS target-file mutants through the sanitizer build. CI runs a short
+# version (.ci/run).
 FUZZ_SECONDS ?= 600
 MUTANTS ?= 2000
 fuzz: htc-asan $(PB_C)

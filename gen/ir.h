@@ -25,6 +25,20 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
    temporary outputs and scratch directories, _exit(1). */
 void die_async(const char *line) __attribute__((noreturn));
 
+/* Escaping (util.c): text from a model, a target file or the command line
+   reaches an output only through one of these (arena strings), never as a
+   format. esc_c: inside a C comment or string literal (any standard, C++
+   too; cut at 400 bytes); esc_json: a JSON string, quotes included;
+   esc_csv: one CSV field; esc_html: HTML / SVG text or attribute value;
+   esc_term: a terminal (control characters visible; cut at 1000 bytes);
+   term_put: the same written to f, at most max bytes of s. */
+const char *esc_c(const char *s);
+const char *esc_json(const char *s);
+const char *esc_csv(const char *s);
+const char *esc_html(const char *s);
+const char *esc_term(const char *s);
+void term_put(FILE *f, const char *s, size_t max);
+
 /* Whole file into arena memory; dies naming the path on failure. */
 uint8_t *read_file(const char *path, size_t *len);
 
@@ -49,6 +63,11 @@ void signals_init(void);
    htc never leaves a half-written or mixed file behind. */
 FILE *out_open(const char *path);
 void out_commit(FILE *f);
+/* Dies unless path names a regular file or nothing (no directory, device,
+   FIFO, socket or symbolic link): out_open's check, for early use. */
+void out_check(const char *path);
+/* A file copied to an output through out_open / out_commit. */
+void out_copy(const char *from, const char *path);
 
 /* ---- tensors --------------------------------------------------------------- */
 

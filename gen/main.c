@@ -266,6 +266,8 @@ static void parse(Options *o, int argc, char **argv)
     if (strlen(o->name) > MAX_NAME) die("--name: %zu characters, at most %d", strlen(o->name), MAX_NAME);
     if (o->out && !*o->out) die("-o: the output file name is empty");
     if (o->svg && !*o->svg) die("--svg: the file name is empty");
+    if (o->out) out_check(o->out);
+    if (o->svg) out_check(o->svg);
 }
 
 /* Pick the front end by content, not by file name. */
@@ -302,23 +304,20 @@ static void driver_cycles(FILE *f, const Graph *g, const Target *t)
                " if (counting && l_ >= 0 && l_ < NL) cyc[l_] += (c); } while (0)\n", g->nops);
     fprintf(f, "static const char *const lname[NL] = {");
     for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", op_name(g->ops[i].kind));
+    /* names from the target (engines, the target's name) and the dispatch
+       reasons are C strings made by esc_c (of what a terminal may show),
+       printed with %s: never part of a format */
     fprintf(f, "};\nstatic const char *const lengine[NL] = {");
-    for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", t->engines[g->ops[i].engine].name);
+    for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", esc_c(esc_term(t->engines[g->ops[i].engine].name)));
     fprintf(f, "};\nstatic const char *const lwhy[NL] = {");
-    for (int i = 0; i < g->nops; i++) {     /* the dispatch reason as a C string */
-        fputs(i ? ", \"" : "\"", f);
-        for (const char *c = g->ops[i].reason ? g->ops[i].reason : ""; *c; c++)
-            if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
-            else if ((unsigned char)*c < 0x20 || *c == '?') fprintf(f, "\\%03o", (unsigned char)*c);
-            else fputc(*c, f);
-        fputc('"', f);
-    }
-    fprintf(f, "};\nstatic const double lest[NL] = {");
+    for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", esc_c(esc_term(g->ops[i].reason ? g->ops[i].reason : "")));
+    fprintf(f, "};\nstatic const char *const target_name = \"%s\";\n", esc_c(esc_term(t->name)));
+    fprintf(f, "static const double lest[NL] = {");
     for (int i = 0; i < g->nops; i++) fprintf(f, "%s%.0f", i ? ", " : "", g->ops[i].est_cycles);
     fprintf(f, "};\n"
                "static void print_cycles(void)\n{\n"
                "    unsigned long long tot = 0;\n    int i;\n"
-               "    printf(\"htc run: device model cycles per layer (target %s)\\n  #  op          engine       measured   estimated  why\\n\");\n"
+               "    printf(\"htc run: device model cycles per layer (target %%s)\\n  #  op          engine       measured   estimated  why\\n\", target_name);\n"
                "    for (i = 0; i < NL; i++) {\n"
                "        tot += cyc[i];\n"
                "        if (cyc[i] || lest[i] > 0)\n"
@@ -326,7 +325,7 @@ static void driver_cycles(FILE *f, const Graph *g, const Target *t)
                "    }\n"
                "    printf(\"total: %%llu cycles = %%.3f ms at %g MHz; ideal %.0f, measured / ideal = %%.2f\\n\", tot,"
                " (double)tot / (%.17g * 1e3), (double)tot / %.17g);\n}\n",
-            t->name, t->clock_mhz, ideal, t->clock_mhz, ideal > 0 ? ideal : 1.0);
+            t->clock_mhz, ideal, t->clock_mhz, ideal > 0 ? ideal : 1.0);
 }
 
 static void write_driver(const char *path, const Graph *g, const Target *t, const char *name, int check)
@@ -336,12 +335,16 @@ static void write_driver(const char *path, const Graph *g, const Target *t, cons
     FILE *f = out_open(path);
     fprintf(f, "/* driver for htc run: inputs from files, outputs to files, optional dumps */\n"
                "#define _POSIX_C_SOURCE 200809L\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
+               "#include <unistd.h>\n"
                "static const char *dump_dir;\n"
                "static void dump(int idx, const void *d, size_t n)\n{\n"
-               "    char p[4096];\n    FILE *f;\n    if (!dump_dir || idx < 0) return;\n"
+               "    char p[4096], t[4200];\n    FILE *f;\n    int fd;\n    if (!dump_dir || idx < 0) return;\n"
                "    snprintf(p, sizeof p, \"%%s/%%d.bin\", dump_dir, idx);\n"
-               "    f = fopen(p, \"wb\");\n    if (!f || fwrite(d, 1, n, f) != n) { fprintf(stderr, \"htc: error: cannot write %%s\\n\", p); exit(1); }\n"
-               "    fclose(f);\n}\n"
+               "    snprintf(t, sizeof t, \"%%s.tmp.XXXXXX\", p);\n"
+               "    fd = mkstemp(t);\n    f = fd < 0 ? NULL : fdopen(fd, \"wb\");\n"
+               "    if (!f || fwrite(d, 1, n, f) != n || fclose(f) || rename(t, p)) {\n"
+               "        if (fd >= 0) remove(t);\n"
+               "        fprintf(stderr, \"htc: error: cannot write %%s\\n\", p);\n        exit(1);\n    }\n}\n"
                "#define HTC_TRACE(m, l, idx, d, n) dump(idx, d, n)\n");
     if (check)   /* every layer sees only its own buffers; ASan traps the rest */
         fprintf(f, "#include <sanitizer/asan_interface.h>\n"
@@ -392,6 +395,17 @@ static void write_driver(const char *path, const Graph *g, const Target *t, cons
     out_commit(f);
 }
 
+/* --dump / --keep DIR: a directory (created if missing), never a file. */
+static void make_dir(const char *d, const char *opt)
+{
+    struct stat st;
+    if (lstat(d, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) die("%s %s: not a directory", opt, d);
+    } else if (mkdir(d, 0777) != 0) {
+        die("%s %s: cannot create: %s", opt, d, strerror(errno));
+    }
+}
+
 static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOptions *eo)
 {
     int numpy = 0;
@@ -408,24 +422,26 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
         if ((size_t)st.st_size != want)
             die("%s: input %d needs %zu bytes, the file has %lld", o->inputs[i], i, want, (long long)st.st_size);
     }
-    if (o->dump) {
-        struct stat st;
-        if (stat(o->dump, &st) != 0 && mkdir(o->dump, 0777) != 0) die("%s: cannot create: %s", o->dump, strerror(errno));
-    }
+    for (int i = 0; i < o->noutputs; i++) out_check(o->outputs[i]);     /* before any work */
+    if (o->dump) make_dir(o->dump, "--dump");
     const char *dir;
     if (o->keep) {
-        struct stat st;
-        if (stat(o->keep, &st) != 0 && mkdir(o->keep, 0777) != 0) die("%s: cannot create: %s", o->keep, strerror(errno));
+        make_dir(o->keep, "--keep");
         dir = o->keep;
     } else {
         dir = scratch_dir("htc-run");     /* removed at exit, on error and on a signal */
     }
     /* NumPy inputs and outputs go through raw files in the scratch directory */
-    const char *const *ins = o->inputs, *const *outs = o->outputs;
+    const char *const *ins = o->inputs, *const *outs0 = o->outputs;
     if (numpy) {
         ins = npy_run_inputs(g, o->inputs, o->ninputs, dir);
-        outs = npy_run_outputs(g, o->outputs, o->noutputs, dir);
+        outs0 = npy_run_outputs(g, o->outputs, o->noutputs, dir);
     }
+    /* the program writes every output into the scratch directory; htc then
+       puts each in place through a temporary file and a rename */
+    const char **outs = arena_alloc(sizeof(char *) * (size_t)(g->noutputs + 1));
+    for (int i = 0; i < g->noutputs; i++)
+        outs[i] = outs0[i] == o->outputs[i] ? arena_printf("%s/raw%d.bin", dir, i) : outs0[i];
     char *hdr = arena_printf("%s/model.h", dir), *drv = arena_printf("%s/driver.c", dir);
     char *exe = arena_printf("%s/run", dir);
     FILE *f = out_open(hdr);
@@ -459,7 +475,9 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     fflush(stdout);
     rc = run_command(rargv, 0);
     if (rc) die("%s: the generated program failed (exit %d)", g->path, rc);
-    if (numpy) npy_run_finish(g, o->outputs, o->noutputs, outs);
+    for (int i = 0; i < g->noutputs; i++)
+        if (outs0[i] == o->outputs[i]) out_copy(outs[i], o->outputs[i]);
+    if (numpy) npy_run_finish(g, o->outputs, o->noutputs, outs0);
 }
 
 /* The pipeline, top to bottom (compile, report, run, verify): read ->

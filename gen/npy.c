@@ -1,10 +1,13 @@
 /* npy.c - NumPy .npy arrays and .npz archives (zip, entries stored without
    compression, as np.savez writes them) for `htc run --input/--output`. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
 #include "npy.h"
+
+#define NPY_MAX_ELEMS ((int64_t)1 << 32)     /* elements of one array */
 
 /* ---- .npy ------------------------------------------------------------------ */
 
@@ -73,14 +76,18 @@ static void parse_npy(const uint8_t *buf, size_t len, const char *what, NpyArray
         while (*sh == ' ' || *sh == ',') sh++;
         if (*sh == ')') break;
         char *end;
+        errno = 0;
         long long v = strtoll(sh, &end, 10);
-        if (end == sh || v < 0) die("%s: bad .npy shape", what);
+        if (end == sh || v < 0 || errno) die("%s: bad .npy shape", what);
         if (a->rank == MAX_RANK) die("%s: rank above %d", what, MAX_RANK);
+        /* each dimension and the product checked before they multiply */
+        if (v > NPY_MAX_ELEMS || (v && a->numel > NPY_MAX_ELEMS / v))
+            die("%s: too many elements (at most %lld)", what, (long long)NPY_MAX_ELEMS);
         a->shape[a->rank++] = v;
         a->numel *= v;
-        if (a->numel > ((int64_t)1 << 32)) die("%s: too many elements", what);
         sh = end;
     }
+    if (strncmp(fo, "True", 4) && strncmp(fo, "False", 5)) die("%s: .npy fortran_order is neither True nor False", what);
     int fortran = !strncmp(fo, "True", 4);
     size_t nb = (size_t)a->numel * (size_t)size;
     if (len - off < nb) die("%s: %zu bytes of data, the shape needs %zu", what, len - off, nb);
@@ -134,6 +141,12 @@ int64_t npy_get(const NpyArray *a, int64_t i, int *exact)
 
 /* ---- .npz (zip) --------------------------------------------------------------- */
 
+static int by_start(const void *a, const void *b)
+{
+    uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+    return x < y ? -1 : x > y;
+}
+
 static void parse_npz(const uint8_t *buf, size_t len, const char *path, NpyArray **out, int *n)
 {
     /* End of central directory: the last signature within 64 KiB + 22 of the end */
@@ -152,17 +165,19 @@ static void parse_npz(const uint8_t *buf, size_t len, const char *path, NpyArray
     if (cd == 0xffffffffu || count == 0xffff) {     /* zip64 end record via its locator */
         if (e < 20 || rd32(buf + e - 20) != 0x07064b50) die("%s: zip64 archive without a locator", path);
         uint64_t z = rd64(buf + e - 20 + 8);
-        if (z > len - 56 || rd32(buf + z) != 0x06064b50) die("%s: bad zip64 end record", path);
+        if (len < 56 || z > len - 56 || rd32(buf + z) != 0x06064b50) die("%s: bad zip64 end record", path);
         count = rd64(buf + z + 32);
         cd = rd64(buf + z + 48);
     }
     if (count > 100000) die("%s: %llu entries", path, (unsigned long long)count);
     NpyArray *arr = arena_alloc(sizeof *arr * (size_t)(count ? count : 1));
+    if (cd > len) die("%s: corrupt zip central directory", path);
     size_t p = (size_t)cd;
+    uint64_t (*span)[2] = arena_alloc(sizeof *span * (size_t)(count ? count : 1));
     int k = 0;
     for (uint64_t i = 0; i < count; i++) {
         if (p > len || len - p < 46 || rd32(buf + p) != 0x02014b50) die("%s: corrupt zip central directory", path);
-        int method = (int)rd16(buf + p + 10);
+        int method = (int)rd16(buf + p + 10), flags = (int)rd16(buf + p + 8);
         uint64_t csize = rd32(buf + p + 20), usize = rd32(buf + p + 24), loff = rd32(buf + p + 42);
         size_t nl = rd16(buf + p + 28), xl = rd16(buf + p + 30), cl = rd16(buf + p + 32);
         if (len - p - 46 < nl + xl + cl) die("%s: corrupt zip central directory", path);
@@ -183,18 +198,28 @@ static void parse_npz(const uint8_t *buf, size_t len, const char *path, NpyArray
         }
         p += 46 + nl + xl + cl;
         if (nl && name[nl - 1] == '/') continue;     /* a directory */
+        if (flags & 1) die("%s: entry '%s' is encrypted", path, name);
         if (method != 0)
             die("%s: entry '%s' is compressed (zip method %d); htc reads .npz files written by np.savez "
                 "(stored), not np.savez_compressed", path, name, method);
         if (csize != usize) die("%s: entry '%s': stored sizes differ", path, name);
+        /* sizes come from the central directory, so data descriptors
+           (flag 8) need nothing more */
         if (loff > len || len - loff < 30 || rd32(buf + loff) != 0x04034b50) die("%s: entry '%s': bad local header", path, name);
         size_t data = (size_t)loff + 30 + rd16(buf + loff + 26) + rd16(buf + loff + 28);
         if (data > len || len - data < usize) die("%s: entry '%s' is truncated", path, name);
+        span[k][0] = loff;
+        span[k][1] = data + usize;
         if (nl > 4 && !strcmp(name + nl - 4, ".npy")) name[nl - 4] = 0;
         arr[k].name = name;
         parse_npy(buf + data, (size_t)usize, arena_printf("%s: entry '%s'", path, name), &arr[k]);
         k++;
     }
+    /* entries may not share bytes: a few bytes of archive must not become
+       many arrays */
+    qsort(span, (size_t)k, sizeof *span, by_start);
+    for (int i = 1; i < k; i++)
+        if (span[i][0] < span[i - 1][1]) die("%s: entries overlap (zip members sharing bytes)", path);
     *out = arr;
     *n = k;
 }
@@ -264,6 +289,28 @@ static uint8_t *npy_image(const NpyOut *o, size_t *len)
     return b;
 }
 
+/* The .npz member name of output i: its tensor name with every byte
+   outside printable ASCII and every '/' and '\\' as '_' (no directory, no
+   absolute path, no "..": np.load and unzip see one flat name), at most
+   MEMBER_MAX bytes, "_<i>" appended when an earlier output has the same
+   name, then ".npy". */
+#define MEMBER_MAX 200
+static const char *member_name(const char *name, const char *const *prev, int i)
+{
+    char *m = arena_alloc(MEMBER_MAX + 32);
+    size_t n = 0;
+    for (const char *c = name; *c && n < MEMBER_MAX; c++)
+        m[n++] = (unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f || *c == '/' || *c == '\\' ? '_' : *c;
+    if (!n || !strcmp(m, ".") || !strcmp(m, "..")) m[n++] = '_';
+    m[n] = 0;
+    for (int j = 0; j < i; j++)
+        if (!strcmp(prev[j], arena_printf("%s.npy", m))) {
+            snprintf(m + n, 32, "_%d", i);
+            break;
+        }
+    return arena_printf("%s.npy", m);
+}
+
 static void w16(FILE *f, uint32_t v) { fputc((int)(v & 0xff), f); fputc((int)(v >> 8 & 0xff), f); }
 static void w32(FILE *f, uint32_t v) { w16(f, v & 0xffff); w16(f, v >> 16); }
 
@@ -287,7 +334,7 @@ void npy_save(const char *path, const NpyOut *outs, int n)
     for (int i = 0; i < n; i++) {
         uint8_t *b = npy_image(&outs[i], &lens[i]);
         if (lens[i] > 0x7fffffff || pos > 0x7fffffff - lens[i] - 1024) die("%s: too large for a .npz", path);
-        names[i] = arena_printf("%s.npy", outs[i].name);
+        names[i] = member_name(outs[i].name, names, i);
         crcs[i] = crc32_of(b, lens[i], 0);
         offs[i] = pos;
         uint16_t nl = (uint16_t)strlen(names[i]);

@@ -13,16 +13,7 @@ static int64_t weight_bytes(const Graph *g, const Op *op)
     return n;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
-    }
-    fputc('"', f);
-}
+static void json_str(FILE *f, const char *s) { fputs(esc_json(s ? s : ""), f); }
 
 static void shape(FILE *f, const Tensor *t, int json)
 {
@@ -204,8 +195,10 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         fprintf(f, "\n}\n");
         return;
     }
-    fprintf(f, "htc %s report: %s on target %s (%g MHz", HTC_VERSION, g->path, t->name, t->clock_mhz);
-    for (int i = 0; i < t->nparams; i++) fprintf(f, "%s%s=%s", i ? ", " : "; ", t->params[i].name, t->params[i].value);
+    /* names from the model, the target and the command line: esc_term */
+    fprintf(f, "htc %s report: %s on target %s (%g MHz", HTC_VERSION, esc_term(g->path), esc_term(t->name), t->clock_mhz);
+    for (int i = 0; i < t->nparams; i++)
+        fprintf(f, "%s%s=%s", i ? ", " : "; ", esc_term(t->params[i].name), esc_term(t->params[i].value));
     fprintf(f, ")\n\n");
     fprintf(f, "%3s  %-22s %-9s %-8s %-16s %-8s %9s %9s %11s  %s\n", "#", "source op", "op", "engine", "output",
             "storage", "offset", "macs", "est.cycles", "why");
@@ -217,26 +210,27 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         for (int d = 0; d < out->rank && n < 56; d++) n += snprintf(sh + n, sizeof sh - (size_t)n, "%s%d", d ? "x" : "", out->shape[d]);
         sh[n] = 0;
         char src[32];
-        snprintf(src, sizeof src, "%s#%d", op->src_name, op->src_index);
+        snprintf(src, sizeof src, "%s#%d", esc_term(op->src_name), op->src_index);
         fprintf(f, "%3d  %-22s %-9s %-8s %-16s %-8s %9lld %9lld %11.0f  %s\n", i, src, op_name(op->kind),
-                t->engines[op->engine].name, sh, storage_name(out->storage), (long long)out->offset,
+                esc_term(t->engines[op->engine].name), sh, storage_name(out->storage), (long long)out->offset,
                 (long long)op->macs, op->est_cycles,
-                op->cores > 1 ? arena_printf("[%d cores by %s] %s", op->cores, split_names[op->split], op->reason) : op->reason);
+                esc_term(op->cores > 1 ? arena_printf("[%d cores by %s] %s", op->cores, split_names[op->split], op->reason)
+                                       : op->reason));
     }
     int nfloat = 0;
     for (int i = 0; i < g->nops; i++) {
         if (!float_op(g, &g->ops[i])) continue;
         if (!nfloat++) fprintf(f, "\nfloat32 (as the source runtime computes it):");
-        fprintf(f, " %d %s%s", i, g->ops[i].src_name, i + 1 < g->nops && float_op(g, &g->ops[i + 1]) ? "," : ";");
+        fprintf(f, " %d %s%s", i, esc_term(g->ops[i].src_name), i + 1 < g->nops && float_op(g, &g->ops[i + 1]) ? "," : ";");
     }
     if (nfloat) fprintf(f, " %d layer%s\n", nfloat, nfloat > 1 ? "s" : "");
     fprintf(f, "\narena: %lld bytes in %s (lower bound %lld, greedy by size %lld; %s; %d ops in place)\n",
-            (long long)p->arena_size, t->memories[p->memory].name, (long long)p->lower_bound,
-            (long long)p->greedy_size, p->method, p->ninplace);
+            (long long)p->arena_size, esc_term(t->memories[p->memory].name), (long long)p->lower_bound,
+            (long long)p->greedy_size, esc_term(p->method), p->ninplace);
     if (p->reordered)
         fprintf(f, "op order: memory-aware (lower bound %lld in the model's order)\n", (long long)p->original_bound);
     for (int i = 0; i < p->nstack; i++)
-        fprintf(f, "stack of the run function (%s): %lld bytes; RAM = arena + stack = %lld bytes\n", p->stack_cc[i],
+        fprintf(f, "stack of the run function (%s): %lld bytes; RAM = arena + stack = %lld bytes\n", esc_term(p->stack_cc[i]),
                 (long long)p->stack_bytes[i], (long long)(p->arena_size + p->stack_bytes[i]));
     fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
@@ -252,7 +246,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         snprintf(a, sizeof a, "%d,%d,%d,%d", ti->full[TD_K], ti->full[TD_C], ti->full[TD_OY], ti->full[TD_OX]);
         snprintf(b, sizeof b, "%d,%d,%d,%d", ti->size[TD_K], ti->size[TD_C], ti->size[TD_OY], ti->size[TD_OX]);
         fprintf(f, "%3d  %-8s %-5s %-22s %-22s %6d %9lld %7lld %9lld %11.0f %11.0f %8.2f\n", i,
-                t->engines[g->ops[i].engine].name, ti->geom, a, b, ti->ntiles, (long long)ti->l1_bytes,
+                esc_term(t->engines[g->ops[i].engine].name), ti->geom, a, b, ti->ntiles, (long long)ti->l1_bytes,
                 (long long)ti->w_bytes, (long long)ti->dma_bytes, g->ops[i].est_cycles, ti->ideal_cycles, ti->solve_ms);
     }
     double ideal = 0, ms = 0;
@@ -271,12 +265,11 @@ void report_svg(FILE *f, Graph *g, Target *t, Plan *p)
     double sy = (H - T - B) / arena;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                "font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H);
-    fprintf(f, "<title>htc memory plan: ");
-    for (const char *s = g->path; *s; s++) fputs(*s == '<' ? "&lt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, f);
-    fprintf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
+    fprintf(f, "<title>htc memory plan: %s</title>\n", esc_html(g->path));   /* names: esc_html */
+    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
     fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">arena %s: %lld bytes (lower bound %lld, greedy %lld) - %s</text>\n",
-            L, t->memories[p->memory].name, (long long)p->arena_size, (long long)p->lower_bound,
-            (long long)p->greedy_size, p->method);
+            L, esc_html(t->memories[p->memory].name), (long long)p->arena_size, (long long)p->lower_bound,
+            (long long)p->greedy_size, esc_html(p->method));
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n", L, T,
             W - L - R, H - T - B);
     for (int k = 0; k <= 4; k++) {
@@ -295,9 +288,8 @@ void report_svg(FILE *f, Graph *g, Target *t, Plan *p)
         double y = T + sy * (double)tt->offset, h = sy * (double)buffer_bytes(tt);
         unsigned hue = (unsigned)(c++ * 137) % 360;
         fprintf(f, "<g class=\"buffer\" data-tensor=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                   "fill=\"hsl(%u,60%%,70%%)\" stroke=\"#333\" stroke-width=\"0.5\"><title>",
-                i, x, y, w, h > 0.5 ? h : 0.5, hue);
-        for (const char *s = tt->name; *s; s++) fputs(*s == '<' ? "&lt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, f);
+                   "fill=\"hsl(%u,60%%,70%%)\" stroke=\"#333\" stroke-width=\"0.5\"><title>%s",
+                i, x, y, w, h > 0.5 ? h : 0.5, hue, esc_html(tt->name));
         fprintf(f, " (tensor %d): %zu bytes at offset %lld, live layers %d..%d</title></rect>", tt->src_index,
                 (size_t)buffer_bytes(tt), (long long)tt->offset, tt->first_use, tt->last_use);
         if (h > 12 && w > 30)

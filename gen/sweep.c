@@ -191,15 +191,7 @@ typedef struct {
     size_t len, cap;
 } Child;
 
-static void xml(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        if (*s == '<') fputs("&lt;", f);
-        else if (*s == '>') fputs("&gt;", f);
-        else if (*s == '&') fputs("&amp;", f);
-        else if (*s == '"') fputs("&quot;", f);
-        else fputc(*s, f);
-}
+static void xml(FILE *f, const char *s) { fputs(esc_html(s), f); }
 
 /* Self-contained HTML: per model an SVG of estimated cycles per
    configuration, stacked by layer class (the paper's Fig. 4 style). */
@@ -341,6 +333,8 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
     if (!nmodels) die("sweep: no model file given (htc sweep MODEL... -t TARGET -D NAME=V1,V2)");
     if (!target) die("sweep: no target given (-t targets/....lua)");
     if ((csv && !*csv) || (html && !*html)) die("sweep: an output file name is empty");
+    if (csv) out_check(csv);
+    if (html) out_check(html);
     long nconf = 1;
     for (int a = 0; a < nax; a++)
         if ((nconf *= ax[a].n) > MAX_POINTS) die("sweep: more than %d configurations", MAX_POINTS);
@@ -444,21 +438,17 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
         printf("[\n");
         for (int p = 0; p < npts; p++) {
             const Point *r = &pts[p];
-            printf("  {\"model\": \"%s\", \"config\": %d, \"params\": {", models[r->model], r->config);
+            printf("  {\"model\": %s, \"config\": %d, \"params\": {", esc_json(models[r->model]), r->config);
             int c = r->config;
             const char **vals = arena_alloc(sizeof(char *) * (size_t)(nax ? nax : 1));
             for (int a = nax - 1; a >= 0; a--) {
                 vals[a] = ax[a].v[c % ax[a].n];
                 c /= ax[a].n;
             }
-            for (int a = 0; a < nax; a++) printf("%s\"%s\": \"%s\"", a ? ", " : "", ax[a].name, vals[a]);
+            for (int a = 0; a < nax; a++) printf("%s%s: %s", a ? ", " : "", esc_json(ax[a].name), esc_json(vals[a]));
             printf("}, ");
             if (r->error) {
-                printf("\"error\": \"");
-                for (const char *s = r->error; *s; s++)
-                    if (*s == '"' || *s == '\\') printf("\\%c", *s);
-                    else if ((unsigned char)*s >= 0x20) putchar(*s);
-                printf("\"}%s\n", p + 1 < npts ? "," : "");
+                printf("\"error\": %s}%s\n", esc_json(r->error), p + 1 < npts ? "," : "");
                 continue;
             }
             printf("\"ops\": %d, \"offloaded\": %d, \"tiles\": %d, \"l1_kib\": %.3f, \"w_kib\": %.3f, \"arena_kib\": %.3f, "
@@ -477,9 +467,10 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
             const Point *r = &pts[p];
             const char *mb = strrchr(models[r->model], '/');
             mb = mb ? mb + 1 : models[r->model];
-            const char *cfg = config_text(ax, nax, r->config, " ");
+            const char *cfg = esc_term(config_text(ax, nax, r->config, " "));
+            mb = esc_term(mb);
             if (r->error) {
-                printf("%-28.28s %-36s error: %s\n", mb, cfg, r->error);
+                printf("%-28.28s %-36s error: %s\n", mb, cfg, esc_term(r->error));
                 continue;
             }
             printf("%-28.28s %-36s %3d/%-3d %6d %9.1f %8.1f %13.0f %13.0f %6.2f", mb, cfg, r->offloaded, r->ops, r->tiles,
@@ -492,23 +483,21 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
     if (csv) {
         FILE *f = out_open(csv);
         fprintf(f, "model,config");
-        for (int a = 0; a < nax; a++) fprintf(f, ",%s", ax[a].name);
+        for (int a = 0; a < nax; a++) fprintf(f, ",%s", esc_csv(ax[a].name));
         fprintf(f, ",error,ops,offloaded,tiles,l1_kib,w_kib,arena_kib,est_cycles,ideal_cycles,est_offloaded,measured_cycles");
         for (int k = 0; k < NCLASS; k++) fprintf(f, ",%s", class_names[k]);
         fprintf(f, "\n");
         for (int p = 0; p < npts; p++) {
             const Point *r = &pts[p];
-            fprintf(f, "%s,%d", models[r->model], r->config);
+            fprintf(f, "%s,%d", esc_csv(models[r->model]), r->config);
             int c = r->config;
             const char **vals = arena_alloc(sizeof(char *) * (size_t)(nax ? nax : 1));
             for (int a = nax - 1; a >= 0; a--) {
                 vals[a] = ax[a].v[c % ax[a].n];
                 c /= ax[a].n;
             }
-            for (int a = 0; a < nax; a++) fprintf(f, ",%s", vals[a]);
-            fprintf(f, ",\"");
-            for (const char *s = r->error ? r->error : ""; *s; s++) fputs(*s == '"' ? "\"\"" : (char[2]){*s, 0}, f);
-            fprintf(f, "\"");
+            for (int a = 0; a < nax; a++) fprintf(f, ",%s", esc_csv(vals[a]));
+            fprintf(f, ",%s", esc_csv(r->error ? r->error : ""));
             if (r->error) {
                 fprintf(f, ",,,,,,,,,,");
                 for (int k = 0; k < NCLASS; k++) fprintf(f, ",");

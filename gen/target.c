@@ -1,6 +1,7 @@
 /* target.c - loads a Lua target file into plain C structs.
    The only file of htc that sees a lua_State: sandbox, schema, callbacks. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <ctype.h>
 #include <math.h>
 #include <signal.h>
@@ -17,6 +18,8 @@
 
 #include "ir.h"
 #include "quant.h"
+
+static const char *find_file(const Target *t, const char *path, const char **why);
 
 #ifndef HTC_DATADIR
 #define HTC_DATADIR "."
@@ -1209,9 +1212,10 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             }
         }
         /* the kernel file must exist now, not at emit time */
-        if (o->kernel_file && access(target_resolve(&lt->t, o->kernel_file), R_OK) != 0) {
+        const char *why;
+        if (o->kernel_file && !find_file(&lt->t, o->kernel_file, &why)) {
             kk[nkeys + 2] = "kernel";
-            field_error(lt, kk, nkeys + 3, "cannot read '%s'", o->kernel_file);
+            field_error(lt, kk, nkeys + 3, "%s '%s'", why, o->kernel_file);
         }
         /* requant = { ... } on an op: the arithmetic of this op, when it
            differs from the engine's (e.g. a pool unit that applies float
@@ -1224,9 +1228,9 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         }
         lua_pop(L, 1);
         o->template_file = get_string(lt, kk, nkeys + 2, "template", 0);
-        if (o->template_file && access(target_resolve(&lt->t, o->template_file), R_OK) != 0) {
+        if (o->template_file && !find_file(&lt->t, o->template_file, &why)) {
             kk[nkeys + 2] = "template";
-            field_error(lt, kk, nkeys + 3, "cannot read '%s'", o->template_file);
+            field_error(lt, kk, nkeys + 3, "%s '%s'", why, o->template_file);
         }
         o->macs_per_cycle = get_number(lt, kk, nkeys + 2, "macs_per_cycle", 0, 0, 0, 1e9, 0);
         ty = rawfield(L, -1, "double_buffer");
@@ -1309,7 +1313,7 @@ Target *target_load(const char *path)
     Target *t = &lt->t;
     t->path = arena_strdup(path);
     const char *slash = strrchr(path, '/');
-    t->dir = slash ? arena_printf("%.*s", (int)(slash - path), path) : ".";
+    t->dir = slash == path ? "/" : slash ? arena_printf("%.*s", (int)(slash - path), path) : ".";
     lt->src = (const char *)read_file(path, &lt->srclen);
 
     lua_State *L = lua_newstate(lua_alloc, NULL);
@@ -1476,21 +1480,22 @@ static const char *requant_text(const RequantSet *rs)
 
 void target_describe(FILE *f, const Target *t)
 {
-    fprintf(f, "%s: target \"%s\"%s%s, %g MHz\n", t->path, t->name, t->description ? ": " : "",
-            t->description ? t->description : "", t->clock_mhz);
+    /* the target file's text on a terminal: esc_term */
+    fprintf(f, "%s: target \"%s\"%s%s, %g MHz\n", esc_term(t->path), esc_term(t->name), t->description ? ": " : "",
+            t->description ? esc_term(t->description) : "", t->clock_mhz);
     fprintf(f, "  memories:");
     for (int i = 0; i < t->nmemories; i++) {
         const Memory *m = &t->memories[i];
-        fprintf(f, "%s %s %lld bytes", i ? "," : "", m->name, (long long)m->size);
+        fprintf(f, "%s %s %lld bytes", i ? "," : "", esc_term(m->name), (long long)m->size);
         if (m->dma_bytes_per_cycle > 0) fprintf(f, " (DMA %g B/cycle + %d)", m->dma_bytes_per_cycle, m->dma_setup);
     }
     fputc('\n', f);
     for (int e = 0; e < t->nengines; e++) {
         const Engine *en = &t->engines[e];
-        fprintf(f, "  %s %s: requant", en->is_cpu ? "cpu" : "engine", en->name);
+        fprintf(f, "  %s %s: requant", en->is_cpu ? "cpu" : "engine", esc_term(en->name));
         fprintf(f, " %s", requant_text(&en->requant));
         if (en->rows) fprintf(f, "; array %dx%d", en->rows, en->cols);
-        if (en->description) fprintf(f, "; %s", en->description);
+        if (en->description) fprintf(f, "; %s", esc_term(en->description));
         fprintf(f, "; ops");
         for (int i = 0; i < en->nops; i++) fprintf(f, " %s", op_name(en->ops[i].kind));
         fputc('\n', f);
@@ -1502,8 +1507,8 @@ void target_describe(FILE *f, const Target *t)
     fprintf(f, "  parameters (-D NAME=VALUE):\n");
     for (int i = 0; i < t->nparams; i++) {
         const TargetParam *p = &t->params[i];
-        fprintf(f, "    %-14s %-8s %s (default %s; %s) [line %d]\n", p->name, p->value, p->description, p->dflt,
-                p->allowed, p->line);
+        fprintf(f, "    %-14s %-8s %s (default %s; %s) [line %d]\n", esc_term(p->name), esc_term(p->value),
+                esc_term(p->description), esc_term(p->dflt), esc_term(p->allowed), p->line);
     }
 }
 
@@ -1521,21 +1526,65 @@ const EngineOp *engine_op(const Engine *e, OpKind k)
     return NULL;
 }
 
+/* A file a target names (kernel, template) or htc's own (htc.h, the cpu
+   kernels): a relative path without a ".." component or a control
+   character, found under the target file's directory, $HTC_HOME or htc's
+   data directory (in that order), which after every symbolic link
+   (realpath) is still inside that directory, and a regular file. Returns
+   the path as found (relative to where htc runs: #line directives stay
+   reproducible), or NULL with *why ("cannot read" when it is nowhere). */
+static const char *find_file(const Target *t, const char *path, const char **why)
+{
+    *why = "cannot read";
+    if (!*path) return NULL;
+    for (const char *c = path; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            *why = "a control character in";
+            return NULL;
+        }
+    if (path[0] == '/') {
+        *why = "an absolute path (a target names files inside its directory, HTC_HOME or htc's data directory):";
+        return NULL;
+    }
+    for (const char *c = path; *c;) {
+        size_t l = strcspn(c, "/");
+        if (l == 2 && c[0] == '.' && c[1] == '.') {
+            *why = "'..' in the path (a target names files inside its directory, HTC_HOME or htc's data directory):";
+            return NULL;
+        }
+        c += l + (c[l] == '/');
+    }
+    const char *home = getenv("HTC_HOME");
+    const char *roots[3] = {t->dir, home && *home ? home : NULL, HTC_DATADIR};
+    for (int i = 0; i < 3; i++) {
+        if (!roots[i]) continue;
+        const char *cand = arena_printf("%s/%s", roots[i], path);
+        struct stat st;
+        if (stat(cand, &st) != 0) continue;
+        char *real = realpath(cand, NULL), *root = realpath(roots[i], NULL);
+        size_t rl = root ? strlen(root) : 0;
+        int inside = real && root && (!strcmp(root, "/") || (!strncmp(real, root, rl) && real[rl] == '/'));
+        free(real);
+        free(root);
+        if (!inside) {
+            *why = arena_printf("a symbolic link out of %s:", roots[i]);
+            return NULL;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            *why = "not a regular file:";
+            return NULL;
+        }
+        if (access(cand, R_OK) != 0) return NULL;
+        return cand;
+    }
+    return NULL;
+}
+
 const char *target_resolve(const Target *t, const char *path)
 {
-    if (path[0] == '/') return path;
-    const char *home = getenv("HTC_HOME");
-    const char *dirs[4] = {t->dir, home, HTC_DATADIR, NULL};
-    /* target files live in targets/: also try its parent for kernels/... */
-    const char *cand[8];
-    int n = 0;
-    cand[n++] = arena_printf("%s/%s", t->dir, path);
-    cand[n++] = arena_printf("%s/../%s", t->dir, path);
-    for (int i = 1; i < 3; i++)
-        if (dirs[i] && dirs[i][0]) cand[n++] = arena_printf("%s/%s", dirs[i], path);
-    for (int i = 0; i < n; i++)
-        if (access(cand[i], R_OK) == 0) return cand[i];
-    return cand[0];
+    const char *why, *f = find_file(t, path, &why);
+    if (!f) die("%s: %s '%s'", t->path, why, path);
+    return f;
 }
 
 /* ---- callbacks ------------------------------------------------------------------ */

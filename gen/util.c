@@ -198,15 +198,34 @@ void die_async(const char *line)
     _exit(1);
 }
 
+/* One message line to stderr, made safe for a terminal (term_put) and cut
+   at MSG_MAX bytes: names in it may come from a model or a target file. No
+   arena memory (die() may be called because the arena is exhausted). */
+#define MSG_MAX 4000
+static void message(const char *prefix, const char *fmt, va_list ap)
+{
+    char small[512], *big = NULL, *msg = small;
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(small, sizeof small, fmt, aq);
+    va_end(aq);
+    if (n >= (int)sizeof small && (big = malloc((size_t)n + 1)) != NULL) {
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        msg = big;
+    }
+    fputs(prefix, stderr);
+    term_put(stderr, msg, MSG_MAX);
+    fputc('\n', stderr);
+    free(big);
+}
+
 void die(const char *fmt, ...)
 {
     va_list ap;
     fflush(stdout);
-    fputs("htc: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    message("htc: error: ", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     remove_pending(0);
     exit(1);
 }
@@ -214,11 +233,224 @@ void die(const char *fmt, ...)
 void warn(const char *fmt, ...)
 {
     va_list ap;
-    fputs("htc: warning: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    message("htc: warning: ", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+}
+
+/* ---- escaping: the one way text from a model, a target file or the command
+   line reaches an output. C gets such text only through esc_c (or as an
+   identifier htc made), JSON through esc_json, CSV through esc_csv, HTML /
+   SVG through esc_html, a terminal through esc_term / term_put (die and
+   warn apply it to their whole line). Never as a format string. ---------- */
+
+/* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid;
+   *cp gets the code point. Overlong forms, surrogates and values above
+   U+10FFFF are invalid. */
+static int utf8_seq(const unsigned char *s, unsigned *cp)
+{
+    unsigned c = s[0];
+    int n;
+    if (c < 0x80) { *cp = c; return 1; }
+    if (c >= 0xc2 && c <= 0xdf) { n = 2; c &= 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { n = 3; c &= 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 4; c &= 0x07; }
+    else return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        c = c << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff)) return 0;
+    *cp = c;
+    return n;
+}
+
+/* A growing arena string (only the escaping functions build one). */
+typedef struct { char *s; size_t n, cap; } Buf;
+
+static void buf_put(Buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (b->n + n + 1 > cap) cap *= 2;
+        char *d = arena_alloc(cap);
+        if (b->n) memcpy(d, b->s, b->n);
+        b->s = d;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static void buf_fmt(Buf *b, const char *fmt, unsigned v)
+{
+    char t[16];
+    int n = snprintf(t, sizeof t, fmt, v);
+    buf_put(b, t, (size_t)n);
+}
+
+/* The text htc writes after a cut name: how many bytes were left out. */
+static void buf_cut(Buf *b, size_t left)
+{
+    char t[48];
+    int n = snprintf(t, sizeof t, "...(%zu more bytes)", left);
+    buf_put(b, t, (size_t)n);
+}
+
+/* Inside a C comment and inside a C string literal alike, under every C and
+   C++ standard: printable ASCII is kept except '"', '\\' (escaped), '?'
+   (no trigraph can form) and '*' (no comment can open or close), which
+   become octal escapes like every other byte (three digits, so a digit
+   after one is never part of it). Never a newline or a line splice. Names
+   are cut at ESC_C_MAX bytes (C89 promises 509 characters in a string). */
+#define ESC_C_MAX 400
+const char *esc_c(const char *s)
+{
+    if (!s) s = "";
+    Buf b = {0};
+    buf_put(&b, "", 0);
+    size_t len = strlen(s), n = len < ESC_C_MAX ? len : ESC_C_MAX;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') buf_fmt(&b, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f || c == '?' || c == '*') buf_fmt(&b, "\\%03o", c);
+        else buf_put(&b, (const char *)&c, 1);
+    }
+    if (n < len) buf_cut(&b, len - n);
+    return b.s;
+}
+
+/* A JSON string, quotes included: '"', '\\' and control characters
+   escaped, valid UTF-8 kept, every invalid byte U+FFFD (the document stays
+   valid UTF-8). Not cut: scripts read the whole name. */
+const char *esc_json(const char *s)
+{
+    if (!s) s = "";
+    Buf b = {0};
+    buf_put(&b, "\"", 1);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned cp;
+        int n = utf8_seq(p, &cp);
+        if (!n) { buf_put(&b, "\\ufffd", 6); p++; continue; }
+        if (cp == '"' || cp == '\\') buf_fmt(&b, "\\%c", cp);
+        else if (cp < 0x20 || cp == 0x7f) buf_fmt(&b, "\\u%04x", cp);
+        else buf_put(&b, (const char *)p, (size_t)n);
+        p += n;
+    }
+    buf_put(&b, "\"", 1);
+    return b.s;
+}
+
+/* Text (or an attribute value) in HTML, SVG or XML: the five markup
+   characters as entities; control characters (XML forbids them, even as
+   references) and invalid UTF-8 as U+FFFD. */
+const char *esc_html(const char *s)
+{
+    if (!s) s = "";
+    Buf b = {0};
+    buf_put(&b, "", 0);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned cp;
+        int n = utf8_seq(p, &cp);
+        const char *e = !n || (cp < 0x20 && cp != '\t') || (cp >= 0x7f && cp < 0xa0) ? "&#xfffd;"
+                        : cp == '<' ? "&lt;" : cp == '>' ? "&gt;" : cp == '&' ? "&amp;" : cp == '"' ? "&quot;"
+                        : cp == '\'' ? "&#39;" : NULL;
+        if (e) buf_put(&b, e, strlen(e));
+        else buf_put(&b, (const char *)p, (size_t)n);
+        p += n ? n : 1;
+    }
+    return b.s;
+}
+
+/* Shown on a terminal: control characters (C0, DEL, C1), the bidirectional
+   overrides and invalid UTF-8 bytes as visible \xNN / \uNNNN; at most max
+   bytes of s (then how many were left out). Writes to f, or into b. */
+static void term_esc(FILE *f, Buf *b, const char *s, size_t max)
+{
+    const unsigned char *p = (const unsigned char *)s, *start = p;
+    while (*p) {
+        if ((size_t)(p - start) >= max) {
+            size_t left = strlen((const char *)p);
+            if (f) fprintf(f, "...(%zu more bytes)", left);
+            else buf_cut(b, left);
+            return;
+        }
+        unsigned cp;
+        int n = utf8_seq(p, &cp);
+        char t[16];
+        const char *out = (const char *)p;
+        size_t len = (size_t)n;
+        if (!n) {
+            len = (size_t)snprintf(t, sizeof t, "\\x%02x", *p);
+            out = t;
+            n = 1;
+        } else if (cp < 0x20 || cp == 0x7f) {
+            len = (size_t)snprintf(t, sizeof t, "\\x%02x", cp);
+            out = t;
+        } else if ((cp >= 0x80 && cp < 0xa0) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
+            len = (size_t)snprintf(t, sizeof t, "\\u%04x", cp);
+            out = t;
+        }
+        if (f) fwrite(out, 1, len, f);
+        else buf_put(b, out, len);
+        p += n;
+    }
+}
+
+void term_put(FILE *f, const char *s, size_t max) { term_esc(f, NULL, s ? s : "", max); }
+
+#define ESC_TERM_MAX 1000
+const char *esc_term(const char *s)
+{
+    if (!s) s = "";
+    Buf b = {0};
+    buf_put(&b, "", 0);
+    term_esc(NULL, &b, s, ESC_TERM_MAX);
+    return b.s;
+}
+
+/* One CSV field (RFC 4180): quoted when it holds a comma, a quote, a space
+   at either end or starts like a formula; quotes doubled; control characters and
+   invalid UTF-8 visible as in esc_term, so a record stays one line. */
+const char *esc_csv(const char *s)
+{
+    if (!s) s = "";
+    Buf t = {0};
+    buf_put(&t, "", 0);
+    term_esc(NULL, &t, s, (size_t)-1);
+    const char *v = t.s;
+    size_t n = strlen(v);
+    if (!strpbrk(v, ",\"") && !(n && (v[0] == ' ' || v[n - 1] == ' ')) && !strchr("=+-@", v[0] ? v[0] : 'x'))
+        return v;
+    Buf b = {0};
+    buf_put(&b, "\"", 1);
+    for (; *v; v++) buf_put(&b, *v == '"' ? "\"\"" : v, *v == '"' ? 2 : 1);
+    buf_put(&b, "\"", 1);
+    return b.s;
+}
+
+/* An output may replace only a regular file (or nothing): a directory, a
+   device (-o /dev/null), a FIFO, a socket or a symbolic link (which the
+   rename would replace, not follow) is refused, before any work. */
+void out_check(const char *path)
+{
+    struct stat st;
+    if (!*path) die("the output file name is empty");
+    if (lstat(path, &st) != 0) {
+        const char *slash = strrchr(path, '/');
+        char dir[PATH_CAP];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+        if (access(dir, W_OK | X_OK) != 0) die("%s: cannot write: %s", path, strerror(errno));
+        return;
+    }
+    if (S_ISDIR(st.st_mode)) die("%s: is a directory, not an output file", path);
+    if (S_ISLNK(st.st_mode))
+        die("%s: is a symbolic link; htc replaces only regular files (name the file it points to)", path);
+    if (!S_ISREG(st.st_mode))
+        die("%s: not a regular file (a device, FIFO or socket); htc replaces only regular files", path);
 }
 
 /* A unique temporary file beside the output (mkstemp: concurrent runs that
@@ -227,9 +459,7 @@ void warn(const char *fmt, ...)
 FILE *out_open(const char *path)
 {
     int i;
-    if (!*path) die("the output file name is empty");
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) die("%s: is a directory, not an output file", path);
+    out_check(path);
     for (i = 0; i < MAX_OUT && pending_on[i]; i++)
         ;
     if (i == MAX_OUT) die("too many output files");
@@ -262,12 +492,22 @@ void out_commit(FILE *f)
         if (pending_on[i] && pending_f[i] == f) {
             pending_f[i] = NULL;
             if (ferror(f) | fclose(f)) die("%s: write failed", pending_final[i]);
+            out_check(pending_final[i]);    /* still no device or link in its place */
             if (rename(pending[i], pending_final[i]) != 0)
                 die("%s: cannot rename %s over it: %s", pending_final[i], pending[i], strerror(errno));
             pending_on[i] = 0;
             return;
         }
     die("internal: out_commit on unknown file");
+}
+
+void out_copy(const char *from, const char *path)
+{
+    size_t n;
+    const uint8_t *d = read_file(from, &n);
+    FILE *f = out_open(path);
+    if (n) fwrite(d, 1, n, f);
+    out_commit(f);
 }
 
 uint8_t *read_file(const char *path, size_t *len)
