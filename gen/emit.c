@@ -1073,7 +1073,7 @@ static int emit_par_layers(const Graph *g, const Target *t)
                    "    const %s__ctx *ctx = (const %s__ctx *)ctx_;\n    uint8_t *arena = ctx->arena;\n"
                    "    const void *const *inputs = ctx->inputs;\n    void *const *outputs = ctx->outputs;\n"
                    "    (void)arena;\n    (void)inputs;\n    (void)outputs;\n",
-                i, op->src_name, op->src_index, split_names[op->split], N, i, N, N);
+                i, esc_c(op->src_name), op->src_index, split_names[op->split], N, i, N, N);
         par_tail = op->split == SPLIT_CHANNELS ? ", HTC_SPLIT_CHANNELS, core, ncores" : ", HTC_SPLIT_ROWS, core, ncores";
         emit_call(g, t, op, i);
         par_tail = NULL;
