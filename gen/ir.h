@@ -16,6 +16,9 @@ void *arena_alloc(size_t n);                  /* zeroed, never NULL */
 char *arena_strdup(const char *s);
 char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void arena_free_all(void);
+typedef struct { void *block; size_t used; } ArenaMark;
+ArenaMark arena_mark(void);                   /* arena_release(m) frees what was allocated since */
+void arena_release(ArenaMark m);
 
 /* Print "htc: error: <msg>" on one line to stderr and exit(1). Any output
    file registered with out_open() and not yet committed is removed. */
@@ -514,7 +517,7 @@ typedef struct {
     int tied_c;                 /* depthwise: C is K */
     double macs_per_cycle;      /* this layer's peak rate (0: the op's macs_per_cycle) */
     const char *where;          /* "file:line: engine.ops.kind.tile", for messages */
-    const char *where_obj, *where_cycles, *where_l1, *where_w;   /* the same at each field's line */
+    const char *where_obj, *where_cycles, *where_l1, *where_w, *where_cons;   /* the same at each field's line */
     Expr *core_l1, *core_w;     /* the core's own sizes (t.l1_bytes, t.w_bytes) */
 } TileSpec;
 /* Calls engines[e].ops[kind].tile(t, op) with the layer geometry. */

@@ -15,6 +15,12 @@
 #define MAX_VALUES 256
 #define MAX_POINTS 100000
 #define NCLASS 6
+/* bounds on text (README, Limits): a -D argument, the parameter text of
+   all points together, a point's error as kept, a point's output as read */
+#define SWEEP_D_MAX 1024
+#define SWEEP_TEXT_MAX ((size_t)64 << 20)
+#define SWEEP_ERROR_MAX 500
+#define SWEEP_OUT_MAX ((size_t)64 << 10)
 
 static const char *const class_names[NCLASS] = {"conv", "depthwise", "fc", "pool", "eltwise", "other"};
 static const char *const class_colors[NCLASS] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#e15759", "#9c9c9c"};
@@ -58,12 +64,17 @@ static int layer_class(const Op *op)
 /* the -D settings of configuration c as "a=1 b=2" */
 static const char *config_text(const Axis *ax, int nax, int c, const char *sep)
 {
-    const char *s = "";
+    int idx[MAX_AXES];
+    size_t len = 1;
     for (int a = nax - 1; a >= 0; a--) {
-        int i = c % ax[a].n;
+        idx[a] = c % ax[a].n;
         c /= ax[a].n;
-        s = arena_printf("%s=%s%s%s", ax[a].name, ax[a].v[i], *s ? sep : "", s);
+        len += strlen(ax[a].name) + 1 + strlen(ax[a].v[idx[a]]) + strlen(sep);
     }
+    char *s = arena_alloc(len), *q = s;
+    for (int a = 0; a < nax; a++)
+        q += sprintf(q, "%s%s=%s", a ? sep : "", ax[a].name, ax[a].v[idx[a]]);
+    *q = 0;
     return s;
 }
 
@@ -181,7 +192,10 @@ static void point_parse(Point *r, const char *out)
                     &r->cls[1], &r->cls[2], &r->cls[3], &r->cls[4], &r->cls[5]) == 16)
         return;
     const char *e = strstr(out, "htc: error: ");
-    r->error = e ? arena_printf("%.*s", (int)strcspn(e + 12, "\n"), e + 12) : "the point's process failed";
+    int n = e ? (int)strcspn(e + 12, "\n") : 0;
+    r->error = !e ? "the point's process failed"
+               : n > SWEEP_ERROR_MAX ? arena_printf("%.*s...(%d more bytes)", SWEEP_ERROR_MAX, e + 12, n - SWEEP_ERROR_MAX)
+               : arena_printf("%.*s", n, e + 12);
 }
 
 typedef struct {
@@ -224,6 +238,7 @@ static void write_html(FILE *f, const char *target, const char **models, int nmo
         for (int c = 0; c < nconf; c++) {
             const Point *r = &pts[m * nconf + c];
             double x = left + c * (bw + gap), y = 10 + h;
+            ArenaMark mk = arena_mark();       /* each point's text freed after it */
             const char *cfg = config_text(ax, nax, c, " ");
             if (r->error) {
                 fprintf(f, "<text class=\"err\" x=\"%.1f\" y=\"%.1f\" fill=\"red\">x<title>", x + 3, y);
@@ -231,6 +246,7 @@ static void write_html(FILE *f, const char *target, const char **models, int nmo
                 fputs(": ", f);
                 xml(f, r->error);
                 fputs("</title></text>\n", f);
+                arena_release(mk);
                 continue;
             }
             for (int k = 0; k < NCLASS; k++) {
@@ -243,6 +259,7 @@ static void write_html(FILE *f, const char *target, const char **models, int nmo
                 fprintf(f, ": %s %.0f of %.0f cycles</title></rect>\n", class_names[k], r->cls[k], r->est);
             }
             fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", x + bw / 2.0, h + bottom + 12, c);
+            arena_release(mk);
         }
         for (int k = 0; k < NCLASS; k++)
             fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
@@ -258,6 +275,7 @@ static void write_html(FILE *f, const char *target, const char **models, int nmo
     }
     fputs("</tr>\n", f);
     for (int c = 0; c < nconf; c++) {
+        ArenaMark mk = arena_mark();
         fprintf(f, "<tr><td>%d</td><td>", c);
         xml(f, config_text(ax, nax, c, " "));
         fputs("</td>", f);
@@ -267,6 +285,7 @@ static void write_html(FILE *f, const char *target, const char **models, int nmo
             else fprintf(f, "<td>%.0f</td>", r->est);
         }
         fputs("</tr>\n", f);
+        arena_release(mk);
     }
     /* on load: how many points have a bar drawn inside their chart (the
        tests read it back from a headless browser's DOM) */
@@ -301,6 +320,7 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
         } else if (!strcmp(a, "-t") || !strcmp(a, "--target")) target = VALUE();
         else if (!strcmp(a, "-D") || (!strncmp(a, "-D", 2) && a[2])) {
             const char *v = a[2] ? a + 2 : VALUE(), *eq = strchr(v, '=');
+            if (strlen(v) > SWEEP_D_MAX) die("sweep: a -D argument of %zu bytes (at most %d)", strlen(v), SWEEP_D_MAX);
             if (!eq || eq == v || !eq[1]) die("sweep: -D needs NAME=V1,V2,..., got '%s'", v);
             if (nax == MAX_AXES) die("sweep: at most %d -D parameters", MAX_AXES);
             Axis *x = &ax[nax++];
@@ -339,6 +359,19 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
     for (int a = 0; a < nax; a++)
         if ((nconf *= ax[a].n) > MAX_POINTS) die("sweep: more than %d configurations", MAX_POINTS);
     if (nconf * nmodels > MAX_POINTS) die("sweep: more than %d points", MAX_POINTS);
+    {
+        size_t text = 0, mlen = 0;      /* every point's parameter text and model path */
+        for (int a = 0; a < nax; a++) {
+            size_t longest = 0;
+            for (int k = 0; k < ax[a].n; k++)
+                if (strlen(ax[a].v[k]) > longest) longest = strlen(ax[a].v[k]);
+            text += strlen(ax[a].name) + longest + 2;
+        }
+        for (int m = 0; m < nmodels; m++)
+            if (strlen(models[m]) > mlen) mlen = strlen(models[m]);
+        if ((text + mlen) * (size_t)nconf * (size_t)nmodels > SWEEP_TEXT_MAX)
+            die("sweep: the parameter and model text of %ld points exceeds %zu MiB", nconf * nmodels, SWEEP_TEXT_MAX >> 20);
+    }
     /* the first configuration loads before any work (the parameters' names
        checked): a bad name is one error naming the target, not failed points */
     {
@@ -405,6 +438,10 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
             if (!ch[k].pid) continue;
             struct pollfd q = {ch[k].fd, POLLIN, 0};
             if (poll(&q, 1, 0) <= 0) continue;
+            if (ch[k].len + 4097 > SWEEP_OUT_MAX) {     /* keep the tail: the result or error line comes last */
+                memmove(ch[k].buf, ch[k].buf + ch[k].len / 2, ch[k].len - ch[k].len / 2);
+                ch[k].len -= ch[k].len / 2;
+            }
             if (ch[k].len + 4097 > ch[k].cap) {
                 size_t cap = ch[k].cap ? 2 * ch[k].cap : 8192;
                 char *nb = malloc(cap);
@@ -438,6 +475,7 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
         printf("[\n");
         for (int p = 0; p < npts; p++) {
             const Point *r = &pts[p];
+            ArenaMark mk = arena_mark();       /* each point's text freed after it */
             printf("  {\"model\": %s, \"config\": %d, \"params\": {", esc_json(models[r->model]), r->config);
             int c = r->config;
             const char **vals = arena_alloc(sizeof(char *) * (size_t)(nax ? nax : 1));
@@ -449,6 +487,7 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
             printf("}, ");
             if (r->error) {
                 printf("\"error\": %s}%s\n", esc_json(r->error), p + 1 < npts ? "," : "");
+                arena_release(mk);
                 continue;
             }
             printf("\"ops\": %d, \"offloaded\": %d, \"tiles\": %d, \"l1_kib\": %.3f, \"w_kib\": %.3f, \"arena_kib\": %.3f, "
@@ -458,6 +497,7 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
             printf("}");
             if (r->measured >= 0) printf(", \"measured_cycles\": %.0f", r->measured);
             printf("}%s\n", p + 1 < npts ? "," : "");
+            arena_release(mk);
         }
         printf("]\n");
     } else {
@@ -467,10 +507,12 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
             const Point *r = &pts[p];
             const char *mb = strrchr(models[r->model], '/');
             mb = mb ? mb + 1 : models[r->model];
+            ArenaMark mk = arena_mark();
             const char *cfg = esc_term(config_text(ax, nax, r->config, " "));
             mb = esc_term(mb);
             if (r->error) {
                 printf("%-28.28s %-36s error: %s\n", mb, cfg, esc_term(r->error));
+                arena_release(mk);
                 continue;
             }
             printf("%-28.28s %-36s %3d/%-3d %6d %9.1f %8.1f %13.0f %13.0f %6.2f", mb, cfg, r->offloaded, r->ops, r->tiles,
@@ -478,6 +520,7 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
             if (do_measure && r->measured >= 0)
                 printf(" %13.0f %+5.1f", r->measured, 100.0 * (r->est - r->measured) / (r->measured > 0 ? r->measured : 1));
             printf("\n");
+            arena_release(mk);
         }
     }
     if (csv) {
@@ -489,6 +532,7 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
         fprintf(f, "\n");
         for (int p = 0; p < npts; p++) {
             const Point *r = &pts[p];
+            ArenaMark mk = arena_mark();
             fprintf(f, "%s,%d", esc_csv(models[r->model]), r->config);
             int c = r->config;
             const char **vals = arena_alloc(sizeof(char *) * (size_t)(nax ? nax : 1));
@@ -508,6 +552,7 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
                 for (int k = 0; k < NCLASS; k++) fprintf(f, ",%.0f", r->cls[k]);
             }
             fprintf(f, "\n");
+            arena_release(mk);
         }
         out_commit(f);
     }

@@ -118,9 +118,12 @@ static int rawfield(lua_State *L, int idx, const char *k)
        error names the line that asked);
      - LUA_STEPS virtual-machine instructions over the whole compile (a
        count hook; deterministic);
-     - LUA_CPU_SECONDS of CPU time inside Lua over the whole compile, for
-       what the hook cannot see: a runaway string pattern runs in C
-       (setitimer; the last known line is named). */
+     - LUA_CPU_SECONDS of CPU time (user + system: allocations that
+       fault pages in count) and LUA_WALL_SECONDS of wall-clock time
+       inside Lua over the whole compile, for what the hook cannot see: a
+       runaway string pattern runs in C (setitimer ITIMER_PROF and
+       ITIMER_REAL; the last known line is named). HTC_LUA_SECONDS may
+       lower both (tests), never raise them. */
 #define LUA_MEMORY ((size_t)256 << 20)
 #define MAX_ENGINES 16
 #define MAX_MEMORY_BYTES 1099511627776.0   /* 2^40: a memory's size */
@@ -130,6 +133,7 @@ static int rawfield(lua_State *L, int idx, const char *k)
 #define MAX_ALIGNMENT 4096
 #define LUA_STEPS 200000000L
 #define LUA_CPU_SECONDS 10
+#define LUA_WALL_SECONDS 60
 #define WHERE_CAP 600
 
 static long steps;
@@ -137,7 +141,9 @@ static size_t lua_used;
 static lua_State *cur_L;
 static char mem_where[WHERE_CAP];          /* file:line of a refused allocation */
 static char cpu_msg[WHERE_CAP + 200];      /* the whole error line for the CPU limit, kept current */
-static long cpu_left_us = LUA_CPU_SECONDS * 1000000L;
+static char wall_msg[WHERE_CAP + 200];     /* and for the wall-clock limit */
+static int cpu_seconds = LUA_CPU_SECONDS, wall_seconds = LUA_WALL_SECONDS;
+static long cpu_left_us = -1, wall_left_us = -1;   /* -1: not started */
 static int lua_depth;                      /* nesting of protected calls: the timer runs at depth 1 */
 
 /* file:line of the innermost Lua function running (full path, not Lua's
@@ -154,12 +160,19 @@ static int lua_where(lua_State *L, char *buf, size_t n)
     return 0;
 }
 
+static void set_limit_msgs(const char *w)
+{
+    snprintf(cpu_msg, sizeof cpu_msg, "htc: error: %s: target file ran too long (over %d s of CPU in Lua, user + "
+             "system: an endless loop or a runaway string function?)\n", w, cpu_seconds);
+    snprintf(wall_msg, sizeof wall_msg, "htc: error: %s: target file ran too long (over %d s of wall-clock time in "
+             "Lua)\n", w, wall_seconds);
+}
+
 static void set_cpu_where(lua_State *L)
 {
     char w[WHERE_CAP];
     if (!lua_where(L, w, sizeof w)) return;
-    snprintf(cpu_msg, sizeof cpu_msg, "htc: error: %s: target file ran too long (over %d s of CPU in Lua: an endless "
-             "loop or a runaway string function?)\n", w, LUA_CPU_SECONDS);
+    set_limit_msgs(w);
 }
 
 static void *lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -186,25 +199,34 @@ static void *lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 
 static void on_cpu_limit(int sig)
 {
-    (void)sig;
-    die_async(cpu_msg);
+    die_async(sig == SIGALRM ? wall_msg : cpu_msg);
 }
 
-/* the CPU timer runs only while Lua does */
+/* the timers run only while Lua does */
 static void cpu_arm(void)
 {
-    if (lua_depth++ || cpu_left_us <= 0) return;
+    if (lua_depth++) return;
+    if (cpu_left_us < 0) cpu_left_us = cpu_seconds * 1000000L;
+    if (wall_left_us < 0) wall_left_us = wall_seconds * 1000000L;
     struct itimerval it = {{0, 0}, {cpu_left_us / 1000000, cpu_left_us % 1000000}};
-    setitimer(ITIMER_VIRTUAL, &it, NULL);
+    struct itimerval wt = {{0, 0}, {wall_left_us / 1000000, wall_left_us % 1000000}};
+    setitimer(ITIMER_PROF, &it, NULL);
+    setitimer(ITIMER_REAL, &wt, NULL);
+}
+
+static long disarm(int which)
+{
+    struct itimerval it = {{0, 0}, {0, 0}}, old;
+    setitimer(which, &it, &old);
+    long left = old.it_value.tv_sec * 1000000L + old.it_value.tv_usec;
+    return left > 0 ? left : 1;     /* expired meanwhile: the signal is pending */
 }
 
 static void cpu_disarm(void)
 {
     if (--lua_depth) return;
-    struct itimerval it = {{0, 0}, {0, 0}}, old;
-    setitimer(ITIMER_VIRTUAL, &it, &old);
-    cpu_left_us = old.it_value.tv_sec * 1000000L + old.it_value.tv_usec;
-    if (cpu_left_us <= 0) cpu_left_us = 1;
+    cpu_left_us = disarm(ITIMER_PROF);
+    wall_left_us = disarm(ITIMER_REAL);
 }
 
 static void count_hook(lua_State *L, lua_Debug *ar)
@@ -1320,12 +1342,17 @@ Target *target_load(const char *path)
     if (!L) die("%s: cannot create a Lua state", path);
     lt->L = cur_L = L;
     lua_atpanic(L, l_panic);
-    snprintf(cpu_msg, sizeof cpu_msg, "htc: error: %s: target file ran too long (over %d s of CPU in Lua)\n", path,
-             LUA_CPU_SECONDS);
+    const char *lim = getenv("HTC_LUA_SECONDS");
+    if (lim && atoi(lim) > 0) {
+        if (atoi(lim) < cpu_seconds) cpu_seconds = atoi(lim);
+        if (atoi(lim) < wall_seconds) wall_seconds = atoi(lim);
+    }
+    set_limit_msgs(path);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_cpu_limit;
-    sigaction(SIGVTALRM, &sa, NULL);
+    sigaction(SIGPROF, &sa, NULL);
+    sigaction(SIGALRM, &sa, NULL);
     luaL_openlibs(L);
     trace_string_functions(L);
     /* the sandbox keeps only string/table/math/utf8; io, os, load, require and
@@ -2298,6 +2325,7 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
         ts->macs_per_cycle = lua_tonumber(L, -1);
     }
     lua_pop(L, 1);
+    ts->where_cons = AT("constraints");
     int tc = rawfield(L, -1, "constraints");
     if (tc != LUA_TTABLE && tc != LUA_TNIL) die("%s: expected a list { le(a, b), ... }", AT("constraints"));
     if (tc == LUA_TTABLE) {

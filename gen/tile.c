@@ -882,6 +882,29 @@ static void check_sizes(const Graph *g, const Op *op, const Engine *e, const Mem
     (void)g; (void)e;
 }
 
+/* No tile at all, whatever the activation memory: name the first of the
+   target's constraints that, with those before it, excludes every tile (at
+   its file:line), else the weight memory the smallest tile overflows. */
+static void no_tile(const Graph *g, const Op *op, TileInfo *ti, const TileSpec *ts, const Engine *e,
+                    const Memory *wm, int brute_on)
+{
+    TileSpec t2 = *ts;
+    int sz[TD_COUNT], nv, nr;
+    double need;
+    const char *m;
+    for (int k = 1; k <= ts->ncons; k++) {
+        t2.ncons = k;
+        if (choose(ti, &t2, ts->l1_bytes, 1, -1, -1, sz, &need, brute_on, &m, &nv, &nr) == 0)
+            die("%s[%d]: no tile of operator %d (%s) on %s satisfies this constraint%s", ts->where_cons, k,
+                op->src_index, op->src_name, e->name, k > 1 ? " together with the ones before it" : "");
+    }
+    if (wm)
+        die("%s: operator %d (%s): no tiling fits on %s: even the smallest tile's weights need more than the %lld "
+            "bytes of %s", g->path, op->src_index, op->src_name, e->name, (long long)wm->size, wm->name);
+    die("%s: no tile of operator %d (%s) on %s satisfies the target's constraints", ts->where_cons, op->src_index,
+        op->src_name, e->name);
+}
+
 void tile(Graph *g, Target *t)
 {
     const char *brute_env = getenv("HTC_TILE_BRUTE");
@@ -921,10 +944,7 @@ void tile(Graph *g, Target *t)
             double need;
             const char *m2;
             int r2 = choose(ti, ts, ts->l1_bytes, 1, -1, wcap, sz, &need, brute_on, &m2, &nv, &nr);
-            if (r2 == 0)
-                die("%s: operator %d (%s): no tiling fits on %s: even the smallest tile needs more than the "
-                    "%lld bytes of %s (or the target's constraints exclude every tile)",
-                    g->path, op->src_index, op->src_name, e->name, (long long)(wm ? wm->size : 0), wm ? wm->name : "-");
+            if (r2 == 0) no_tile(g, op, ti, ts, e, wm, brute_on);
             if (r2 < 0 || !isfinite(need))
                 die("%s: operator %d (%s): no tiling fits in %s (%lld bytes) on %s", g->path, op->src_index,
                     op->src_name, act->name, (long long)act->size, e->name);

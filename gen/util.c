@@ -68,6 +68,24 @@ char *arena_printf(const char *fmt, ...)
     return s;
 }
 
+/* Everything allocated after arena_mark() is given back by arena_release()
+   (whole blocks freed, the current one rewound): a loop's temporaries. */
+ArenaMark arena_mark(void)
+{
+    ArenaMark m = {blocks, blocks ? blocks->used : 0};
+    return m;
+}
+
+void arena_release(ArenaMark m)
+{
+    while (blocks && blocks != (Block *)m.block) {
+        Block *b = blocks->next;
+        free(blocks);
+        blocks = b;
+    }
+    if (blocks) blocks->used = m.used;
+}
+
 void arena_free_all(void)
 {
     while (blocks) {

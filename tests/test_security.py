@@ -401,3 +401,68 @@ def test_npz_entries(work, tmp_path):
     rc, out, err = htc("run", work / "h.onnx", "-t", CPU, "--input", tmp_path / "enc.npz", "--output",
                        tmp_path / "o.npz", ok=False)
     assert rc == 1 and "encrypted" in err, err
+
+
+# ---- limits -----------------------------------------------------------------------
+
+TRIVIAL_TARGET = 'return target "t" { clock_mhz = 1, memory = { M = { size = 1024 } }, cpu = { memory = "M", ops = {} } }\n'
+
+
+def test_lua_cpu_limit_counts_system_time(tmp_path):
+    """Allocations that fault pages in cost system time, which the CPU limit
+    counts too (HTC_LUA_SECONDS lowers the limits to 2 s here)."""
+    import resource
+    lua = tmp_path / "sys.lua"
+    lua.write_text('local s = 0\nfor i = 1, 1e9 do\n  local x = string.rep("x", 100000000)\n  s = s + #x\nend\n'
+                   + TRIVIAL_TARGET)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rc, out, err = htc("targets", lua, ok=False, env=dict(os.environ, HTC_LUA_SECONDS="2"), timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    assert rc == 1 and err.count("\n") == 1 and "%s:3: target file ran too long" % lua in err, err
+    assert cpu < 5, "%.1f s of CPU" % cpu
+
+
+def test_lua_wall_clock_limit(tmp_path):
+    """A target stopped (or starved) while Lua runs meets the wall-clock
+    bound even though it used little CPU."""
+    import signal
+    import time
+    lua = tmp_path / "loop.lua"
+    lua.write_text("local s = 0\nwhile true do s = s + 1 end\n" + TRIVIAL_TARGET)
+    p = subprocess.Popen([oracle.HTC, "targets", str(lua)], stderr=subprocess.PIPE,
+                         env=dict(os.environ, HTC_LUA_SECONDS="3"))
+    for _ in range(600):        # in the loop: 0.2 s of CPU used
+        with open("/proc/%d/stat" % p.pid) as f:
+            if int(f.read().rsplit(")", 1)[1].split()[11]) >= 20:
+                break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGSTOP)
+    time.sleep(4)
+    p.send_signal(signal.SIGCONT)
+    err = p.communicate(timeout=120)[1].decode()
+    assert p.returncode == 1 and "%s:2: target file ran too long (over 3 s of wall-clock time in Lua)" % lua in err, err
+
+
+def test_sweep_bounds(work, tmp_path):
+    """sweep keeps a point's error to a few hundred bytes (a target's 1 MB
+    message included), limits a -D argument and the text of all points
+    before any work."""
+    lua = tmp_path / "p.lua"
+    lua.write_text('local P = param "p" { default = 1, values = { 1, 2 }, description = "x" }\n'
+                   'if P == 2 then error(string.rep("E", 1000000)) end\n' + open(CPU).read())
+    csvf = tmp_path / "s.csv"
+    _, out, err = htc("sweep", work / "h.tflite", "-t", lua, "-D", "p=1,2", "--csv", csvf, "--json", timeout=120)
+    rows = json.loads(out)
+    assert "error" not in rows[0] and "p.lua:2:" in rows[1]["error"] and len(rows[1]["error"]) < 700
+    assert len(csvf.read_text()) < 3000
+    rc, out, err = htc("sweep", work / "h.tflite", "-t", lua, "-D", "p=" + ",".join(["1"] * 600), ok=False)
+    assert rc == 1 and "a -D argument of 1201 bytes (at most 1024)" in err, err
+    deep = "./" * 2000 + str(work / "h.tflite")
+    rng = ",".join(str(v) for v in range(4, 260))
+    try:
+        rc, out, err = htc("sweep", deep, "-t", NPU, "-D", "sram_kib=" + rng, "-D", "wsram_kib=" + rng, ok=False,
+                           timeout=60)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("the sweep started 65,536 points instead of refusing")
+    assert rc == 1 and "exceeds 64 MiB" in err, err
