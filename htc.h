@@ -1747,6 +1747,19 @@ typedef struct {
     float clip;
 } htc__flstm_params;
 
+/* float ADD (op 0) or MUL (op 1), broadcast to a 6-D output (strides in
+   elements, 0 on a broadcast dimension), clamped to [lo, hi]; element-wise
+   RELU (0), RELU6 (1), LOGISTIC (2), TANH (3) over size values */
+typedef struct {
+    int32_t out_shape[6], a_stride[6], b_stride[6];
+    int32_t op;
+    float lo, hi;
+} htc__fbinary6_params;
+
+typedef struct {
+    int32_t size, fn;
+} htc__funary_fn_params;
+
 /* ---- TFLite Micro parity, int8 graphs (issue 13) -------------------------
    kernels/logic.c: comparisons, logical ops and SELECT_V2 over up to three
    inputs broadcast against a 6-D output (strides in elements, 0 on a

@@ -2337,6 +2337,35 @@ static void lower_flstm(Graph *g, Op *op)
     op->macs = (int64_t)B * Tn * 4 * S * (I + S);
 }
 
+/* ADD, MUL float (add.cc / mul.cc: the fused activation's range) */
+static void lower_fbinary(Graph *g, Op *op)
+{
+    Tensor *a = need(g, op, 0, "first"), *b = need(g, op, 1, "second"), *out = T(g, op->out[0]);
+    need_type(b, DT_FLOAT32, "input");
+    need_type(out, DT_FLOAT32, "output");
+    htc__fbinary6_params *p = gparams(op, sizeof *p, "htc__fbinary6_params", "a6a6a6iff");
+    broadcast6(a, b, out, p->out_shape, p->a_stride, p->b_stride);
+    p->op = op->kind == OP_MUL;
+    float_act(op, &p->lo, &p->hi);
+}
+
+/* RELU, RELU6, LOGISTIC, TANH float (OP_TABLE in int8 graphs) */
+static void lower_funary(Graph *g, Op *op)
+{
+    Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    static const char *const fns[4] = {"RELU", "RELU6", "LOGISTIC", "TANH"};
+    int fn = -1;
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(op->src_name, fns[k])) fn = k;
+    if (fn < 0) fail("float32 %s is not supported (float models: FULLY_CONNECTED, SOFTMAX, UNIDIRECTIONAL_SEQUENCE_LSTM, "
+                     "ADD, MUL, RELU, RELU6, LOGISTIC, TANH and data movement)", op->src_name);
+    need_type(out, DT_FLOAT32, "output");
+    if (tensor_numel(in) != tensor_numel(out)) fail("input and output sizes differ");
+    htc__funary_fn_params *p = gparams(op, sizeof *p, "htc__funary_fn_params", "ii");
+    p->size = (int32_t)tensor_numel(in);
+    p->fn = fn;
+}
+
 /* A float32 model's operator: its first input is float (NEG, CUMSUM and
    the data movers of float islands keep their own lowering). 0 when it is
    not one of these. */
@@ -2347,6 +2376,8 @@ static int lower_f32(Graph *g, Op *op)
     case OP_FC: lower_ffc(g, op); break;
     case OP_SOFTMAX: lower_fsoftmax(g, op); break;
     case OP_LSTM: lower_flstm(g, op); break;
+    case OP_ADD: case OP_MUL: lower_fbinary(g, op); break;
+    case OP_TABLE: lower_funary(g, op); break;
     default: return 0;
     }
     for (int k = 0; k < op->nin; k++) {     /* the header writes float constants as decimals */

@@ -868,6 +868,9 @@ static const struct {
     {OP_FC, RQ_COUNT, K_F32, "kernels/float.c", "htc__fc_f32"},
     {OP_SOFTMAX, RQ_COUNT, K_F32, "kernels/float.c", "htc__softmax_f32"},
     {OP_LSTM, RQ_COUNT, K_F32, "kernels/float.c", "htc__lstm_f32"},
+    {OP_ADD, RQ_COUNT, K_F32, "kernels/float.c", "htc__binary_f32"},
+    {OP_MUL, RQ_COUNT, K_F32, "kernels/float.c", "htc__binary_f32"},
+    {OP_TABLE, RQ_COUNT, K_F32, "kernels/float.c", "htc__unary_f32"},
     /* int16 activations (16x8), before and instead of every int8 kernel */
     {OP_CONV2D, RQ_TFLITE, K_S16, "kernels/conv_s16.c", "htc__conv2d_s16"},
     {OP_FC, RQ_TFLITE, K_S16, "kernels/conv_s16.c", "htc__conv2d_s16"},

@@ -1,6 +1,7 @@
 /* float.c - float32 ops as TFLite Micro's float reference kernels compute
    them: NEG (a float island between int8 ops), and the operators of float32
-   models: FULLY_CONNECTED, SOFTMAX, UNIDIRECTIONAL_SEQUENCE_LSTM.
+   models: FULLY_CONNECTED, SOFTMAX, UNIDIRECTIONAL_SEQUENCE_LSTM, ADD, MUL,
+   RELU, RELU6, LOGISTIC, TANH.
 
    Every float operation is rounded on its own, in TFLM's order: a product
    that feeds a sum is stored in a volatile float first, so no compiler may
@@ -432,4 +433,44 @@ static HTC__UNUSED void htc__lstm_f32(const htc__flstm_params *p, const float *x
             }
             memcpy(out + row * p->state, h, HTC__CAST(size_t, n) * sizeof(float));
         }
+}
+
+/* ADD / MUL (reference_ops::Add, Mul and their Broadcast*4DSlow): a + b or
+   a * b per output element, clamped to the fused activation's range */
+static HTC__UNUSED void htc__binary_f32(const htc__fbinary6_params *p, const float *a, const float *b, float *out)
+{
+    int32_t i[6] = {0, 0, 0, 0, 0, 0}, d;
+    size_t n = 1, k;
+    for (d = 0; d < 6; d++) n *= HTC__CAST(size_t, p->out_shape[d]);
+    for (k = 0; k < n; k++) {
+        size_t ao = 0, bo = 0;
+        htc__vfloat v;
+        for (d = 0; d < 6; d++) {
+            ao += HTC__CAST(size_t, i[d]) * HTC__CAST(size_t, p->a_stride[d]);
+            bo += HTC__CAST(size_t, i[d]) * HTC__CAST(size_t, p->b_stride[d]);
+        }
+        if (p->op) v = a[ao] * b[bo];
+        else v = a[ao] + b[bo];
+        out[k] = htc__fclamp(v, p->lo, p->hi);
+        for (d = 5; d >= 0; d--) {
+            if (++i[d] < p->out_shape[d]) break;
+            i[d] = 0;
+        }
+    }
+}
+
+/* ReluFloat, Relu6Float (activations_common.cc), reference_ops::Logistic,
+   reference_ops::Tanh (std::tanh) */
+static HTC__UNUSED void htc__unary_f32(const htc__funary_fn_params *p, const float *in, float *out)
+{
+    int32_t k;
+    for (k = 0; k < p->size; k++) {
+        const float v = in[k];
+        switch (p->fn) {
+        case 0: out[k] = v < 0.0f ? 0.0f : v; break;
+        case 1: out[k] = v > 6.0f ? 6.0f : v < 0.0f ? 0.0f : v; break;
+        case 2: out[k] = htc__fsigmoid(v); break;
+        default: out[k] = htc__tanhf(v); break;
+        }
+    }
 }

@@ -463,3 +463,35 @@ def test_float_strict_compile(tmp_path):
     h = str(tmp_path / "model.h")
     oracle.htc("compile", p, "-t", oracle.TARGET, "-o", h)
     test_ops.strict_compile(h, tmp_path)
+
+
+@pytest.mark.parametrize("act", [None, "RELU", "RELU6", "RELU_N1_TO_1"])
+def test_float_elementwise(act, tmp_path):
+    """float ADD and MUL (same shapes and broadcast, fused activation), RELU,
+    RELU6, LOGISTIC, TANH: reference_ops' arithmetic, TFLM's clamps."""
+    rng = np.random.default_rng(9)
+    m = tb.Model(description="htc float elementwise")
+    x = m.input([2, 3, 4, 5], dtype="float32")
+    y = m.input([2, 3, 4, 5], dtype="float32")
+    c = m.const(rng.normal(0, 2, size=[4, 1]).astype(np.float32), "float32")
+    t = [2, 3, 4, 5]
+    a = m.op("ADD", [x, y], [m.tensor(t, "float32")], fusedActivationFunction=tb.ACT[act])
+    b = m.op("MUL", [a, c], [m.tensor(t, "float32")], fusedActivationFunction=tb.ACT[act])
+    d = m.op("ADD", [b, x], [m.tensor(t, "float32")])
+    for op in ("RELU", "RELU6", "LOGISTIC", "TANH"):
+        m.output(m.op(op, [d], [m.tensor(t, "float32")]))
+    m.output(m.op("MUL", [x, y], [m.tensor(t, "float32")]))
+    path = m.save(str(tmp_path / "e.tflite"))
+    info = oracle.ModelInfo(path)
+    sets = float_sets(info, n=3, scale=6.0)
+    assert test_ops.check(path, sets) == 8 * len(sets)
+
+
+def test_float_unsupported(tmp_path):
+    """A float operator TFLM has but htc does not: one line naming it."""
+    m = tb.Model(description="htc float unsupported")
+    x = m.input([8], dtype="float32")
+    m.output(m.op("ELU", [x], [m.tensor([8], "float32")]))
+    path = m.save(str(tmp_path / "u.tflite"))
+    line = compile_error(path, tmp_path)
+    assert "operator 0 (ELU)" in line and "float32 ELU is not supported" in line, line
