@@ -1692,11 +1692,12 @@ static HTC__INLINE void htc__conv2d_port(const htc__conv_params *p, const int8_t
    weights (constant) and xb, written before the caller ran, so it needs no
    "memory" clobber (which would make gcc reload every parameter). */
 #if defined(__OPTIMIZE__)
-#define HTC__MVE_DOT4X2(U0, U1)                                                                                   \
+#define HTC__MVE_DOT4X2(U0, U1, CA, CB)                                                                           \
     do {                                                                                                          \
         const int8_t *u0 = (U0), *u1 = (U1), *x = xb;                                                             \
         int32_t n = nf;                                                                                           \
-        a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0;                                                                \
+        a0 = a1 = a2 = a3 = (CA);                                                                                 \
+        b0 = b1 = b2 = b3 = (CB);                                                                                 \
         if (n > 0)                                                                                                \
             __asm__(HTC__MVE_LOOP : HTC__MVE_ACC, [u0] "+r"(u0), [u1] "+r"(u1), [x] "+r"(x), [n] "+r"(n)          \
                     : : HTC__MVE_CLOB, "cc");                                                                     \
@@ -1706,13 +1707,14 @@ static HTC__INLINE void htc__conv2d_port(const htc__conv_params *p, const int8_t
     } while (0)
 #else
 /* -O0 keeps a frame pointer: too few registers for the asm */
-#define HTC__MVE_DOT4X2(U0, U1)                                                                                   \
+#define HTC__MVE_DOT4X2(U0, U1, CA, CB)                                                                           \
     do {                                                                                                          \
         const int8_t *u0 = (U0), *u1 = (U1);                                                                      \
         int32_t k;                                                                                                \
         (void)nf;                                                                                                 \
         (void)pt;                                                                                                 \
-        a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0;                                                                \
+        a0 = a1 = a2 = a3 = (CA);                                                                                 \
+        b0 = b1 = b2 = b3 = (CB);                                                                                 \
         for (k = 0; k < K; k += 16) {                                                                             \
             const mve_pred16_t pk = vctp8q(HTC__CAST(uint32_t, K - k));                                           \
             const int8x16_t w0 = vldrbq_z_s8(u0 + k, pk), w1 = vldrbq_z_s8(u1 + k, pk);                          \
@@ -1748,26 +1750,25 @@ static HTC__NOINLINE void htc__mve_conv_px4(const htc__conv_params *p, const int
         const int8_t *w = p->weights + (size_t)(oc + c) * K;
         const uint32x4_t so = vminq_u32(perm, vdupq_n_u32(HTC__CAST(uint32_t, last < 3 ? last : 3)));
         int32_t a0, a1, a2, a3, b0, b1, b2, b3;
-        int32x4_t v0, v1, v2, v3, cb, m, l, r;
-        HTC__MVE_DOT4X2(w, w + (last >= 1 ? K : 0));
+        int32x4_t v0, v1, v2, v3, m, l, r;
+        HTC__MVE_DOT4X2(w, w + (last >= 1 ? K : 0), tb[0], tb[2]);
         /* lanes 0 and 2: channels c and c + 1 */
         v0 = vsetq_lane_s32(b0, vdupq_n_s32(a0), 2);
         v1 = vsetq_lane_s32(b1, vdupq_n_s32(a1), 2);
         v2 = vsetq_lane_s32(b2, vdupq_n_s32(a2), 2);
         v3 = vsetq_lane_s32(b3, vdupq_n_s32(a3), 2);
-        HTC__MVE_DOT4X2(w + (size_t)(last >= 2 ? 2 : last) * K, w + (size_t)(last >= 3 ? 3 : last) * K);
+        HTC__MVE_DOT4X2(w + (size_t)(last >= 2 ? 2 : last) * K, w + (size_t)(last >= 3 ? 3 : last) * K, tb[1], tb[3]);
         /* lanes 1 and 3: channels c + 2 and c + 3 */
         v0 = vsetq_lane_s32(b0, vsetq_lane_s32(a0, v0, 1), 3);
         v1 = vsetq_lane_s32(b1, vsetq_lane_s32(a1, v1, 1), 3);
         v2 = vsetq_lane_s32(b2, vsetq_lane_s32(a2, v2, 1), 3);
         v3 = vsetq_lane_s32(b3, vsetq_lane_s32(a3, v3, 1), 3);
-        cb = vldrwq_s32(tb);
         m = vldrwq_s32(tb + 4);
         l = vldrwq_s32(tb + 8);
         r = vldrwq_s32(tb + 12);
 #define HTC__MVE_PUT(V, I)                                                                                        \
         vstrbq_scatter_offset_s32(out + (size_t)(I) * out_c + c, so,                                                \
-                                  vminq_s32(vmaxq_s32(vaddq_n_s32(htc__mve_rq(vaddq_s32(V, cb), m, l, r), zp), lo), hi))
+                                  vminq_s32(vmaxq_s32(vaddq_n_s32(htc__mve_rq(V, m, l, r), zp), lo), hi))
         HTC__MVE_PUT(v0, 0);
         if (np > 1) HTC__MVE_PUT(v1, 1);
         if (np > 2) HTC__MVE_PUT(v2, 2);
