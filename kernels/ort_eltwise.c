@@ -78,8 +78,56 @@ static HTC__UNUSED void htc__qadd_s8_ix(const htc__qbinary_params *p, const int8
     }
 }
 
+/* QLinearAdd whose float arithmetic is exact: ra, rb and fixed integer
+   multiples of 2^-m (m <= 24) and |(a + a_off) ra| + |(b + b_off) rb| +
+   |fixed| below 2^(24 - m) for every int8 a, b (gen/dispatch.c
+   find_exact_shift's condition for DIANA's add). Then both fused
+   multiply-adds are exact, and c = v 2^-m with the integer v = (a + a_off)
+   RA + (b + b_off) RB + FX; rounding v at bit m half to even and clamping
+   gives htc__qadd_s8_fp's bits (clamping before or after rounding to
+   integer bounds is the same). HTVM's residual adds (every scale 1) are
+   v = a + b. Returns 0, having written nothing, for any other add. */
+static int htc__qadd_s8_int(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    const float lim = 16777216.0f;
+    const int64_t amax = 128 + (p->a_off < 0 ? -p->a_off : p->a_off), bmax = 128 + (p->b_off < 0 ? -p->b_off : p->b_off);
+    float s = 1.0f;
+    int32_t m, i;
+    if (p->a_scalar || p->b_scalar || !htc__f_tame(p->ra) || !htc__f_tame(p->rb) || !htc__f_tame(p->fixed)) return 0;
+    for (m = 0; m <= 24; m++, s *= 2.0f) {
+        const float fa = p->ra * s, fb = p->rb * s, ff = p->fixed * s;     /* exact: tame values times 2^m */
+        int32_t ra, rb, fx;
+        if (!(fa > -lim && fa < lim && fb > -lim && fb < lim && ff > -lim && ff < lim)) return 0;
+        ra = HTC__CAST(int32_t, fa);
+        rb = HTC__CAST(int32_t, fb);
+        fx = HTC__CAST(int32_t, ff);
+        if (HTC__CAST(float, ra) != fa || HTC__CAST(float, rb) != fb || HTC__CAST(float, fx) != ff) continue;
+        if (amax * (ra < 0 ? -ra : ra) + bmax * (rb < 0 ? -rb : rb) + (fx < 0 ? -fx : fx) >= 16777216) return 0;
+        {
+            /* in locals: the int8 stores may alias *p for the compiler */
+            const int32_t n = p->size, qmin = p->qmin, qmax = p->qmax, ooff = p->out_off;
+            const int32_t fix = fx + p->a_off * ra + p->b_off * rb;
+            if (m == 0)
+                for (i = 0; i < n; i++) {
+                    const int32_t q = a[i] * ra + b[i] * rb + fix;
+                    out[i] = HTC__CAST(int8_t, (q < qmin ? qmin : (q > qmax ? qmax : q)) - ooff);
+                }
+            else
+                for (i = 0; i < n; i++) {
+                    const int32_t v = a[i] * ra + b[i] * rb + fix;
+                    const int32_t half = HTC__CAST(int32_t, 1) << (m - 1), r = v & ((half << 1) - 1);
+                    const int32_t q = (v >> m) + (r > half || (r == half && ((v >> m) & 1)));
+                    out[i] = HTC__CAST(int8_t, (q < qmin ? qmin : (q > qmax ? qmax : q)) - ooff);
+                }
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static HTC__UNUSED void htc__qadd_s8(const htc__qbinary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
+    if (htc__qadd_s8_int(p, a, b, out)) return;
 #if HTC_SOFT_FLOAT_EXACT
     htc__qadd_s8_ix(p, a, b, out);
 #else

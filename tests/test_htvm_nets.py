@@ -203,3 +203,31 @@ def test_int_relu_refusals(tmp_path):
                                 domain="com.microsoft", name="add")], [w, b])
     r = oo.htc("compile", p, "-t", oo.TARGET, "-o", str(tmp_path / "m.h"), check=False)
     assert r.returncode == 1 and "which has other readers" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("sa,za,sb,zb,sc,zc", [(1, 0, 1, 0, 1, 0), (0.5, 3, 0.25, -7, 0.5, 2), (2, -128, 1, 127, 4, -5),
+                                               (2 ** -6, 10, 2 ** -3, -20, 2 ** -4, 0), (1, 0, 1, 0, 2 ** -8, 1),
+                                               (0.75, 0, 1, 0, 1, 0)])
+def test_qlinearadd_shift(sa, za, sb, zb, sc, zc, tmp_path):
+    """QLinearAdd whose float formula is exact (power-of-two ratios, HTVM's
+    residual add among them) runs in integers on the CPU
+    (kernels/ort_eltwise.c htc__qadd_s8_int): bit-exact with onnxruntime on
+    every pair of int8 values; the last case (a ratio of 0.75 with y_scale
+    2^-8 elsewhere) and non-exact ones keep the float path"""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    inits = [numpy_helper.from_array(np.array(v, t), n) for v, t, n in
+             ((sa, np.float32, "sa"), (za, np.int8, "za"), (sb, np.float32, "sb"), (zb, np.int8, "zb"),
+              (sc, np.float32, "sc"), (zc, np.int8, "zc"))]
+    node = helper.make_node("QLinearAdd", ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["y"], domain="com.microsoft")
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, TensorProto.INT8, [256, 256]) for n in "ab"],
+                          [helper.make_tensor_value_info("y", TensorProto.INT8, [256, 256])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    p = str(tmp_path / "add.onnx")
+    onnx.save(m, p)
+    v = np.arange(-128, 128, dtype=np.int8)
+    ins = [[np.repeat(v, 256).reshape(256, 256), np.tile(v, 256).reshape(256, 256)]]
+    exe = oo.build(p, str(tmp_path / "b"))
+    got, _ = oo.run(exe, str(tmp_path / "b"), ins)
+    assert got == oo.ort_outputs(oo.ort_session(p), ins)
