@@ -2833,6 +2833,7 @@ static HTC__NOINLINE void htc__dwconv2d_mve(const htc__conv_params *p, const int
     int32_t tbl[HTC__MVE_DWTBL];
     const uint32_t *rows[HTC__MVE_DWROWS];
     int32_t have[HTC__MVE_DWROWS + 1];
+    const uint32x4_t boff = vmulq_n_u32(vidupq_n_u32(0, 1), HTC__CAST(uint32_t, bs));   /* words between blocks */
     htc__dw_mve_out q;
     int32_t c0, b, t, j, k;
     q.zp = p->out_zp;
@@ -2875,14 +2876,28 @@ static HTC__NOINLINE void htc__dwconv2d_mve(const htc__conv_params *p, const int
                     }
                     rows[ky] = d;
                     if (have[slot] != iy) {
-                        /* the row's columns, block-major, padded */
+                        /* the row's columns, block-major, padded: per column the words of
+                           four blocks by one load and one scatter store */
+                        const int8_t *x = in_b + (size_t)iy * row_stride + (lpad - pl) * C;
                         have[slot] = iy;
-                        for (k = 0; k < nb; k++, d += bs) {
-                            const int8_t *x = in_b + (size_t)iy * row_stride + (lpad - pl) * C + 4 * k;
-                            uint32_t *e = d;
-                            for (j = 0; j < lpad; j++) *e++ = zp4;
-                            for (; j < mid_end; j++, x += C) memcpy(e++, x, 4);
-                            for (; j < bs; j++) *e++ = zp4;
+                        if (nb & 3) {
+                            /* block by block */
+                            for (k = 0; k < nb; k++, d += bs) {
+                                const int8_t *xk = x + 4 * k;
+                                uint32_t *e = d;
+                                for (j = 0; j < lpad; j++) *e++ = zp4;
+                                for (; j < mid_end; j++, xk += C) memcpy(e++, xk, 4);
+                                for (; j < bs; j++) *e++ = zp4;
+                            }
+                        } else {
+                            for (k = 0; k < nb; k++) {
+                                for (j = 0; j < lpad; j++) d[k * bs + j] = zp4;
+                                for (j = mid_end; j < bs; j++) d[k * bs + j] = zp4;
+                            }
+                            for (j = lpad; j < mid_end; j++, x += C)
+                                for (k = 0; k < nb; k += 4)
+                                    vstrwq_scatter_shifted_offset_u32(d + k * bs + j, boff,
+                                                                      vreinterpretq_u32_s8(vldrbq_s8(x + 4 * k)));
                         }
                     }
                 }
