@@ -21,6 +21,17 @@
 
 static const char *find_file(const Target *t, const char *path, const char **why);
 
+/* Is path, after every symbolic link (realpath), inside directory root? */
+static int path_inside(const char *path, const char *root)
+{
+    char *real = realpath(path, NULL), *r = realpath(root, NULL);
+    size_t rl = r ? strlen(r) : 0;
+    int inside = real && r && (!strcmp(r, "/") || (!strncmp(real, r, rl) && real[rl] == '/'));
+    free(real);
+    free(r);
+    return inside;
+}
+
 #ifndef HTC_DATADIR
 #define HTC_DATADIR "."
 #endif
@@ -630,16 +641,18 @@ static int l_include(lua_State *L)
         dir = sl ? arena_printf("%.*s", (int)(sl - src), src) : ".";
     }
     const char *home = getenv("HTC_HOME");
-    const char *cand[3] = {arena_printf("%s/%s", dir, name),
-                           home && *home ? arena_printf("%s/targets/%s", home, name) : NULL,
-                           arena_printf("%s/targets/%s", HTC_DATADIR, name)};
+    const char *roots[3] = {dir, home && *home ? arena_printf("%s/targets", home) : NULL,
+                            arena_printf("%s/targets", HTC_DATADIR)};
     const char *path = NULL;
     for (int i = 0; i < 3 && !path; i++) {
         struct stat st;
-        if (cand[i] && lstat(cand[i], &st) == 0) {
+        const char *cand = roots[i] ? arena_printf("%s/%s", roots[i], name) : NULL;
+        if (cand && lstat(cand, &st) == 0) {
             if (!S_ISREG(st.st_mode))
-                return luaL_error(L, "include '%s': %s is not a regular file", name, cand[i]);
-            path = cand[i];
+                return luaL_error(L, "include '%s': %s is not a regular file", name, cand);
+            if (!path_inside(cand, roots[i]))     /* a directory on the way may be a link */
+                return luaL_error(L, "include '%s': %s leads out of %s (a symbolic link)", name, cand, roots[i]);
+            path = cand;
         }
     }
     if (!path)
@@ -1591,12 +1604,7 @@ static const char *find_file(const Target *t, const char *path, const char **why
         const char *cand = arena_printf("%s/%s", roots[i], path);
         struct stat st;
         if (stat(cand, &st) != 0) continue;
-        char *real = realpath(cand, NULL), *root = realpath(roots[i], NULL);
-        size_t rl = root ? strlen(root) : 0;
-        int inside = real && root && (!strcmp(root, "/") || (!strncmp(real, root, rl) && real[rl] == '/'));
-        free(real);
-        free(root);
-        if (!inside) {
+        if (!path_inside(cand, roots[i])) {
             *why = arena_printf("a symbolic link out of %s:", roots[i]);
             return NULL;
         }

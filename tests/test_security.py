@@ -466,3 +466,13 @@ def test_sweep_bounds(work, tmp_path):
     except subprocess.TimeoutExpired:
         raise AssertionError("the sweep started 65,536 points instead of refusing")
     assert rc == 1 and "exceeds 64 MiB" in err, err
+
+
+def test_include_through_a_linked_directory(tmp_path):
+    """include "dir/file" may not leave the including file's directory
+    through a directory that is a symbolic link."""
+    os.symlink("/etc", tmp_path / "sub")
+    lua = tmp_path / "t.lua"
+    lua.write_text('local x = include "sub/hostname"\n' + TRIVIAL_TARGET)
+    rc, out, err = htc("targets", lua, ok=False)
+    assert rc == 1 and err.count("\n") == 1 and "leads out of" in err and "t.lua:1: include" in err, err
