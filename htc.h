@@ -1334,8 +1334,12 @@ typedef struct {
 
 /* QLinearSoftmax over the innermost dimension: per row, e = table[255 + x -
    max] summed in float in order, out = nearbyint(e * y_scale / sum) + out_zp,
-   narrowed as onnxruntime does (values above 255 become 255, then the cast
-   to the output type), - out_off for storage. */
+   saturated above as onnxruntime 1.31 does (at 127 for int8, 255 for uint8;
+   out is never below out_zp), - out_off for storage.
+   The same block serves a Softmax QDQ group onnxruntime computes in float
+   (--float-fallback, kernels/ort_float.c htc__fsoftmax_s8): there table[b]
+   is the DequantizeLinear of stored byte b, y_scale the QuantizeLinear's
+   scale and out_zp its zero point in the stored domain. */
 typedef struct {
     int32_t outer, depth;
     int32_t out_zp, out_off, is_signed;

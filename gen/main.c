@@ -50,7 +50,7 @@ static const char usage[] =
     "  --bind NAME=FILE    ONNX: graph input NAME is a constant read from FILE (raw bytes,\n"
     "                      or a TensorProto if FILE ends in .pb)\n"
     "  --float-fallback    ONNX: QDQ groups onnxruntime computes in float (unfused Conv, Add,\n"
-    "                      Mul, AveragePool, one-row Gemm/MatMul) are computed in float on the CPU\n"
+    "                      Mul, AveragePool, Softmax, one-row Gemm/MatMul) are computed in float on the CPU\n"
     "                      as onnxruntime does, not refused\n"
     "  --shape NAME=DIMS   the shape of graph input NAME, e.g. input_1=1x49x10x1 (repeatable):\n"
     "                      sets its symbolic dimensions (ONNX dim_param, TFLite shape_signature -1),\n"

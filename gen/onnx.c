@@ -77,7 +77,7 @@ void onnx_bind(const char *name, const char *file)
 /* ---- float fallback (--float-fallback) ------------------------------------- */
 
 static int FLOAT_FALLBACK;
-#define FF_OPS "Conv, Add, Mul, AveragePool and one-row Gemm/MatMul"   /* what --float-fallback reproduces */
+#define FF_OPS "Conv, Add, Mul, AveragePool, Softmax and one-row Gemm/MatMul"   /* what --float-fallback reproduces */
 
 void onnx_float_fallback(int on) { FLOAT_FALLBACK = on; }
 
@@ -1060,10 +1060,12 @@ static void build_add(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq)
     p->b_zp = bq->zp[0];
     p->qmin = cq->type == DT_UINT8 ? 0 : -128;
     p->qmax = cq->type == DT_UINT8 ? 255 : 127;
-    /* MlasQLinearAddKernelAvx2Helper */
+    /* MlasQLinearAddKernelAvx2Helper: its fixed part ZeroPointC -
+       (ScaleRatio_AC * ZeroPointA + ScaleRatio_BC * ZeroPointB) is compiled
+       (x86-64, FMA) as zpC - fma(ra, zpA, rb * zpB) */
     volatile float ra = as / cs, rb = bs / cs;
-    volatile float za = ra * (float)aq->zp[0], zb = rb * (float)bq->zp[0];
-    volatile float zsum = za + zb;
+    volatile float zb = rb * (float)bq->zp[0];
+    volatile float zsum = fmaf(ra, (float)aq->zp[0], zb);
     p->ra = ra;
     p->rb = rb;
     p->fixed = (float)cq->zp[0] - zsum;
@@ -1421,6 +1423,7 @@ static int dq_tensor(Val *v)
 static void build_mul(Val *a, const QP *aq, Val *b, const QP *bq, const QP *cq);
 static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last, int float_pool);
 static void build_softmax(Val *x, const QP *xq, const QP *yq, int64_t axis, int opset);
+static int softmax_rows(Val *x, int64_t axis, int opset, int *nhwc, int64_t *depth);
 static void build_unary(Val *x, const QP *xq, const QP *yq, UnaryF f, const float *arg);
 static void build_concat(Val **xs, const QP *xq, int n, const QP *yq, int64_t axis);
 static void build_pad(Val *x, int32_t value_stored);
@@ -1875,12 +1878,12 @@ static void build_float_group(Val *f, const QP *q, const char *why)
     int q_index = NODE_INDEX;
     const char *op = f->node->op_type;
     if (strcmp(op, "Conv") && strcmp(op, "Add") && strcmp(op, "Mul") && strcmp(op, "AveragePool") &&
-        strcmp(op, "Gemm") && strcmp(op, "MatMul"))
+        strcmp(op, "Gemm") && strcmp(op, "MatMul") && strcmp(op, "Softmax"))
         fail("%s: onnxruntime computes this group in float; --float-fallback reproduces " FF_OPS " groups, "
              "not %s", why, op);
-    if (!strcmp(op, "AveragePool") && f->relu)
-        fail("%s: onnxruntime computes this group in float; --float-fallback reproduces AveragePool groups without "
-             "a Relu/Clip", why);
+    if ((!strcmp(op, "AveragePool") || !strcmp(op, "Softmax")) && f->relu)
+        fail("%s: onnxruntime computes this group in float; --float-fallback reproduces %s groups without "
+             "a Relu/Clip", why, op);
     if (q->n != 1) fail("%s: per-channel QuantizeLinear after a float group is not supported", why);
     float clip_lo = -FLT_MAX, clip_hi = FLT_MAX;
     if (f->relu) {
@@ -1894,6 +1897,28 @@ static void build_float_group(Val *f, const QP *q, const char *why)
     ((Onnx__NodeProto *)NODE)->output[0] = (char *)yname;
     if (!strcmp(op, "Gemm") || !strcmp(op, "MatMul")) {
         build_float_gemm(f, q, clip_lo, clip_hi, why);
+    } else if (!strcmp(op, "Softmax")) {
+        /* MlasComputeSoftmax on the dequantized row, then QuantizeLinear
+           (kernels/ort_float.c htc__fsoftmax_s8) */
+        if (!f->in[0] || f->in[0]->kind != V_DQ) fail("the input must be a DequantizeLinear output");
+        QP xq = qp_of_dq(f->in[0]);
+        int64_t opset = model_opset();
+        Val *x = f->in[0]->src;
+        int nhwc;
+        int64_t depth;
+        int xin = softmax_rows(x, attr_i(NODE, "axis", opset < 13 ? 1 : -1), (int)opset, &nhwc, &depth);
+        Val *y = out_val(0, q->type, x->rank, x->shape, nhwc, DT_INT8);
+        Op *op8 = new_op(OP_SOFTMAX, xin, y->t);
+        htc__qsoftmax_params *p = params(op8, sizeof *p, "htc__qsoftmax_params");
+        p->depth = (int32_t)depth;
+        p->outer = (int32_t)(shape_numel(x->shape, x->rank) / depth);
+        p->out_zp = q->zp[0] - st_off(q->type);
+        p->out_off = st_off(q->type);
+        p->is_signed = q->type == DT_INT8;
+        p->y_scale = q->scale[0];
+        deq_table(&xq, p->table, "input");
+        op8->rq = RQ_FP32;
+        op8->nch = 1;
     } else if (!strcmp(op, "AveragePool")) {
         /* the same sum and division as QLinearAveragePool, then
            QuantizeLinear's rounding */
@@ -2816,31 +2841,42 @@ static void build_avgpool(Val *x, const QP *xq, const QP *yq, int channels_last,
     set_quant(y->t, ys, yzp);
 }
 
+/* The rows a Softmax normalises: its input tensor (NHWC for a 4-D softmax
+   over channels, so they are innermost) and the row length. Opset < 13
+   flattens from axis on (onnxruntime computes that as [outer, depth] rows);
+   opset 13 normalises one axis (onnxruntime transposes it innermost). */
+static int softmax_rows(Val *x, int64_t axis, int opset, int *nhwc, int64_t *depth)
+{
+    if (x->kind != V_TENSOR) fail("input must be an activation");
+    if (axis < 0) axis += x->rank;
+    if (axis < 0 || axis >= x->rank) fail("axis %lld out of range", (long long)axis);
+    *nhwc = 0;
+    if (opset < 13) {
+        *depth = shape_numel(x->shape + axis, x->rank - (int)axis);
+        return tensor8(x, "input");
+    }
+    if (axis == x->rank - 1) {
+        *depth = x->shape[axis];
+        return tensor8(x, "input");
+    }
+    if (x->rank == 4 && axis == 1) {            /* channels: innermost in NHWC */
+        *nhwc = 1;
+        *depth = x->shape[1];
+        return as_nhwc(x);
+    }
+    fail("softmax over axis %lld of a rank-%d tensor is not supported (innermost axis only)", (long long)axis, x->rank);
+}
+
 static void build_softmax(Val *x, const QP *xq, const QP *yq, int64_t axis, int opset)
 {
     float xs, ys;
     int32_t xzp, yzp;
     per_tensor(xq, "input", &xs, &xzp);
     per_tensor(yq, "output", &ys, &yzp);
-    if (x->kind != V_TENSOR) fail("input must be an activation");
-    if (axis < 0) axis += x->rank;
-    if (axis < 0 || axis >= x->rank) fail("axis %lld out of range", (long long)axis);
     if (xq->type != yq->type) fail("input and output types differ");
-    int xin, nhwc = 0;
+    int nhwc;
     int64_t depth;
-    if (opset < 13) {
-        xin = tensor8(x, "input");
-        depth = shape_numel(x->shape + axis, x->rank - (int)axis);
-    } else if (axis == x->rank - 1) {
-        xin = tensor8(x, "input");
-        depth = x->shape[axis];
-    } else if (x->rank == 4 && axis == 1) {     /* channels: innermost in NHWC */
-        xin = as_nhwc(x);
-        nhwc = 1;
-        depth = x->shape[1];
-    } else {
-        fail("softmax over axis %lld of a rank-%d tensor is not supported (innermost axis only)", (long long)axis, x->rank);
-    }
+    int xin = softmax_rows(x, axis, opset, &nhwc, &depth);
     Val *y = out_val(0, yq->type, x->rank, x->shape, nhwc, DT_INT8);
     Op *op = new_op(OP_SOFTMAX, xin, y->t);
     htc__qsoftmax_params *p = params(op, sizeof *p, "htc__qsoftmax_params");

@@ -929,6 +929,7 @@ static const struct {
     {OP_TRANSPOSE, RQ_COUNT, K_ANY, "kernels/transpose.c", "htc__transpose"},
     {OP_SOFTMAX, RQ_TFLITE, K_ANY, "kernels/softmax.c", "htc__softmax_s8"},
     {OP_SOFTMAX, RQ_FLOAT, K_ANY, "kernels/ort_eltwise.c", "htc__qsoftmax_s8"},
+    {OP_SOFTMAX, RQ_FP32, K_ANY, "kernels/ort_float.c", "htc__fsoftmax_s8"},
     {OP_TABLE, RQ_QUANTLIB, K_ANY, "kernels/qlib_eltwise.c", "htc__ql_table"},
     {OP_TABLE, RQ_COUNT, K_ANY, "kernels/table.c", "htc__lut8"},
     {OP_QUANTIZE, RQ_TFLITE, K_ANY, "kernels/quantize.c", "htc__quantize"},

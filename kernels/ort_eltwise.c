@@ -314,7 +314,7 @@ static HTC__UNUSED void htc__qsoftmax_s8(const htc__qsoftmax_params *p, const in
             volatile float v = num / sum;
             const int32_t vq = htc__rne(v) + p->out_zp;
             if (p->is_signed) {
-                y[i] = vq > 255 ? HTC__CAST(int8_t, -1) : HTC__CAST(int8_t, HTC__CAST(uint8_t, HTC__CAST(uint32_t, vq) & 0xffu));
+                y[i] = HTC__CAST(int8_t, vq > 127 ? 127 : vq);      /* vq >= out_zp >= -128 */
             } else {
                 const uint32_t u = vq > 255 ? 255u : (HTC__CAST(uint32_t, vq) & 0xffu);
                 y[i] = HTC__CAST(int8_t, HTC__CAST(uint8_t, u ^ 0x80u));

@@ -177,3 +177,76 @@ static HTC__UNUSED void htc__fmul_s8(const htc__fbinary_params *p, const int8_t 
         out[i] = htc__fq_out(v, p->clip_lo, p->clip_hi, p->out_scale, p->out_zp, p->qmin, p->qmax);
     }
 }
+
+/* A float from its bits (the constants below are MLAS's, written as bits:
+   hexadecimal float literals are not C++ before C++17). */
+static inline float htc__fbits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* exp(x + negmax) as MlasComputeSumExpF32KernelFma3 (x86-64 AVX2 + FMA)
+   computes one lane: clamp below at -88.376, m = round(x / ln 2) by the
+   rounding bias, x - m ln 2 in two fused steps, a degree-6 polynomial by
+   fused multiply-adds (MlasExpConstants; poly_5 = poly_6 = 1), times 2^m
+   built in the exponent field. The AVX-512 kernel (vscalefps) gives the
+   same bits whenever 2^m is a normal float. */
+static inline float htc__ort_sumexp1(float x, float negmax)
+{
+    HTC__FLT_VOLATILE float v = x + negmax, t, m, p;
+    volatile float e;                   /* not contracted into the sum */
+    const float bias = 12582912.0f, lower = htc__fbits(0xc2b0c0a5u);
+    float tb;
+    uint32_t u;
+    v = v < lower ? lower : v;
+    t = htc__fmaf(v, htc__fbits(0x3fb8aa3bu), bias);             /* x / ln2 + bias */
+    m = t - bias;
+    v = htc__fmaf(m, htc__fbits(0xbf317200u), v);                /* - m * ln2_high */
+    v = htc__fmaf(m, htc__fbits(0xb5bfbe8eu), v);                /* - m * ln2_low */
+    p = htc__fmaf(htc__fbits(0x3ab4a000u), v, htc__fbits(0x3c092f6eu));
+    p = htc__fmaf(p, v, htc__fbits(0x3d2aadadu));
+    p = htc__fmaf(p, v, htc__fbits(0x3e2aaa28u));
+    p = htc__fmaf(p, v, htc__fbits(0x3efffffbu));
+    p = htc__fmaf(p, v, 1.0f);
+    p = htc__fmaf(p, v, 1.0f);
+    tb = t;
+    memcpy(&u, &tb, sizeof u);
+    u = (u << 23) + 0x3f800000u;                                 /* 2^m */
+    e = p * htc__fbits(u);
+    return e;
+}
+
+/* Softmax of a QDQ group onnxruntime computes in float (--float-fallback;
+   htc__qsoftmax_params read as the float group's: table[b] is the
+   DequantizeLinear of stored byte b, y_scale and out_zp (stored domain)
+   the QuantizeLinear's). Per row, as MlasComputeSoftmax on x86-64 with
+   AVX2: the maximum; e_i = exp(x_i - max) (htc__ort_sumexp1); the sum of
+   the e_i in eight lanes (lane j adds e_j, e_j+8, ... in order, as the
+   kernel's ymm accumulator) reduced ((l0 + l1) + (l2 + l3)) + ((l4 + l5) +
+   (l6 + l7)) (vhaddps twice, the halves added); y_i = e_i * (1 / sum); then
+   QuantizeLinear (y / y_scale, clamped, rounded half to even, + zp). The
+   e_i are computed again for the output rather than stored. */
+static HTC__UNUSED void htc__fsoftmax_s8(const htc__qsoftmax_params *p, const int8_t *in, int8_t *out)
+{
+    int32_t r, i;
+    for (r = 0; r < p->outer; r++) {
+        const int8_t *x = in + (size_t)r * p->depth;
+        int8_t *y = out + (size_t)r * p->depth;
+        float mx = p->table[HTC__CAST(uint8_t, x[0])], negmax, lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        HTC__FLT_VOLATILE float sum, inv;
+        for (i = 1; i < p->depth; i++) {
+            const float v = p->table[HTC__CAST(uint8_t, x[i])];
+            mx = v > mx ? v : mx;
+        }
+        negmax = -mx;
+        for (i = 0; i < p->depth; i++) lane[i % 8] += htc__ort_sumexp1(p->table[HTC__CAST(uint8_t, x[i])], negmax);
+        sum = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+        inv = 1.0f / sum;
+        for (i = 0; i < p->depth; i++) {
+            volatile float v = htc__ort_sumexp1(p->table[HTC__CAST(uint8_t, x[i])], negmax) * inv;
+            y[i] = htc__fq_out(v, -3.40282347e+38f, 3.40282347e+38f, p->y_scale, p->out_zp, -128, 127);
+        }
+    }
+}

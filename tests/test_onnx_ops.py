@@ -442,23 +442,132 @@ def test_float_fallback_binary(op, qt, tmp_path):
 
 
 def test_float_fallback_unsupported(tmp_path):
-    """A float group the fallback does not reproduce (Softmax reading an int8
-    activation shared by two nodes, quantized to a value onnxruntime turns
-    uint8): one line naming the node and what is reproduced."""
+    """A float group the fallback does not reproduce (GlobalAveragePool
+    reading an int8 activation shared by two nodes): one line naming the
+    node and what is reproduced."""
     b = B(3, "s8")
     xs, xz = b.qp()
     q0 = b.node("QuantizeLinear", ["x", xs, xz])
     a = b.node("DequantizeLinear", [q0, xs, xz])
     ys, yz = b.qp()
-    p1 = b.node("QuantizeLinear", [b.node("Softmax", [a], axis=-1), ys, yz])
-    p2 = b.node("QuantizeLinear", [b.node("Relu", [a]), ys, yz])
+    p1 = b.node("QuantizeLinear", [b.node("GlobalAveragePool", [a]), ys, yz])
+    p2 = b.node("QuantizeLinear", [b.node("GlobalAveragePool", [b.node("Relu", [a])]), ys, yz])
     out = b.node("Add", [b.node("DequantizeLinear", [p1, ys, yz]), b.node("DequantizeLinear", [p2, ys, yz])])
     fs, fz = b.qp()
     fin = b.node("DequantizeLinear", [b.node("QuantizeLinear", [out, fs, fz]), fs, fz])
     path = os.path.join(str(tmp_path), "model.onnx")
     onnx.save(b.model([1, 3, 6, 6], fin, x_type=TensorProto.FLOAT), path)
+    assert "GlobalAveragePool" in ort_float_ops(path)
     p = O.htc("compile", path, "-t", O.TARGET, "-o", os.path.join(str(tmp_path), "m.h"), "--float-fallback",
               check=False)
     line = p.stderr.strip().splitlines()[-1]
-    assert p.returncode == 1 and "Softmax" in line and "--float-fallback reproduces Conv, Add, Mul, " in line, p.stderr
+    assert p.returncode == 1 and "GlobalAveragePool" in line and "--float-fallback reproduces Conv, Add, Mul, " in line, \
+        p.stderr
     assert not os.path.exists(os.path.join(str(tmp_path), "m.h"))
+
+
+def softmax_group(path, depth, x_scale, x_zp, opset=13, shape=None, axis=-1):
+    """x uint8 -> DequantizeLinear -> Softmax -> QuantizeLinear int8 (1/256,
+    -128): the types differ, so onnxruntime computes the Softmax in float
+    (as in the tf2onnx MLPerf Tiny models)."""
+    f = numpy_helper.from_array
+    inits = [f(np.float32(x_scale), "xs"), f(np.uint8(x_zp), "xz"), f(np.float32(1 / 256.0), "ys"), f(np.int8(-128), "yz")]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xd"]),
+             helper.make_node("Softmax", ["xd"], ["s"], name="softmax", axis=axis),
+             helper.make_node("QuantizeLinear", ["s", "ys", "yz"], ["y"])]
+    shape = shape or [1, depth]
+    g = helper.make_graph(nodes, "sm", [helper.make_tensor_value_info("x", TensorProto.UINT8, shape)],
+                          [helper.make_tensor_value_info("y", TensorProto.INT8, shape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.save(m, path)
+
+
+@pytest.mark.parametrize("depth,x_scale", [(2, 0.2), (10, 0.05), (10, 0.7), (12, 0.2), (16, 0.3), (17, 0.2),
+                                           (40, 0.1), (100, 0.7)])
+def test_float_fallback_softmax(depth, x_scale, tmp_path):
+    """A Softmax group onnxruntime computes in float: refused without the
+    flag, and with it MLAS's softmax (exp polynomial by fused multiply-adds,
+    the sum in eight lanes, times 1 / sum) then QuantizeLinear, bit-exact on
+    200 rows, with the AVX2 build and the portable one. Rows up to 16 give
+    the same bits with onnxruntime's AVX-512 kernel (README)."""
+    path = os.path.join(str(tmp_path), "model.onnx")
+    softmax_group(path, depth, x_scale, 100 + depth)
+    assert "Softmax" in ort_float_ops(path)
+    p = O.htc("compile", path, "-t", O.TARGET, "-o", os.devnull, check=False)
+    assert p.returncode == 1 and "Softmax" in p.stderr and "--float-fallback" in p.stderr, p.stderr
+    sess = O.ort_session(path)
+    inputs = O.random_inputs(sess, 200, seed=depth)
+    want = O.ort_outputs(sess, inputs)
+    assert len(set(want)) > 20          # not one answer for every input
+    exe = O.build(path, str(tmp_path), flags=["--float-fallback"])
+    assert O.run(exe, str(tmp_path), inputs)[0] == want
+    c = os.path.join(str(tmp_path), "portable")
+    exe = O.build(path, c, flags=["--float-fallback"], cflags=["-DHTC_NO_SIMD"])
+    assert O.run(exe, c, inputs)[0] == want
+
+
+@pytest.mark.parametrize("opset,shape,axis", [(13, [2, 3, 6], -1), (13, [1, 5, 2, 3], 1), (11, [2, 3, 4], 1)])
+def test_float_fallback_softmax_axes(opset, shape, axis, tmp_path):
+    """Float Softmax over the last axis of a batch, over NCHW channels, and
+    opset 11's flattening from an axis."""
+    path = os.path.join(str(tmp_path), "model.onnx")
+    softmax_group(path, 0, 0.3, 120, opset=opset, shape=shape, axis=axis)
+    assert "Softmax" in ort_float_ops(path)
+    sess = O.ort_session(path)
+    inputs = O.random_inputs(sess, 20, seed=opset)
+    exe = O.build(path, str(tmp_path), flags=["--float-fallback"])
+    assert O.run(exe, str(tmp_path), inputs)[0] == O.ort_outputs(sess, inputs)
+
+
+def test_qlinearsoftmax_saturates(tmp_path):
+    """int8 QLinearSoftmax whose largest probability rounds to 256 / 256:
+    onnxruntime 1.31 saturates it to 127 (y_scale 1/256, zero point -128)."""
+    f = numpy_helper.from_array
+    inits = [f(np.float32(0.2), "xs"), f(np.int8(0), "xz"), f(np.float32(1 / 256.0), "ys"), f(np.int8(-128), "yz")]
+    node = helper.make_node("QLinearSoftmax", ["x", "xs", "xz", "ys", "yz"], ["y"], domain=MS, axis=-1, opset=13)
+    g = helper.make_graph([node], "q", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 6])],
+                          [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 6])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    path = os.path.join(str(tmp_path), "model.onnx")
+    onnx.save(m, path)
+    sess = O.ort_session(path)
+    rng = np.random.default_rng(2)
+    inputs = [[np.array([[100, -100, 0, -50, 3, -128]], np.int8)]]
+    inputs += [[rng.integers(-128, 128, (1, 6)).astype(np.int8)] for _ in range(50)]
+    want = O.ort_outputs(sess, inputs)
+    assert np.frombuffer(want[0], np.int8)[0] == 127
+    exe = O.build(path, str(tmp_path))
+    assert O.run(exe, str(tmp_path), inputs)[0] == want
+
+
+def test_qlinearadd_fixed_part(tmp_path):
+    """QLinearAdd's constant term zpC - (ra * zpA + rb * zpB) as onnxruntime's
+    x86-64 build computes it, zpC - fma(ra, zpA, rb * zpB): on these
+    parameters (ResNet-8's last residual Add converted by tf2onnx) A = 178,
+    B = 124 gives 4.4999971, 4, where the two products rounded separately
+    give 4.5000277, 5."""
+    f = numpy_helper.from_array
+    inits = [f(np.float32(0.08385830372571945), "as"), f(np.uint8(166), "az"),
+             f(np.float32(0.21724364161491394), "bs"), f(np.uint8(126), "bz"),
+             f(np.float32(0.1270691454410553), "cs"), f(np.uint8(0), "cz")]
+    node = helper.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["c"], domain=MS)
+    g = helper.make_graph([node], "q", [helper.make_tensor_value_info("a", TensorProto.UINT8, [1, 64]),
+                                        helper.make_tensor_value_info("b", TensorProto.UINT8, [1, 64])],
+                          [helper.make_tensor_value_info("c", TensorProto.UINT8, [1, 64])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    path = os.path.join(str(tmp_path), "model.onnx")
+    onnx.save(m, path)
+    sess = O.ort_session(path)
+    rng = np.random.default_rng(4)
+    inputs = [[np.full((1, 64), 178, np.uint8), np.full((1, 64), 124, np.uint8)]]
+    inputs += [[rng.integers(0, 256, (1, 64)).astype(np.uint8) for _ in range(2)] for _ in range(30)]
+    want = O.ort_outputs(sess, inputs)
+    assert set(want[0]) == {4}
+    exe = O.build(path, str(tmp_path))
+    assert O.run(exe, str(tmp_path), inputs)[0] == want
+    c = os.path.join(str(tmp_path), "portable")
+    exe = O.build(path, c, cflags=["-DHTC_NO_SIMD"])
+    assert O.run(exe, c, inputs)[0] == want
