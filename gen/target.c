@@ -1706,6 +1706,20 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     set_int(L, "out_zp", op->out_zp);
     set_int(L, "qmin", op->act_min);
     set_int(L, "qmax", op->act_max);
+    /* QuantLib's RequantShift: the shift and the largest |mul| and |add|
+       (an engine folding it into its own int32 arithmetic bounds it) */
+    if (op->rq == RQ_QUANTLIB && op->mult && op->rq_add && !op->rq_shifts) {
+        int64_t mm = 0, am = 0;
+        for (int c = 0; c < (op->nch > 0 ? op->nch : 1); c++) {
+            int64_t m = op->mult[c] < 0 ? -(int64_t)op->mult[c] : op->mult[c];
+            int64_t a = op->rq_add[c] < 0 ? -(int64_t)op->rq_add[c] : op->rq_add[c];
+            mm = m > mm ? m : mm;
+            am = a > am ? a : am;
+        }
+        set_int(L, "ql_shift", op->shift[0]);
+        set_int(L, "ql_mul_absmax", mm);
+        set_int(L, "ql_add_absmax", am);
+    }
     if (op->rq == RQ_FLOAT && op->fscale) {
         lua_pushnumber(L, op->fscale[0]);
         lua_setfield(L, -2, "scale");
@@ -1743,6 +1757,17 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         set_int(L, "weight_min", wmin);
         set_int(L, "weight_max", wmax);
         set_int(L, "weight_zp", op->has_w_zp);
+        {   /* the largest |bias| (0 without constant int32 biases) */
+            const Tensor *b = op->nin > 2 && op->in[2] >= 0 ? &g->tensors[op->in[2]] : NULL;
+            int64_t bm = 0;
+            if (b && b->data && b->type == DT_INT32)
+                for (int64_t i = 0; i < tensor_numel(b); i++) {
+                    int64_t v = ((const int32_t *)(const void *)b->data)[i];
+                    v = v < 0 ? -v : v;
+                    bm = v > bm ? v : bm;
+                }
+            set_int(L, "bias_absmax", bm);
+        }
         set_int(L, "int32_out", op->int32_out);
         set_int(L, "batches", op->batches);
         if (op->kind == OP_CONV2D) {

@@ -28,6 +28,184 @@ local function by_arith(tflite, float, fp32, tflite_dw)
   end
 end
 
+-- ---- N-EUREKA (kernels/neureka.c; ../shared/gvsoc.md) ---------------------
+-- Siracusa's neural engine: 3x3, 1x1 and depthwise 3x3 convolution, stride
+-- 1, int8 weights stored w + 128 in bit planes (its weight memory), int8
+-- input and output, acc * scale[k] + bias[k] (saturating), optional ReLU,
+-- >> shift without a rounding term. -D engines=cluster (default: today's
+-- cluster-only code), neureka (every layer it accepts) or both (the fewer
+-- estimated cycles).
+local ENGINES = param "engines" { default = "cluster", values = { "cluster", "neureka", "both" },
+                                  description = "cluster only, N-EUREKA for every layer it accepts, or both by estimated cycles" }
+local WMEM_KIB = param "wmem_kib" { default = 4096, min = 1, max = 8192,
+                                    description = "N-EUREKA's weight memory (SRAM) in KiB" }
+-- per step of one 6x6 x 32 output subtile (GVSoC's measured jobs: 1x1
+-- 6x6x32->32 767 cycles = 1 step; 3x3 8x8x32->32 3,243 = 8 steps; depthwise
+-- 8x8x28 1,125 = 4 steps) and the driver's task set-up per job (~2,780)
+local NEU_STEP = { ["1x1"] = 767, ["3x3"] = 405, dw = 281 }
+local NEU_SETUP = 2780
+local L1_BPC, L1_SETUP = 8, 80
+
+local function neu_mode(op)
+  if op.depthwise == 1 then return "dw" end
+  return op.kernel_h == 1 and "1x1" or "3x3"
+end
+
+-- compute cycles of a job of oy x ox pixels, k outputs (c inputs)
+local function neu_steps(mode, oy, ox, k, c)
+  local sub = cdiv(oy, 6) * cdiv(ox, 6)
+  if mode == "dw" then return sub * cdiv(k, 28) * NEU_STEP.dw end
+  if mode == "1x1" then return sub * cdiv(k, 32) * cdiv(c, 32) * NEU_STEP["1x1"] end
+  return sub * cdiv(k, 32) * cdiv(c, 28) * NEU_STEP["3x3"]
+end
+
+-- weight bytes of one output channel (depthwise: of the k channels)
+local function neu_wbytes(mode, c)
+  if mode == "1x1" then return 32 * cdiv(c, 32) end
+  return 256 * cdiv(c, 28)
+end
+
+-- The layer exactly as N-EUREKA computes it? QuantLib's RequantShift
+-- clip((acc * mul + add + 2^(s-1)) >> s, lo, hi) - off becomes scale = mul,
+-- bias = mul * (b - in_zp * sum w) + add + 2^(s-1) - off * 2^s, shift = s,
+-- ReLU when the stored clip is [0, 127]: exact when every int32 sum fits.
+local function neu_accepts(op)
+  if ENGINES == "cluster" then return false, "not in use (engines=cluster)" end
+  if op.requant ~= "quantlib" or not op.ql_shift then
+    return false, op.requant .. " requantization (N-EUREKA reproduces QuantLib's RequantShift only)"
+  end
+  if op.batches ~= 1 then return false, "batch > 1" end
+  if op.weight_bits ~= 8 or op.weight_zp ~= 0 then return false, "weights not int8 without zero point" end
+  if op.int32_out ~= 0 then return false, "int32 output" end
+  if op.in_type ~= "int8" or op.out_type ~= "int8" then return false, "not 8-bit in and out" end
+  if op.stride ~= 1 or op.dilation ~= 1 then return false, "stride or dilation > 1" end
+  if op.kernel_h ~= op.kernel_w or (op.kernel_h ~= 1 and op.kernel_h ~= 3) then return false, "kernel not 1x1 or 3x3" end
+  if op.groups ~= 1 and not (op.depthwise == 1 and op.depth_multiplier == 1 and op.kernel_h == 3) then
+    return false, "grouped (N-EUREKA: dense or depthwise 3x3)"
+  end
+  if op.qmax ~= 127 or (op.qmin ~= -128 and op.qmin ~= 0) then
+    return false, ("clip [%d, %d] is neither int8 nor ReLU"):format(op.qmin, op.qmax)
+  end
+  if op.ql_shift < 0 or op.ql_shift > 31 then return false, "shift outside 0..31" end
+  local C = op.in_shape[#op.in_shape] // (op.groups > 0 and op.groups or 1)
+  local wabs = math.max(-op.weight_min, op.weight_max, 0)
+  local acc = (128 * wabs) * C * op.kernel_h * op.kernel_w
+  local s = op.ql_shift
+  local bias = op.ql_mul_absmax * (op.bias_absmax + (128 * wabs) * C * op.kernel_h * op.kernel_w)
+               + op.ql_add_absmax + (s > 0 and (1 << (s - 1)) or 0) + 128 * (1 << s)
+  if op.ql_mul_absmax * acc + bias > 2147483647 then
+    return false, "int32 overflow possible in scale * acc + bias (not bit-exact)"
+  end
+  return true
+end
+
+local function neu_tile(t, op)
+  local mode = neu_mode(op)
+  local C = op.in_shape[#op.in_shape]
+  local w = mode == "dw" and neu_wbytes(mode, op.K) or t.K * neu_wbytes(mode, C)
+  local tiles = cdiv(op.OY, t.OY) * cdiv(op.OX, t.OX)
+  local steps
+  if mode == "dw" then steps = cdiv(t.OY, 6) * cdiv(t.OX, 6) * cdiv(t.K, 28) * NEU_STEP.dw
+  elseif mode == "1x1" then steps = cdiv(t.OY, 6) * cdiv(t.OX, 6) * cdiv(t.K, 32) * (cdiv(C, 32) * NEU_STEP["1x1"])
+  else steps = cdiv(t.OY, 6) * cdiv(t.OX, 6) * cdiv(t.K, 32) * (cdiv(C, 28) * NEU_STEP["3x3"]) end
+  local wdma = L1_SETUP + w / L1_BPC + 2 * L1_SETUP + 8 * t.K / L1_BPC
+  return {
+    l1_bytes = t.l1_in + t.l1_out + 3 + 8 * t.K,
+    w_bytes = w + 4 * t.K,    -- (room the core counts for the biases)
+    minimize = cdiv(op.K, t.K) * (wdma + tiles * (NEU_SETUP + steps + 2 * L1_SETUP + (t.l1_in + t.l1_out) / L1_BPC)),
+    cycles = steps,
+    w_dma_cycles = wdma,
+    constraints = mode == "dw" and { eq(t.K, op.K) } or nil,
+  }
+end
+
+-- the layer's weights in bit planes (w + 128), scale = mul and the folded bias
+local function neu_constants(op, d)
+  local mode = neu_mode(op)
+  local K, C = d.K, d.C
+  local s = op.ql_shift
+  local off = -op.out_zp
+  local bytes, scale, bias = {}, {}, {}
+  local function u(k, c, y, x) return d.w(k, c, y, x) + 128 end
+  if mode == "1x1" then
+    local G = cdiv(C, 32)
+    for k = 0, K - 1 do
+      for g = 0, G - 1 do
+        local row = {}
+        for i = 0, 31 do row[i] = 0 end
+        for m = 0, 31 do
+          local c = g * 32 + m
+          if c < C then
+            local v = u(k, c, 0, 0)
+            for b = 0, 7 do
+              local bit = (m // 4) * 32 + b * 4 + m % 4
+              if (v >> b) & 1 == 1 then row[bit >> 3] = row[bit >> 3] | (1 << (bit & 7)) end
+            end
+          end
+        end
+        for i = 0, 31 do bytes[#bytes + 1] = row[i] end
+      end
+    end
+  else
+    -- 3x3 dense: rows per (k, group, bit); depthwise: one output channel over the K channels
+    local KO, CI = K, C
+    if mode == "dw" then KO, CI = 1, K end
+    local G = cdiv(CI, 28)
+    for k = 0, KO - 1 do
+      for g = 0, G - 1 do
+        for b = 0, 7 do
+          local row = {}
+          for i = 0, 31 do row[i] = 0 end
+          for sp = 0, 8 do
+            for m = 0, 27 do
+              local c = g * 28 + m
+              if c < CI then
+                local v = mode == "dw" and u(c, 0, sp // 3, sp % 3) or u(k, c, sp // 3, sp % 3)
+                local bit = sp * 28 + m
+                if (v >> b) & 1 == 1 then row[bit >> 3] = row[bit >> 3] | (1 << (bit & 7)) end
+              end
+            end
+          end
+          for i = 0, 31 do bytes[#bytes + 1] = row[i] end
+        end
+      end
+    end
+  end
+  for k = 0, K - 1 do
+    local sumw = 0
+    for c = 0, C - 1 do
+      for y = 0, d.KH - 1 do
+        for x = 0, d.KW - 1 do sumw = sumw + d.w(k, c, y, x) end
+      end
+    end
+    local m = d.qmul(k)
+    scale[k + 1] = m
+    bias[k + 1] = m * (d.bias(k) - op.in_zp * sumw) + d.qadd(k) + (s > 0 and (1 << (s - 1)) or 0) - off * (1 << s)
+  end
+  return { w = { type = "uint8", values = bytes }, scale = { type = "int32", values = scale }, b = { type = "int32", values = bias } }
+end
+
+-- cluster or N-EUREKA: engines=neureka takes every layer it accepts; both
+-- compares estimated cycles (the cluster's cycles per MAC over its cores
+-- plus a fork; N-EUREKA's subtile steps, set-up and weight DMA, untiled)
+local function choose(op, cand)
+  local neu = false
+  for _, n in ipairs(cand) do neu = neu or n == "neureka" end
+  if not neu then return cand[1], "only the cluster accepts it" end
+  if ENGINES == "neureka" then return "neureka", "engines=neureka" end
+  local mode = neu_mode(op)
+  local K, C = op.out_shape[4], op.in_shape[4]
+  local OY, OX = op.out_shape[2], op.out_shape[3]
+  local w = mode == "dw" and neu_wbytes(mode, K) or K * neu_wbytes(mode, C)
+  local ne = NEU_SETUP + neu_steps(mode, OY, OX, K, C) + 3 * L1_SETUP + (w + 8 * K) / L1_BPC
+             + 2 * L1_SETUP + (op.in_shape[2] * op.in_shape[3] * C + OY * OX * K) / L1_BPC
+  local cl = 200 + op.macs * (mode == "dw" and 4.0 or 3.0) / CORES
+  if ne < cl then
+    return "neureka", ("N-EUREKA ~%d cycles < cluster ~%d"):format(math.floor(ne), math.floor(cl))
+  end
+  return "cluster", ("cluster ~%d cycles <= N-EUREKA ~%d"):format(math.floor(cl), math.floor(ne))
+end
+
 return target "siracusa" {
   description = "Siracusa: fabric controller + 8-core RV32 cluster, 256 KiB L1 (16 banks), 2 MiB L2, cluster DMA",
   clock_mhz = CLOCK,
@@ -37,6 +215,7 @@ return target "siracusa" {
     -- the cluster's TCDM; the DMA figures are GVSoC's (16 KiB L2 -> L1 in
     -- 2,125 cycles: ~8 bytes per cycle)
     L1 = { size = L1_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 80 } },
+    WMEM = { size = WMEM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 80 } },
   },
 
   cpu = {
@@ -70,4 +249,27 @@ return target "siracusa" {
       gather     = { cycles_per_elem = 1 },
     },
   },
+
+  -- N-EUREKA's weight memory (SRAM of its 8 MiB window; weights enter by DMA)
+  engines = {
+    neureka = {
+      memory = "L1",
+      weights = "WMEM",
+      startup = NEU_SETUP,
+      array = { rows = 32, cols = 28 },
+      device = { STEP_1X1 = NEU_STEP["1x1"], STEP_3X3 = NEU_STEP["3x3"], STEP_DW = NEU_STEP.dw },
+      requant = { "quantlib" },
+      ops = {
+        conv2d = {
+          kernel = "kernels/neureka.c", fn = "htc__neu_job",
+          template = "templates/neureka/conv2d.c.in",
+          macs_per_cycle = 182,
+          accepts = neu_accepts,
+          tile = neu_tile,
+          constants = neu_constants,
+        },
+      },
+    },
+  },
+  dispatch = choose,
 }
