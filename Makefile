@@ -79,7 +79,9 @@ clean:
 
 # Benchmarks: print compile time, host time per inference against the TFLite
 # reference interpreter measured in the same run, arena and weight bytes; the
-# AD model's Cortex-M4 instructions before and after TFLite Micro's FC.
+# AD model's Cortex-M4 instructions before and after TFLite Micro's FC; with
+# GVSOC=DIR (an installed GVSoC) the MLPerf Tiny models on its Siracusa
+# (bench_gvsoc.py, skipped with a line saying so without GVSOC).
 bench:
 	bash .ci/deps.sh all
 	$(MAKE) htc
@@ -89,6 +91,7 @@ bench:
 	$${PYTHON:-.venv/bin/python} bench/bench_deeploy.py
 	$${PYTHON:-.venv/bin/python} bench/bench_sweep.py
 	$${PYTHON:-.venv/bin/python} bench/bench_uma.py
+	$${PYTHON:-.venv/bin/python} bench/bench_gvsoc.py
 	$${PYTHON:-.venv/bin/python} bench/bench_ram.py
 
 # MCU benchmark (bench/bench_mcu.py, harness bench/mcu): instructions per

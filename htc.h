@@ -532,6 +532,243 @@ static HTC__UNUSED int htc__prq_ok(const int32_t *mult, const int8_t *shift, int
     return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
 }
 
+/* ---- XpulpV2 (PULP's RI5CY-class cores: Siracusa's cluster, GAP8, Vega) ----
+   -DHTC_XPULPV2 in the firmware's build (no compiler defines a macro for
+   it) selects the kernels' HTC__XP paths: 4-way int8 dot products
+   (pv.sdotsp.b), post-increment loads (p.lw) and hardware loops
+   (lp.setup). Stock GCC has no XpulpV2 mnemonics: a 32-bit RISC-V compiler
+   gets the instructions as .insn encodings (HTC__XP_ASM); any other
+   compiler gets each loop's C twin, the same word loads and the same
+   products summed in the same integer order, which the host tests run
+   (tests/kernels) and examples/siracusa/xptest.c compares with the
+   instructions on GVSoC. Encodings: GVSoC's isa_pulpv2.py; the hardware
+   loops keep the RTL's rules (no compressed instruction, no branch, at
+   least three instructions in the body; a count of 0 would still run the
+   body once, so the callers skip it). */
+#if defined(HTC_XPULPV2) && !defined(HTC_NO_SIMD)
+#define HTC__XP 1
+#if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 32 && (defined(__GNUC__) || defined(__clang__))
+#define HTC__XP_ASM 1
+#endif
+
+/* 4 bytes at p as a word (any alignment: the cores load misaligned words,
+   which GCC does not assume of RISC-V, so the load is written out) */
+static inline uint32_t htc__xp_ld4(const int8_t *p)
+{
+    uint32_t v;
+#ifdef HTC__XP_ASM
+    __asm__("lw %0, 0(%1)" : "=r"(v) : "r"(p), "m"(*HTC__CAST(const int8_t(*)[4], HTC__CAST(const void *, p))));
+#else
+    memcpy(&v, p, 4);
+#endif
+    return v;
+}
+
+/* c + the products of the four signed bytes of a and b (pv.sdotsp.b) */
+static inline int32_t htc__xp_sdot4(int32_t c, uint32_t a, uint32_t b)
+{
+#ifdef HTC__XP_ASM
+    __asm__(".insn r 0x57, 1, 0x5c, %0, %1, %2" : "+r"(c) : "r"(a), "r"(b));
+    return c;
+#else
+    uint32_t s = HTC__CAST(uint32_t, c);
+    int i;
+    for (i = 0; i < 32; i += 8)
+        s += HTC__CAST(uint32_t, HTC__CAST(int8_t, (a >> i) & 0xffu) * HTC__CAST(int8_t, (b >> i) & 0xffu));
+    return HTC__CAST(int32_t, s);
+#endif
+}
+
+/* acc[0..3] += x0 . w[0..3], acc[4..7] += x1 . w[0..3] over n bytes (the
+   first n & ~3 four at a time, the rest one by one): two pixels by four
+   output channels, 32 multiply-adds per 6 loads and 8 dot products */
+static HTC__NOINLINE HTC__UNUSED void htc__xp_dot2x4(const int8_t *x0, const int8_t *x1, const int8_t *const *w, int32_t n,
+                                                     int32_t *acc)
+{
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6], b3 = acc[7];
+    int32_t i;
+    const int32_t n4 = n >> 2;
+#ifdef HTC__XP_ASM
+    if (n4 > 0) {
+        /* lp.setup x0 (loop 0), count n4, end = the 14th instruction after
+           it; the loaded words in t0-t3 (clobbers: GCC allows 30 operands) */
+        __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                         ".insn i 0x7b, 4, x0, %[n], 28\n\t"
+                         ".insn i 0x0b, 2, t0, 4(%[x0])\n\t"
+                         ".insn i 0x0b, 2, t1, 4(%[x1])\n\t"
+                         ".insn i 0x0b, 2, t2, 4(%[w0])\n\t"
+                         ".insn i 0x0b, 2, t3, 4(%[w1])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a0], t0, t2\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[b0], t1, t2\n\t"
+                         ".insn i 0x0b, 2, t2, 4(%[w2])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a1], t0, t3\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[b1], t1, t3\n\t"
+                         ".insn i 0x0b, 2, t3, 4(%[w3])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a2], t0, t2\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[b2], t1, t2\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a3], t0, t3\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[b3], t1, t3\n\t"
+                         ".option pop"
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b0] "+r"(b0), [b1] "+r"(b1),
+                           [b2] "+r"(b2), [b3] "+r"(b3), [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1),
+                           [w2] "+r"(w2), [w3] "+r"(w3)
+                         : [n] "r"(n4)
+                         : "t0", "t1", "t2", "t3", "memory");
+    }
+#else
+    for (i = 0; i < n4; i++, x0 += 4, x1 += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4) {
+        const uint32_t u = htc__xp_ld4(x0), v = htc__xp_ld4(x1), c = htc__xp_ld4(w0), d = htc__xp_ld4(w1);
+        const uint32_t e = htc__xp_ld4(w2), f = htc__xp_ld4(w3);
+        a0 = htc__xp_sdot4(a0, u, c); b0 = htc__xp_sdot4(b0, v, c);
+        a1 = htc__xp_sdot4(a1, u, d); b1 = htc__xp_sdot4(b1, v, d);
+        a2 = htc__xp_sdot4(a2, u, e); b2 = htc__xp_sdot4(b2, v, e);
+        a3 = htc__xp_sdot4(a3, u, f); b3 = htc__xp_sdot4(b3, v, f);
+    }
+#endif
+    for (i = 0; i < (n & 3); i++) {
+        const int32_t u = x0[i], v = x1[i];
+        a0 += u * w0[i]; b0 += v * w0[i];
+        a1 += u * w1[i]; b1 += v * w1[i];
+        a2 += u * w2[i]; b2 += v * w2[i];
+        a3 += u * w3[i]; b3 += v * w3[i];
+    }
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3; acc[4] = b0; acc[5] = b1; acc[6] = b2; acc[7] = b3;
+}
+
+/* acc[0..3] += x . w[0..3] over n bytes: one pixel (or row) by four
+   output channels, 16 multiply-adds per 5 loads and 4 dot products */
+static HTC__NOINLINE HTC__UNUSED void htc__xp_dot1x4(const int8_t *x, const int8_t *const *w, int32_t n, int32_t *acc)
+{
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int32_t i;
+    const int32_t n4 = n >> 2;
+#ifdef HTC__XP_ASM
+    if (n4 > 0) {
+        uint32_t u, c, d;
+        __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                         ".insn i 0x7b, 4, x0, %[n], 18\n\t"
+                         ".insn i 0x0b, 2, %[u], 4(%[x])\n\t"
+                         ".insn i 0x0b, 2, %[c], 4(%[w0])\n\t"
+                         ".insn i 0x0b, 2, %[d], 4(%[w1])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a0], %[u], %[c]\n\t"
+                         ".insn i 0x0b, 2, %[c], 4(%[w2])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a1], %[u], %[d]\n\t"
+                         ".insn i 0x0b, 2, %[d], 4(%[w3])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a2], %[u], %[c]\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a3], %[u], %[d]\n\t"
+                         ".option pop"
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w0] "+r"(w0),
+                           [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [u] "=&r"(u), [c] "=&r"(c), [d] "=&r"(d)
+                         : [n] "r"(n4)
+                         : "memory");
+    }
+#else
+    for (i = 0; i < n4; i++, x += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4) {
+        const uint32_t u = htc__xp_ld4(x);
+        a0 = htc__xp_sdot4(a0, u, htc__xp_ld4(w0));
+        a1 = htc__xp_sdot4(a1, u, htc__xp_ld4(w1));
+        a2 = htc__xp_sdot4(a2, u, htc__xp_ld4(w2));
+        a3 = htc__xp_sdot4(a3, u, htc__xp_ld4(w3));
+    }
+#endif
+    for (i = 0; i < (n & 3); i++) {
+        const int32_t u = x[i];
+        a0 += u * w0[i]; a1 += u * w1[i]; a2 += u * w2[i]; a3 += u * w3[i];
+    }
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+}
+
+/* htc__xp_dot1x4 that also adds the sum of each weight row to ws[0..3]
+   (for an input offset folded at run time: one more dot product per
+   weight word, with 0x01010101) */
+static HTC__NOINLINE HTC__UNUSED void htc__xp_dot1x4w(const int8_t *x, const int8_t *const *w, int32_t n, int32_t *acc,
+                                                      int32_t *ws)
+{
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], s0 = ws[0], s1 = ws[1], s2 = ws[2], s3 = ws[3];
+    int32_t i;
+    const int32_t n4 = n >> 2;
+    const uint32_t ones = 0x01010101u;
+#ifdef HTC__XP_ASM
+    if (n4 > 0) {
+        __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                         ".insn i 0x7b, 4, x0, %[n], 26\n\t"
+                         ".insn i 0x0b, 2, t0, 4(%[x])\n\t"
+                         ".insn i 0x0b, 2, t1, 4(%[w0])\n\t"
+                         ".insn i 0x0b, 2, t2, 4(%[w1])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a0], t0, t1\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[s0], t1, %[one]\n\t"
+                         ".insn i 0x0b, 2, t1, 4(%[w2])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a1], t0, t2\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[s1], t2, %[one]\n\t"
+                         ".insn i 0x0b, 2, t2, 4(%[w3])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a2], t0, t1\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[s2], t1, %[one]\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[a3], t0, t2\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[s3], t2, %[one]\n\t"
+                         ".option pop"
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [s0] "+r"(s0), [s1] "+r"(s1),
+                           [s2] "+r"(s2), [s3] "+r"(s3), [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2),
+                           [w3] "+r"(w3)
+                         : [n] "r"(n4), [one] "r"(ones)
+                         : "t0", "t1", "t2", "memory");
+    }
+#else
+    for (i = 0; i < n4; i++, x += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4) {
+        const uint32_t u = htc__xp_ld4(x), c0 = htc__xp_ld4(w0), c1 = htc__xp_ld4(w1), c2 = htc__xp_ld4(w2),
+                       c3 = htc__xp_ld4(w3);
+        a0 = htc__xp_sdot4(a0, u, c0); s0 = htc__xp_sdot4(s0, c0, ones);
+        a1 = htc__xp_sdot4(a1, u, c1); s1 = htc__xp_sdot4(s1, c1, ones);
+        a2 = htc__xp_sdot4(a2, u, c2); s2 = htc__xp_sdot4(s2, c2, ones);
+        a3 = htc__xp_sdot4(a3, u, c3); s3 = htc__xp_sdot4(s3, c3, ones);
+    }
+#endif
+    for (i = 0; i < (n & 3); i++) {
+        const int32_t u = x[i];
+        a0 += u * w0[i]; a1 += u * w1[i]; a2 += u * w2[i]; a3 += u * w3[i];
+        s0 += w0[i]; s1 += w1[i]; s2 += w2[i]; s3 += w3[i];
+    }
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+    ws[0] = s0; ws[1] = s1; ws[2] = s2; ws[3] = s3;
+}
+
+/* x . w over n bytes, plus c */
+static HTC__NOINLINE HTC__UNUSED int32_t htc__xp_dot1(const int8_t *x, const int8_t *w, int32_t n, int32_t c)
+{
+    int32_t i;
+    const int32_t n4 = n >> 2;
+#ifdef HTC__XP_ASM
+    if (n4 > 0) {
+        uint32_t u, v;
+        __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                         ".insn i 0x7b, 4, x0, %[n], 6\n\t"
+                         ".insn i 0x0b, 2, %[u], 4(%[x])\n\t"
+                         ".insn i 0x0b, 2, %[v], 4(%[w])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[c], %[u], %[v]\n\t"
+                         ".option pop"
+                         : [c] "+r"(c), [x] "+r"(x), [w] "+r"(w), [u] "=&r"(u), [v] "=&r"(v)
+                         : [n] "r"(n4)
+                         : "memory");
+    }
+#else
+    for (i = 0; i < n4; i++, x += 4, w += 4) c = htc__xp_sdot4(c, htc__xp_ld4(x), htc__xp_ld4(w));
+#endif
+    for (i = 0; i < (n & 3); i++) c += x[i] * w[i];
+    return c;
+}
+
+/* the sum of n signed bytes (dot products with 0x01010101) */
+static HTC__UNUSED int32_t htc__xp_sum(const int8_t *w, int32_t n)
+{
+    int32_t i, s = 0;
+    for (i = 0; i + 4 <= n; i += 4) s = htc__xp_sdot4(s, htc__xp_ld4(w + i), 0x01010101u);
+    for (; i < n; i++) s += w[i];
+    return s;
+}
+#endif
+
 /* Count leading zeros of a 32-bit value; 32 for 0. */
 static inline int htc__clz32(uint32_t x)
 {

@@ -1291,7 +1291,7 @@ static HTC__INLINE void htc__conv2d_dsp(const htc__conv_params *p, const int8_t 
 }
 #endif
 
-#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+#if (!defined(HTC__SSE2) && !defined(HTC__DSP)) || defined(HTC__XP)
 /* ---- Portable path (RV32 and any core without SIMD) ----------------------
    Two output pixels x four output channels per block: per tap two input
    values and four weight bytes feed eight multiply-adds, the loads shared
@@ -1917,7 +1917,130 @@ static HTC__NOINLINE void htc__conv2d_mve_l(const htc__conv_params *p, const int
 }
 #endif
 
-#ifdef HTC__DSP
+#ifdef HTC__XP
+/* ---- XpulpV2 path (HTC__XP, htc.h) ---------------------------------------
+   The input offset folded into the start value, bias - in_zp * sum(w), so
+   the dot products run on the stored bytes four at a time (pv.sdotsp.b),
+   two pixels by four output channels per step (htc__xp_dot2x4, the layer
+   computed pixel pair by pixel pair, every channel block of a pair before
+   the next pair). Pointwise layers (1x1, stride 1, no padding) read the
+   input in place; the others copy each pixel's receptive field into a
+   column buffer on the stack, kernel row by kernel row, with in_zp in the
+   padding (which the folded offset cancels). The start values and the
+   requantizations (htc__prq) of up to HTC__XP_OC channels are computed once
+   per call (channel chunks beyond that); receptive fields above
+   HTC__XP_COLS bytes take the portable path. When the layer's arithmetic
+   is beyond htc__prq (htc__prq_ok), the store is the portable path's. */
+#ifndef HTC__XP_COLS
+#define HTC__XP_COLS 576    /* column buffer: 2 x this many bytes of stack */
+#endif
+#ifndef HTC__XP_OC
+#define HTC__XP_OC 64       /* start values and requantizations: 16 x this many bytes of stack */
+#endif
+
+/* the receptive field of the pixel at input (iy0, ix0), in_zp outside */
+static HTC__UNUSED void htc__xp_im2col(const htc__conv_params *p, const int8_t *in_b, int32_t iy0, int32_t ix0, int8_t *d)
+{
+    const int32_t in_c = p->in_c, rowb = p->k_w * in_c;
+    const int8_t zp = HTC__CAST(int8_t, p->in_zp);
+    int32_t ky, kx;
+    for (ky = 0; ky < p->k_h; ky++, d += rowb) {
+        const int32_t iy = iy0 + ky * p->dil_h;
+        if (iy < 0 || iy >= p->in_h) {
+            memset(d, zp, HTC__CAST(size_t, rowb));
+        } else if (p->dil_w == 1 && ix0 >= 0 && ix0 + p->k_w <= p->in_w) {
+            memcpy(d, in_b + (HTC__CAST(size_t, iy) * p->in_w + ix0) * in_c, HTC__CAST(size_t, rowb));
+        } else {
+            for (kx = 0; kx < p->k_w; kx++) {
+                const int32_t ix = ix0 + kx * p->dil_w;
+                if (ix < 0 || ix >= p->in_w) memset(d + kx * in_c, zp, HTC__CAST(size_t, in_c));
+                else memcpy(d + kx * in_c, in_b + (HTC__CAST(size_t, iy) * p->in_w + ix) * in_c, HTC__CAST(size_t, in_c));
+            }
+        }
+    }
+}
+
+static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb)
+{
+    const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
+    const int32_t K = p->k_h * p->k_w * p->in_c, in_img = p->in_h * p->in_w * p->in_c;
+    const int pw = p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+                   p->pad_left == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    int32_t s0[HTC__XP_OC];
+    htc__prq rq[HTC__XP_OC];
+    int32_t c0, b, q, oc, k;
+    for (c0 = 0; c0 < out_c; c0 += HTC__XP_OC) {
+        const int32_t c1 = out_c - c0 < HTC__XP_OC ? out_c : c0 + HTC__XP_OC;
+        for (oc = c0; oc < c1; oc++) {
+            s0[oc - c0] = (p->bias ? p->bias[oc] : 0) - p->in_zp * htc__xp_sum(p->weights + HTC__CAST(size_t, oc) * K, K);
+            if (fast) rq[oc - c0] = htc__prq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
+        }
+        for (b = 0; b < p->batches; b++) {
+            const int8_t *in_b = in + HTC__CAST(size_t, b) * in_img;
+            int8_t *out_b = out + HTC__CAST(size_t, b) * npix * out_c;
+            for (q = 0; q < npix; q += 2) {
+                const int np = q + 1 < npix ? 2 : 1;
+                const int32_t q1 = q + np - 1;
+                const int8_t *x0, *x1;
+                if (pw) {
+                    x0 = in_b + HTC__CAST(size_t, q) * K;
+                    x1 = in_b + HTC__CAST(size_t, q1) * K;
+                } else {
+                    const int32_t oy0 = q / out_w, ox0 = q - oy0 * out_w, oy1 = q1 / out_w, ox1 = q1 - oy1 * out_w;
+                    htc__xp_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb);
+                    if (np > 1) htc__xp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb + K);
+                    x0 = xb;
+                    x1 = xb + (np - 1) * K;
+                }
+                for (oc = c0; oc < c1; oc += 4) {
+                    const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;
+                    const int8_t *r[4];
+                    int32_t acc[8];
+                    htc__port_rows(p->weights, K, oc, c1, r);
+                    for (k = 0; k < 4; k++) acc[k] = acc[4 + k] = s0[(oc + k < c1 ? oc + k : c1 - 1) - c0];
+                    htc__xp_dot2x4(x0, x1, r, K, acc);
+                    if (fast) {
+                        /* the precomputed requantization of each channel */
+                        int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
+                        const htc__prq *qk = rq + (oc - c0);
+                        for (k = 0; k < nb; k++) {
+                            int32_t v = htc__prq_apply(qk[k], acc[k]) + zp;
+                            o0[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+                            v = htc__prq_apply(qk[k], acc[4 + k]) + zp;
+                            o1[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+                        }
+                    } else {
+                        htc__port_store(p, 0, oc, nb, np, acc, out_b + HTC__CAST(size_t, q) * out_c + oc,
+                                        out_b + HTC__CAST(size_t, q1) * out_c + oc);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static HTC__NOINLINE void htc__conv2d_xp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t K = p->k_h * p->k_w * p->in_c;
+    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? p->out_c : 1, p->bias, p->out_c, K);
+    int8_t xb[2 * HTC__XP_COLS];
+    if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
+        p->out_h == p->in_h && p->out_w == p->in_w)
+        htc__conv2d_xp_run(p, in, out, fast, 0);
+    else if (K <= HTC__XP_COLS)
+        htc__conv2d_xp_run(p, in, out, fast, xb);
+    else
+        htc__conv2d_port(p, in, out);
+}
+#endif
+
+#if defined(HTC__XP)
+static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    htc__conv2d_xp(p, in, out);
+}
+#elif defined(HTC__DSP)
 static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
 #ifdef HTC__MVE
@@ -2915,8 +3038,112 @@ static HTC__NOINLINE void htc__dwconv2d_mve(const htc__conv_params *p, const int
 
 /* The path is chosen from the layer's constant parameters: with the call
    inlined the compiler folds the choice and links only the paths used. */
+#ifdef HTC__XP
+/* XpulpV2 path (HTC__XP), depth_mult 1, kernels up to 4 wide and 8 high
+   (dilation 1 across): channel by channel, the rows of the input the
+   windows read are copied into a plane on the stack (HTC__XP_DWBUF bytes,
+   output rows in chunks that fit), in_zp in the padding, so each kernel
+   row of an output pixel is one word load and one pv.sdotsp.b with the
+   row's weights (zero past k_w); the input offset is folded into the
+   start value bias - in_zp * sum(w). One channel's multiplier and shift
+   serve its whole plane. */
+#ifndef HTC__XP_DWBUF
+#define HTC__XP_DWBUF 2048
+#endif
+
+static inline int htc__dwconv2d_xp_ok(const htc__conv_params *p)
+{
+    const int32_t W = (p->out_w - 1) * p->stride_w + 4;
+    return p->depth_mult == 1 && p->k_w <= 4 && p->dil_w == 1 && p->k_h <= 8 &&
+           (p->k_h - 1) * p->dil_h + 1 <= HTC__XP_DWBUF / W;
+}
+
+static HTC__NOINLINE void htc__dwconv2d_xp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t C = p->in_c, in_w = p->in_w, out_h = p->out_h, out_w = p->out_w, k_h = p->k_h, k_w = p->k_w;
+    const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dil_h, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t W = (out_w - 1) * sw + 4;                 /* plane row: the columns the windows read, + 3 */
+    const int32_t span = (k_h - 1) * dh + 1;
+    const int32_t ny = (HTC__XP_DWBUF / W - span) / sh + 1; /* output rows per chunk */
+    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? C : 1, p->bias, C, k_h * k_w);
+    const int8_t izp = HTC__CAST(int8_t, p->in_zp);
+    int8_t plane[HTC__XP_DWBUF];
+    int32_t b, c, y0, oy, ox, ky, kx, j;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + HTC__CAST(size_t, b) * p->in_h * in_w * C;
+        int8_t *out_b = out + HTC__CAST(size_t, b) * out_h * out_w * C;
+        for (c = 0; c < C; c++) {
+            const int32_t m = p->mult[p->per_channel ? c : 0], sft = p->shift[p->per_channel ? c : 0];
+            const htc__prq q = htc__prq_make(m, sft);
+            uint32_t wr[8];
+            int32_t f = p->bias ? p->bias[c] : 0;
+            for (ky = 0; ky < k_h; ky++) {
+                uint32_t w = 0;
+                for (kx = 0; kx < k_w; kx++) {
+                    const int8_t v = p->weights[HTC__CAST(size_t, ky * k_w + kx) * C + c];
+                    w |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, v)) << (8 * kx);
+                    f -= p->in_zp * v;
+                }
+                wr[ky] = w;
+            }
+            for (y0 = 0; y0 < out_h; y0 += ny) {
+                const int32_t y1 = out_h - y0 < ny ? out_h : y0 + ny;
+                const int32_t rows = (y1 - 1 - y0) * sh + span, iy0 = y0 * sh - p->pad_top;
+                int32_t r;
+                for (r = 0; r < rows; r++) {
+                    const int32_t iy = iy0 + r;
+                    int8_t *d = plane + r * W;
+                    if (iy < 0 || iy >= p->in_h) {
+                        memset(d, izp, HTC__CAST(size_t, W));
+                        continue;
+                    }
+                    {
+                        /* columns j = ix + pad_left: padding, the input row (stride C), padding */
+                        const int32_t j0 = p->pad_left < W ? p->pad_left : W;
+                        const int32_t j1 = p->pad_left + in_w < W ? p->pad_left + in_w : W;
+                        const int8_t *src = in_b + HTC__CAST(size_t, iy) * in_w * C + c;
+                        for (j = 0; j < j0; j++) d[j] = izp;
+                        for (; j < j1; j++, src += C) d[j] = *src;
+                        for (; j < W; j++) d[j] = izp;
+                    }
+                }
+                for (oy = y0; oy < y1; oy++) {
+                    const int8_t *row = plane + (oy - y0) * sh * W;
+                    int8_t *o = out_b + HTC__CAST(size_t, oy) * out_w * C + c;
+                    for (ox = 0; ox < out_w; ox++, o += C) {
+                        const int8_t *x = row + ox * sw;
+                        int32_t acc = f, v;
+                        if (k_h == 3) {
+                            const uint32_t x0 = htc__xp_ld4(x), x1 = htc__xp_ld4(x + dh * W), x2 = htc__xp_ld4(x + 2 * dh * W);
+                            acc = htc__xp_sdot4(acc, x0, wr[0]);
+                            acc = htc__xp_sdot4(acc, x1, wr[1]);
+                            acc = htc__xp_sdot4(acc, x2, wr[2]);
+                        } else {
+                            for (ky = 0; ky < k_h; ky++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + ky * dh * W), wr[ky]);
+                        }
+                        if (fast) {
+                            v = htc__prq_apply(q, acc) + zp;
+                            v = v < lo ? lo : (v > hi ? hi : v);
+                        } else {
+                            v = htc__requant(acc, m, sft, zp, lo, hi);
+                        }
+                        *o = HTC__CAST(int8_t, v);
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
 static HTC__INLINE HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
+#ifdef HTC__XP
+    if (htc__dwconv2d_xp_ok(p)) {
+        htc__dwconv2d_xp(p, in, out);
+        return;
+    }
+#endif
 #ifdef HTC__SSE2
     if (p->depth_mult == 1 && p->k_h * p->k_w <= 2 * HTC__DW_MAXPAIRS) {
         htc__dwconv2d_sse2(p, in, out);

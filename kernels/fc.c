@@ -149,7 +149,7 @@ static HTC__NOINLINE void htc__fc_dsp(const htc__fc_params *p, const int8_t *in,
 }
 #endif
 
-#if !defined(HTC__SSE2) && !defined(HTC__DSP)
+#if !defined(HTC__SSE2) && !defined(HTC__DSP) && !defined(HTC__XP)
 /* Portable path (weights without zero point): four output rows per pass, each
    input byte (with the offset added once) feeding four multiply-adds, four
    inputs per iteration at fixed offsets; requantization as the portable
@@ -194,6 +194,44 @@ static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in
             for (k = 0; k < nb; k++) {
                 const int32_t m = p->mult[(o + k) * mstep], s = p->shift[(o + k) * mstep];
                 int32_t v;
+                if (fast) {
+                    v = htc__prq_apply(htc__prq_make(m, s), acc[k]) + zp;
+                    v = v < lo ? lo : (v > hi ? hi : v);
+                } else {
+                    v = htc__requant(acc[k], m, s, zp, lo, hi);
+                }
+                out[o + k] = HTC__CAST(int8_t, v);
+            }
+        }
+    }
+}
+#endif
+
+#ifdef HTC__XP
+/* XpulpV2 path (htc.h HTC__XP): four output features per dot product on
+   the stored bytes (pv.sdotsp.b), the input offset folded: acc = bias +
+   off * sum(w) + x . w, with sum(w) accumulated in the same loop. */
+static HTC__NOINLINE void htc__fc_xp(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
+    int32_t b, o, k;
+    for (b = 0; b < p->batches; b++, in += n, out += nout) {
+        for (o = 0; o < nout; o += 4) {
+            const int32_t nb = nout - o < 4 ? nout - o : 4;
+            const int8_t *r[4];
+            int32_t acc[4], ws[4] = {0, 0, 0, 0};
+            for (k = 0; k < 4; k++) {
+                const int32_t row = o + k < nout ? o + k : nout - 1;
+                r[k] = p->weights + (size_t)row * n;
+                acc[k] = p->bias ? p->bias[row] : 0;
+            }
+            htc__xp_dot1x4w(in, r, n, acc, ws);
+            for (k = 0; k < nb; k++) {
+                const int32_t m = p->mult[(o + k) * mstep], s = p->shift[(o + k) * mstep];
+                int32_t v;
+                acc[k] += off * ws[k];
                 if (fast) {
                     v = htc__prq_apply(htc__prq_make(m, s), acc[k]) + zp;
                     v = v < lo ? lo : (v > hi ? hi : v);
@@ -420,6 +458,12 @@ static HTC__NOINLINE void htc__fc_mve(const htc__fc_params *p, const int8_t *in,
    inlined the compiler folds the choice and links only the paths used. */
 static HTC__INLINE HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
+#if defined(HTC__XP)
+    if (p->per_channel || p->w_zp == 0) {
+        htc__fc_xp(p, in, out);
+        return;
+    }
+#endif
 #ifdef HTC__MVE
     if (p->per_channel || p->w_zp == 0) {
         htc__fc_mve(p, in, out);
@@ -437,7 +481,7 @@ static HTC__INLINE HTC__UNUSED void htc__fc_s8(const htc__fc_params *p, const in
         htc__fc_dsp(p, in, out);
         return;
     }
-#elif !defined(HTC__SSE2)
+#elif !defined(HTC__SSE2) && !defined(HTC__XP)
     if (p->per_channel || p->w_zp == 0) {
         htc__fc_port(p, in, out);
         return;

@@ -25,6 +25,14 @@ uint64_t platform_counter(void)
         __asm__ volatile("csrr %0, minstreth" : "=r"(hi2));
     } while (hi != hi2);
     return ((uint64_t)hi << 32) | lo;
+#elif defined(PLATFORM_SIRACUSA)
+    /* mcycle is 32 bits on GVSoC (no mcycleh): extend it, called often
+       enough (every layer) to see each wrap */
+    static uint32_t last, high;
+    const uint32_t now = sir_cycles();
+    if (now < last) high++;
+    last = now;
+    return ((uint64_t)high << 32) | now;
 #else
     return 0;
 #endif
@@ -47,12 +55,22 @@ void platform_prof_begin(int layer, const char *name)
     prof_name[layer] = name;
     if (layer >= prof_layers) prof_layers = layer + 1;
     platform_mark_begin();
+#if defined(PLATFORM_SIRACUSA) && defined(PLATFORM_PERF)
+    sir_perf_start(0x7fu);
+#endif
     prof_start[layer] = platform_counter();
 }
 
 void platform_prof_end(int layer, const char *name)
 {
     uint64_t now = platform_counter();
+#if defined(PLATFORM_SIRACUSA) && defined(PLATFORM_PERF)
+    /* -DPLATFORM_PERF: core 0's RI5CY counters per layer (GVSoC's stall
+       counters mislabel some stalls: compare cycles with mcycle) */
+    printf("perf: layer %d instructions %lu load-stalls %lu imiss-cycles %lu loads %lu stores %lu\n", layer,
+           (unsigned long)sir_perf_read(1), (unsigned long)sir_perf_read(2), (unsigned long)sir_perf_read(4),
+           (unsigned long)sir_perf_read(5), (unsigned long)sir_perf_read(6));
+#endif
     (void)name;
     platform_mark_end();
     if (layer < 0 || layer >= MAX_LAYERS) return;
@@ -141,6 +159,25 @@ int platform_save(int argc, char **argv, const char *flag, const void *data, siz
             if (bad) {
                 fprintf(stderr, "cannot write %s\n", argv[i + 1]);
                 return -1;
+            }
+        }
+    }
+#elif defined(PLATFORM_SIRACUSA)
+    static const char hex[] = "0123456789abcdef";
+    const uint8_t *p = (const uint8_t *)data;
+    char line[2 * 64 + 1];
+    size_t j;
+    int i;
+    for (i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], flag) == 0 && strcmp(argv[i + 1], "console") == 0) {
+            for (j = 0; j < n; j += 64) {
+                size_t k, m = n - j < 64 ? n - j : 64;
+                for (k = 0; k < m; k++) {
+                    line[2 * k] = hex[p[j + k] >> 4];
+                    line[2 * k + 1] = hex[p[j + k] & 15];
+                }
+                line[2 * m] = 0;
+                printf("save: %s %u %s\n", flag, (unsigned)n, line);
             }
         }
     }

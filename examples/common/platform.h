@@ -14,6 +14,11 @@
      PLATFORM_M55   Cortex-M55 (Helium) on qemu-system-arm -M mps3-an547,
                     picolibc semihosting; counted like PLATFORM_M4, the
                     plugin also counts MVE instructions and their beats.
+     PLATFORM_SIRACUSA  GVSoC's Siracusa model, bare metal
+                    (examples/siracusa: main() runs on cluster core 0,
+                    layers fork to SIR_CORES cores), picolibc's stdio on
+                    GVSoC's console, counter = cluster core 0's mcycle
+                    (cluster cycles)
 
    Include this before the generated header: it defines HTC_PROFILE_BEGIN
    and HTC_PROFILE_END, which the header calls around every layer. */
@@ -40,8 +45,13 @@
 #define PLATFORM_NAME "m55"
 #define PLATFORM_HAS_COUNTER 0          /* as on the M4 */
 #define PLATFORM_COUNTER_UNIT ""
+#elif defined(PLATFORM_SIRACUSA)
+#include "siracusa.h"               /* binds the header's HTC_PAR_RUN */
+#define PLATFORM_NAME "siracusa"
+#define PLATFORM_HAS_COUNTER 1
+#define PLATFORM_COUNTER_UNIT "cycles"
 #else
-#error "define PLATFORM_HOST, PLATFORM_RV32, PLATFORM_M4 or PLATFORM_M55 (platform.mk does)"
+#error "define PLATFORM_HOST, PLATFORM_RV32, PLATFORM_M4, PLATFORM_M55 or PLATFORM_SIRACUSA (platform.mk does)"
 #endif
 
 #ifdef __cplusplus
@@ -73,9 +83,11 @@ uint32_t platform_fnv1a(const void *buf, size_t n);
 const char *platform_u64(uint64_t v, char buf[24]);
 const char *platform_i64(int64_t v, char buf[24]);
 
-/* Host only: with "--write-input FILE" / "--write-output FILE" on the
-   command line, write the bytes there (tests compare them with htc run).
-   Returns 0, or -1 if a file could not be written. No-op elsewhere. */
+/* Host: with "--write-input FILE" / "--write-output FILE" on the command
+   line, write the bytes there (tests compare them with htc run). Returns
+   0, or -1 if a file could not be written. Siracusa (whose main gets
+   "--write-output console"): print them as "save: FLAG N HEX" lines of 64
+   bytes. No-op elsewhere. */
 int platform_save(int argc, char **argv, const char *flag, const void *data, size_t n);
 
 #ifdef __cplusplus

@@ -12,6 +12,11 @@
 #   make rv32    RV32IMC: riscv64-unknown-elf-gcc + picolibc semihosting, run
 #                on qemu-system-riscv32 -M virt under -icount shift=0 so that
 #                minstret counts instructions exactly
+#   make siracusa GVSOC=DIR [CORES=N] [SIR_TARGET=...]
+#                GVSoC's Siracusa model (an installed GVSoC, never built
+#                here): the header from SIR_TARGET (targets/siracusa.lua)
+#                with -D cores=N, bare metal (examples/siracusa), main on
+#                the cluster's core 0, per-layer cluster cycles
 #   make all     build the four programs without running them
 #   make header  (re)generate build/$(MODEL).h with htc
 #   make clean
@@ -60,9 +65,16 @@ SEMIHOST := -semihosting-config enable=on,target=native
 PLUGIN   := $(COMMON)/build/libinsncount.so
 
 HEADER   := $(B)/$(MODEL).h
+
+include $(TOP)/examples/siracusa/sir.mk
+SIR_TARGET ?= $(TOP)/targets/siracusa.lua
+SIR_B      := $(B)/siracusa-$(CORES)
+SIR_HEADER := $(SIR_B)/$(MODEL).h
+SIR_HTC_FLAGS ?= -D cores=$(CORES)
+SIR_HTC    := $(HTC) compile $(MODEL_FILE) -t $(SIR_TARGET) $(SIR_HTC_FLAGS) -o $(SIR_HEADER) --name $(MODEL)
 HTC_DEPS := $(wildcard $(TOP)/htc.h $(TOP)/kernels/*.c $(TOP)/kernels/*.h)
 
-.PHONY: host m4 m55 rv32 all header clean FORCE
+.PHONY: host m4 m55 rv32 siracusa all header clean FORCE
 .DELETE_ON_ERROR:
 
 host: $(B)/host/$(MODEL)
@@ -93,6 +105,9 @@ rv32: $(B)/rv32/$(MODEL).elf
 	timeout $(TIMEOUT) $(QEMU_RV32) -M virt -bios none -nographic $(SEMIHOST) \
 	    -icount shift=0,sleep=off -kernel $< </dev/null 2>&1
 
+siracusa: $(SIR_B)/$(MODEL).elf
+	$(SIR_RUN) $< $(SIR_B)/gvsoc
+
 # M55 = no in an example's Makefile: its code does not fit the an547's 512
 # KiB ITCM, where the M55 boots (the vector table must be there)
 M55 ?= yes
@@ -109,6 +124,15 @@ FORCE:
 
 $(HEADER): $(MODEL_FILE) $(TARGET) $(HTC) $(HTC_DEPS) $(B)/htc.cmd
 	$(HTC_CMD)
+
+$(SIR_B)/htc.cmd: FORCE
+	@mkdir -p $(SIR_B); echo '$(SIR_HTC)' | cmp -s - $@ || echo '$(SIR_HTC)' >$@
+
+$(SIR_HEADER): $(MODEL_FILE) $(SIR_TARGET) $(HTC) $(HTC_DEPS) $(SIR_B)/htc.cmd
+	$(SIR_HTC)
+
+$(SIR_B)/$(MODEL).elf: $(SRCS) $(SIR_HEADER) $(COMMON)/platform.h $(SIR_DEPS)
+	$(SIR_CC) $(SIR_CFLAGS) $(OPT) $(WARN) -DPLATFORM_SIRACUSA -I$(SIR_B) -I$(COMMON) -o $@ $(SRCS) $(SIR_SRCS) $(SIR_LDFLAGS)
 
 $(TOP)/htc:
 	$(MAKE) -C $(TOP) htc

@@ -15,7 +15,7 @@ pass=0 fail=0
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 echo 'int main(void){return 0;}' >"$tmp/t.c"
 $CC $san "$tmp/t.c" -o "$tmp/t" 2>/dev/null || san=""
-for variant in "" "-DHTC_NO_AVX2" "-DHTC_NO_SIMD" "-DHTC_DSP_EMU"; do
+for variant in "" "-DHTC_NO_AVX2" "-DHTC_NO_SIMD" "-DHTC_DSP_EMU" "-DHTC_XPULPV2"; do
     echo "--- unit tests ${variant:-(default)}"
     if $CC -std=c11 -O1 -g -Wall -Wextra -Werror $san $variant tests/kernels/test_kernels.c gen/quant.c -lm -o "$tmp/test_kernels"; then
         "$tmp/test_kernels" | tee "$tmp/unit.log"
@@ -69,6 +69,9 @@ diffpath() {   # diffpath LABEL RUNNER COMPILER FLAGS...
 diffpath portable host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_NO_SIMD
 diffpath default host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san
 diffpath dsp-emu host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_DSP_EMU
+# the XpulpV2 paths with each instruction's C twin (htc.h HTC__XP; the
+# instructions themselves run on GVSoC: examples/siracusa, make diffkernels)
+diffpath xpulpv2-twin host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_XPULPV2
 diffpath dsp-m4 m4 arm-none-eabi-gcc -std=c99 -O2 -Wall -Wextra -Werror -mcpu=cortex-m4 -mthumb $PICO $M4_LD
 diffpath mve-m55 m55 arm-none-eabi-gcc -std=c99 -O2 -Wall -Wextra -Werror -mcpu=cortex-m55 -mthumb -mfloat-abi=hard $PICO $M55_LD
 diffpath portable-rv32 rv32 riscv64-unknown-elf-gcc -std=c99 -O2 -Wall -Wextra -Werror -march=rv32imc -misa-spec=2.2 -mabi=ilp32 $PICO $RV_LD
@@ -132,5 +135,9 @@ check "arm-none-eabi m0" arm-none-eabi-gcc -std=c99 -pedantic -mcpu=cortex-m0 -m
 check "dsp-emu c99" "$CC" -std=c99 -pedantic -DHTC_DSP_EMU $W
 check "dsp-emu c++11" "${CXX:-c++}" -x c++ -std=c++11 -DHTC_DSP_EMU $W
 check "riscv64-unknown-elf" riscv64-unknown-elf-gcc --specs=picolibc.specs -std=c99 -pedantic -march=rv32imac -mabi=ilp32 $W
+check "xpulpv2 twin c99" "$CC" -std=c99 -pedantic -DHTC_XPULPV2 $W
+check "xpulpv2 twin c++11" "${CXX:-c++}" -x c++ -std=c++11 -DHTC_XPULPV2 $W
+check "xpulpv2 rv32" riscv64-unknown-elf-gcc --specs=picolibc.specs -std=c99 -pedantic -march=rv32imc -misa-spec=2.2 -mabi=ilp32 -DHTC_XPULPV2 $W
+check "xpulpv2 rv32 c++" riscv64-unknown-elf-g++ --specs=picolibc.specs -x c++ -std=c++11 -march=rv32imc -misa-spec=2.2 -mabi=ilp32 -DHTC_XPULPV2 $W
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

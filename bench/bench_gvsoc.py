@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""bench_gvsoc.py - `make bench` with GVSOC=DIR: the four MLPerf Tiny models
+on GVSoC's Siracusa model (an installed GVSoC, never built here), cluster
+cycles per layer and in total at 1 and 8 cores, the speedup, milliseconds at
+the target's cluster clock beside Deeploy's published figures (Siracusa,
+8 cores, no NPU), and the host estimate's error against GVSoC per layer.
+
+Each model is compiled with targets/siracusa.lua (-D cores=N), built as the
+firmware example examples/<model> for the bare-metal runtime examples/siracusa
+(Debian's riscv64-unknown-elf-gcc, -DHTC_XPULPV2, main on cluster core 0,
+layers forked to N cores; the arena in L1, the weights in L1 when they fit
+beside it, else in L2: examples/siracusa/sir-l1.ld, sir-l2.ld), and run on
+GVSoC; the per-layer counts are cluster
+core 0's mcycle around each layer (fork and join included). The output bytes
+GVSoC prints are compared with `htc run` (the same header on the host) on the
+same input. The estimate is `htc report --json`'s est_cycles per layer.
+
+Environment:
+  GVSOC         the install directory of GVSoC (DIR/bin/gvsoc); without it
+                the bench prints that it is skipped and exits 0
+  GVSOC_PYTHON  the python3 that runs GVSoC's launcher (default: DIR/venv/
+                bin/python3 when present, else python3)
+  HTC_MODELS    the .tflite files (default ../shared/models/mlperf_tiny)
+  BENCH_MODELS  subset of "kws vww ic ad" (default: all)
+  BENCH_CORES   core counts (default "1 8")
+  BENCH_DIR     build directory (default: a temporary one, removed)
+  XPULPV2       0 builds the portable kernels instead of the XpulpV2 ones
+Exit status: 0 when every run matched `htc run`, 1 otherwise."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HTC = os.path.join(TOP, "htc")
+TARGET = os.path.join(TOP, "targets", "siracusa.lua")
+
+# example directory, .tflite, Deeploy's published ms (8 cores, no NPU; DORY's
+# are the same): Deeploy's presentation, "Putting Deeploy into Practice -
+# Siracusa" (../shared/seeds/002_*.txt); ToyAdmos (ad) has no published figure
+MODELS = [
+    ("kws", "kws_ref_model.tflite", "DS-CNN", 1.4),
+    ("vww", "vww_96_int8.tflite", "MobileNetV1", 5.6),
+    ("ic", "pretrainedResnet_quant.tflite", "ResNet", 3.7),
+    ("ad", "ad01_int8.tflite", "ToyAdmos", None),
+]
+
+
+def say(*a):
+    print(*a, flush=True)
+
+
+def fill(n, seed):
+    """examples/common/platform.c platform_fill: xorshift32, the top byte"""
+    x = seed or 0x9E3779B9
+    out = bytearray(n)
+    for i in range(n):
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        out[i] = x >> 24
+    return bytes(out)
+
+
+def fnv1a(b):
+    h = 2166136261
+    for c in b:
+        h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def parse_gvsoc(text):
+    """per-layer cycles, total, input fnv, output bytes from the firmware's lines"""
+    layers, total, in_fnv, out = {}, None, None, {}
+    for line in text.splitlines():
+        m = re.match(r"prof: layer\s+(\d+)\s+(\S+)\s+(\d+) cycles", line)
+        if m:
+            layers[int(m.group(1))] = (m.group(2), int(m.group(3)))
+        m = re.match(r"prof: \S+ total (\d+) cycles on siracusa", line)
+        if m:
+            total = int(m.group(1))
+        m = re.match(r"result: \S+ input (\d+) bytes fnv1a ([0-9a-f]+)", line)
+        if m:
+            in_fnv = int(m.group(2), 16)
+        m = re.match(r"save: --write-output (\d+) ([0-9a-f]+)", line)
+        if m:
+            out.setdefault("n", int(m.group(1)))
+            out["hex"] = out.get("hex", "") + m.group(2)
+    data = bytes.fromhex(out["hex"]) if "hex" in out else None
+    if data is not None and len(data) != out["n"]:
+        data = None
+    return layers, total, in_fnv, data
+
+
+def main():
+    gvsoc = os.environ.get("GVSOC", "")
+    if not gvsoc:
+        say("bench_gvsoc: skipped: GVSOC is not set (GVSOC=DIR names an installed GVSoC; see examples/siracusa/README.md)")
+        return 0
+    if not os.path.isfile(os.path.join(gvsoc, "bin", "gvsoc")):
+        say(f"bench_gvsoc: {gvsoc}/bin/gvsoc: no such file (GVSOC must name an installed GVSoC)")
+        return 1
+    env = dict(os.environ)
+    if "GVSOC_PYTHON" not in env and os.path.exists(os.path.join(gvsoc, "venv", "bin", "python3")):
+        env["GVSOC_PYTHON"] = os.path.join(gvsoc, "venv", "bin", "python3")
+    if not os.path.exists(TARGET):
+        say(f"bench_gvsoc: {TARGET}: no such file")
+        return 1
+    models_dir = os.environ.get("HTC_MODELS", os.path.join(TOP, "..", "shared", "models", "mlperf_tiny"))
+    want = os.environ.get("BENCH_MODELS", "kws vww ic ad").split()
+    cores_list = [int(c) for c in os.environ.get("BENCH_CORES", "1 8").split()]
+    xp = os.environ.get("XPULPV2", "1") != "0"
+    bench_dir = os.environ.get("BENCH_DIR")
+    tmp = None
+    if not bench_dir:
+        tmp = bench_dir = tempfile.mkdtemp(prefix="bench_gvsoc.")
+    bench_dir = os.path.abspath(bench_dir)
+    if run(["make", "-C", TOP, "htc"]).returncode:
+        say("bench_gvsoc: make htc failed")
+        return 1
+
+    ok = True
+    summary = []
+    clock = None
+    try:
+        for ex, tfl, label, deeploy_ms in MODELS:
+            if ex not in want:
+                continue
+            model = os.path.join(models_dir, tfl)
+            if not os.path.exists(model):
+                say(f"bench_gvsoc: {model}: missing")
+                ok = False
+                continue
+            src = open(os.path.join(TOP, "examples", ex, "main.c")).read()
+            seed = int(re.search(r"platform_fill\(input, sizeof input, (0x[0-9a-fA-F]+)u?\)", src).group(1), 16)
+            res = {}
+            for n in cores_list:
+                b = os.path.join(bench_dir, ex)
+                elf = os.path.join(b, f"siracusa-{n}", f"{ex}.elf")
+                cmd = ["make", "-s", "-C", os.path.join(TOP, "examples", ex), f"B={b}", f"CORES={n}",
+                       f"HTC_MODELS={os.path.abspath(models_dir)}", elf]
+                if not xp:
+                    cmd.append("SIR_XP=")
+                mem = "l1"
+                r = run(cmd + ["SIR_MEM=l1"])
+                if r.returncode and "overflowed" in r.stdout:
+                    # the weights do not fit L1 beside the arena: constants in L2
+                    mem = "l2"
+                    r = run(cmd + ["SIR_MEM=l2"])
+                if r.returncode:
+                    say(f"bench_gvsoc: {ex} cores={n}: build failed:\n{r.stdout[-2000:]}")
+                    ok = False
+                    continue
+                r = run([os.path.join(TOP, "examples", "siracusa", "run.sh"), elf,
+                         os.path.join(b, f"siracusa-{n}", "gvsoc")], env=env)
+                layers, total, in_fnv, data = parse_gvsoc(r.stdout)
+                if r.returncode or total is None or data is None:
+                    say(f"bench_gvsoc: {ex} cores={n}: GVSoC run failed (exit {r.returncode}):\n{r.stdout[-2000:]}")
+                    ok = False
+                    continue
+                # the estimate, then the same header on the host with the same input
+                rep = json.loads(run([HTC, "report", model, "-t", TARGET, "-D", f"cores={n}", "--json"]).stdout)
+                clock = rep.get("clock_mhz", clock)
+                with open(os.path.join(b, f"siracusa-{n}", f"{ex}.h")) as f:
+                    m = re.search(r"#define %s_INPUT_SIZE (\d+)" % ex.upper(), f.read())
+                    hdr_in = int(m.group(1))
+                inp = fill(hdr_in, seed)
+                if in_fnv != fnv1a(inp):
+                    say(f"bench_gvsoc: {ex} cores={n}: input checksum {in_fnv:08x} differs from the bench's {fnv1a(inp):08x}")
+                    ok = False
+                inf = os.path.join(b, f"in-{n}.bin")
+                outf = os.path.join(b, f"out-{n}.bin")
+                with open(inf, "wb") as f:
+                    f.write(inp)
+                h = run([HTC, "run", model, "-t", TARGET, "-D", f"cores={n}", "--input", inf, "--output", outf])
+                host = open(outf, "rb").read() if h.returncode == 0 and os.path.exists(outf) else None
+                same = host is not None and host == data
+                if not same:
+                    ok = False
+                res[n] = dict(layers=layers, total=total, est=rep, same=same, nbytes=len(data), mem=mem)
+            if not res:
+                continue
+            mem = res[max(res)]["mem"]
+            say(f"\n{label} ({ex}, {tfl}): cluster cycles on GVSoC's siracusa, XpulpV2 {'on' if xp else 'off'}, "
+                f"weights in {'L1' if mem == 'l1' else 'L2'}, arena in L1")
+            ns = sorted(res)
+            head = "layer  op          " + "".join(f"{'cores=%d' % n:>12}" for n in ns)
+            if len(ns) > 1:
+                head += f"{'speedup':>9}"
+            head += "".join(f"{'est(%d)' % n:>12}{'err':>8}" for n in ns)
+            say(head)
+            idx = sorted(set().union(*[set(res[n]["layers"]) for n in ns]))
+            for i in idx:
+                name = next(res[n]["layers"][i][0] for n in ns if i in res[n]["layers"])
+                cyc = [res[n]["layers"].get(i, ("", None))[1] for n in ns]
+                line = f"{i:5d}  {name:<10}  " + "".join(f"{c:>12,}" if c is not None else f"{'-':>12}" for c in cyc)
+                if len(ns) > 1:
+                    line += f"{cyc[0] / cyc[-1]:>8.2f}x" if cyc[0] and cyc[-1] else f"{'-':>9}"
+                for n, c in zip(ns, cyc):
+                    lay = [l for l in res[n]["est"]["layers"] if l["index"] == i]
+                    e = lay[0]["est_cycles"] if lay else None
+                    line += f"{e:>12,}" if e is not None else f"{'-':>12}"
+                    line += f"{100.0 * (e - c) / c:>+7.1f}%" if e is not None and c else f"{'-':>8}"
+                say(line)
+            tot = [res[n]["total"] for n in ns]
+            line = f"total{'':13}" + "".join(f"{t:>12,}" for t in tot)
+            if len(ns) > 1:
+                line += f"{tot[0] / tot[-1]:>8.2f}x"
+            for n, t in zip(ns, tot):
+                e = res[n]["est"]["est_cycles"]
+                line += f"{e:>12,}{100.0 * (e - t) / t:>+7.1f}%"
+            say(line)
+            for n in ns:
+                ms = res[n]["total"] / (clock * 1000.0)
+                say(f"{label} cores={n}: {res[n]['total']:,} cycles = {ms:.2f} ms at {clock} MHz"
+                    + (f" (Deeploy, 8 cores, no NPU: {deeploy_ms} ms; ratio {ms / deeploy_ms:.2f})" if deeploy_ms and n == 8 else "")
+                    + f"; output {res[n]['nbytes']} bytes {'equal to' if res[n]['same'] else 'DIFFERENT from'} htc run")
+            summary.append((label, res, deeploy_ms))
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if summary:
+        say("\nbench_gvsoc summary (ms at %s MHz cluster clock)" % clock)
+        for label, res, dms in summary:
+            ns = sorted(res)
+            say(f"  {label:<12}" + "".join(f" cores={n}: {res[n]['total'] / (clock * 1000.0):7.2f} ms" for n in ns)
+                + (f"  speedup {res[ns[0]]['total'] / res[ns[-1]]['total']:.2f}x" if len(ns) > 1 else "")
+                + (f"  Deeploy {dms} ms" if dms else ""))
+    say("bench_gvsoc: %s" % ("ok: every output equal to htc run" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

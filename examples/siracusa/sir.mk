@@ -1,0 +1,19 @@
+# sir.mk - how to build and run a program for GVSoC's Siracusa model with
+# this runtime; included by this directory's Makefile and by
+# examples/common/platform.mk.
+SIR_DIR  := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+CORES    ?= 8
+SIR_CC   ?= riscv64-unknown-elf-gcc
+# -misa-spec=2.2 keeps the CSR instructions and picolibc's rv32im multilib
+# (with _zicsr spelt out the multilib lookup picks rv64 libraries)
+# SIR_XP= (empty) builds the portable kernels instead of the XpulpV2 ones
+SIR_XP   ?= -DHTC_XPULPV2
+SIR_CFLAGS   = -march=rv32imc -misa-spec=2.2 -mabi=ilp32 --specs=picolibc.specs \
+               -DSIR_CORES=$(CORES) $(SIR_XP) -I$(SIR_DIR)
+# SIR_MEM=l1: constants (weights), data and .bss (arena) in L1 (sir-l1.ld);
+# l2: constants in L2 (sir-l2.ld), for programs whose weights do not fit L1
+SIR_MEM  ?= l1
+SIR_LDFLAGS  = -nostartfiles -L$(SIR_DIR) -T sir-$(SIR_MEM).ld -Wl,--gc-sections,--no-warn-rwx-segments
+SIR_SRCS := $(SIR_DIR)/crt0.S $(SIR_DIR)/siracusa.c
+SIR_DEPS := $(SIR_SRCS) $(SIR_DIR)/siracusa.h $(wildcard $(SIR_DIR)/*.ld)
+SIR_RUN  := $(SIR_DIR)/run.sh

@@ -1,0 +1,89 @@
+"""test_bench_gvsoc.py - bench/bench_gvsoc.py without GVSoC (CI has none):
+the skip is printed, a GVSOC that is not an installed GVSoC is an error
+naming it, the bench's copy of the firmware's input generator equals
+examples/common/platform.c's (the bytes `htc run` gets are the firmware's),
+and the GVSoC output parser reads the firmware's lines. The runs on GVSoC
+itself are `GVSOC=DIR make bench` (README, "Siracusa on GVSoC").
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SCRIPT = os.path.join(ROOT, "bench", "bench_gvsoc.py")
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("bench_gvsoc", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def run(env_extra):
+    env = {k: v for k, v in os.environ.items() if k != "GVSOC"}
+    env.update(env_extra)
+    return subprocess.run([sys.executable, SCRIPT], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_skipped_without_gvsoc():
+    r = run({})
+    assert r.returncode == 0
+    assert r.stdout.strip() == ("bench_gvsoc: skipped: GVSOC is not set (GVSOC=DIR names an installed GVSoC; "
+                                "see examples/siracusa/README.md)")
+
+
+def test_gvsoc_not_installed():
+    with tempfile.TemporaryDirectory() as d:
+        r = run({"GVSOC": d})
+        assert r.returncode == 1
+        assert r.stdout.strip() == f"bench_gvsoc: {d}/bin/gvsoc: no such file (GVSOC must name an installed GVSoC)"
+
+
+def test_fill_and_fnv_match_platform_c():
+    mod = load()
+    src = r'''
+#define PLATFORM_HOST
+#include "platform.h"
+int main(void)
+{
+    static uint8_t b[1000];
+    platform_fill(b, sizeof b, 0x6b77u);
+    fwrite(b, 1, sizeof b, stdout);
+    fprintf(stderr, "%08lx", (unsigned long)platform_fnv1a(b, sizeof b));
+    return 0;
+}
+'''
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "t.c")
+        with open(c, "w") as f:
+            f.write(src)
+        exe = os.path.join(d, "t")
+        common = os.path.join(ROOT, "examples", "common")
+        subprocess.run(["cc", "-std=c99", "-DPLATFORM_HOST", "-I" + common, "-o", exe, c,
+                        os.path.join(common, "platform.c")], check=True)
+        r = subprocess.run([exe], capture_output=True, check=True)
+    want = mod.fill(1000, 0x6B77)
+    assert r.stdout == want
+    assert int(r.stderr, 16) == mod.fnv1a(want)
+
+
+def test_parse_firmware_lines():
+    mod = load()
+    text = "\n".join([
+        "result: kws input 490 bytes fnv1a 0123abcd",
+        "prof: layer  0 conv2d           781617 cycles",
+        "prof: layer 12 softmax            4052 cycles",
+        "prof: kws total 5834250 cycles on siracusa",
+        "save: --write-output 12 8080808080808080807e8082",
+        "kws: arena 16000 bytes, ok on siracusa",
+    ])
+    layers, total, in_fnv, data = mod.parse_gvsoc(text)
+    assert layers == {0: ("conv2d", 781617), 12: ("softmax", 4052)}
+    assert total == 5834250
+    assert in_fnv == 0x0123ABCD
+    assert data == bytes.fromhex("8080808080808080807e8082")
+    # a truncated dump (fewer bytes than announced) is no output
+    assert mod.parse_gvsoc("save: --write-output 13 8080")[3] is None
