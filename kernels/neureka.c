@@ -33,7 +33,8 @@
 
 #if !defined(HTC_DEV_ACT_SIZE) || !defined(HTC_DEV_W_SIZE) || !defined(HTC_DEV_STARTUP) || !defined(HTC_DEV_DMA_BPC) || \
     !defined(HTC_DEV_DMA_SETUP) || !defined(HTC_DEV_W_DMA_BPC) || !defined(HTC_DEV_W_DMA_SETUP) ||                    \
-    !defined(HTC_DEV_STEP_1X1) || !defined(HTC_DEV_STEP_3X3) || !defined(HTC_DEV_STEP_DW)
+    !defined(HTC_DEV_STEP_1X1) || !defined(HTC_DEV_STEP_3X3) || !defined(HTC_DEV_STEP_DW) ||                       \
+    !defined(HTC_DEV_CORES) || !defined(HTC_DEV_FORK)
 #error "neureka.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
 #endif
 #ifndef HTC_DEVICE_FAULT
@@ -46,18 +47,18 @@
 enum { HTC__NEU_3X3 = 0, HTC__NEU_1X1 = 1, HTC__NEU_DW = 2 };
 
 typedef struct {
-    int8_t act[HTC_DEV_ACT_SIZE];
+    uint8_t act[HTC_DEV_ACT_SIZE];
     uint8_t w[HTC_DEV_W_SIZE];
     uint64_t now, layer_start;
 } htc__neu_state;
 
 static htc__neu_state htc__neu;
 
-static HTC__UNUSED uint8_t *htc__neu_mem(int space, uint32_t off, uint64_t len)
+static HTC__UNUSED void *htc__neu_mem(int space, uint32_t off, uint64_t len)
 {
     const uint64_t size = space ? HTC_DEV_W_SIZE : HTC_DEV_ACT_SIZE;
     if (HTC__CAST(uint64_t, off) + len > size) HTC_DEVICE_FAULT(space ? "N-EUREKA weight memory overflow" : "L1 overflow");
-    return (space ? htc__neu.w : HTC__CAST(uint8_t *, htc__neu.act)) + off;
+    return (space ? htc__neu.w : htc__neu.act) + off;
 }
 
 /* weight bytes of one output channel (dense) or of k channels (depthwise) */
@@ -136,7 +137,7 @@ static HTC__UNUSED void htc__neu_job(int32_t mode, uint32_t in_off, int32_t ih, 
     int8_t *out = HTC__CAST(int8_t *, htc__neu_mem(0, out_off, HTC__CAST(uint64_t, oy) * ox * k));
     const int32_t taps = mode == HTC__NEU_1X1 ? 1 : 3;
     const uint64_t wlen = mode == HTC__NEU_DW ? htc__neu_wbytes(mode, k) : HTC__CAST(uint64_t, k) * htc__neu_wbytes(mode, c);
-    const uint8_t *w = htc__neu_mem(1, w_off, wlen);
+    const uint8_t *w = HTC__CAST(const uint8_t *, htc__neu_mem(1, w_off, wlen));
     int32_t o, y, x, i, ky, kx;
     uint64_t steps;
     (void)htc__neu_mem(0, sb_off, 8u * HTC__CAST(uint64_t, k));
@@ -182,11 +183,14 @@ static HTC__UNUSED void htc__dev_sync(int32_t layer)
     htc__neu.layer_start = htc__neu.now;
 }
 
-/* a layer on the cluster: cycles from the target's per-kernel cost model */
+/* a layer on the cluster: cycles from the target's per-kernel cost model,
+   the work divided evenly over HTC_DEV_CORES cores plus one fork
+   (HTC_DEV_FORK; the report's estimate takes the largest real share, so it
+   may be higher where a split is uneven) */
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
-    (void)layer;
-    htc__neu.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
+    if (layer >= 0) htc__neu.now += HTC_DEV_FORK;
+    htc__neu.now += HTC__CAST(uint64_t, units * cycles_per_unit / HTC_DEV_CORES + 0.5);
     HTC_DEVICE_LAYER(layer, htc__neu.now - htc__neu.layer_start);
     htc__neu.layer_start = htc__neu.now;
 }

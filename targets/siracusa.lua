@@ -257,7 +257,8 @@ return target "siracusa" {
       weights = "WMEM",
       startup = NEU_SETUP,
       array = { rows = 32, cols = 28 },
-      device = { STEP_1X1 = NEU_STEP["1x1"], STEP_3X3 = NEU_STEP["3x3"], STEP_DW = NEU_STEP.dw },
+      device = { STEP_1X1 = NEU_STEP["1x1"], STEP_3X3 = NEU_STEP["3x3"], STEP_DW = NEU_STEP.dw,
+                 CORES = CORES, FORK = 200 },   -- the cluster layers in the device model's count
       requant = { "quantlib" },
       ops = {
         conv2d = {

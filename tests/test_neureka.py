@@ -178,3 +178,17 @@ def test_deeploy_networks(net, tmp_path):
     for gk, wk in zip(got.files, want.files):
         w = want[wk].astype(np.int64)
         assert np.array_equal(got[gk].astype(np.int64).reshape(w.shape), w), wk
+
+
+def test_header_compiles(tmp_path):
+    """KWS with N-EUREKA: the header compiles warning-free as C99 and C++"""
+    d = os.path.join(TESTS, "MLPerf_KeywordSpotting")
+    htc(["compile", os.path.join(d, "network.onnx"), "-t", TARGET, "-D", "engines=neureka", "-o", "m.h", "--name", "m",
+         "--input", os.path.join(d, "inputs.npz")], tmp_path)
+    src = '#define M_IMPLEMENTATION\n#include "m.h"\n'
+    (tmp_path / "m.c").write_text(src)
+    (tmp_path / "m.cpp").write_text(src)
+    for cmd in (["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", "m.c", "-o", "m.o"],
+                ["c++", "-Wall", "-Wextra", "-Werror", "-c", "m.cpp", "-o", "m2.o"]):
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=str(tmp_path))
+        assert r.returncode == 0, r.stderr
