@@ -76,6 +76,22 @@ static inline void htc__par_serial(htc_par_fn fn, void *ctx, int ncores)
     for (c = 0; c < ncores; c++) fn(ctx, c, ncores);
 }
 
+/* The cluster's local memory (a target whose cpu has l1 = "L1"): layers
+   tiled into it move their bands with
+       h = HTC_DMA_START(dst, src, bytes)   start a copy, returns a handle
+       HTC_DMA_WAIT(h)                      the copy h has landed
+   (L2 -> L1 before a tile, L1 -> L2 after it, the next tile's input moving
+   while the cores compute the current one). Default: memcpy, handle 0. The
+   tiles' buffers are NAME_L1_SIZE bytes at NAME_L1 (define it, e.g. to
+   the cluster's TCDM base, before the implementation); without it they are
+   the arena's last NAME_L1_SIZE bytes (NAME_ARENA_SIZE includes them). */
+#ifndef HTC_DMA_START
+#define HTC_DMA_START(dst, src, bytes) (memcpy((dst), (src), (bytes)), 0)
+#endif
+#ifndef HTC_DMA_WAIT
+#define HTC_DMA_WAIT(handle) ((void)(handle))
+#endif
+
 /* How a layer's output is divided over the cores (the target's `split`):
    ROWS: output rows (convolution and pooling: rows of each image; fully
    connected and matmul: input rows / batches; element-wise and row-wise

@@ -110,13 +110,14 @@ static int64_t split_items(const Graph *g, const Op *op, int split)
 static void parallel(const Graph *g, Target *t, Op *op)
 {
     const Engine *cpu = &t->engines[0];
-    int splits = cpu_kernel_splits(op->kernel_fn, op->variant);
+    int splits = cpu_kernel_splits(op->kernel_fn, op->variant) & ((1 << SPLIT_COUNT) - 1);
     if (!splits) return;
     int n = cpu->cores, split = target_split(t, g, op);
     if (split >= 0 && !(splits & (1 << split)))
         die("%s: target %s: cpu.split chose %s for operator %d (%s); its kernel %s splits only by %s", g->path, t->name,
             split_names[split], op->src_index, op->src_name, arena_printf("%s%s", op->kernel_fn, op->variant ? op->variant : ""),
             splits == (1 << SPLIT_ROWS) ? "rows" : "channels");
+
     double best = 2;
     for (int s = 0; s < SPLIT_COUNT && split < 0; s++) {
         int64_t items = split_items(g, op, s);

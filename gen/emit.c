@@ -1056,6 +1056,66 @@ static const char *engine_prefix(const Engine *e)
     return s;
 }
 
+/* A layer tiled into the cluster's L1 (tile.c tile_cluster): the function
+   the cores run on band ctx->tile (the kernel's fn_band on the band's L1
+   buffers, weights and bias from L1), and the two DMA starts of a band,
+   its input rows in and its output rows out. */
+static void emit_band_layer(const Graph *g, const Op *op, int li)
+{
+    const ClusterTile *ct = op->ctile;
+    const char *pt = op->params_type;
+    fprintf(F, "\n/* layer %d: %s #%d in L1: %d bands of %d output rows */\n"
+               "static void %s__l%d(void *ctx_, int core, int ncores)\n{\n"
+               "    const %s__ctx *ctx = (const %s__ctx *)ctx_;\n    const int t = ctx->tile;\n"
+               "    const int32_t y0 = t * %d, y1 = y0 + %d < %d ? y0 + %d : %d;\n"
+               "    %s p = %s__p%d;\n",
+            li, op->src_name, op->src_index, ct->ntiles, ct->rows, N, li, N, N, ct->rows, ct->rows, op->out_h, ct->rows,
+            op->out_h, pt, N, li);
+    if (ct->w_bytes) fprintf(F, "    p.weights = (const int8_t *)(const void *)(ctx->l1 + %lld);\n", (long long)ct->off_w);
+    if (ct->b_bytes) fprintf(F, "    if (p.bias) p.bias = (const int32_t *)(const void *)(ctx->l1 + %lld);\n", (long long)ct->off_b);
+    fprintf(F, "    %s%s_band(&p, (const int8_t *)(ctx->l1 + (t & 1 ? %lld : %lld)), (int8_t *)(ctx->l1 + (t & 1 ? %lld : %lld)), y0, y1, core, ncores);\n}\n",
+            op->kernel_fn, op->variant ? op->variant : "", (long long)ct->off_in[1], (long long)ct->off_in[0],
+            (long long)ct->off_out[1], (long long)ct->off_out[0]);
+    int dil = op->kind == OP_CONV2D ? op->dil_h : 1;
+    long long in_row = (long long)op->in_w * op->in_c, out_row = (long long)op->out_w * op->out_c;
+    fprintf(F, "static int %s__l%d_in(uint8_t *l1, const int8_t *src, int t)\n{\n"
+               "    const int32_t y0 = t * %d, y1 = y0 + %d < %d ? y0 + %d : %d;\n    int32_t iy0, ih, pad;\n"
+               "    htc__rows_view(%d, %d, %d, %d, %d, y0, y1, &iy0, &ih, &pad);\n    (void)pad;\n"
+               "    return HTC_DMA_START(l1 + (t & 1 ? %lld : %lld), src + (size_t)iy0 * %lld, (size_t)ih * %lld);\n}\n",
+            N, li, ct->rows, ct->rows, op->out_h, ct->rows, op->out_h, op->in_h, op->k_h, op->stride_h, dil, op->pad_top,
+            (long long)ct->off_in[1], (long long)ct->off_in[0], in_row, in_row);
+    fprintf(F, "static int %s__l%d_out(uint8_t *l1, int8_t *dst, int t)\n{\n"
+               "    const int32_t y0 = t * %d, y1 = y0 + %d < %d ? y0 + %d : %d;\n"
+               "    return HTC_DMA_START(dst + (size_t)y0 * %lld, l1 + (t & 1 ? %lld : %lld), (size_t)(y1 - y0) * %lld);\n}\n",
+            N, li, ct->rows, ct->rows, op->out_h, ct->rows, op->out_h, out_row, (long long)ct->off_out[1],
+            (long long)ct->off_out[0], out_row);
+}
+
+/* The run function's part of a tiled layer: weights and the first band
+   in, then per band: wait for its input, start the next band's, the cores
+   compute, wait for the previous band's output, start this one's. */
+static void emit_band_run(const Graph *g, const Op *op, int li)
+{
+    const ClusterTile *ct = op->ctile;
+    fprintf(F, "    {   /* %d bands in L1 (%lld bytes), double-buffered */\n"
+               "        uint8_t *l1 = %s__L1BASE;\n        const int8_t *src = %s;\n        int8_t *dst = %s;\n"
+               "        int t, hin, hout = 0, hw = 0, hb = 0;\n        ctx.l1 = l1;\n",
+            ct->ntiles, (long long)ct->l1_bytes, N, ptr(g, op->in[0], 1), ptr(g, op->out[0], 0));
+    if (ct->w_bytes) fprintf(F, "        hw = HTC_DMA_START(l1 + %lld, %s__p%d.weights, %lld);\n", (long long)ct->off_w, N, li, (long long)ct->w_bytes);
+    if (ct->b_bytes) fprintf(F, "        if (%s__p%d.bias) hb = HTC_DMA_START(l1 + %lld, %s__p%d.bias, %lld);\n", N, li, (long long)ct->off_b, N, li, (long long)ct->b_bytes);
+    fprintf(F, "        hin = %s__l%d_in(l1, src, 0);\n"
+               "        HTC_DMA_WAIT(hw);\n        HTC_DMA_WAIT(hb);\n"
+               "        for (t = 0; t < %d; t++) {\n"
+               "            HTC_DMA_WAIT(hin);\n"
+               "            if (t + 1 < %d) hin = %s__l%d_in(l1, src, t + 1);\n"
+               "            ctx.tile = t;\n"
+               "            HTC_PAR_RUN(%s__l%d, &ctx, %s_CORES);\n"
+               "            if (t > 0) HTC_DMA_WAIT(hout);\n"
+               "            hout = %s__l%d_out(l1, dst, t);\n"
+               "        }\n        HTC_DMA_WAIT(hout);\n    }\n",
+            N, li, ct->ntiles, ct->ntiles, N, li, N, li, NU, N, li);
+}
+
 /* The layers forked over the cluster's cores: one function each,
    fn(ctx, core, ncores), calling the kernel's parallel entry point with
    the run's arena, inputs and outputs from ctx. Returns how many. */
@@ -1064,11 +1124,16 @@ static int emit_par_layers(const Graph *g, const Target *t)
     int n = 0;
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];
-        if (op->cores <= 1 || op->inplace) continue;
+        if ((op->cores <= 1 && !op->ctile) || op->inplace || op->cascade) continue;
         if (!n++)
             fprintf(F, "\n/* cluster layers: run on every core by HTC_PAR_RUN, each computing its share */\n"
-                       "typedef struct {\n    uint8_t *arena;\n    const void *const *inputs;\n    void *const *outputs;\n} %s__ctx;\n",
+                       "typedef struct {\n    uint8_t *arena;\n    const void *const *inputs;\n    void *const *outputs;\n"
+                       "    uint8_t *l1;                /* the tiles' buffers */\n    int tile;                   /* the band being computed */\n} %s__ctx;\n",
                     N);
+        if (op->ctile) {
+            emit_band_layer(g, op, i);
+            continue;
+        }
         fprintf(F, "\n/* layer %d: %s #%d, split by %s */\nstatic void %s__l%d(void *ctx_, int core, int ncores)\n{\n"
                    "    const %s__ctx *ctx = (const %s__ctx *)ctx_;\n    uint8_t *arena = ctx->arena;\n"
                    "    const void *const *inputs = ctx->inputs;\n    void *const *outputs = ctx->outputs;\n"
@@ -1119,7 +1184,9 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
                "   after each layer; HTC_PROFILE_BEGIN/END(model, layer, name) around it.\n"
                "   HTC_SOFT_FLOAT_EXACT=1 / =0: onnxruntime's float arithmetic (ONNX models) by\n"
                "   its exact integer emulation / in float; default 1 on cores without an FPU.\n\n");
-    if (t->engines[0].cores > 1)
+    int forks_doc = t->engines[0].cores > 1;
+    for (int i = 0; i < g->nops; i++) forks_doc |= g->ops[i].ctile != NULL;
+    if (forks_doc)
         fprintf(F, "   Cluster (%d cores): HTC_PAR_RUN(fn, ctx, ncores) must run fn(ctx, core, ncores) for every\n"
                    "   core = 0..ncores-1 and return when all have returned (default: one after the other\n"
                    "   on the calling core); %s_CORES is the ncores passed.\n\n",
@@ -1127,7 +1194,19 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     io_doc(g, "input", g->inputs, g->ninputs);
     io_doc(g, "output", g->outputs, g->noutputs);
     fprintf(F, "*/\n#ifndef %s_H_INCLUDED\n#define %s_H_INCLUDED\n\n", NU, NU);
-    fprintf(F, "#define %s_ARENA_SIZE %lld\n#define %s_ARENA_ALIGN %d\n", NU, (long long)(p->arena_size ? p->arena_size : p->alignment), NU, p->alignment);
+    int64_t l1size = 0, asize = p->arena_size ? p->arena_size : p->alignment;
+    for (int i = 0; i < g->nops; i++)
+        if (g->ops[i].ctile && !g->ops[i].inplace && !g->ops[i].cascade && g->ops[i].ctile->l1_bytes > l1size)
+            l1size = g->ops[i].ctile->l1_bytes;
+    if (l1size) {
+        /* the cluster's L1 tiles: at NAME_L1 if the firmware says where, else after the arena */
+        asize = (asize + 15) / 16 * 16;
+        fprintf(F, "#define %s_L1_SIZE %lld\n#ifdef %s_L1\n#define %s_ARENA_SIZE %lld\n#else\n#define %s_ARENA_SIZE %lld\n#endif\n",
+                NU, (long long)l1size, NU, NU, (long long)asize, NU, (long long)(asize + l1size));
+        fprintf(F, "#define %s_ARENA_ALIGN %d\n", NU, p->alignment);
+    } else {
+        fprintf(F, "#define %s_ARENA_SIZE %lld\n#define %s_ARENA_ALIGN %d\n", NU, (long long)asize, NU, p->alignment);
+    }
     for (int i = 0; i < p->nstack; i++) {
         /* the compiler's name as a macro suffix: arm-none-eabi-gcc -> ARM_NONE_EABI_GCC */
         char tag[64];
@@ -1142,7 +1221,9 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, "#define %s_STACK_SIZE_%s %lld\n#define %s_RAM_SIZE_%s (%s_ARENA_SIZE + %s_STACK_SIZE_%s)\n", NU, tag,
                 (long long)p->stack_bytes[i], NU, tag, NU, NU, tag);
     }
-    if (t->engines[0].cores > 1)
+    int forks = t->engines[0].cores > 1;
+    for (int i = 0; i < g->nops; i++) forks |= g->ops[i].ctile != NULL;
+    if (forks)
         fprintf(F, "/* cores of the cluster the layers are divided over (HTC_PAR_RUN); any count gives the same bytes */\n"
                    "#ifndef %s_CORES\n#define %s_CORES %d\n#endif\n", NU, NU, t->engines[0].cores);
     fprintf(F, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", NU, g->ninputs, NU, g->noutputs);
@@ -1231,6 +1312,9 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, "}\n");
     }
     int npar = emit_par_layers(g, t);
+    if (l1size)
+        fprintf(F, "#ifdef %s_L1\n#define %s__L1BASE ((uint8_t *)(%s_L1))\n#else\n#define %s__L1BASE (arena + %lld)\n#endif\n",
+                NU, N, NU, N, (long long)asize);
     fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\n"
                "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena_)\n{\n"
                "    uint8_t *arena = (uint8_t *)arena_;\n",
@@ -1254,8 +1338,12 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         shape_str(F, out);
         fprintf(F, " */\n    HTC_CHECK_BEGIN(\"%s\", %d, arena, %s_ARENA_SIZE);\n", N, i, NU);
         check_buffers(g, op, i);
+        if (op->ctile && !op->inplace)
+            fprintf(F, "#ifndef %s_L1\n    HTC_CHECK_BUFFER(\"%s\", %d, %s__L1BASE, %s_L1_SIZE);\n#endif\n", NU, N, i, N, NU);
         fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
-        if (op->cores > 1 && !op->inplace)
+        if (op->ctile && !op->inplace)
+            emit_band_run(g, op, i);
+        else if (op->cores > 1 && !op->inplace)
             fprintf(F, "    HTC_PAR_RUN(%s__l%d, &ctx, %s_CORES);\n", N, i, NU);
         else
             emit_call(g, t, op, i);

@@ -268,6 +268,7 @@ typedef struct {
     int eligible_count;         /* how many ops of the graph have an eligible_index > 0 */
     const char *float_why;      /* RQ_FP32 (--float-fallback): why onnxruntime computes the group in float */
     int cores;                  /* CPU layer forked over this many cluster cores (0/1: serial) */
+    struct ClusterTile *ctile;  /* tile.c: the layer's bands in the cluster's L1, or NULL */
     int split;                  /* SPLIT_ROWS / SPLIT_CHANNELS (htc.h HTC_SPLIT_*) when cores > 1 */
 
     /* dispatch.c / tile.c (accelerators) */
@@ -321,6 +322,23 @@ typedef struct EngineConst {
     int64_t n;                  /* elements */
     const void *data;           /* n * elem bytes, little endian values */
 } EngineConst;
+
+/* ---- tile.c: a CPU layer on a cluster tiled into its L1 (cpu.l1) -----------
+   Bands of `rows` output rows: each band's input rows (htc.h htc__rows_view)
+   moved L2 -> L1, the cores compute it (the kernel's fn_band), the output
+   band moved back; two input and two output buffers, so the next band's
+   input moves while the cores compute (double buffering); weights and bias
+   moved once. Offsets are in the L1 area, shared by all tiled layers. */
+typedef struct ClusterTile {
+    int rows, ntiles;
+    int64_t in_buf, out_buf;            /* one input / output band buffer (the largest band) */
+    int64_t w_bytes, b_bytes;           /* weights, bias moved into L1 once */
+    int64_t off_in[2], off_out[2], off_w, off_b;
+    int64_t l1_bytes;                   /* all of the layer's L1 buffers */
+    int64_t dma_bytes;                  /* moved for the whole layer */
+    double compute_cycles, dma_cycles, est_cycles;
+    int candidates;                     /* band heights that fit (exhaustive search) */
+} ClusterTile;
 
 typedef enum { SRC_TFLITE, SRC_ONNX } SourceFormat;
 
@@ -489,6 +507,7 @@ int cpu_kernel(const Op *op, const char **file, const char **fn);
    its variant suffix has a parallel entry point fn<variant>_par for; 0: it
    runs on one core. */
 enum { SPLIT_ROWS, SPLIT_CHANNELS, SPLIT_COUNT };
+#define SPLIT_BAND (1 << 8)     /* also fn<variant>_band: bands of output rows (L1 tiles) */
 int cpu_kernel_splits(const char *fn, const char *variant);
 extern const char *const split_names[SPLIT_COUNT];
 /* The target's split function for op on the CPU cluster: SPLIT_* or -1

@@ -168,6 +168,10 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                     (long long)weight_bytes(g, op), op->est_cycles);
             if (op->tile) tile_json(f, op->tile);
             if (op->cores > 1) fprintf(f, ", \"cores\": %d, \"split\": \"%s\"", op->cores, split_names[op->split]);
+            if (op->ctile)
+                fprintf(f, ", \"l1\": {\"rows\": %d, \"tiles\": %d, \"l1_bytes\": %lld, \"dma_bytes\": %lld, \"compute_cycles\": %.0f, \"dma_cycles\": %.0f, \"candidates\": %d}",
+                        op->ctile->rows, op->ctile->ntiles, (long long)op->ctile->l1_bytes, (long long)op->ctile->dma_bytes,
+                        op->ctile->compute_cycles, op->ctile->dma_cycles, op->ctile->candidates);
             fprintf(f, ", \"float\": %s", float_op(g, op) ? "true" : "false");
             fprintf(f, "}%s\n", i + 1 < g->nops ? "," : "");
         }
@@ -214,8 +218,12 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         fprintf(f, "%3d  %-22s %-9s %-8s %-16s %-8s %9lld %9lld %11.0f  %s\n", i, src, op_name(op->kind),
                 esc_term(t->engines[op->engine].name), sh, storage_name(out->storage), (long long)out->offset,
                 (long long)op->macs, op->est_cycles,
-                esc_term(op->cores > 1 ? arena_printf("[%d cores by %s] %s", op->cores, split_names[op->split], op->reason)
-                                       : op->reason));
+                esc_term(op->ctile ? arena_printf("[%d cores by %s; L1: %d tiles of %d rows, %lld B, DMA %lld B] %s",
+                                                  op->cores > 1 ? op->cores : 1, split_names[op->split], op->ctile->ntiles,
+                                                  op->ctile->rows, (long long)op->ctile->l1_bytes,
+                                                  (long long)op->ctile->dma_bytes, op->reason)
+                         : op->cores > 1 ? arena_printf("[%d cores by %s] %s", op->cores, split_names[op->split], op->reason)
+                                         : op->reason));
     }
     int nfloat = 0;
     for (int i = 0; i < g->nops; i++) {

@@ -905,8 +905,121 @@ static void no_tile(const Graph *g, const Op *op, TileInfo *ti, const TileSpec *
         op->src_name, e->name);
 }
 
+/* ---- the cluster's L1 (cpu.l1): bands of output rows, double-buffered ----- */
+
+/* Input rows [*iy0, *iy0 + *ih) that output rows [y0, y1) read (htc.h
+   htc__rows_view, the same arithmetic). */
+static void rows_view(const Op *op, int y0, int y1, int *iy0, int *ih)
+{
+    int dil = op->kind == OP_CONV2D ? op->dil_h : 1;
+    int first = y0 * op->stride_h - op->pad_top;
+    int last = (y1 - 1) * op->stride_h - op->pad_top + (op->k_h - 1) * dil;
+    int start = first > 0 ? first : 0;
+    if (last > op->in_h - 1) last = op->in_h - 1;
+    *iy0 = start;
+    *ih = last >= start ? last - start + 1 : 0;
+}
+
+static double dma_cycles(const Memory *m, int64_t bytes)
+{
+    return bytes ? m->dma_setup + (double)bytes / m->dma_bytes_per_cycle : 0;
+}
+
+/* One band height: buffers, DMA bytes and the modelled cycles (weights,
+   the first band in, then per band the larger of the cores' compute and
+   the DMA that overlaps it -- the next band in, the previous band out --,
+   the last band out). */
+static void band_model(const Graph *g, const Op *op, const Engine *cpu, const Memory *l1, int rows, ClusterTile *ct)
+{
+    const int64_t in_row = (int64_t)op->in_w * op->in_c, out_row = (int64_t)op->out_w * op->out_c;
+    const int n = (op->out_h + rows - 1) / rows;
+    /* one core's cycles per output row (the cost model is per core); a band
+       costs its largest share: ceil(rows / cores) rows, or pixels when the
+       kernel divides a pointwise band by pixels */
+    const Tensor *out = &g->tensors[op->out[0]];
+    const double serial_row = (op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out)) / op->out_h;
+    const int px = op->kind == OP_CONV2D && op->k_h == 1 && op->k_w == 1 && op->stride_h == 1 && op->stride_w == 1 &&
+                   op->pad_top == 0 && op->pad_left == 0 && op->in_h == op->out_h && op->in_w == op->out_w;
+    const int nc = cpu->cores;
+    double *in_c = arena_alloc(sizeof(double) * (size_t)(n + 1)), *out_c = arena_alloc(sizeof(double) * (size_t)(n + 1));
+    memset(ct, 0, sizeof *ct);
+    ct->rows = rows;
+    ct->ntiles = n;
+    for (int t = 0; t < n; t++) {
+        int y0 = t * rows, y1 = y0 + rows < op->out_h ? y0 + rows : op->out_h, iy0, ih;
+        rows_view(op, y0, y1, &iy0, &ih);
+        if (ih * in_row > ct->in_buf) ct->in_buf = ih * in_row;
+        if ((y1 - y0) * out_row > ct->out_buf) ct->out_buf = (y1 - y0) * out_row;
+        ct->dma_bytes += ih * in_row + (y1 - y0) * out_row;
+        in_c[t] = dma_cycles(l1, ih * in_row);
+        out_c[t] = dma_cycles(l1, (y1 - y0) * out_row);
+    }
+    if (op->kind == OP_CONV2D) {
+        ct->w_bytes = (int64_t)op->out_c * op->k_h * op->k_w * (op->in_c / (op->groups ? op->groups : 1));
+        ct->b_bytes = op->nin > 2 && op->in[2] >= 0 ? 4 * (int64_t)op->out_c : 0;
+    }
+    ct->dma_bytes += ct->w_bytes + ct->b_bytes;
+    int64_t a = 16, off = 0;
+#define HTC_PLACE(field, bytes) (ct->field = off, off += ((bytes) + a - 1) / a * a)
+    HTC_PLACE(off_in[0], ct->in_buf);
+    HTC_PLACE(off_in[1], ct->in_buf);
+    HTC_PLACE(off_out[0], ct->out_buf);
+    HTC_PLACE(off_out[1], ct->out_buf);
+    HTC_PLACE(off_w, ct->w_bytes);
+    HTC_PLACE(off_b, ct->b_bytes);
+#undef HTC_PLACE
+    ct->l1_bytes = off;
+    double c = dma_cycles(l1, ct->w_bytes) + dma_cycles(l1, ct->b_bytes) + in_c[0], d = 0;
+    for (int t = 0; t < n; t++) {
+        int y0 = t * rows, y1 = y0 + rows < op->out_h ? y0 + rows : op->out_h;
+        int64_t items = (int64_t)(y1 - y0) * (px ? op->out_w : 1);
+        double comp = serial_row * (double)((items + nc - 1) / nc) / (px ? op->out_w : 1) + cpu->fork_cycles;
+        double moving = (t + 1 < n ? in_c[t + 1] : 0) + (t > 0 ? out_c[t - 1] : 0);
+        ct->compute_cycles += comp;
+        c += comp > moving ? comp : moving;
+    }
+    c += out_c[n - 1];
+    for (int t = 0; t < n; t++) d += in_c[t] + out_c[t];
+    ct->dma_cycles = d + dma_cycles(l1, ct->w_bytes) + dma_cycles(l1, ct->b_bytes);
+    ct->est_cycles = c;
+}
+
+/* Every CPU layer of a cluster with an L1 (one core too: a one-core
+   header still computes from L1) whose kernel runs bands (fn_band), split
+   by rows, one image: the band height minimising the
+   modelled cycles among all that fit the L1 (every height tried: exact),
+   ties to the taller band. A layer whose smallest band does not fit runs
+   from L2. */
+static void tile_cluster(Graph *g, Target *t)
+{
+    const Engine *cpu = &t->engines[0];
+    if (cpu->l1_memory < 0) return;
+    const Memory *l1 = &t->memories[cpu->l1_memory];
+    if (!(l1->dma_bytes_per_cycle > 0))
+        die("%s: the cluster's l1 memory %s states no dma = { bytes_per_cycle, setup }", t->path, l1->name);
+    for (int i = 0; i < g->nops; i++) {
+        Op *op = &g->ops[i];
+        if (op->engine != 0 || op->batches != 1 || op->split != SPLIT_ROWS || op->out_h < 1) continue;
+        if (!(cpu_kernel_splits(op->kernel_fn, op->variant) & SPLIT_BAND)) continue;
+        ClusterTile best, cur;
+        int found = 0;
+        for (int rows = op->out_h; rows >= 1; rows--) {
+            band_model(g, op, cpu, l1, rows, &cur);
+            if (cur.l1_bytes > l1->size) continue;
+            if (!found || cur.est_cycles < best.est_cycles) best = cur;
+            found++;
+        }
+        if (!found) continue;
+        best.candidates = found;
+        op->ctile = arena_alloc(sizeof *op->ctile);
+        *op->ctile = best;
+        op->est_cycles = best.est_cycles;
+    }
+}
+
 void tile(Graph *g, Target *t)
 {
+    tile_cluster(g, t);
     const char *brute_env = getenv("HTC_TILE_BRUTE");
     for (int i = 0; i < g->nops; i++) {
         Op *op = &g->ops[i];

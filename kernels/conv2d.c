@@ -3260,6 +3260,49 @@ static inline int htc__conv_pointwise(int32_t k_h, int32_t k_w, int32_t s_h, int
     return k_h == 1 && k_w == 1 && s_h == 1 && s_w == 1 && pt == 0 && pl == 0 && out_h == in_h && out_w == in_w;
 }
 
+/* Output rows [y0, y1) of an image (p->batches is 1): in is the input band
+   from htc__rows_view(y0, y1)'s first row, out the output from row y0;
+   core computes its share of the band's rows (pixels when pointwise). The
+   cluster's L1 tiles (gen/tile.c tile_cluster) run it on bands in L1. */
+static HTC__UNUSED void htc__conv_band(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
+                                       int core, int ncores)
+{
+    htc__conv_params v = *p;
+    int32_t a, b, biy0, bh, bpad, iy0;
+    v.batches = 1;
+    if (htc__conv_pointwise(p->k_h, p->k_w, p->stride_h, p->stride_w, p->pad_top, p->pad_left, p->in_h, p->in_w, p->out_h,
+                            p->out_w)) {
+        htc__share((y1 - y0) * p->out_w, core, ncores, &a, &b);
+        if (b <= a) return;
+        v.in_h = v.out_h = 1;
+        v.in_w = v.out_w = b - a;
+        in += HTC__CAST(size_t, a) * p->in_c;
+        out += HTC__CAST(size_t, a) * p->out_c;
+    } else {
+        htc__share(y1 - y0, core, ncores, &a, &b);
+        if (b <= a) return;
+        htc__rows_view(p->in_h, p->k_h, p->stride_h, p->dil_h, p->pad_top, y0, y1, &biy0, &bh, &bpad);
+        htc__rows_view(p->in_h, p->k_h, p->stride_h, p->dil_h, p->pad_top, y0 + a, y0 + b, &iy0, &v.in_h, &v.pad_top);
+        v.out_h = b - a;
+        in += HTC__CAST(size_t, iy0 - biy0) * p->in_w * p->in_c;
+        out += HTC__CAST(size_t, a) * p->out_w * p->out_c;
+    }
+    if (dw) htc__dwconv2d_s8(&v, in, out);
+    else htc__conv2d_s8(&v, in, out);
+}
+
+static HTC__UNUSED void htc__conv2d_s8_band(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
+                                            int core, int ncores)
+{
+    htc__conv_band(p, 0, in, out, y0, y1, core, ncores);
+}
+
+static HTC__UNUSED void htc__dwconv2d_s8_band(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
+                                              int core, int ncores)
+{
+    htc__conv_band(p, 1, in, out, y0, y1, core, ncores);
+}
+
 static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int core,
                                            int ncores)
 {

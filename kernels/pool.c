@@ -209,6 +209,37 @@ static HTC__UNUSED void htc__pool_rows_par(const htc__pool_params *p, int max, c
     }
 }
 
+/* Output rows [y0, y1) of an image from the input band of htc__rows_view
+   (y0, y1) (the cluster's L1 tiles, gen/tile.c tile_cluster): core's share. */
+static HTC__UNUSED void htc__pool_band(const htc__pool_params *p, int max, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
+                                       int core, int ncores)
+{
+    htc__pool_params v = *p;
+    int32_t a, b, biy0, bh, bpad, iy0;
+    htc__share(y1 - y0, core, ncores, &a, &b);
+    if (b <= a) return;
+    htc__rows_view(p->in_h, p->k_h, p->stride_h, 1, p->pad_top, y0, y1, &biy0, &bh, &bpad);
+    htc__rows_view(p->in_h, p->k_h, p->stride_h, 1, p->pad_top, y0 + a, y0 + b, &iy0, &v.in_h, &v.pad_top);
+    v.batches = 1;
+    v.out_h = b - a;
+    in += HTC__CAST(size_t, iy0 - biy0) * p->in_w * p->c;
+    out += HTC__CAST(size_t, a) * p->out_w * p->c;
+    if (max) htc__maxpool_s8(&v, in, out);
+    else htc__avgpool_s8(&v, in, out);
+}
+
+static HTC__UNUSED void htc__avgpool_s8_band(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
+                                             int core, int ncores)
+{
+    htc__pool_band(p, 0, in, out, y0, y1, core, ncores);
+}
+
+static HTC__UNUSED void htc__maxpool_s8_band(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
+                                             int core, int ncores)
+{
+    htc__pool_band(p, 1, in, out, y0, y1, core, ncores);
+}
+
 static HTC__UNUSED void htc__avgpool_s8_par(const htc__pool_params *p, const int8_t *in, int8_t *out, int split, int core,
                                             int ncores)
 {

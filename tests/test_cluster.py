@@ -103,9 +103,10 @@ def test_deeploy_cores(net, tmp_path):
 
 @pytest.mark.parametrize("name", ("kws_ref_model", "pretrainedResnet_quant", "ad01_int8"))
 def test_threads_tsan(name, tmp_path):
-    """examples/cluster: HTC_PAR_RUN on 8 POSIX threads, built with
-    ThreadSanitizer (any data race fails the run); the output equals TFLite
-    Micro's."""
+    """examples/cluster: HTC_PAR_RUN on 8 POSIX threads and the L1 tiles'
+    bands moved by a DMA thread into a separate L1 buffer (MODEL_L1), built
+    with ThreadSanitizer (any data race fails the run: a missing
+    HTC_DMA_WAIT would be one); the output equals TFLite Micro's."""
     path = os.path.join(oracle.MODELS, name + ".tflite")
     info = oracle.ModelInfo(path)
     assert len(info.inputs) == 1 and len(info.outputs) == 1
@@ -174,3 +175,25 @@ def test_rv32_harts(name, harts, tmp_path):
         name, harts, work, critical, total, total / critical, m.group(1)))
     assert max(work) / mean < 1.25, work
     assert total / critical > 0.7 * harts, (critical, total)
+
+
+@pytest.mark.parametrize("cores", (1, 8))
+@pytest.mark.parametrize("name", MODELS)
+def test_l1_tiles(name, cores):
+    """Every convolution and pooling layer on the cluster is tiled into its
+    256 KiB L1 (one core too), within the L1; the bands cover the output and
+    every band moves its input and output by DMA."""
+    path = os.path.join(oracle.MODELS, name + ".tflite")
+    r = subprocess.run([oracle.HTC, "report", path, "-t", SIRACUSA, "-D", "cores=%d" % cores, "--json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    layers = json.loads(r.stdout)["layers"]
+    want = [l for l in layers if l["op"] in ("conv2d", "avgpool", "maxpool")]
+    assert want or name == "ad01_int8"
+    for l in want:
+        assert "l1" in l, l
+        t = l["l1"]
+        oh = l["out_shape"][1]
+        assert 0 < t["l1_bytes"] <= 256 * 1024 and t["tiles"] == -(-oh // t["rows"]), t
+        assert t["dma_bytes"] >= l["bytes"] and t["candidates"] >= 1, t
+        assert l["est_cycles"] >= max(t["compute_cycles"], 1), (l["est_cycles"], t)

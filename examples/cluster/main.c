@@ -2,7 +2,9 @@
    HTC_PAR_RUN bound to a pool of MODEL_CORES - 1 POSIX threads plus the
    calling thread (core 0). Each fork hands the layer function to every
    worker, runs core 0's share, and waits until all shares are done: the
-   join is the barrier between layers. The output bytes equal the serial
+   join is the barrier between layers. Layers tiled into the cluster's L1
+   move their bands through HTC_DMA_START / HTC_DMA_WAIT on a DMA thread,
+   into a separate L1 buffer (MODEL_L1). The output bytes equal the serial
    build's (the kernels' shares are disjoint and exact).
 
    htc compile MODEL -t targets/siracusa.lua -D cores=8 -o model.h --name model
@@ -14,12 +16,83 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void par_run(void (*fn)(void *, int, int), void *ctx, int ncores);
 #define HTC_PAR_RUN(fn, ctx, ncores) par_run((fn), (ctx), (ncores))
+/* the L1 tiles' bands move on a DMA thread, asynchronously, like the
+   cluster DMA: ThreadSanitizer sees whether the header waits for every
+   transfer before touching its buffers */
+static int dma_start(void *dst, const void *src, size_t bytes);
+static void dma_wait(int handle);
+#define HTC_DMA_START(dst, src, bytes) dma_start((dst), (src), (bytes))
+#define HTC_DMA_WAIT(handle) dma_wait(handle)
+extern unsigned char l1mem[];           /* the tiles' buffers, apart from the arena */
+#define MODEL_L1 l1mem
 
 #define MODEL_IMPLEMENTATION
 #include "model.h"
+
+#ifdef MODEL_L1_SIZE
+unsigned char l1mem[MODEL_L1_SIZE] __attribute__((aligned(16)));
+#endif
+
+#define DMA_QUEUE 64
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t queued, finished;
+    struct {
+        void *dst;
+        const void *src;
+        size_t bytes;
+    } q[DMA_QUEUE];
+    unsigned head, done;                /* transfers started, finished (in order) */
+    int quit;
+} dma = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, {{NULL, NULL, 0}}, 0, 0, 0};
+
+static int dma_start(void *dst, const void *src, size_t bytes)
+{
+    int id;
+    pthread_mutex_lock(&dma.mu);
+    while (dma.head - dma.done >= DMA_QUEUE) pthread_cond_wait(&dma.finished, &dma.mu);
+    dma.q[dma.head % DMA_QUEUE].dst = dst;
+    dma.q[dma.head % DMA_QUEUE].src = src;
+    dma.q[dma.head % DMA_QUEUE].bytes = bytes;
+    id = (int)dma.head++;
+    pthread_cond_signal(&dma.queued);
+    pthread_mutex_unlock(&dma.mu);
+    return id;
+}
+
+static void dma_wait(int handle)
+{
+    pthread_mutex_lock(&dma.mu);
+    while ((int)dma.done <= handle) pthread_cond_wait(&dma.finished, &dma.mu);
+    pthread_mutex_unlock(&dma.mu);
+}
+
+static void *dma_engine(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&dma.mu);
+    for (;;) {
+        void *d;
+        const void *s;
+        size_t n;
+        while (dma.done == dma.head && !dma.quit) pthread_cond_wait(&dma.queued, &dma.mu);
+        if (dma.done == dma.head) break;
+        d = dma.q[dma.done % DMA_QUEUE].dst;
+        s = dma.q[dma.done % DMA_QUEUE].src;
+        n = dma.q[dma.done % DMA_QUEUE].bytes;
+        pthread_mutex_unlock(&dma.mu);
+        memcpy(d, s, n);
+        pthread_mutex_lock(&dma.mu);
+        dma.done++;
+        pthread_cond_broadcast(&dma.finished);
+    }
+    pthread_mutex_unlock(&dma.mu);
+    return NULL;
+}
 
 #define MAX_CORES 64
 
@@ -85,7 +158,7 @@ static unsigned char input[MODEL_INPUT_SIZE], output[MODEL_OUTPUT_SIZE];
 
 int main(int argc, char **argv)
 {
-    pthread_t th[MAX_CORES];
+    pthread_t th[MAX_CORES], dma_th;
     FILE *f;
     int rc;
     if (argc != 3) {
@@ -98,6 +171,12 @@ int main(int argc, char **argv)
         return 1;
     }
     fclose(f);
+    (void)dma_start;                    /* unused when no layer is tiled */
+    (void)dma_wait;
+    if (pthread_create(&dma_th, NULL, dma_engine, NULL) != 0) {
+        fprintf(stderr, "cluster: pthread_create failed\n");
+        return 1;
+    }
     nworkers = MODEL_CORES - 1 < MAX_CORES ? MODEL_CORES - 1 : MAX_CORES;
     for (int i = 0; i < nworkers; i++)
         if (pthread_create(&th[i], NULL, worker, (void *)(intptr_t)(i + 1)) != 0) {
@@ -110,6 +189,11 @@ int main(int argc, char **argv)
     pthread_cond_broadcast(&pool.start);
     pthread_mutex_unlock(&pool.mu);
     for (int i = 0; i < nworkers; i++) pthread_join(th[i], NULL);
+    pthread_mutex_lock(&dma.mu);
+    dma.quit = 1;
+    pthread_cond_broadcast(&dma.queued);
+    pthread_mutex_unlock(&dma.mu);
+    pthread_join(dma_th, NULL);
     if (rc) {
         fprintf(stderr, "cluster: model_run failed (%d)\n", rc);
         return 1;
