@@ -278,16 +278,12 @@ static void write_driver(const char *path, const Graph *g, int ntrace)
     out_commit(f);
 }
 
-/* Printable text of a name from a model or target: control characters and
-   non-ASCII as '?' (the terminal must not interpret them), at most 60. */
+/* A name from a model or target for the terminal (esc_term: control
+   characters made visible), at most 60 characters for the table. */
 static const char *shown(const char *s)
 {
-    char *r = arena_alloc(64);
-    int n = 0;
-    for (; s && *s && n < 60; s++) r[n++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
-    if (s && *s) r[n - 1] = '+';
-    r[n] = 0;
-    return r;
+    const char *e = esc_term(s ? s : "");
+    return strlen(e) <= 60 ? e : arena_printf("%.59s+", e);
 }
 
 /* The op that wrote tensor (source index) idx, and where in its output. */
