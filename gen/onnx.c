@@ -782,7 +782,7 @@ const char *onnx_u8s8_note(void)
     if (!U8S8_NODE) return NULL;
     return arena_printf("%s multiplies uint8 activations by int8 weights: these outputs are the exact integer "
                         "sums, which onnxruntime computes with VNNI or on Arm64; on x86-64 without VNNI its u8s8 "
-                        "kernels saturate pairs of products to 16 bits and its answer may differ (README, \"Which "
+                        "kernels saturate pairs of products to 16 bits and its answer may differ (docs/models.md, \"Which "
                         "onnxruntime answer\")", U8S8_NODE);
 }
 

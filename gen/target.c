@@ -1681,7 +1681,7 @@ static int op_missing(lua_State *L)
 }
 
 /* The op as the target's predicates see it: a fresh table of plain values.
-   Field names are documented in docs of the target language (README). */
+   Field names are documented in docs/targets.md. */
 static void push_op(lua_State *L, const Graph *g, const Op *op)
 {
     static const char *acts[] = {"none", "relu", "relu6", "relu_n1_to_1"};

@@ -132,7 +132,7 @@ def run(exe, tmp, inputs, repeat=0):
 # tests/test_onnx.py test_oracle_rewrite_keeps_graph checks that the rewrite
 # changes none of onnxruntime's fusion decisions (the optimised graphs have
 # the same nodes) on the zoo. Float kernels are not affected. What stays
-# host-dependent is listed in README ("Which onnxruntime answer").
+# host-dependent is listed in docs/models.md ("Which onnxruntime answer").
 
 _WEIGHT_OPS = {  # op type: (activation input, its zero point, weight input, its zero point)
     "QLinearConv": (0, 2, 3, 5),
