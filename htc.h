@@ -82,9 +82,9 @@ static inline void htc__par_serial(htc_par_fn fn, void *ctx, int ncores)
        HTC_DMA_WAIT(h)                      the copy h has landed
    (L2 -> L1 before a tile, L1 -> L2 after it, the next tile's input moving
    while the cores compute the current one). Default: memcpy, handle 0. The
-   tiles' buffers are NAME_L1_SIZE bytes at NAME_L1 (define it, e.g. to
-   the cluster's TCDM base, before the implementation); without it they are
-   the arena's last NAME_L1_SIZE bytes (NAME_ARENA_SIZE includes them). */
+   tiles are used when the firmware defines NAME_L1 before the
+   implementation: the address of NAME_L1_SIZE bytes of L1 (e.g. the
+   cluster's TCDM); without it every layer computes from the arena. */
 #ifndef HTC_DMA_START
 #define HTC_DMA_START(dst, src, bytes) (memcpy((dst), (src), (bytes)), 0)
 #endif

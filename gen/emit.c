@@ -1065,7 +1065,7 @@ static void emit_band_layer(const Graph *g, const Op *op, int li)
     const ClusterTile *ct = op->ctile;
     const char *pt = op->params_type;
     fprintf(F, "\n/* layer %d: %s #%d in L1: %d bands of %d output rows */\n"
-               "static void %s__l%d(void *ctx_, int core, int ncores)\n{\n"
+               "static void %s__b%d(void *ctx_, int core, int ncores)\n{\n"
                "    const %s__ctx *ctx = (const %s__ctx *)ctx_;\n    const int t = ctx->tile;\n"
                "    const int32_t y0 = t * %d, y1 = y0 + %d < %d ? y0 + %d : %d;\n"
                "    %s p = %s__p%d;\n",
@@ -1078,13 +1078,13 @@ static void emit_band_layer(const Graph *g, const Op *op, int li)
             (long long)ct->off_out[1], (long long)ct->off_out[0]);
     int dil = op->kind == OP_CONV2D ? op->dil_h : 1;
     long long in_row = (long long)op->in_w * op->in_c, out_row = (long long)op->out_w * op->out_c;
-    fprintf(F, "static int %s__l%d_in(uint8_t *l1, const int8_t *src, int t)\n{\n"
+    fprintf(F, "static int %s__b%d_in(uint8_t *l1, const int8_t *src, int t)\n{\n"
                "    const int32_t y0 = t * %d, y1 = y0 + %d < %d ? y0 + %d : %d;\n    int32_t iy0, ih, pad;\n"
                "    htc__rows_view(%d, %d, %d, %d, %d, y0, y1, &iy0, &ih, &pad);\n    (void)pad;\n"
                "    return HTC_DMA_START(l1 + (t & 1 ? %lld : %lld), src + (size_t)iy0 * %lld, (size_t)ih * %lld);\n}\n",
             N, li, ct->rows, ct->rows, op->out_h, ct->rows, op->out_h, op->in_h, op->k_h, op->stride_h, dil, op->pad_top,
             (long long)ct->off_in[1], (long long)ct->off_in[0], in_row, in_row);
-    fprintf(F, "static int %s__l%d_out(uint8_t *l1, int8_t *dst, int t)\n{\n"
+    fprintf(F, "static int %s__b%d_out(uint8_t *l1, int8_t *dst, int t)\n{\n"
                "    const int32_t y0 = t * %d, y1 = y0 + %d < %d ? y0 + %d : %d;\n"
                "    return HTC_DMA_START(dst + (size_t)y0 * %lld, l1 + (t & 1 ? %lld : %lld), (size_t)(y1 - y0) * %lld);\n}\n",
             N, li, ct->rows, ct->rows, op->out_h, ct->rows, op->out_h, out_row, (long long)ct->off_out[1],
@@ -1103,15 +1103,15 @@ static void emit_band_run(const Graph *g, const Op *op, int li)
             ct->ntiles, (long long)ct->l1_bytes, N, ptr(g, op->in[0], 1), ptr(g, op->out[0], 0));
     if (ct->w_bytes) fprintf(F, "        hw = HTC_DMA_START(l1 + %lld, %s__p%d.weights, %lld);\n", (long long)ct->off_w, N, li, (long long)ct->w_bytes);
     if (ct->b_bytes) fprintf(F, "        if (%s__p%d.bias) hb = HTC_DMA_START(l1 + %lld, %s__p%d.bias, %lld);\n", N, li, (long long)ct->off_b, N, li, (long long)ct->b_bytes);
-    fprintf(F, "        hin = %s__l%d_in(l1, src, 0);\n"
+    fprintf(F, "        hin = %s__b%d_in(l1, src, 0);\n"
                "        HTC_DMA_WAIT(hw);\n        HTC_DMA_WAIT(hb);\n"
                "        for (t = 0; t < %d; t++) {\n"
                "            HTC_DMA_WAIT(hin);\n"
-               "            if (t + 1 < %d) hin = %s__l%d_in(l1, src, t + 1);\n"
+               "            if (t + 1 < %d) hin = %s__b%d_in(l1, src, t + 1);\n"
                "            ctx.tile = t;\n"
-               "            HTC_PAR_RUN(%s__l%d, &ctx, %s_CORES);\n"
+               "            HTC_PAR_RUN(%s__b%d, &ctx, %s_CORES);\n"
                "            if (t > 0) HTC_DMA_WAIT(hout);\n"
-               "            hout = %s__l%d_out(l1, dst, t);\n"
+               "            hout = %s__b%d_out(l1, dst, t);\n"
                "        }\n        HTC_DMA_WAIT(hout);\n    }\n",
             N, li, ct->ntiles, ct->ntiles, N, li, N, li, NU, N, li);
 }
@@ -1131,8 +1131,11 @@ static int emit_par_layers(const Graph *g, const Target *t)
                        "    uint8_t *l1;                /* the tiles' buffers */\n    int tile;                   /* the band being computed */\n} %s__ctx;\n",
                     N);
         if (op->ctile) {
+            fprintf(F, "#ifdef %s_L1\n", NU);
             emit_band_layer(g, op, i);
-            continue;
+            fprintf(F, "#endif\n");
+            if (op->cores <= 1) continue;       /* without NAME_L1: the plain call */
+            fprintf(F, "#ifndef %s_L1\n", NU);
         }
         fprintf(F, "\n/* layer %d: %s #%d, split by %s */\nstatic void %s__l%d(void *ctx_, int core, int ncores)\n{\n"
                    "    const %s__ctx *ctx = (const %s__ctx *)ctx_;\n    uint8_t *arena = ctx->arena;\n"
@@ -1143,6 +1146,7 @@ static int emit_par_layers(const Graph *g, const Target *t)
         emit_call(g, t, op, i);
         par_tail = NULL;
         fprintf(F, "}\n");
+        if (op->ctile) fprintf(F, "#endif\n");
     }
     return n;
 }
@@ -1199,11 +1203,9 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         if (g->ops[i].ctile && !g->ops[i].inplace && !g->ops[i].cascade && g->ops[i].ctile->l1_bytes > l1size)
             l1size = g->ops[i].ctile->l1_bytes;
     if (l1size) {
-        /* the cluster's L1 tiles: at NAME_L1 if the firmware says where, else after the arena */
-        asize = (asize + 15) / 16 * 16;
-        fprintf(F, "#define %s_L1_SIZE %lld\n#ifdef %s_L1\n#define %s_ARENA_SIZE %lld\n#else\n#define %s_ARENA_SIZE %lld\n#endif\n",
-                NU, (long long)l1size, NU, NU, (long long)asize, NU, (long long)(asize + l1size));
-        fprintf(F, "#define %s_ARENA_ALIGN %d\n", NU, p->alignment);
+        /* the cluster's L1 tiles, used when the firmware says where its L1 is (NAME_L1) */
+        fprintf(F, "#define %s_ARENA_SIZE %lld\n#define %s_ARENA_ALIGN %d\n#define %s_L1_SIZE %lld\n", NU, (long long)asize, NU,
+                p->alignment, NU, (long long)l1size);
     } else {
         fprintf(F, "#define %s_ARENA_SIZE %lld\n#define %s_ARENA_ALIGN %d\n", NU, (long long)asize, NU, p->alignment);
     }
@@ -1312,16 +1314,14 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, "}\n");
     }
     int npar = emit_par_layers(g, t);
-    if (l1size)
-        fprintf(F, "#ifdef %s_L1\n#define %s__L1BASE ((uint8_t *)(%s_L1))\n#else\n#define %s__L1BASE (arena + %lld)\n#endif\n",
-                NU, N, NU, N, (long long)asize);
+    if (l1size) fprintf(F, "#ifdef %s_L1\n#define %s__L1BASE ((uint8_t *)(%s_L1))\n#endif\n", NU, N, NU);
     fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\n"
                "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena_)\n{\n"
                "    uint8_t *arena = (uint8_t *)arena_;\n",
             N);
     if (npar) fprintf(F, "    %s__ctx ctx;\n", N);
     fprintf(F, "    if (!inputs || !outputs || !arena || ((uintptr_t)arena & (%s_ARENA_ALIGN - 1)) != 0) return -1;\n", NU);
-    if (npar) fprintf(F, "    ctx.arena = arena;\n    ctx.inputs = inputs;\n    ctx.outputs = outputs;\n");
+    if (npar) fprintf(F, "    ctx.arena = arena;\n    ctx.inputs = inputs;\n    ctx.outputs = outputs;\n    (void)ctx;\n");
     if (nvar) fprintf(F, "#ifndef %s_KEEP_STATE\n    %s_reset(arena);\n#endif\n", NU, N);
     if (offloaded) fprintf(F, "    htc__dev_reset();\n");
     for (int i = 0; i < g->nops; i++) {
@@ -1338,15 +1338,17 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         shape_str(F, out);
         fprintf(F, " */\n    HTC_CHECK_BEGIN(\"%s\", %d, arena, %s_ARENA_SIZE);\n", N, i, NU);
         check_buffers(g, op, i);
-        if (op->ctile && !op->inplace)
-            fprintf(F, "#ifndef %s_L1\n    HTC_CHECK_BUFFER(\"%s\", %d, %s__L1BASE, %s_L1_SIZE);\n#endif\n", NU, N, i, N, NU);
         fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
-        if (op->ctile && !op->inplace)
+        if (op->ctile && !op->inplace) {
+            fprintf(F, "#ifdef %s_L1\n", NU);
             emit_band_run(g, op, i);
-        else if (op->cores > 1 && !op->inplace)
+            fprintf(F, "#else\n");
+        }
+        if (op->cores > 1 && !op->inplace)
             fprintf(F, "    HTC_PAR_RUN(%s__l%d, &ctx, %s_CORES);\n", N, i, NU);
         else
             emit_call(g, t, op, i);
+        if (op->ctile && !op->inplace) fprintf(F, "#endif\n");
         if (offloaded) device_account(g, t, op, i);
         fprintf(F, "    HTC_PROFILE_END(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
         fprintf(F, "    HTC_TRACE(\"%s\", %d, %d, %s, %zu);\n", N, i, out->src_index, ptr(g, op->out[0], 1),

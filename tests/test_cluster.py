@@ -101,7 +101,7 @@ def test_deeploy_cores(net, tmp_path):
             assert a.read() == b.read(), "%s: cores=8 differs from cores=1 at tensor %s" % (net, f)
 
 
-@pytest.mark.parametrize("name", ("kws_ref_model", "pretrainedResnet_quant", "ad01_int8"))
+@pytest.mark.parametrize("name", MODELS)
 def test_threads_tsan(name, tmp_path):
     """examples/cluster: HTC_PAR_RUN on 8 POSIX threads and the L1 tiles'
     bands moved by a DMA thread into a separate L1 buffer (MODEL_L1), built

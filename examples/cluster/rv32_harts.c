@@ -35,9 +35,14 @@ static int in_fork;
 #define HTC_PROFILE_BEGIN(m, l, name) (serial_t0 = minstret())
 #define HTC_PROFILE_END(m, l, name) (in_fork ? (void)(in_fork = 0) : (void)(serial_n += minstret() - serial_t0))
 
+extern uint8_t l1mem[];                 /* layers tiled into the "L1" (memcpy as the DMA) */
+#define MODEL_L1 l1mem
 #define MODEL_IMPLEMENTATION
 #include "model.h"
 #include "input.h"
+#ifdef MODEL_L1_SIZE
+uint8_t l1mem[MODEL_L1_SIZE] __attribute__((aligned(16)));
+#endif
 #ifndef MODEL_CORES
 #define MODEL_CORES 1                   /* a header built for one core forks nothing */
 #endif
