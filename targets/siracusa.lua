@@ -19,14 +19,8 @@ local L2_KIB = param "l2_kib" { default = 2048, min = 1, max = 1048576,
 local L1_KIB = param "l1_kib" { default = 256, min = 1, max = 1048576,
                                 description = "the cluster's shared L1 (TCDM) in KiB" }
 
--- A cost by arithmetic: tflite (depthwise: tflite_dw), float/shift, fp32.
-local function by_arith(tflite, float, fp32, tflite_dw)
-  return function(op)
-    if op.requant == "fp32" then return fp32 or float end
-    if op.requant ~= "tflite" then return float end
-    return (op.kind == "conv2d" and op.depthwise == 1) and tflite_dw or tflite
-  end
-end
+-- a cost by arithmetic (targets/cpus/common.lua)
+local by_arith = include("cpus/common.lua").by_arith
 
 -- ---- N-EUREKA (kernels/neureka.c; ../shared/gvsoc.md) ---------------------
 -- Siracusa's neural engine: 3x3, 1x1 and depthwise 3x3 convolution, stride
