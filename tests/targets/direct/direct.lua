@@ -19,7 +19,7 @@ return target "direct" {
       requant = { "tflite" },
       ops = {
         fc = {
-          kernel = "direct.c", fn = "htc__direct_fc",
+          kernel = "kernels/nodevice.c", fn = "htc__dev_sync",
           template = "fc.c.in",
           macs_per_cycle = 1,
           accepts = function(op)

@@ -22,7 +22,7 @@ return target "folded" {
       requant = { "tflite" },
       ops = {
         fc = {
-          kernel = "../direct/direct.c", fn = "htc__direct_fc",
+          kernel = "kernels/nodevice.c", fn = "htc__dev_sync",
           template = "fc.c.in",
           macs_per_cycle = 1,
           accepts = function(op)
