@@ -23,7 +23,6 @@
 --   tiling: "channels" splits only the output channels, as the paper's
 --   runtime does; "any" lets htc split rows and columns too.
 -- Parameters: htc targets targets/dla.lua; -D pes=128 -D sram_kib=1024 ...
-local m4 = include "cpus/cortex-m4.lua"
 local PES = param "pes" { default = 64, min = 32, max = 256,
                           description = "int8 MACs of the vector ALU" }
 local SRAM_KIB = param "sram_kib" { default = 512, min = 32, max = 262144,
@@ -82,6 +81,8 @@ local function supported(op)
   if op.batches ~= 1 then return false, "batch > 1" end
   return true
 end
+
+local m4 = include "cpus/cortex-m4.lua"   -- the host CPU
 
 return target "dla" {
   description = "DLA of Sponner et al. (coarse-grained ISA, one device SRAM) + host CPU",
