@@ -818,6 +818,24 @@ static void own_state(Graph *g, const Op *op, int t, const char *what)
     (void)op;
 }
 
+/* An LSTM's shapes, int8, 16x8 and float alike: input [B][T][I] (time
+   major: [T][B][I]), hidden and cell state B x S values, output as the
+   input with S features. */
+static void lstm_shapes(const Op *op, const Tensor *x, const Tensor *h, const Tensor *c, const Tensor *out, int *B,
+                        int *Tn, int *I, int *S)
+{
+    need_rank(x, 3, "input");
+    need_rank(out, 3, "output");
+    int tm = op->axis;
+    *B = x->shape[tm ? 1 : 0], *Tn = x->shape[tm ? 0 : 1], *I = x->shape[2];
+    if (h->rank < 1) fail("hidden state '%s' is a scalar", h->name);
+    *S = h->shape[h->rank - 1];
+    if (tensor_numel(h) != (int64_t)*B * *S || tensor_numel(c) != (int64_t)*B * *S)
+        fail("hidden and cell state must have %d x %d values", *B, *S);
+    if (out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1] || out->shape[2] != *S)
+        fail("output '%s' must be [%d, %d, %d]", out->name, x->shape[0], x->shape[1], *S);
+}
+
 /* UNIDIRECTIONAL_SEQUENCE_LSTM, int8 activations and weights, int16 cell
    state (kernels/lstm.c), TFLM's PrepareGateParametersInteger: each gate's
    input and recurrent FULLY_CONNECTED to Q3.12 (CalculateOpDataFullyConnected
@@ -838,15 +856,8 @@ static void lower_lstm(Graph *g, Op *op)
     need_type(out, at, "output");
     need_type(h, at, "hidden state");
     need_type(c, DT_INT16, "cell state");
-    need_rank(x, 3, "input");
-    need_rank(out, 3, "output");
-    int tm = op->axis, B = x->shape[tm ? 1 : 0], Tn = x->shape[tm ? 0 : 1], I = x->shape[2];
-    if (h->rank < 1) fail("hidden state '%s' is a scalar", h->name);
-    int S = h->shape[h->rank - 1];
-    if (tensor_numel(h) != (int64_t)B * S || tensor_numel(c) != (int64_t)B * S)
-        fail("hidden and cell state must have %d x %d values", B, S);
-    if (out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1] || out->shape[2] != S)
-        fail("output '%s' must be [%d, %d, %d]", out->name, x->shape[0], x->shape[1], S);
+    int tm = op->axis, B, Tn, I, S;
+    lstm_shapes(op, x, h, c, out, &B, &Tn, &I, &S);
     int32_t x_zp = qzp(x, "input"), h_zp = qzp(h, "hidden state");
     qzp(out, "output");
     qzp(c, "cell state");
@@ -2298,15 +2309,8 @@ static void lower_flstm(Graph *g, Op *op)
     need_type(out, DT_FLOAT32, "output");
     need_type(h, DT_FLOAT32, "hidden state");
     need_type(c, DT_FLOAT32, "cell state");
-    need_rank(x, 3, "input");
-    need_rank(out, 3, "output");
-    int tm = op->axis, B = x->shape[tm ? 1 : 0], Tn = x->shape[tm ? 0 : 1], I = x->shape[2];
-    if (h->rank < 1) fail("hidden state '%s' is a scalar", h->name);
-    int S = h->shape[h->rank - 1];
-    if (tensor_numel(h) != (int64_t)B * S || tensor_numel(c) != (int64_t)B * S)
-        fail("hidden and cell state must have %d x %d values", B, S);
-    if (out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1] || out->shape[2] != S)
-        fail("output '%s' must be [%d, %d, %d]", out->name, x->shape[0], x->shape[1], S);
+    int tm = op->axis, B, Tn, I, S;
+    lstm_shapes(op, x, h, c, out, &B, &Tn, &I, &S);
     static const char *const gate[4] = {"input", "forget", "cell", "output"};
     for (int k = 0; k < 8; k++) {
         Tensor *w = need(g, op, 1 + k, arena_printf("%s %s weights", k < 4 ? "input" : "recurrent", gate[k % 4]));
