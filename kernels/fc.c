@@ -149,6 +149,29 @@ static HTC__NOINLINE void htc__fc_dsp(const htc__fc_params *p, const int8_t *in,
 }
 #endif
 
+#if (!defined(HTC__SSE2) && !defined(HTC__DSP)) || defined(HTC__XP)
+/* The epilogue of the portable and XpulpV2 paths: outputs o..o+nb-1 of one
+   row from their accumulators, TFLite's requantization (htc__prq when
+   htc__prq_ok said it is exact for the layer, else htc__requant). */
+static HTC__INLINE void htc__fc_rq4(const htc__fc_params *p, const int32_t *acc, int32_t o, int32_t nb, int fast,
+                                    int8_t *out)
+{
+    const int32_t mstep = p->per_channel ? 1 : 0, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    int32_t k;
+    for (k = 0; k < nb; k++) {
+        const int32_t m = p->mult[(o + k) * mstep], s = p->shift[(o + k) * mstep];
+        int32_t v;
+        if (fast) {
+            v = htc__prq_apply(htc__prq_make(m, s), acc[k]) + zp;
+            v = v < lo ? lo : (v > hi ? hi : v);
+        } else {
+            v = htc__requant(acc[k], m, s, zp, lo, hi);
+        }
+        out[o + k] = HTC__CAST(int8_t, v);
+    }
+}
+#endif
+
 #if !defined(HTC__SSE2) && !defined(HTC__DSP) && !defined(HTC__XP)
 /* Portable path (weights without zero point): four output rows per pass, each
    input byte (with the offset added once) feeding four multiply-adds, four
@@ -176,8 +199,7 @@ static HTC__NOINLINE HTC__NOSCHED void htc__fc_port4(const int8_t *x, const int8
 
 static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
-    const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
-    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp;
     const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
     int32_t b, o, k;
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
@@ -191,17 +213,7 @@ static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in
                 acc[k] = p->bias ? p->bias[row] : 0;
             }
             htc__fc_port4(in, r, n, off, acc);
-            for (k = 0; k < nb; k++) {
-                const int32_t m = p->mult[(o + k) * mstep], s = p->shift[(o + k) * mstep];
-                int32_t v;
-                if (fast) {
-                    v = htc__prq_apply(htc__prq_make(m, s), acc[k]) + zp;
-                    v = v < lo ? lo : (v > hi ? hi : v);
-                } else {
-                    v = htc__requant(acc[k], m, s, zp, lo, hi);
-                }
-                out[o + k] = HTC__CAST(int8_t, v);
-            }
+            htc__fc_rq4(p, acc, o, nb, fast, out);
         }
     }
 }
@@ -213,8 +225,7 @@ static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in
    off * sum(w) + x . w, with sum(w) accumulated in the same loop. */
 static HTC__NOINLINE void htc__fc_xp(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
-    const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
-    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp;
     const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
     int32_t b, o, k;
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
@@ -228,18 +239,8 @@ static HTC__NOINLINE void htc__fc_xp(const htc__fc_params *p, const int8_t *in, 
                 acc[k] = p->bias ? p->bias[row] : 0;
             }
             htc__xp_dot1x4w(in, r, n, acc, ws);
-            for (k = 0; k < nb; k++) {
-                const int32_t m = p->mult[(o + k) * mstep], s = p->shift[(o + k) * mstep];
-                int32_t v;
-                acc[k] += off * ws[k];
-                if (fast) {
-                    v = htc__prq_apply(htc__prq_make(m, s), acc[k]) + zp;
-                    v = v < lo ? lo : (v > hi ? hi : v);
-                } else {
-                    v = htc__requant(acc[k], m, s, zp, lo, hi);
-                }
-                out[o + k] = HTC__CAST(int8_t, v);
-            }
+            for (k = 0; k < nb; k++) acc[k] += off * ws[k];
+            htc__fc_rq4(p, acc, o, nb, fast, out);
         }
     }
 }
