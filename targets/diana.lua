@@ -21,6 +21,7 @@
 -- heuristics). bench/bench_diana.py: never worse than eq. 1 alone, up to
 -- 4.6x fewer cycles at a 4 kB L1 (conv 32->64, 32x32, 3x3).
 local rv32 = include "cpus/rv32imc.lua"
+local accel = include "parts/accel.lua"   -- the usual refusal checks
 local HEURISTICS = param "heuristics" { default = "3-5", values = { "none", "3-4", "3-5" },
                                         description = "tiling objective: HTVM eq. 1 only, + eq. 3-4, + eq. 3-5" }
 local L1_SIZE = param "l1_kib" { default = 256, min = 1, max = 256,
@@ -102,6 +103,9 @@ local use_digital = ENGINES == "both" or ENGINES == "digital"
 local POOL = param "pool" { default = "digital", values = { "digital", "cpu" },
                             description = "global average pool: on the digital core, or on the CPU as HTVM runs it" }
 local use_analog = ENGINES == "both" or ENGINES == "analog"
+-- a core not in use refuses every op (the first check of its accepts)
+local function digital_on() return use_digital, "not in use (engines=" .. ENGINES .. ")" end
+local function analog_on() return use_analog, "not in use (engines=" .. ENGINES .. ")" end
 
 -- The digital core's kernel sizes: 1, 3, 5, 7 (HTVM's pattern rule; its
 -- authors' commit 46d6d80, Jan 2023: "Supported conv2d kernels are actually
@@ -207,22 +211,16 @@ return target "diana" {
           template = "templates/diana/conv2d.c.in",
           macs_per_cycle = 256,   -- depthwise: 3.75, stated by the tile function
           double_buffer = true,
-          accepts = function(op)
-            if not use_digital then return false, "not in use (engines=" .. ENGINES .. ")" end
-            if op.weight_bits ~= 8 then return false, "weights are not int8" end
-            if op.dilation ~= 1 then return false, "dilation > 1" end
-            if op.stride > 2 then return false, "stride > 2" end
-            if not kernel_ok(op.kernel_h) or not kernel_ok(op.kernel_w) then
-              return false, ("kernel %dx%d (accepts 1, 3, 5, 7: other sizes are not supported in hardware, HTVM)"):format(op.kernel_h, op.kernel_w)
-            end
-            if op.groups ~= 1 and (op.depthwise == 0 or op.depth_multiplier ~= 1) then
-              return false, "grouped, not depthwise"
-            end
-            if op.weight_zp ~= 0 then return false, "weight zero point" end
-            if op.int32_out ~= 0 then return false, "int32 output" end
-            if op.batches ~= 1 then return false, "batch > 1" end
-            return true
-          end,
+          accepts = accel.accepts { digital_on, "int8_weights", "no_dilation",
+            function(op)
+              if op.stride > 2 then return false, "stride > 2" end
+              if not kernel_ok(op.kernel_h) or not kernel_ok(op.kernel_w) then
+                return false, ("kernel %dx%d (accepts 1, 3, 5, 7: other sizes are not supported in hardware, HTVM)"):format(op.kernel_h, op.kernel_w)
+              end
+              return op.groups == 1 or (op.depthwise == 1 and op.depth_multiplier == 1), "grouped, not depthwise"
+            end,
+            "no_weight_zp", "int8_out", "batch1",
+          },
           tile = function(t, op)
             local work
             if op.depthwise == 1 then
@@ -241,14 +239,7 @@ return target "diana" {
           template = "templates/diana/fc.c.in",
           macs_per_cycle = 256,
           double_buffer = true,
-          accepts = function(op)
-            if not use_digital then return false, "not in use (engines=" .. ENGINES .. ")" end
-            if op.batches ~= 1 then return false, "batch > 1" end
-            if op.weight_zp ~= 0 then return false, "weight zero point" end
-            if op.int32_out ~= 0 then return false, "int32 output" end
-            if op.weight_batches ~= 1 then return false, "batched weights" end
-            return true
-          end,
+          accepts = accel.accepts { digital_on, "batch1", "no_weight_zp", "int8_out", "one_weight_batch" },
           tile = function(t, op)
             return { maximize = objective(t, op, t.C, t.K), cycles = STARTUP + cdiv(t.C, ROWS) * cdiv(t.K, COLS) }
           end,
@@ -257,11 +248,7 @@ return target "diana" {
           kernel = "kernels/diana.c", fn = "htc__dev_add",
           template = "templates/diana/add.c.in",
           double_buffer = true,
-          accepts = function(op)
-            if not use_digital then return false, "not in use (engines=" .. ENGINES .. ")" end
-            if op.broadcast ~= 0 then return false, "broadcast operand" end
-            return true
-          end,
+          accepts = accel.accepts { digital_on, function(op) return op.broadcast == 0, "broadcast operand" end },
           tile = function(t, op)
             return { maximize = t.l1_bytes / L1_SIZE + t.OY, cycles = STARTUP + cdiv(t.C * t.OY * t.OX, LANES) }
           end,
@@ -276,14 +263,14 @@ return target "diana" {
           template = "templates/diana/pool.c.in",
           macs_per_cycle = LANES,
           double_buffer = true,
-          accepts = function(op)
-            if not use_digital then return false, "not in use (engines=" .. ENGINES .. ")" end
-            if POOL == "cpu" then return false, "pool=cpu (HTVM's placement)" end
-            if op.global ~= 1 then return false, "not a global average pool" end
-            if op.in_shape[1] ~= 1 then return false, "batch > 1" end
-            if #op.in_shape ~= 4 then return false, "input rank is not 4" end
-            return true
-          end,
+          accepts = accel.accepts { digital_on,
+            function(op)
+              if POOL == "cpu" then return false, "pool=cpu (HTVM's placement)" end
+              if op.global ~= 1 then return false, "not a global average pool" end
+              if op.in_shape[1] ~= 1 then return false, "batch > 1" end
+              return #op.in_shape == 4, "input rank is not 4"
+            end,
+          },
           tile = function(t, op)
             local l1 = (t.C * t.IY * t.IX + t.C * t.OY) * (2)
             return { maximize = 2 * l1 / L1_SIZE, l1_bytes = l1, w_bytes = 20,
@@ -308,17 +295,8 @@ return target "diana" {
           template = "templates/diana/aconv.c.in",
           macs_per_cycle = ANA_ROWS * ANA_COLS,
           double_buffer = true,
-          accepts = function(op)
-            if not use_analog then return false, "not in use (engines=" .. ENGINES .. ")" end
-            if op.weight_min < -1 or op.weight_max > 1 then return false, "weights are not ternary" end
-            if op.groups ~= 1 then return false, "grouped or depthwise" end
-            if op.dilation ~= 1 then return false, "dilation > 1" end
-            if op.weight_zp ~= 0 then return false, "weight zero point" end
-            if op.int32_out ~= 0 then return false, "int32 output" end
-            if op.batches ~= 1 then return false, "batch > 1" end
-            if op.in_type ~= "int8" then return false, "input is not int8" end
-            return true
-          end,
+          accepts = accel.accepts { analog_on, "ternary_weights", "ungrouped", "no_dilation", "no_weight_zp",
+                                    "int8_out", "batch1", "int8_in" },
           tile = function(t, op)
             local rows = op.kernel_h * op.kernel_w * op.C
             local passes = cdiv(rows, ANA_ROWS)
@@ -341,16 +319,8 @@ return target "diana" {
           template = "templates/diana/afc.c.in",
           macs_per_cycle = ANA_ROWS * ANA_COLS,
           double_buffer = true,
-          accepts = function(op)
-            if not use_analog then return false, "not in use (engines=" .. ENGINES .. ")" end
-            if op.weight_min < -1 or op.weight_max > 1 then return false, "weights are not ternary" end
-            if op.batches ~= 1 then return false, "batch > 1" end
-            if op.weight_zp ~= 0 then return false, "weight zero point" end
-            if op.int32_out ~= 0 then return false, "int32 output" end
-            if op.weight_batches ~= 1 then return false, "batched weights" end
-            if op.in_type ~= "int8" then return false, "input is not int8" end
-            return true
-          end,
+          accepts = accel.accepts { analog_on, "ternary_weights", "batch1", "no_weight_zp", "int8_out",
+                                    "one_weight_batch", "int8_in" },
           tile = function(t, op)
             local passes = cdiv(op.C, ANA_ROWS)
             if passes == 1 then

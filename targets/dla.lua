@@ -75,12 +75,8 @@ local function layer_cycles(t, op, w_bytes)
   return cdiv(op.K, t.K) * (weight_dma(w_bytes, op) + tiles * (STARTUP + compute(t, op) + tile_dma(t)))
 end
 
-local function supported(op)
-  if op.weight_bits ~= 8 then return false, "weights are not int8" end
-  if op.weight_zp ~= 0 then return false, "weight zero point" end
-  if op.batches ~= 1 then return false, "batch > 1" end
-  return true
-end
+local accel = include "parts/accel.lua"   -- the usual refusal checks
+local supported = { "int8_weights", "no_weight_zp", "batch1" }
 
 local m4 = include "cpus/cortex-m4.lua"   -- the host CPU
 
@@ -112,18 +108,17 @@ return target "dla" {
           kernel = "kernels/dla.c", fn = "htc__dla_conv",
           template = "templates/dla/conv2d.c.in",
           macs_per_cycle = PES,
-          accepts = function(op)
-            local ok, why = supported(op)
-            if not ok then return false, why end
-            if op.dilation ~= 1 then return false, "dilation > 1" end
-            if op.depthwise == 1 then
-              if op.depth_multiplier ~= 1 then return false, "depth multiplier > 1" end
-              if DEPTHWISE == "none" then return false, "depthwise runs on the CPU (depthwise=none)" end
-            elseif op.groups ~= 1 then
-              return false, "grouped convolution"
-            end
-            return true
-          end,
+          accepts = accel.accepts { supported[1], supported[2], supported[3], "no_dilation",
+            function(op)
+              if op.depthwise == 1 then
+                if op.depth_multiplier ~= 1 then return false, "depth multiplier > 1" end
+                if DEPTHWISE == "none" then return false, "depthwise runs on the CPU (depthwise=none)" end
+              elseif op.groups ~= 1 then
+                return false, "grouped convolution"
+              end
+              return true
+            end,
+          },
           tile = function(t, op)
             local w = w_total(t, op)
             local cons = { le(t.l1_bytes + w, SRAM) }
@@ -145,7 +140,7 @@ return target "dla" {
           kernel = "kernels/dla.c", fn = "htc__dla_fc",
           template = "templates/dla/fc.c.in",
           macs_per_cycle = PES,
-          accepts = supported,
+          accepts = accel.accepts(supported),
           tile = function(t, op)
             local w = w_total(t, op)
             local steps = OUTPUT_PAR and op.C * cdiv(t.K, PES) or t.K * cdiv(op.C, PES)

@@ -13,6 +13,7 @@
 -- Parameters: htc targets targets/npu.lua lists them; set with -D, e.g.
 --   htc run model.tflite -t targets/npu.lua -D pes=128 -D sram_kib=32 ...
 local m4 = include "cpus/cortex-m4.lua"
+local accel = include "parts/accel.lua"   -- the usual refusal checks
 local PES = param "pes" { default = 64, values = { 64, 128 },
                           description = "int8 MACs per cycle: 8x8 or 16x8 PEs (output x input channels)" }
 local SRAM_KIB = param "sram_kib" { default = 128, min = 4, max = 1024,
@@ -55,12 +56,7 @@ local function layer_cycles(t, op, w_bytes)
 end
 
 -- (the core sends only ops with TFLite's arithmetic: requant below)
-local function supported(op)
-  if op.weight_bits ~= 8 then return false, "weights are not int8" end
-  if op.weight_zp ~= 0 then return false, "weight zero point" end
-  if op.batches ~= 1 then return false, "batch > 1" end
-  return true
-end
+local supported = { "int8_weights", "no_weight_zp", "batch1" }
 
 return target "npu" {
   description = "NPU-like accelerator (TFLite requantization) + Cortex-M class host",
@@ -87,15 +83,12 @@ return target "npu" {
           kernel = "kernels/npu.c", fn = "htc__npu_conv",
           template = "templates/npu/conv2d.c.in",
           macs_per_cycle = ROWS * COLS,
-          accepts = function(op)
-            local ok, why = supported(op)
-            if not ok then return false, why end
-            if op.dilation ~= 1 then return false, "dilation > 1" end
-            if op.groups ~= 1 and (op.depthwise == 0 or op.depth_multiplier ~= 1) then
-              return false, "grouped convolution (plain and depthwise only)"
-            end
-            return true
-          end,
+          accepts = accel.accepts { supported[1], supported[2], supported[3], "no_dilation",
+            function(op)
+              return op.groups == 1 or (op.depthwise == 1 and op.depth_multiplier == 1),
+                     "grouped convolution (plain and depthwise only)"
+            end,
+          },
           tile = function(t, op)
             local w = t.w_bytes + 3 + 8 * t.K   -- + multipliers and shifts
             return {
@@ -111,7 +104,7 @@ return target "npu" {
           kernel = "kernels/npu.c", fn = "htc__npu_fc",
           template = "templates/npu/fc.c.in",
           macs_per_cycle = ROWS * COLS,
-          accepts = supported,
+          accepts = accel.accepts(supported),
           tile = function(t, op)
             local w = t.w_bytes + 3 + 8 * t.K
             return {

@@ -13,6 +13,7 @@
 
 -- memory sizes are parameters (-D l2_kib=4096 for a model whose arena needs more)
 local m4 = include "cpus/cortex-m4.lua"
+local accel = include "parts/accel.lua"   -- the usual refusal checks
 local L2_KIB = param "l2_kib" { default = 512, min = 1, max = 1048576,
                                 description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
 local L1_KIB = param "l1_kib" { default = 16, min = 1, max = 1024,
@@ -44,15 +45,10 @@ return target "vanilla" {
           kernel = "kernels/vanilla.c", fn = "htc__van_conv",
           template = "templates/vanilla/conv2d.c.in",
           macs_per_cycle = ROWS * COLS,
-          accepts = function(op)
-            if op.groups ~= 1 then return false, "grouped or depthwise (vanilla: plain conv only)" end
-            if op.dilation ~= 1 then return false, "dilation > 1" end
-            if op.weight_bits ~= 8 then return false, "weights are not int8" end
-            if op.weight_zp ~= 0 then return false, "weight zero point" end
-            if op.int32_out ~= 0 then return false, "int32 output" end
-            if op.batches ~= 1 then return false, "batch > 1" end
-            return true
-          end,
+          accepts = accel.accepts {
+            function(op) return op.groups == 1, "grouped or depthwise (vanilla: plain conv only)" end,
+            "no_dilation", "int8_weights", "no_weight_zp", "int8_out", "batch1",
+          },
           tile = function(t, op)
             -- scratchpad: int8 input tile, int32 accumulators (aligned),
             -- int8 weights of the K tile, int32 biases (aligned)
