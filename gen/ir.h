@@ -467,7 +467,8 @@ typedef struct {
     const char *dflt;           /* the default, as text */
     const char *allowed;        /* "64, 128", "16..1024" or "any number", for help */
     const char *description;
-    int line;                   /* where it is declared */
+    int line;                   /* where it is declared: this line */
+    const char *file;           /* of this file (the target's, or an included one) */
     int set;                    /* given with -D */
 } TargetParam;
 

@@ -475,6 +475,7 @@ static int l_param_spec(lua_State *L)
     TargetParam *p = &params_[nparams_];
     p->name = arena_strdup(name);
     p->line = line;
+    p->file = arena_printf("%.*s", (int)(strrchr(where, ':') - where), where);
     p->description = arena_strdup(lua_tostring(L, 6));
     p->dflt = scalar_text(L, 2);
     lua_pushvalue(L, 2);                                        /* 7: the value */
@@ -1551,8 +1552,10 @@ void target_describe(FILE *f, const Target *t)
     fprintf(f, "  parameters (-D NAME=VALUE):\n");
     for (int i = 0; i < t->nparams; i++) {
         const TargetParam *p = &t->params[i];
-        fprintf(f, "    %-14s %-8s %s (default %s; %s) [line %d]\n", esc_term(p->name), esc_term(p->value),
-                esc_term(p->description), esc_term(p->dflt), esc_term(p->allowed), p->line);
+        fprintf(f, "    %-14s %-8s %s (default %s; %s) [", esc_term(p->name), esc_term(p->value),
+                esc_term(p->description), esc_term(p->dflt), esc_term(p->allowed));
+        if (strcmp(p->file, t->path)) fprintf(f, "%s:%d]\n", esc_term(p->file), p->line);   /* in an included file */
+        else fprintf(f, "line %d]\n", p->line);
     }
 }
 

@@ -31,3 +31,20 @@ def test_qvanilla_bitexact(name, tmp_path):
         errors, compared = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps)
         assert not errors, "\n".join(errors)
         assert compared == len(info.ops)
+
+
+def test_qvanilla_is_vanilla_changed():
+    """qvanilla.lua includes vanilla.lua and changes it: its own name,
+    requantization and template; the parameters it inherits are listed
+    with the file that declares them; vanilla.lua itself is unchanged."""
+    def targets(path, *d):
+        p = subprocess.run([oracle.HTC, "targets", path] + [a for x in d for a in ("-D", x)],
+                           capture_output=True, text=True, cwd=oracle.REPO)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+    q = targets(QV, "l1_kib=32")
+    assert 'target "qvanilla"' in q and "engine vanilla: requant tflite;" in q, q
+    assert "l1_kib         32 " in q and "vanilla.lua:19]" in q, q
+    v = targets(os.path.join(oracle.REPO, "targets", "vanilla.lua"))
+    assert 'target "vanilla"' in v and "engine vanilla: requant quantlib, shift;" in v, v
+    assert "l1_kib         16 " in v and "[line 19]" in v, v
