@@ -859,6 +859,11 @@ static void read_memories(LoadedTarget *lt)
     qsort(t->memories, (size_t)t->nmemories, sizeof(Memory), by_memory_name);
 }
 
+static int by_op_kind(const void *a, const void *b)
+{
+    return (int)((const EngineOp *)a)->kind - (int)((const EngineOp *)b)->kind;
+}
+
 static OpKind op_kind_by_name(const char *s)
 {
     for (int k = 0; k < OP_COUNT; k++)
@@ -1345,6 +1350,8 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+    /* in operator order (lua_next's order varies from run to run) */
+    qsort(e->ops, (size_t)e->nops, sizeof(EngineOp), by_op_kind);
 }
 
 Target *target_load(const char *path)
