@@ -16,16 +16,33 @@ function M.by_arith(tflite, float, fp32, tflite_dw)
   end
 end
 
+-- What an operation's cost counts: cycles per multiply-accumulate (the
+-- report's macs: window or reduction work) or per output element.
+local PER_MAC = {}
+for _, k in ipairs { "conv2d", "fc", "avgpool", "maxpool", "mean", "batch_matmul", "transpose_conv", "sum",
+                     "reduce_max", "reduce_min", "reduce_all", "argmax", "argmin", "l2norm", "lstm", "svdf" } do
+  PER_MAC[k] = true
+end
+
+-- An ops entry from a cost: a number or function(op) becomes
+-- { cycles_per_mac = c } or { cycles_per_elem = c } by the operation; a
+-- table (e.g. another kernel: { kernel = ..., fn = ..., cycles_per_mac = c })
+-- stays as it is.
+local function entry(kind, c)
+  if type(c) == "table" then return c end
+  return PER_MAC[kind] and { cycles_per_mac = c } or { cycles_per_elem = c }
+end
+
 -- A CPU description as a function of the target's own fields: the engine
 -- table is those fields (name, memory, requant, cores, ...) with `ops` =
--- the description's cost table, entries of the target's `ops` added or
--- replacing (e.g. another kernel for one op).
-function M.cpu(ops)
+-- the description's costs (op = cycles, see entry), entries of the
+-- target's `ops` added or replacing (e.g. another kernel for one op).
+function M.cpu(costs)
   return function(fields)
     local e, o = {}, {}
     for k, v in pairs(fields) do e[k] = v end
-    for k, v in pairs(ops) do o[k] = v end
-    for k, v in pairs(fields.ops or {}) do o[k] = v end
+    for k, v in pairs(costs) do o[k] = entry(k, v) end
+    for k, v in pairs(fields.ops or {}) do o[k] = entry(k, v) end
     e.ops = o
     return e
   end
