@@ -77,13 +77,22 @@ local function neu_accepts(op)
   if op.groups ~= 1 and not (op.depthwise == 1 and op.depth_multiplier == 1 and op.kernel_h == 3) then
     return false, "grouped (N-EUREKA: dense or depthwise 3x3)"
   end
-  if op.qmax ~= 127 or (op.qmin ~= -128 and op.qmin ~= 0) then
-    return false, ("clip [%d, %d] is neither int8 nor ReLU"):format(op.qmin, op.qmax)
+  -- its ReLU clips to [0, 255] (uint8 out): only the int8 clip is exact
+  if op.qmax ~= 127 or op.qmin ~= -128 then
+    return false, ("clip [%d, %d] is not int8 (N-EUREKA's ReLU clips to [0, 255])"):format(op.qmin, op.qmax)
+  end
+  -- GVSoC's N-EUREKA pads below and right of the input with 0 whatever the
+  -- padding value: a padded layer is exact with a zero point of 0, or of
+  -- -128 in its unsigned mode (the template adds 128 to the input tile)
+  local padded = (op.out_shape[2] - op.in_shape[2] + op.kernel_h - 1) + (op.out_shape[3] - op.in_shape[3] + op.kernel_w - 1) > 0
+  if op.in_zp ~= 0 and op.in_zp ~= -128 and padded then
+    return false, "padded with an input zero point other than 0 / -128 (N-EUREKA pads below / right with 0)"
   end
   if op.ql_shift < 0 or op.ql_shift > 31 then return false, "shift outside 0..31" end
   local C = op.in_shape[#op.in_shape] // (op.groups > 0 and op.groups or 1)
   local wabs = math.max(-op.weight_min, op.weight_max, 0)
-  local acc = (128 * wabs) * C * op.kernel_h * op.kernel_w
+  local xabs = op.in_zp == -128 and 255 or 128     -- the unsigned mode reads 0..255
+  local acc = (xabs * wabs) * C * op.kernel_h * op.kernel_w
   local s = op.ql_shift
   local bias = op.ql_mul_absmax * (op.bias_absmax + (128 * wabs) * C * op.kernel_h * op.kernel_w)
                + op.ql_add_absmax + (s > 0 and (1 << (s - 1)) or 0) + 128 * (1 << s)
@@ -119,6 +128,7 @@ local function neu_constants(op, d)
   local K, C = d.K, d.C
   local s = op.ql_shift
   local off = -op.out_zp
+  local zp = op.in_zp == -128 and 0 or op.in_zp    -- -128: the unsigned mode reads x + 128
   local bytes, scale, bias = {}, {}, {}
   local function u(k, c, y, x) return d.w(k, c, y, x) + 128 end
   if mode == "1x1" then
@@ -174,7 +184,7 @@ local function neu_constants(op, d)
     end
     local m = d.qmul(k)
     scale[k + 1] = m
-    bias[k + 1] = m * (d.bias(k) - op.in_zp * sumw) + d.qadd(k) + (s > 0 and (1 << (s - 1)) or 0) - off * (1 << s)
+    bias[k + 1] = m * (d.bias(k) - zp * sumw) + d.qadd(k) + (s > 0 and (1 << (s - 1)) or 0) - off * (1 << s)
   end
   return { w = { type = "uint8", values = bytes }, scale = { type = "int32", values = scale }, b = { type = "int32", values = bias } }
 end

@@ -86,8 +86,9 @@ CASES = [(1, 0, 8, 16, 6, 6), (1, 0, 32, 32, 7, 5), (1, 0, 70, 40, 5, 9), (3, 0,
 def test_random_layers(tmp_path, kh, dw, c, k, h, w):
     """two chained layers: the first with a signed input and unsigned output
     (RequantShift signed=0: stored value - 128), so the second reads an
-    unsigned input (zero point folded into the bias); both on N-EUREKA,
-    bit-exact; the same bytes with engines=both and engines=cluster"""
+    unsigned input (zero point -128: N-EUREKA's unsigned mode on the bytes
+    + 128, padded with 0); both on N-EUREKA, bit-exact; the same bytes with
+    engines=both and engines=cluster"""
     rng = np.random.default_rng(kh * 1000 + dw * 100 + c + k + h)
     x = rng.integers(-128, 128, (1, c, h, w))
     n1, i1, y1 = layer(rng, "a", x, c, k if not dw else c, kh, dw, False)
@@ -192,3 +193,21 @@ def test_header_compiles(tmp_path):
                 ["c++", "-Wall", "-Wextra", "-Werror", "-c", "m.cpp", "-o", "m2.o"]):
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=str(tmp_path))
         assert r.returncode == 0, r.stderr
+
+
+def test_device_model_equals_gvsoc(tmp_path):
+    """kernels/neureka.c's device model gives GVSoC's N-EUREKA bytes: the 16
+    jobs of tests/neureka/jobs.c (3x3, 1x1, depthwise; ReLU or not; int8 /
+    uint8 input; padding; wrapping products) built on the host print the
+    bytes tests/neureka/gvsoc_jobs.py recorded from GVSoC (driven through
+    its registers)"""
+    d = os.path.join(REPO, "tests", "neureka")
+    exe = str(tmp_path / "jobs")
+    r = subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-o", exe, os.path.join(d, "jobs.c")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    host = subprocess.run([exe], capture_output=True, text=True, check=True).stdout.split("\n")
+    want = [l for l in open(os.path.join(d, "gvsoc_jobs.txt")).read().split("\n") if not l.startswith("#")]
+    assert sum(l.startswith("job ") for l in want) == 16 and "jobs: 16 done" in want
+    assert host == want, next(("line %d: %s != %s" % (i, a, b) for i, (a, b) in enumerate(zip(host, want)) if a != b),
+                              "lengths %d %d" % (len(host), len(want)))

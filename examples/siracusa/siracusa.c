@@ -237,3 +237,46 @@ uint32_t sir_perf_read(int event)
     }
     return v;
 }
+
+/* ---- N-EUREKA's tiles (siracusa.h, SIR_NEUREKA) ---- */
+
+#ifdef SIR_NEUREKA
+uint8_t sir_neu_l1[SIR_NEU_L1_SIZE] SIR_L1;
+
+void sir_fault(const char *what)
+{
+    printf("sir: fault: %s\n", what);
+    sir_exit(4);
+}
+
+static int in_l1(const void *p) { return (uint32_t)(uintptr_t)p - SIR_L1_BASE < SIR_L1_SIZE; }
+static int in_l2(const void *p) { return (uint32_t)(uintptr_t)p - SIR_L2_BASE < SIR_L2_SIZE; }
+
+void sir_copy_2d(void *dst, const void *src, uint32_t row, uint32_t rows, uint32_t dst_stride, uint32_t src_stride)
+{
+    uint8_t *d = (uint8_t *)dst;
+    const uint8_t *s = (const uint8_t *)src;
+    const int down = in_l1(d) && in_l2(s), up = in_l2(d) && in_l1(s);
+    uint32_t y, i;
+    if (!row || !rows) return;
+    if ((down && dst_stride == row) || (up && src_stride == row)) {
+        const uint32_t l2_stride = down ? src_stride : dst_stride;
+        if (rows == 1 || l2_stride == row) {               /* one contiguous block */
+            if (down) sir_dma_copy_in(d, s, row * rows);
+            else sir_dma_copy_out(d, s, row * rows);
+            return;
+        }
+        if (row <= 0xffffu && l2_stride <= 0xffffu) {       /* 2-D: the L1 side contiguous */
+            const uint32_t per = SIR_DMA_MAX / row;
+            for (y = 0; y < rows; y += per) {
+                const uint32_t n = rows - y < per ? rows - y : per;
+                if (down) sir_dma_wait(sir_dma_in_2d(d + y * row, s + y * l2_stride, n * row, row, l2_stride));
+                else sir_dma_wait(sir_dma_out_2d(d + y * l2_stride, s + y * row, n * row, row, l2_stride));
+            }
+            return;
+        }
+    }
+    for (y = 0; y < rows; y++)                              /* the core */
+        for (i = 0; i < row; i++) d[y * dst_stride + i] = s[y * src_stride + i];
+}
+#endif

@@ -88,4 +88,37 @@ void sir_exit(int code) __attribute__((noreturn));
 /* The generated header's fork/join hook (htc.h, "Multi-core clusters"). */
 #define HTC_PAR_RUN(fn, ctx, ncores) sir_par_run((fn), (ctx), (ncores))
 
+/* N-EUREKA (-DSIR_NEUREKA, for headers compiled with -D engines=neureka or
+   both): the header's engine layers drive the engine through its registers
+   (kernels/neureka.c, HTC_NEUREKA_REGS) instead of the host VP's device
+   model. Its tiles live in sir_neu_l1 (SIR_NEU_L1_SIZE bytes of L1, at
+   least the target's L1 bytes used by any engine layer: htc compile -D
+   l1_kib=N), its weights in the weight memory's SRAM (0x10800000);
+   sir_copy_2d moves the tiles (the cluster DMA between L2 and L1, the
+   core otherwise). */
+#ifdef SIR_NEUREKA
+#ifndef SIR_NEU_L1_SIZE
+#define SIR_NEU_L1_SIZE 0x10000u
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern uint8_t sir_neu_l1[];
+/* rows of row_bytes, dst rows dst_stride bytes apart, src rows src_stride */
+void sir_copy_2d(void *dst, const void *src, uint32_t row_bytes, uint32_t rows, uint32_t dst_stride,
+                 uint32_t src_stride);
+/* prints "sir: fault: WHAT" and ends the simulation with exit code 4 */
+void sir_fault(const char *what) __attribute__((noreturn));
+#ifdef __cplusplus
+}
+#endif
+#define HTC_NEUREKA_REGS 1
+#define HTC_DEVICE_FAULT(what) sir_fault(what)
+#define HTC_NEU_L1 sir_neu_l1
+#define HTC_NEU_L1_SIZE SIR_NEU_L1_SIZE
+#define HTC_NEU_WMEM ((uint8_t *)0x10800000u)
+#define HTC_NEU_COPY(dst, src, row, rows, dst_stride, src_stride) \
+    sir_copy_2d((dst), (src), (row), (rows), (dst_stride), (src_stride))
+#endif
+
 #endif /* SIRACUSA_H */
