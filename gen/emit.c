@@ -806,7 +806,12 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     int64_t db = ti->double_buffer ? 2 : 1, o = 0;
     tseti("in_off0", 0); tseti("in_off1", ti->double_buffer ? ti->l1_in : 0); o = db * ti->l1_in;
     tseti("in2_off0", o); tseti("in2_off1", o + (ti->double_buffer ? ti->l1_in2 : 0)); o += db * ti->l1_in2;
-    tseti("out_off0", o); tseti("out_off1", o + (ti->double_buffer ? ti->l1_out : 0));
+    if (t->engines[op->engine].out_memory >= 0) {     /* the output tiles in the engine's `outputs` memory */
+        tseti("out_off0", ti->out_base);
+        tseti("out_off1", ti->out_base + (ti->double_buffer ? ti->out_bytes / 2 : 0));
+    } else {
+        tseti("out_off0", o); tseti("out_off1", o + (ti->double_buffer ? ti->l1_out : 0));
+    }
     /* pointers as one parenthesised expression: {{in}}[i] and {{out}} + n
        mean what they say */
     tset("in", arena_printf("(%s)", ptr(g, op->in[0], 1)));
@@ -815,11 +820,15 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     tseti("qmin", op->act_min); tseti("qmax", op->act_max);
     tseti("per_channel", op->nch > 1);
     if (op->kind == OP_CONV2D || op->kind == OP_FC) {
-        /* weight memory of one K tile: weights, int32 biases, then (TFLite)
+        /* weight memory of one K tile (from w_off: 0, or after the tiles
+           of a memory it shares): weights, int32 biases, then (TFLite)
            int32 multipliers and shifts */
         int wrow = op->kind == OP_FC ? op->in_c : op->in_c / op->groups * op->k_h * op->k_w;
-        int64_t b_off = ((int64_t)ti->size[TD_K] * wrow + 3) & ~3;
+        int64_t wtile = (int64_t)ti->size[TD_K] * (wrow / ti->full[TD_C] * ti->size[TD_C]);
+        if (!strcmp(ti->geom, "dw")) wtile = (int64_t)ti->size[TD_K] * wrow;
+        int64_t b_off = ti->w_base + ((wtile + 3) & ~3);
         tseti("wrow", wrow);
+        tseti("w_off", ti->w_base);
         tseti("b_off", b_off);
         tseti("rq_off", b_off + 4 * (int64_t)ti->size[TD_K]);
     } else if (op->kind == OP_ADD && op->rq == RQ_FLOAT) {
@@ -1043,6 +1052,13 @@ static void device_defines(const Target *t, const Engine *e, const char *pre)
     if (e->weight_memory >= 0 && t->memories[e->weight_memory].dma_bytes_per_cycle > 0)
         fprintf(F, "#define HTC_DEV_%sW_DMA_BPC %.17g\n#define HTC_DEV_%sW_DMA_SETUP %d\n", pre,
                 t->memories[e->weight_memory].dma_bytes_per_cycle, pre, t->memories[e->weight_memory].dma_setup);
+    if (e->out_memory >= 0) {
+        const Memory *o = &t->memories[e->out_memory];
+        fprintf(F, "#define HTC_DEV_%sOUT_SIZE %lld\n", pre, (long long)o->size);
+        if (o->dma_bytes_per_cycle > 0)
+            fprintf(F, "#define HTC_DEV_%sOUT_DMA_BPC %.17g\n#define HTC_DEV_%sOUT_DMA_SETUP %d\n", pre,
+                    o->dma_bytes_per_cycle, pre, o->dma_setup);
+    }
     fprintf(F, "#define HTC_DEV_%sSTARTUP %d\n", pre, e->startup);
     if (e->rows) fprintf(F, "#define HTC_DEV_%sROWS %d\n#define HTC_DEV_%sCOLS %d\n", pre, e->rows, pre, e->cols);
     for (int i = 0; i < e->ndevice; i++) fprintf(F, "#define HTC_DEV_%s%s %.17g\n", pre, e->device_names[i], e->device_values[i]);

@@ -295,6 +295,10 @@ typedef struct TileInfo {
     int64_t l1_bytes;           /* act memory used (all buffers) */
     int64_t l1_in, l1_out, l1_in2;   /* one buffer each */
     int64_t w_bytes;            /* weight memory used (one K tile incl. bias) */
+    int64_t out_bytes;          /* output memory used (engine `outputs`: the output tiles), else 0 */
+    int64_t out_base, w_base;   /* where the output tiles / the weights start in their memory
+                                   (after the buffers placed before them in a shared memory) */
+    int c_split;                /* conv/fc with C tiled: int32 partial sums over the C tiles */
     int64_t dma_bytes;          /* bytes moved by DMA for the whole layer */
     int ntiles;
     double objective;           /* MILP optimum */
@@ -446,6 +450,7 @@ typedef struct {
     EngineOp *ops;
     int act_memory;             /* index into Target.memories */
     int weight_memory;          /* accelerators: index of the weight memory, or -1 */
+    int out_memory;             /* accelerators: the output tiles' own memory (`outputs`), or -1 */
     int startup;                /* cycles to start one engine invocation */
     int rows, cols;             /* array = { rows, cols }: the PE array (0: none stated) */
     const char *description;
@@ -532,12 +537,13 @@ typedef struct {
     Expr *w_dma_cycles;         /* DMA cycles of one K tile's weights, or NULL (the core's model) */
     Expr *cycles;               /* estimated cycles of one tile (vars = the tile's actual sizes) */
     Expr *l1_bytes, *w_bytes;   /* memory use of one tile (capacity constraints) */
+    Expr *out_bytes;            /* the output tiles in the engine's `outputs` memory, or NULL */
     int ncons;
     Expr **cons;                /* EX_LE / EX_GE / EX_EQ */
     int tied_c;                 /* depthwise: C is K */
     double macs_per_cycle;      /* this layer's peak rate (0: the op's macs_per_cycle) */
     const char *where;          /* "file:line: engine.ops.kind.tile", for messages */
-    const char *where_obj, *where_cycles, *where_l1, *where_w, *where_cons;   /* the same at each field's line */
+    const char *where_obj, *where_cycles, *where_l1, *where_w, *where_out, *where_cons;   /* the same at each field's line */
     Expr *core_l1, *core_w;     /* the core's own sizes (t.l1_bytes, t.w_bytes) */
 } TileSpec;
 /* Calls engines[e].ops[kind].tile(t, op) with the layer geometry. */

@@ -36,6 +36,8 @@ static void tile_json(FILE *f, const TileInfo *ti)
             ti->geom, ti->full[TD_K], ti->full[TD_C], ti->full[TD_OY], ti->full[TD_OX], ti->size[TD_K], ti->size[TD_C],
             ti->size[TD_OY], ti->size[TD_OX], ti->ntiles, ti->double_buffer ? "true" : "false", (long long)ti->l1_bytes,
             (long long)ti->w_bytes, (long long)ti->dma_bytes, ti->objective);
+    if (ti->out_bytes) fprintf(f, "\"out_bytes\": %lld, ", (long long)ti->out_bytes);
+    if (ti->c_split) fprintf(f, "\"c_tiles\": %d, ", (ti->full[TD_C] + ti->size[TD_C] - 1) / ti->size[TD_C]);
     if (ti->brute == ti->brute) fprintf(f, "\"brute\": %.9g, \"brute_points\": %lld, ", ti->brute, (long long)ti->brute_points);
     fprintf(f, "\"method\": \"%s\", \"milp_vars\": %d, \"milp_rows\": %d, \"solve_ms\": %.3f, \"ideal_cycles\": %.0f}",
             ti->method ? ti->method : "milp", ti->nvars, ti->nrows, ti->solve_ms, ti->ideal_cycles);

@@ -605,7 +605,11 @@ static const char expr_prelude[] =
     "    t.w_bytes = node{op='c', v=0}\n"
     "    t.l1_in2 = t.l1_in\n"
     "  end\n"
-    "  t.l1_bytes = (t.l1_in + t.l1_out + (t.l1_in2 or 0)) * db\n"
+    "  if g.out_sep then -- the output tiles in the engine's `outputs` memory\n"
+    "    t.l1_bytes = (t.l1_in + (t.l1_in2 or 0)) * db; t.out_bytes = t.l1_out * db\n"
+    "  else\n"
+    "    t.l1_bytes = (t.l1_in + t.l1_out + (t.l1_in2 or 0)) * db\n"
+    "  end\n"
     "  local names = {}\n"
     "  for k in pairs(t) do names[#names + 1] = k end\n"
     "  table.sort(names)\n"
@@ -715,7 +719,7 @@ static void push_sandbox_env(lua_State *L)
 static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "engines", "dispatch", "description", NULL};
 static const char *const mem_keys[] = {"size", "alignment", "dma", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", NULL};
-static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights",
+static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights", "outputs",
                                           "startup", "array", "device", "cores", "l1", "split", "fork", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
@@ -1139,6 +1143,21 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         if (e->weight_memory < 0) {
             kk[nkeys] = "weights";
             field_error(lt, kk, nkeys + 1, "no memory named '%s' in the memory table", wmem);
+        }
+    }
+    /* outputs = "ACC": the output tiles in a memory of their own (e.g. an
+       int32 accumulator next to the scratchpad of inputs and weights) */
+    e->out_memory = -1;
+    const char *omem = get_string(lt, kk, nkeys, "outputs", 0);
+    if (omem) {
+        e->out_memory = memory_index(&lt->t, omem);
+        if (e->out_memory < 0) {
+            kk[nkeys] = "outputs";
+            field_error(lt, kk, nkeys + 1, "no memory named '%s' in the memory table", omem);
+        }
+        if (e->out_memory == e->act_memory) {
+            kk[nkeys] = "outputs";
+            field_error(lt, kk, nkeys + 1, "'%s' is the engine's memory already (outputs names a second one)", omem);
         }
     }
     e->startup = (int)get_number(lt, kk, nkeys, "startup", 0, 0, 0, 1e9, 1);
@@ -2304,12 +2323,15 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
     set_int(L, "s_h", geo->s_h); set_int(L, "s_w", geo->s_w);
     lua_pushboolean(L, geo->double_buffer);
     lua_setfield(L, -2, "double_buffer");
+    lua_pushboolean(L, e->out_memory >= 0);
+    lua_setfield(L, -2, "out_sep");
     if (tpcall(L, 1, 1) != LUA_OK) die("internal: tile variables: %s", lua_tostring(L, -1));
     int tv = lua_gettop(L);
     ts->l1_bytes = field_expr(lt, "l1_bytes", "internal: t");
     ts->w_bytes = field_expr(lt, "w_bytes", "internal: t");
     ts->core_l1 = ts->l1_bytes;
     ts->core_w = ts->w_bytes;
+    ts->out_bytes = e->out_memory >= 0 ? field_expr(lt, "out_bytes", "internal: t") : NULL;
     ts->tied_c = !strcmp(geo->geom, "dw");
     /* the layer as plain numbers, plus the full sizes */
     lua_rawgeti(L, LUA_REGISTRYINDEX, lt->tile_ref[engine][op->kind]);
@@ -2329,14 +2351,14 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
        default (maximise would silently maximise l1_bytes) */
     {
         static const char *const tile_keys[] = {"maximize", "minimize", "cycles", "dma_cycles", "w_dma_cycles",
-                                                "constraints", "l1_bytes", "w_bytes", "macs_per_cycle", NULL};
+                                                "constraints", "l1_bytes", "w_bytes", "out_bytes", "macs_per_cycle", NULL};
         lua_pushnil(L);
         while (lua_next(L, -2)) {
             lua_pop(L, 1);
             const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
             if (!in_list(k, tile_keys))
                 die("%s:%d: %s returned an unknown field '%s' (expected one of: maximize, minimize, cycles, dma_cycles, "
-                    "w_dma_cycles, constraints, l1_bytes, w_bytes, macs_per_cycle)", t->path, fn_key_line(lt, fref, k), where, k);
+                    "w_dma_cycles, constraints, l1_bytes, w_bytes, out_bytes, macs_per_cycle)", t->path, fn_key_line(lt, fref, k), where, k);
         }
     }
 #define AT(k) arena_printf("%s:%d: %s.%s", t->path, fn_key_line(lt, fref, k), where, k)
@@ -2364,6 +2386,12 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
            may add to it, never shrink it */
         ts->where_l1 = l1 ? AT("l1_bytes") : arena_printf("%s.l1_bytes", ts->where);
         ts->where_w = wb ? AT("w_bytes") : arena_printf("%s.w_bytes", ts->where);
+        Expr *ob = field_expr(lt, "out_bytes", AT("out_bytes"));
+        if (ob && e->out_memory < 0)
+            die("%s: the engine has no outputs memory (its output tiles are in %s, counted in l1_bytes)",
+                AT("out_bytes"), t->memories[e->act_memory].name);
+        if (ob) ts->out_bytes = ob;
+        ts->where_out = ob ? AT("out_bytes") : arena_printf("%s.out_bytes", ts->where);
     }
     /* peak rate of this layer's op class (e.g. depthwise on one PE row), for the ideal */
     if (rawfield(L, -1, "macs_per_cycle") != LUA_TNIL) {

@@ -193,8 +193,20 @@ typedef struct {
     int *v[TD_COUNT];
 } Grid;
 static Grid full_grid(const TileInfo *ti, const TileSpec *ts);
+/* The capacity rows of a layer: per local memory the engine places tile
+   buffers in, the bytes of those buffers (the tile function's l1_bytes,
+   out_bytes, w_bytes; in a shared memory each but the last rounded up to
+   4, where the next one starts) at most the memory's size. */
+#define MAX_CAPS 3
+typedef struct {
+    int n;
+    const Expr *e[MAX_CAPS];
+    double cap[MAX_CAPS];
+    const char *mem[MAX_CAPS];
+    const char *what[MAX_CAPS];         /* "l1_bytes + w_bytes", for messages */
+} Caps;
 static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr, const Expr *obj, int minimize,
-                          int64_t l1_cap, int64_t w_cap, int *size, double *value);
+                          const Caps *caps, int *size, double *value);
 /* the MILP failing numerically falls back to enumeration up to this many tilings */
 #ifndef TILE_ENUM_FALLBACK
 #define TILE_ENUM_FALLBACK 5e6
@@ -344,17 +356,14 @@ static void milp_constraint(Milp *m, const Expr *c, const int *vcol)
     add_row(m, a, c->kind == EX_LE ? LE : c->kind == EX_GE ? GE : EQ, 0);
 }
 
-/* Solve: maximise obj (or minimise when minimize) subject to the spec.
-   l1_cap < 0: no activation-memory constraint. Returns 1 and the tile sizes
-   when feasible. */
 /* Solve: maximise obj (or minimise when minimize) subject to the spec,
    within `limit` simplex iterations (*used: how many it took).
-   l1_cap < 0: no activation-memory constraint. Returns 1 and the tile sizes
+   caps: the capacity rows (none: no memory constraint). Returns 1 and the tile sizes
    when a tiling was found (*proven: optimal), 0 when none exists, -1 when
    the limit (or the size limit: more than TILE_MILP_ROWS rows) stopped it
    before it found one, -2 when lp_solve failed numerically. */
-static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap,
-                 int64_t w_cap, int *size, double *value, int *nvars, int *nrows, long limit, long *used, int *proven)
+static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, const Caps *caps,
+                      int *size, double *value, int *nvars, int *nrows, long limit, long *used, int *proven)
 {
     *used = 0;
     *proven = 0;
@@ -368,13 +377,9 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
         m.lo[vcol[TD_C]] = ti->full[TD_C];
     }
     for (int i = 0; i < ts->ncons; i++) milp_constraint(&m, ts->cons[i], vcol);
-    if (l1_cap >= 0) {
-        Lin l = lower_expr(&m, ts->l1_bytes, vcol);
-        add_row(&m, l, LE, (double)l1_cap);
-    }
-    if (w_cap >= 0 && ts->w_bytes) {
-        Lin l = lower_expr(&m, ts->w_bytes, vcol);
-        add_row(&m, l, LE, (double)w_cap);
+    for (int i = 0; i < caps->n; i++) {
+        Lin l = lower_expr(&m, caps->e[i], vcol);
+        add_row(&m, l, LE, caps->cap[i]);
     }
     Lin o = lower_expr(&m, obj, vcol);
     *nvars = m.ncols;
@@ -424,7 +429,7 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
 }
 
 /* every tiling in the box; the best objective over the feasible ones */
-static double brute(const TileInfo *ti, const TileSpec *ts, int64_t l1_cap, int64_t w_cap, int64_t *points)
+static double brute(const TileInfo *ti, const TileSpec *ts, const Caps *caps, int64_t *points)
 {
     double best = -INFINITY, x[TD_COUNT];
     int64_t n = 0;
@@ -435,8 +440,8 @@ static double brute(const TileInfo *ti, const TileSpec *ts, int64_t l1_cap, int6
                 for (int ox = 1; ox <= ti->full[TD_OX]; ox++) {
                     x[TD_K] = k; x[TD_C] = c; x[TD_OY] = oy; x[TD_OX] = ox;
                     n++;
-                    int ok = expr_eval(ts->l1_bytes, x) <= (double)l1_cap;
-                    if (ok && ts->w_bytes && w_cap >= 0) ok = expr_eval(ts->w_bytes, x) <= (double)w_cap;
+                    int ok = 1;
+                    for (int i = 0; ok && i < caps->n; i++) ok = expr_eval(caps->e[i], x) <= caps->cap[i];
                     for (int i = 0; ok && i < ts->ncons; i++) ok = expr_eval(ts->cons[i], x) != 0;
                     if (!ok) continue;
                     double v = expr_eval(ts->maximize, x) * (ts->minimize ? -1 : 1);
@@ -592,16 +597,15 @@ static Grid coarse_grid(const TileInfo *ti)
 /* Every tiling of the box: the feasible one with the best objective
    (maximise, or minimise when minimize), first found on ties. Exact. */
 static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr, const Expr *obj, int minimize,
-                          int64_t l1_cap, int64_t w_cap, int *size, double *value)
+                          const Caps *caps, int *size, double *value)
 {
-    /* programs: 0 l1, 1 objective, 2 weights, 3.. constraints; one register file each */
-    int np = 3 + ts->ncons;
+    /* programs: the capacities, the objective (ob), the constraints; one register file each */
+    const int ncap = caps->n, ob = ncap, np = ncap + 1 + ts->ncons;
     Prog *pg = arena_alloc(sizeof(Prog) * (size_t)np);
     double **r = arena_alloc(sizeof(double *) * (size_t)np), x[TD_COUNT] = {0}, best = 0;
-    prog_add(&pg[0], ts->l1_bytes);
-    prog_add(&pg[1], obj);
-    if (ts->w_bytes && w_cap >= 0) prog_add(&pg[2], ts->w_bytes);
-    for (int i = 0; i < ts->ncons; i++) prog_add(&pg[3 + i], ts->cons[i]);
+    for (int i = 0; i < ncap; i++) prog_add(&pg[i], caps->e[i]);
+    prog_add(&pg[ob], obj);
+    for (int i = 0; i < ts->ncons; i++) prog_add(&pg[ob + 1 + i], ts->cons[i]);
     for (int i = 0; i < np; i++) {
         if (pg[i].n) prog_levels(&pg[i]);
         r[i] = arena_alloc(sizeof(double) * (size_t)(pg[i].n + 1));
@@ -627,17 +631,15 @@ static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr
                 for (int ix = 0; ix < gr->n[TD_OX]; ix++) {
                     int ox = gr->v[TD_OX][ix];
                     x[TD_OX] = ox;
-                    prog_level(&pg[0], TD_OX, x, r[0]);
-                    if (l1_cap >= 0 && RESULT(0) > (double)l1_cap + 1e-9) continue;
                     int ok = 1;
-                    for (int q = 2; ok && q < np; q++) {
-                        if (!pg[q].n) continue;
+                    for (int q = 0; ok && q < np; q++) {
+                        if (q == ob) continue;
                         prog_level(&pg[q], TD_OX, x, r[q]);
-                        ok = q == 2 ? RESULT(2) <= (double)w_cap + 1e-9 : RESULT(q) != 0;
+                        ok = q < ncap ? RESULT(q) <= caps->cap[q] + 1e-9 : RESULT(q) != 0;
                     }
                     if (!ok) continue;
-                    prog_level(&pg[1], TD_OX, x, r[1]);
-                    double v = RESULT(1);
+                    prog_level(&pg[ob], TD_OX, x, r[ob]);
+                    double v = RESULT(ob);
                     if (!found || (minimize ? v < best - 1e-9 : v > best + 1e-9)) {
                         found = 1;
                         best = v;
@@ -701,7 +703,7 @@ static int geometry(const Graph *g, const Op *op, TileInfo *ti)
 
 /* walk the actual tiles (remainders included): count, DMA bytes, estimate;
    at most TILE_MAX_TILES tiles, each tile's cycles a finite number */
-static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memory *wm, const Op *op)
+static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memory *wm, const Memory *om, const Op *op)
 {
     double count = 1;
     for (int d = 0; d < TD_COUNT; d++)
@@ -747,6 +749,9 @@ static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memo
                         die("%s is %g for a tile (K=%d C=%d OY=%d OX=%d) of operator %d %s: expected a cycle count",
                             ts->where_cycles, comp, kt, cc, yt, xt, op->src_index, op->src_name);
                     double dm = ts->dma_cycles ? expr_eval(ts->dma_cycles, x)
+                              : om && om->dma_bytes_per_cycle > 0
+                                  ? (act->dma_bytes_per_cycle > 0 ? act->dma_setup + (double)inb / act->dma_bytes_per_cycle : 0) +
+                                        om->dma_setup + (double)outb / om->dma_bytes_per_cycle
                               : act->dma_bytes_per_cycle > 0 ? 2 * act->dma_setup + (double)(inb + outb) / act->dma_bytes_per_cycle
                                                              : 0;
                     est += ti->double_buffer ? (comp > dm ? comp : dm) : comp + dm;
@@ -800,18 +805,18 @@ static int budget_warned;
    within its iteration limit and the model's budget, else the coarse grid.
    Returns 1 (found; *method says how), 0 (no tiling exists: exact), -1
    (none found within the limits). */
-static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, int64_t l1_cap, int64_t wcap,
+static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, const Caps *caps,
                   int *size, double *val, int brute_on, const char **method, int *nvars, int *nrows)
 {
     if (!brute_on && box_points(ti, ts) <= TILE_ENUM_POINTS) {
         Grid gr = full_grid(ti, ts);
         *method = "enumeration";
-        return tile_enumerate(ti, ts, &gr, obj, minimize, l1_cap, wcap, size, val);
+        return tile_enumerate(ti, ts, &gr, obj, minimize, caps, size, val);
     }
     long limit = brute_on ? TILE_PROOF_ITERS : TILE_MILP_ITERS < model_left ? TILE_MILP_ITERS : model_left;
     long used = 0;
     int proven = 0;
-    int r = tile_solve(ti, ts, obj, minimize, l1_cap, wcap, size, val, nvars, nrows, limit, &used, &proven);
+    int r = tile_solve(ti, ts, obj, minimize, caps, size, val, nvars, nrows, limit, &used, &proven);
     if (!brute_on) model_left -= used;
     *method = "milp";
     if (r == 1 && !proven)
@@ -823,7 +828,7 @@ static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimiz
         warn("%s: lp_solve failed numerically; enumerating every tiling instead", where_);
         Grid gr = full_grid(ti, ts);
         *method = "enumeration";
-        return tile_enumerate(ti, ts, &gr, obj, minimize, l1_cap, wcap, size, val);
+        return tile_enumerate(ti, ts, &gr, obj, minimize, caps, size, val);
     }
     /* stopped before it found a tiling, too big, or the model's budget is used up */
     if (r == -2)
@@ -843,7 +848,7 @@ static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimiz
              "enumeration, not proven optimal", where_, limit);
     Grid gr = coarse_grid(ti);
     *method = "coarse enumeration";
-    return tile_enumerate(ti, ts, &gr, obj, minimize, l1_cap, wcap, size, val) ? 1 : -1;
+    return tile_enumerate(ti, ts, &gr, obj, minimize, caps, size, val) ? 1 : -1;
 }
 
 /* The sizes at the chosen tiling: finite, and never below what the core
@@ -851,7 +856,7 @@ static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimiz
    them: a tile function that said l1_bytes = 1 once got a 32 KB tile into
    an 8 KB L1). */
 static void check_sizes(const Graph *g, const Op *op, const Engine *e, const Memory *act, const Memory *wm,
-                        TileInfo *ti, const TileSpec *ts, double val)
+                        const Memory *om, TileInfo *ti, const TileSpec *ts, double val)
 {
     double x[TD_COUNT];
     for (int d = 0; d < TD_COUNT; d++) x[d] = ti->size[d];
@@ -859,20 +864,29 @@ static void check_sizes(const Graph *g, const Op *op, const Engine *e, const Mem
                                   ti->size[TD_C], ti->size[TD_OY], ti->size[TD_OX], op->src_index, op->src_name);
     if (!isfinite(val)) die("%s is %g %s: not a finite number", ts->where_obj, val, at);
     double l1 = expr_eval(ts->l1_bytes, x), wb = ts->w_bytes ? expr_eval(ts->w_bytes, x) : 0;
+    double ob = om && ts->out_bytes ? expr_eval(ts->out_bytes, x) : 0;
     if (!(l1 >= 0 && l1 <= 1e15)) die("%s is %g %s: not a byte count", ts->where_l1, l1, at);
     if (!(wb >= 0 && wb <= 1e15)) die("%s is %g %s: not a byte count", ts->where_w, wb, at);
+    if (!(ob >= 0 && ob <= 1e15)) die("%s is %g %s: not a byte count", ts->where_out, ob, at);
     ti->l1_bytes = (int64_t)llround(l1);
     ti->w_bytes = (int64_t)llround(wb);
-    int64_t l1_real = (ti->double_buffer ? 2 : 1) * (ti->l1_in + ti->l1_in2 + ti->l1_out);
+    ti->out_bytes = (int64_t)llround(ob);
+    const int64_t db = ti->double_buffer ? 2 : 1;
+    int64_t l1_real = db * (ti->l1_in + ti->l1_in2 + (om ? 0 : ti->l1_out));
     if (ti->l1_bytes < l1_real)
         die("%s is %lld %s, but its buffers in %s take %lld bytes; a target may add to the core's size "
             "(t.l1_bytes), never shrink it", ts->where_l1, (long long)ti->l1_bytes, at, act->name, (long long)l1_real);
+    if (om && ti->out_bytes < db * ti->l1_out)
+        die("%s is %lld %s, but its output tiles in %s take %lld bytes; a target may add to the core's size "
+            "(t.out_bytes), never shrink it", ts->where_out, (long long)ti->out_bytes, at, om->name,
+            (long long)(db * ti->l1_out));
     if (!wm) return;
     int64_t w_real = 0, kt = ti->size[TD_K];
     if (!strcmp(ti->geom, "pool")) w_real = 20;
     else if (strcmp(ti->geom, "add")) {
         /* the weights of a K tile in the engine's layout, padded to 4, then the int32 biases (b_off) */
         int64_t wrow = op->kind == OP_FC ? op->in_c : (int64_t)(op->in_c / op->groups) * op->k_h * op->k_w;
+        if (strcmp(ti->geom, "dw")) wrow = wrow / ti->full[TD_C] * ti->size[TD_C];   /* a C tile's */
         w_real = ((kt * wrow + 3) & ~(int64_t)3) + 4 * kt;
     }
     if (ti->w_bytes < w_real)
@@ -882,27 +896,43 @@ static void check_sizes(const Graph *g, const Op *op, const Engine *e, const Mem
     (void)g; (void)e;
 }
 
-/* No tile at all, whatever the activation memory: name the first of the
-   target's constraints that, with those before it, excludes every tile (at
-   its file:line), else the weight memory the smallest tile overflows. */
-static void no_tile(const Graph *g, const Op *op, TileInfo *ti, const TileSpec *ts, const Engine *e,
-                    const Memory *wm, int brute_on)
+/* No tiling satisfies every row (caps: the capacity rows). Name what
+   excludes every tile: a memory whose smallest use, under the other rows,
+   exceeds its size; else the first of the target's constraints that, with
+   those before it, excludes every tile (at its file:line); else the
+   memories together. */
+static void no_fit(const Graph *g, const Op *op, TileInfo *ti, const TileSpec *ts, const Engine *e, const Caps *caps,
+                   int brute_on)
 {
-    TileSpec t2 = *ts;
     int sz[TD_COUNT], nv, nr;
     double need;
     const char *m;
+    for (int i = 0; i < caps->n; i++) {
+        Caps others = {0};
+        for (int j = 0; j < caps->n; j++)
+            if (j != i) {
+                others.e[others.n] = caps->e[j];
+                others.cap[others.n++] = caps->cap[j];
+            }
+        int r = choose(ti, ts, caps->e[i], 1, &others, sz, &need, brute_on, &m, &nv, &nr);
+        if (r < 0 || (r == 1 && !isfinite(need)))
+            die("%s: operator %d (%s): no tiling fits in %s (%.0f bytes) on %s", g->path, op->src_index,
+                op->src_name, caps->mem[i], caps->cap[i], e->name);
+        if (r == 1 && need > caps->cap[i] + 1e-9)
+            die("%s: operator %d (%s): no tiling fits in %s (%.0f bytes) on %s; the smallest tile needs %s >= %lld "
+                "bytes (%s: %s)", g->path, op->src_index, op->src_name, caps->mem[i], caps->cap[i], e->name,
+                caps->mem[i], (long long)llround(need), ts->where, caps->what[i]);
+    }
+    TileSpec t2 = *ts;
+    Caps none = {0};
     for (int k = 1; k <= ts->ncons; k++) {
         t2.ncons = k;
-        if (choose(ti, &t2, ts->l1_bytes, 1, -1, -1, sz, &need, brute_on, &m, &nv, &nr) == 0)
+        if (choose(ti, &t2, ts->l1_bytes, 1, &none, sz, &need, brute_on, &m, &nv, &nr) == 0)
             die("%s[%d]: no tile of operator %d (%s) on %s satisfies this constraint%s", ts->where_cons, k,
                 op->src_index, op->src_name, e->name, k > 1 ? " together with the ones before it" : "");
     }
-    if (wm)
-        die("%s: operator %d (%s): no tiling fits on %s: even the smallest tile's weights need more than the %lld "
-            "bytes of %s", g->path, op->src_index, op->src_name, e->name, (long long)wm->size, wm->name);
-    die("%s: no tile of operator %d (%s) on %s satisfies the target's constraints", ts->where_cons, op->src_index,
-        op->src_name, e->name);
+    die("%s: no tile of operator %d (%s) on %s satisfies the target's constraints together with its memories",
+        ts->where, op->src_index, op->src_name, e->name);
 }
 
 /* ---- the cluster's L1 (cpu.l1): bands of output rows, double-buffered ----- */
@@ -1017,6 +1047,50 @@ static void tile_cluster(Graph *g, Target *t)
     }
 }
 
+/* The buffers of a tile in the engine's memories, in this order within a
+   memory: the tiles of `memory` (l1_bytes), the output tiles of `outputs`
+   (out_bytes), the weights of `weights` (w_bytes); a buffer after another
+   starts at a multiple of 4. */
+static Expr *ex_new(ExprKind k, Expr *a, Expr *b, double v)
+{
+    Expr *x = arena_alloc(sizeof *x);
+    x->kind = k; x->a = a; x->b = b; x->v = v;
+    return x;
+}
+
+static void build_caps(const Target *t, const Engine *e, const TileSpec *ts, Caps *c)
+{
+    const int mem[3] = {e->act_memory, e->out_memory, ts->w_bytes ? e->weight_memory : -1};
+    Expr *part[3] = {ts->l1_bytes, ts->out_bytes, ts->w_bytes};
+    static const char *const name[3] = {"l1_bytes", "out_bytes", "w_bytes"};
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < 3; i++) {
+        if (mem[i] < 0 || !part[i]) continue;
+        int j = 0;
+        while (j < c->n && strcmp(c->mem[j], t->memories[mem[i]].name)) j++;
+        if (j == c->n) {
+            c->n++;
+            c->e[j] = part[i];
+            c->cap[j] = (double)t->memories[mem[i]].size;
+            c->mem[j] = t->memories[mem[i]].name;
+            c->what[j] = name[i];
+        } else {        /* after the buffers before it, from a multiple of 4 */
+            Expr *four = ex_new(EX_CONST, NULL, NULL, 4);
+            c->e[j] = ex_new(EX_ADD, ex_new(EX_MUL, ex_new(EX_CDIV, (Expr *)c->e[j], four, 0), four, 0), part[i], 0);
+            c->what[j] = arena_printf("%s + %s", c->what[j], name[i]);
+        }
+    }
+}
+
+/* the offsets of the output tiles and the weights in their memories (the
+   order of build_caps) */
+static void place(const Engine *e, TileInfo *ti)
+{
+    ti->out_base = ti->w_base = 0;
+    if (e->out_memory >= 0 && e->out_memory == e->weight_memory) ti->w_base = (ti->out_bytes + 3) & ~(int64_t)3;
+    if (e->weight_memory >= 0 && e->weight_memory == e->act_memory) ti->w_base = (ti->l1_bytes + 3) & ~(int64_t)3;
+}
+
 void tile(Graph *g, Target *t)
 {
     tile_cluster(g, t);
@@ -1040,31 +1114,20 @@ void tile(Graph *g, Target *t)
         TileSpec *ts = target_tile_spec(t, op->engine, g, op, ti);
         const Memory *act = &t->memories[e->act_memory];
         const Memory *wm = e->weight_memory >= 0 ? &t->memories[e->weight_memory] : NULL;
-        int64_t wcap = wm ? wm->size : -1;
+        const Memory *om = e->out_memory >= 0 ? &t->memories[e->out_memory] : NULL;
+        Caps caps;
+        build_caps(t, e, ts, &caps);
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         double val;
         int brute_on = brute_env && *brute_env == '1';
-        int r = choose(ti, ts, ts->maximize, ts->minimize, act->size, wcap, ti->size, &val, brute_on, &ti->method,
+        int r = choose(ti, ts, ts->maximize, ts->minimize, &caps, ti->size, &val, brute_on, &ti->method,
                        &ti->nvars, &ti->nrows);
         if (r < 0)
             die("%s: operator %d (%s): no tiling found on %s within the tiling limits (an MILP of %ld simplex "
                 "iterations, then a coarse enumeration)", g->path, op->src_index, op->src_name, e->name,
                 brute_on ? TILE_PROOF_ITERS : TILE_MILP_ITERS);
-        if (r == 0) {
-            /* the smallest activation memory that would hold a tile */
-            int sz[TD_COUNT], nv, nr;
-            double need;
-            const char *m2;
-            int r2 = choose(ti, ts, ts->l1_bytes, 1, -1, wcap, sz, &need, brute_on, &m2, &nv, &nr);
-            if (r2 == 0) no_tile(g, op, ti, ts, e, wm, brute_on);
-            if (r2 < 0 || !isfinite(need))
-                die("%s: operator %d (%s): no tiling fits in %s (%lld bytes) on %s", g->path, op->src_index,
-                    op->src_name, act->name, (long long)act->size, e->name);
-            die("%s: operator %d (%s): no tiling fits in %s (%lld bytes) on %s; the smallest tile needs %s >= %lld bytes",
-                g->path, op->src_index, op->src_name, act->name, (long long)act->size, e->name, act->name,
-                (long long)llround(need));
-        }
+        if (r == 0) no_fit(g, op, ti, ts, e, &caps, brute_on);
         clock_gettime(CLOCK_MONOTONIC, &b);
         ti->solve_ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
         ti->objective = val;
@@ -1079,14 +1142,15 @@ void tile(Graph *g, Target *t)
             else if (!strcmp(ti->geom, "pool")) { ti->l1_in = (int64_t)ct * iy * ix; ti->l1_out = (int64_t)ct * yt * xt; }
             else { ti->l1_in = (int64_t)ct * iy * ix; ti->l1_out = (int64_t)kt * yt * xt; }
         }
-        check_sizes(g, op, e, act, wm, ti, ts, val);
+        check_sizes(g, op, e, act, wm, om, ti, ts, val);
+        place(e, ti);
         ti->brute = NAN;
         if (brute_env && *brute_env == '1') {
             double space = 1;
             for (int d = 0; d < TD_COUNT; d++) space *= ti->full[d];
-            if (space <= 4e6) ti->brute = brute(ti, ts, act->size, wcap, &ti->brute_points);
+            if (space <= 4e6) ti->brute = brute(ti, ts, &caps, &ti->brute_points);
         }
-        walk(ti, ts, act, wm, op);
+        walk(ti, ts, act, wm, om, op);
         /* ideal: MACs at peak plus the weights into the weight memory */
         double peak = ts->macs_per_cycle > 0 ? ts->macs_per_cycle : eo->macs_per_cycle;
         ti->ideal_cycles = (peak > 0 ? (double)op->macs / peak : 0);

@@ -185,3 +185,53 @@ def test_minimise_modelled_cycles(case, tmp_path):
     ins = oo.random_inputs(sess, 2, seed=2)
     out, _ = oo.run(exe, str(tmp_path), ins)
     assert out == oo.ort_outputs(sess, ins)
+
+
+SPLIT = os.path.join(os.path.dirname(__file__), "tile", "split.lua")
+
+
+def split_target(tmp, sp, acc):
+    src = open(SPLIT).read().replace("SP_SIZE", str(sp)).replace("ACC_SIZE", str(acc))
+    p = os.path.join(tmp, "split_%d_%d.lua" % (sp, acc))
+    open(p, "w").write(src)
+    return p
+
+
+@pytest.mark.parametrize("case", [(8, 12, 6, 11, 3, 1, 400, 200), (4, 16, 12, 5, 3, 2, 700, 600),
+                                  (3, 8, 9, 7, 1, 1, 300, 100), (8, 12, 6, 11, 3, 1, 2000, 2000)],
+                         ids=lambda c: "c%dk%d_%dx%d_k%ds%d_sp%d_acc%d" % c)
+def test_two_memories_milp_equals_brute_force(case, tmp_path):
+    """Inputs and weights share the scratchpad SP (the weights from the first
+    multiple of 4 after the input tile), the int32 output tiles fill ACC:
+    two capacity rows, each respected at the MILP's optimum, which equals
+    the brute-force optimum."""
+    c, k, h, w, ks, s, sp, acc = case
+    model = str(tmp_path / "conv.onnx")
+    conv_model(model, c, k, h, w, ks, s, False, seed=7)
+    env = dict(os.environ, HTC_TILE_BRUTE="1")
+    p = subprocess.run([oo.HTC, "report", model, "-t", split_target(str(tmp_path), sp, acc), "--json"],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    t = [l["tile"] for l in json.loads(p.stdout)["layers"] if "tile" in l][0]
+    assert abs(t["objective"] - t["brute"]) <= 1e-6 * max(1.0, abs(t["brute"])), t
+    z = t["size"]
+    assert t["out_bytes"] == 4 * z["K"] * z["OY"] * z["OX"] <= acc, t
+    assert (t["l1_bytes"] + 3) // 4 * 4 + t["w_bytes"] <= sp, t
+    assert t["l1_bytes"] == c * min((z["OY"] - 1) * s + ks, h) * min((z["OX"] - 1) * s + ks, w), t
+
+
+def test_two_memories_no_fit_names_the_memory(tmp_path):
+    """3x3 conv, C=8: the smallest tile (K=1, OY=OX=1) needs 4 bytes of ACC
+    and, in SP, its 72-byte input halo then 72 weight bytes and a 4-byte
+    bias: 148 bytes. Each error names the memory and the buffers in it."""
+    model = str(tmp_path / "conv.onnx")
+    conv_model(model, 8, 12, 6, 11, 3, 1, False, seed=3)
+    for sp, acc, want in ((4096, 3, "no tiling fits in ACC (3 bytes) on acc; the smallest tile needs ACC >= 4 bytes"),
+                          (147, 4096, "no tiling fits in SP (147 bytes) on acc; the smallest tile needs SP >= 148 bytes")):
+        p = subprocess.run([oo.HTC, "report", model, "-t", split_target(str(tmp_path), sp, acc)],
+                           capture_output=True, text=True)
+        assert p.returncode == 1 and want in p.stderr, p.stderr
+        assert ("l1_bytes + w_bytes)" if acc > 4 else "out_bytes)") in p.stderr, p.stderr
+        assert p.stderr.count("\n") == 1, p.stderr
+    ok = subprocess.run([oo.HTC, "report", model, "-t", split_target(str(tmp_path), 148, 4)], capture_output=True)
+    assert ok.returncode == 0, ok.stderr
