@@ -9,7 +9,10 @@ Each model is compiled with targets/siracusa.lua (-D cores=N), built as the
 firmware example examples/<model> for the bare-metal runtime examples/siracusa
 (Debian's riscv64-unknown-elf-gcc, -DHTC_XPULPV2, main on cluster core 0,
 layers forked to N cores; the arena in L1, the weights in L1 when they fit
-beside it, else in L2: examples/siracusa/sir-l1.ld, sir-l2.ld), and run on
+beside it, else arena and weights in L2 and every tiled layer computing
+from L1 tiles that the cluster DMA fills, double-buffered (only the
+weights in L2 when no layer has L1 tiles): examples/siracusa/sir-l1.ld,
+sir-tile.ld, sir-l2.ld), and run on
 GVSoC; the per-layer counts are cluster
 core 0's mcycle around each layer (fork and join included). The output bytes
 GVSoC prints are compared with `htc run` (the same header on the host) on the
@@ -151,9 +154,12 @@ def main():
                 mem = "l1"
                 r = run(cmd + ["SIR_MEM=l1"])
                 if r.returncode and "overflowed" in r.stdout:
-                    # the weights do not fit L1 beside the arena: constants in L2
-                    mem = "l2"
-                    r = run(cmd + ["SIR_MEM=l2"])
+                    # the weights do not fit L1 beside the arena: arena and
+                    # weights in L2, the layers' L1 tiles moved by the DMA
+                    # (constants only in L2 when no layer has L1 tiles)
+                    rj = json.loads(run([HTC, "report", model, "-t", TARGET, "-D", f"cores={n}", "--json"]).stdout)
+                    mem = "tile" if any("l1" in l for l in rj["layers"]) else "l2"
+                    r = run(cmd + [f"SIR_MEM={mem}"])
                 if r.returncode:
                     say(f"bench_gvsoc: {ex} cores={n}: build failed:\n{r.stdout[-2000:]}")
                     ok = False
@@ -188,8 +194,9 @@ def main():
             if not res:
                 continue
             mem = res[max(res)]["mem"]
-            say(f"\n{label} ({ex}, {tfl}): cluster cycles on GVSoC's siracusa, XpulpV2 {'on' if xp else 'off'}, "
-                f"weights in {'L1' if mem == 'l1' else 'L2'}, arena in L1")
+            where = {"l1": "weights and arena in L1", "l2": "weights in L2, arena in L1",
+                     "tile": "weights and arena in L2, layers in L1 tiles (weights and bands of rows by DMA)"}[mem]
+            say(f"\n{label} ({ex}, {tfl}): cluster cycles on GVSoC's siracusa, XpulpV2 {'on' if xp else 'off'}, {where}")
             ns = sorted(res)
             head = "layer  op          " + "".join(f"{'cores=%d' % n:>12}" for n in ns)
             if len(ns) > 1:

@@ -119,7 +119,7 @@ static void parallel(const Graph *g, Target *t, Op *op)
             splits == (1 << SPLIT_ROWS) ? "rows" : "channels");
 
     double best = 2;
-    for (int s = 0; s < SPLIT_COUNT && split < 0; s++) {
+    for (int s = 0, chosen = split >= 0; s < SPLIT_COUNT && !chosen; s++) {
         int64_t items = split_items(g, op, s);
         if (!(splits & (1 << s)) || items < 2) continue;
         double f = (double)((items + n - 1) / n) / (double)items;

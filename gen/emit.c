@@ -1089,9 +1089,10 @@ static void emit_band_layer(const Graph *g, const Op *op, int li)
             op->out_h, pt, N, li);
     if (ct->w_bytes) fprintf(F, "    p.weights = (const int8_t *)(const void *)(ctx->l1 + %lld);\n", (long long)ct->off_w);
     if (ct->b_bytes) fprintf(F, "    if (p.bias) p.bias = (const int32_t *)(const void *)(ctx->l1 + %lld);\n", (long long)ct->off_b);
-    fprintf(F, "    %s%s_band(&p, (const int8_t *)(ctx->l1 + (t & 1 ? %lld : %lld)), (int8_t *)(ctx->l1 + (t & 1 ? %lld : %lld)), y0, y1, core, ncores);\n}\n",
+    fprintf(F, "    %s%s_band(&p, (const int8_t *)(ctx->l1 + (t & 1 ? %lld : %lld)), (int8_t *)(ctx->l1 + (t & 1 ? %lld : %lld)), y0, y1, %s, core, ncores);\n}\n",
             op->kernel_fn, op->variant ? op->variant : "", (long long)ct->off_in[1], (long long)ct->off_in[0],
-            (long long)ct->off_out[1], (long long)ct->off_out[0]);
+            (long long)ct->off_out[1], (long long)ct->off_out[0],
+            op->split == SPLIT_CHANNELS ? "HTC_SPLIT_CHANNELS" : "HTC_SPLIT_ROWS");
     int dil = op->kind == OP_CONV2D ? op->dil_h : 1;
     long long in_row = (long long)op->in_w * op->in_c, out_row = (long long)op->out_w * op->out_c;
     fprintf(F, "static int %s__b%d_in(uint8_t *l1, const int8_t *src, int t)\n{\n"

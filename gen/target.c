@@ -1022,8 +1022,8 @@ static const struct {
     const char *fn;
     int splits;
 } par_kernels[] = {
-    {"htc__conv2d_s8", S_R | SPLIT_BAND},
-    {"htc__dwconv2d_s8", S_R | SPLIT_BAND},
+    {"htc__conv2d_s8", S_R | S_C | SPLIT_BAND},
+    {"htc__dwconv2d_s8", S_R | S_C | SPLIT_BAND},
     {"htc__qconv2d_s8", S_R | S_C},
     {"htc__qconv2d_s32", S_R | S_C},
     {"htc__ql_conv2d", S_R | S_C},
@@ -1031,7 +1031,7 @@ static const struct {
     {"htc__qfc_s8", S_R | S_C},
     {"htc__qfc_s32", S_R | S_C},
     {"htc__ql_matmul", S_R | S_C},
-    {"htc__avgpool_s8", S_R | SPLIT_BAND},
+    {"htc__avgpool_s8", S_R | S_C | SPLIT_BAND},
     {"htc__maxpool_s8", S_R | SPLIT_BAND},
     {"htc__add_s8", S_R},
     {"htc__mul_s8", S_R},

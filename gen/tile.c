@@ -1004,6 +1004,8 @@ static void band_model(const Graph *g, const Op *op, const Engine *cpu, const Me
         int y0 = t * rows, y1 = y0 + rows < op->out_h ? y0 + rows : op->out_h;
         int64_t items = (int64_t)(y1 - y0) * (px ? op->out_w : 1);
         double comp = serial_row * (double)((items + nc - 1) / nc) / (px ? op->out_w : 1) + cpu->fork_cycles;
+        if (op->split == SPLIT_CHANNELS)    /* every row of the band, the largest share of the channels */
+            comp = serial_row * (y1 - y0) * (double)((op->out_c + nc - 1) / nc) / op->out_c + cpu->fork_cycles;
         double moving = (t + 1 < n ? in_c[t + 1] : 0) + (t > 0 ? out_c[t - 1] : 0);
         ct->compute_cycles += comp;
         c += comp > moving ? comp : moving;
@@ -1015,8 +1017,8 @@ static void band_model(const Graph *g, const Op *op, const Engine *cpu, const Me
 }
 
 /* Every CPU layer of a cluster with an L1 (one core too: a one-core
-   header still computes from L1) whose kernel runs bands (fn_band), split
-   by rows, one image: the band height minimising the
+   header still computes from L1) whose kernel runs bands (fn_band; each
+   band divided over the cores by the op's split), one image: the band height minimising the
    modelled cycles among all that fit the L1 (every height tried: exact),
    ties to the taller band. A layer whose smallest band does not fit runs
    from L2. */
@@ -1029,7 +1031,7 @@ static void tile_cluster(Graph *g, Target *t)
         die("%s: the cluster's l1 memory %s states no dma = { bytes_per_cycle, setup }", t->path, l1->name);
     for (int i = 0; i < g->nops; i++) {
         Op *op = &g->ops[i];
-        if (op->engine != 0 || op->batches != 1 || op->split != SPLIT_ROWS || op->out_h < 1) continue;
+        if (op->engine != 0 || op->batches != 1 || op->out_h < 1) continue;
         if (!(cpu_kernel_splits(op->kernel_fn, op->variant) & SPLIT_BAND)) continue;
         ClusterTile best, cur;
         int found = 0;

@@ -1960,7 +1960,8 @@ static HTC__UNUSED void htc__xp_im2col(const htc__conv_params *p, const int8_t *
     }
 }
 
-static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb)
+static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb,
+                                             int32_t oc_lo, int32_t oc_hi)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c, in_img = p->in_h * p->in_w * p->in_c;
@@ -1970,8 +1971,8 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
     int32_t s0[HTC__XP_OC];
     htc__prq rq[HTC__XP_OC];
     int32_t c0, b, q, oc, k;
-    for (c0 = 0; c0 < out_c; c0 += HTC__XP_OC) {
-        const int32_t c1 = out_c - c0 < HTC__XP_OC ? out_c : c0 + HTC__XP_OC;
+    for (c0 = oc_lo; c0 < oc_hi; c0 += HTC__XP_OC) {
+        const int32_t c1 = oc_hi - c0 < HTC__XP_OC ? oc_hi : c0 + HTC__XP_OC;
         for (oc = c0; oc < c1; oc++) {
             s0[oc - c0] = (p->bias ? p->bias[oc] : 0) - p->in_zp * htc__xp_sum(p->weights + HTC__CAST(size_t, oc) * K, K);
             if (fast) rq[oc - c0] = htc__prq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
@@ -2020,18 +2021,27 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
     }
 }
 
-static HTC__NOINLINE void htc__conv2d_xp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+/* Output channels [oc_lo, oc_hi) of every pixel (a core's share when the
+   cluster divides the layer by channels); 0 when the layer is not the XP
+   path's (receptive field above HTC__XP_COLS bytes). */
+static HTC__NOINLINE int htc__conv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c;
     const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? p->out_c : 1, p->bias, p->out_c, K);
     int8_t xb[2 * HTC__XP_COLS];
     if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
         p->out_h == p->in_h && p->out_w == p->in_w)
-        htc__conv2d_xp_run(p, in, out, fast, 0);
+        htc__conv2d_xp_run(p, in, out, fast, 0, oc_lo, oc_hi);
     else if (K <= HTC__XP_COLS)
-        htc__conv2d_xp_run(p, in, out, fast, xb);
+        htc__conv2d_xp_run(p, in, out, fast, xb, oc_lo, oc_hi);
     else
-        htc__conv2d_port(p, in, out);
+        return 0;
+    return 1;
+}
+
+static HTC__NOINLINE void htc__conv2d_xp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    if (!htc__conv2d_xp_ch(p, in, out, 0, p->out_c)) htc__conv2d_port(p, in, out);
 }
 #endif
 
@@ -3058,7 +3068,17 @@ static inline int htc__dwconv2d_xp_ok(const htc__conv_params *p)
            (p->k_h - 1) * p->dil_h + 1 <= HTC__XP_DWBUF / W;
 }
 
-static HTC__NOINLINE void htc__dwconv2d_xp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+/* bytes d[0..n) = v (short runs: no call) */
+static inline void htc__xp_fill(int8_t *d, int8_t v, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) d[i] = v;
+}
+
+/* Channels [c_lo, c_hi) of every output pixel (a core's share when the
+   cluster divides the layer by channels: each core then builds the planes
+   of its own channels only, with no rows read twice). */
+static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi)
 {
     const int32_t C = p->in_c, in_w = p->in_w, out_h = p->out_h, out_w = p->out_w, k_h = p->k_h, k_w = p->k_w;
     const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dil_h, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
@@ -3067,12 +3087,15 @@ static HTC__NOINLINE void htc__dwconv2d_xp(const htc__conv_params *p, const int8
     const int32_t ny = (HTC__XP_DWBUF / W - span) / sh + 1; /* output rows per chunk */
     const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? C : 1, p->bias, C, k_h * k_w);
     const int8_t izp = HTC__CAST(int8_t, p->in_zp);
+    /* columns j = ix + pad_left of a plane row: padding, the input row (stride C), padding */
+    const int32_t j0 = p->pad_left < W ? p->pad_left : W;
+    const int32_t j1 = p->pad_left + in_w < W ? p->pad_left + in_w : W;
     int8_t plane[HTC__XP_DWBUF];
-    int32_t b, c, y0, oy, ox, ky, kx, j;
+    int32_t b, c, y0, oy, ox, ky, kx;
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + HTC__CAST(size_t, b) * p->in_h * in_w * C;
         int8_t *out_b = out + HTC__CAST(size_t, b) * out_h * out_w * C;
-        for (c = 0; c < C; c++) {
+        for (c = c_lo; c < c_hi; c++) {
             const int32_t m = p->mult[p->per_channel ? c : 0], sft = p->shift[p->per_channel ? c : 0];
             const htc__prq q = htc__prq_make(m, sft);
             uint32_t wr[8];
@@ -3094,33 +3117,35 @@ static HTC__NOINLINE void htc__dwconv2d_xp(const htc__conv_params *p, const int8
                     const int32_t iy = iy0 + r;
                     int8_t *d = plane + r * W;
                     if (iy < 0 || iy >= p->in_h) {
-                        memset(d, izp, HTC__CAST(size_t, W));
-                        continue;
-                    }
-                    {
-                        /* columns j = ix + pad_left: padding, the input row (stride C), padding */
-                        const int32_t j0 = p->pad_left < W ? p->pad_left : W;
-                        const int32_t j1 = p->pad_left + in_w < W ? p->pad_left + in_w : W;
+                        htc__xp_fill(d, izp, W);
+                    } else {
                         const int8_t *src = in_b + HTC__CAST(size_t, iy) * in_w * C + c;
-                        for (j = 0; j < j0; j++) d[j] = izp;
-                        for (; j < j1; j++, src += C) d[j] = *src;
-                        for (; j < W; j++) d[j] = izp;
+                        int32_t j;
+                        htc__xp_fill(d, izp, j0);
+                        for (j = j0; j < j1; j++, src += C) d[j] = *src;
+                        htc__xp_fill(d + j1, izp, W - j1);
                     }
                 }
                 for (oy = y0; oy < y1; oy++) {
                     const int8_t *row = plane + (oy - y0) * sh * W;
                     int8_t *o = out_b + HTC__CAST(size_t, oy) * out_w * C + c;
+                    if (k_h == 3 && fast) {
+                        const uint32_t w0 = wr[0], w1 = wr[1], w2 = wr[2];
+                        const int32_t r1 = dh * W, r2 = 2 * dh * W;
+                        for (ox = 0; ox < out_w; ox++, o += C) {
+                            const int8_t *x = row + ox * sw;
+                            int32_t acc = htc__xp_sdot4(f, htc__xp_ld4(x), w0), v;
+                            acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r1), w1);
+                            acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r2), w2);
+                            v = htc__prq_apply(q, acc) + zp;
+                            *o = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+                        }
+                        continue;
+                    }
                     for (ox = 0; ox < out_w; ox++, o += C) {
                         const int8_t *x = row + ox * sw;
                         int32_t acc = f, v;
-                        if (k_h == 3) {
-                            const uint32_t x0 = htc__xp_ld4(x), x1 = htc__xp_ld4(x + dh * W), x2 = htc__xp_ld4(x + 2 * dh * W);
-                            acc = htc__xp_sdot4(acc, x0, wr[0]);
-                            acc = htc__xp_sdot4(acc, x1, wr[1]);
-                            acc = htc__xp_sdot4(acc, x2, wr[2]);
-                        } else {
-                            for (ky = 0; ky < k_h; ky++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + ky * dh * W), wr[ky]);
-                        }
+                        for (ky = 0; ky < k_h; ky++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + ky * dh * W), wr[ky]);
                         if (fast) {
                             v = htc__prq_apply(q, acc) + zp;
                             v = v < lo ? lo : (v > hi ? hi : v);
@@ -3133,6 +3158,11 @@ static HTC__NOINLINE void htc__dwconv2d_xp(const htc__conv_params *p, const int8
             }
         }
     }
+}
+
+static HTC__NOINLINE void htc__dwconv2d_xp(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    htc__dwconv2d_xp_ch(p, in, out, 0, p->in_c);
 }
 #endif
 
@@ -3260,16 +3290,42 @@ static inline int htc__conv_pointwise(int32_t k_h, int32_t k_w, int32_t s_h, int
     return k_h == 1 && k_w == 1 && s_h == 1 && s_w == 1 && pt == 0 && pl == 0 && out_h == in_h && out_w == in_w;
 }
 
+/* Output channels [lo, hi) of every pixel: the XpulpV2 paths take a
+   channel range (a depthwise core then copies only its own channels'
+   planes, and a layer of few pixels still keeps every core busy); the
+   other builds run the loop of htc__conv_core on the range. */
+static HTC__UNUSED void htc__conv_ch_par(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int core, int ncores)
+{
+    int32_t lo, hi;
+    htc__share(p->out_c, core, ncores, &lo, &hi);
+    if (hi <= lo) return;
+#ifdef HTC__XP
+    if (dw && htc__dwconv2d_xp_ok(p)) {
+        htc__dwconv2d_xp_ch(p, in, out, lo, hi);
+        return;
+    }
+    if (!dw && htc__conv2d_xp_ch(p, in, out, lo, hi)) return;
+#endif
+    htc__conv_tflite_gen(p, dw, in, out, lo, hi);
+}
+
 /* Output rows [y0, y1) of an image (p->batches is 1): in is the input band
    from htc__rows_view(y0, y1)'s first row, out the output from row y0;
    core computes its share of the band's rows (pixels when pointwise). The
    cluster's L1 tiles (gen/tile.c tile_cluster) run it on bands in L1. */
 static HTC__UNUSED void htc__conv_band(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
-                                       int core, int ncores)
+                                       int split, int core, int ncores)
 {
     htc__conv_params v = *p;
     int32_t a, b, biy0, bh, bpad, iy0;
     v.batches = 1;
+    if (split == HTC_SPLIT_CHANNELS) {
+        /* the whole band, core's share of the channels */
+        htc__rows_view(p->in_h, p->k_h, p->stride_h, p->dil_h, p->pad_top, y0, y1, &biy0, &v.in_h, &v.pad_top);
+        v.out_h = y1 - y0;
+        htc__conv_ch_par(&v, dw, in, out, core, ncores);
+        return;
+    }
     if (htc__conv_pointwise(p->k_h, p->k_w, p->stride_h, p->stride_w, p->pad_top, p->pad_left, p->in_h, p->in_w, p->out_h,
                             p->out_w)) {
         htc__share((y1 - y0) * p->out_w, core, ncores, &a, &b);
@@ -3292,15 +3348,15 @@ static HTC__UNUSED void htc__conv_band(const htc__conv_params *p, int dw, const 
 }
 
 static HTC__UNUSED void htc__conv2d_s8_band(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
-                                            int core, int ncores)
+                                            int split, int core, int ncores)
 {
-    htc__conv_band(p, 0, in, out, y0, y1, core, ncores);
+    htc__conv_band(p, 0, in, out, y0, y1, split, core, ncores);
 }
 
 static HTC__UNUSED void htc__dwconv2d_s8_band(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
-                                              int core, int ncores)
+                                              int split, int core, int ncores)
 {
-    htc__conv_band(p, 1, in, out, y0, y1, core, ncores);
+    htc__conv_band(p, 1, in, out, y0, y1, split, core, ncores);
 }
 
 static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int core,
@@ -3338,15 +3394,15 @@ static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, co
 static HTC__UNUSED void htc__conv2d_s8_par(const htc__conv_params *p, const int8_t *in, int8_t *out, int split, int core,
                                            int ncores)
 {
-    (void)split;                /* rows only */
-    htc__conv_rows_par(p, 0, in, out, core, ncores);
+    if (split == HTC_SPLIT_CHANNELS) htc__conv_ch_par(p, 0, in, out, core, ncores);
+    else htc__conv_rows_par(p, 0, in, out, core, ncores);
 }
 
 static HTC__UNUSED void htc__dwconv2d_s8_par(const htc__conv_params *p, const int8_t *in, int8_t *out, int split, int core,
                                              int ncores)
 {
-    (void)split;                /* rows only */
-    htc__conv_rows_par(p, 1, in, out, core, ncores);
+    if (split == HTC_SPLIT_CHANNELS) htc__conv_ch_par(p, 1, in, out, core, ncores);
+    else htc__conv_rows_par(p, 1, in, out, core, ncores);
 }
 
 /* The loop's layer g: core's share by rows (a smaller layer per image) or

@@ -95,18 +95,13 @@ static HTC__NOINLINE void htc__avgpool_mve(const htc__pool_params *p, const int8
 }
 #endif
 
-static HTC__NOINLINE HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
+/* channels [cl, ch) of every output pixel (the others untouched) */
+static HTC__NOINLINE HTC__UNUSED void htc__avgpool_ch(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t cl, int32_t ch)
 {
     const int32_t c = p->c, row = p->in_w * p->c;
     const int32_t lo = p->act_min, hi = p->act_max;
     int32_t acc[HTC__POOL_BLOCK];
     int32_t b, oy, ox;
-#ifdef HTC__MVE
-    if (p->k_h * p->k_w <= 256) {
-        htc__avgpool_mve(p, in, out);
-        return;
-    }
-#endif
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * p->in_h * row;
         for (oy = 0; oy < p->out_h; oy++) {
@@ -120,8 +115,8 @@ static HTC__NOINLINE HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p,
                 /* n / count == (n * recip) >> 32 exactly while n * count < 2^32 */
                 const uint64_t recip = count ? ((HTC__CAST(uint64_t, 1) << 32) / HTC__CAST(uint64_t, count)) + 1 : 0;
                 int32_t c0;
-                for (c0 = 0; c0 < c; c0 += HTC__POOL_BLOCK) {
-                    const int32_t n = c - c0 < HTC__POOL_BLOCK ? c - c0 : HTC__POOL_BLOCK;
+                for (c0 = cl; c0 < ch; c0 += HTC__POOL_BLOCK) {
+                    const int32_t n = ch - c0 < HTC__POOL_BLOCK ? ch - c0 : HTC__POOL_BLOCK;
                     int32_t y, x, j;
                     for (j = 0; j < n; j++) acc[j] = 0;
                     for (y = y0; y < y1; y++) {
@@ -154,6 +149,16 @@ static HTC__NOINLINE HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p,
     }
 }
 
+static HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
+{
+#ifdef HTC__MVE
+    if (p->k_h * p->k_w <= 256) {
+        htc__avgpool_mve(p, in, out);
+        return;
+    }
+#endif
+    htc__avgpool_ch(p, in, out, 0, p->c);
+}
 static HTC__NOINLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t c = p->c, row = p->in_w * p->c;
@@ -212,10 +217,19 @@ static HTC__UNUSED void htc__pool_rows_par(const htc__pool_params *p, int max, c
 /* Output rows [y0, y1) of an image from the input band of htc__rows_view
    (y0, y1) (the cluster's L1 tiles, gen/tile.c tile_cluster): core's share. */
 static HTC__UNUSED void htc__pool_band(const htc__pool_params *p, int max, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
-                                       int core, int ncores)
+                                       int split, int core, int ncores)
 {
     htc__pool_params v = *p;
     int32_t a, b, biy0, bh, bpad, iy0;
+    if (split == HTC_SPLIT_CHANNELS && !max) {
+        /* the whole band, core's share of the channels */
+        htc__rows_view(p->in_h, p->k_h, p->stride_h, 1, p->pad_top, y0, y1, &biy0, &v.in_h, &v.pad_top);
+        v.batches = 1;
+        v.out_h = y1 - y0;
+        htc__share(p->c, core, ncores, &a, &b);
+        if (b > a) htc__avgpool_ch(&v, in, out, a, b);
+        return;
+    }
     htc__share(y1 - y0, core, ncores, &a, &b);
     if (b <= a) return;
     htc__rows_view(p->in_h, p->k_h, p->stride_h, 1, p->pad_top, y0, y1, &biy0, &bh, &bpad);
@@ -229,22 +243,28 @@ static HTC__UNUSED void htc__pool_band(const htc__pool_params *p, int max, const
 }
 
 static HTC__UNUSED void htc__avgpool_s8_band(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
-                                             int core, int ncores)
+                                             int split, int core, int ncores)
 {
-    htc__pool_band(p, 0, in, out, y0, y1, core, ncores);
+    htc__pool_band(p, 0, in, out, y0, y1, split, core, ncores);
 }
 
 static HTC__UNUSED void htc__maxpool_s8_band(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t y0, int32_t y1,
-                                             int core, int ncores)
+                                             int split, int core, int ncores)
 {
-    htc__pool_band(p, 1, in, out, y0, y1, core, ncores);
+    htc__pool_band(p, 1, in, out, y0, y1, split, core, ncores);
 }
 
+/* split is rows or channels (a global pool has one row) */
 static HTC__UNUSED void htc__avgpool_s8_par(const htc__pool_params *p, const int8_t *in, int8_t *out, int split, int core,
                                             int ncores)
 {
-    (void)split;
-    htc__pool_rows_par(p, 0, in, out, core, ncores);
+    int32_t lo, hi;
+    if (split != HTC_SPLIT_CHANNELS) {
+        htc__pool_rows_par(p, 0, in, out, core, ncores);
+        return;
+    }
+    htc__share(p->c, core, ncores, &lo, &hi);
+    if (hi > lo) htc__avgpool_ch(p, in, out, lo, hi);
 }
 
 static HTC__UNUSED void htc__maxpool_s8_par(const htc__pool_params *p, const int8_t *in, int8_t *out, int split, int core,

@@ -228,9 +228,20 @@ return target "siracusa" {
     cores = CORES,
     l1 = "L1",
     fork = 200,                 -- cycles of one fork/join through the event unit
-    -- convolutions and pools by output rows (pixels when pointwise), fully
-    -- connected layers by output features unless there are many rows: the
-    -- default (the split whose largest share is smallest) says the same
+    -- depthwise convolutions by channels (the XpulpV2 kernel copies each
+    -- channel's plane: by rows every core would copy the rows its band
+    -- shares with the next); other convolutions with a receptive field to
+    -- copy by rows while there are rows for every core (by channels each
+    -- core would copy every pixel's); the rest: the default, the split
+    -- whose largest share is smallest (rows on a tie: output rows, pixels
+    -- when pointwise; channels when there are few, e.g. a global pool)
+    split = function(op)
+      if op.kind ~= "conv2d" then return nil end
+      if op.depthwise == 1 then return "channels" end
+      local pointwise = op.kernel_h == 1 and op.kernel_w == 1 and op.stride == 1
+      if not pointwise and op.out_shape[2] >= CORES then return "rows" end
+      return nil
+    end,
     requant = { "tflite", "float", "fp32", "quantlib" },
     ops = {
       conv2d     = { cycles_per_mac = by_arith(2.5, 3.0, 8, 4.0) },

@@ -131,8 +131,11 @@ $(SIR_B)/htc.cmd: FORCE
 $(SIR_HEADER): $(MODEL_FILE) $(SIR_TARGET) $(HTC) $(HTC_DEPS) $(SIR_B)/htc.cmd
 	$(SIR_HTC)
 
-$(SIR_B)/$(MODEL).elf: $(SRCS) $(SIR_HEADER) $(COMMON)/platform.h $(SIR_DEPS)
-	$(SIR_CC) $(SIR_CFLAGS) $(OPT) $(WARN) -DPLATFORM_SIRACUSA -I$(SIR_B) -I$(COMMON) -o $@ $(SRCS) $(SIR_SRCS) $(SIR_LDFLAGS)
+# SIR_MEM=tile: the header's layers compute from L1 tiles (NAME_L1)
+SIR_UC := $(shell echo $(MODEL) | tr a-z A-Z)
+SIR_TILE := $(if $(filter tile,$(SIR_MEM)),'-D$(SIR_UC)_L1=sir_l1_tiles($(SIR_UC)_L1_SIZE)')
+$(SIR_B)/$(MODEL).elf: $(SRCS) $(SIR_HEADER) $(COMMON)/platform.h $(SIR_DEPS) FORCE
+	$(SIR_CC) $(SIR_CFLAGS) $(OPT) $(WARN) -DPLATFORM_SIRACUSA $(SIR_TILE) -I$(SIR_B) -I$(COMMON) -o $@ $(SRCS) $(SIR_SRCS) $(SIR_LDFLAGS)
 
 $(TOP)/htc:
 	$(MAKE) -C $(TOP) htc

@@ -11,7 +11,9 @@ SIR_XP   ?= -DHTC_XPULPV2
 SIR_CFLAGS   = -march=rv32imc -misa-spec=2.2 -mabi=ilp32 --specs=picolibc.specs \
                -DSIR_CORES=$(CORES) $(SIR_XP) -I$(SIR_DIR)
 # SIR_MEM=l1: constants (weights), data and .bss (arena) in L1 (sir-l1.ld);
-# l2: constants in L2 (sir-l2.ld), for programs whose weights do not fit L1
+# l2: constants in L2 (sir-l2.ld), for programs whose weights do not fit L1;
+# tile: all in L2, the generated header's L1 tiles in the free L1 (sir-tile.ld;
+# examples/common/platform.mk then defines NAME_L1)
 SIR_MEM  ?= l1
 SIR_LDFLAGS  = -nostartfiles -L$(SIR_DIR) -T sir-$(SIR_MEM).ld -Wl,--gc-sections,--no-warn-rwx-segments
 SIR_SRCS := $(SIR_DIR)/crt0.S $(SIR_DIR)/siracusa.c

@@ -216,6 +216,50 @@ void sir_dma_copy_out(void *l2, const void *l1, uint32_t bytes)
     }
 }
 
+static int sir_in_l1(const void *p)
+{
+    const uintptr_t a = (uintptr_t)p;
+    return a >= SIR_L1_BASE && a < SIR_L1_BASE + SIR_L1_SIZE;
+}
+
+int sir_dma_start(void *dst, const void *src, uint32_t bytes)
+{
+    uint8_t *d = (uint8_t *)dst;
+    const uint8_t *s = (const uint8_t *)src;
+    const int in = sir_in_l1(d), out = sir_in_l1(s);
+    int mask = 0;
+    if (in == out) {
+        /* both in L1 or both in L2: MCHAN moves between the two only */
+        while (bytes--) *d++ = *s++;
+        return 0;
+    }
+    while (bytes) {
+        const uint32_t n = bytes < SIR_DMA_MAX ? bytes : SIR_DMA_MAX;
+        mask |= 1 << (in ? sir_dma_in(d, s, n) : sir_dma_out(d, s, n));
+        d += n, s += n, bytes -= n;
+    }
+    return mask;
+}
+
+void sir_dma_wait_mask(int mask)
+{
+    int id;
+    for (id = 0; mask; id++, mask >>= 1)
+        if (mask & 1) sir_dma_wait(id);
+}
+
+extern uint8_t __l1_free[], __stacks_bottom[];
+
+void *sir_l1_tiles(uint32_t bytes)
+{
+    if (bytes > (uint32_t)(__stacks_bottom - __l1_free)) {
+        printf("sir_l1_tiles: %lu bytes of L1 tiles asked, %lu free between .l1bss and the stacks\n", (unsigned long)bytes,
+               (unsigned long)(__stacks_bottom - __l1_free));
+        sir_exit(4);
+    }
+    return __l1_free;
+}
+
 /* ---- performance counters (RI5CY: PCER 0xCC0, PCMR 0xCC1, PCCR 0x780+) ---- */
 
 void sir_perf_start(uint32_t events)

@@ -71,6 +71,19 @@ void sir_dma_wait(int id);
 void sir_dma_copy_in(void *l1, const void *l2, uint32_t bytes);
 void sir_dma_copy_out(void *l2, const void *l1, uint32_t bytes);
 
+/* The generated header's L1 tiles (htc.h "The cluster's local memory"):
+   HTC_DMA_START(dst, src, bytes) starts the copies (one per SIR_DMA_MAX
+   bytes; L2 -> L1 or L1 -> L2 by the addresses, a plain copy when both are
+   in the same memory) and returns a mask of their transfer ids, which
+   HTC_DMA_WAIT waits for and frees. sir_l1_tiles(bytes) is the free L1
+   between .l1bss and the cluster's stacks (sections.ld __l1_free); it ends
+   the program with a message when fewer than `bytes` are free. Build with
+   SIR_MEM=tile (sir-tile.ld: arena and weights in L2) and
+   -DNAME_L1='sir_l1_tiles(NAME_L1_SIZE)' (examples/common/platform.mk). */
+int sir_dma_start(void *dst, const void *src, uint32_t bytes);
+void sir_dma_wait_mask(int mask);
+void *sir_l1_tiles(uint32_t bytes);
+
 /* RI5CY performance counters of the calling core: sir_perf_start(events)
    resets and enables the events in the mask (bit e = event e: 0 cycles,
    1 instructions, 2 load stalls, 3 jump stalls, 4 icache misses, 5 loads,
@@ -87,6 +100,9 @@ void sir_exit(int code) __attribute__((noreturn));
 
 /* The generated header's fork/join hook (htc.h, "Multi-core clusters"). */
 #define HTC_PAR_RUN(fn, ctx, ncores) sir_par_run((fn), (ctx), (ncores))
+/* and its DMA hooks (used when the firmware defines NAME_L1) */
+#define HTC_DMA_START(dst, src, bytes) sir_dma_start((dst), (src), (uint32_t)(bytes))
+#define HTC_DMA_WAIT(handle) sir_dma_wait_mask(handle)
 
 /* N-EUREKA (-DSIR_NEUREKA, for headers compiled with -D engines=neureka or
    both): the header's engine layers drive the engine through its registers
