@@ -54,6 +54,14 @@
 #ifndef HTC_CHECK_END
 #define HTC_CHECK_END(model, arena, bytes) ((void)0)
 #endif
+/* Several data memories (a target whose cpu lists memory = { "SRAM", "PSRAM" }):
+   HTC_MEM_ACCESS(model, layer, data, bytes) for each arena buffer a layer
+   reads or writes, with the bytes the access model counts (the buffer's
+   tensor, once per input or output); htc run adds them up per memory by
+   the address. */
+#ifndef HTC_MEM_ACCESS
+#define HTC_MEM_ACCESS(model, layer, data, bytes) ((void)0)
+#endif
 
 /* ---- Multi-core clusters (a target whose cpu has cores = N > 1) ---------
    A layer that runs on the cluster is a function fn(ctx, core, ncores) in

@@ -12,6 +12,9 @@
 static FILE *F;
 static const char *N;           /* lower-case prefix, e.g. "kws" */
 static char *NU;                /* upper-case prefix, e.g. "KWS" */
+static const Plan *P;           /* the plan being emitted */
+static void upper(const char *s, char *d);
+static const Target *T;
 
 
 /* ---- fast number lists (weights dominate the header) ---------------------- */
@@ -145,6 +148,79 @@ static const char *tensor_name(const Graph *g, int i)
     return arena_printf("%s__t%d", N, i);
 }
 
+/* The arena that memory mem's buffers are in: `arena` (the first, or the
+   only one), `arena1`, ... in the order of the cpu's data memories. */
+static int arena_slot(int mem)
+{
+    for (int k = 0; k < P->narenas; k++)
+        if (P->arenas[k].memory == mem) return k;
+    return 0;
+}
+
+static const char *arena_var(int mem)
+{
+    int k = arena_slot(mem);
+    return k ? arena_printf("arena%d", k) : "arena";
+}
+
+/* NAME_ARENA_SIZE, or NAME_ARENA_<MEM>_SIZE with several arenas (what = "SIZE" / "ALIGN") */
+static const char *arena_macro(int k, const char *what)
+{
+    if (P->narenas <= 1) return arena_printf("%s_ARENA_%s", NU, what);
+    char *m = arena_strdup(T->memories[P->arenas[k].memory].name);
+    upper(m, m);
+    return arena_printf("%s_ARENA_%s_%s", NU, m, what);
+}
+
+/* The arena parameters of the run functions: "void *arena" (decl) /
+   "arena" (call), or one per memory, "void *arena_SRAM, void *arena_PSRAM".
+   suffix: appended to each parameter name (the body's "arena_"). */
+static const char *arena_params(int decl, const char *suffix)
+{
+    if (P->narenas <= 1) return arena_printf("%sarena%s", decl ? "void *" : "", suffix);
+    const char *s = "";
+    for (int k = 0; k < P->narenas; k++)
+        s = arena_printf("%s%s%sarena_%s%s", s, k ? ", " : "", decl ? "void *" : "", T->memories[P->arenas[k].memory].name, suffix);
+    return s;
+}
+
+/* The body's uint8_t *arena, *arena1, ... from the parameters (suffix "_") */
+static void arena_locals(void)
+{
+    if (P->narenas <= 1) {
+        fprintf(F, "    uint8_t *arena = (uint8_t *)arena_;\n");
+        return;
+    }
+    for (int k = 0; k < P->narenas; k++)
+        fprintf(F, "    uint8_t *arena%.0d = (uint8_t *)arena_%s_;\n", k, T->memories[P->arenas[k].memory].name);
+}
+
+/* HTC_CHECK_BEGIN / END over every arena */
+static void check_arenas(const char *hook, int li)
+{
+    for (int k = 0; k < P->narenas; k++) {
+        const char *v = k ? arena_printf("arena%d", k) : "arena";
+        if (li >= 0) fprintf(F, "    HTC_CHECK_%s(\"%s\", %d, %s, %s);\n", hook, N, li, v, arena_macro(k, "SIZE"));
+        else fprintf(F, "    HTC_CHECK_%s(\"%s\", %s, %s);\n", hook, N, v, arena_macro(k, "SIZE"));
+    }
+}
+
+/* Several arenas: HTC_MEM_ACCESS for every arena buffer layer li reads or
+   writes (every input and output, the tensor's bytes: gen/plan.c's model). */
+static void mem_access(const Graph *g, const Op *op, int li)
+{
+    if (P->narenas <= 1 || (op->kind == OP_RESHAPE && g->tensors[op->out[0]].storage == ST_ALIAS)) return;
+    for (int k = -op->nout; k < op->nin; k++) {
+        int ti = k < 0 ? op->out[-1 - k] : op->in[k];
+        if (ti < 0) continue;
+        int64_t aoff;
+        int r = tensor_root(g, ti, &aoff);
+        if (g->tensors[r].storage != ST_ARENA) continue;
+        fprintf(F, "    HTC_MEM_ACCESS(\"%s\", %d, %s + %lld, %zu);\n", N, li, arena_var(g->tensors[r].memory),
+                (long long)(g->tensors[r].offset + aoff), tensor_bytes(&g->tensors[ti]));
+    }
+}
+
 static const char *ptr(const Graph *g, int i, int is_const)
 {
     int64_t aoff;
@@ -157,7 +233,8 @@ static const char *ptr(const Graph *g, int i, int is_const)
     case ST_INPUT: return arena_printf("(%s%s *)inputs[%d]", q, ty, t->is_input - 1);
     case ST_OUTPUT: return arena_printf("(%s *)outputs[%d]", ty, t->is_output - 1);
     case ST_ARENA:
-        return arena_printf("(%s%s *)(void *)(arena + %lld)", q, ctype(g->tensors[i].type), (long long)(t->offset + aoff));
+        return arena_printf("(%s%s *)(void *)(%s + %lld)", q, ctype(g->tensors[i].type), arena_var(t->memory),
+                            (long long)(t->offset + aoff));
     }
     die("internal: tensor %d has no storage", ri);
 }
@@ -596,7 +673,7 @@ static void check_buffers(const Graph *g, const Op *op, int li)
         int64_t aoff;
         int r = tensor_root(g, ti, &aoff);
         if (g->tensors[r].storage != ST_ARENA) continue;
-        fprintf(F, "    HTC_CHECK_BUFFER(\"%s\", %d, arena + %lld, %zu);\n", N, li,
+        fprintf(F, "    HTC_CHECK_BUFFER(\"%s\", %d, %s + %lld, %zu);\n", N, li, arena_var(g->tensors[r].memory),
                 (long long)(g->tensors[r].offset + aoff), tensor_bytes(&g->tensors[ti]));
     }
 }
@@ -913,7 +990,7 @@ static void emit_cascade(const Graph *g, const Target *t, const Cascade *cs, int
     fprintf(F, "\n    /* cascade %d: layers %d..%d band by band, %d steps of %d rows of \"%s\"; band buffers keep the rows\n"
                "       the next step reads again (no row is computed twice) */\n",
             ci, cs->first, cs->last, cs->nsteps, cs->band, esc_c(sink->name));
-    fprintf(F, "    HTC_CHECK_BEGIN(\"%s\", %d, arena, %s_ARENA_SIZE);\n", N, cs->first, NU);
+    check_arenas("BEGIN", cs->first);
     for (int i = 0; i < g->ntensors; i++) {     /* every arena buffer the cascade touches */
         int used = 0;
         for (int k = cs->first; k <= cs->last && !used; k++) {
@@ -925,9 +1002,10 @@ static void emit_cascade(const Graph *g, const Target *t, const Cascade *cs, int
         int64_t aoff;
         int r = tensor_root(g, i, &aoff);
         if (g->tensors[r].storage != ST_ARENA) continue;
-        fprintf(F, "    HTC_CHECK_BUFFER(\"%s\", %d, arena + %lld, %lld);\n", N, cs->first,
+        fprintf(F, "    HTC_CHECK_BUFFER(\"%s\", %d, %s + %lld, %lld);\n", N, cs->first, arena_var(g->tensors[r].memory),
                 (long long)(g->tensors[r].offset + aoff), (long long)buffer_bytes(&g->tensors[i]));
     }
+    for (int k = cs->first; k <= cs->last; k++) mem_access(g, &g->ops[k], k);
     fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"cascade\");\n", N, cs->first);
     fprintf(F, "    {\n        int s_;\n        for (s_ = 0; s_ < %d; s_++) {\n            const int32_t *r = %s__cas%d[s_];\n",
             cs->nsteps, N, ci);
@@ -1145,8 +1223,8 @@ static int emit_par_layers(const Graph *g, const Target *t)
         if (!n++)
             fprintf(F, "\n/* cluster layers: run on every core by HTC_PAR_RUN, each computing its share */\n"
                        "typedef struct {\n    uint8_t *arena;\n    const void *const *inputs;\n    void *const *outputs;\n"
-                       "    uint8_t *l1;                /* the tiles' buffers */\n    int tile;                   /* the band being computed */\n} %s__ctx;\n",
-                    N);
+                       "    uint8_t *l1;                /* the tiles' buffers */\n    int tile;                   /* the band being computed */\n%s} %s__ctx;\n",
+                    P->narenas > 1 ? arena_printf("    uint8_t *arena1, *arena2, *arena3, *arena4, *arena5, *arena6, *arena7;\n") : "", N);
         if (op->ctile) {
             fprintf(F, "#ifdef %s_L1\n", NU);
             emit_band_layer(g, op, i);
@@ -1159,6 +1237,7 @@ static int emit_par_layers(const Graph *g, const Target *t)
                    "    const void *const *inputs = ctx->inputs;\n    void *const *outputs = ctx->outputs;\n"
                    "    (void)arena;\n    (void)inputs;\n    (void)outputs;\n",
                 i, esc_c(op->src_name), op->src_index, split_names[op->split], N, i, N, N);
+        for (int k = 1; k < P->narenas; k++) fprintf(F, "    uint8_t *arena%d = ctx->arena%d;\n    (void)arena%d;\n", k, k, k);
         par_tail = op->split == SPLIT_CHANNELS ? ", HTC_SPLIT_CHANNELS, core, ncores" : ", HTC_SPLIT_ROWS, core, ncores";
         emit_call(g, t, op, i);
         par_tail = NULL;
@@ -1171,6 +1250,8 @@ static int emit_par_layers(const Graph *g, const Target *t)
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
 {
     F = f;
+    P = p;
+    T = t;
     counted_at = counted_lines = 0;
     /* #line needs a seekable output; the header's own lines are named
        NAME.h (as it is included), so the text does not depend on -o */
@@ -1193,14 +1274,33 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fputc('\n', F);
     }
     fputc('\n', F);
-    fprintf(F, "   Usage: in exactly one C or C++ file\n"
-               "       #define %s_IMPLEMENTATION\n       #include \"%s.h\"\n"
-               "   and include it plainly elsewhere. Then\n"
-               "       static uint8_t arena[%s_ARENA_SIZE];   (aligned to %s_ARENA_ALIGN)\n"
-               "       int err = %s_run(input, output, arena);  (0 = ok)\n"
-               "   or %s_run_multi(inputs, outputs, arena) with one pointer per tensor.\n"
-               "   No malloc, no stdio, no globals: reentrant with one arena per call.\n\n",
-            NU, N, NU, NU, N, N);
+    if (p->narenas <= 1) {
+        fprintf(F, "   Usage: in exactly one C or C++ file\n"
+                   "       #define %s_IMPLEMENTATION\n       #include \"%s.h\"\n"
+                   "   and include it plainly elsewhere. Then\n"
+                   "       static uint8_t arena[%s_ARENA_SIZE];   (aligned to %s_ARENA_ALIGN)\n"
+                   "       int err = %s_run(input, output, arena);  (0 = ok)\n"
+                   "   or %s_run_multi(inputs, outputs, arena) with one pointer per tensor.\n"
+                   "   No malloc, no stdio, no globals: reentrant with one arena per call.\n\n",
+                NU, N, NU, NU, N, N);
+    } else {
+        fprintf(F, "   Usage: in exactly one C or C++ file\n"
+                   "       #define %s_IMPLEMENTATION\n       #include \"%s.h\"\n"
+                   "   and include it plainly elsewhere. The target has %d data memories; the\n"
+                   "   buffers are placed across them (htc report says which went where and why),\n"
+                   "   so the run functions take one arena per memory, each in that memory:\n",
+                NU, N, p->narenas);
+        for (int k = 0; k < p->narenas; k++) {
+            const Memory *m = &t->memories[p->arenas[k].memory];
+            fprintf(F, "       static uint8_t arena_%s[%s];   (aligned to %s; in %s, cost %g per byte)\n", m->name,
+                    arena_macro(k, "SIZE"), arena_macro(k, "ALIGN"), m->name, m->cost);
+        }
+        fprintf(F, "       int err = %s_run(input, output, %s);  (0 = ok)\n"
+                   "   or %s_run_multi(inputs, outputs, %s) with one pointer per tensor.\n"
+                   "   %s_ARENAS is the number of arenas, %s_ARENA_SIZE their bytes together.\n"
+                   "   No malloc, no stdio, no globals: reentrant with one set of arenas per call.\n\n",
+                N, arena_params(0, ""), N, arena_params(0, ""), NU, NU);
+    }
     fprintf(F, "   Hooks (define before including): HTC_TRACE(model, layer, tensor, data, bytes)\n"
                "   after each layer; HTC_PROFILE_BEGIN/END(model, layer, name) around it.\n"
                "   HTC_SOFT_FLOAT_EXACT=1 / =0: onnxruntime's float arithmetic (ONNX models) by\n"
@@ -1219,7 +1319,19 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     for (int i = 0; i < g->nops; i++)
         if (g->ops[i].ctile && !g->ops[i].inplace && !g->ops[i].cascade && g->ops[i].ctile->l1_bytes > l1size)
             l1size = g->ops[i].ctile->l1_bytes;
-    if (l1size) {
+    if (p->narenas > 1) {
+        /* one arena per data memory (an empty one still has its alignment's bytes) */
+        fprintf(F, "#define %s_ARENAS %d\n", NU, p->narenas);
+        int64_t total = 0;
+        for (int k = 0; k < p->narenas; k++) {
+            int64_t sz = p->arenas[k].size ? p->arenas[k].size : p->arenas[k].alignment;
+            total += sz;
+            fprintf(F, "#define %s %lld\n#define %s %d\n", arena_macro(k, "SIZE"), (long long)sz, arena_macro(k, "ALIGN"),
+                    p->arenas[k].alignment);
+        }
+        fprintf(F, "#define %s_ARENA_SIZE %lld\n", NU, (long long)total);
+        if (l1size) fprintf(F, "#define %s_L1_SIZE %lld\n", NU, (long long)l1size);
+    } else if (l1size) {
         /* the cluster's L1 tiles, used when the firmware says where its L1 is (NAME_L1) */
         fprintf(F, "#define %s_ARENA_SIZE %lld\n#define %s_ARENA_ALIGN %d\n#define %s_L1_SIZE %lld\n", NU, (long long)asize, NU,
                 p->alignment, NU, (long long)l1size);
@@ -1260,12 +1372,12 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
                    "   run starts from the reset state (TFLite Micro's state after AllocateTensors or\n"
                    "   Reset). Define %s_KEEP_STATE before the implementation to keep it from one run\n"
                    "   to the next (TFLite Micro's repeated Invoke, e.g. streaming SVDF); then call\n"
-                   "   %s_reset(arena) before the first run and whenever the stream restarts. */\n", NU, N);
+                   "   %s_reset(%s) before the first run and whenever the stream restarts. */\n", NU, N, arena_params(0, ""));
     fprintf(F, "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
-               "int %s_run(const void *input, void *output, void *arena);\n"
-               "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena);\n",
-            N, N);
-    if (nvar) fprintf(F, "void %s_reset(void *arena);\n", N);
+               "int %s_run(const void *input, void *output, %s);\n"
+               "int %s_run_multi(const void *const *inputs, void *const *outputs, %s);\n",
+            N, arena_params(1, ""), N, arena_params(1, ""));
+    if (nvar) fprintf(F, "void %s_reset(%s);\n", N, arena_params(1, ""));
     fprintf(F, "#ifdef __cplusplus\n}\n#endif\n#endif /* %s_H_INCLUDED */\n\n", NU);
 
     fprintf(F, "#if defined(%s_IMPLEMENTATION) && !defined(%s_IMPLEMENTED)\n#define %s_IMPLEMENTED\n\n", NU, NU, NU);
@@ -1319,27 +1431,41 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     for (int i = 0; i < g->ncascades; i++) emit_cascade_table(&g->cascades[i], i);
 
     if (nvar) {                         /* the variable tensors' reset values */
-        fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\nvoid %s_reset(void *arena_)\n{\n"
-                   "    uint8_t *arena = (uint8_t *)arena_;\n", N);
+        fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\nvoid %s_reset(%s)\n{\n", N, arena_params(1, "_"));
+        arena_locals();
         for (int i = 0; i < g->ntensors; i++)
             if (g->tensors[i].variable && g->tensors[i].storage == ST_ARENA) {
                 int64_t aoff;
                 int r = tensor_root(g, i, &aoff);
-                fprintf(F, "    memset(arena + %lld, %d, %zu);\n", (long long)(g->tensors[r].offset + aoff),
+                fprintf(F, "    memset(%s + %lld, %d, %zu);\n", arena_var(g->tensors[r].memory), (long long)(g->tensors[r].offset + aoff),
                         g->tensors[i].reset_byte, tensor_bytes(&g->tensors[i]));
             }
+        for (int k = 0; k < p->narenas; k++) fprintf(F, "    (void)arena%.0d;\n", k);
         fprintf(F, "}\n");
     }
     int npar = emit_par_layers(g, t);
     if (l1size) fprintf(F, "#ifdef %s_L1\n#define %s__L1BASE ((uint8_t *)(%s_L1))\n#endif\n", NU, N, NU);
     fprintf(F, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\n"
-               "int %s_run_multi(const void *const *inputs, void *const *outputs, void *arena_)\n{\n"
-               "    uint8_t *arena = (uint8_t *)arena_;\n",
-            N);
+               "int %s_run_multi(const void *const *inputs, void *const *outputs, %s)\n{\n", N, arena_params(1, "_"));
+    arena_locals();
     if (npar) fprintf(F, "    %s__ctx ctx;\n", N);
-    fprintf(F, "    if (!inputs || !outputs || !arena || ((uintptr_t)arena & (%s_ARENA_ALIGN - 1)) != 0) return -1;\n", NU);
-    if (npar) fprintf(F, "    ctx.arena = arena;\n    ctx.inputs = inputs;\n    ctx.outputs = outputs;\n    (void)ctx;\n");
-    if (nvar) fprintf(F, "#ifndef %s_KEEP_STATE\n    %s_reset(arena);\n#endif\n", NU, N);
+    if (p->narenas <= 1) {
+        fprintf(F, "    if (!inputs || !outputs || !arena || ((uintptr_t)arena & (%s_ARENA_ALIGN - 1)) != 0) return -1;\n", NU);
+    } else {
+        fprintf(F, "    if (!inputs || !outputs) return -1;\n");
+        for (int k = 0; k < p->narenas; k++)
+            fprintf(F, "    if (!arena%.0d || ((uintptr_t)arena%.0d & (%s - 1)) != 0) return -1;\n", k, k, arena_macro(k, "ALIGN"));
+    }
+    if (npar) {
+        fprintf(F, "    ctx.arena = arena;\n");
+        for (int k = 1; k < p->narenas; k++) fprintf(F, "    ctx.arena%d = arena%d;\n", k, k);
+        fprintf(F, "    ctx.inputs = inputs;\n    ctx.outputs = outputs;\n    (void)ctx;\n");
+    }
+    if (nvar) {
+        const char *a = "arena";
+        for (int k = 1; k < p->narenas; k++) a = arena_printf("%s, arena%d", a, k);
+        fprintf(F, "#ifndef %s_KEEP_STATE\n    %s_reset(%s);\n#endif\n", NU, N, a);
+    }
     if (offloaded) fprintf(F, "    htc__dev_reset();\n");
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];
@@ -1353,8 +1479,10 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, "\n    /* layer %d: %s #%d on %s -> \"%s\" %s ", i, esc_c(op->src_name), op->src_index,
                 esc_c(t->engines[op->engine].name), esc_c(out->name), dtype_name(out->type));
         shape_str(F, out);
-        fprintf(F, " */\n    HTC_CHECK_BEGIN(\"%s\", %d, arena, %s_ARENA_SIZE);\n", N, i, NU);
+        fprintf(F, " */\n");
+        check_arenas("BEGIN", i);
         check_buffers(g, op, i);
+        mem_access(g, op, i);
         fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"%s\");\n", N, i, op_name(op->kind));
         if (op->ctile && !op->inplace) {
             fprintf(F, "#ifdef %s_L1\n", NU);
@@ -1375,12 +1503,14 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
                 fprintf(F, "    HTC_TRACE(\"%s\", %d, %d, %s, %zu);\n", N, i, g->tensors[op->out[k]].src_index,
                         ptr(g, op->out[k], 1), tensor_bytes(&g->tensors[op->out[k]]));
     }
-    fprintf(F, "    HTC_CHECK_END(\"%s\", arena, %s_ARENA_SIZE);\n", N, NU);
-    fprintf(F, "    (void)inputs;\n    (void)outputs;\n    (void)arena;\n    return 0;\n}\n\n");
+    check_arenas("END", -1);
+    fprintf(F, "    (void)inputs;\n    (void)outputs;\n    (void)arena;\n");
+    for (int k = 1; k < P->narenas; k++) fprintf(F, "    (void)arena%d;\n", k);
+    fprintf(F, "    return 0;\n}\n\n");
     fprintf(F, "#ifdef __cplusplus\nextern \"C\"\n#endif\n"
-               "int %s_run(const void *input, void *output, void *arena)\n{\n"
+               "int %s_run(const void *input, void *output, %s)\n{\n"
                "    const void *ins[%d];\n    void *outs[%d];\n",
-            N, g->ninputs, g->noutputs);
+            N, arena_params(1, ""), g->ninputs, g->noutputs);
     /* the single-buffer form packs all inputs and outputs back to back */
     size_t off = 0;
     for (int i = 0; i < g->ninputs; i++) {
@@ -1392,6 +1522,6 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, "    outs[%d] = (uint8_t *)output + %zu;\n", i, off);
         off += tensor_bytes(&g->tensors[g->outputs[i]]);
     }
-    fprintf(F, "    if (!input || !output) return -1;\n    return %s_run_multi(ins, outs, arena);\n}\n\n", N);
+    fprintf(F, "    if (!input || !output) return -1;\n    return %s_run_multi(ins, outs, %s);\n}\n\n", N, arena_params(0, ""));
     fprintf(F, "#endif /* %s_IMPLEMENTATION */\n", NU);
 }

@@ -113,6 +113,8 @@ typedef struct {
     int64_t offset;             /* plan: byte offset in the arena, or -1 */
     int memory;                 /* plan: memory index in the target */
     int band_rows;              /* cascade: rows of the tensor its band buffer holds (0: the whole tensor) */
+    int64_t accessed;           /* plan, several data memories: bytes its layers read and write (a root's buffer) */
+    const char *place_why;      /* plan, several data memories: why the buffer is in its memory */
 } Tensor;
 
 enum { ST_NONE, ST_CONST, ST_INPUT, ST_OUTPUT, ST_ARENA, ST_ALIAS };
@@ -417,7 +419,11 @@ typedef struct {
     int alignment;
     double dma_bytes_per_cycle;
     int dma_setup;
+    double cost;                /* cost of one byte read or written by the CPU (1 unless stated) */
 } Memory;
+
+/* A CPU may spread its arena over this many data memories. */
+#define MAX_DATA_MEMORIES 8
 
 /* The arithmetic an engine (or one of its ops) reproduces exactly. */
 typedef struct {
@@ -449,6 +455,8 @@ typedef struct {
     int nops;
     EngineOp *ops;
     int act_memory;             /* index into Target.memories */
+    int ndata;                  /* the CPU: its data memories (memory = { "SRAM", "PSRAM" }), fastest first */
+    int data_memories[MAX_DATA_MEMORIES];   /* indices into Target.memories; [0] is act_memory */
     int weight_memory;          /* accelerators: index of the weight memory, or -1 */
     int out_memory;             /* accelerators: the output tiles' own memory (`outputs`), or -1 */
     int startup;                /* cycles to start one engine invocation */
@@ -606,6 +614,22 @@ typedef struct {
     int reordered;              /* ops run in a memory-aware order, not the model's */
     int64_t original_bound;     /* the lower bound in the model's own order */
     int64_t per_layer_bound;    /* cascades: the layer-by-layer lower bound they improve on (else 0) */
+    /* the arenas: one, or one per data memory of the CPU (target order);
+       with several, arena_size / lower_bound / greedy_size are totals */
+    int narenas;
+    struct {
+        int memory;             /* index into Target.memories */
+        int alignment;
+        int64_t size, lower_bound, greedy_size;
+        int nbuf;
+        int64_t accessed;       /* bytes read and written in it (the access model) */
+        const char *method;
+    } arenas[MAX_DATA_MEMORIES];
+    double access_cost;         /* several memories: sum of bytes accessed x the memory's cost */
+    double access_bound;        /* a lower bound of it (the placement relaxed to live bytes per memory) */
+    double access_fast;         /* every buffer in the cheapest memory (if it were large enough) */
+    const char *place_method;   /* how the buffers were placed */
+    const char *cascade_note;   /* several memories: cascades tried against spilling, and the outcome */
     int nstack;                 /* stacks measured with --stack-cc */
     const char *stack_cc[4];
     int64_t stack_bytes[4];
@@ -614,6 +638,8 @@ Plan *plan(Graph *g, Target *t);                /* plan.c */
 /* plan() without the check that the arena fits the memory (plan_check). */
 Plan *plan_try(Graph *g, Target *t);
 void plan_check(const Graph *g, const Target *t, const Plan *p);
+/* Does every arena fit its memory? */
+int plan_fits(const Target *t, const Plan *p);
 /* Bytes of t's buffer: the whole tensor, or its band buffer in a cascade. */
 int64_t buffer_bytes(const Tensor *t);
 int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *));   /* sweep.c: htc sweep */

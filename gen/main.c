@@ -47,6 +47,8 @@ static const char usage[] =
     "  --ram-limit BYTES   cascades: the least overhead that keeps the activations within BYTES\n"
     "                      (default: cascades only when the layer-by-layer arena exceeds the memory)\n"
     "  --max-overhead PCT  with --cascade: the modelled overhead bound, percent of the estimated cycles\n"
+    "  --no-cascade        layer by layer, even when the arena exceeds the memory or the placement\n"
+    "                      across several data memories spills (default: cascades tried then)\n"
     "  --bind NAME=FILE    ONNX: graph input NAME is a constant read from FILE (raw bytes,\n"
     "                      or a TensorProto if FILE ends in .pb)\n"
     "  --float-fallback    ONNX: QDQ groups onnxruntime computes in float (unfused Conv, Add,\n"
@@ -74,6 +76,7 @@ typedef struct {
 
 /* --cascade, --ram-limit, --max-overhead (read by the pipeline) */
 static CascadeOptions cascade_opts = {0, 0, 0.05, 0};
+static int no_cascade;          /* --no-cascade: layer by layer, whatever the memories */
 
 static int is_ident(const char *s)
 {
@@ -202,6 +205,7 @@ static void parse(Options *o, int argc, char **argv)
         }
         else if (!strcmp(a, "--json")) o->json = 1;
         else if (!strcmp(a, "--cascade")) cascade_opts.minimise_ram = 1;
+        else if (!strcmp(a, "--no-cascade")) no_cascade = 1;
         else if (!strcmp(a, "--ram-limit") || !strcmp(a, "--max-overhead")) {
             const char *v = VALUE();
             char *end;
@@ -328,7 +332,39 @@ static void driver_cycles(FILE *f, const Graph *g, const Target *t)
             t->clock_mhz, ideal, t->clock_mhz, ideal > 0 ? ideal : 1.0);
 }
 
-static void write_driver(const char *path, const Graph *g, const Target *t, const char *name, int check)
+/* The access count of a target with several data memories (gen/plan.c's
+   model, HTC_MEM_ACCESS): each access is attributed to the arena its
+   address falls in (a band buffer's bytes are its tensor's, streamed
+   through it), counted in bytes and bytes x the memory's cost; an
+   address in no arena is an error. One arena: nothing is counted. */
+static void driver_memories(FILE *f, const Target *t, const Plan *p)
+{
+    fprintf(f, "#define NARENAS %d\nstatic const unsigned char *arena_base[NARENAS];\nstatic size_t arena_len[NARENAS];\n",
+            p->narenas);
+    if (p->narenas <= 1) {
+        fprintf(f, "static void print_memories(void) {}\n");
+        return;
+    }
+    fprintf(f, "static unsigned long long mem_bytes[NARENAS];\nstatic const double mem_cost[NARENAS] = {");
+    for (int k = 0; k < p->narenas; k++) fprintf(f, "%s%.17g", k ? ", " : "", t->memories[p->arenas[k].memory].cost);
+    fprintf(f, "};\nstatic const char *const mem_name[NARENAS] = {");
+    for (int k = 0; k < p->narenas; k++) fprintf(f, "%s\"%s\"", k ? ", " : "", esc_c(t->memories[p->arenas[k].memory].name));
+    fprintf(f, "};\n"
+               "static void mem_access(int layer, const void *d, size_t n)\n{\n"
+               "    int k;\n    const unsigned char *c = (const unsigned char *)d;\n    if (!counting) return;\n"
+               "    for (k = 0; k < NARENAS; k++)\n"
+               "        if (c >= arena_base[k] && c < arena_base[k] + arena_len[k]) { mem_bytes[k] += n; return; }\n"
+               "    fprintf(stderr, \"htc: error: layer %%d accesses %%zu bytes outside every arena\\n\", layer, n);\n    exit(1);\n}\n"
+               "#define HTC_MEM_ACCESS(m, l, d, n) mem_access(l, d, n)\n"
+               "static void print_memories(void)\n{\n    int k;\n    double tot = 0;\n"
+               "    printf(\"htc run: memory accesses by address (each layer reads its inputs and writes its outputs once)\\n\");\n"
+               "    for (k = 0; k < NARENAS; k++) {\n"
+               "        printf(\"  %%-8s %%12llu bytes x %%g = %%.0f\\n\", mem_name[k], mem_bytes[k], mem_cost[k], (double)mem_bytes[k] * mem_cost[k]);\n"
+               "        tot += (double)mem_bytes[k] * mem_cost[k];\n    }\n"
+               "    printf(\"access cost: %%.0f\\n\", tot);\n}\n");
+}
+
+static void write_driver(const char *path, const Graph *g, const Target *t, const Plan *p, const char *name, int check)
 {
     char *up = arena_strdup(name);
     for (char *c = up; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
@@ -352,12 +388,28 @@ static void write_driver(const char *path, const Graph *g, const Target *t, cons
                    "#define HTC_CHECK_BUFFER(m, l, p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)\n"
                    "#define HTC_CHECK_END(m, a, n) ASAN_UNPOISON_MEMORY_REGION(a, n)\n");
     driver_cycles(f, g, t);
+    driver_memories(f, t, p);
     fprintf(f, "#define %s_IMPLEMENTATION\n#include \"model.h\"\n", up);
     fprintf(f, "static const size_t in_size[] = {");
     for (int k = 0; k < g->ninputs; k++) fprintf(f, "%s_INPUT_SIZE_%d, ", up, k);
     fprintf(f, "0};\nstatic const size_t out_size[] = {");
     for (int k = 0; k < g->noutputs; k++) fprintf(f, "%s_OUTPUT_SIZE_%d, ", up, k);
     fprintf(f, "0};\n#define NI %d\n#define NO %d\n", g->ninputs, g->noutputs);
+    /* the arenas: one, or one per data memory (their bases and sizes for the access count) */
+    const char *alloc = "", *args = "", *frees = "";
+    for (int k = 0; k < p->narenas; k++) {
+        const char *mac = arena_printf("%s_ARENA", up);
+        if (p->narenas > 1) {
+            char *m = arena_strdup(t->memories[p->arenas[k].memory].name);
+            for (char *c = m; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+            mac = arena_printf("%s_ARENA_%s", up, m);
+        }
+        alloc = arena_printf("%s    if (posix_memalign(&arena[%d], %s_ALIGN < sizeof(void *) ? sizeof(void *) : %s_ALIGN, %s_SIZE)) return 2;\n"
+                             "    arena_base[%d] = (const unsigned char *)arena[%d];\n    arena_len[%d] = %s_SIZE;\n",
+                             alloc, k, mac, mac, mac, k, k, k, mac);
+        args = arena_printf("%s, arena[%d]", args, k);
+        frees = arena_printf("%s    free(arena[%d]);\n", frees, k);
+    }
     fprintf(f,
             "static void *load(const char *p, size_t n)\n{\n"
             "    void *b = calloc(1, n ? n : 1);\n    FILE *f = fopen(p, \"rb\");\n"
@@ -365,21 +417,22 @@ static void write_driver(const char *path, const Graph *g, const Target *t, cons
             "    fclose(f);\n    return b;\n}\n"
             "int main(int argc, char **argv)\n{\n"
             "    long repeat = atol(argv[1]), r;\n    const void *in[NI];\n    void *out[NO];\n    int k, rc;\n"
-            "    void *arena = NULL;\n"
-            "    if (argc != 3 + NI + NO || posix_memalign(&arena, %s_ARENA_ALIGN < sizeof(void *) ? sizeof(void *) : %s_ARENA_ALIGN, %s_ARENA_SIZE)) return 2;\n"
+            "    void *arena[NARENAS];\n"
+            "    if (argc != 3 + NI + NO) return 2;\n%s"
             "    dump_dir = strcmp(argv[2], \"-\") ? argv[2] : NULL;\n"
             "    for (k = 0; k < NI; k++) in[k] = load(argv[3 + k], in_size[k]);\n"
             "    for (k = 0; k < NO; k++) out[k] = calloc(1, out_size[k] ? out_size[k] : 1);\n"
             "    counting = 1;\n"
-            "    rc = %s_run_multi(in, out, arena);\n"
+            "    rc = %s_run_multi(in, out%s);\n"
             "    counting = 0;\n"
             "    if (rc) { fprintf(stderr, \"htc: error: %s_run_multi returned %%d\\n\", rc); return 1; }\n"
             "    print_cycles();\n"
+            "    print_memories();\n"
             "    dump_dir = NULL;\n"
             "    if (repeat > 0) {\n"
             "        struct timespec a, b;\n        double us;\n"
             "        clock_gettime(CLOCK_MONOTONIC, &a);\n"
-            "        for (r = 0; r < repeat; r++) rc |= %s_run_multi(in, out, arena);\n"
+            "        for (r = 0; r < repeat; r++) rc |= %s_run_multi(in, out%s);\n"
             "        clock_gettime(CLOCK_MONOTONIC, &b);\n"
             "        us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 / (double)repeat;\n"
             "        printf(\"htc run: %%ld inferences, %%.3f us per inference\\n\", repeat, us);\n"
@@ -390,8 +443,8 @@ static void write_driver(const char *path, const Graph *g, const Target *t, cons
             "    }\n"
             "    for (k = 0; k < NI; k++) free((void *)in[k]);\n"
             "    for (k = 0; k < NO; k++) free(out[k]);\n"
-            "    free(arena);\n    return rc;\n}\n",
-            up, up, up, name, name, name);
+            "%s    return rc;\n}\n",
+            alloc, name, args, name, name, args, frees);
     out_commit(f);
 }
 
@@ -449,7 +502,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     e.path = hdr;
     emit(f, g, t, p, &e);
     out_commit(f);
-    write_driver(drv, g, t, e.name, o->check);
+    write_driver(drv, g, t, p, e.name, o->check);
 
     const char *cc = getenv("CC");
     if (!cc || !*cc) cc = "cc";
@@ -493,12 +546,29 @@ static Plan *pipeline(const char *model, const char *target, const char *debug, 
     if (debug && !strcmp(debug, "dispatch")) dump_graph(stderr, g, "dispatch");
     tile(g, t);
     /* layer by layer first; then cascades when asked for, or when that
-       arena does not fit the memory, and the plan again */
+       arena does not fit the memory, and the plan again. Several data
+       memories: cascades also when the placement spills buffers to a
+       costlier memory, kept when the access cost they save is more than
+       their modelled overhead (both in cycles) */
     Plan *p = plan_try(g, t);
-    if (cascade_opts.minimise_ram || cascade_opts.ram_limit || p->arena_size > t->memories[p->memory].size) {
+    const Engine *cpu = &t->engines[0];
+    int spill = !cascade_opts.minimise_ram && !cascade_opts.ram_limit && plan_fits(t, p) && p->narenas > 1 &&
+                p->access_cost > p->access_fast;
+    if (no_cascade && (cascade_opts.minimise_ram || cascade_opts.ram_limit))
+        die("--no-cascade contradicts %s", cascade_opts.minimise_ram ? "--cascade" : "--ram-limit");
+    if (!no_cascade && (cascade_opts.minimise_ram || cascade_opts.ram_limit || !plan_fits(t, p) || spill)) {
         CascadeOptions co = cascade_opts;
         if (!co.minimise_ram && !co.ram_limit) {
-            co.ram_limit = t->memories[p->memory].size;
+            /* the activations within the data memories together (several:
+               the placement then divides them); when they fit and spill,
+               within the cheapest memory, or as near as cascades get */
+            co.ram_limit = 0;
+            int cheap = cpu->data_memories[0];
+            for (int k = 0; k < cpu->ndata; k++) {
+                co.ram_limit += t->memories[cpu->data_memories[k]].size;
+                if (t->memories[cpu->data_memories[k]].cost < t->memories[cheap].cost) cheap = cpu->data_memories[k];
+            }
+            if (spill) co.ram_limit = t->memories[cheap].size;
             co.fit_memory = 1;
         }
         cascade(g, t, &co);
@@ -507,7 +577,25 @@ static Plan *pipeline(const char *model, const char *target, const char *debug, 
             q->per_layer_bound = p->lower_bound;
             q->reordered = p->reordered;
             q->original_bound = p->original_bound;
-            p = q;
+            if (spill) {
+                double over = 0;
+                for (int i = 0; i < g->ncascades; i++) over += g->cascades[i].overhead_cycles;
+                int keep = plan_fits(t, q) && q->access_cost + over < p->access_cost;
+                const char *note = arena_printf("layer by layer the placement spills (access cost %.0f); with cascades "
+                                                "%.0f + %.0f cycles of modelled overhead: %s", p->access_cost,
+                                                q->access_cost, over, keep ? "cascades kept" : "layer by layer kept");
+                if (keep) {
+                    p = q;
+                } else {        /* undo them: the layer-by-layer plan again */
+                    for (int i = 0; i < g->nops; i++) g->ops[i].cascade = 0;
+                    for (int i = 0; i < g->ntensors; i++) g->tensors[i].band_rows = 0;
+                    g->ncascades = 0;
+                    p = plan_try(g, t);
+                }
+                p->cascade_note = note;
+            } else {
+                p = q;
+            }
         }
     }
     plan_check(g, t, p);

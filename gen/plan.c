@@ -426,6 +426,33 @@ static void verify(const Graph *g, const Bufs *b, int64_t arena, int align)
     }
 }
 
+/* Offsets for the buffers of b (one memory): greedy by size, then the
+   exact MILP when greedy is above the lower bound and b is small enough.
+   Returns the arena's bytes; *greedy_size, *method and *ms as the report
+   shows them. */
+static int64_t offsets(const Graph *g, Bufs *b, int align, int64_t lb, int64_t *greedy_size, const char **method, double *ms)
+{
+    int64_t size = *greedy_size = greedy(b, b->off);
+    *method = "greedy by size; equals the lower bound, so optimal";
+    if (*greedy_size > lb && b->n <= PLAN_MILP_BUFFERS && b->adj_start[b->n] / 2 <= PLAN_MILP_PAIRS) {
+        int proven = 0;
+        int64_t *off = arena_alloc(sizeof(int64_t) * (size_t)(b->n + 1));
+        if (milp(b, align, lb, *greedy_size, off, &proven, ms)) {
+            memcpy(b->off, off, sizeof(int64_t) * (size_t)b->n);
+            size = 0;
+            for (int i = 0; i < b->n; i++)
+                if (b->off[i] + b->size[i] > size) size = b->off[i] + b->size[i];
+        }
+        *method = proven ? "MILP (lp_solve), proven optimal"
+                         : size < *greedy_size ? "MILP (lp_solve) stopped at its iteration limit: best found"
+                                               : "greedy by size; the MILP found nothing better in its iteration limit";
+    } else if (*greedy_size > lb) {
+        *method = "greedy by size (too many buffers for the MILP)";
+    }
+    (void)g;
+    return size;
+}
+
 /* Storage, aliases and lifetimes for the current op order; the buffers to
    place in b and the lower bound (most bytes live at one step) returned.
    Linear in the graph (union-find roots, a sweep for the bound). */
@@ -471,6 +498,315 @@ static int64_t storage(Graph *g, Plan *p, Bufs *b)
         if (sum > lb) lb = sum;
     }
     return lb;
+}
+
+/* ---- several data memories ------------------------------------------------------------
+
+   A CPU that lists several data memories (memory = { "SRAM", "PSRAM" }, each
+   with a cost per byte) gets one arena per memory. Every arena buffer goes
+   into one memory so that the modelled access cost, sum over buffers of the
+   bytes its layers read and write x the cost of its memory, is least:
+
+       min  sum_i,m a_i c_m x_im    sum_m x_im = 1,  x_im binary,
+            sum_{i live at step s} size_im x_im <= cap_m   for every step s, memory m
+
+   (an MILP, lp_solve; only the rows of steps whose live buffers could
+   exceed cap_m are written). The capacity rows are necessary for any plan,
+   so the optimum is a lower bound of the cost; each memory's offsets are
+   then planned as for a single arena, and when they fit, the placement is
+   optimal. When fragmentation makes a memory's offsets exceed it, that
+   memory's capacity row is lowered by the excess and the MILP solved again
+   (PLACE_ROUNDS at most); the report then states the gap to the bound. The
+   MILP stops after PLACE_MILP_ITERS simplex iterations (counted, never
+   timed); without a placement by then (or with none satisfying the rows),
+   buffers go by accesses per byte, most first, to the cheapest memory they
+   fit at every step of their lives. */
+
+#define PLACE_MILP_ITERS 200000
+#define PLACE_ROUNDS 8
+
+typedef struct {
+    int n, K;
+    int64_t *acc;               /* bytes read + written per buffer */
+    int64_t *sz;                /* sz[i * K + m]: buffer i's bytes aligned for memory m */
+    const int *first, *last;
+    double cost[MAX_DATA_MEMORIES];
+    int64_t cap[MAX_DATA_MEMORIES];     /* capacity rows (lowered by the rounds) */
+    int nops;
+} Place;
+
+static int __WINAPI place_abort(lprec *lp, void *user)
+{
+    (void)user;
+    return get_total_iter(lp) > PLACE_MILP_ITERS;
+}
+
+/* The MILP above; asg[i] = memory slot. Returns 1 with a placement
+   (*proven: optimal), 0 without one. */
+static int place_milp(const Place *P, int *asg, int *proven)
+{
+    int n = P->n, K = P->K;
+    lprec *lp = make_lp(0, n * K);
+    if (!lp) die("lp_solve: out of memory");
+    set_verbose(lp, NEUTRAL);
+    set_add_rowmode(lp, TRUE);
+    double *row = arena_alloc(sizeof(double) * (size_t)(n * K + 1));
+    int *col = arena_alloc(sizeof(int) * (size_t)(n * K + 1));
+    for (int i = 0; i < n; i++) {
+        for (int m = 0; m < K; m++) row[m] = 1, col[m] = i * K + m + 1;
+        add_constraintex(lp, K, row, col, EQ, 1);
+    }
+    /* a row per memory and step where a buffer starts (the most live sets) */
+    for (int s = 0; s < P->nops; s++) {
+        int starts = 0;
+        for (int i = 0; i < n && !starts; i++) starts = P->first[i] == s;
+        if (!starts) continue;
+        for (int m = 0; m < K; m++) {
+            int nz = 0;
+            int64_t sum = 0;
+            for (int i = 0; i < n; i++)
+                if (P->first[i] <= s && s <= P->last[i] && P->sz[i * K + m] <= P->cap[m]) {
+                    row[nz] = (double)P->sz[i * K + m];
+                    col[nz++] = i * K + m + 1;
+                    sum += P->sz[i * K + m];
+                }
+            if (sum > P->cap[m]) add_constraintex(lp, nz, row, col, LE, (double)P->cap[m]);
+        }
+    }
+    set_add_rowmode(lp, FALSE);
+    for (int i = 0; i < n; i++)
+        for (int m = 0; m < K; m++) {
+            set_binary(lp, i * K + m + 1, TRUE);
+            if (P->sz[i * K + m] > P->cap[m]) set_upbo(lp, i * K + m + 1, 0);
+            row[i * K + m] = (double)P->acc[i] * P->cost[m];
+            col[i * K + m] = i * K + m + 1;
+        }
+    set_obj_fnex(lp, n * K, row, col);
+    set_minim(lp);
+    put_abortfunc(lp, place_abort, NULL);
+    int rc = solve(lp), ok = 0;
+    if (rc == OPTIMAL || rc == SUBOPTIMAL) {
+        REAL *v;
+        get_ptr_variables(lp, &v);
+        ok = 1;
+        for (int i = 0; i < n; i++) {
+            asg[i] = -1;
+            for (int m = 0; m < K; m++)
+                if (v[i * K + m] > 0.5) asg[i] = m;
+            ok &= asg[i] >= 0;
+        }
+        *proven = rc == OPTIMAL;
+    }
+    delete_lp(lp);
+    return ok;
+}
+
+static const Place *sort_p;
+
+static int by_density(const void *x, const void *y)
+{
+    int i = *(const int *)x, j = *(const int *)y;
+    /* a_i / s_i > a_j / s_j, without division */
+    double di = (double)sort_p->acc[i] * (double)sort_p->sz[j * sort_p->K];
+    double dj = (double)sort_p->acc[j] * (double)sort_p->sz[i * sort_p->K];
+    if (di != dj) return di > dj ? -1 : 1;
+    return i - j;
+}
+
+/* Without the MILP: most accesses per byte first, each to the cheapest
+   memory with room at every step of its life; a buffer that fits nowhere
+   goes to the memory with the most room left (its plan then fails the
+   size check, which names the memory). */
+static void place_greedy(const Place *P, int *asg)
+{
+    int n = P->n, K = P->K;
+    int *order = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    int64_t *load = arena_alloc(sizeof(int64_t) * (size_t)K * (size_t)(P->nops + 1));
+    for (int i = 0; i < n; i++) order[i] = i;
+    sort_p = P;
+    qsort(order, (size_t)n, sizeof(int), by_density);
+    int mem[MAX_DATA_MEMORIES];
+    for (int m = 0; m < K; m++) mem[m] = m;
+    for (int a = 1; a < K; a++)             /* cheapest first, the target's order among equals */
+        for (int b = a; b > 0 && P->cost[mem[b]] < P->cost[mem[b - 1]]; b--) {
+            int x = mem[b];
+            mem[b] = mem[b - 1];
+            mem[b - 1] = x;
+        }
+    for (int k = 0; k < n; k++) {
+        int i = order[k], pick = -1, roomiest = mem[0];
+        int64_t best_room = INT64_MIN;
+        for (int q = 0; q < K; q++) {
+            int m = mem[q];
+            int64_t peak = 0;
+            for (int s = P->first[i]; s <= P->last[i]; s++)
+                if (load[(size_t)m * (size_t)(P->nops + 1) + (size_t)s] > peak) peak = load[(size_t)m * (size_t)(P->nops + 1) + (size_t)s];
+            if (pick < 0 && peak + P->sz[i * K + m] <= P->cap[m]) pick = m;
+            if (P->cap[m] - peak > best_room) best_room = P->cap[m] - peak, roomiest = m;
+        }
+        if (pick < 0) pick = roomiest;
+        asg[i] = pick;
+        for (int s = P->first[i]; s <= P->last[i]; s++) load[(size_t)pick * (size_t)(P->nops + 1) + (size_t)s] += P->sz[i * K + pick];
+    }
+}
+
+/* The most bytes live at one step among b's buffers. */
+static int64_t live_bound(int nops, const Bufs *b)
+{
+    int64_t *delta = arena_alloc(sizeof(int64_t) * (size_t)(nops + 2));
+    for (int i = 0; i < b->n; i++) {
+        delta[b->first[i]] += b->size[i];
+        delta[b->last[i] + 1] -= b->size[i];
+    }
+    int64_t lb = 0, sum = 0;
+    for (int s = 0; s < nops; s++) {
+        sum += delta[s];
+        if (sum > lb) lb = sum;
+    }
+    return lb;
+}
+
+/* Why buffer i is in memory slot m, for the report. */
+static const char *place_why(const Graph *g, const Target *t, const Place *P, const int *asg, int i, int m)
+{
+    const Engine *cpu = &t->engines[0];
+    const Memory *mm = &t->memories[cpu->data_memories[m]];
+    double per = (double)P->acc[i] / (double)(P->sz[i * P->K + m] ? P->sz[i * P->K + m] : 1);
+    int c0 = 0;
+    for (int q = 1; q < P->K; q++)
+        if (P->cost[q] < P->cost[c0]) c0 = q;
+    if (P->cost[m] <= P->cost[c0])
+        return arena_printf("%s (cost %g/byte, the cheapest): %lld bytes read+written, %.2f per byte", mm->name, mm->cost,
+                            (long long)P->acc[i], per);
+    /* the step of its life where the cheapest memory is fullest */
+    int64_t worst = -1;
+    int at = P->first[i];
+    for (int s = P->first[i]; s <= P->last[i]; s++) {
+        int64_t load = 0;
+        for (int j = 0; j < P->n; j++)
+            if (asg[j] == c0 && P->first[j] <= s && s <= P->last[j]) load += P->sz[j * P->K + c0];
+        if (load > worst) worst = load, at = s;
+    }
+    const Memory *fast = &t->memories[cpu->data_memories[c0]];
+    (void)g;
+    return arena_printf("%s (cost %g/byte): %lld bytes read+written, %.2f per byte; %s (cost %g) holds %lld of %lld bytes at "
+                        "layer %d, where this %lld-byte buffer is live: keeping it there would spill buffers costing more",
+                        mm->name, mm->cost, (long long)P->acc[i], per, fast->name, fast->cost, (long long)worst,
+                        (long long)fast->size, at, (long long)P->sz[i * P->K + c0]);
+}
+
+static void place(Graph *g, Target *t, Plan *p, Bufs *b)
+{
+    const Engine *cpu = &t->engines[0];
+    int n = b->n, K = cpu->ndata;
+    Place P = {0};
+    P.n = n, P.K = K, P.first = b->first, P.last = b->last, P.nops = g->nops;
+    P.acc = arena_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    P.sz = arena_alloc(sizeof(int64_t) * (size_t)(n * K + 1));
+    int *slot = arena_alloc(sizeof(int) * (size_t)(g->ntensors + 1));
+    for (int x = 0; x < g->ntensors; x++) slot[x] = -1;
+    for (int i = 0; i < n; i++) slot[b->id[i]] = i;
+    /* the access model: every layer reads each input and writes each output once */
+    for (int s = 0; s < g->nops; s++) {
+        const Op *op = &g->ops[s];
+        if (op->kind == OP_RESHAPE && g->tensors[op->out[0]].storage == ST_ALIAS) continue;   /* moves nothing */
+        for (int k = -op->nout; k < op->nin; k++) {
+            int x = k < 0 ? op->out[-1 - k] : op->in[k];
+            if (x < 0) continue;
+            int r = slot[tensor_root(g, x, NULL)];
+            if (r >= 0) P.acc[r] += (int64_t)tensor_bytes(&g->tensors[x]);
+        }
+    }
+    for (int m = 0; m < K; m++) {
+        const Memory *mm = &t->memories[cpu->data_memories[m]];
+        int al = mm->alignment < 16 ? 16 : mm->alignment;
+        p->arenas[m].memory = cpu->data_memories[m];
+        p->arenas[m].alignment = al;
+        P.cost[m] = mm->cost;
+        P.cap[m] = mm->size / al * al;
+        for (int i = 0; i < n; i++) P.sz[i * K + m] = align_up(buffer_bytes(&g->tensors[b->id[i]]), al);
+    }
+    p->narenas = K;
+    int *asg = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    int proven = 0, rounds = 0, milp_ok = 0;
+    double bound = -1, t0 = now_ms();
+    Bufs sub = {0};
+    sub.id = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    sub.size = arena_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    sub.first = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    sub.last = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    sub.off = arena_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    int *at = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    for (;;) {
+        milp_ok = place_milp(&P, asg, &proven);
+        if (!milp_ok) place_greedy(&P, asg);
+        if (!rounds && milp_ok && proven) {
+            bound = 0;
+            for (int i = 0; i < n; i++) bound += (double)P.acc[i] * P.cost[asg[i]];
+        }
+        int fits = 1;
+        for (int m = 0; m < K; m++) {
+            sub.n = 0;
+            for (int i = 0; i < n; i++) {
+                if (asg[i] != m) continue;
+                at[sub.n] = i;
+                sub.id[sub.n] = b->id[i];
+                sub.size[sub.n] = P.sz[i * K + m];
+                sub.first[sub.n] = b->first[i];
+                sub.last[sub.n] = b->last[i];
+                sub.n++;
+            }
+            int al = p->arenas[m].alignment;
+            p->arenas[m].nbuf = sub.n;
+            p->arenas[m].lower_bound = live_bound(g->nops, &sub);
+            overlaps(g, &sub);
+            p->arenas[m].size = offsets(g, &sub, al, p->arenas[m].lower_bound, &p->arenas[m].greedy_size,
+                                        &p->arenas[m].method, &p->solve_ms);
+            verify(g, &sub, p->arenas[m].size, al);
+            for (int k = 0; k < sub.n; k++) b->off[at[k]] = sub.off[k];
+            const Memory *mm = &t->memories[p->arenas[m].memory];
+            if (p->arenas[m].size > mm->size) {
+                fits = 0;
+                int64_t over = align_up(p->arenas[m].size - mm->size, al);
+                P.cap[m] = P.cap[m] > over ? P.cap[m] - over : 0;
+            }
+        }
+        if (fits || !milp_ok || ++rounds >= PLACE_ROUNDS) break;
+    }
+    /* totals and the reasons */
+    p->access_cost = p->access_fast = 0;
+    double cmin = P.cost[0];
+    for (int m = 1; m < K; m++)
+        if (P.cost[m] < cmin) cmin = P.cost[m];
+    for (int m = 0; m < K; m++) p->arenas[m].accessed = 0;
+    p->arena_size = p->greedy_size = 0;
+    for (int m = 0; m < K; m++) {
+        p->arena_size += p->arenas[m].size;
+        p->greedy_size += p->arenas[m].greedy_size;
+    }
+    for (int i = 0; i < n; i++) {
+        Tensor *x = &g->tensors[b->id[i]];
+        x->memory = cpu->data_memories[asg[i]];
+        x->accessed = P.acc[i];
+        x->place_why = place_why(g, t, &P, asg, i, asg[i]);
+        p->arenas[asg[i]].accessed += P.acc[i];
+        p->access_cost += (double)P.acc[i] * P.cost[asg[i]];
+        p->access_fast += (double)P.acc[i] * cmin;
+    }
+    p->access_bound = bound;
+    p->method = "per memory (see the arenas)";
+    if (!milp_ok)
+        p->place_method = "greedy by accesses per byte (the MILP found no placement within its limits)";
+    else if (proven && !rounds)
+        p->place_method = "exact: MILP (lp_solve) over every memory's live bytes at each layer, proven optimal; the offsets "
+                          "fit, so no placement costs less";
+    else if (proven)
+        p->place_method = arena_printf("MILP (lp_solve), proven optimal with capacity rows lowered in %d round%s for the "
+                                       "offsets; %.2f%% above the bound %.0f", rounds, rounds > 1 ? "s" : "",
+                                       bound > 0 ? 100 * (p->access_cost - bound) / bound : 0.0, bound);
+    else
+        p->place_method = "MILP (lp_solve) stopped at its iteration limit: best found, not proven";
+    p->solve_ms = now_ms() - t0;
 }
 
 /* ---- a memory-aware order ----------------------------------------------------------- */
@@ -626,28 +962,21 @@ Plan *plan_try(Graph *g, Target *t)
             storage(g, p, &b);
         }
     }
-    overlaps(g, &b);
-
-    p->greedy_size = greedy(&b, b.off);
-    p->arena_size = p->greedy_size;
-    p->method = "greedy by size; equals the lower bound, so optimal";
-    if (p->greedy_size > p->lower_bound && b.n <= PLAN_MILP_BUFFERS &&
-        b.adj_start[b.n] / 2 <= PLAN_MILP_PAIRS) {
-        int proven = 0;
-        int64_t *off = arena_alloc(sizeof(int64_t) * (size_t)(b.n + 1));
-        if (milp(&b, p->alignment, p->lower_bound, p->greedy_size, off, &proven, &p->solve_ms)) {
-            memcpy(b.off, off, sizeof(int64_t) * (size_t)b.n);
-            p->arena_size = 0;
-            for (int i = 0; i < b.n; i++)
-                if (b.off[i] + b.size[i] > p->arena_size) p->arena_size = b.off[i] + b.size[i];
-        }
-        p->method = proven ? "MILP (lp_solve), proven optimal"
-                           : p->arena_size < p->greedy_size ? "MILP (lp_solve) stopped at its iteration limit: best found"
-                                                            : "greedy by size; the MILP found nothing better in its iteration limit";
-    } else if (p->greedy_size > p->lower_bound) {
-        p->method = "greedy by size (too many buffers for the MILP)";
+    if (t->engines[0].ndata > 1) {
+        place(g, t, p, &b);
+    } else {
+        overlaps(g, &b);
+        p->arena_size = offsets(g, &b, p->alignment, p->lower_bound, &p->greedy_size, &p->method, &p->solve_ms);
+        verify(g, &b, p->arena_size, p->alignment);
+        p->narenas = 1;
+        p->arenas[0].memory = p->memory;
+        p->arenas[0].alignment = p->alignment;
+        p->arenas[0].size = p->arena_size;
+        p->arenas[0].lower_bound = p->lower_bound;
+        p->arenas[0].greedy_size = p->greedy_size;
+        p->arenas[0].nbuf = b.n;
+        p->arenas[0].method = p->method;
     }
-    verify(g, &b, p->arena_size, p->alignment);
     flatten_aliases(g);
     p->total_ms = now_ms() - t0;
     for (int i = 0; i < b.n; i++) g->tensors[b.id[i]].offset = b.off[i];
@@ -656,10 +985,26 @@ Plan *plan_try(Graph *g, Target *t)
 
 void plan_check(const Graph *g, const Target *t, const Plan *p)
 {
-    const Memory *m = &t->memories[p->memory];
-    if (p->arena_size > m->size)
-        die("%s: the arena needs %lld bytes but memory %s of target '%s' has %lld",
-            g->path, (long long)p->arena_size, m->name, t->name, (long long)m->size);
+    if (p->narenas <= 1) {
+        const Memory *m = &t->memories[p->memory];
+        if (p->arena_size > m->size)
+            die("%s: the arena needs %lld bytes but memory %s of target '%s' has %lld",
+                g->path, (long long)p->arena_size, m->name, t->name, (long long)m->size);
+        return;
+    }
+    for (int k = 0; k < p->narenas; k++) {
+        const Memory *m = &t->memories[p->arenas[k].memory];
+        if (p->arenas[k].size > m->size)
+            die("%s: the arenas need %lld bytes in all; the one in memory %s needs %lld bytes but %s of target '%s' has %lld",
+                g->path, (long long)p->arena_size, m->name, (long long)p->arenas[k].size, m->name, t->name, (long long)m->size);
+    }
+}
+
+int plan_fits(const Target *t, const Plan *p)
+{
+    for (int k = 0; k < p->narenas; k++)
+        if (p->arenas[k].size > t->memories[p->arenas[k].memory].size) return 0;
+    return 1;
 }
 
 Plan *plan(Graph *g, Target *t)

@@ -110,6 +110,59 @@ static void cascades_print(FILE *f, const Graph *g, const Plan *p, int json)
             p->per_layer_bound ? (double)p->arena_size / (double)p->per_layer_bound : 1.0, over);
 }
 
+/* Several data memories (gen/plan.c place): each arena, the modelled
+   access cost, and per buffer its memory and why. */
+static void arenas_print(FILE *f, const Graph *g, const Target *t, const Plan *p, int json)
+{
+    if (p->narenas <= 1) return;
+    if (json) {
+        fprintf(f, ",\n  \"arenas\": [");
+        for (int k = 0; k < p->narenas; k++) {
+            const Memory *m = &t->memories[p->arenas[k].memory];
+            fprintf(f, "%s\n    {\"memory\": ", k ? "," : "");
+            json_str(f, m->name);
+            fprintf(f, ", \"size\": %lld, \"capacity\": %lld, \"cost\": %g, \"alignment\": %d, \"lower_bound\": %lld, "
+                       "\"greedy\": %lld, \"buffers\": %d, \"accessed_bytes\": %lld, \"method\": ",
+                    (long long)p->arenas[k].size, (long long)m->size, m->cost, p->arenas[k].alignment,
+                    (long long)p->arenas[k].lower_bound, (long long)p->arenas[k].greedy_size, p->arenas[k].nbuf,
+                    (long long)p->arenas[k].accessed);
+            json_str(f, p->arenas[k].method);
+            fputc('}', f);
+        }
+        fprintf(f, "\n  ],\n  \"placement\": {\"method\": ");
+        json_str(f, p->place_method);
+        fprintf(f, ", \"access_cost\": %.0f, \"access_bound\": %.0f, \"access_all_cheapest\": %.0f, \"cascades\": ",
+                p->access_cost, p->access_bound, p->access_fast);
+        json_str(f, p->cascade_note);
+        fputc('}', f);
+        return;
+    }
+    fprintf(f, "\narenas: %d data memories, %lld bytes in all; placement: %s\n", p->narenas, (long long)p->arena_size,
+            esc_term(p->place_method));
+    for (int k = 0; k < p->narenas; k++) {
+        const Memory *m = &t->memories[p->arenas[k].memory];
+        fprintf(f, "  %-8s %9lld of %lld bytes (cost %g/byte): %d buffers, lower bound %lld, %s; %lld bytes read+written\n",
+                esc_term(m->name), (long long)p->arenas[k].size, (long long)m->size, m->cost, p->arenas[k].nbuf,
+                (long long)p->arenas[k].lower_bound, esc_term(p->arenas[k].method), (long long)p->arenas[k].accessed);
+    }
+    fprintf(f, "access cost (bytes read+written x cost per byte): %.0f", p->access_cost);
+    if (p->access_bound >= 0) fprintf(f, "; lower bound %.0f", p->access_bound);
+    fprintf(f, "; %.0f if the cheapest memory held everything\n", p->access_fast);
+    if (p->cascade_note) fprintf(f, "cascades: %s\n", esc_term(p->cascade_note));
+    fprintf(f, "%6s  %-24s %9s %-8s %9s %8s %12s  %s\n", "tensor", "buffer", "bytes", "memory", "offset", "layers",
+            "read+written", "why");
+    for (int i = 0; i < g->ntensors; i++) {
+        const Tensor *x = &g->tensors[i];
+        if (x->storage != ST_ARENA || x->offset < 0) continue;
+        char l[24], nm[25];
+        snprintf(l, sizeof l, "%d..%d", x->first_use, x->last_use);
+        snprintf(nm, sizeof nm, "%s", esc_term(x->name));
+        fprintf(f, "%6d  %-24s %9lld %-8s %9lld %8s %12lld  %s\n", x->src_index, nm, (long long)buffer_bytes(x),
+                esc_term(t->memories[x->memory].name), (long long)x->offset, l, (long long)x->accessed,
+                esc_term(x->place_why ? x->place_why : ""));
+    }
+}
+
 void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
 {
     int ntiled = 0;
@@ -186,9 +239,19 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
             int r = tensor_root(g, i, &aoff);
             fprintf(f, "%s    {\"tensor\": %d, \"name\": ", first ? "" : ",\n", tt->src_index);
             json_str(f, tt->name);
-            fprintf(f, ", \"storage\": \"%s\", \"root\": %d, \"offset\": %lld, \"bytes\": %zu, \"first\": %d, \"last\": %d}",
+            fprintf(f, ", \"storage\": \"%s\", \"root\": %d, \"offset\": %lld, \"bytes\": %zu, \"first\": %d, \"last\": %d",
                     storage_name(tt->storage), g->tensors[r].src_index, (long long)(g->tensors[r].offset + aoff),
                     tensor_bytes(tt), g->tensors[r].first_use, g->tensors[r].last_use);
+            if (p->narenas > 1) {
+                fprintf(f, ", \"memory\": ");
+                json_str(f, t->memories[g->tensors[r].memory].name);
+                if (r == i) {
+                    fprintf(f, ", \"buffer_bytes\": %lld, \"accessed_bytes\": %lld, \"why\": ", (long long)buffer_bytes(tt),
+                            (long long)tt->accessed);
+                    json_str(f, tt->place_why);
+                }
+            }
+            fputc('}', f);
             first = 0;
         }
         fprintf(f, "\n  ]");
@@ -198,6 +261,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
             fprintf(f, ",\n  \"ideal_cycles\": %.0f,\n  \"tile_ms\": %.3f", ideal, ms);
         }
         cascades_print(f, g, p, 1);
+        arenas_print(f, g, t, p, 1);
         fprintf(f, "\n}\n");
         return;
     }
@@ -234,9 +298,17 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         fprintf(f, " %d %s%s", i, esc_term(g->ops[i].src_name), i + 1 < g->nops && float_op(g, &g->ops[i + 1]) ? "," : ";");
     }
     if (nfloat) fprintf(f, " %d layer%s\n", nfloat, nfloat > 1 ? "s" : "");
-    fprintf(f, "\narena: %lld bytes in %s (lower bound %lld, greedy by size %lld; %s; %d ops in place)\n",
-            (long long)p->arena_size, esc_term(t->memories[p->memory].name), (long long)p->lower_bound,
-            (long long)p->greedy_size, esc_term(p->method), p->ninplace);
+    if (p->narenas > 1) {
+        const char *mems = "";
+        for (int k = 0; k < p->narenas; k++)
+            mems = arena_printf("%s%s%s", mems, k ? " + " : "", t->memories[p->arenas[k].memory].name);
+        fprintf(f, "\narena: %lld bytes in %s (lower bound %lld for all buffers together; %d ops in place)\n",
+                (long long)p->arena_size, esc_term(mems), (long long)p->lower_bound, p->ninplace);
+    } else {
+        fprintf(f, "\narena: %lld bytes in %s (lower bound %lld, greedy by size %lld; %s; %d ops in place)\n",
+                (long long)p->arena_size, esc_term(t->memories[p->memory].name), (long long)p->lower_bound,
+                (long long)p->greedy_size, esc_term(p->method), p->ninplace);
+    }
     if (p->reordered)
         fprintf(f, "op order: memory-aware (lower bound %lld in the model's order)\n", (long long)p->original_bound);
     for (int i = 0; i < p->nstack; i++)
@@ -245,6 +317,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
     fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
     cascades_print(f, g, p, 0);
+    arenas_print(f, g, t, p, 0);
     if (!ntiled) return;
     fprintf(f, "\noffloaded layers: exact optimum of the target's objective per layer (enumeration or lp_solve MILP)\n");
     fprintf(f, "%3s  %-8s %-5s %-22s %-22s %6s %9s %7s %9s %11s %11s %8s\n", "#", "engine", "geom", "layer K,C,OY,OX",

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -717,7 +718,7 @@ static void push_sandbox_env(lua_State *L)
 /* ---- reading fields ----------------------------------------------------------- */
 
 static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "engines", "dispatch", "description", NULL};
-static const char *const mem_keys[] = {"size", "alignment", "dma", NULL};
+static const char *const mem_keys[] = {"size", "alignment", "dma", "cost", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights", "outputs",
                                           "startup", "array", "device", "cores", "l1", "split", "fork", NULL};
@@ -846,6 +847,7 @@ static void read_memories(LoadedTarget *lt)
             keys[2] = "alignment";
             field_error(lt, keys, 3, "must be a power of two, got %d", m->alignment);
         }
+        m->cost = get_number(lt, keys, 2, "cost", 0, 1, 1e-6, 1e6, 0);
         if (rawfield(L, -1, "dma") == LUA_TTABLE) {
             keys[2] = "dma";
             check_keys(lt, keys, 3, dma_keys);
@@ -1106,6 +1108,11 @@ static void read_cluster(LoadedTarget *lt, Engine *cpu)
             ck[1] = "l1";
             field_error(lt, ck, 2, "no memory named '%s' in the memory table", l1);
         }
+        for (int i = 0; i < cpu->ndata; i++)
+            if (cpu->data_memories[i] == cpu->l1_memory) {
+                ck[1] = "l1";
+                field_error(lt, ck, 2, "memory '%s' is also a data memory of the cpu (its arena); the L1 tiles need their own", l1);
+            }
     }
     lt->split_ref = LUA_NOREF;
     int ty = rawfield(L, -1, "split");
@@ -1121,6 +1128,50 @@ static void read_cluster(LoadedTarget *lt, Engine *cpu)
     }
 }
 
+/* The CPU's data memories, memory = { "SRAM", "PSRAM" } (the list at the
+   top of the stack): the planner places each arena buffer in one of them
+   (gen/plan.c, "Several data memories"), and the header has one arena per
+   memory, so each name must be a C identifier and distinct from the others
+   once upper-cased (NAME_ARENA_<MEM>_SIZE). */
+static void read_data_memories(LoadedTarget *lt, Engine *e, int ei, const char *const *keys, int nkeys)
+{
+    lua_State *L = lt->L;
+    const Target *t = &lt->t;
+    const char *kk[8];
+    for (int i = 0; i < nkeys; i++) kk[i] = keys[i];
+    kk[nkeys] = "memory";
+    if (ei != 0)
+        field_error(lt, kk, nkeys + 1, "only the cpu may list several data memories (an accelerator names one)");
+    int n = (int)lua_rawlen(L, -1), m = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) { m++; lua_pop(L, 1); }
+    if (n == 0 || m != n)
+        field_error(lt, kk, nkeys + 1, "expected a memory name or a list of names ({ \"SRAM\", \"PSRAM\" })");
+    if (n > MAX_DATA_MEMORIES) field_error(lt, kk, nkeys + 1, "%d data memories, at most %d", n, MAX_DATA_MEMORIES);
+    for (int i = 0; i < n; i++) {
+        if (lua_rawgeti(L, -1, i + 1) != LUA_TSTRING)
+            field_error(lt, kk, nkeys + 1, "entry %d: expected a memory name, got %s", i + 1, lua_typename(L, lua_type(L, -1)));
+        const char *name = lua_tostring(L, -1);
+        int mi = memory_index(t, name);
+        if (mi < 0) field_error(lt, kk, nkeys + 1, "entry %d: no memory named '%s' in the memory table", i + 1, name);
+        int cid = n > 1 && (isalpha((unsigned char)name[0]) || name[0] == '_');
+        for (const char *c = name; *c && cid; c++) cid = isalnum((unsigned char)*c) || *c == '_';
+        if (n > 1 && !cid)
+            field_error(lt, kk, nkeys + 1, "entry %d: '%s' is not a C identifier (the header names its arena after it)", i + 1,
+                        name);
+        for (int j = 0; j < i; j++) {
+            if (e->data_memories[j] == mi) field_error(lt, kk, nkeys + 1, "entry %d: memory '%s' is listed twice", i + 1, name);
+            if (!strcasecmp(t->memories[e->data_memories[j]].name, name))
+                field_error(lt, kk, nkeys + 1, "entries %d and %d: '%s' and '%s' give the same arena macro once upper-cased",
+                            j + 1, i + 1, t->memories[e->data_memories[j]].name, name);
+        }
+        e->data_memories[i] = mi;
+        lua_pop(L, 1);
+    }
+    e->ndata = n;
+    e->act_memory = e->data_memories[0];
+}
+
 /* One engine table (the `cpu` table or an entry of `engines`) at the top. */
 static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *keys, int nkeys)
 {
@@ -1129,11 +1180,19 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
     for (int i = 0; i < nkeys; i++) kk[i] = keys[i];
     if (!lua_istable(L, -1)) field_error(lt, kk, nkeys, "expected an engine table");
     check_keys(lt, kk, nkeys, engine_keys);
-    const char *mem = get_string(lt, kk, nkeys, "memory", 1);
-    e->act_memory = memory_index(&lt->t, mem);
-    if (e->act_memory < 0) {
-        kk[nkeys] = "memory";
-        field_error(lt, kk, nkeys + 1, "no memory named '%s' in the memory table", mem);
+    if (rawfield(L, -1, "memory") == LUA_TTABLE) {
+        read_data_memories(lt, e, ei, kk, nkeys);
+        lua_pop(L, 1);
+    } else {
+        lua_pop(L, 1);
+        const char *mem = get_string(lt, kk, nkeys, "memory", 1);
+        e->act_memory = memory_index(&lt->t, mem);
+        if (e->act_memory < 0) {
+            kk[nkeys] = "memory";
+            field_error(lt, kk, nkeys + 1, "no memory named '%s' in the memory table", mem);
+        }
+        e->ndata = 1;
+        e->data_memories[0] = e->act_memory;
     }
 
     e->weight_memory = -1;
@@ -1559,8 +1618,14 @@ void target_describe(FILE *f, const Target *t)
         const Memory *m = &t->memories[i];
         fprintf(f, "%s %s %lld bytes", i ? "," : "", esc_term(m->name), (long long)m->size);
         if (m->dma_bytes_per_cycle > 0) fprintf(f, " (DMA %g B/cycle + %d)", m->dma_bytes_per_cycle, m->dma_setup);
+        if (m->cost != 1) fprintf(f, " (cost %g per byte)", m->cost);
     }
     fputc('\n', f);
+    if (t->engines[0].ndata > 1) {
+        fprintf(f, "  cpu data memories (fastest first):");
+        for (int i = 0; i < t->engines[0].ndata; i++) fprintf(f, " %s", esc_term(t->memories[t->engines[0].data_memories[i]].name));
+        fputc('\n', f);
+    }
     for (int e = 0; e < t->nengines; e++) {
         const Engine *en = &t->engines[e];
         fprintf(f, "  %s %s: requant", en->is_cpu ? "cpu" : "engine", esc_term(en->name));

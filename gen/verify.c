@@ -360,6 +360,9 @@ int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *, const cha
     Graph *g;
     Target *t;
     Plan *p = pipeline(o.model, o.target, NULL, &g, &t);
+    if (p->narenas > 1)
+        die("%s: htc verify runs one arena per side; target '%s' has %d data memories (htc run compares them, "
+            "tests/test_place.py)", t->path, t->name, p->narenas);
     build_side(dir, "tgt", 0, g, t, p, cc);
 
     int ntrace = 1;

@@ -1,0 +1,305 @@
+"""test_place.py - several data memories (gen/plan.c, place): a target whose
+CPU lists memory = { "SRAM", "PSRAM" } gets one arena per memory, each
+buffer placed to minimise bytes read+written x the memory's cost.
+
+- VWW on targets/mcu-psram.lua (32 KiB SRAM + PSRAM) is bit-exact with the
+  tflite-micro interpreter (outputs and every operator output) with the
+  split arenas, the hot buffers in SRAM, and `htc run`'s count of accesses
+  by address equals the report's modelled cost;
+- on a small model whose optimum is known (worked out below, and checked
+  against every assignment), htc finds it where greedy by accesses per byte
+  does not;
+- bad memory declarations give one-line errors naming the target file:line;
+- the header compiles warning-free (C99, C++11) with several arenas.
+"""
+import itertools
+import json
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import oracle
+import tflite_build as tb
+
+PSRAM = os.path.join(oracle.REPO, "targets", "mcu-psram.lua")
+VWW = os.path.join(oracle.MODELS, "vww_96_int8.tflite")
+CXX = os.environ.get("CXX") or "g++"
+
+
+def report(path, *args, target=PSRAM):
+    return json.loads(oracle.htc("report", path, "-t", target, "--json", *args).stdout)
+
+
+def test_vww_split_bit_exact(tmp_path):
+    """layer by layer (--no-cascade): 27,648 bytes in SRAM, the rest in PSRAM"""
+    rep = report(VWW, "--no-cascade")
+    arenas = {a["memory"]: a for a in rep["arenas"]}
+    assert set(arenas) == {"SRAM", "PSRAM"}
+    assert 0 < arenas["SRAM"]["size"] <= 32 * 1024 and arenas["PSRAM"]["size"] > 0
+    assert rep["arena_bytes"] == arenas["SRAM"]["size"] + arenas["PSRAM"]["size"]
+    pl = rep["placement"]
+    assert pl["method"].startswith("exact"), pl
+    assert pl["access_cost"] == pl["access_bound"]
+    # the hot buffers in SRAM: more bytes read+written there than in PSRAM,
+    # and the cost below everything-in-PSRAM
+    assert arenas["SRAM"]["accessed_bytes"] > arenas["PSRAM"]["accessed_bytes"]
+    total = arenas["SRAM"]["accessed_bytes"] + arenas["PSRAM"]["accessed_bytes"]
+    assert pl["access_cost"] == arenas["SRAM"]["accessed_bytes"] + 4 * arenas["PSRAM"]["accessed_bytes"]
+    assert pl["access_cost"] < 4 * total
+    roots = [b for b in rep["buffers"] if b["storage"] == "arena"]
+    assert roots and all(b["memory"] in ("SRAM", "PSRAM") and b["why"].startswith(b["memory"]) for b in roots)
+    info = oracle.ModelInfo(VWW)
+    compared = 0
+    for seed in (0, 1):
+        inputs = info.random_inputs(31_000 + seed)
+        (tmp_path / str(seed)).mkdir()
+        outs, dumps, stdout = oracle.run_htc(VWW, inputs, target=PSRAM, workdir=str(tmp_path / str(seed)),
+                                             args=["--no-cascade"])
+        ref_outs, ref_tensors = oracle.run_interpreter(VWW, inputs)
+        errors, n = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps)
+        assert not errors, errors[:5]
+        compared += n
+        # the virtual platform's count, by address, is the modelled cost
+        got = {m: (int(b), float(c)) for m, b, c in
+               re.findall(r"^  (\w+) +(\d+) bytes x \S+ = (\d+)$", stdout, re.M)}
+        assert got == {a: (arenas[a]["accessed_bytes"], arenas[a]["accessed_bytes"] * arenas[a]["cost"]) for a in arenas}, stdout
+        assert re.search(r"^access cost: %d$" % pl["access_cost"], stdout, re.M), stdout
+    assert compared == 2 * len(info.op_outputs()) and compared > 0
+    # --check: each layer touches only its planned buffers, in both arenas
+    inputs = info.random_inputs(31_007)
+    (tmp_path / "check").mkdir()
+    outs, _, _ = oracle.run_htc(VWW, inputs, dump=False, target=PSRAM, workdir=str(tmp_path / "check"),
+                                 args=["--check", "--no-cascade"])
+    ref_outs, _ = oracle.run_interpreter(VWW, inputs)
+    assert all(oracle.diff(e, g) is None for e, g in zip(ref_outs, outs))
+
+
+def vp_counts(stdout):
+    return {m: int(b) for m, b in re.findall(r"^  (\w+) +(\d+) bytes x \S+ = \d+$", stdout, re.M)}
+
+
+def test_cascades_and_placement(tmp_path):
+    """The placement spills layer by layer: cascades towards the SRAM's size
+    are tried and kept when the access cost they save exceeds their
+    modelled overhead. 32 KiB: everything in SRAM; 16 KiB: cascades and a
+    split (whole tensors spilled); bit-exact either way."""
+    lbl = report(VWW, "--no-cascade")["placement"]["access_cost"]
+    rep = report(VWW)
+    assert rep["cascades"] and rep["arenas"][1]["size"] == 0 and rep["arenas"][1]["buffers"] == 0, rep["arenas"]
+    assert rep["placement"]["access_cost"] == rep["placement"]["access_all_cheapest"] < lbl
+    assert re.fullmatch(r"layer by layer the placement spills \(access cost %d\); with cascades \d+ \+ \d+ cycles of "
+                        r"modelled overhead: cascades kept" % lbl, rep["placement"]["cascades"]), rep["placement"]
+    rep16 = report(VWW, "-D", "sram_kib=16")
+    mems = {b["memory"] for b in rep16["buffers"] if b["storage"] == "arena"}
+    assert rep16["cascades"] and mems == {"SRAM", "PSRAM"}
+    banded = {b["tensor"] for c in rep16["cascades"] for b in c["buffers"]}
+    # band buffers: the most bytes read+written per byte of buffer, all in SRAM
+    assert {b["memory"] for b in rep16["buffers"] if b["tensor"] in banded} == {"SRAM"}
+    assert rep16["placement"]["access_cost"] < report(VWW, "-D", "sram_kib=16", "--no-cascade")["placement"]["access_cost"]
+    info = oracle.ModelInfo(VWW)
+    for k, (args, r) in enumerate((((), rep), (("-D", "sram_kib=16"), rep16))):
+        inputs = info.random_inputs(32_000 + k)
+        (tmp_path / str(k)).mkdir()
+        outs, dumps, stdout = oracle.run_htc(VWW, inputs, target=PSRAM, workdir=str(tmp_path / str(k)), args=list(args))
+        ref_outs, ref_tensors = oracle.run_interpreter(VWW, inputs)
+        assert all(oracle.diff(e, g) is None for e, g in zip(ref_outs, outs))
+        bands = {b["tensor"] for c in r["cascades"] for b in c["buffers"]}
+        n = 0
+        for t, op in info.op_outputs():
+            if t in bands:
+                continue
+            assert oracle.diff(ref_tensors[t], dumps[t]) is None, t
+            n += 1
+        assert n == len(info.op_outputs()) - len(bands) > 0
+        assert vp_counts(stdout) == {a["memory"]: a["accessed_bytes"] for a in r["arenas"]}, stdout
+
+
+def test_one_memory_unchanged():
+    """-D psram_kib=0 lists one memory: the one-arena plan of targets/cpu.lua."""
+    a = report(VWW, "-D", "psram_kib=0", "-D", "sram_kib=512")
+    b = report(VWW, target=oracle.TARGET)
+    assert "arenas" not in a and a["arena_bytes"] == b["arena_bytes"]
+
+
+def small_model(path):
+    """a = conv(x) is read by b = conv(a), c = conv(a) and cat = concat(a, b, c)
+    (channels, not in place); cat feeds the output conv. 512-byte a, b, c,
+    1536-byte cat. Live: {a}, {a,b}, {a,b,c}, {a,b,c,cat}, {cat}.
+    Bytes read+written: a 4 x 512, b and c 2 x 512, cat 2 x 1536.
+    With 2 KiB SRAM (cost 1) the layer of cat needs 3072 bytes: spill b and
+    c (1024 + 1024 bytes accessed, 3 more each) or cat (3072) or a with one
+    of b, c. The optimum spills b and c: cost 2048 + 3072 + 4 x 2048 = 13312;
+    greedy by accesses per byte keeps a, b, c (cat comes last) and spills
+    cat: 4096 + 4 x 3072 = 16384."""
+    rng = np.random.default_rng(5)
+    m = tb.Model()
+    x = m.input([1, 8, 8, 8], scale=0.05, zp=0)
+    a = m.conv2d(x, out_ch=8, kernel=1, rng=rng, out_scale=0.1)
+    b = m.conv2d(a, out_ch=8, kernel=1, rng=rng, out_scale=0.1)
+    c = m.conv2d(a, out_ch=8, kernel=1, rng=rng, out_scale=0.1)
+    cat = m.concat([a, b, c], axis=3)
+    y = m.conv2d(cat, out_ch=4, kernel=1, rng=rng)
+    m.output(y)
+    m.save(path)
+
+
+def model_accesses(info):
+    """bytes read+written per arena tensor, from the model itself: each op
+    reads each input and writes each output once (graph inputs, outputs
+    and constants are not arena buffers)."""
+    acc = {}
+    outside = set(info.inputs) | set(info.outputs)
+    for op in info.ops:
+        for t in list(op["inputs"]) + list(op["outputs"]):
+            if t < 0 or t in outside or info.tensors[t]["const"]:
+                continue
+            acc[t] = acc.get(t, 0) + int(np.prod(info.tensors[t]["shape"])) * info.tensors[t]["dtype"].itemsize
+    return acc
+
+
+def test_small_model_optimum(tmp_path):
+    path = str(tmp_path / "branch.tflite")
+    small_model(path)
+    info = oracle.ModelInfo(path)
+    rep = report(path, "-D", "sram_kib=2", "--no-cascade")
+    bufs = {b["tensor"]: b for b in rep["buffers"] if b["storage"] == "arena"}
+    acc = model_accesses(info)
+    assert {t: b["accessed_bytes"] for t, b in bufs.items()} == acc
+    # every assignment: the least cost whose live bytes fit 2 KiB at each layer
+    cost = {"SRAM": 1, "PSRAM": 4}
+    ts = sorted(bufs)
+    best = None
+    for mems in itertools.product(("SRAM", "PSRAM"), repeat=len(ts)):
+        fits = all(sum(bufs[t]["buffer_bytes"] for t, m in zip(ts, mems)
+                       if m == "SRAM" and bufs[t]["first"] <= s <= bufs[t]["last"]) <= 2048
+                   for s in range(len(rep["layers"])))
+        c = sum(acc[t] * cost[m] for t, m in zip(ts, mems))
+        if fits and (best is None or c < best):
+            best = c
+    assert best == 13312 and rep["placement"]["access_cost"] == best, rep["placement"]
+    sizes = sorted((bufs[t]["buffer_bytes"], bufs[t]["memory"]) for t in ts)
+    assert sizes == [(512, "PSRAM"), (512, "PSRAM"), (512, "SRAM"), (1536, "SRAM")], sizes
+    hot = max(ts, key=lambda t: acc[t] / bufs[t]["buffer_bytes"])     # a: 4 accesses per byte
+    assert acc[hot] == 2048 and bufs[hot]["memory"] == "SRAM"
+    # and the header runs it bit-exactly
+    inputs = info.random_inputs(3)
+    (tmp_path / "run").mkdir()
+    outs, dumps, _ = oracle.run_htc(path, inputs, target=PSRAM, workdir=str(tmp_path / "run"), args=["-D", "sram_kib=2", "--no-cascade"])
+    ref_outs, ref_tensors = oracle.run_interpreter(path, inputs)
+    errors, n = oracle.compare_run(info, ref_outs, ref_tensors, outs, dumps)
+    assert not errors and n == len(info.op_outputs()), errors
+
+
+BASE = """local m4 = include "cpus/cortex-m4.lua"
+return target "bad" {
+  clock_mhz = 100,
+  memory = {
+    SRAM = { size = 4096, cost = 1 },
+    PSRAM = { size = 1048576, COST },
+    other = { size = 65536 },
+  },
+  cpu = m4 {
+    name = "cpu",
+    memory = LIST,
+    requant = { "tflite" },
+  },
+}
+"""
+BAD = {
+    "negative cost": ("cost = -1", '{ "SRAM", "PSRAM" }', 6, r"memory\.PSRAM\.cost: must be in \[1e-06, 1000000\], got -1"),
+    "cost not a number": ('cost = "x"', '{ "SRAM", "PSRAM" }', 6, r"memory\.PSRAM\.cost: expected a number, got string"),
+    "unknown memory": ("cost = 4", '{ "SRAM", "NOPE" }', 11, r"cpu\.memory: entry 2: no memory named 'NOPE' in the memory table"),
+    "twice": ("cost = 4", '{ "SRAM", "SRAM" }', 11, r"cpu\.memory: entry 2: memory 'SRAM' is listed twice"),
+    "empty": ("cost = 4", "{}", 11, r"cpu\.memory: expected a memory name or a list of names"),
+    "not a list": ("cost = 4", "{ fast = \"SRAM\" }", 11, r"cpu\.memory: expected a memory name or a list of names"),
+    "not a name": ("cost = 4", '{ "SRAM", 7 }', 11, r"cpu\.memory: entry 2: expected a memory name, got number"),
+    "unknown field": ("speed = 4", '{ "SRAM", "PSRAM" }', 6, r"memory\.PSRAM\.speed: unknown field \(expected one of: size, alignment, dma, cost\)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_memories(tmp_path, case):
+    cost, lst, line, msg = BAD[case]
+    tgt = tmp_path / "bad.lua"
+    tgt.write_text(BASE.replace("COST", cost).replace("LIST", lst))
+    r = oracle.htc("report", VWW, "-t", str(tgt), check=False)
+    assert r.returncode == 1 and not r.stdout, r
+    assert re.fullmatch(r"htc: error: %s:%d: %s[^\n]*\n" % (re.escape(str(tgt)), line, msg), r.stderr), r.stderr
+
+
+def test_bad_memory_names(tmp_path):
+    """arena macros are named after the memories: C identifiers, distinct
+    once upper-cased; and an accelerator names one memory."""
+    src = BASE.replace("COST", "cost = 4")
+    cases = [
+        (src.replace("other =", '["o-ther"] =').replace("LIST", '{ "SRAM", "o-ther" }'), 11,
+         r"cpu\.memory: entry 2: 'o-ther' is not a C identifier \(the header names its arena after it\)"),
+        (src.replace("other =", "sram =").replace("LIST", '{ "SRAM", "sram" }'), 11,
+         r"cpu\.memory: entries 1 and 2: 'SRAM' and 'sram' give the same arena macro once upper-cased"),
+    ]
+    for text, line, msg in cases:
+        tgt = tmp_path / "bad.lua"
+        tgt.write_text(text)
+        r = oracle.htc("report", VWW, "-t", str(tgt), check=False)
+        assert r.returncode == 1 and re.fullmatch(r"htc: error: %s:%d: %s\n" % (re.escape(str(tgt)), line, msg),
+                                                  r.stderr), r.stderr
+
+
+def test_too_small(tmp_path):
+    """when the memories together cannot hold the buffers, cascades are tried;
+    below what they reach, the error names the arena and memory."""
+    r = oracle.htc("report", VWW, "-t", PSRAM, "-D", "sram_kib=4", "-D", "psram_kib=4", check=False)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert re.fullmatch(r"htc: error: .*vww_96_int8\.tflite: the arenas need \d+ bytes in all; the one in memory \w+ needs "
+                        r"\d+ bytes but \w+ of target 'mcu-psram' has 4096\n", r.stderr), r.stderr
+
+
+DRIVER = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include "vww.h"
+static int8_t in[VWW_INPUT_SIZE], out[VWW_OUTPUT_SIZE];
+#ifdef __cplusplus
+alignas(16)
+#endif
+static uint8_t sram[VWW_ARENA_SRAM_SIZE] __attribute__((aligned(VWW_ARENA_SRAM_ALIGN)));
+static uint8_t psram[VWW_ARENA_PSRAM_SIZE] __attribute__((aligned(VWW_ARENA_PSRAM_ALIGN)));
+int main(void)
+{
+    int rc = vww_run(in, out, sram, psram);
+    printf("%d %d %d %d\n", rc, VWW_ARENAS, (int)out[0], (int)out[1]);
+    return rc != 0 || VWW_ARENAS != 2 || VWW_ARENA_SIZE != VWW_ARENA_SRAM_SIZE + VWW_ARENA_PSRAM_SIZE;
+}
+"""
+
+
+def test_header_compiles(tmp_path):
+    hdr = tmp_path / "vww.h"
+    oracle.htc("compile", VWW, "-t", PSRAM, "-o", str(hdr), "--name", "vww")
+    text = hdr.read_text()
+    assert "int vww_run(const void *input, void *output, void *arena_SRAM, void *arena_PSRAM);" in text
+    assert re.search(r"static uint8_t arena_SRAM\[VWW_ARENA_SRAM_SIZE\]", text)
+    impl = tmp_path / "impl.c"
+    impl.write_text('#define VWW_IMPLEMENTATION\n#include "vww.h"\n')
+    main = tmp_path / "main.c"
+    main.write_text(DRIVER)
+    outs = []
+    for cc, std, ext in ((oracle.CC, "-std=c99", "c"), (CXX, "-std=c++11", "cc")):
+        src_impl, src_main = tmp_path / ("impl." + ext), tmp_path / ("main." + ext)
+        src_impl.write_text(impl.read_text())
+        src_main.write_text(main.read_text())
+        exe = tmp_path / ("run_" + ext)
+        c = subprocess.run([cc, std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-gnu-alignof-expression", "-O1",
+                            "-I", str(tmp_path), "-o", str(exe), str(src_impl), str(src_main)],
+                           capture_output=True, text=True)
+        assert c.returncode == 0, c.stderr[-3000:]
+        r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r
+        outs.append(r.stdout)
+    assert outs[0] == outs[1]
+    # the same output as the interpreter for the zero input
+    ref, _ = oracle.run_interpreter(VWW, [np.zeros((1, 96, 96, 3), np.int8)])
+    assert outs[0].split()[2:] == [str(int(v)) for v in ref[0].ravel()]
