@@ -1622,7 +1622,7 @@ void target_describe(FILE *f, const Target *t)
     }
     fputc('\n', f);
     if (t->engines[0].ndata > 1) {
-        fprintf(f, "  cpu data memories (fastest first):");
+        fprintf(f, "  cpu data memories (one arena each, in this order):");
         for (int i = 0; i < t->engines[0].ndata; i++) fprintf(f, " %s", esc_term(t->memories[t->engines[0].data_memories[i]].name));
         fputc('\n', f);
     }
