@@ -147,3 +147,49 @@ def test_cascade_svg(tmp_path):
     rep = report(path, "--cascade")
     marks = re.findall(r'<g class="cascade" data-first="(\d+)" data-last="(\d+)">', text)
     assert marks == [(str(c["first"]), str(c["last"])) for c in rep["cascades"]] and marks
+
+
+def test_maxpool_band(tmp_path):
+    """MAX_POOL_2D inside cascades: a 3x3 stride-2 SAME window (top padding,
+    overlapping bands) with a RELU6 clamp and a 2x2 stride-2 VALID one,
+    between convolutions, run band by band bit-exact with TFLite Micro
+    (outputs and every tensor that exists whole), at several RAM limits."""
+    import numpy as np
+    import tflite_build as tb
+    rng = np.random.default_rng(11)
+    m = tb.Model()
+    x = m.input([1, 40, 24, 3], scale=0.05, zp=-3)
+    a = m.conv2d(x, out_ch=8, kernel=3, rng=rng, act="RELU")
+    p = m.pool("max", a, filter=3, stride=2, padding="SAME", act="RELU6")
+    b = m.conv2d(p, out_ch=8, kernel=3, rng=rng)
+    q = m.pool("max", b, filter=2, stride=2, padding="VALID")
+    c = m.conv2d(q, out_ch=4, kernel=1, rng=rng)
+    m.output(c)
+    path = str(tmp_path / "maxpool.tflite")
+    m.save(path)
+    info = oracle.ModelInfo(path)
+    pools = [k for k, op in enumerate(info.ops) if op["op"] == "MAX_POOL_2D"]
+    assert len(pools) == 2
+    base = report(path)
+    seen = set()
+    for args in (["--cascade", "--max-overhead", "50"], ["--ram-limit", str(base["arena_bytes"] * 2 // 3)]):
+        rep = report(path, *args)
+        assert rep["cascades"] and rep["arena_bytes"] < base["arena_bytes"], (args, rep["arena_bytes"])
+        banded = {b["tensor"] for c in rep["cascades"] for b in c["buffers"]}
+        # the layers of the cascades, by their source operator
+        inside = {rep["layers"][k]["source_index"] for c in rep["cascades"] for k in range(c["first"], c["last"] + 1)}
+        seen |= inside & set(pools)
+        inputs = info.random_inputs(77)
+        (tmp_path / args[0][2:]).mkdir()
+        outs, dumps, _ = oracle.run_htc(path, inputs, workdir=str(tmp_path / args[0][2:]), args=args)
+        ref_outs, ref_tensors = oracle.run_interpreter(path, inputs)
+        assert all(oracle.diff(e, g) is None for e, g in zip(ref_outs, outs))
+        n = 0
+        for t, op in info.op_outputs():
+            if t in banded:
+                assert t not in dumps
+                continue
+            assert oracle.diff(ref_tensors[t], dumps[t]) is None, (args, t)
+            n += 1
+        assert n == len(info.op_outputs()) - len(banded)
+    assert seen == set(pools), seen
