@@ -2040,7 +2040,7 @@ typedef struct {
 } htc__logic_params;
 
 /* CAST (kernels/logic.c): n elements, from one of int8 / uint8 / int16 /
-   int32 / float32 / bool (kinds 0..5) to another, as C++ static_cast
+   int32 / float32 / bool / uint32 (kinds 0..6) to another, as C++ static_cast
    (to bool: != 0). FILL / ZEROS_LIKE: n copies of one element of `elem`
    bytes. */
 typedef struct {
@@ -2050,6 +2050,50 @@ typedef struct {
 typedef struct {
     int32_t n, elem;
 } htc__fill_params;
+
+/* TFLite Micro's signal library (kernels/signal.c): the options of each
+   Signal* operator (gen/lower.c lower_signal). n: elements or channels.
+   WINDOW: weights of `size` applied to each run of `size` inputs, products
+   >> shift. RFFT: `frames` of in_len samples zero-padded to fft_len, the
+   kiss_fft factors of fft_len / 2 as (radix, length) pairs. ENERGY: bins
+   [start, end). SPECTRAL_SUB: the smoothing filter (uint32 values stored
+   as int32). PCAN: snr_shift. FB_LOG: input correction bits and the
+   output scale. */
+typedef struct {
+    int32_t n;
+} htc__signal_n_params;
+
+/* int32 ADD (op 0), SUB (1), MUL (2), DIV (3), MAXIMUM (4), MINIMUM (5),
+   broadcast to a 6-D output (strides in elements, 0 on a broadcast
+   dimension), clamped to [lo, hi] (kernels/signal.c) */
+typedef struct {
+    int32_t out_shape[6], a_stride[6], b_stride[6];
+    int32_t op, lo, hi;
+} htc__binary32_params;
+
+typedef struct {
+    int32_t n, size, shift;
+} htc__window_params;
+
+typedef struct {
+    int32_t frames, in_len, fft_len, nfactors, factors[64];
+} htc__rfft_params;
+
+typedef struct {
+    int32_t n, start, end;
+} htc__energy_params;
+
+typedef struct {
+    int32_t n, smoothing, one_minus, alt_smoothing, alt_one_minus, min_remaining, smoothing_bits, bits, clamping;
+} htc__spectral_sub_params;
+
+typedef struct {
+    int32_t n, snr_shift;
+} htc__pcan_params;
+
+typedef struct {
+    int32_t n, correction_bits, output_scale;
+} htc__fb_log_params;
 
 /* GATHER_ND / EMBEDDING_LOOKUP / GATHER with run-time indices
    (kernels/logic.c): nidx index tuples of `depth` int32 values each pick

@@ -45,6 +45,17 @@ static void put_int(int64_t v, int col)
 static void put_values(const uint8_t *d, DType ty, int64_t n)
 {
     int per = ty == DT_INT8 || ty == DT_UINT8 ? 32 : 12;
+    if (ty == DT_UINT64) {      /* unsigned long long constants: every value fits */
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t x;
+            memcpy(&x, d + 8 * i, 8);
+            if (blen + 40 > sizeof buf) flush();
+            blen += (size_t)snprintf(buf + blen, sizeof buf - blen, "%s%lluull,", i % 8 == 0 ? "\n" : " ",
+                                     (unsigned long long)x);
+        }
+        flush();
+        return;
+    }
     if (ty == DT_FLOAT32) {     /* 9 significant digits: every finite float exactly (checked in lower.c) */
         for (int64_t i = 0; i < n; i++) {
             float x;
@@ -63,6 +74,7 @@ static void put_values(const uint8_t *d, DType ty, int64_t n)
         case DT_INT16: { int16_t x; memcpy(&x, d + 2 * i, 2); v = x; break; }
         case DT_INT32: { int32_t x; memcpy(&x, d + 4 * i, 4); v = x; break; }
         case DT_INT64: { int64_t x; memcpy(&x, d + 8 * i, 8); v = x; break; }
+        case DT_UINT32: { uint32_t x; memcpy(&x, d + 4 * i, 4); v = x; break; }
         default: die("internal: cannot emit %s constants", dtype_name(ty));
         }
         if (ty == DT_INT32 && v == INT32_MIN) {
@@ -86,6 +98,8 @@ static const char *ctype(DType t)
     case DT_INT16: return "int16_t";
     case DT_INT32: return "int32_t";
     case DT_INT64: return "int64_t";
+    case DT_UINT32: return "uint32_t";
+    case DT_UINT64: return "uint64_t";
     case DT_FLOAT32: return "float";
     }
     return "uint8_t";
@@ -1368,7 +1382,8 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     int nvar = 0;
     for (int i = 0; i < g->ntensors; i++) nvar += g->tensors[i].variable && g->tensors[i].storage == ST_ARENA;
     if (nvar)
-        fprintf(F, "\n/* The model keeps state (LSTM / SVDF variable tensors) in the arena. By default every\n"
+        fprintf(F, "\n/* The model keeps state (LSTM / SVDF variable tensors, the noise estimate of a\n"
+                   "   spectral subtraction) in the arena. By default every\n"
                    "   run starts from the reset state (TFLite Micro's state after AllocateTensors or\n"
                    "   Reset). Define %s_KEEP_STATE before the implementation to keep it from one run\n"
                    "   to the next (TFLite Micro's repeated Invoke, e.g. streaming SVDF); then call\n"

@@ -75,7 +75,8 @@ void out_copy(const char *from, const char *path);
 /* ---- tensors --------------------------------------------------------------- */
 
 typedef enum {
-    DT_INT8, DT_UINT8, DT_INT16, DT_INT32, DT_INT64, DT_FLOAT32, DT_BOOL
+    DT_INT8, DT_UINT8, DT_INT16, DT_INT32, DT_INT64, DT_FLOAT32, DT_BOOL,
+    DT_UINT32, DT_UINT64        /* TFLM's signal operators (audio front ends) */
 } DType;
 
 size_t dtype_size(DType t);
@@ -167,6 +168,17 @@ typedef enum {
     OP_REDUCE_ALL,      /* logical and of bools over axes (REDUCE_ALL) */
     OP_SVDF,            /* SVDF (rank, Op.mode): outputs result, activation state, scratch */
     OP_LOG_SOFTMAX,     /* log(softmax(x)) over the last axis */
+    /* TFLite Micro's signal library (audio front ends: custom Signal* operators), integer
+       arithmetic of signal/src; options in Op.sig (SIG_* below); kernels/signal.c */
+    OP_WINDOW,          /* int16 x int16 window >> shift, saturated */
+    OP_FFT_AUTOSCALE,   /* int16 scaled up to the largest magnitude; outputs data, int32 shift */
+    OP_RFFT,            /* real FFT of int16 frames (kiss_fft fixed point), complex int16 out */
+    OP_ENERGY,          /* re^2 + im^2 of complex int16 bins [start, end), uint32 */
+    OP_FILTER_BANK,     /* triangular mel filter bank: uint32 -> uint64 accumulators */
+    OP_FB_SQRT,         /* integer square root of uint64, >> scale bits (a run-time int32) */
+    OP_SPECTRAL_SUB,    /* noise estimate (state kept between runs) subtracted, uint32 */
+    OP_PCAN,            /* per-channel automatic gain control from a noise estimate, uint32 */
+    OP_FB_LOG,          /* integer natural log of uint32 channels, int16 */
     OP_COUNT
 } OpKind;
 
@@ -193,6 +205,14 @@ enum { ROUND_HALF_EVEN, ROUND_TFLITE };   /* Op.shift_round; "half_even", "tflit
 
 #define OP_MAX_IO 16
 
+/* Op.sig: the options of a signal operator, as TFLite Micro reads them from
+   its custom_options flexbuffer (by position; gen/tflite.c checks the names).
+   OP_WINDOW: shift; OP_RFFT: fft_length; OP_ENERGY: start_index, end_index;
+   OP_FILTER_BANK: num_channels; OP_PCAN: snr_shift; OP_FB_LOG: input
+   correction bits, output scale; OP_SPECTRAL_SUB: the SIG_SS_* fields. */
+enum { SIG_SS_SMOOTHING, SIG_SS_ONE_MINUS, SIG_SS_ALT_SMOOTHING, SIG_SS_ALT_ONE_MINUS, SIG_SS_MIN_REMAINING,
+       SIG_SS_SMOOTHING_BITS, SIG_SS_BITS, SIG_SS_CLAMPING, SIG_SS_CHANNELS, SIG_COUNT };
+
 typedef struct {
     OpKind kind;
     int src_index;              /* operator index in the source model */
@@ -214,6 +234,7 @@ typedef struct {
     int32_t begin[MAX_RANK], step[MAX_RANK], count[MAX_RANK];  /* slice: first index, stride and
                                                  number of elements per input axis */
     float alpha;                /* leaky relu */
+    int32_t sig[SIG_COUNT];     /* signal operators' options (SIG_* above) */
     int adj_x, adj_y;           /* batch_matmul: operands transposed */
     int align_corners, half_pixel;   /* resize */
 

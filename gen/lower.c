@@ -1006,6 +1006,235 @@ static void lower_svdf(Graph *g, Op *op)
     op->macs = (int64_t)B * F * (I + M);
 }
 
+/* ---- TFLite Micro's signal library (custom Signal* operators) -------------- */
+
+/* A rank-1 tensor of type ty; its element count. */
+static int32_t vec1(const Tensor *t, DType ty, const char *what)
+{
+    need_type(t, ty, what);
+    need_rank(t, 1, what);
+    return t->shape[0];
+}
+
+static void same_count(const Tensor *a, const Tensor *b)
+{
+    if (tensor_numel(a) != tensor_numel(b))
+        fail("'%s' has %lld elements, '%s' %lld (TFLite Micro would read or write past one of them)", b->name,
+             (long long)tensor_numel(b), a->name, (long long)tensor_numel(a));
+}
+
+/* The value of element i of a constant int16 tensor. */
+static int32_t c16(const Tensor *t, int64_t i)
+{
+    int16_t v;
+    memcpy(&v, t->data + 2 * i, 2);
+    return v;
+}
+
+/* kiss_fft's kf_factor: radix 4 first, then 2, then odd primes; pairs
+   (radix, remaining length). Returns the number of pairs. */
+static int kiss_factor(int n, int32_t *f)
+{
+    int p = 4, k = 0;
+    double floor_sqrt = floor(sqrt((double)n));
+    do {
+        while (n % p) {
+            p = p == 4 ? 2 : p == 2 ? 3 : p + 2;
+            if (p > floor_sqrt) p = n;
+        }
+        n /= p;
+        f[2 * k] = p;
+        f[2 * k + 1] = n;
+        k++;
+    } while (n > 1);
+    return k;
+}
+
+/* kiss_fft's fixed-point twiddle: floor(0.5 + 32767 * cos / sin (phase)). */
+static void twiddle(int16_t *tw, double phase)
+{
+    tw[0] = (int16_t)floor(.5 + 32767 * cos(phase));
+    tw[1] = (int16_t)floor(.5 + 32767 * sin(phase));
+}
+
+static void lower_signal(Graph *g, Op *op)
+{
+    const int32_t *s = op->sig;
+    Tensor *x = need(g, op, 0, "data"), *out = T(g, op->out[0]);
+    switch (op->kind) {
+    case OP_WINDOW: {       /* window.cc: the weights applied to each run of weight_size elements */
+        Tensor *w = need(g, op, 1, "weights");
+        need_type(x, DT_INT16, "input");
+        need_type(out, DT_INT16, "output");
+        int32_t size = vec1(w, DT_INT16, "weights");
+        if (x->rank != out->rank) fail("output '%s' has rank %d, the input %d", out->name, out->rank, x->rank);
+        same_count(x, out);
+        if (size < 1 || tensor_numel(x) % size)
+            fail("%lld input elements are not a multiple of the %d weights", (long long)tensor_numel(x), size);
+        htc__window_params *p = gparams(op, sizeof *p, "htc__window_params", "iii");
+        p->n = (int32_t)tensor_numel(x);
+        p->size = size;
+        p->shift = s[0];
+        break;
+    }
+    case OP_FFT_AUTOSCALE: {
+        Tensor *sh = T(g, op->out[1]);
+        int32_t n = vec1(x, DT_INT16, "input");
+        vec1(out, DT_INT16, "output");
+        need_type(sh, DT_INT32, "scale bits");
+        need_rank(sh, 0, "scale bits");
+        same_count(x, out);
+        htc__signal_n_params *p = gparams(op, sizeof *p, "htc__signal_n_params", "i");
+        p->n = n;
+        break;
+    }
+    case OP_RFFT: {         /* rfft.cc + kiss_fftr (FIXED_POINT 16): frames along the last axis */
+        need_type(x, DT_INT16, "input");
+        need_type(out, DT_INT16, "output");
+        if (x->rank < 1 || x->rank != out->rank) fail("input and output must have one rank, at least 1");
+        int32_t len = s[0], in_len = x->shape[x->rank - 1], ncfft = len / 2;
+        if (len % 2) fail("fft_length %d is odd (kiss_fftr needs an even length)", len);
+        if (in_len > len) fail("frames of %d samples are longer than fft_length %d", in_len, len);
+        if (out->shape[out->rank - 1] != 2 * (ncfft + 1))
+            fail("output '%s' frames have %d values, expected %d (fft_length / 2 + 1 complex)", out->name,
+                 out->shape[out->rank - 1], 2 * (ncfft + 1));
+        int64_t frames = tensor_numel(x) / in_len;
+        if (tensor_numel(out) != frames * 2 * (ncfft + 1)) fail("output '%s' must hold %lld frames", out->name, (long long)frames);
+        htc__rfft_params *p = gparams(op, sizeof *p, "htc__rfft_params", "iiiia64");
+        int nf = kiss_factor(ncfft, p->factors);
+        for (int k = 0; k < nf; k++)
+            if (p->factors[2 * k] > 5)
+                fail("fft_length %d has the factor %d: TFLite Micro's kiss_fft has no scratch memory for radices "
+                     "above 5 (it cannot run it)", len, p->factors[2 * k]);
+        p->frames = (int32_t)frames;
+        p->in_len = in_len;
+        p->fft_len = len;
+        p->nfactors = nf;
+        /* kiss_fft_alloc's twiddles (ncfft), then kiss_fftr_alloc's super twiddles (ncfft / 2) */
+        int32_t ntw = ncfft + ncfft / 2, shape[1] = {2 * ntw};
+        int16_t *tw = arena_alloc(sizeof(int16_t) * 2 * (size_t)ntw);
+        const double pi = 3.141592653589793238462643383279502884197169399375105820974944;
+        for (int i = 0; i < ncfft; i++) twiddle(tw + 2 * i, -2 * pi * i / ncfft);
+        for (int i = 0; i < ncfft / 2; i++)
+            twiddle(tw + 2 * (ncfft + i), -3.14159265358979323846264338327 * ((double)(i + 1) / ncfft + .5));
+        const char *nm = arena_printf("%s.twiddles", out->name), *wn = arena_printf("%s.rfft_work", out->name);
+        int t = graph_const_tensor(g, nm, DT_INT16, 1, shape, tw, sizeof(int16_t) * 2 * (size_t)ntw);
+        shape[0] = len;
+        int w = graph_new_tensor(g, wn, DT_INT16, 1, shape);
+        g->tensors[t].src_index = g->tensors[w].src_index = -1;
+        op->in[op->nin++] = t;
+        op->out[op->nout++] = w;
+        op->macs = frames * (int64_t)len * nf;
+        break;
+    }
+    case OP_ENERGY: {       /* energy.cc: bins [start, end) of complex int16 */
+        int32_t n = vec1(x, DT_INT16, "input"), m = vec1(out, DT_UINT32, "output");
+        if (s[0] > s[1] || s[1] > n / 2 || s[1] > m)
+            fail("bins [%d, %d) out of range (%d complex inputs, %d outputs)", s[0], s[1], n / 2, m);
+        htc__energy_params *p = gparams(op, sizeof *p, "htc__energy_params", "iii");
+        p->n = m;
+        p->start = s[0];
+        p->end = s[1];
+        break;
+    }
+    case OP_FILTER_BANK: {  /* filter_bank.cc: channel 0 is scratch, channels 1..num_channels the output */
+        int32_t n = vec1(x, DT_UINT32, "input"), C = s[0];
+        int32_t nw = vec1(need(g, op, 1, "weights"), DT_INT16, "weights");
+        static const char *const what[5] = {"weights", "unweights", "channel frequency starts", "channel weight starts",
+                                            "channel widths"};
+        Tensor *a[5];
+        for (int k = 0; k < 5; k++) {
+            a[k] = need(g, op, 1 + k, what[k]);
+            int32_t m = vec1(a[k], DT_INT16, what[k]);
+            if (k == 1 && m != nw) fail("%d unweights for %d weights", m, nw);
+            if (k >= 2) {
+                need_const(a[k], what[k]);
+                if (m < C + 1) fail("%s '%s' has %d elements, num_channels + 1 = %d needed", what[k], a[k]->name, m, C + 1);
+            }
+        }
+        if (vec1(out, DT_UINT64, "output") != C) fail("output '%s' must have num_channels = %d elements", out->name, C);
+        for (int i = 0; i <= C; i++) {
+            int32_t f = c16(a[2], i), w = c16(a[3], i), wd = c16(a[4], i);
+            if (f < 0 || w < 0 || wd < 0 || f + wd > n || w + wd > nw)
+                fail("channel %d (frequency start %d, weight start %d, width %d) reads outside the input (%d) or the "
+                     "weights (%d)", i, f, w, wd, n, nw);
+        }
+        htc__signal_n_params *p = gparams(op, sizeof *p, "htc__signal_n_params", "i");
+        p->n = C;
+        op->macs = 2LL * nw;
+        break;
+    }
+    case OP_FB_SQRT: {
+        int32_t n = vec1(x, DT_UINT64, "input");
+        Tensor *b = need(g, op, 1, "scale bits");
+        need_type(b, DT_INT32, "scale bits");
+        need_rank(b, 0, "scale bits");
+        vec1(out, DT_UINT32, "output");
+        same_count(x, out);
+        htc__signal_n_params *p = gparams(op, sizeof *p, "htc__signal_n_params", "i");
+        p->n = n;
+        break;
+    }
+    case OP_SPECTRAL_SUB: {
+        int32_t C = s[SIG_SS_CHANNELS];
+        if (vec1(x, DT_UINT32, "input") != C || vec1(out, DT_UINT32, "output") != C ||
+            vec1(T(g, op->out[1]), DT_UINT32, "noise estimate") != C)
+            fail("input, output and noise estimate must have num_channels = %d elements", C);
+        /* the noise estimate TFLM keeps from one Invoke to the next (zeros after
+           Prepare and Reset): a variable tensor, the op's third output */
+        const int32_t shape[1] = {C};
+        int t = graph_new_tensor(g, arena_printf("%s.noise_state", out->name), DT_UINT32, 1, shape);
+        g->tensors[t].src_index = -1;
+        g->tensors[t].variable = 1;
+        g->tensors[t].reset_byte = 0;
+        op->out[op->nout++] = t;
+        htc__spectral_sub_params *p = gparams(op, sizeof *p, "htc__spectral_sub_params", "iiiiiiiii");
+        p->n = C;
+        p->smoothing = s[SIG_SS_SMOOTHING];
+        p->one_minus = s[SIG_SS_ONE_MINUS];
+        p->alt_smoothing = s[SIG_SS_ALT_SMOOTHING];
+        p->alt_one_minus = s[SIG_SS_ALT_ONE_MINUS];
+        p->min_remaining = s[SIG_SS_MIN_REMAINING];
+        p->smoothing_bits = s[SIG_SS_SMOOTHING_BITS];
+        p->bits = s[SIG_SS_BITS];
+        p->clamping = s[SIG_SS_CLAMPING];
+        break;
+    }
+    case OP_PCAN: {         /* pcan.cc: the gain table read up to index 124 (inputs up to 2^32 - 1) */
+        int32_t n = vec1(x, DT_UINT32, "input");
+        if (vec1(need(g, op, 1, "noise estimate"), DT_UINT32, "noise estimate") < n)
+            fail("the noise estimate has fewer than %d channels", n);
+        if (vec1(need(g, op, 2, "gain table"), DT_INT16, "gain table") < 125)
+            fail("the gain table has fewer than 125 entries (TFLite Micro reads up to entry 124)");
+        vec1(out, DT_UINT32, "output");
+        same_count(x, out);
+        htc__pcan_params *p = gparams(op, sizeof *p, "htc__pcan_params", "ii");
+        p->n = n;
+        p->snr_shift = s[0];
+        break;
+    }
+    case OP_FB_LOG: {       /* filter_bank_log.cc, log.cc: the 129-point log2 correction table as a constant */
+        int32_t n = vec1(x, DT_UINT32, "input");
+        vec1(out, DT_INT16, "output");
+        same_count(x, out);
+        htc__fb_log_params *p = gparams(op, sizeof *p, "htc__fb_log_params", "iii");
+        p->n = n;
+        p->correction_bits = s[0];
+        p->output_scale = s[1];
+        int16_t lut[130];
+        for (int k = 0; k <= 128; k++)  /* log2(1 + k/128) - k/128 in 1/65536 (log.cc's kLogLut, to the unit) */
+            lut[k] = (int16_t)floor(65536.0 * (log2(1.0 + k / 128.0) - k / 128.0) + 0.5);
+        lut[129] = 0;
+        const int32_t shape[1] = {130};
+        int t = graph_const_tensor(g, arena_printf("%s.log_table", out->name), DT_INT16, 1, shape, lut, sizeof lut);
+        g->tensors[t].src_index = -1;
+        op->in[op->nin++] = t;
+        break;
+    }
+    default: fail("no lowering for %s", op_name(op->kind));
+    }
+}
+
 /* TFLite's GetNearestNeighbor (float scale and offset, floor or round). */
 static int32_t nearest(int v, int in_size, int out_size, int align, int half)
 {
@@ -1578,19 +1807,21 @@ static int cast_kind(DType t)
     case DT_INT32: return 3;
     case DT_FLOAT32: return 4;
     case DT_BOOL: return 5;
+    case DT_UINT32: return 6;
     default: return -1;
     }
 }
 
 /* CAST (cast.cc): static_cast element by element; TFLite Micro converts
-   int8, int16, int32, float32 and bool to int8, int16, int32 and float32. */
+   int8, int16, int32, uint32, float32 and bool to int8, int16, int32, uint32
+   and float32. */
 static void lower_cast(Graph *g, Op *op)
 {
     Tensor *in = need(g, op, 0, "data"), *out = T(g, op->out[0]);
     int from = cast_kind(in->type), to = cast_kind(out->type);
     if (from < 0 || to < 0 || to == 5)
-        fail("%s to %s is not supported (TFLite Micro casts int8, int16, int32, float32, bool to int8, int16, int32, "
-             "float32)", dtype_name(in->type), dtype_name(out->type));
+        fail("%s to %s is not supported (TFLite Micro casts int8, int16, int32, uint32, float32, bool to int8, int16, "
+             "int32, uint32, float32)", dtype_name(in->type), dtype_name(out->type));
     if (tensor_numel(in) != tensor_numel(out)) fail("output '%s' has %lld elements, the input %lld", out->name,
                                                     (long long)tensor_numel(out), (long long)tensor_numel(in));
     htc__cast_params *p = gparams(op, sizeof *p, "htc__cast_params", "iii");
@@ -2370,6 +2601,36 @@ static void lower_funary(Graph *g, Op *op)
     p->fn = fn;
 }
 
+/* int32 ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM (reference_ops: a op b per
+   output element, broadcast) on unquantized tensors, as in TFLM's audio
+   front ends. ADD and SUB run over the whole int32 range (TFLM ignores their
+   fused activation), MUL and DIV clamp to it. 0 when not one of these. */
+static int lower_s32(Graph *g, Op *op)
+{
+    static const OpKind kinds[6] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAXIMUM, OP_MINIMUM};
+    int k = 0;
+    while (k < 6 && kinds[k] != op->kind) k++;
+    if (k == 6 || op->nin != 2 || op->in[0] < 0 || op->in[1] < 0 || T(g, op->in[0])->type != DT_INT32) return 0;
+    Tensor *a = T(g, op->in[0]), *b = T(g, op->in[1]), *out = T(g, op->out[0]);
+    need_type(b, DT_INT32, "input");
+    need_type(out, DT_INT32, "output");
+    if (a->q.n || b->q.n || out->q.n) fail("quantized int32 %s is not supported (TFLite Micro's int32 kernels read the stored values)", op->src_name);
+    htc__binary32_params *p = gparams(op, sizeof *p, "htc__binary32_params", "a6a6a6iii");
+    broadcast6(a, b, out, p->out_shape, p->a_stride, p->b_stride);
+    p->op = k;
+    p->lo = INT32_MIN;
+    p->hi = INT32_MAX;
+    if (op->kind == OP_MUL || op->kind == OP_DIV) {
+        if (op->act == ACT_RELU) p->lo = 0;
+        else if (op->act == ACT_RELU6) p->lo = 0, p->hi = 6;
+        else if (op->act == ACT_RELU_N1_TO_1) p->lo = -1, p->hi = 1;
+    }
+    op->int32_out = 1;
+    op->rq = RQ_NONE;
+    op->nch = 0;
+    return 1;
+}
+
 /* A float32 model's operator: its first input is float (NEG, CUMSUM and
    the data movers of float islands keep their own lowering). 0 when it is
    not one of these. */
@@ -2461,7 +2722,8 @@ void lower(Graph *g)
         Op *op = &g->ops[i];
         OP = op;
         op->variant = "";
-        if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF) || op->out[0] < 0)
+        int signal = op->kind >= OP_WINDOW && op->kind <= OP_FB_LOG;
+        if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF && !signal) || op->out[0] < 0)
             fail("expected exactly one output");
         for (int k = -1; k < op->nin; k++) {
             int ti = k < 0 ? op->out[0] : op->in[k];
@@ -2473,7 +2735,11 @@ void lower(Graph *g)
                     op->kind == OP_MIRROR_PAD || op->kind == OP_SPACE_TO_BATCH || op->kind == OP_BATCH_TO_SPACE ||
                     op->kind == OP_RESIZE || op->kind == OP_SELECT || op->kind == OP_CAST || op->kind == OP_FILL ||
                     op->kind == OP_GATHER_ND || op->kind == OP_UPDATE_SLICE || op->kind == OP_CUMSUM;
-        if (lower_f32(g, op)) continue;
+        if (signal) {
+            lower_signal(g, op);
+            continue;
+        }
+        if (lower_f32(g, op) || lower_s32(g, op)) continue;
         for (int k = 0; k < op->nin; k++)
             if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && !moves)
                 fail("float input '%s': htc compiles integer models only (and the float operators of float islands)",

@@ -267,7 +267,8 @@ static uint32_t crc32_of(const uint8_t *p, size_t n, uint32_t c)
 static uint8_t *npy_image(const NpyOut *o, size_t *len)
 {
     const char *descr = o->type == DT_INT8 ? "|i1" : o->type == DT_UINT8 ? "|u1" : o->type == DT_INT16 ? "<i2"
-                        : o->type == DT_INT32 ? "<i4" : o->type == DT_INT64 ? "<i8" : o->type == DT_FLOAT32 ? "<f4" : "|b1";
+                        : o->type == DT_INT32 ? "<i4" : o->type == DT_INT64 ? "<i8" : o->type == DT_FLOAT32 ? "<f4"
+                        : o->type == DT_UINT32 ? "<u4" : o->type == DT_UINT64 ? "<u8" : "|b1";
     char shape[256] = "";
     size_t s = 0;
     for (int d = 0; d < o->rank; d++) s += (size_t)snprintf(shape + s, sizeof shape - s, "%d,%s", o->shape[d], d + 1 < o->rank ? " " : "");
@@ -368,7 +369,7 @@ static int64_t type_lo(DType t)
 static int64_t type_hi(DType t)
 {
     return t == DT_INT8 ? 127 : t == DT_UINT8 ? 255 : t == DT_INT16 ? 32767 : t == DT_INT32 ? INT32_MAX
-           : t == DT_BOOL ? 1 : INT64_MAX;
+           : t == DT_BOOL ? 1 : t == DT_UINT32 ? UINT32_MAX : INT64_MAX;
 }
 
 /* Array a as the raw bytes of tensor t: every value converted to t's type,

@@ -896,6 +896,13 @@ static const struct {
     {OP_ADD, RQ_COUNT, K_F32, "kernels/float.c", "htc__binary_f32"},
     {OP_MUL, RQ_COUNT, K_F32, "kernels/float.c", "htc__binary_f32"},
     {OP_TABLE, RQ_COUNT, K_F32, "kernels/float.c", "htc__unary_f32"},
+    /* int32 element-wise arithmetic (TFLM's audio front ends), before the int8 kernels */
+    {OP_ADD, RQ_NONE, K_INT32, "kernels/signal.c", "htc__binary_s32"},
+    {OP_SUB, RQ_NONE, K_INT32, "kernels/signal.c", "htc__binary_s32"},
+    {OP_MUL, RQ_NONE, K_INT32, "kernels/signal.c", "htc__binary_s32"},
+    {OP_DIV, RQ_NONE, K_INT32, "kernels/signal.c", "htc__binary_s32"},
+    {OP_MAXIMUM, RQ_NONE, K_INT32, "kernels/signal.c", "htc__binary_s32"},
+    {OP_MINIMUM, RQ_NONE, K_INT32, "kernels/signal.c", "htc__binary_s32"},
     /* int16 activations (16x8), before and instead of every int8 kernel */
     {OP_CONV2D, RQ_TFLITE, K_S16, "kernels/conv_s16.c", "htc__conv2d_s16"},
     {OP_FC, RQ_TFLITE, K_S16, "kernels/conv_s16.c", "htc__conv2d_s16"},
@@ -996,6 +1003,16 @@ static const struct {
     {OP_SVDF, RQ_TFLITE, K_ANY, "kernels/svdf.c", "htc__svdf"},
     {OP_LOG_SOFTMAX, RQ_TFLITE, K_ANY, "kernels/arith8.c", "htc__log_softmax_s8"},
     {OP_DIV, RQ_TFLITE, K_ANY, "kernels/arith8.c", "htc__div_s8"},
+    /* TFLite Micro's signal library (custom Signal* operators) */
+    {OP_WINDOW, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__window"},
+    {OP_FFT_AUTOSCALE, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__fft_autoscale"},
+    {OP_RFFT, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__rfft"},
+    {OP_ENERGY, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__energy"},
+    {OP_FILTER_BANK, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__filter_bank"},
+    {OP_FB_SQRT, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__fb_sqrt"},
+    {OP_SPECTRAL_SUB, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__spectral_sub"},
+    {OP_PCAN, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__pcan"},
+    {OP_FB_LOG, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__fb_log"},
 };
 
 int cpu_kernel(const Op *op, const char **file, const char **fn)

@@ -19,7 +19,7 @@
 /* TFLite enums (schema.fbs) this reader needs. */
 enum {
     TT_FLOAT32 = 0, TT_INT32 = 2, TT_UINT8 = 3, TT_INT64 = 4, TT_BOOL = 6,
-    TT_INT16 = 7, TT_INT8 = 9
+    TT_INT16 = 7, TT_INT8 = 9, TT_UINT64 = 12, TT_UINT32 = 15
 };
 enum {
     BO_ADD = 0, BO_AVERAGE_POOL_2D = 1, BO_CONCATENATION = 2, BO_CONV_2D = 3,
@@ -331,6 +331,8 @@ static DType map_type(Reader *r, int tt, int index, const char *name)
     case TT_INT64: return DT_INT64;
     case TT_FLOAT32: return DT_FLOAT32;
     case TT_BOOL: return DT_BOOL;
+    case TT_UINT32: return DT_UINT32;
+    case TT_UINT64: return DT_UINT64;
     }
     static const char *const names[] = {
         "FLOAT32", "FLOAT16", "INT32", "UINT8", "INT64", "STRING", "BOOL", "INT16",
@@ -1140,21 +1142,211 @@ static void read_svdf(Reader *r, Graph *g, const Tab *ot, int index, const char 
     g->tensors[in[4]].nbytes = 0;
 }
 
+/* ---- custom_options: TFLite Micro's signal operators ---------------------- */
+
+/* A flexbuffer map (the custom_options of TFLM's Signal* operators), every
+   position checked against the options' bytes: values at pos, n of them,
+   `width` bytes each, their type bytes after them; keys through an offset
+   vector of kwidth-byte offsets at kpos. */
+typedef struct {
+    const uint8_t *b;
+    size_t len;
+    size_t pos, kpos;
+    uint64_t n;
+    unsigned width, kwidth;
+} FlexMap;
+
+static uint64_t flex_uint(const uint8_t *p, unsigned w)
+{
+    uint64_t v = 0;
+    for (unsigned k = 0; k < w; k++) v |= (uint64_t)p[k] << (8 * k);
+    return v;
+}
+
+/* A width byte of the format: 1, 2, 4 or 8. */
+static int flex_width(uint64_t w) { return w == 1 || w == 2 || w == 4 || w == 8; }
+
+/* The root map of options b[0..len), or a one-line error naming the node. */
+static FlexMap flex_map(Reader *r, const uint8_t *b, size_t len, int index, const char *name)
+{
+    FlexMap m;
+    const char *bad = NULL;
+    memset(&m, 0, sizeof m);
+    m.b = b;
+    m.len = len;
+    if (len < 3) bad = "too short";
+    else {
+        unsigned rw = b[len - 1], packed = b[len - 2];
+        m.width = 1u << (packed & 3);
+        if (!flex_width(rw) || len - 2 < rw) bad = "bad root width";
+        else if (packed >> 2 != 9) bad = "the root is not a map";
+        else {
+            size_t root = len - 2 - rw;
+            uint64_t off = flex_uint(b + root, rw);
+            size_t w = m.width;
+            if (off == 0 || off > root || root - off < 3 * w) bad = "map offset out of bounds";
+            else {
+                m.pos = root - (size_t)off;
+                m.n = flex_uint(b + m.pos - w, (unsigned)w);
+                size_t kf = m.pos - 3 * w;
+                uint64_t koff = flex_uint(b + kf, (unsigned)w), kw = flex_uint(b + m.pos - 2 * w, (unsigned)w);
+                if (m.n > len || m.n * (w + 1) > len - m.pos) bad = "map values out of bounds";
+                else if (!flex_width(kw)) bad = "bad key width";
+                else if (koff == 0 || koff > kf || kf - koff < kw) bad = "key vector out of bounds";
+                else {
+                    m.kpos = kf - (size_t)koff;
+                    m.kwidth = (unsigned)kw;
+                    if (flex_uint(b + m.kpos - kw, m.kwidth) != m.n) bad = "key and value counts differ";
+                    else if (m.n * kw > len - m.kpos) bad = "keys out of bounds";
+                }
+            }
+        }
+    }
+    if (bad) die("%s: operator %d (%s): custom_options: corrupt flexbuffer (%s)", r->path, index, name, bad);
+    return m;
+}
+
+/* Element i of the map as TFLM's FlexbufferWrapper::ElementAsInt64 reads it
+   (the value's bytes, signed, whatever its stored type), after checking that
+   its key is `key` and that it is an inline integer or bool. */
+static int64_t flex_int(Reader *r, const FlexMap *m, uint64_t i, const char *key, int index, const char *name)
+{
+    if (i >= m->n)
+        die("%s: operator %d (%s): custom_options: option '%s' missing (%llu options)", r->path, index, name, key,
+            (unsigned long long)m->n);
+    size_t ke = m->kpos + (size_t)i * m->kwidth;
+    uint64_t ko = flex_uint(m->b + ke, m->kwidth);
+    size_t kl = strlen(key);
+    if (ko == 0 || ko > ke || ke - ko + kl >= m->len || memcmp(m->b + ke - ko, key, kl + 1) != 0)
+        die("%s: operator %d (%s): custom_options: option %llu is not '%s' (TFLite Micro reads the options by "
+            "position, sorted by name)", r->path, index, name, (unsigned long long)i, key);
+    unsigned t = m->b[m->pos + (size_t)m->n * m->width + (size_t)i] >> 2;
+    if (t != 1 && t != 2 && t != 26)        /* FBT_INT, FBT_UINT, FBT_BOOL */
+        die("%s: operator %d (%s): custom_options: option '%s' is not an integer (flexbuffer type %u)", r->path, index,
+            name, key, t);
+    uint64_t u = flex_uint(m->b + m->pos + (size_t)i * m->width, m->width);
+    unsigned sh = 64 - 8 * m->width;
+    return sh ? (int64_t)(u << sh) >> sh : (int64_t)u;
+}
+
+/* An option TFLM truncates to int32, required within [lo, hi]. */
+static int32_t flex_opt(Reader *r, const FlexMap *m, uint64_t i, const char *key, int64_t lo, int64_t hi, int index,
+                        const char *name)
+{
+    int64_t v = flex_int(r, m, i, key, index, name);
+    if (v < lo || v > hi)
+        die("%s: operator %d (%s): option '%s' is %lld, expected %lld to %lld", r->path, index, name, key, (long long)v,
+            (long long)lo, (long long)hi);
+    return (int32_t)v;
+}
+
+/* TFLite Micro's signal library (signal/micro/kernels): custom code, op
+   kind, inputs and outputs. */
+static const struct {
+    const char *code;
+    OpKind kind;
+    int nin, nout;
+} signal_ops[] = {
+    {"SignalWindow", OP_WINDOW, 2, 1},
+    {"SignalFftAutoScale", OP_FFT_AUTOSCALE, 1, 2},
+    {"SignalRfft", OP_RFFT, 1, 1},
+    {"SignalEnergy", OP_ENERGY, 1, 1},
+    {"SignalFilterBank", OP_FILTER_BANK, 6, 1},
+    {"SignalFilterBankSquareRoot", OP_FB_SQRT, 2, 1},
+    {"SignalFilterBankSpectralSubtraction", OP_SPECTRAL_SUB, 1, 2},
+    {"SignalPCAN", OP_PCAN, 3, 1},
+    {"SignalFilterBankLog", OP_FB_LOG, 1, 1},
+};
+#define NSIGNAL ((int)(sizeof signal_ops / sizeof signal_ops[0]))
+
+static int signal_op(const char *custom)
+{
+    for (int k = 0; custom && k < NSIGNAL; k++)
+        if (!strcmp(custom, signal_ops[k].code)) return k;
+    return -1;
+}
+
+/* A Signal* operator as its op kind, the options (Op.sig) as TFLM's Init
+   reads them. */
+static void read_signal(Reader *r, Graph *g, const Tab *ot, int index, int k)
+{
+    const char *name = arena_printf("CUSTOM '%s'", signal_ops[k].code);
+    int in[OP_MAX_IO], out[OP_MAX_IO];
+    read_indices(r, ot, 1, in, signal_ops[k].nin, signal_ops[k].nin, 0, g->ntensors, index, name, "input");
+    read_indices(r, ot, 2, out, signal_ops[k].nout, signal_ops[k].nout, 0, g->ntensors, index, name, "output");
+    if (field(r, ot, 9, 8, "large_custom_options_offset"))
+        die("%s: operator %d (%s): large custom options are not supported", r->path, index, name);
+    Vec co;
+    get_vec(r, ot, 5, 1, &co, "custom_options");
+    charge(r, co.n);
+    int o = graph_add_op(g);
+    Op *op = &g->ops[o];
+    op->kind = signal_ops[k].kind;
+    op->src_index = index;
+    op->src_name = name;
+    op->nin = signal_ops[k].nin;
+    op->nout = signal_ops[k].nout;
+    for (int j = 0; j < op->nin; j++) op->in[j] = in[j];
+    for (int j = 0; j < op->nout; j++) {
+        op->out[j] = out[j];
+        if (g->tensors[out[j]].data)
+            die("%s: operator %d (%s): output %d ('%s') has constant data", r->path, index, name, j,
+                g->tensors[out[j]].name);
+    }
+    if (op->kind == OP_FFT_AUTOSCALE || op->kind == OP_FB_SQRT) return;     /* no options */
+    FlexMap m = flex_map(r, r->buf + co.pos, co.n, index, name);
+    int32_t *s = op->sig;
+    switch (op->kind) {
+    case OP_WINDOW: s[0] = flex_opt(r, &m, 0, "shift", 0, 31, index, name); break;
+    case OP_RFFT: {
+        int32_t ty = flex_opt(r, &m, 0, "T", INT32_MIN, INT32_MAX, index, name);
+        if (ty != TT_INT16)
+            die("%s: operator %d (%s): T = %d: htc has the int16 (T = 7) real FFT only", r->path, index, name, ty);
+        s[0] = flex_opt(r, &m, 1, "fft_length", 4, 1 << 16, index, name);
+        break;
+    }
+    case OP_ENERGY:
+        s[1] = flex_opt(r, &m, 0, "end_index", 0, INT32_MAX, index, name);
+        s[0] = flex_opt(r, &m, 1, "start_index", 0, INT32_MAX, index, name);
+        break;
+    case OP_FILTER_BANK: s[0] = flex_opt(r, &m, 0, "num_channels", 1, 1 << 16, index, name); break;
+    case OP_PCAN: s[0] = flex_opt(r, &m, 0, "snr_shift", 0, 31, index, name); break;
+    case OP_FB_LOG:
+        s[0] = flex_opt(r, &m, 0, "input_correction_bits", 0, 31, index, name);
+        s[1] = flex_opt(r, &m, 1, "output_scale", INT32_MIN, INT32_MAX, index, name);
+        break;
+    case OP_SPECTRAL_SUB: {
+        s[SIG_SS_ALT_ONE_MINUS] = flex_opt(r, &m, 0, "alternate_one_minus_smoothing", INT32_MIN, INT32_MAX, index, name);
+        s[SIG_SS_ALT_SMOOTHING] = flex_opt(r, &m, 1, "alternate_smoothing", INT32_MIN, INT32_MAX, index, name);
+        s[SIG_SS_CLAMPING] = flex_int(r, &m, 2, "clamping", index, name) != 0;
+        s[SIG_SS_MIN_REMAINING] = flex_opt(r, &m, 3, "min_signal_remaining", INT32_MIN, INT32_MAX, index, name);
+        s[SIG_SS_CHANNELS] = flex_opt(r, &m, 4, "num_channels", 1, 1 << 16, index, name);
+        s[SIG_SS_ONE_MINUS] = flex_opt(r, &m, 5, "one_minus_smoothing", INT32_MIN, INT32_MAX, index, name);
+        s[SIG_SS_SMOOTHING] = flex_opt(r, &m, 6, "smoothing", INT32_MIN, INT32_MAX, index, name);
+        s[SIG_SS_SMOOTHING_BITS] = flex_opt(r, &m, 7, "smoothing_bits", 0, 31, index, name);
+        s[SIG_SS_BITS] = flex_opt(r, &m, 8, "spectral_subtraction_bits", 0, 63, index, name);
+        break;
+    }
+    default: break;
+    }
+}
+
 static void die_custom(Reader *r, const OpCode *codes, uint32_t oc, int i)
 {
     die("%s: operator %d (%s): unsupported operator (a custom operator: htc has no kernel for it)", r->path, i,
         codes[oc].custom ? arena_printf("CUSTOM '%s'", codes[oc].custom) : "CUSTOM");
 }
 
-/* The first custom operator, before any tensor is read: a model built
-   around custom operators (TFLM's audio preprocessors: Signal* ops on
-   uint32/uint64 tensors) is refused naming the operator, not a type. */
+/* The first custom operator htc has no kernel for (every one but the
+   signal library's), before any tensor is read: a model built around
+   custom operators is refused naming the operator, not a tensor type. */
 static void first_custom(Reader *r, const Vec *ops, const OpCode *codes, uint32_t ncodes)
 {
     for (uint32_t i = 0; i < ops->n; i++) {
         Tab ot = vec_table(r, ops, i, "operator");
         uint32_t oc = get_u32(r, &ot, 0, 0, "opcode_index");
-        if (oc < ncodes && codes[oc].code == BO_CUSTOM) die_custom(r, codes, oc, (int)i);
+        if (oc < ncodes && codes[oc].code == BO_CUSTOM && signal_op(codes[oc].custom) < 0)
+            die_custom(r, codes, oc, (int)i);
     }
 }
 
@@ -1168,7 +1360,13 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
             i, oc, ncodes);
     int code = codes[oc].code;
     const char *name = builtin_name(code);
-    if (code == BO_CUSTOM) die_custom(r, codes, oc, i);
+    if (code == BO_CUSTOM) {
+        int k = signal_op(codes[oc].custom);
+        if (k < 0) die_custom(r, codes, oc, i);
+        read_signal(r, g, &ot, i, k);
+        r->ctx[0] = 0;
+        return;
+    }
 
     if (code == BO_UNIDIRECTIONAL_SEQUENCE_LSTM) {
         read_lstm(r, g, &ot, i, name);

@@ -687,15 +687,15 @@ size_t dtype_size(DType t)
     switch (t) {
     case DT_INT8: case DT_UINT8: case DT_BOOL: return 1;
     case DT_INT16: return 2;
-    case DT_INT32: case DT_FLOAT32: return 4;
-    case DT_INT64: return 8;
+    case DT_INT32: case DT_FLOAT32: case DT_UINT32: return 4;
+    case DT_INT64: case DT_UINT64: return 8;
     }
     return 1;
 }
 
 const char *dtype_name(DType t)
 {
-    static const char *n[] = {"int8", "uint8", "int16", "int32", "int64", "float32", "bool"};
+    static const char *n[] = {"int8", "uint8", "int16", "int32", "int64", "float32", "bool", "uint32", "uint64"};
     return n[t];
 }
 
@@ -710,6 +710,8 @@ static const char *op_names[OP_COUNT] = {
     "compare", "logical", "select", "cast", "fill", "gather_nd", "update_slice", "add_n", "div", "cumsum",
     "reduce_all",
     "svdf", "log_softmax",
+    "window", "fft_autoscale", "rfft", "energy", "filter_bank", "filter_bank_sqrt", "spectral_subtraction",
+    "pcan", "filter_bank_log",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }

@@ -129,6 +129,7 @@ static inline double htc__cast_ld(const void *in, int32_t kind, size_t i, int64_
     case 2: *iv = HTC__CAST(const int16_t *, in)[i]; return 0;
     case 3: *iv = HTC__CAST(const int32_t *, in)[i]; return 0;
     case 5: *iv = HTC__CAST(const uint8_t *, in)[i] != 0; return 0;
+    case 6: *iv = HTC__CAST(const uint32_t *, in)[i]; return 0;
     default: *is_f = 1; *iv = 0; return HTC__CAST(const float *, in)[i];
     }
 }
@@ -140,13 +141,15 @@ static HTC__UNUSED void htc__cast(const htc__cast_params *p, const void *in, voi
         int64_t v;
         int is_f;
         double f = htc__cast_ld(in, p->from, i, &v, &is_f);
-        if (is_f) v = HTC__CAST(int64_t, HTC__CAST(int32_t, f));   /* float -> integer: truncation */
+        /* float -> integer: truncation (to uint32: through int64, as x86-64 and AArch64 compilers convert) */
+        if (is_f) v = p->to == 6 ? HTC__CAST(int64_t, f) : HTC__CAST(int64_t, HTC__CAST(int32_t, f));
         switch (p->to) {
         case 0: HTC__CAST(int8_t *, out)[i] = HTC__CAST(int8_t, HTC__CAST(uint8_t, HTC__CAST(uint64_t, v) & 0xffu)); break;
         case 1: HTC__CAST(uint8_t *, out)[i] = HTC__CAST(uint8_t, HTC__CAST(uint64_t, v) & 0xffu); break;
         case 2: HTC__CAST(int16_t *, out)[i] = HTC__CAST(int16_t, HTC__CAST(uint16_t, HTC__CAST(uint64_t, v) & 0xffffu)); break;
         case 3: HTC__CAST(int32_t *, out)[i] = HTC__CAST(int32_t, HTC__CAST(uint32_t, HTC__CAST(uint64_t, v) & 0xffffffffu)); break;
         case 5: HTC__CAST(uint8_t *, out)[i] = HTC__CAST(uint8_t, is_f ? f != 0 : v != 0); break;
+        case 6: HTC__CAST(uint32_t *, out)[i] = HTC__CAST(uint32_t, HTC__CAST(uint64_t, v) & 0xffffffffu); break;
         default: HTC__CAST(float *, out)[i] = is_f ? HTC__CAST(float, f) : HTC__CAST(float, v); break;
         }
     }

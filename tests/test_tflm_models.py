@@ -11,8 +11,8 @@ was refused (tests/tflite_build.py), or a model of ../shared/models/extra:
 - TRANSPOSE_CONV whose output_shape is a graph input
   (integration_tests/seanet/transpose_conv*): TFLM takes the output
   tensor's static shape and never reads it;
-- custom operators (the audio preprocessors' Signal* ops on uint32 tensors):
-  one error line naming the first custom operator.
+- custom operators htc has no kernel for: one error line naming the first
+  (the audio preprocessors' Signal* ops: tests/test_signal.py).
 """
 import os
 import subprocess
@@ -181,19 +181,19 @@ def test_transpose_conv_shape_input(dtype, padding, tmp_path):
 
 @pytest.mark.parametrize("where", [0, 1])
 def test_custom_operator_named_first(where, tmp_path):
-    """A custom operator (TFLM's signal library, uint32 tensors around it) at
+    """A custom operator htc has no kernel for (uint32 tensors around it) at
     operator `where`: the one error line names it, not a tensor type."""
     m = tb.Model(description="htc custom")
     x = m.input([1, 16], dtype="int16", name="audio")
     if where:
         x = m.op("RESHAPE", [x], [m.tensor([16], "int16")], newShape=[16])
-    e = m.tensor([9], "uint32", name="signal_energy")
+    e = m.tensor([9], "uint32", name="my_energy")
     m.op("CUSTOM", [x], [e])
-    m.opcodes[m.operators[-1].opcodeIndex].customCode = "SignalEnergy"
+    m.opcodes[m.operators[-1].opcodeIndex].customCode = "MyEnergy"
     m.output(m.op("CAST", [e], [m.tensor([9], "int32")]))
     path = m.save(str(tmp_path / "c.tflite"))
     line = compile_error(path, tmp_path)
-    assert "operator %d (CUSTOM 'SignalEnergy'): unsupported operator" % where in line, line
+    assert "operator %d (CUSTOM 'MyEnergy'): unsupported operator" % where in line, line
 
 
 # ---- memory sizes are target parameters ---------------------------------------------------

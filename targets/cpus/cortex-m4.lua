@@ -63,4 +63,14 @@ return common.cpu {
   reduce_all = 1.0,
   svdf       = 2.0,
   log_softmax = 80,
+  -- TFLite Micro's signal library (audio front ends: custom Signal* operators)
+  window     = 3,
+  fft_autoscale = 4,
+  rfft       = { cycles_per_mac = 6 },         -- per sample and radix stage
+  energy     = 3,
+  filter_bank = { cycles_per_mac = 6 },        -- two uint64 multiply-adds per weight
+  filter_bank_sqrt = 120,
+  spectral_subtraction = 20,
+  pcan       = 40,
+  filter_bank_log = 40,
 }

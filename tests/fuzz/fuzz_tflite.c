@@ -86,7 +86,7 @@ static void check_graph(const Graph *g)
         CHECK(t->src_index == i);
         CHECK(t->name != NULL);
         for (const char *c = t->name; *c; c++) CHECK(*c >= 0x20 && *c <= 0x7e);
-        CHECK(t->type >= DT_INT8 && t->type <= DT_BOOL);
+        CHECK(t->type >= DT_INT8 && t->type <= DT_UINT64);
         CHECK(t->rank >= 0 && t->rank <= MAX_RANK);
         for (int d = 0; d < t->rank; d++) CHECK(t->shape[d] >= 0);
         CHECK(tensor_numel(t) <= INT32_MAX);
@@ -115,9 +115,11 @@ static void check_graph(const Graph *g)
         CHECK(op->kind >= 0 && op->kind < OP_COUNT);
         /* source order; shape arithmetic folded away, SPLIT-like ops one op per output */
         CHECK(op->src_index >= (i ? g->ops[i - 1].src_index : 0) && op->src_name);
-        /* recurrent ops: the result, then the state they own (LSTM: hidden, cell; SVDF: activation) */
+        /* recurrent ops: the result, then the state they own (LSTM: hidden, cell; SVDF: activation);
+           signal ops: FFT auto scale's scale bits, spectral subtraction's noise estimate */
         CHECK(op->nin >= 1 && op->nin <= OP_MAX_IO &&
-              op->nout == (op->kind == OP_LSTM ? 3 : op->kind == OP_SVDF ? 2 : 1));
+              op->nout == (op->kind == OP_LSTM ? 3
+                           : op->kind == OP_SVDF || op->kind == OP_FFT_AUTOSCALE || op->kind == OP_SPECTRAL_SUB ? 2 : 1));
         for (int k = 1; k < op->nout; k++) CHECK(op->out[k] >= 0 && !g->tensors[op->out[k]].data);
         CHECK(op->in[0] >= 0);
         for (int k = 0; k < OP_MAX_IO; k++) {
