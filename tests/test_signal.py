@@ -311,6 +311,19 @@ def test_rfft_frames(tmp_path):
     assert run_sets(path, sets) == 3
 
 
+@pytest.mark.parametrize("length", [4, 6, 10, 18, 50, 1000, 2048])
+def test_rfft_lengths(length, tmp_path):
+    """kiss_fft's factorisations: 2, 3, 5, 3x3, 5x5, 4x5x5x5, 4^5; two frames each."""
+    rng = np.random.default_rng(length)
+    m = tb.Model(description="htc test rfft %d" % length)
+    x = m.input([2, length], dtype="int16")
+    m.output(custom(m, "SignalRfft", [x], [m.tensor([2, 2 * (length // 2 + 1)], "int16")], dict(T=7, fft_length=length)))
+    path = m.save(str(tmp_path / "rfft.tflite"))
+    sets = [[rng.integers(-32768, 32768, size=(2, length)).astype(np.int16)], [np.full((2, length), -32768, np.int16)],
+            [rng.integers(-300, 300, size=(2, length)).astype(np.int16)]]
+    assert run_sets(path, sets) == 3
+
+
 def test_spectral_subtraction_stream(tmp_path):
     """Random smoothing parameters and inputs over consecutive runs."""
     rng = np.random.default_rng(5)
