@@ -350,9 +350,21 @@ void report_svg(FILE *f, Graph *g, Target *t, Plan *p)
                "font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H);
     fprintf(f, "<title>htc memory plan: %s</title>\n", esc_html(g->path));   /* names: esc_html */
     fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
-    fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">arena %s: %lld bytes (lower bound %lld, greedy %lld) - %s</text>\n",
-            L, esc_html(t->memories[p->memory].name), (long long)p->arena_size, (long long)p->lower_bound,
-            (long long)p->greedy_size, esc_html(p->method));
+    /* several arenas: stacked in the target's order, each from its base */
+    int64_t base[MAX_DATA_MEMORIES] = {0};
+    for (int k = 1; k < p->narenas; k++) base[k] = base[k - 1] + p->arenas[k - 1].size;
+    if (p->narenas > 1) {
+        const char *mems = "";
+        for (int k = 0; k < p->narenas; k++)
+            mems = arena_printf("%s%s%s %lld", mems, k ? " + " : "", t->memories[p->arenas[k].memory].name,
+                                (long long)p->arenas[k].size);
+        fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">arenas %s bytes - %s</text>\n", L, esc_html(mems),
+                esc_html(p->place_method));
+    } else {
+        fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">arena %s: %lld bytes (lower bound %lld, greedy %lld) - %s</text>\n",
+                L, esc_html(t->memories[p->memory].name), (long long)p->arena_size, (long long)p->lower_bound,
+                (long long)p->greedy_size, esc_html(p->method));
+    }
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n", L, T,
             W - L - R, H - T - B);
     for (int k = 0; k <= 4; k++) {
@@ -367,18 +379,27 @@ void report_svg(FILE *f, Graph *g, Target *t, Plan *p)
     for (int i = 0; i < g->ntensors; i++) {
         const Tensor *tt = &g->tensors[i];
         if (tt->storage != ST_ARENA || tt->offset < 0) continue;
+        int ak = 0;
+        for (int k = 0; k < p->narenas; k++)
+            if (p->arenas[k].memory == tt->memory) ak = k;
         double x = L + sx * tt->first_use, w = sx * (tt->last_use - tt->first_use + 1);
-        double y = T + sy * (double)tt->offset, h = sy * (double)buffer_bytes(tt);
+        double y = T + sy * (double)(base[ak] + tt->offset), h = sy * (double)buffer_bytes(tt);
         unsigned hue = (unsigned)(c++ * 137) % 360;
         fprintf(f, "<g class=\"buffer\" data-tensor=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                    "fill=\"hsl(%u,60%%,70%%)\" stroke=\"#333\" stroke-width=\"0.5\"><title>%s",
                 i, x, y, w, h > 0.5 ? h : 0.5, hue, esc_html(tt->name));
-        fprintf(f, " (tensor %d): %zu bytes at offset %lld, live layers %d..%d</title></rect>", tt->src_index,
-                (size_t)buffer_bytes(tt), (long long)tt->offset, tt->first_use, tt->last_use);
+        fprintf(f, " (tensor %d): %zu bytes at offset %lld%s%s, live layers %d..%d</title></rect>", tt->src_index,
+                (size_t)buffer_bytes(tt), (long long)tt->offset, p->narenas > 1 ? " in " : "",
+                p->narenas > 1 ? esc_html(t->memories[tt->memory].name) : "", tt->first_use, tt->last_use);
         if (h > 12 && w > 30)
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\">t%d</text>", x + 2, y + 10, tt->src_index);
         fputs("</g>\n", f);
     }
+    for (int k = 1; k < p->narenas; k++)       /* where each further arena begins */
+        fprintf(f, "<line class=\"arena\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#00c\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" fill=\"#00c\">%s</text>\n",
+                L, T + sy * (double)base[k], W - R, T + sy * (double)base[k], L + 4, T + sy * (double)base[k] + 12,
+                esc_html(t->memories[p->arenas[k].memory].name));
     /* cascades: the layers they interleave, dashed, with their band */
     for (int i = 0; i < g->ncascades; i++) {
         const Cascade *cs = &g->cascades[i];

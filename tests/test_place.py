@@ -303,3 +303,31 @@ def test_header_compiles(tmp_path):
     # the same output as the interpreter for the zero input
     ref, _ = oracle.run_interpreter(VWW, [np.zeros((1, 96, 96, 3), np.int8)])
     assert outs[0].split()[2:] == [str(int(v)) for v in ref[0].ravel()]
+
+
+def test_svg_arenas(tmp_path):
+    """--svg stacks the arenas: each buffer drawn inside its own memory's band."""
+    svg = tmp_path / "p.svg"
+    oracle.htc("report", VWW, "-t", PSRAM, "--no-cascade", "--svg", str(svg))
+    text = svg.read_text()
+    line = re.findall(r'<line class="arena" x1="[\d.]+" y1="([\d.]+)"[^>]*/><text[^>]*>(\w+)</text>', text)
+    assert [m for _, m in line] == ["PSRAM"]
+    split = float(line[0][0])
+    rects = re.findall(r'<g class="buffer" data-tensor="\d+"><rect x="[\d.]+" y="([\d.]+)" width="[\d.]+" '
+                       r'height="([\d.]+)"[^>]*><title>[^<]* in (\w+), live', text)
+    assert len(rects) == 29 and {m for _, _, m in rects} == {"SRAM", "PSRAM"}
+    for y, h, m in rects:
+        y, h = float(y), float(h)
+        assert (y + h <= split + 0.1) if m == "SRAM" else (y >= split - 0.1), (y, h, m)
+
+
+def test_verify(tmp_path):
+    """htc verify links the split arenas' header with the CPU reference: every
+    layer equal; with cascades (-D sram_kib=16) the band tensors, which the
+    target never holds whole, are left out of the comparison."""
+    for defs, cmp in ((["-D", "psram_cost=1"], 31), (["-D", "sram_kib=16"], 25)):
+        r = oracle.htc("verify", VWW, "-t", PSRAM, *defs, "-n", "2", "--keep", str(tmp_path / defs[1]))
+        assert r.stdout.endswith("verify: 2 passed, 0 failed\n"), r.stdout
+        assert r.stdout.count("every layer equal (%d tensors compared)" % cmp) == 2, r.stdout
+    rep = report(VWW, "-D", "psram_cost=1")
+    assert not rep["cascades"] and all(a["buffers"] for a in rep["arenas"]), rep["arenas"]
