@@ -86,6 +86,46 @@ def m4_counts(htc, target, names, bdir, flags):
     return res
 
 
+# SRAM of targets/mcu-psram.lua per model for the placement figures (KiB)
+SRAM_KIB = {"kws": 32, "vww": 32, "ic": 32, "ad": 32, "mbv2": 256}
+
+
+def placement(htc, names):
+    """Several data memories (targets/mcu-psram.lua: SRAM at cost 1 per byte,
+    PSRAM at 4): the modelled access cost (bytes read+written x cost) of
+    TFLite Micro's one arena (in SRAM when it fits, else all in PSRAM),
+    of htc's exact placement layer by layer (--no-cascade) and of htc's
+    default (cascades kept when they save more than their overhead), and
+    the bound: everything in SRAM. Compile-time figures of the model, not
+    measurements; htc run counts the same bytes by address (tests/test_place.py)."""
+    tgt = os.path.join(REPO, "targets", "mcu-psram.lua")
+    print("\nbench_ram: placement across SRAM (cost 1/byte) + PSRAM (cost 4/byte), targets/mcu-psram.lua; modelled "
+          "access cost = bytes read+written x cost")
+    print("%-17s %6s %10s %14s %14s %14s %14s %7s" % ("model", "SRAM", "arena", "one arena", "htc no-casc.",
+                                                      "htc (+casc.)", "all in SRAM", "ratio"))
+    ok = True
+    for n in names:
+        kib = SRAM_KIB[n]
+        d = ["-D", "sram_kib=%d" % kib]
+        one, split, best = (report(htc, MODELS[n][0], tgt, "--no-cascade", "-D", "psram_kib=0", "-D", "sram_kib=4096"),
+                            report(htc, MODELS[n][0], tgt, *d, "--no-cascade"), report(htc, MODELS[n][0], tgt, *d))
+        acc = sum(a["accessed_bytes"] for a in split.get("arenas", [])) or None
+        if acc is None:         # one arena: every buffer in SRAM
+            print("%-17s %5dK %10d  fits SRAM: one arena" % (TITLE[n], kib, split["arena_bytes"]))
+            continue
+        peer = acc * (1 if one["arena_bytes"] <= kib * 1024 else 4)
+        over = sum(c["overhead_cycles"] for c in best["cascades"])      # the cascades' modelled cycles count too
+        c1, c2 = split["placement"]["access_cost"], best["placement"]["access_cost"] + over
+        bound = best["placement"]["access_all_cheapest"]
+        print("%-17s %5dK %10d %14s %14s %14s %14s %7.3f" % (TITLE[n], kib, one["arena_bytes"], "{:,}".format(peer),
+                                                          "{:,}".format(int(c1)), "{:,}".format(int(c2)),
+                                                          "{:,}".format(int(bound)), c2 / peer))
+        ok &= c2 <= c1 <= peer and split["placement"]["method"].startswith("exact")
+    print("one arena = TFLite Micro's (all in PSRAM when it exceeds the SRAM); htc (+casc.) = access cost plus the "
+          "cascades' modelled overhead cycles; ratio = htc / one arena")
+    return ok
+
+
 def main():
     htc = os.path.abspath(os.environ.get("HTC") or os.path.join(REPO, "htc"))
     names = (os.environ.get("BENCH_RAM_MODELS") or " ".join(MODELS)).split()
@@ -139,6 +179,7 @@ def main():
             print(line + "  " + "; ".join(verdict))
         print("ratio = cascaded arena / layer-by-layer lower bound; M4 = Cortex-M4 instructions per inference "
               "(qemu, bench/mcu harness)")
+        ok &= placement(htc, names)
     finally:
         if own:
             shutil.rmtree(bdir, ignore_errors=True)
