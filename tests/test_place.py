@@ -331,3 +331,26 @@ def test_verify(tmp_path):
         assert r.stdout.count("every layer equal (%d tensors compared)" % cmp) == 2, r.stdout
     rep = report(VWW, "-D", "psram_cost=1")
     assert not rep["cascades"] and all(a["buffers"] for a in rep["arenas"]), rep["arenas"]
+
+
+def test_cluster_split(tmp_path):
+    """A cluster CPU (targets/siracusa.lua's 8 cores and L1 tiles) with its
+    data in two memories: 32 KiB of L2 and an L3 at cost 4; the forked layers
+    reach both arenas through their context. Bit-exact with the interpreter."""
+    src = open(os.path.join(oracle.REPO, "targets", "siracusa.lua")).read()
+    src, n1 = re.subn(r"    L2 = \{ size = L2_KIB \* KiB, alignment = 16 \},",
+                      "    L2 = { size = 32 * KiB, alignment = 16 },\n    L3 = { size = 8192 * KiB, alignment = 16, cost = 4 },", src)
+    src, n2 = re.subn(r'    memory = "L2",\n    cores = CORES,', '    memory = { "L2", "L3" },\n    cores = CORES,', src)
+    assert n1 == n2 == 1
+    tgt = tmp_path / "sir2.lua"
+    tgt.write_text(src)
+    rep = report(VWW, "--no-cascade", target=str(tgt))
+    assert [a["memory"] for a in rep["arenas"]] == ["L2", "L3"] and all(a["buffers"] for a in rep["arenas"])
+    assert any(l.get("cores", 1) > 1 for l in rep["layers"])
+    info = oracle.ModelInfo(VWW)
+    inputs = info.random_inputs(33_000)
+    (tmp_path / "run").mkdir()
+    outs, _, _ = oracle.run_htc(VWW, inputs, dump=False, target=str(tgt), workdir=str(tmp_path / "run"),
+                                args=["--no-cascade"])
+    ref_outs, _ = oracle.run_interpreter(VWW, inputs)
+    assert all(oracle.diff(e, g) is None for e, g in zip(ref_outs, outs))
