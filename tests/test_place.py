@@ -354,3 +354,25 @@ def test_cluster_split(tmp_path):
                                 args=["--no-cascade"])
     ref_outs, _ = oracle.run_interpreter(VWW, inputs)
     assert all(oracle.diff(e, g) is None for e, g in zip(ref_outs, outs))
+
+
+def test_state_split(tmp_path):
+    """An LSTM's variable tensors (reset by name_reset, which then takes every
+    arena) and scratch split across 1 KiB of SRAM and PSRAM: the sequence and
+    the final states bit-exact with TFLite Micro."""
+    import test_rnn
+    m, states = test_rnn.lstm_model(np.random.default_rng(3), batch=2, steps=8, in_dim=32, state=96)
+    path = m.save(str(tmp_path / "lstm.tflite"))
+    rep = report(path, "-D", "sram_kib=1")
+    mem = {b["name"]: b["memory"] for b in rep["buffers"] if b["storage"] == "arena"}
+    assert set(mem.values()) == {"SRAM", "PSRAM"}, mem
+    info = oracle.ModelInfo(path)
+    for s in range(2):
+        x = info.random_inputs(40 + s)
+        (tmp_path / str(s)).mkdir()
+        outs, dumps, _ = oracle.run_htc(path, x, target=PSRAM, workdir=str(tmp_path / str(s)), args=["-D", "sram_kib=1"])
+        ref_outs, ref = test_rnn.tflm_states(path, x[0], states)
+        errors, compared = oracle.compare_run(info, ref_outs, ref, outs, dumps)
+        assert not errors and compared == 1, errors
+        for t in states:
+            assert oracle.diff(ref[t], dumps[t]) is None, t
