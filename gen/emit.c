@@ -889,10 +889,15 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     tseti("layer", li);
     tseti("K", ti->full[TD_K]); tseti("C", ti->full[TD_C]); tseti("OY", ti->full[TD_OY]); tseti("OX", ti->full[TD_OX]);
     tseti("Kt", ti->size[TD_K]); tseti("Ct", ti->size[TD_C]); tseti("OYt", ti->size[TD_OY]); tseti("OXt", ti->size[TD_OX]);
+    /* C tiled with int32 partial sums (partial_sums): the template loops
+       over the C tiles inside each output tile, the first starts from the
+       bias, the last requantizes */
+    tseti("c_split", ti->c_split); tseti("not_c_split", !ti->c_split);
+    tseti("c_tiles", (ti->full[TD_C] + ti->size[TD_C] - 1) / ti->size[TD_C]);
     tseti("IH", ti->in_h); tseti("IW", ti->in_w); tseti("KH", ti->k_h); tseti("KW", ti->k_w);
     tseti("SH", ti->s_h); tseti("SW", ti->s_w); tseti("PT", ti->pad_top); tseti("PL", ti->pad_left);
     tseti("db", ti->double_buffer);
-    tseti("l1_bytes", ti->l1_bytes); tseti("w_bytes", ti->w_bytes);
+    tseti("l1_bytes", ti->l1_bytes); tseti("w_bytes", ti->w_bytes); tseti("out_bytes", ti->out_bytes);
     /* L1: input buffer(s), second input, output buffer(s) */
     int64_t db = ti->double_buffer ? 2 : 1, o = 0;
     tseti("in_off0", 0); tseti("in_off1", ti->double_buffer ? ti->l1_in : 0); o = db * ti->l1_in;

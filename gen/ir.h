@@ -322,6 +322,7 @@ typedef struct TileInfo {
     int64_t out_base, w_base;   /* where the output tiles / the weights start in their memory
                                    (after the buffers placed before them in a shared memory) */
     int c_split;                /* conv/fc with C tiled: int32 partial sums over the C tiles */
+    int c_free;                 /* C is a tiling variable (add, pool; conv/fc of an engine with partial_sums) */
     int64_t dma_bytes;          /* bytes moved by DMA for the whole layer */
     int ntiles;
     double objective;           /* MILP optimum */
@@ -460,6 +461,7 @@ typedef struct {
     const char *template_file;  /* accelerator op: C template for the layer (templates/...) */
     int has_tile;               /* tile = function(t, op) present */
     int double_buffer;
+    int partial_sums;           /* conv2d/fc: C may be tiled, int32 partial sums kept in the engine */
     double macs_per_cycle;      /* peak rate, for the ideal */
     const char *kernel_file;    /* path of the C source pasted into the header */
     const char *kernel_fn;      /* function name the emitter calls */

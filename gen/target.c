@@ -724,7 +724,7 @@ static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "d
                                           "startup", "array", "device", "cores", "l1", "split", "fork", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
-                                      "tile", "double_buffer", "macs_per_cycle", "constants", NULL};
+                                      "tile", "double_buffer", "macs_per_cycle", "constants", "partial_sums", NULL};
 
 static int in_list(const char *s, const char *const *list)
 {
@@ -1380,6 +1380,19 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             field_error(lt, kk, nkeys + 3, "expected true or false, got %s", lua_typename(L, ty));
         }
         lua_pop(L, 1);
+        /* partial_sums = true: the engine keeps int32 partial sums over C
+           tiles (conv2d, fc), so the tiler may split C */
+        ty = rawfield(L, -1, "partial_sums");
+        if (ty == LUA_TBOOLEAN) o->partial_sums = lua_toboolean(L, -1);
+        else if (ty != LUA_TNIL) {
+            kk[nkeys + 2] = "partial_sums";
+            field_error(lt, kk, nkeys + 3, "expected true or false, got %s", lua_typename(L, ty));
+        }
+        lua_pop(L, 1);
+        if (o->partial_sums && o->kind != OP_CONV2D && o->kind != OP_FC) {
+            kk[nkeys + 2] = "partial_sums";
+            field_error(lt, kk, nkeys + 3, "only conv2d and fc sum over C (the other ops' C tiles need no partial sums)");
+        }
         ty = rawfield(L, -1, "tile");
         if (ty == LUA_TFUNCTION) {
             o->has_tile = 1;
@@ -1417,14 +1430,14 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
             field_error(lt, kk, nkeys + 3, "a tile function drives a template: give the op's template too");
         }
         if (e->is_cpu) {
-            static const char *const accel_only[] = {"double_buffer", "macs_per_cycle", NULL};
+            static const char *const accel_only[] = {"double_buffer", "macs_per_cycle", "partial_sums", NULL};
             for (int q = 0; accel_only[q]; q++)
                 if (rawfield(L, -1, accel_only[q]) != LUA_TNIL) {
                     kk[nkeys + 2] = accel_only[q];
                     field_error(lt, kk, nkeys + 3, "only an accelerator's tiled op uses it (the cpu runs whole layers)");
                 } else lua_pop(L, 1);
         } else if (!o->has_tile) {
-            static const char *const tiled_only[] = {"double_buffer", "macs_per_cycle", NULL};
+            static const char *const tiled_only[] = {"double_buffer", "macs_per_cycle", "partial_sums", NULL};
             for (int q = 0; tiled_only[q]; q++)
                 if (rawfield(L, -1, tiled_only[q]) != LUA_TNIL) {
                     kk[nkeys + 2] = tiled_only[q];

@@ -372,7 +372,7 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
     for (int d = 0; d < TD_COUNT; d++) vcol[d] = new_col(&m, 1, ti->full[d], 1);
     if (ts->tied_c) {
         Lin l = {0}; lin_add(&l, vcol[TD_C], 1); lin_add(&l, vcol[TD_K], -1); add_row(&m, l, EQ, 0);
-    } else if (!c_tiled(ti)) {
+    } else if (!ti->c_free) {
         /* requantisation at the engine's output: no partial sums, C is whole */
         m.lo[vcol[TD_C]] = ti->full[TD_C];
     }
@@ -433,7 +433,7 @@ static double brute(const TileInfo *ti, const TileSpec *ts, const Caps *caps, in
 {
     double best = -INFINITY, x[TD_COUNT];
     int64_t n = 0;
-    int c0 = c_tiled(ti) ? 1 : ti->full[TD_C];
+    int c0 = ti->c_free ? 1 : ti->full[TD_C];
     for (int k = 1; k <= ti->full[TD_K]; k++)
         for (int c = ts->tied_c ? k : c0; c <= (ts->tied_c ? k : ti->full[TD_C]); c++)
             for (int oy = 1; oy <= ti->full[TD_OY]; oy++)
@@ -546,7 +546,7 @@ static double box_points(const TileInfo *ti, const TileSpec *ts)
 {
     double n = 1;
     for (int d = 0; d < TD_COUNT; d++)
-        if ((d != TD_C || (!ts->tied_c && c_tiled(ti))) && !fixed_size(ti, ts, d)) n *= ti->full[d];
+        if ((d != TD_C || (!ts->tied_c && ti->c_free)) && !fixed_size(ti, ts, d)) n *= ti->full[d];
     return n;
 }
 
@@ -612,7 +612,7 @@ static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr
     }
 #define LEVEL(l) for (int q = 0; q < np; q++) if (pg[q].n) prog_level(&pg[q], l, x, r[q])
 #define RESULT(q) r[q][pg[q].n - 1]
-    int found = 0, add = c_tiled(ti);
+    int found = 0, add = ti->c_free;
     int whole_c = ti->full[TD_C];
     LEVEL(-1);
     for (int ik = 0; ik < gr->n[TD_K]; ik++) {
@@ -701,13 +701,28 @@ static int geometry(const Graph *g, const Op *op, TileInfo *ti)
 }
 
 
+/* one K tile's weights (x: its K and C sizes): their bytes and DMA cycles */
+static void weight_dma(const TileSpec *ts, const Memory *wm, const double *x, int64_t *dma, double *est)
+{
+    if (!ts->w_bytes) return;
+    double wb = expr_eval(ts->w_bytes, x);
+    if (!(wb > 0)) return;
+    *dma += (int64_t)wb;
+    if (ts->w_dma_cycles) *est += expr_eval(ts->w_dma_cycles, x);
+    else if (wm && wm->dma_bytes_per_cycle > 0) *est += wm->dma_setup + wb / wm->dma_bytes_per_cycle;
+}
+
 /* walk the actual tiles (remainders included): count, DMA bytes, estimate;
-   at most TILE_MAX_TILES tiles, each tile's cycles a finite number */
+   at most TILE_MAX_TILES tiles, each tile's cycles a finite number. With
+   C split (ti->c_split: int32 partial sums) the C tiles are the innermost
+   loop of each output tile: per C tile its weights and its input channels
+   move in (the weights again for every output tile), the output moves
+   out after the last C tile. */
 static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memory *wm, const Memory *om, const Op *op)
 {
     double count = 1;
     for (int d = 0; d < TD_COUNT; d++)
-        if (d != TD_C || c_tiled(ti)) count *= (double)((ti->full[d] + ti->size[d] - 1) / ti->size[d]);
+        if (d != TD_C || c_tiled(ti) || ti->c_split) count *= (double)((ti->full[d] + ti->size[d] - 1) / ti->size[d]);
     if (count > TILE_MAX_TILES)
         die("%s: the chosen tiling of operator %d %s has %.0f tiles (at most %.0f)", ts->where, op->src_index,
             op->src_name, count, TILE_MAX_TILES);
@@ -718,28 +733,32 @@ static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memo
     for (int k0 = 0; k0 < F[TD_K]; k0 += S[TD_K]) {
         int kt = F[TD_K] - k0 < S[TD_K] ? F[TD_K] - k0 : S[TD_K];
         int ct = ts->tied_c ? kt : F[TD_C];
-        if (ts->w_bytes) {
+        if (!ti->c_split) {
             double x[TD_COUNT] = {kt, ct, 1, 1};
-            double wb = expr_eval(ts->w_bytes, x);
-            if (wb > 0) {
-                dma += (int64_t)wb;
-                if (ts->w_dma_cycles) est += expr_eval(ts->w_dma_cycles, x);
-                else if (wm && wm->dma_bytes_per_cycle > 0) est += wm->dma_setup + wb / wm->dma_bytes_per_cycle;
-            }
+            weight_dma(ts, wm, x, &dma, &est);
         }
         for (int c0 = 0; c0 < (c_tiled(ti) ? F[TD_C] : 1); c0 += S[TD_C])
             for (int y0 = 0; y0 < F[TD_OY]; y0 += S[TD_OY])
-                for (int x0 = 0; x0 < F[TD_OX]; x0 += S[TD_OX]) {
+                for (int x0 = 0; x0 < F[TD_OX]; x0 += S[TD_OX])
+                    for (int p0 = 0; p0 < (ti->c_split ? F[TD_C] : 1); p0 += S[TD_C]) {
                     int yt = F[TD_OY] - y0 < S[TD_OY] ? F[TD_OY] - y0 : S[TD_OY];
                     int xt = F[TD_OX] - x0 < S[TD_OX] ? F[TD_OX] - x0 : S[TD_OX];
                     int cc = c_tiled(ti) ? (F[TD_C] - c0 < S[TD_C] ? F[TD_C] - c0 : S[TD_C]) : ct;
+                    int last = 1;       /* the tile that writes the output */
+                    if (ti->c_split) {
+                        cc = F[TD_C] - p0 < S[TD_C] ? F[TD_C] - p0 : S[TD_C];
+                        last = p0 + cc == F[TD_C];
+                        double xw[TD_COUNT] = {kt, cc, 1, 1};
+                        weight_dma(ts, wm, xw, &dma, &est);
+                    }
                     /* input rows actually read: clipped at the borders */
                     int iy0 = y0 * ti->s_h - ti->pad_top, iy1 = (y0 + yt - 1) * ti->s_h - ti->pad_top + ti->k_h;
                     int ix0 = x0 * ti->s_w - ti->pad_left, ix1 = (x0 + xt - 1) * ti->s_w - ti->pad_left + ti->k_w;
                     if (!strcmp(ti->geom, "add") || !strcmp(ti->geom, "fc")) { iy0 = y0; iy1 = y0 + yt; ix0 = x0; ix1 = x0 + xt; }
                     iy0 = iy0 < 0 ? 0 : iy0; ix0 = ix0 < 0 ? 0 : ix0;
                     iy1 = iy1 > ti->in_h ? ti->in_h : iy1; ix1 = ix1 > ti->in_w ? ti->in_w : ix1;
-                    int64_t inb = (int64_t)cc * (iy1 - iy0) * (ix1 - ix0), outb = (int64_t)(c_tiled(ti) ? cc : kt) * yt * xt;
+                    int64_t inb = (int64_t)cc * (iy1 - iy0) * (ix1 - ix0);
+                    int64_t outb = last ? (int64_t)(c_tiled(ti) ? cc : kt) * yt * xt : 0;
                     if (!strcmp(ti->geom, "add")) inb *= 2;
                     dma += inb + outb;
                     n++;
@@ -748,12 +767,12 @@ static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memo
                     if (!(comp >= 0 && comp <= 1e18))
                         die("%s is %g for a tile (K=%d C=%d OY=%d OX=%d) of operator %d %s: expected a cycle count",
                             ts->where_cycles, comp, kt, cc, yt, xt, op->src_index, op->src_name);
+                    const Memory *am = act->dma_bytes_per_cycle > 0 ? act : NULL;
+                    const Memory *o2 = om && om->dma_bytes_per_cycle > 0 ? om : am;
                     double dm = ts->dma_cycles ? expr_eval(ts->dma_cycles, x)
-                              : om && om->dma_bytes_per_cycle > 0
-                                  ? (act->dma_bytes_per_cycle > 0 ? act->dma_setup + (double)inb / act->dma_bytes_per_cycle : 0) +
-                                        om->dma_setup + (double)outb / om->dma_bytes_per_cycle
-                              : act->dma_bytes_per_cycle > 0 ? 2 * act->dma_setup + (double)(inb + outb) / act->dma_bytes_per_cycle
-                                                             : 0;
+                              : !om && last && am ? 2 * am->dma_setup + (double)(inb + outb) / am->dma_bytes_per_cycle
+                              : (am ? am->dma_setup + (double)inb / am->dma_bytes_per_cycle : 0) +
+                                    (outb && o2 ? o2->dma_setup + (double)outb / o2->dma_bytes_per_cycle : 0);
                     est += ti->double_buffer ? (comp > dm ? comp : dm) : comp + dm;
                 }
     }
@@ -1111,6 +1130,10 @@ void tile(Graph *g, Target *t)
             die("%s: operator %d (%s): engine %s has no tiling geometry for %s", g->path, op->src_index,
                 op->src_name, e->name, op_name(op->kind));
         ti->double_buffer = eo->double_buffer;
+        ti->c_free = c_tiled(ti);
+        /* an engine with partial sums: C may be tiled too (conv, fc) */
+        const int partial = eo->partial_sums && (!strcmp(ti->geom, "conv") || !strcmp(ti->geom, "fc")) &&
+                            ti->full[TD_C] > 1;
         where_ = arena_printf("%s: %s.ops.%s.tile (operator %d %s)", t->path, e->name, op_name(op->kind),
                               op->src_index, op->src_name);
         TileSpec *ts = target_tile_spec(t, op->engine, g, op, ti);
@@ -1125,6 +1148,25 @@ void tile(Graph *g, Target *t)
         int brute_on = brute_env && *brute_env == '1';
         int r = choose(ti, ts, ts->maximize, ts->minimize, &caps, ti->size, &val, brute_on, &ti->method,
                        &ti->nvars, &ti->nrows);
+        if (partial) {
+            /* C is split only where the memories force it (no tiling with
+               C whole) or the objective is strictly better with it */
+            int sz[TD_COUNT], nv, nr;
+            double v2;
+            const char *m2;
+            ti->c_free = 1;
+            int r2 = choose(ti, ts, ts->maximize, ts->minimize, &caps, sz, &v2, brute_on, &m2, &nv, &nr);
+            double eps = 1e-9 * fmax(1, fabs(val));
+            if (r2 == 1 && (r != 1 || (ts->minimize ? v2 < val - eps : v2 > val + eps))) {
+                memcpy(ti->size, sz, sizeof sz);
+                val = v2;
+                ti->method = m2;
+                ti->nvars = nv;
+                ti->nrows = nr;
+                r = 1;
+            } else if (r != 1)
+                r = r2;
+        }
         if (r < 0)
             die("%s: operator %d (%s): no tiling found on %s within the tiling limits (an MILP of %ld simplex "
                 "iterations, then a coarse enumeration)", g->path, op->src_index, op->src_name, e->name,
@@ -1133,6 +1175,7 @@ void tile(Graph *g, Target *t)
         clock_gettime(CLOCK_MONOTONIC, &b);
         ti->solve_ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
         ti->objective = val;
+        ti->c_split = partial && ti->size[TD_C] < ti->full[TD_C];
         /* one buffer each, for the emitter's L1 offsets */
         {
             int kt = ti->size[TD_K], ct = ti->size[TD_C], yt = ti->size[TD_OY], xt = ti->size[TD_OX];

@@ -190,9 +190,10 @@ def test_minimise_modelled_cycles(case, tmp_path):
 SPLIT = os.path.join(os.path.dirname(__file__), "tile", "split.lua")
 
 
-def split_target(tmp, sp, acc):
+def split_target(tmp, sp, acc, partial=False):
     src = open(SPLIT).read().replace("SP_SIZE", str(sp)).replace("ACC_SIZE", str(acc))
-    p = os.path.join(tmp, "split_%d_%d.lua" % (sp, acc))
+    src = src.replace("PARTIAL", "true" if partial else "false")
+    p = os.path.join(tmp, "split_%d_%d_%d.lua" % (sp, acc, partial))
     open(p, "w").write(src)
     return p
 
@@ -235,3 +236,56 @@ def test_two_memories_no_fit_names_the_memory(tmp_path):
         assert p.stderr.count("\n") == 1, p.stderr
     ok = subprocess.run([oo.HTC, "report", model, "-t", split_target(str(tmp_path), 148, 4)], capture_output=True)
     assert ok.returncode == 0, ok.stderr
+
+
+def walk_dma(c, k, h, w, ks, s, z):
+    """DMA bytes of a C-split conv (tile.c walk): per output tile and C tile
+    the weights (the core's w_bytes) and the input channels with their
+    halo, the output after the last C tile."""
+    pad, oh, ow = ks // 2, (h + 2 * (ks // 2) - ks) // s + 1, (w + 2 * (ks // 2) - ks) // s + 1
+    total = 0
+    for k0 in range(0, k, z["K"]):
+        kt = min(z["K"], k - k0)
+        for y0 in range(0, oh, z["OY"]):
+            yt = min(z["OY"], oh - y0)
+            rows = min(h, (y0 + yt - 1) * s - pad + ks) - max(0, y0 * s - pad)
+            for x0 in range(0, ow, z["OX"]):
+                xt = min(z["OX"], ow - x0)
+                cols = min(w, (x0 + xt - 1) * s - pad + ks) - max(0, x0 * s - pad)
+                for c0 in range(0, c, z["C"]):
+                    cc = min(z["C"], c - c0)
+                    total += -(-kt * cc * ks * ks // 4) * 4 + 4 * kt + cc * rows * cols
+                    total += kt * yt * xt if c0 + cc == c else 0
+    return total
+
+
+@pytest.mark.parametrize("case", [(16, 8, 6, 6, 3, 1, 250), (16, 8, 6, 6, 3, 1, 4000), (24, 6, 7, 5, 3, 2, 300),
+                                  (24, 6, 7, 5, 1, 1, 60)],
+                         ids=lambda c: "c%dk%d_%dx%d_k%ds%d_sp%d" % c)
+def test_partial_sums_c_tiled_where_memory_forces(case, tmp_path):
+    """partial_sums = true: C is split only when no tiling with C whole
+    fits (the smallest 3x3 tile with C = 16 needs 292 bytes of SP) or the
+    objective is strictly better with it; the optimum equals brute force
+    over every C, and the DMA bytes count each C tile's weights again for
+    every output tile."""
+    c, k, h, w, ks, s, sp = case
+    model = str(tmp_path / "conv.onnx")
+    conv_model(model, c, k, h, w, ks, s, False, seed=5)
+    env = dict(os.environ, HTC_TILE_BRUTE="1")
+    rep = {}
+    for partial in (True, False):
+        p = subprocess.run([oo.HTC, "report", model, "-t", split_target(str(tmp_path), sp, 4096, partial), "--json"],
+                           capture_output=True, text=True, env=env)
+        rep[partial] = [l["tile"] for l in json.loads(p.stdout)["layers"] if "tile" in l][0] if p.returncode == 0 else None
+        assert p.returncode == 0 or (not partial and "no tiling fits in SP" in p.stderr), p.stderr
+    t, whole = rep[True], rep[False]
+    z = t["size"]
+    assert (whole is None) == ((c * ks * ks + 3) // 4 * 4 * 2 + 4 > sp), (whole, sp)
+    if whole is not None and z["C"] == c:
+        assert "c_tiles" not in t and t["objective"] == whole["objective"], (t, whole)
+    else:
+        assert z["C"] < c and t["c_tiles"] == -(-c // z["C"]), t
+        assert whole is None or t["objective"] > whole["objective"] + 1e-9, (t, whole)
+        assert t["dma_bytes"] == walk_dma(c, k, h, w, ks, s, z), t
+    assert abs(t["objective"] - t["brute"]) <= 1e-6 * max(1.0, abs(t["brute"])), t
+    assert (t["l1_bytes"] + 3) // 4 * 4 + t["w_bytes"] <= sp, t

@@ -1,7 +1,8 @@
 -- tests/tile/split.lua: tiny.lua with the tile buffers in two local memories:
 -- inputs and weights in one scratchpad SP (SP_SIZE), the output tiles as int32
 -- partial sums in an accumulator ACC (ACC_SIZE). Tiling only (htc report):
--- the capacity rows and the no-fit messages of gen/tile.c.
+-- the capacity rows and the no-fit messages of gen/tile.c; with PARTIAL =
+-- true C may be tiled too (int32 partial sums kept in ACC).
 local KiB = 1024
 return target "tiny" {
   clock_mhz = 100,
@@ -25,7 +26,7 @@ return target "tiny" {
       ops = {
         conv2d = {
           kernel = "kernels/diana.c", fn = "htc__dev_conv", template = "templates/diana/conv2d.c.in",
-          double_buffer = false,
+          double_buffer = false, partial_sums = PARTIAL,
           tile = function(t, op)
             return {
               maximize = 1e-3 * t.l1_bytes + (t.K - 1) % 4 + (t.IX - 1) % 8 + t.IY
