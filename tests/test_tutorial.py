@@ -56,3 +56,16 @@ def test_sweep_as_shown():
     for cfg, tiles, est in (("2", 152, 101118), ("4", 77, 88118), ("16", 30, 80024), ("64", 12, 77204)):
         assert re.search(r"wloc_kib=%s\s+10/10\s+%d\s.*\s%d\s" % (cfg, tiles, est), out), (cfg, out)
         assert re.search(r"wloc_kib=%s\s+10/10\s+%d\s.*\s%d\s" % (cfg, tiles, est), doc), cfg
+
+
+def test_step6_systolic_as_shown():
+    """step 6's fields are the systolic test target's, and its report shows
+    the C tiles of ResNet's 3x3 64->64 layer (tile C below 64)"""
+    src = open(os.path.join(oracle.REPO, "tests", "targets", "systolic", "systolic.lua")).read()
+    for field in ('memory = "SP", weights = "SP", outputs = "ACC"', "partial_sums = true",
+                  "w_bytes = t.w_bytes + 8 * t.K", "out_bytes = 4 * t.K * t.OY * t.OX"):
+        assert field in src and field in open(DOC).read(), field
+    rep = htc("report", os.path.join(oracle.MODELS, "pretrainedResnet_quant.tflite"), "-t",
+              os.path.join(oracle.REPO, "tests", "targets", "systolic", "systolic.lua"))
+    m = re.search(r"^\s*\d+\s+sa\s+conv\s+64,64,8,8\s+(\d+),(\d+),", rep, re.M)
+    assert m and int(m.group(2)) < 64, rep
