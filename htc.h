@@ -2095,6 +2095,11 @@ typedef struct {
     int32_t n, correction_bits, output_scale;
 } htc__fb_log_params;
 
+/* DELAY: rows of `frame` samples, each delayed by `delay` samples */
+typedef struct {
+    int32_t rows, frame, delay;
+} htc__delay_params;
+
 /* GATHER_ND / EMBEDDING_LOOKUP / GATHER with run-time indices
    (kernels/logic.c): nidx index tuples of `depth` int32 values each pick
    slices of `slice` elements (of `elem` bytes); dim[] and stride[] (in

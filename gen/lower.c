@@ -1231,6 +1231,28 @@ static void lower_signal(Graph *g, Op *op)
         op->in[op->nin++] = t;
         break;
     }
+    case OP_DELAY: {        /* delay.cc: a circular buffer per row, delay_length zeros after Prepare and Reset */
+        need_type(x, DT_INT16, "input");
+        need_type(out, DT_INT16, "output");
+        if (x->rank < 1 || x->rank != out->rank) fail("input and output must have one rank, at least 1");
+        same_count(x, out);
+        int32_t frame = x->shape[x->rank - 1];
+        int64_t rows = tensor_numel(x) / frame;
+        if (rows * (int64_t)s[0] > (1 << 24)) fail("%lld rows of delay %d: the delay lines are too large", (long long)rows, s[0]);
+        htc__delay_params *p = gparams(op, sizeof *p, "htc__delay_params", "iii");
+        p->rows = (int32_t)rows;
+        p->frame = frame;
+        p->delay = s[0];
+        /* the last delay_length samples of each row (one unused element for delay 0):
+           a variable tensor, the second output */
+        const int32_t shape[1] = {s[0] ? (int32_t)(rows * s[0]) : 1};
+        int t = graph_new_tensor(g, arena_printf("%s.delay_state", out->name), DT_INT16, 1, shape);
+        g->tensors[t].src_index = -1;
+        g->tensors[t].variable = 1;
+        g->tensors[t].reset_byte = 0;
+        op->out[op->nout++] = t;
+        break;
+    }
     default: fail("no lowering for %s", op_name(op->kind));
     }
 }
@@ -2722,7 +2744,7 @@ void lower(Graph *g)
         Op *op = &g->ops[i];
         OP = op;
         op->variant = "";
-        int signal = op->kind >= OP_WINDOW && op->kind <= OP_FB_LOG;
+        int signal = op->kind >= OP_WINDOW && op->kind <= OP_DELAY;
         if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF && !signal) || op->out[0] < 0)
             fail("expected exactly one output");
         for (int k = -1; k < op->nin; k++) {

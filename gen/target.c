@@ -1013,6 +1013,7 @@ static const struct {
     {OP_SPECTRAL_SUB, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__spectral_sub"},
     {OP_PCAN, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__pcan"},
     {OP_FB_LOG, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__fb_log"},
+    {OP_DELAY, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__delay"},
 };
 
 int cpu_kernel(const Op *op, const char **file, const char **fn)

@@ -1256,6 +1256,7 @@ static const struct {
     {"SignalFilterBankSpectralSubtraction", OP_SPECTRAL_SUB, 1, 2},
     {"SignalPCAN", OP_PCAN, 3, 1},
     {"SignalFilterBankLog", OP_FB_LOG, 1, 1},
+    {"SignalDelay", OP_DELAY, 1, 1},
 };
 #define NSIGNAL ((int)(sizeof signal_ops / sizeof signal_ops[0]))
 
@@ -1311,6 +1312,7 @@ static void read_signal(Reader *r, Graph *g, const Tab *ot, int index, int k)
         break;
     case OP_FILTER_BANK: s[0] = flex_opt(r, &m, 0, "num_channels", 1, 1 << 16, index, name); break;
     case OP_PCAN: s[0] = flex_opt(r, &m, 0, "snr_shift", 0, 31, index, name); break;
+    case OP_DELAY: s[0] = flex_opt(r, &m, 0, "delay_length", 0, 1 << 20, index, name); break;
     case OP_FB_LOG:
         s[0] = flex_opt(r, &m, 0, "input_correction_bits", 0, 31, index, name);
         s[1] = flex_opt(r, &m, 1, "output_scale", INT32_MIN, INT32_MAX, index, name);

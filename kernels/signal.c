@@ -445,6 +445,31 @@ static HTC__UNUSED void htc__fb_log(const htc__fb_log_params *p, const uint32_t 
     }
 }
 
+/* DELAY (delay.cc): each row's output is the row's last `delay` samples of
+   the previous runs (state, zeros after a reset) followed by its first
+   frame - delay samples; the state keeps the last `delay` samples of
+   state + row. With delay 0 the row is copied. */
+static HTC__UNUSED void htc__delay(const htc__delay_params *p, const int16_t *x, int16_t *y, int16_t *state)
+{
+    const size_t f = HTC__CAST(size_t, p->frame), d = HTC__CAST(size_t, p->delay);
+    int32_t r;
+    for (r = 0; r < p->rows; r++) {
+        const int16_t *in = x + HTC__CAST(size_t, r) * f;
+        int16_t *out = y + HTC__CAST(size_t, r) * f, *st = state + HTC__CAST(size_t, r) * d;
+        if (d == 0) {
+            memcpy(out, in, f * sizeof(int16_t));
+        } else if (d >= f) {
+            memcpy(out, st, f * sizeof(int16_t));
+            memmove(st, st + f, (d - f) * sizeof(int16_t));
+            memcpy(st + (d - f), in, f * sizeof(int16_t));
+        } else {
+            memcpy(out, st, d * sizeof(int16_t));
+            memcpy(out + d, in, (f - d) * sizeof(int16_t));
+            memcpy(st, in + (f - d), d * sizeof(int16_t));
+        }
+    }
+}
+
 /* int32 element-wise arithmetic (reference_ops::Add, Sub, Mul, Div,
    Maximum, Minimum and their broadcasting forms) as TFLM's front ends use
    it: sums and products wrap as two's complement (C++ int32 overflow on the

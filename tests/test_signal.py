@@ -340,6 +340,19 @@ def test_spectral_subtraction_stream(tmp_path):
     stream(path, [u32(rng, n) >> np.uint32(12) for _ in range(6)], tmp_path)
 
 
+@pytest.mark.parametrize("delay", [0, 3, 16, 37])
+def test_delay_stream(delay, tmp_path):
+    """SignalDelay: two rows of 16 samples delayed by less, as many or more
+    samples than a frame, over consecutive runs (twice, reset between)."""
+    rng = np.random.default_rng(delay + 60)
+    m = tb.Model(description="htc test delay")
+    x = m.input([2, 16], dtype="int16")
+    m.output(custom(m, "SignalDelay", [x], [m.tensor([2, 16], "int16")], dict(delay_length=delay)))
+    path = m.save(str(tmp_path / "delay.tflite"))
+    ref = stream(path, [rng.integers(-32768, 32768, size=(2, 16)).astype(np.int16) for _ in range(6)], tmp_path)
+    assert not ref[0][:, :min(delay, 16)].any()       # the zeros of the reset delay line come first
+
+
 # ---- malformed options and shapes: one line naming the node ----------------------------
 
 def bad_model(tmp_path, code, options=None, raw=None, frame=16):
@@ -352,6 +365,8 @@ def bad_model(tmp_path, code, options=None, raw=None, frame=16):
         o = custom(m, code, [x], [m.tensor([frame + 2], "int16")], options, raw)
     elif code == "SignalEnergy":
         o = custom(m, code, [x], [m.tensor([frame // 2], "uint32")], options, raw)
+    elif code == "SignalDelay":
+        o = custom(m, code, [x], [m.tensor([frame], "int16")], options, raw)
     else:
         e = custom(m, "SignalEnergy", [x], [m.tensor([frame // 2], "uint32")], dict(end_index=frame // 2, start_index=0))
         n = frame // 2
@@ -376,6 +391,7 @@ GOOD = {
     "SignalFilterBankSpectralSubtraction": dict(SS_OPTS, num_channels=8),
     "SignalPCAN": dict(snr_shift=6),
     "SignalFilterBankLog": dict(input_correction_bits=1, output_scale=64),
+    "SignalDelay": dict(delay_length=5),
 }
 
 BAD = [
@@ -401,6 +417,8 @@ BAD = [
      "option 'smoothing_bits' is 32"),
     ("SignalPCAN", dict(snr_shift=-2), "option 'snr_shift' is -2"),
     ("SignalFilterBankLog", dict(output_scale=5), "option 0 is not 'input_correction_bits'"),
+    ("SignalDelay", dict(delay_length=-1), "option 'delay_length' is -1"),
+    ("SignalDelay", dict(delay=3), "option 0 is not 'delay_length'"),
 ]
 
 
@@ -425,7 +443,7 @@ def test_bad_options(k, tmp_path):
     p = oracle.htc("compile", path, "-t", oracle.TARGET, "-o", str(out), check=False)
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 1 and len(lines) == 1 and lines[0].startswith("htc: error: "), p.stderr
-    at = 1 if code in ("SignalWindow", "SignalRfft", "SignalEnergy") else 2
+    at = 1 if code in ("SignalWindow", "SignalRfft", "SignalEnergy", "SignalDelay") else 2
     assert "operator %d (CUSTOM '%s')" % (at, code) in lines[0], lines[0]
     assert want in lines[0], lines[0]
     assert not out.exists()

@@ -73,4 +73,5 @@ return common.cpu {
   spectral_subtraction = 20,
   pcan       = 40,
   filter_bank_log = 40,
+  delay      = 2,
 }
