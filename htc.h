@@ -175,6 +175,9 @@ static inline int32_t htc__smlad(int32_t a, int32_t b, int32_t c) { return __sml
 /* c + lo(a) * lo(b), c + hi(a) * hi(b) */
 static inline int32_t htc__smlabb(int32_t a, int32_t b, int32_t c) { return __smlabb(a, b, c); }
 static inline int32_t htc__smlatt(int32_t a, int32_t b, int32_t c) { return __smlatt(a, b, c); }
+/* c + lo(a) * hi(b), c + hi(a) * lo(b) */
+static inline int32_t htc__smlabt(int32_t a, int32_t b, int32_t c) { return __smlabt(a, b, c); }
+static inline int32_t htc__smlatb(int32_t a, int32_t b, int32_t c) { return __smlatb(a, b, c); }
 /* bytes 0 and 2 of x sign-extended to the two halves */
 static inline int32_t htc__sxtb16(int32_t x) { return __sxtb16(x); }
 /* bytes 1 and 3 */
@@ -202,6 +205,14 @@ static inline int32_t htc__smmlar(int32_t a, int32_t b, int32_t c)
 }
 /* a + b saturated to int32 */
 static inline int32_t htc__qadd(int32_t a, int32_t b) { return __qadd(a, b); }
+/* the low halves of lo and hi as one word (gcc 12 makes two instructions
+   of the C expression) */
+static inline int32_t htc__pack16(int32_t lo, int32_t hi)
+{
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
+}
 /* x saturated to int8 */
 static inline int32_t htc__ssat8(int32_t x) { return __ssat(x, 8); }
 #elif defined(HTC_DSP_EMU)
@@ -223,6 +234,14 @@ static inline int32_t htc__smlabb(int32_t a, int32_t b, int32_t c)
 static inline int32_t htc__smlatt(int32_t a, int32_t b, int32_t c)
 {
     return HTC__CAST(int32_t, HTC__CAST(uint32_t, c) + HTC__CAST(uint32_t, htc__hi16(a) * htc__hi16(b)));
+}
+static inline int32_t htc__smlabt(int32_t a, int32_t b, int32_t c)
+{
+    return HTC__CAST(int32_t, HTC__CAST(uint32_t, c) + HTC__CAST(uint32_t, htc__lo16(a) * htc__hi16(b)));
+}
+static inline int32_t htc__smlatb(int32_t a, int32_t b, int32_t c)
+{
+    return HTC__CAST(int32_t, HTC__CAST(uint32_t, c) + HTC__CAST(uint32_t, htc__hi16(a) * htc__lo16(b)));
 }
 static inline int32_t htc__sxtb16(int32_t x)
 {
@@ -312,6 +331,14 @@ static inline int32_t htc__dsprq_apply(htc__dsprq q, int32_t acc)
     const int32_t h = htc__smmlar(acc, q.m2, acc);
     return (htc__qadd(h, q.c) + (h >> 31)) >> q.e;
 }
+
+/* The DSP paths' loops written in GNU inline asm (Thumb-2: Cortex-M4, M7,
+   M33, M55 ...), where gcc 12 spills the registers they need; with named
+   registers (LDM's register order), so not at -O0, which keeps r7 as the
+   frame pointer. Each has the C version (HTC_DSP_EMU, other compilers). */
+#if defined(__thumb2__) && defined(__OPTIMIZE__) && !defined(HTC_DSP_EMU) && (defined(__GNUC__) || defined(__clang__))
+#define HTC__DSP_ASM 1
+#endif
 
 /* 1 if every channel's multiplier and shift suit htc__dsprq */
 /* nq multipliers; bias[0..nb) (or NULL) and taps products per output bound

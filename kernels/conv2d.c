@@ -2506,6 +2506,309 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dw3x3_dsp_row(const int8_t *x, i
     }
 }
 
+/* Path P (3x3 windows, dilation 1, depth_mult 1, layers htc__dsprq
+   requantizes; one stride 1 or 2): channel by channel. A band of the
+   channel's input lines is copied as int16 into a plane on the stack, padded
+   with in_zp: lines of pw halfwords (even) from input column -pad_left, so
+   output column ox's taps start at halfword ox * stride_w and a word holds
+   two neighbouring columns. With the input offset folded into the start
+   value (bias + off * sum(w), so the padding's products vanish), a kernel row
+   adds its three products to an output by two instructions, from the line's
+   words A = (x0, x1), B = (x2, x3) and the weight pairs W01 = (w0, w1),
+   W12 = (w1, w2):
+     output ox       SMLAD(A, W01) + SMLABT(B, W12)
+     output ox + 1   SMLATB(A, W01) + SMLAD(B, W12)    (stride 1; stride 2:
+                     SMLAD(B, W01) + SMLABT(C, W12), C the next word)
+   The plane's lines are the input's rows, or its columns when the output is
+   taller than wide (and the vertical stride is 1 or 2): the longer lines
+   cost less per pixel. Bands of output lines keep the plane within
+   HTC__DSP_DWPLANE halfwords; the padding is written once per band, each
+   channel's lines over it. */
+#ifndef HTC__DSP_DWPLANE
+#define HTC__DSP_DWPLANE 512
+#endif
+
+/* one channel of path P. The Thumb-2 loop reads the fields around w by
+   fixed offsets from it: keep the order. */
+typedef struct {
+    int32_t row[4];         /* per line: input bytes to skip, output bytes to skip, end step (bytes), lines left */
+    int32_t q[4];           /* m2, c + (zp << e), e, output pixel stride (htc__dw3p_asm) */
+    int32_t w[3];           /* W01, W12 of kernel row 0, a0 = bias + off * sum(w) */
+    int32_t w2[4];          /* W01, W12 of kernel rows 1, 2 */
+    int32_t odd;            /* a last single pixel per line */
+    htc__dsprq rq;
+    int32_t zp, lo, hi, full;
+} htc__dw3p;
+
+/* the layer's geometry along the plane's lines (v) and across them (u) */
+typedef struct {
+    int32_t in_u, in_v, out_u, out_v, s_u, s_v, pad_u, pad_v;
+    int32_t iu, iv, ou, ov; /* byte strides of a step in u, v: input, output */
+    int32_t ku, kv;         /* weight index strides (taps) of a step in u, v */
+} htc__dw3g;
+
+static HTC__UNUSED void htc__dw3p_geom(const htc__conv_params *p, htc__dw3g *g)
+{
+    const int32_t C = p->in_c;
+    const int tr = p->out_h > p->out_w && (p->stride_h == 1 || p->stride_h == 2);
+    g->in_u = tr ? p->in_w : p->in_h;
+    g->in_v = tr ? p->in_h : p->in_w;
+    g->out_u = tr ? p->out_w : p->out_h;
+    g->out_v = tr ? p->out_h : p->out_w;
+    g->s_u = tr ? p->stride_w : p->stride_h;
+    g->s_v = tr ? p->stride_h : p->stride_w;
+    g->pad_u = tr ? p->pad_left : p->pad_top;
+    g->pad_v = tr ? p->pad_top : p->pad_left;
+    g->iu = tr ? C : p->in_w * C;
+    g->iv = tr ? p->in_w * C : C;
+    g->ou = tr ? C : p->out_w * C;
+    g->ov = tr ? p->out_w * C : C;
+    g->ku = tr ? 1 : 3;
+    g->kv = tr ? 3 : 1;
+}
+
+/* plane line stride (halfwords): output pixel out_v - 1 reads up to
+   halfword (out_v - 1) * s_v + 3 */
+static inline int32_t htc__dw3p_pw(const htc__dw3g *g) { return ((g->out_v - 1) * g->s_v + 5) & ~1; }
+
+static HTC__UNUSED int htc__dw3p_ok(const htc__conv_params *p, int fast)
+{
+    htc__dw3g g;
+    if (!fast || p->depth_mult != 1 || p->k_h != 3 || p->k_w != 3 || p->dil_h != 1 || p->dil_w != 1 || p->pad_left < 0 ||
+        p->pad_top < 0)
+        return 0;
+    htc__dw3p_geom(p, &g);
+    return (g.s_v == 1 || g.s_v == 2) && 3 * htc__dw3p_pw(&g) <= HTC__DSP_DWPLANE;
+}
+
+/* one output pixel from its window's first word y (line pitch pw) */
+static HTC__INLINE int32_t htc__dw3p_one(const htc__dw3p *c, const int16_t *y, int32_t pw)
+{
+    int32_t s = htc__smlad(htc__ld32(y), c->w[0], c->w[2]);
+    s = htc__smlabt(htc__ld32(y + 2), c->w[1], s);
+    s = htc__smlad(htc__ld32(y + pw), c->w2[0], s);
+    s = htc__smlabt(htc__ld32(y + pw + 2), c->w2[1], s);
+    s = htc__smlad(htc__ld32(y + 2 * pw), c->w2[2], s);
+    s = htc__smlabt(htc__ld32(y + 2 * pw + 2), c->w2[3], s);
+    s = htc__dsprq_apply(c->rq, s) + c->zp;
+    return c->full ? htc__ssat8(s) : htc__dsp_clamp(s, c->lo, c->hi);
+}
+
+/* the lines of a band in C: n lines from the plane x (rstep halfwords from
+   one output line's windows to the next), sw the stride along the line; o
+   the first output byte, ostep / orow bytes between pixels / lines */
+static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dw3p_rows(const htc__dw3p *c, const int16_t *x, int32_t pw, int32_t rstep,
+                                                          int32_t sw, int8_t *o, int32_t ostep, int32_t orow, int32_t out_w,
+                                                          int32_t n)
+{
+    for (; n > 0; n--, x += rstep, o += orow) {
+        const int16_t *y = x;
+        int8_t *d = o;
+        int32_t k;
+        for (k = 0; k < out_w; k++, y += sw, d += ostep) d[0] = HTC__CAST(int8_t, htc__dw3p_one(c, y, pw));
+    }
+}
+
+/* Thumb-2 loops of path P (the full int8 range, e <= 23): the band's lines,
+   pixels in pairs (then the odd one), from the plane y (y + pw, y + 2 pw:
+   the kernel's rows 1, 2) to the output d; end: the first line's end of
+   pairs. htc__dsprq_apply + zp is qadd(h + (h >> 31), c + (zp << e)) >> e
+   here, h = SMMLAR(acc, m2, acc): the same value where the sum does not
+   saturate; where it does, e <= 23 puts both beyond +-255, clamped to the
+   same int8. The thirteen registers are named for LDM's register order. */
+#ifdef HTC__DSP_ASM
+#define HTC__DW3P_PAIR1                                                                                        \
+    "ldrd %[a], %[b], [%[y0]], #4\n\t"                                                                         \
+    "ldm %[tb], {r9, r10, lr}\n\t"                                                                             \
+    "smlad %[s], %[a], %[wa], %[a0]\n\t"                                                                       \
+    "smlatb %[t], %[a], %[wa], %[a0]\n\t"                                                                      \
+    "smlabt %[s], %[b], %[wb], %[s]\n\t"                                                                       \
+    "smlad %[t], %[b], %[wb], %[t]\n\t"                                                                        \
+    "ldrd %[a], %[b], [%[y1]], #4\n\t"                                                                         \
+    "ldrd %[wa], %[wb], [%[tb], #12]\n\t"                                                                      \
+    "smlad %[s], %[a], %[wa], %[s]\n\t"                                                                        \
+    "smlatb %[t], %[a], %[wa], %[t]\n\t"                                                                       \
+    "smlabt %[s], %[b], %[wb], %[s]\n\t"                                                                       \
+    "smlad %[t], %[b], %[wb], %[t]\n\t"                                                                        \
+    "ldrd %[a], %[b], [%[y2]], #4\n\t"                                                                         \
+    "ldrd %[wa], %[wb], [%[tb], #20]\n\t"                                                                      \
+    "smlad %[s], %[a], %[wa], %[s]\n\t"                                                                        \
+    "smlatb %[t], %[a], %[wa], %[t]\n\t"                                                                       \
+    "smlabt %[s], %[b], %[wb], %[s]\n\t"                                                                       \
+    "smlad %[t], %[b], %[wb], %[t]\n\t"
+#define HTC__DW3P_PAIR2                                                                                        \
+    "ldrd %[a], %[b], [%[y0]], #8\n\t"                                                                         \
+    "ldm %[tb], {r9, r10, lr}\n\t"                                                                             \
+    "smlad %[s], %[a], %[wa], %[a0]\n\t"                                                                       \
+    "smlad %[t], %[b], %[wa], %[a0]\n\t"                                                                       \
+    "smlabt %[s], %[b], %[wb], %[s]\n\t"                                                                       \
+    "ldr %[a], [%[y0]]\n\t"                                                                                    \
+    "smlabt %[t], %[a], %[wb], %[t]\n\t"                                                                       \
+    "ldrd %[a], %[b], [%[y1]], #8\n\t"                                                                         \
+    "ldrd %[wa], %[wb], [%[tb], #12]\n\t"                                                                      \
+    "smlad %[s], %[a], %[wa], %[s]\n\t"                                                                        \
+    "smlad %[t], %[b], %[wa], %[t]\n\t"                                                                        \
+    "smlabt %[s], %[b], %[wb], %[s]\n\t"                                                                       \
+    "ldr %[a], [%[y1]]\n\t"                                                                                    \
+    "smlabt %[t], %[a], %[wb], %[t]\n\t"                                                                       \
+    "ldrd %[a], %[b], [%[y2]], #8\n\t"                                                                         \
+    "ldrd %[wa], %[wb], [%[tb], #20]\n\t"                                                                      \
+    "smlad %[s], %[a], %[wa], %[s]\n\t"                                                                        \
+    "smlad %[t], %[b], %[wa], %[t]\n\t"                                                                        \
+    "smlabt %[s], %[b], %[wb], %[s]\n\t"                                                                       \
+    "ldr %[a], [%[y2]]\n\t"                                                                                    \
+    "smlabt %[t], %[a], %[wb], %[t]\n\t"
+/* requantize s, t, store them ostep apart, next pair; then the odd pixel
+   and the next line */
+#define HTC__DW3P_TAIL                                                                                         \
+    "ldmdb %[tb], {r6, r8, r9, r10}\n\t"                                                                       \
+    "smmlar %[s], %[s], %[a], %[s]\n\t"                                                                        \
+    "smmlar %[t], %[t], %[a], %[t]\n\t"                                                                        \
+    "add %[s], %[s], %[s], asr #31\n\t"                                                                        \
+    "add %[t], %[t], %[t], asr #31\n\t"                                                                        \
+    "qadd %[s], %[s], %[b]\n\t"                                                                                \
+    "qadd %[t], %[t], %[b]\n\t"                                                                                \
+    "asr %[s], %[s], %[wa]\n\t"                                                                                \
+    "asr %[t], %[t], %[wa]\n\t"                                                                                \
+    "ssat %[s], #8, %[s]\n\t"                                                                                  \
+    "ssat %[t], #8, %[t]\n\t"                                                                                  \
+    "strb %[s], [%[d]]\n\t"                                                                                    \
+    "strb %[t], [%[d], %[wb]]\n\t"                                                                             \
+    "add %[d], %[d], %[wb], lsl #1\n\t"                                                                        \
+    "cmp %[y0], %[end]\n\t"                                                                                    \
+    "bne 1b\n\t"                                                                                               \
+    "ldr %[a], [%[tb], #28]\n\t"                                                                               \
+    "cbz %[a], 2f\n\t"                                                                                         \
+    "ldrd %[a], %[b], [%[y0]]\n\t"                                                                             \
+    "ldm %[tb], {r9, r10, lr}\n\t"                                                                             \
+    "smlad %[s], %[a], %[wa], %[a0]\n\t"                                                                       \
+    "smlabt %[s], %[b], %[wb], %[s]\n\t"                                                                       \
+    "ldrd %[a], %[b], [%[y1]]\n\t"                                                                             \
+    "ldrd %[wa], %[wb], [%[tb], #12]\n\t"                                                                      \
+    "smlad %[s], %[a], %[wa], %[s]\n\t"                                                                        \
+    "smlabt %[s], %[b], %[wb], %[s]\n\t"                                                                       \
+    "ldrd %[a], %[b], [%[y2]]\n\t"                                                                             \
+    "ldrd %[wa], %[wb], [%[tb], #20]\n\t"                                                                      \
+    "smlad %[s], %[a], %[wa], %[s]\n\t"                                                                        \
+    "smlabt %[s], %[b], %[wb], %[s]\n\t"                                                                       \
+    "ldmdb %[tb], {r6, r8, r9, r10}\n\t"                                                                       \
+    "smmlar %[s], %[s], %[a], %[s]\n\t"                                                                        \
+    "add %[s], %[s], %[s], asr #31\n\t"                                                                        \
+    "qadd %[s], %[s], %[b]\n\t"                                                                                \
+    "asr %[s], %[s], %[wa]\n\t"                                                                                \
+    "ssat %[s], #8, %[s]\n\t"                                                                                  \
+    "strb %[s], [%[d]]\n\t"                                                                                    \
+    "2:\n\t"                                                                                                   \
+    "ldrd %[a], %[b], [%[tb], #-32]\n\t"                                                                       \
+    "ldrd %[wa], %[wb], [%[tb], #-24]\n\t"                                                                     \
+    "add %[y0], %[y0], %[a]\n\t"                                                                               \
+    "add %[y1], %[y1], %[a]\n\t"                                                                               \
+    "add %[y2], %[y2], %[a]\n\t"                                                                               \
+    "add %[d], %[d], %[b]\n\t"                                                                                 \
+    "add %[end], %[end], %[wa]\n\t"                                                                            \
+    "subs %[wb], %[wb], #1\n\t"                                                                                \
+    "str %[wb], [%[tb], #-20]\n\t"                                                                             \
+    "bne 1b\n\t"
+static HTC__NOINLINE void htc__dw3p_asm(htc__dw3p *c, const int16_t *y, int32_t pw, int8_t *d, const int16_t *end, int s2)
+{
+    register const int16_t *r_y0 __asm__("r0") = y;
+    register const int16_t *r_y1 __asm__("r1") = y + pw;
+    register const int16_t *r_y2 __asm__("r2") = y + 2 * pw;
+    register int8_t *r_d __asm__("r3") = d;
+    register int32_t r_s __asm__("r4"), r_t __asm__("r5"), r_a __asm__("r6"), r_b __asm__("r8");
+    register int32_t r_wa __asm__("r9"), r_wb __asm__("r10"), r_a0 __asm__("lr");
+    register const int16_t *r_end __asm__("r11") = end;
+    register int32_t *r_tb __asm__("r12") = c->w;
+#define HTC__DW3P_OPS                                                                                          \
+    : [y0] "+r"(r_y0), [y1] "+r"(r_y1), [y2] "+r"(r_y2), [d] "+r"(r_d), [s] "=&r"(r_s), [t] "=&r"(r_t),        \
+      [a] "=&r"(r_a), [b] "=&r"(r_b), [wa] "=&r"(r_wa), [wb] "=&r"(r_wb), [a0] "=&r"(r_a0), [end] "+r"(r_end)  \
+    : [tb] "r"(r_tb)                                                                                           \
+    : "cc", "memory"
+    if (s2)
+        __asm__ volatile("1:\n\t" HTC__DW3P_PAIR2 HTC__DW3P_TAIL HTC__DW3P_OPS);
+    else
+        __asm__ volatile("1:\n\t" HTC__DW3P_PAIR1 HTC__DW3P_TAIL HTC__DW3P_OPS);
+#undef HTC__DW3P_OPS
+}
+#endif
+
+/* n bytes sv apart to int16 at d, d + 1 ... (d odd: not word-aligned);
+   d's words by PKHBT */
+static HTC__INLINE void htc__dw3p_copy(int16_t *d, int odd, const int8_t *s, int32_t sv, int32_t n)
+{
+    if (n > 0 && odd) {
+        *d++ = *s;
+        s += sv;
+        n--;
+    }
+    for (; n >= 4; n -= 4, d += 4, s += 4 * sv) {
+        htc__st32w(d, htc__pack16(s[0], s[sv]));
+        htc__st32w(d + 2, htc__pack16(s[2 * sv], s[3 * sv]));
+    }
+    for (; n > 0; n--, s += sv) *d++ = *s;
+}
+
+static HTC__NOINLINE void htc__dwconv2d_dsp3p(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    htc__dw3g g;
+    int32_t pw, band, lp, ncopy, b, ou0, ch, t;
+    const int32_t C = p->in_c, off = -p->in_zp, mstep = p->per_channel ? 1 : 0;
+    union {
+        int16_t h[HTC__DSP_DWPLANE];
+        int32_t align;
+    } buf;
+    htc__dw3p c;
+    htc__dw3p_geom(p, &g);
+    pw = htc__dw3p_pw(&g);
+    band = (HTC__DSP_DWPLANE / pw - 3) / g.s_u + 1;
+    lp = g.pad_v < pw ? g.pad_v : pw;
+    ncopy = g.in_v < pw - lp ? g.in_v : pw - lp;
+    c.zp = p->out_zp;
+    c.lo = p->act_min;
+    c.hi = p->act_max;
+    c.full = c.lo == -128 && c.hi == 127;
+    c.q[3] = g.ov;
+    c.odd = g.out_v & 1;
+    c.row[0] = 2 * (g.s_u * pw - 2 * g.s_v * (g.out_v >> 1));
+    c.row[1] = g.ou - 2 * (g.out_v >> 1) * g.ov;
+    c.row[2] = 2 * g.s_u * pw;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * C;
+        for (ou0 = 0; ou0 < g.out_u; ou0 += band) {
+            const int32_t nb = g.out_u - ou0 < band ? g.out_u - ou0 : band, ph = (nb - 1) * g.s_u + 3, iu0 = ou0 * g.s_u - g.pad_u;
+            const int32_t j0 = iu0 < 0 ? -iu0 : 0, j1 = g.in_u - iu0 < ph ? g.in_u - iu0 : ph;  /* plane lines from the input */
+            int8_t *o = out + (size_t)b * p->out_h * p->out_w * C + (size_t)ou0 * g.ou;
+            for (t = 0; t < ph * pw; t++) buf.h[t] = HTC__CAST(int16_t, p->in_zp);
+            for (ch = 0; ch < C; ch++, o++) {
+                const int8_t *w = p->weights + ch;
+                int32_t j, sum = 0;
+                for (t = 0; t < 9; t++) sum += w[t * C];
+                for (t = 0; t < 3; t++) {
+                    const int32_t u0 = w[t * g.ku * C], u1 = w[(t * g.ku + g.kv) * C], u2 = w[(t * g.ku + 2 * g.kv) * C];
+                    int32_t *wp = t ? c.w2 + 2 * (t - 1) : c.w;
+                    wp[0] = htc__pack16(u0, u1);
+                    wp[1] = htc__pack16(u1, u2);
+                }
+                c.w[2] = HTC__CAST(int32_t, (p->bias ? HTC__CAST(uint32_t, p->bias[ch]) : 0u) + HTC__CAST(uint32_t, off * sum));
+                c.rq = htc__dsprq_make(p->mult[ch * mstep], p->shift[ch * mstep]);
+                for (j = j0; j < j1; j++)
+                    htc__dw3p_copy(buf.h + j * pw + lp, lp & 1, in_b + (size_t)(iu0 + j) * g.iu + ch, g.iv, ncopy);
+#ifdef HTC__DSP_ASM
+                if (c.full && c.rq.e <= 23 && g.out_v >= 2) {
+                    c.q[0] = c.rq.m2;
+                    c.q[1] = c.rq.c + HTC__CAST(int32_t, HTC__CAST(uint32_t, c.zp) << c.rq.e);
+                    c.q[2] = c.rq.e;
+                    c.row[3] = nb;
+                    htc__dw3p_asm(&c, buf.h, pw, o, buf.h + 2 * g.s_v * (g.out_v >> 1), g.s_v == 2);
+                    continue;
+                }
+#endif
+                htc__dw3p_rows(&c, buf.h, pw, g.s_u * pw, g.s_v, o, g.ov, g.ou, g.out_v, nb);
+            }
+        }
+    }
+}
+
 static HTC__NOINLINE void htc__dwconv2d_dsp(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t in_h = p->in_h, in_w = p->in_w, C = p->in_c;
@@ -3187,6 +3490,11 @@ static HTC__INLINE HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, 
     }
 #endif
 #ifdef HTC__DSP
+    if (p->depth_mult == 1 && p->k_h == 3 && p->k_w == 3 &&
+        htc__dw3p_ok(p, htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? p->in_c : 1, p->bias, p->in_c, 9))) {
+        htc__dwconv2d_dsp3p(p, in, out);
+        return;
+    }
     if (p->depth_mult == 1 && p->k_h * p->k_w <= HTC__DSP_DWTAPS) {
         htc__dwconv2d_dsp(p, in, out);
         return;

@@ -111,6 +111,181 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__fc_dsp4(const htc__fc_params *p,
     }
 }
 
+/* Path X (in_features a multiple of 4 up to HTC__DSP_FCX, word-aligned
+   rows): x - in_zp is sign-extended once per batch into int16 pairs on the
+   stack, per 4 inputs the words (x0, x2), (x1, x3); then two rows at a time,
+   8 inputs per step: one LDM of four x words for both rows, per row one
+   LDRD of 8 weights, two SXTB16 and two SMLAD per weight word. */
+#ifndef HTC__DSP_FCX
+#define HTC__DSP_FCX 1024
+#endif
+
+static HTC__UNUSED int htc__fc_dspx_ok(const htc__fc_params *p)
+{
+    size_t a;
+    memcpy(&a, &p->weights, sizeof a);   /* the address (C and C++ without a pointer cast) */
+    return (p->in_features & 3) == 0 && p->in_features <= HTC__DSP_FCX && (a & 3) == 0;
+}
+
+/* a[0..1] += rows w0, w1 . xb, n8 steps of 8 inputs */
+static HTC__INLINE void htc__fc_dspx_run(const int32_t *xb, const int8_t *w0, const int8_t *w1, int32_t n8, int32_t *a)
+{
+    int32_t a0 = a[0], a1 = a[1];
+    for (; n8 > 0; n8--, xb += 4, w0 += 8, w1 += 8) {
+        int32_t u = htc__ld32(w0), v = htc__ld32(w0 + 4);
+        a0 = htc__smlad(htc__sxtb16(u), xb[0], a0);
+        a0 = htc__smlad(htc__sxtb16_r8(u), xb[1], a0);
+        a0 = htc__smlad(htc__sxtb16(v), xb[2], a0);
+        a0 = htc__smlad(htc__sxtb16_r8(v), xb[3], a0);
+        u = htc__ld32(w1);
+        v = htc__ld32(w1 + 4);
+        a1 = htc__smlad(htc__sxtb16(u), xb[0], a1);
+        a1 = htc__smlad(htc__sxtb16_r8(u), xb[1], a1);
+        a1 = htc__smlad(htc__sxtb16(v), xb[2], a1);
+        a1 = htc__smlad(htc__sxtb16_r8(v), xb[3], a1);
+    }
+    a[0] = a0;
+    a[1] = a1;
+}
+
+#ifdef HTC__DSP_ASM
+/* The Thumb-2 loop of path X for a layer with bias, the full int8 range and
+   one multiplier with e <= 23 (htc__dsprq_apply + zp folded as in
+   conv2d.c's htc__dw3p_asm): every pair of rows of one batch, 16 inputs a
+   step (8 first when n8 is odd). tb: m2, c + (zp << e), e, output, bias of
+   the next pair, pairs, row bytes, 16 * n8; read and updated through the
+   stack slot the asm pushes it to (its thirteen registers are all in use). */
+static HTC__NOINLINE void htc__fc_dspx_asm(int32_t *tb, const int32_t *xb, const int8_t *w, int32_t n, int32_t n8,
+                                          int32_t a0, int32_t a1)
+{
+    register int32_t r_a0 __asm__("r0") = a0, r_a1 __asm__("r1") = a1;
+    register const int32_t *r_x __asm__("r2") = xb;
+    register const int8_t *r_p0 __asm__("r3") = w;
+    register const int8_t *r_p1 __asm__("r12") = w + n;
+    register const int32_t *r_end __asm__("lr") = xb + 4 * n8;
+    register int32_t r_x0 __asm__("r4"), r_x1 __asm__("r5"), r_x2 __asm__("r6"), r_x3 __asm__("r8");
+    register int32_t r_wl __asm__("r9") = n8 & 1, r_wh __asm__("r10");
+    register int32_t *r_t __asm__("r11") = tb;
+#define HTC__FCX_ROW(P, A)                                                                                     \
+    "ldrd %[wl], %[wh], [%[" P "]], #8\n\t"                                                                    \
+    "sxtb16 %[t], %[wl]\n\t"                                                                                   \
+    "smlad %[" A "], %[t], %[x0], %[" A "]\n\t"                                                                \
+    "sxtb16 %[wl], %[wl], ror #8\n\t"                                                                          \
+    "smlad %[" A "], %[wl], %[x1], %[" A "]\n\t"                                                               \
+    "sxtb16 %[t], %[wh]\n\t"                                                                                   \
+    "smlad %[" A "], %[t], %[x2], %[" A "]\n\t"                                                                \
+    "sxtb16 %[wh], %[wh], ror #8\n\t"                                                                          \
+    "smlad %[" A "], %[wh], %[x3], %[" A "]\n\t"
+#define HTC__FCX_STEP                                                                                          \
+    "ldm %[x]!, {r4, r5, r6, r8}\n\t" HTC__FCX_ROW("p0", "a0") HTC__FCX_ROW("p1", "a1")
+    __asm__ volatile("push {%[t]}\n\t"
+                     "cmp %[wl], #0\n\t"
+                     "bne 2f\n\t"
+                     "1:\n\t" HTC__FCX_STEP
+                     "2:\n\t" HTC__FCX_STEP
+                     "cmp %[x], %[end]\n\t"
+                     "bne 1b\n\t"
+                     "ldr %[t], [sp]\n\t"
+                     "ldm %[t], {r4, r5, r6, r8, r9, r10}\n\t"
+                     "smmlar %[a0], %[a0], %[x0], %[a0]\n\t"
+                     "smmlar %[a1], %[a1], %[x0], %[a1]\n\t"
+                     "add %[a0], %[a0], %[a0], asr #31\n\t"
+                     "add %[a1], %[a1], %[a1], asr #31\n\t"
+                     "qadd %[a0], %[a0], %[x1]\n\t"
+                     "qadd %[a1], %[a1], %[x1]\n\t"
+                     "asr %[a0], %[a0], %[x2]\n\t"
+                     "asr %[a1], %[a1], %[x2]\n\t"
+                     "ssat %[a0], #8, %[a0]\n\t"
+                     "ssat %[a1], #8, %[a1]\n\t"
+                     "strb %[a1], [%[x3], #1]\n\t"
+                     "strb %[a0], [%[x3]], #2\n\t"
+                     "subs %[wh], %[wh], #1\n\t"
+                     "beq 3f\n\t"
+                     "ldrd %[a0], %[a1], [%[wl]], #8\n\t"
+                     "strd %[x3], %[wl], [%[t], #12]\n\t"
+                     "str %[wh], [%[t], #20]\n\t"
+                     "ldrd %[x0], %[x1], [%[t], #24]\n\t"
+                     "sub %[x], %[end], %[x1]\n\t"
+                     "mov %[p0], %[p1]\n\t"
+                     "add %[p1], %[p1], %[x0]\n\t"
+                     "ldr %[wl], [%[t], #28]\n\t"
+                     "lsls %[wl], %[wl], #27\n\t"
+                     "bne 2b\n\t"
+                     "b 1b\n\t"
+                     "3:\n\t"
+                     "add sp, sp, #4\n\t"
+                     : [a0] "+r"(r_a0), [a1] "+r"(r_a1), [x] "+r"(r_x), [p0] "+r"(r_p0), [p1] "+r"(r_p1),
+                       [x0] "=&r"(r_x0), [x1] "=&r"(r_x1), [x2] "=&r"(r_x2), [x3] "=&r"(r_x3), [wl] "+r"(r_wl),
+                       [wh] "=&r"(r_wh), [t] "+r"(r_t)
+                     : [end] "r"(r_end)
+                     : "cc", "memory");
+#undef HTC__FCX_STEP
+#undef HTC__FCX_ROW
+}
+#endif
+
+/* requantize acc for row o (htc__dsprq: the caller checked) */
+static HTC__INLINE int8_t htc__fc_dspx_out(const htc__fc_params *p, int32_t o, int32_t acc)
+{
+    const int32_t c = p->per_channel ? o : 0;
+    const int32_t v = htc__dsprq_apply(htc__dsprq_make(p->mult[c], p->shift[c]), acc) + p->out_zp;
+    return HTC__CAST(int8_t, p->act_min == -128 && p->act_max == 127 ? htc__ssat8(v) : htc__dsp_clamp(v, p->act_min, p->act_max));
+}
+
+static HTC__NOINLINE void htc__fc_dspx(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t n = p->in_features, nout = p->out_features, n8 = n >> 3, o2 = htc__dup16(-p->in_zp);
+    int32_t xb[HTC__DSP_FCX / 2];
+    int32_t b, o, i;
+#ifdef HTC__DSP_ASM
+    const htc__dsprq q = htc__dsprq_make(p->mult[0], p->shift[0]);
+    const int use_asm = !p->per_channel && p->bias && (n & 7) == 0 && n8 > 0 && nout >= 2 && p->act_min == -128 &&
+                        p->act_max == 127 && q.e <= 23;
+#endif
+    for (b = 0; b < p->batches; b++, in += n, out += nout) {
+        const int8_t *w = p->weights;
+        for (i = 0; i < n; i += 4) {
+            const int32_t v = htc__ld32(in + i);
+            xb[i >> 1] = htc__sxtab16(o2, v);
+            xb[(i >> 1) + 1] = htc__sxtab16_r8(o2, v);
+        }
+        o = 0;
+#ifdef HTC__DSP_ASM
+        if (use_asm) {
+            const int32_t *bias2 = p->bias + 2;
+            int32_t tb[8];
+            tb[0] = q.m2;
+            tb[1] = q.c + HTC__CAST(int32_t, HTC__CAST(uint32_t, p->out_zp) << q.e);
+            tb[2] = q.e;
+            memcpy(&tb[3], &out, 4);          /* addresses: 32 bits on Thumb-2 */
+            memcpy(&tb[4], &bias2, 4);
+            tb[5] = nout >> 1;
+            tb[6] = n;
+            tb[7] = 16 * n8;
+            htc__fc_dspx_asm(tb, xb, w, n, n8, p->bias[0], p->bias[1]);
+            o = nout & ~1;
+            w += (size_t)o * n;
+        }
+#endif
+        for (; o < nout; o += 2, w += 2 * n) {
+            const int8_t *w1 = o + 1 < nout ? w + n : w;
+            int32_t a[2];
+            a[0] = p->bias ? p->bias[o] : 0;
+            a[1] = p->bias && o + 1 < nout ? p->bias[o + 1] : 0;
+            htc__fc_dspx_run(xb, w, w1, n8, a);
+            if (n & 4) {
+                const int32_t u = htc__ld32(w + 8 * n8), v = htc__ld32(w1 + 8 * n8), xe = xb[4 * n8], xo = xb[4 * n8 + 1];
+                a[0] = htc__smlad(htc__sxtb16(u), xe, a[0]);
+                a[0] = htc__smlad(htc__sxtb16_r8(u), xo, a[0]);
+                a[1] = htc__smlad(htc__sxtb16(v), xe, a[1]);
+                a[1] = htc__smlad(htc__sxtb16_r8(v), xo, a[1]);
+            }
+            out[o] = htc__fc_dspx_out(p, o, a[0]);
+            if (o + 1 < nout) out[o + 1] = htc__fc_dspx_out(p, o + 1, a[1]);
+        }
+    }
+}
+
 /* row . (x - in_zp) */
 static HTC__UNUSED int32_t htc__fc_dsp1(const int8_t *x, const int8_t *w, int32_t n, int32_t off)
 {
@@ -142,6 +317,10 @@ static HTC__NOINLINE void htc__fc_dsp(const htc__fc_params *p, const int8_t *in,
     const int32_t n = p->in_features, nout = p->out_features;
     const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
     int32_t b;
+    if (fast && htc__fc_dspx_ok(p)) {
+        htc__fc_dspx(p, in, out);
+        return;
+    }
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
         if (fast) htc__fc_dsp4(p, in, 0, nout >> 2, out);
         if (!fast || (nout & 3)) htc__fc_dsp_rows(p, in, fast ? nout & ~3 : 0, out);

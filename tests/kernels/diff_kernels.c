@@ -40,6 +40,11 @@ static uint32_t fnv(const int8_t *p, int32_t n)
     return h;
 }
 
+/* 1: the parameters of the MLPerf Tiny models (what the fast paths with the
+   most conditions take: 3x3 depthwise, strides 1 and 2, per-tensor fully
+   connected layers with bias, the full int8 range, ordinary multipliers) */
+static int typ;
+
 static int8_t in_buf[MAXBUF], in2_buf[MAXBUF] HTC__UNUSED, out_buf[MAXBUF + 64], w_buf[MAXBUF];
 static int32_t bias_buf[512], mult_buf[512];
 static int8_t shift_buf[512];
@@ -63,7 +68,7 @@ static void fill_rq(int32_t n, int32_t k)
     int32_t i, e = 6;
     while ((1 << e) < 128 * k && e < 20) e++;
     for (i = 0; i < n; i++) {
-        const int r = urange(0, 99);
+        const int r = typ ? 99 : urange(0, 99);
         mult_buf[i] = (int32_t)((1u << 30) + (rnd() & 0x3fffffffu));
         shift_buf[i] = (int8_t)-urange(e - 3, e + 2);
         if (r == 0) mult_buf[i] = 0;
@@ -75,7 +80,7 @@ static void fill_rq(int32_t n, int32_t k)
 
 static void act(int32_t zp, int32_t *lo, int32_t *hi)
 {
-    switch (urange(0, 3)) {
+    switch (typ && urange(0, 3) ? 0 : urange(0, 3)) {
     case 0: *lo = -128; *hi = 127; break;
     case 1: *lo = zp; *hi = 127; break;
     case 2: *lo = zp; *hi = zp + urange(0, 127 - zp); break;
@@ -116,6 +121,25 @@ static void conv_case(int k, int dw)
             p.out_w = (p.in_w - (p.k_w - 1) * p.dil_w - 1) / p.stride_w + 1;
             p.pad_top = p.pad_left = 0;
         }
+        if (typ && dw) {
+            p.in_h = urange(1, 30);
+            p.in_w = urange(1, 30);
+            p.k_h = p.k_w = 3;
+            p.stride_h = urange(1, 2);
+            p.stride_w = urange(1, 2);
+            p.dil_h = p.dil_w = 1;
+            p.depth_mult = 1;
+            p.out_c = p.in_c;
+            p.out_h = (p.in_h + p.stride_h - 1) / p.stride_h;   /* SAME */
+            p.out_w = (p.in_w + p.stride_w - 1) / p.stride_w;
+            p.pad_top = ((p.out_h - 1) * p.stride_h + 3 - p.in_h) / 2;
+            p.pad_left = ((p.out_w - 1) * p.stride_w + 3 - p.in_w) / 2;
+            if (urange(0, 3) == 0) {   /* VALID */
+                p.out_h = (p.in_h - 3) / p.stride_h + 1;
+                p.out_w = (p.in_w - 3) / p.stride_w + 1;
+                p.pad_top = p.pad_left = 0;
+            }
+        }
         if (k % 5 == 0 && !dw) {   /* pointwise */
             p.k_h = p.k_w = 1;
             p.stride_h = p.stride_w = 1;
@@ -134,6 +158,7 @@ static void conv_case(int k, int dw)
     p.out_zp = urange(-128, 127);
     act(p.out_zp, &p.act_min, &p.act_max);
     p.per_channel = urange(0, 4) != 0;
+    if (typ) p.in_zp = urange(0, 1) ? -128 : p.in_zp;
     fill(in_buf, in_n);
     fill(w_buf, wn);
     for (i = 0; i < p.out_c; i++) bias_buf[i] = urange(-40000, 40000);
@@ -141,7 +166,7 @@ static void conv_case(int k, int dw)
     p.mult = mult_buf;
     p.shift = shift_buf;
     p.weights = w_buf;
-    p.bias = urange(0, 5) ? bias_buf : NULL;
+    p.bias = typ || urange(0, 5) ? bias_buf : NULL;
     memset(out_buf, 0x5a, sizeof out_buf);
     if (dw) htc__dwconv2d_s8(&p, in_buf, out_buf);
     else htc__conv2d_s8(&p, in_buf, out_buf);
@@ -159,14 +184,15 @@ static void fc_case(int k)
         p.batches = urange(1, 3);
         p.in_features = urange(0, 2) ? urange(1, 40) : urange(100, 700);
         p.out_features = urange(1, 70);
+        if (typ) p.in_features = 8 * urange(1, 90) + (urange(0, 5) ? 0 : 4);
         in_n = p.batches * p.in_features;
         out_n = p.batches * p.out_features;
     } while (in_n > MAXBUF || p.in_features * p.out_features > MAXBUF);
     p.in_zp = urange(0, 3) ? urange(-128, 127) : -128;     /* -128: after a ReLU (the MVE path's unsigned form) */
-    p.w_zp = urange(0, 3) ? 0 : urange(-10, 10);
+    p.w_zp = typ || urange(0, 3) ? 0 : urange(-10, 10);
     p.out_zp = urange(-128, 127);
     act(p.out_zp, &p.act_min, &p.act_max);
-    p.per_channel = urange(0, 1);
+    p.per_channel = typ ? urange(0, 3) == 0 : urange(0, 1);
     fill(in_buf, in_n);
     fill(w_buf, p.in_features * p.out_features);
     for (i = 0; i < p.out_features; i++) bias_buf[i] = urange(-40000, 40000);
@@ -174,7 +200,7 @@ static void fc_case(int k)
     p.mult = mult_buf;
     p.shift = shift_buf;
     p.weights = w_buf;
-    p.bias = urange(0, 5) ? bias_buf : NULL;
+    p.bias = typ || urange(0, 5) ? bias_buf : NULL;
     memset(out_buf, 0x5a, sizeof out_buf);
     htc__fc_s8(&p, in_buf, out_buf);
     printf("fc %d n%d %dx%d pc%d wzp%d %08lx %08lx\n", k, (int)p.batches, (int)p.in_features, (int)p.out_features,
@@ -293,5 +319,8 @@ int main(void)
     for (k = 0; k < NCASES; k++) add_case(k);
     for (k = 0; k < NCASES; k++) pool_case(k);
     for (k = 0; k < NCASES; k++) mul_case(k);
+    typ = 1;
+    for (k = 0; k < NCASES; k++) conv_case(k, 1);
+    for (k = 0; k < NCASES; k++) fc_case(k);
     return 0;
 }

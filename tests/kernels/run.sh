@@ -68,7 +68,8 @@ diffpath() {   # diffpath LABEL RUNNER COMPILER FLAGS...
 }
 diffpath portable host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_NO_SIMD
 diffpath default host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san
-diffpath dsp-emu host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_DSP_EMU
+# (the DSP path with a small depthwise plane: path P in several bands)
+diffpath dsp-emu host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_DSP_EMU -DHTC__DSP_DWPLANE=48
 # the XpulpV2 paths with each instruction's C twin (htc.h HTC__XP; the
 # instructions themselves run on GVSoC: examples/siracusa, make diffkernels)
 diffpath xpulpv2-twin host "$CC" -std=c99 -O2 -Wall -Wextra -Werror $san -DHTC_XPULPV2
