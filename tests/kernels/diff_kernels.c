@@ -15,6 +15,7 @@
 #include "../../kernels/add.c"
 #include "../../kernels/pool.c"
 #include "../../kernels/mul.c"
+#include "../../kernels/softmax.c"
 
 #ifndef NCASES
 #define NCASES 300
@@ -310,6 +311,39 @@ static void pool_case(int k)
            (int)p.k_w, (unsigned long)fnv(out_buf, out_n), (unsigned long)fnv(out_buf + out_n, 64));
 }
 
+/* TFLite's int8 SOFTMAX (beta 1 or a random beta; input scales from 2^-12
+   to 2^-1), int8 or int16 output. Rows of at most 256 entries: beyond, the
+   int8 output's RoundingDivideByPOT exponent can reach 32, a shift by 32 in
+   TFLite (and htc__rdivpot) whose result differs between x86 and Arm. */
+static void softmax_case(int k)
+{
+    htc__softmax_params p;
+    int32_t n;
+    memset(&p, 0, sizeof p);
+    do {
+        p.outer = urange(1, 4);
+        p.depth = urange(0, 3) ? urange(1, 40) : urange(100, 256);
+        n = p.outer * p.depth;
+    } while (2 * n > MAXBUF);
+    {   /* one call per statement: argument order is unspecified */
+        const float beta = urange(0, 1) ? 1.0f : rscale() * 4096.0f, scale = rscale();
+        quant_softmax_params(beta, scale, &p);
+    }
+    p.out_zp = k & 1 ? -32768 : -128;
+    fill(in_buf, n);
+    memset(out_buf, 0x5a, sizeof out_buf);
+    if (k & 1) {
+        int16_t o16[MAXBUF / 2];
+        htc__softmax_s8_s16(&p, in_buf, o16);
+        memcpy(out_buf, o16, 2 * (size_t)n);
+        n *= 2;
+    } else {
+        htc__softmax_s8(&p, in_buf, out_buf);
+    }
+    printf("softmax %d %dx%d m%ld l%ld d%ld %08lx %08lx\n", k, (int)p.outer, (int)p.depth, (long)p.input_multiplier,
+           (long)p.input_left_shift, (long)p.diff_min, (unsigned long)fnv(out_buf, n), (unsigned long)fnv(out_buf + n, 64));
+}
+
 int main(void)
 {
     int k;
@@ -319,6 +353,7 @@ int main(void)
     for (k = 0; k < NCASES; k++) add_case(k);
     for (k = 0; k < NCASES; k++) pool_case(k);
     for (k = 0; k < NCASES; k++) mul_case(k);
+    for (k = 0; k < NCASES; k++) softmax_case(k);
     typ = 1;
     for (k = 0; k < NCASES; k++) conv_case(k, 1);
     for (k = 0; k < NCASES; k++) fc_case(k);
