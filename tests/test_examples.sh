@@ -16,7 +16,7 @@
 # and rv32 compare their 16 generated steps with the host's.
 # Prints each program's instruction count, then "N passed, N failed".
 # Environment: HTC (default ./htc), HTC_MODELS, HTC_DEEPLOY, EXAMPLES
-# (default all five), KEEP=1 keeps the build directory.
+# (default all six: kws vww ic ad mnist llama), KEEP=1 keeps the build directory.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -27,7 +27,7 @@ case $HTC_MODELS in /*) ;; *) HTC_MODELS=$ROOT/$HTC_MODELS ;; esac
 export HTC_MODELS
 HTC_DEEPLOY=${HTC_DEEPLOY:-$(cd .. && pwd)/shared/deeploy-tests}
 case $HTC_DEEPLOY in /*) ;; *) HTC_DEEPLOY=$ROOT/$HTC_DEEPLOY ;; esac
-EXAMPLES=${EXAMPLES:-kws vww ic ad llama}
+EXAMPLES=${EXAMPLES:-kws vww ic ad mnist llama}
 TIMEOUT=${TIMEOUT:-60}
 
 pass=0 fail=0
