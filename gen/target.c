@@ -1662,9 +1662,15 @@ void target_describe(FILE *f, const Target *t)
         fprintf(f, "  %s %s: requant", en->is_cpu ? "cpu" : "engine", esc_term(en->name));
         fprintf(f, " %s", requant_text(&en->requant));
         if (en->rows) fprintf(f, "; array %dx%d", en->rows, en->cols);
+        if (!en->is_cpu) {      /* where its tile buffers are */
+            fprintf(f, "; tiles in %s", esc_term(t->memories[en->act_memory].name));
+            if (en->weight_memory >= 0) fprintf(f, ", weights in %s", esc_term(t->memories[en->weight_memory].name));
+            if (en->out_memory >= 0) fprintf(f, ", outputs in %s", esc_term(t->memories[en->out_memory].name));
+        }
         if (en->description) fprintf(f, "; %s", esc_term(en->description));
         fprintf(f, "; ops");
-        for (int i = 0; i < en->nops; i++) fprintf(f, " %s", op_name(en->ops[i].kind));
+        for (int i = 0; i < en->nops; i++)
+            fprintf(f, " %s%s", op_name(en->ops[i].kind), en->ops[i].partial_sums ? " (C tiled, partial sums)" : "");
         fputc('\n', f);
     }
     if (!t->nparams) {

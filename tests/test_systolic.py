@@ -109,3 +109,10 @@ def test_c_tiled_where_the_scratchpad_forces_it():
             assert t["out_bytes"] == 4 * z["K"] * z["OY"] * z["OX"] <= 8192, t
             assert (t["l1_bytes"] + 3) // 4 * 4 + t["w_bytes"] <= 4096, t
     assert seen == {"resnet": 1, "ad": 1}, seen
+
+
+def test_targets_lists_the_memories():
+    p = subprocess.run([oracle.HTC, "targets", TARGET], capture_output=True, text=True, cwd=oracle.REPO, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert ("engine sa: requant tflite; array 8x8; tiles in SP, weights in SP, outputs in ACC; "
+            "ops conv2d (C tiled, partial sums) fc (C tiled, partial sums)") in p.stdout, p.stdout
