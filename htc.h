@@ -2122,6 +2122,11 @@ typedef struct {
     int32_t n, correction_bits, output_scale;
 } htc__fb_log_params;
 
+/* OVERLAP_ADD: rows of `frames` frames of `size` samples, `step` samples out per frame */
+typedef struct {
+    int32_t rows, frames, size, step;
+} htc__overlap_add_params;
+
 /* DELAY: rows of `frame` samples, each delayed by `delay` samples */
 typedef struct {
     int32_t rows, frame, delay;

@@ -1388,7 +1388,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     for (int i = 0; i < g->ntensors; i++) nvar += g->tensors[i].variable && g->tensors[i].storage == ST_ARENA;
     if (nvar)
         fprintf(F, "\n/* The model keeps state (LSTM / SVDF variable tensors, the signal library's\n"
-                   "   noise estimate and delay lines) in the arena. By default every\n"
+                   "   noise estimate, delay lines, overlap-add buffers) in the arena. By default every\n"
                    "   run starts from the reset state (TFLite Micro's state after AllocateTensors or\n"
                    "   Reset). Define %s_KEEP_STATE before the implementation to keep it from one run\n"
                    "   to the next (TFLite Micro's repeated Invoke, e.g. streaming SVDF); then call\n"

@@ -180,6 +180,7 @@ typedef enum {
     OP_PCAN,            /* per-channel automatic gain control from a noise estimate, uint32 */
     OP_FB_LOG,          /* integer natural log of uint32 channels, int16 */
     OP_DELAY,           /* each row of int16 samples delayed by delay_length (a delay line kept between runs) */
+    OP_OVERLAP_ADD,     /* frames added into a running buffer (kept between runs), frame_step samples out each */
     OP_COUNT
 } OpKind;
 
@@ -208,7 +209,7 @@ enum { ROUND_HALF_EVEN, ROUND_TFLITE };   /* Op.shift_round; "half_even", "tflit
 
 /* Op.sig: the options of a signal operator, as TFLite Micro reads them from
    its custom_options flexbuffer (by position; gen/tflite.c checks the names).
-   OP_WINDOW: shift; OP_RFFT: fft_length; OP_DELAY: delay_length; OP_ENERGY: start_index, end_index;
+   OP_WINDOW: shift; OP_RFFT: fft_length; OP_DELAY: delay_length; OP_OVERLAP_ADD: frame_step; OP_ENERGY: start_index, end_index;
    OP_FILTER_BANK: num_channels; OP_PCAN: snr_shift; OP_FB_LOG: input
    correction bits, output scale; OP_SPECTRAL_SUB: the SIG_SS_* fields. */
 enum { SIG_SS_SMOOTHING, SIG_SS_ONE_MINUS, SIG_SS_ALT_SMOOTHING, SIG_SS_ALT_ONE_MINUS, SIG_SS_MIN_REMAINING,

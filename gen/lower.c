@@ -1253,6 +1253,32 @@ static void lower_signal(Graph *g, Op *op)
         op->out[op->nout++] = t;
         break;
     }
+    case OP_OVERLAP_ADD: {  /* overlap_add.cc: [..., frames, frame_size] -> [..., frames * frame_step] */
+        DType ty = s[1] == 0 ? DT_FLOAT32 : DT_INT16;
+        need_type(x, ty, "input");
+        need_type(out, ty, "output");
+        if (x->rank < 2 || out->rank != x->rank - 1) fail("input must have rank 2 or more, the output one less");
+        int32_t size = x->shape[x->rank - 1], frames = x->shape[x->rank - 2], step = s[0];
+        if (step > size) fail("frame_step %d is larger than the frames (%d samples)", step, size);
+        int64_t rows = tensor_numel(x) / ((int64_t)size * frames);
+        if (tensor_numel(out) != rows * frames * step)
+            fail("output '%s' must have %lld elements (frames x frame_step per row)", out->name, (long long)(rows * frames * step));
+        if (rows * (int64_t)size > (1 << 24)) fail("%lld rows of %d samples: the buffers are too large", (long long)rows, size);
+        htc__overlap_add_params *p = gparams(op, sizeof *p, "htc__overlap_add_params", "iiii");
+        p->rows = (int32_t)rows;
+        p->frames = frames;
+        p->size = size;
+        p->step = step;
+        op->variant = ty == DT_FLOAT32 ? "_f32" : "_s16";
+        /* each row's running sum (zeros after Prepare and Reset): a variable tensor, the second output */
+        const int32_t shape[1] = {(int32_t)(rows * size)};
+        int t = graph_new_tensor(g, arena_printf("%s.overlap_state", out->name), ty, 1, shape);
+        g->tensors[t].src_index = -1;
+        g->tensors[t].variable = 1;
+        g->tensors[t].reset_byte = 0;
+        op->out[op->nout++] = t;
+        break;
+    }
     default: fail("no lowering for %s", op_name(op->kind));
     }
 }
@@ -2744,7 +2770,7 @@ void lower(Graph *g)
         Op *op = &g->ops[i];
         OP = op;
         op->variant = "";
-        int signal = op->kind >= OP_WINDOW && op->kind <= OP_DELAY;
+        int signal = op->kind >= OP_WINDOW && op->kind <= OP_OVERLAP_ADD;
         if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF && !signal) || op->out[0] < 0)
             fail("expected exactly one output");
         for (int k = -1; k < op->nin; k++) {

@@ -1014,6 +1014,7 @@ static const struct {
     {OP_PCAN, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__pcan"},
     {OP_FB_LOG, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__fb_log"},
     {OP_DELAY, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__delay"},
+    {OP_OVERLAP_ADD, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__overlap_add"},
 };
 
 int cpu_kernel(const Op *op, const char **file, const char **fn)

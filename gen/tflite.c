@@ -1257,6 +1257,7 @@ static const struct {
     {"SignalPCAN", OP_PCAN, 3, 1},
     {"SignalFilterBankLog", OP_FB_LOG, 1, 1},
     {"SignalDelay", OP_DELAY, 1, 1},
+    {"SignalOverlapAdd", OP_OVERLAP_ADD, 1, 1},
 };
 #define NSIGNAL ((int)(sizeof signal_ops / sizeof signal_ops[0]))
 
@@ -1313,6 +1314,15 @@ static void read_signal(Reader *r, Graph *g, const Tab *ot, int index, int k)
     case OP_FILTER_BANK: s[0] = flex_opt(r, &m, 0, "num_channels", 1, 1 << 16, index, name); break;
     case OP_PCAN: s[0] = flex_opt(r, &m, 0, "snr_shift", 0, 31, index, name); break;
     case OP_DELAY: s[0] = flex_opt(r, &m, 0, "delay_length", 0, 1 << 20, index, name); break;
+    case OP_OVERLAP_ADD: {
+        int32_t ty = flex_opt(r, &m, 0, "T", INT32_MIN, INT32_MAX, index, name);
+        if (ty != TT_INT16 && ty != TT_FLOAT32)
+            die("%s: operator %d (%s): T = %d: TFLite Micro's overlap-add is int16 (T = 7) or float32 (T = 0)", r->path,
+                index, name, ty);
+        s[0] = flex_opt(r, &m, 1, "frame_step", 1, 1 << 20, index, name);
+        s[1] = ty;
+        break;
+    }
     case OP_FB_LOG:
         s[0] = flex_opt(r, &m, 0, "input_correction_bits", 0, 31, index, name);
         s[1] = flex_opt(r, &m, 1, "output_scale", INT32_MIN, INT32_MAX, index, name);

@@ -470,6 +470,48 @@ static HTC__UNUSED void htc__delay(const htc__delay_params *p, const int16_t *x,
     }
 }
 
+/* OVERLAP_ADD (overlap_add.cc): per frame, the frame added into the row's
+   running buffer (int16: saturated; float32: a float sum), its first `step`
+   samples out, the buffer shifted by `step` with zeros behind */
+static HTC__UNUSED void htc__overlap_add_s16(const htc__overlap_add_params *p, const int16_t *x, int16_t *y, int16_t *state)
+{
+    const size_t n = HTC__CAST(size_t, p->size), s = HTC__CAST(size_t, p->step);
+    int32_t r, f;
+    size_t i;
+    for (r = 0; r < p->rows; r++) {
+        int16_t *b = state + HTC__CAST(size_t, r) * n;
+        for (f = 0; f < p->frames; f++) {
+            const size_t k = HTC__CAST(size_t, r) * HTC__CAST(size_t, p->frames) + HTC__CAST(size_t, f);
+            const int16_t *in = x + k * n;
+            for (i = 0; i < n; i++) {
+                const int32_t v = HTC__CAST(int32_t, in[i]) + b[i];
+                b[i] = HTC__CAST(int16_t, v < -32768 ? -32768 : v > 32767 ? 32767 : v);
+            }
+            memcpy(y + k * s, b, s * sizeof(int16_t));
+            memmove(b, b + s, (n - s) * sizeof(int16_t));
+            memset(b + (n - s), 0, s * sizeof(int16_t));
+        }
+    }
+}
+
+static HTC__UNUSED void htc__overlap_add_f32(const htc__overlap_add_params *p, const float *x, float *y, float *state)
+{
+    const size_t n = HTC__CAST(size_t, p->size), s = HTC__CAST(size_t, p->step);
+    int32_t r, f;
+    size_t i;
+    for (r = 0; r < p->rows; r++) {
+        float *b = state + HTC__CAST(size_t, r) * n;
+        for (f = 0; f < p->frames; f++) {
+            const size_t k = HTC__CAST(size_t, r) * HTC__CAST(size_t, p->frames) + HTC__CAST(size_t, f);
+            const float *in = x + k * n;
+            for (i = 0; i < n; i++) b[i] += in[i];
+            memcpy(y + k * s, b, s * sizeof(float));
+            memmove(b, b + s, (n - s) * sizeof(float));
+            for (i = n - s; i < n; i++) b[i] = 0.0f;
+        }
+    }
+}
+
 /* int32 element-wise arithmetic (reference_ops::Add, Sub, Mul, Div,
    Maximum, Minimum and their broadcasting forms) as TFLM's front ends use
    it: sums and products wrap as two's complement (C++ int32 overflow on the

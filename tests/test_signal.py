@@ -353,6 +353,23 @@ def test_delay_stream(delay, tmp_path):
     assert not ref[0][:, :min(delay, 16)].any()       # the zeros of the reset delay line come first
 
 
+@pytest.mark.parametrize("dtype,step", [("int16", 4), ("int16", 10), ("float32", 3)])
+def test_overlap_add_stream(dtype, step, tmp_path):
+    """SignalOverlapAdd: 2 rows of 3 frames of 10 samples (int16 sums saturate),
+    frame_step samples out per frame, the running buffer over consecutive runs."""
+    rng = np.random.default_rng(step + 80)
+    m = tb.Model(description="htc test overlap add")
+    x = m.input([2, 3, 10], dtype=dtype)
+    ty = int(S.TensorType.INT16 if dtype == "int16" else S.TensorType.FLOAT32)
+    m.output(custom(m, "SignalOverlapAdd", [x], [m.tensor([2, 3 * step], dtype)], dict(T=ty, frame_step=step)))
+    path = m.save(str(tmp_path / "ola.tflite"))
+    if dtype == "int16":
+        xs = [rng.integers(-32768, 32768, size=(2, 3, 10)).astype(np.int16) for _ in range(5)]
+    else:
+        xs = [rng.uniform(-4, 4, size=(2, 3, 10)).astype(np.float32) for _ in range(5)]
+    stream(path, xs, tmp_path)
+
+
 # ---- malformed options and shapes: one line naming the node ----------------------------
 
 def bad_model(tmp_path, code, options=None, raw=None, frame=16):
@@ -365,6 +382,9 @@ def bad_model(tmp_path, code, options=None, raw=None, frame=16):
         o = custom(m, code, [x], [m.tensor([frame + 2], "int16")], options, raw)
     elif code == "SignalEnergy":
         o = custom(m, code, [x], [m.tensor([frame // 2], "uint32")], options, raw)
+    elif code == "SignalOverlapAdd":
+        f = m.reshape(x, [frame // 4, 4])
+        o = custom(m, code, [f], [m.tensor([frame // 4 * options.get("frame_step", 1)], "int16")], options, raw)
     elif code == "SignalDelay":
         o = custom(m, code, [x], [m.tensor([frame], "int16")], options, raw)
     else:
@@ -392,6 +412,7 @@ GOOD = {
     "SignalPCAN": dict(snr_shift=6),
     "SignalFilterBankLog": dict(input_correction_bits=1, output_scale=64),
     "SignalDelay": dict(delay_length=5),
+    "SignalOverlapAdd": dict(T=7, frame_step=2),
 }
 
 BAD = [
@@ -419,6 +440,9 @@ BAD = [
     ("SignalFilterBankLog", dict(output_scale=5), "option 0 is not 'input_correction_bits'"),
     ("SignalDelay", dict(delay_length=-1), "option 'delay_length' is -1"),
     ("SignalDelay", dict(delay=3), "option 0 is not 'delay_length'"),
+    ("SignalOverlapAdd", dict(T=7, frame_step=5), "frame_step 5 is larger than the frames (4 samples)"),
+    ("SignalOverlapAdd", dict(T=9, frame_step=2), "T = 9: TFLite Micro's overlap-add is int16"),
+    ("SignalOverlapAdd", dict(T=7, frame_step=0), "option 'frame_step' is 0"),
 ]
 
 

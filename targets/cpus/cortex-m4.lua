@@ -74,4 +74,5 @@ return common.cpu {
   pcan       = 40,
   filter_bank_log = 40,
   delay      = 2,
+  overlap_add = 4,
 }
