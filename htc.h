@@ -62,6 +62,13 @@
 #ifndef HTC_MEM_ACCESS
 #define HTC_MEM_ACCESS(model, layer, data, bytes) ((void)0)
 #endif
+/* Where an accelerator's weights (each offloaded layer's NAME__wI array, in
+   the engine's layout) are placed: e.g. __attribute__((section(".wmem")))
+   puts them in the engine's own weight memory, where its driver uses them
+   in place (examples/siracusa, -DSIR_NEUREKA). */
+#ifndef HTC_ENGINE_WEIGHTS
+#define HTC_ENGINE_WEIGHTS
+#endif
 
 /* ---- Multi-core clusters (a target whose cpu has cores = N > 1) ---------
    A layer that runs on the cluster is a function fn(ctx, core, ncores) in

@@ -827,7 +827,7 @@ static void emit_offload_params(const Graph *g, const Op *op, int li)
     int K = ti->full[TD_K];
     if (ti->wlayout) {
         fprintf(F, "/* layer %d: weights in the accelerator's layout (per output channel C-y-x) */\n", li);
-        fprintf(F, "static const int8_t %s__w%d[%zu] HTC__ALIGN(16) = {", N, li, ti->wlayout_bytes);
+        fprintf(F, "static const int8_t %s__w%d[%zu] HTC__ALIGN(16) HTC_ENGINE_WEIGHTS = {", N, li, ti->wlayout_bytes);
         put_values((const uint8_t *)ti->wlayout, DT_INT8, (int64_t)ti->wlayout_bytes);
         fprintf(F, "\n};\n");
         const int32_t *b = op->nin > 2 && op->in[2] >= 0 ? (const int32_t *)(const void *)g->tensors[op->in[2]].data : NULL;

@@ -1889,6 +1889,7 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         set_int(L, "weight_min", wmin);
         set_int(L, "weight_max", wmax);
         set_int(L, "weight_zp", op->has_w_zp);
+        set_int(L, "weight_const", w->data != NULL);
         {   /* the largest |bias| (0 without constant int32 biases) */
             const Tensor *b = op->nin > 2 && op->in[2] >= 0 ? &g->tensors[op->in[2]] : NULL;
             int64_t bm = 0;

@@ -25,10 +25,8 @@
    Cycles: a job is divided into output subtiles of 6x6 pixels x 32 channels
    (depthwise: 28 channels); each subtile takes one step per group of input
    channels (28 for 3x3, 32 for 1x1). One step costs HTC_DEV_STEP_1X1,
-   HTC_DEV_STEP_3X3 or HTC_DEV_STEP_DW cycles (calibrated on GVSoC's measured
-   jobs: 1x1 6x6x32->32 767 = 1 step; 3x3 8x8x32->32 3,243 = 8 steps of
-   405; depthwise 8x8x28 1,125 = 4 steps of 281), plus HTC_DEV_STARTUP per
-   job (the driver's task set-up). DMA: HTC_DEV_DMA_SETUP + bytes /
+   HTC_DEV_STEP_3X3 or HTC_DEV_STEP_DW cycles, plus HTC_DEV_STARTUP per job
+   (targets/siracusa.lua fits them to GVSoC's jobs). DMA: HTC_DEV_DMA_SETUP + bytes /
    HTC_DEV_DMA_BPC per transfer, sequential with the jobs. Every access is
    checked against the memory sizes (HTC_DEVICE_FAULT).
 
@@ -103,6 +101,14 @@ static HTC__UNUSED void htc__neu_load(int space, uint32_t off, const void *src, 
     memcpy(htc__neu_mem(space, off, bytes), src, bytes);
     if (space) htc__neu.now += HTC_DEV_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_W_DMA_BPC);
     else htc__neu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_DMA_BPC);
+}
+
+/* a K tile's weights (bytes at src) for a job: into the weight memory at
+   offset 0; returns their offset there */
+static HTC__UNUSED uint32_t htc__neu_wload(const void *src, uint32_t bytes)
+{
+    htc__neu_load(1, 0, src, bytes);
+    return 0;
 }
 
 /* uint32 -> int32 modulo 2^32, and an arithmetic right shift, without
@@ -300,6 +306,17 @@ static HTC__UNUSED void htc__neu_dma_out(int8_t *dst, uint32_t off, int32_t h, i
 static HTC__UNUSED void htc__neu_load(int space, uint32_t off, const void *src, uint32_t bytes)
 {
     if (bytes) HTC_NEU_COPY(htc__neu_mem(space, off, bytes), src, bytes, 1u, bytes, bytes);
+}
+
+/* a K tile's weights for a job: used in place when they are in the weight
+   memory already (HTC_ENGINE_WEIGHTS placed them there), else copied to
+   its offset 0; returns their offset there */
+static HTC__UNUSED uint32_t htc__neu_wload(const void *src, uint32_t bytes)
+{
+    const uintptr_t p = HTC__CAST(uintptr_t, src), base = HTC__CAST(uintptr_t, HTC_NEU_WMEM);
+    if (p >= base && p - base + bytes <= HTC__CAST(uintptr_t, HTC_DEV_W_SIZE)) return HTC__CAST(uint32_t, p - base);
+    htc__neu_load(1, 0, src, bytes);
+    return 0;
 }
 
 /* the unsigned mode's input in place: x ^ 0x80 (x + 128) by words */

@@ -33,16 +33,26 @@ local ENGINES = param "engines" { default = "cluster", values = { "cluster", "ne
                                   description = "cluster only, N-EUREKA for every layer it accepts, or both by estimated cycles" }
 local WMEM_KIB = param "wmem_kib" { default = 4096, min = 1, max = 8192,
                                     description = "N-EUREKA's weight memory (SRAM) in KiB" }
--- per step of one 6x6 x 32 output subtile (GVSoC's measured jobs: 1x1
--- 6x6x32->32 767 cycles = 1 step; 3x3 8x8x32->32 3,243 = 8 steps; depthwise
--- 8x8x28 1,125 = 4 steps) and the driver's task set-up per job (~2,780)
-local NEU_STEP = { ["1x1"] = 767, ["3x3"] = 405, dw = 281 }
-local NEU_SETUP = 2780
+-- per job and per step of one 6x6 x 32 output subtile and input-channel
+-- group: a least-squares fit of 27 jobs driven through the registers on
+-- GVSoC (tests/neureka/gvsoc_jobs.txt and 11 more; cluster cycles from the
+-- trigger to idle, within +-20%): 2,198 per job, 112 per 1x1 step, 271 per
+-- 3x3 step, 314 per depthwise step
+local NEU_STEP = { ["1x1"] = 112, ["3x3"] = 271, dw = 314 }
+local NEU_SETUP = 2200
 local L1_BPC, L1_SETUP = 8, 80
 
 local function neu_mode(op)
+  if op.kind == "fc" then return "1x1" end
   if op.depthwise == 1 then return "dw" end
   return op.kernel_h == 1 and "1x1" or "3x3"
+end
+
+-- pixels of a shape: every dimension but the channels
+local function pixels(shape)
+  local n = 1
+  for i = 1, #shape - 1 do n = n * shape[i] end
+  return n
 end
 
 -- compute cycles of a job of oy x ox pixels, k outputs (c inputs)
@@ -72,10 +82,18 @@ local function neu_accepts(op)
   if op.weight_bits ~= 8 or op.weight_zp ~= 0 then return false, "weights not int8 without zero point" end
   if op.int32_out ~= 0 then return false, "int32 output" end
   if op.in_type ~= "int8" or op.out_type ~= "int8" then return false, "not 8-bit in and out" end
-  if op.stride ~= 1 or op.dilation ~= 1 then return false, "stride or dilation > 1" end
-  if op.kernel_h ~= op.kernel_w or (op.kernel_h ~= 1 and op.kernel_h ~= 3) then return false, "kernel not 1x1 or 3x3" end
-  if op.groups ~= 1 and not (op.depthwise == 1 and op.depth_multiplier == 1 and op.kernel_h == 3) then
-    return false, "grouped (N-EUREKA: dense or depthwise 3x3)"
+  local KH, KW, G = 1, 1, 1
+  if op.kind == "fc" then
+    -- a linear layer: a 1x1 convolution of one pixel (one row)
+    if op.weight_const ~= 1 or op.weight_batches ~= 1 then return false, "weights not one constant matrix" end
+    if pixels(op.in_shape) ~= 1 then return false, "more than one row" end
+  else
+    if op.stride ~= 1 or op.dilation ~= 1 then return false, "stride or dilation > 1" end
+    if op.kernel_h ~= op.kernel_w or (op.kernel_h ~= 1 and op.kernel_h ~= 3) then return false, "kernel not 1x1 or 3x3" end
+    if op.groups ~= 1 and not (op.depthwise == 1 and op.depth_multiplier == 1 and op.kernel_h == 3) then
+      return false, "grouped (N-EUREKA: dense or depthwise 3x3)"
+    end
+    KH, KW, G = op.kernel_h, op.kernel_w, op.groups > 0 and op.groups or 1
   end
   -- its ReLU clips to [0, 255] (uint8 out): only the int8 clip is exact
   if op.qmax ~= 127 or op.qmin ~= -128 then
@@ -84,17 +102,18 @@ local function neu_accepts(op)
   -- GVSoC's N-EUREKA pads below and right of the input with 0 whatever the
   -- padding value: a padded layer is exact with a zero point of 0, or of
   -- -128 in its unsigned mode (the template adds 128 to the input tile)
-  local padded = (op.out_shape[2] - op.in_shape[2] + op.kernel_h - 1) + (op.out_shape[3] - op.in_shape[3] + op.kernel_w - 1) > 0
+  local padded = op.kind == "conv2d" and
+                 (op.out_shape[2] - op.in_shape[2] + KH - 1) + (op.out_shape[3] - op.in_shape[3] + KW - 1) > 0
   if op.in_zp ~= 0 and op.in_zp ~= -128 and padded then
     return false, "padded with an input zero point other than 0 / -128 (N-EUREKA pads below / right with 0)"
   end
   if op.ql_shift < 0 or op.ql_shift > 31 then return false, "shift outside 0..31" end
-  local C = op.in_shape[#op.in_shape] // (op.groups > 0 and op.groups or 1)
+  local C = op.in_shape[#op.in_shape] // G
   local wabs = math.max(-op.weight_min, op.weight_max, 0)
   local xabs = op.in_zp == -128 and 255 or 128     -- the unsigned mode reads 0..255
-  local acc = (xabs * wabs) * C * op.kernel_h * op.kernel_w
+  local acc = (xabs * wabs) * C * KH * KW
   local s = op.ql_shift
-  local bias = op.ql_mul_absmax * (op.bias_absmax + (128 * wabs) * C * op.kernel_h * op.kernel_w)
+  local bias = op.ql_mul_absmax * (op.bias_absmax + (128 * wabs) * C * KH * KW)
                + op.ql_add_absmax + (s > 0 and (1 << (s - 1)) or 0) + 128 * (1 << s)
   if op.ql_mul_absmax * acc + bias > 2147483647 then
     return false, "int32 overflow possible in scale * acc + bias (not bit-exact)"
@@ -198,11 +217,12 @@ local function choose(op, cand)
   if not neu then return cand[1], "only the cluster accepts it" end
   if ENGINES == "neureka" then return "neureka", "engines=neureka" end
   local mode = neu_mode(op)
-  local K, C = op.out_shape[4], op.in_shape[4]
-  local OY, OX = op.out_shape[2], op.out_shape[3]
+  local K, C = op.out_shape[#op.out_shape], op.in_shape[#op.in_shape]
+  local OY, OX = 1, pixels(op.out_shape)
+  if op.kind == "conv2d" then OY, OX = op.out_shape[2], op.out_shape[3] end
   local w = mode == "dw" and neu_wbytes(mode, K) or K * neu_wbytes(mode, C)
   local ne = NEU_SETUP + neu_steps(mode, OY, OX, K, C) + 3 * L1_SETUP + (w + 8 * K) / L1_BPC
-             + 2 * L1_SETUP + (op.in_shape[2] * op.in_shape[3] * C + OY * OX * K) / L1_BPC
+             + 2 * L1_SETUP + (pixels(op.in_shape) * C + OY * OX * K) / L1_BPC
   local cl = 200 + op.macs * (mode == "dw" and 4.0 or 3.0) / CORES
   if ne < cl then
     return "neureka", ("N-EUREKA ~%d cycles < cluster ~%d"):format(math.floor(ne), math.floor(cl))
@@ -280,6 +300,15 @@ return target "siracusa" {
           kernel = "kernels/neureka.c", fn = "htc__neu_job",
           template = "templates/neureka/conv2d.c.in",
           macs_per_cycle = 182,
+          accepts = neu_accepts,
+          tile = neu_tile,
+          constants = neu_constants,
+        },
+        -- linear layers (constant weights, one row) as a 1x1 convolution
+        fc = {
+          kernel = "kernels/neureka.c", fn = "htc__neu_job",
+          template = "templates/neureka/fc.c.in",
+          macs_per_cycle = 48,
           accepts = neu_accepts,
           tile = neu_tile,
           constants = neu_constants,

@@ -165,10 +165,12 @@ def test_inexact_stays_on_cluster(tmp_path):
     assert "cluster" in line and "int32 overflow" in line, line
 
 
-@pytest.mark.parametrize("net", ["Kernel_Integer_Conv_DW_2D_RQ", "miniMobileNet", "MLPerf_KeywordSpotting"])
+@pytest.mark.parametrize("net", ["Kernel_Integer_Conv_DW_2D_RQ", "miniMobileNet", "MLPerf_KeywordSpotting",
+                                 "microLlama_INT8_microLlama1"])
 def test_deeploy_networks(net, tmp_path):
-    """Deeploy's networks with their stride-1 1x1 / 3x3 / depthwise layers on
-    N-EUREKA: outputs bit-exact with Deeploy's goldens"""
+    """Deeploy's networks with their stride-1 1x1 / 3x3 / depthwise layers
+    and MicroLlama's linear layers (1x1 of one pixel) on N-EUREKA: outputs
+    bit-exact with Deeploy's goldens"""
     d = os.path.join(TESTS, net)
     model, inputs = os.path.join(d, "network.onnx"), os.path.join(d, "inputs.npz")
     rep = json.loads(htc(["report", model, "-t", TARGET, "-D", "engines=neureka", "--json", "--input", inputs], tmp_path))

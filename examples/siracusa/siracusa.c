@@ -300,7 +300,8 @@ void sir_copy_2d(void *dst, const void *src, uint32_t row, uint32_t rows, uint32
 {
     uint8_t *d = (uint8_t *)dst;
     const uint8_t *s = (const uint8_t *)src;
-    const int down = in_l1(d) && in_l2(s), up = in_l2(d) && in_l1(s);
+    /* the DMA's far side may be L1 too (MCHAN reaches it through the SoC) */
+    const int down = in_l1(d) && (in_l2(s) || in_l1(s)), up = !down && (in_l2(d) || in_l1(d)) && in_l1(s);
     uint32_t y, i;
     if (!row || !rows) return;
     if ((down && dst_stride == row) || (up && src_stride == row)) {

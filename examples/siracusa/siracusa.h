@@ -109,7 +109,8 @@ void sir_exit(int code) __attribute__((noreturn));
    (kernels/neureka.c, HTC_NEUREKA_REGS) instead of the host VP's device
    model. Its tiles live in sir_neu_l1 (SIR_NEU_L1_SIZE bytes of L1, at
    least the target's L1 bytes used by any engine layer: htc compile -D
-   l1_kib=N), its weights in the weight memory's SRAM (0x10800000);
+   l1_kib=N), its weights resident in the weight memory's SRAM
+   (0x10800000: HTC_ENGINE_WEIGHTS, section .wmem);
    sir_copy_2d moves the tiles (the cluster DMA between L2 and L1, the
    core otherwise). */
 #ifdef SIR_NEUREKA
@@ -129,6 +130,8 @@ void sir_fault(const char *what) __attribute__((noreturn));
 }
 #endif
 #define HTC_NEUREKA_REGS 1
+/* the layers' weights resident in the weight memory (GVSoC's loader writes them) */
+#define HTC_ENGINE_WEIGHTS __attribute__((section(".wmem")))
 #define HTC_DEVICE_FAULT(what) sir_fault(what)
 #define HTC_NEU_L1 sir_neu_l1
 #define HTC_NEU_L1_SIZE SIR_NEU_L1_SIZE
