@@ -208,9 +208,16 @@ local function neu_constants(op, d)
   return { w = { type = "uint8", values = bytes }, scale = { type = "int32", values = scale }, b = { type = "int32", values = bias } }
 end
 
+-- The cluster's QuantLib conv / fc layers as GVSoC measured them with 8
+-- cores (tests/neureka/gvsoc_nets.py, examples/llama; wall cycles of the
+-- layer, fork and join included): ~5,000 + 2.3 per MAC (1x1, 3x3, one-row
+-- fc: MicroLlama's 64x64 14,315-15,277, 64x256 46,033-51,782; KWS's
+-- 25x5x64x64 461,387) or + 3.2 per MAC (depthwise: KWS's 233,521)
+local QL_FIXED, QL_MAC, QL_MAC_DW = 5000, 2.3, 3.2
+
 -- cluster or N-EUREKA: engines=neureka takes every layer it accepts; both
--- compares estimated cycles (the cluster's cycles per MAC over its cores
--- plus a fork; N-EUREKA's subtile steps, set-up and weight DMA, untiled)
+-- compares estimated cycles (the cluster's measured QuantLib layers above,
+-- scaled from 8 cores; N-EUREKA's subtile steps, set-up and DMA, untiled)
 local function choose(op, cand)
   local neu = false
   for _, n in ipairs(cand) do neu = neu or n == "neureka" end
@@ -223,7 +230,7 @@ local function choose(op, cand)
   local w = mode == "dw" and neu_wbytes(mode, K) or K * neu_wbytes(mode, C)
   local ne = NEU_SETUP + neu_steps(mode, OY, OX, K, C) + 3 * L1_SETUP + (w + 8 * K) / L1_BPC
              + 2 * L1_SETUP + (pixels(op.in_shape) * C + OY * OX * K) / L1_BPC
-  local cl = 200 + op.macs * (mode == "dw" and 4.0 or 3.0) / CORES
+  local cl = QL_FIXED + op.macs * (mode == "dw" and QL_MAC_DW or QL_MAC) * 8 / CORES
   if ne < cl then
     return "neureka", ("N-EUREKA ~%d cycles < cluster ~%d"):format(math.floor(ne), math.floor(cl))
   end

@@ -169,18 +169,25 @@ def test_inexact_stays_on_cluster(tmp_path):
                                  "microLlama_INT8_microLlama1"])
 def test_deeploy_networks(net, tmp_path):
     """Deeploy's networks with their stride-1 1x1 / 3x3 / depthwise layers
-    and MicroLlama's linear layers (1x1 of one pixel) on N-EUREKA: outputs
-    bit-exact with Deeploy's goldens"""
+    and MicroLlama's linear layers (1x1 of one pixel) on N-EUREKA, every
+    layer it accepts (engines=neureka) or by estimated cycles (both: each of
+    these layers, with the estimates in the reason): outputs bit-exact with
+    Deeploy's goldens"""
     d = os.path.join(TESTS, net)
     model, inputs = os.path.join(d, "network.onnx"), os.path.join(d, "inputs.npz")
-    rep = json.loads(htc(["report", model, "-t", TARGET, "-D", "engines=neureka", "--json", "--input", inputs], tmp_path))
-    assert any(l["engine"] == "neureka" for l in rep["layers"])
-    htc(["run", model, "-t", TARGET, "-D", "engines=neureka", "--input", inputs, "--output", "out.npz"], tmp_path)
-    want, got = np.load(os.path.join(d, "outputs.npz")), np.load(str(tmp_path / "out.npz"))
-    assert len(got.files) == len(want.files)
-    for gk, wk in zip(got.files, want.files):
-        w = want[wk].astype(np.int64)
-        assert np.array_equal(got[gk].astype(np.int64).reshape(w.shape), w), wk
+    for eng in ("neureka", "both"):
+        rep = json.loads(htc(["report", model, "-t", TARGET, "-D", "engines=" + eng, "--json", "--input", inputs],
+                             tmp_path))
+        neu = [l for l in rep["layers"] if l["engine"] == "neureka"]
+        assert neu
+        if eng == "both":
+            assert all("N-EUREKA ~" in json.dumps(l) for l in neu), neu[0]
+        htc(["run", model, "-t", TARGET, "-D", "engines=" + eng, "--input", inputs, "--output", "out.npz"], tmp_path)
+        want, got = np.load(os.path.join(d, "outputs.npz")), np.load(str(tmp_path / "out.npz"))
+        assert len(got.files) == len(want.files)
+        for gk, wk in zip(got.files, want.files):
+            w = want[wk].astype(np.int64)
+            assert np.array_equal(got[gk].astype(np.int64).reshape(w.shape), w), (eng, wk)
 
 
 def test_header_compiles(tmp_path):

@@ -43,7 +43,11 @@ uint64_t platform_counter(void)
 __attribute__((noinline)) void platform_mark_begin(void) { __asm__ volatile(""); }
 __attribute__((noinline)) void platform_mark_end(void) { __asm__ volatile(""); }
 
+#ifdef PLATFORM_MAX_LAYERS
+#define MAX_LAYERS PLATFORM_MAX_LAYERS      /* e.g. MicroLlama's 420 layers */
+#else
 #define MAX_LAYERS 256
+#endif
 static uint64_t prof_start[MAX_LAYERS], prof_cycles[MAX_LAYERS];
 static const char *prof_name[MAX_LAYERS];
 static int prof_layers;

@@ -111,6 +111,9 @@ int main(int argc, char **argv)
     printf("llama: %d tokens, %.1f tokens/s on the host\n", STEPS, total ? STEPS * 1e9 / (double)total : 0.0);
 #elif defined(PLATFORM_RV32)
     printf("llama: %d tokens, %lu instructions per token on RV32\n", STEPS, (unsigned long)(total / STEPS));
+#elif defined(PLATFORM_SIRACUSA)
+    platform_prof_print("llama");   /* the last step's layers */
+    printf("llama: %d tokens, %lu cluster cycles per token on siracusa\n", STEPS, (unsigned long)(total / STEPS));
 #endif
     return 0;
 }
