@@ -817,6 +817,18 @@ static HTC__NOINLINE HTC__UNUSED int32_t htc__xp_dot1(const int8_t *x, const int
     return c;
 }
 
+/* v clamped to [lo, hi] (p.max, p.min: no branch) */
+static inline int32_t htc__xp_clamp(int32_t v, int32_t lo, int32_t hi)
+{
+#ifdef HTC__XP_ASM
+    __asm__(".insn r 0x33, 6, 0x02, %0, %0, %1" : "+r"(v) : "r"(lo));
+    __asm__(".insn r 0x33, 4, 0x02, %0, %0, %1" : "+r"(v) : "r"(hi));
+    return v;
+#else
+    return v < lo ? lo : (v > hi ? hi : v);
+#endif
+}
+
 /* the sum of n signed bytes (dot products with 0x01010101) */
 static HTC__UNUSED int32_t htc__xp_sum(const int8_t *w, int32_t n)
 {

@@ -2005,11 +2005,16 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                         /* the precomputed requantization of each channel */
                         int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
                         const htc__prq *qk = rq + (oc - c0);
-                        for (k = 0; k < nb; k++) {
-                            int32_t v = htc__prq_apply(qk[k], acc[k]) + zp;
-                            o0[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
-                            v = htc__prq_apply(qk[k], acc[4 + k]) + zp;
-                            o1[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+                        if (nb == 4) {
+                            for (k = 0; k < 4; k++) {
+                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__prq_apply(qk[k], acc[k]) + zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__prq_apply(qk[k], acc[4 + k]) + zp, lo, hi));
+                            }
+                        } else {
+                            for (k = 0; k < nb; k++) {
+                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__prq_apply(qk[k], acc[k]) + zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__prq_apply(qk[k], acc[4 + k]) + zp, lo, hi));
+                            }
                         }
                     } else {
                         htc__port_store(p, 0, oc, nb, np, acc, out_b + HTC__CAST(size_t, q) * out_c + oc,
@@ -3441,7 +3446,7 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
                             acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r1), w1);
                             acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r2), w2);
                             v = htc__prq_apply(q, acc) + zp;
-                            *o = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+                            *o = HTC__CAST(int8_t, htc__xp_clamp(v, lo, hi));
                         }
                         continue;
                     }
