@@ -622,6 +622,28 @@ static inline uint32_t htc__xp_ld4(const int8_t *p)
     return v;
 }
 
+/* n bytes from s to d, a word at a time (any alignment; picolibc's memcpy
+   for RV32 copies byte by byte) */
+static inline void htc__xp_copy(int8_t *d, const int8_t *s, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+#ifdef HTC__XP_ASM
+        __asm__ volatile("sw %1, 0(%0)" : : "r"(d + i), "r"(htc__xp_ld4(s + i)) : "memory");
+#else
+        memcpy(d + i, s + i, 4);
+#endif
+    }
+    for (; i < n; i++) d[i] = s[i];
+}
+
+/* n bytes of d set to v (short runs: no call) */
+static inline void htc__xp_fill(int8_t *d, int8_t v, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) d[i] = v;
+}
+
 /* c + the products of the four signed bytes of a and b (pv.sdotsp.b) */
 static inline int32_t htc__xp_sdot4(int32_t c, uint32_t a, uint32_t b)
 {
@@ -640,7 +662,7 @@ static inline int32_t htc__xp_sdot4(int32_t c, uint32_t a, uint32_t b)
 /* acc[0..3] += x0 . w[0..3], acc[4..7] += x1 . w[0..3] over n bytes (the
    first n & ~3 four at a time, the rest one by one): two pixels by four
    output channels, 32 multiply-adds per 6 loads and 8 dot products */
-static HTC__NOINLINE HTC__UNUSED void htc__xp_dot2x4(const int8_t *x0, const int8_t *x1, const int8_t *const *w, int32_t n,
+static HTC__INLINE HTC__UNUSED void htc__xp_dot2x4(const int8_t *x0, const int8_t *x1, const int8_t *const *w, int32_t n,
                                                      int32_t *acc)
 {
     const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];

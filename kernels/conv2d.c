@@ -1947,14 +1947,14 @@ static HTC__UNUSED void htc__xp_im2col(const htc__conv_params *p, const int8_t *
     for (ky = 0; ky < p->k_h; ky++, d += rowb) {
         const int32_t iy = iy0 + ky * p->dil_h;
         if (iy < 0 || iy >= p->in_h) {
-            memset(d, zp, HTC__CAST(size_t, rowb));
+            htc__xp_fill(d, zp, rowb);
         } else if (p->dil_w == 1 && ix0 >= 0 && ix0 + p->k_w <= p->in_w) {
-            memcpy(d, in_b + (HTC__CAST(size_t, iy) * p->in_w + ix0) * in_c, HTC__CAST(size_t, rowb));
+            htc__xp_copy(d, in_b + (HTC__CAST(size_t, iy) * p->in_w + ix0) * in_c, rowb);
         } else {
             for (kx = 0; kx < p->k_w; kx++) {
                 const int32_t ix = ix0 + kx * p->dil_w;
-                if (ix < 0 || ix >= p->in_w) memset(d + kx * in_c, zp, HTC__CAST(size_t, in_c));
-                else memcpy(d + kx * in_c, in_b + (HTC__CAST(size_t, iy) * p->in_w + ix) * in_c, HTC__CAST(size_t, in_c));
+                if (ix < 0 || ix >= p->in_w) htc__xp_fill(d + kx * in_c, zp, in_c);
+                else htc__xp_copy(d + kx * in_c, in_b + (HTC__CAST(size_t, iy) * p->in_w + ix) * in_c, in_c);
             }
         }
     }
@@ -1968,9 +1968,18 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
     const int pw = p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
                    p->pad_left == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    /* the column buffer's pixels K4 bytes apart, zeros after each field:
+       a block whose four weight rows all have a row after them (in the
+       array) then takes the last K % 4 taps as one more word (products
+       with zero: the same sums) instead of byte by byte */
+    const int32_t K4 = pw ? K : (K + 3) & ~3;
     int32_t s0[HTC__XP_OC];
     htc__prq rq[HTC__XP_OC];
     int32_t c0, b, q, oc, k;
+    if (!pw && K4 > K) {
+        memset(xb + K, 0, HTC__CAST(size_t, K4 - K));
+        memset(xb + K4 + K, 0, HTC__CAST(size_t, K4 - K));
+    }
     for (c0 = oc_lo; c0 < oc_hi; c0 += HTC__XP_OC) {
         const int32_t c1 = oc_hi - c0 < HTC__XP_OC ? oc_hi : c0 + HTC__XP_OC;
         for (oc = c0; oc < c1; oc++) {
@@ -1990,9 +1999,9 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                 } else {
                     const int32_t oy0 = q / out_w, ox0 = q - oy0 * out_w, oy1 = q1 / out_w, ox1 = q1 - oy1 * out_w;
                     htc__xp_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb);
-                    if (np > 1) htc__xp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb + K);
+                    if (np > 1) htc__xp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb + K4);
                     x0 = xb;
-                    x1 = xb + (np - 1) * K;
+                    x1 = xb + (np - 1) * K4;
                 }
                 for (oc = c0; oc < c1; oc += 4) {
                     const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;
@@ -2000,7 +2009,7 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                     int32_t acc[8];
                     htc__port_rows(p->weights, K, oc, c1, r);
                     for (k = 0; k < 4; k++) acc[k] = acc[4 + k] = s0[(oc + k < c1 ? oc + k : c1 - 1) - c0];
-                    htc__xp_dot2x4(x0, x1, r, K, acc);
+                    htc__xp_dot2x4(x0, x1, r, oc + 4 < out_c ? K4 : K, acc);
                     if (fast) {
                         /* the precomputed requantization of each channel */
                         int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
@@ -2037,7 +2046,7 @@ static HTC__NOINLINE int htc__conv2d_xp_ch(const htc__conv_params *p, const int8
     if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
         p->out_h == p->in_h && p->out_w == p->in_w)
         htc__conv2d_xp_run(p, in, out, fast, 0, oc_lo, oc_hi);
-    else if (K <= HTC__XP_COLS)
+    else if (((K + 3) & ~3) <= HTC__XP_COLS)
         htc__conv2d_xp_run(p, in, out, fast, xb, oc_lo, oc_hi);
     else
         return 0;
@@ -3374,13 +3383,6 @@ static inline int htc__dwconv2d_xp_ok(const htc__conv_params *p)
     const int32_t W = (p->out_w - 1) * p->stride_w + 4;
     return p->depth_mult == 1 && p->k_w <= 4 && p->dil_w == 1 && p->k_h <= 8 &&
            (p->k_h - 1) * p->dil_h + 1 <= HTC__XP_DWBUF / W;
-}
-
-/* bytes d[0..n) = v (short runs: no call) */
-static inline void htc__xp_fill(int8_t *d, int8_t v, int32_t n)
-{
-    int32_t i;
-    for (i = 0; i < n; i++) d[i] = v;
 }
 
 /* Channels [c_lo, c_hi) of every output pixel (a core's share when the
