@@ -522,8 +522,9 @@ static int64_t storage(Graph *g, Plan *p, Bufs *b)
    buffers go by accesses per byte, most first, to the cheapest memory they
    fit at every step of their lives. */
 
-#define PLACE_MILP_ITERS 200000
+#define PLACE_MILP_ITERS 50000
 #define PLACE_ROUNDS 8
+#define PLACE_MILP_BUFFERS 2000
 
 typedef struct {
     int n, K;
@@ -541,6 +542,15 @@ static int __WINAPI place_abort(lprec *lp, void *user)
     return get_total_iter(lp) > PLACE_MILP_ITERS;
 }
 
+static const int *sort_first;
+
+static int by_first_p(const void *x, const void *y)
+{
+    int i = *(const int *)x, j = *(const int *)y;
+    if (sort_first[i] != sort_first[j]) return sort_first[i] < sort_first[j] ? -1 : 1;
+    return i - j;
+}
+
 /* The MILP above; asg[i] = memory slot. Returns 1 with a placement
    (*proven: optimal), 0 without one. */
 static int place_milp(const Place *P, int *asg, int *proven)
@@ -556,20 +566,44 @@ static int place_milp(const Place *P, int *asg, int *proven)
         for (int m = 0; m < K; m++) row[m] = 1, col[m] = i * K + m + 1;
         add_constraintex(lp, K, row, col, EQ, 1);
     }
-    /* a row per memory and step where a buffer starts (the most live sets) */
-    for (int s = 0; s < P->nops; s++) {
-        int starts = 0;
-        for (int i = 0; i < n && !starts; i++) starts = P->first[i] == s;
-        if (!starts) continue;
+    /* a row per memory and step where a buffer starts (the most live sets),
+       the live buffers kept in a list as the steps are swept */
+    int *byf = arena_alloc(sizeof(int) * (size_t)(n + 1)), *live = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) byf[i] = i;
+    sort_first = P->first;
+    qsort(byf, (size_t)n, sizeof(int), by_first_p);
+    int nlive = 0;
+    for (int q = 0; q < n;) {
+        int s = P->first[byf[q]], w = 0;
+        for (int k = 0; k < nlive; k++)
+            if (P->last[live[k]] >= s) live[w++] = live[k];
+        nlive = w;
+        int q0 = nlive;
+        while (q < n && P->first[byf[q]] == s) live[nlive++] = byf[q++];
+        /* cover cuts: two buffers live together that exceed the memory
+           cannot both be in it (valid for every plan; they make the LP
+           relaxation of a chain exact) */
+        for (int m = 0; m < K; m++)
+            for (int a = q0; a < nlive; a++)
+                for (int c = 0; c < a; c++) {
+                    int i = live[a], j = live[c];
+                    if (P->sz[i * K + m] > P->cap[m] || P->sz[j * K + m] > P->cap[m] ||
+                        P->sz[i * K + m] + P->sz[j * K + m] <= P->cap[m])
+                        continue;
+                    double r2[2] = {1, 1};
+                    int c2[2] = {i * K + m + 1, j * K + m + 1};
+                    add_constraintex(lp, 2, r2, c2, LE, 1);
+                }
         for (int m = 0; m < K; m++) {
             int nz = 0;
             int64_t sum = 0;
-            for (int i = 0; i < n; i++)
-                if (P->first[i] <= s && s <= P->last[i] && P->sz[i * K + m] <= P->cap[m]) {
-                    row[nz] = (double)P->sz[i * K + m];
-                    col[nz++] = i * K + m + 1;
-                    sum += P->sz[i * K + m];
-                }
+            for (int k = 0; k < nlive; k++) {
+                int i = live[k];
+                if (P->sz[i * K + m] > P->cap[m]) continue;
+                row[nz] = (double)P->sz[i * K + m];
+                col[nz++] = i * K + m + 1;
+                sum += P->sz[i * K + m];
+            }
             if (sum > P->cap[m]) add_constraintex(lp, nz, row, col, LE, (double)P->cap[m]);
         }
     }
@@ -666,8 +700,10 @@ static int64_t live_bound(int nops, const Bufs *b)
     return lb;
 }
 
-/* Why buffer i is in memory slot m, for the report. */
-static const char *place_why(const Graph *g, const Target *t, const Place *P, const int *asg, int i, int m)
+/* Why buffer i is in memory slot m, for the report; load[s]: bytes the
+   cheapest memory (slot c0) holds at step s. */
+static const char *place_why(const Graph *g, const Target *t, const Place *P, const int *asg, const int64_t *load, int i,
+                             int m)
 {
     const Engine *cpu = &t->engines[0];
     const Memory *mm = &t->memories[cpu->data_memories[m]];
@@ -681,12 +717,9 @@ static const char *place_why(const Graph *g, const Target *t, const Place *P, co
     /* the step of its life where the cheapest memory is fullest */
     int64_t worst = -1;
     int at = P->first[i];
-    for (int s = P->first[i]; s <= P->last[i]; s++) {
-        int64_t load = 0;
-        for (int j = 0; j < P->n; j++)
-            if (asg[j] == c0 && P->first[j] <= s && s <= P->last[j]) load += P->sz[j * P->K + c0];
-        if (load > worst) worst = load, at = s;
-    }
+    for (int s = P->first[i]; s <= P->last[i]; s++)
+        if (load[s] > worst) worst = load[s], at = s;
+    (void)asg;
     const Memory *fast = &t->memories[cpu->data_memories[c0]];
     (void)g;
     return arena_printf("%s (cost %g/byte): %lld bytes read+written, %.2f per byte; %s (cost %g) holds %lld of %lld bytes at "
@@ -737,8 +770,9 @@ static void place(Graph *g, Target *t, Plan *p, Bufs *b)
     sub.last = arena_alloc(sizeof(int) * (size_t)(n + 1));
     sub.off = arena_alloc(sizeof(int64_t) * (size_t)(n + 1));
     int *at = arena_alloc(sizeof(int) * (size_t)(n + 1));
+    int too_many = n > PLACE_MILP_BUFFERS;
     for (;;) {
-        milp_ok = place_milp(&P, asg, &proven);
+        milp_ok = !too_many && place_milp(&P, asg, &proven);
         if (!milp_ok) place_greedy(&P, asg);
         if (!rounds && milp_ok && proven) {
             bound = 0;
@@ -784,18 +818,31 @@ static void place(Graph *g, Target *t, Plan *p, Bufs *b)
         p->arena_size += p->arenas[m].size;
         p->greedy_size += p->arenas[m].greedy_size;
     }
+    int c0 = 0;
+    for (int m = 1; m < K; m++)
+        if (P.cost[m] < P.cost[c0]) c0 = m;
+    int64_t *load = arena_alloc(sizeof(int64_t) * (size_t)(g->nops + 2));
+    for (int i = 0; i < n; i++)
+        if (asg[i] == c0) {
+            load[b->first[i]] += P.sz[i * K + c0];
+            load[b->last[i] + 1] -= P.sz[i * K + c0];
+        }
+    for (int s = 1; s <= g->nops; s++) load[s] += load[s - 1];
     for (int i = 0; i < n; i++) {
         Tensor *x = &g->tensors[b->id[i]];
         x->memory = cpu->data_memories[asg[i]];
         x->accessed = P.acc[i];
-        x->place_why = place_why(g, t, &P, asg, i, asg[i]);
+        x->place_why = place_why(g, t, &P, asg, load, i, asg[i]);
         p->arenas[asg[i]].accessed += P.acc[i];
         p->access_cost += (double)P.acc[i] * P.cost[asg[i]];
         p->access_fast += (double)P.acc[i] * cmin;
     }
     p->access_bound = bound;
     p->method = "per memory (see the arenas)";
-    if (!milp_ok)
+    if (too_many)
+        p->place_method = arena_printf("greedy by accesses per byte (%d buffers: the MILP takes at most %d)", n,
+                                       PLACE_MILP_BUFFERS);
+    else if (!milp_ok)
         p->place_method = "greedy by accesses per byte (the MILP found no placement within its limits)";
     else if (proven && !rounds)
         p->place_method = "exact: MILP (lp_solve) over every memory's live bytes at each layer, proven optimal; the offsets "

@@ -376,3 +376,30 @@ def test_state_split(tmp_path):
         assert not errors and compared == 1, errors
         for t in states:
             assert oracle.diff(ref[t], dumps[t]) is None, t
+
+
+def test_chain_exact(tmp_path):
+    """A chain of 300 1x1 convolutions (buffers of 1,024 and 512 bytes) with
+    1 KiB of SRAM: two neighbours of 1,536 bytes cannot share it. The MILP
+    (with its cover cuts) proves its placement optimal; a dynamic program
+    over the chain finds the same cost."""
+    rng = np.random.default_rng(1)
+    m = tb.Model()
+    x = m.input([1, 8, 8, 8], scale=0.05, zp=0)
+    for k in range(300):
+        x = m.conv2d(x, out_ch=8 if k % 3 else 16, kernel=1, rng=rng, out_scale=0.1)
+    m.output(x)
+    path = m.save(str(tmp_path / "chain.tflite"))
+    rep = report(path, "-D", "sram_kib=1", "--no-cascade")
+    assert rep["placement"]["method"].startswith("exact"), rep["placement"]
+    bufs = sorted((b for b in rep["buffers"] if b["storage"] == "arena"), key=lambda b: b["first"])
+    assert len(bufs) == 299 and all(b["last"] == b["first"] + 1 for b in bufs)
+    # DP: best[c] = least cost so far with the last buffer in SRAM (c = 1) or not
+    best = {0: 4 * bufs[0]["accessed_bytes"], 1: bufs[0]["accessed_bytes"]}
+    for prev, b in zip(bufs, bufs[1:]):
+        nb = {}
+        for c, cost in ((0, 4), (1, 1)):
+            ok = [pc for pc in (0, 1) if not (c and pc and prev["buffer_bytes"] + b["buffer_bytes"] > 1024)]
+            nb[c] = min(best[pc] for pc in ok) + cost * b["accessed_bytes"]
+        best = nb
+    assert rep["placement"]["access_cost"] == min(best.values())
