@@ -43,7 +43,7 @@ static const char usage[] =
     "  --help-target       describe the target given with -t, its parameters included\n"
     "  -d PASS             dump the graph after PASS (read, lower, dispatch, plan) to stderr\n"
     "  --cascade           run chains of layers band by band (cascades): the least peak RAM whose\n"
-    "                      modelled overhead is within --max-overhead (default 5%% of the estimate)\n"
+    "                      modelled overhead is within --max-overhead (default 5% of the estimate)\n"
     "  --ram-limit BYTES   cascades: the least overhead that keeps the activations within BYTES\n"
     "                      (default: cascades only when the layer-by-layer arena exceeds the memory)\n"
     "  --max-overhead PCT  with --cascade: the modelled overhead bound, percent of the estimated cycles\n"
