@@ -128,7 +128,9 @@ int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const
                 char *s = b;
                 while (s > label && s[-1] >= '0' && s[-1] <= '9') s--;
                 nd->bytes = strtoll(s, NULL, 10);
-                nd->bounded = !strstr(b, "dynamic");
+                /* "dynamic,bounded": gcc gives the bound (e.g. a realigned
+                   frame for AVX2 locals); plain "dynamic" has none */
+                nd->bounded = !strstr(b, "dynamic") || strstr(b, "bounded");
             }
         } else if (!strncmp(line, "edge:", 5)) {
             char *from = field(line, "sourcename:"), *to = field(line, "targetname:");

@@ -211,3 +211,14 @@ def test_total_ram_with_measured_stack(name, tmp_path):
     for tag, s in zip(("ARM_NONE_EABI_GCC", "RISCV64_UNKNOWN_ELF_GCC"), rep["stack"]):
         assert "#define M_STACK_SIZE_%s %d\n" % (tag, s["bytes"]) in text
         assert "#define M_RAM_SIZE_%s (M_ARENA_SIZE + M_STACK_SIZE_%s)" % (tag, tag) in text
+
+
+def test_host_stack_dynamic_bounded():
+    """The host compiler realigns the AVX2 convolution's frame: gcc reports
+    it "dynamic,bounded" with its bound, which counts (a plain "dynamic"
+    frame would not); VWW's run function gets a measured stack."""
+    path = os.path.join(oracle.MODELS, "vww_96_int8.tflite")
+    rep = json.loads(oracle.htc("report", path, "-t", oracle.TARGET, "--json", "--stack-cc", "gcc -O2").stdout)
+    (s,) = rep["stack"]
+    assert s["cc"] == "gcc -O2" and 0 < s["bytes"] < 65536, s
+    assert s["ram_bytes"] == rep["arena_bytes"] + s["bytes"]
