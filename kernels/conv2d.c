@@ -721,7 +721,7 @@ static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const
    Two output pixels x two output channels per block, the four accumulators
    in registers: per 4 taps the two weight words are sign-extended once
    (SXTB16: taps 0,2 and 1,3) and each feeds two SMLADs, one per pixel. The
-   input side comes in one of two ways:
+   input side comes in one of these ways:
    A  receptive fields of up to HTC__DSP_COLS taps: the two pixels' windows
       are copied once (im2col) into a column buffer on the stack (two
       sizes, so small layers use a small one) as int16 x - in_zp, zero for
@@ -729,6 +729,9 @@ static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const
       [p0 taps 0,2][p0 taps 1,3][p1 taps 0,2][p1 taps 1,3], so the inner
       loop loads the input with two LDRDs and no conversion; every output
       channel pair then runs over it.
+   Q  (Thumb-2 asm builds, in_c % 4 == 0, K % 8 == 0, K <= 2 * HTC__DSP_COLS,
+      htc__dsprq multipliers) four pixels x one output channel instead,
+      below;
    C  otherwise: output channel pairs outermost; runs of pixel pairs whose
       windows are both inside the input in x read their kernel rows in
       place, converted by SXTB16, the input offset folded into the start
@@ -955,12 +958,13 @@ static inline void htc__dsp_fill(int8_t *d, int8_t v, int32_t n)
 }
 
 /* Path A: the column of the pixel whose window starts at input (iy0, ix0)
-   into slot s (0 or 1) of the column buffer xb (n4 groups of 4 taps). With
+   into slot s (of ns: 2, or 4 for path Q) of the column buffer xb (n4
+   groups of 4 taps). With
    in_c a multiple of 4 every (ky, kx) is whole groups, converted straight
    from the input; otherwise the window is first copied as bytes (in_zp in
    the padding and up to the multiple of 4) to tmp. */
 static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t *in_b, int32_t iy0, int32_t ix0,
-                                        int32_t *xb, int s, int32_t n4, int8_t *tmp)
+                                        int32_t *xb, int s, int ns, int32_t n4, int8_t *tmp)
 {
     const int32_t in_c = p->in_c, k_h = p->k_h, k_w = p->k_w, off = -p->in_zp, o2 = htc__dup16(off);
     int32_t *d = xb + 2 * s;
@@ -972,10 +976,10 @@ static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t 
             for (kx = 0; kx < k_w; kx++) {
                 const int32_t ix = ix0 + kx * p->dil_w;
                 if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) {
-                    for (j = 0; j < g; j++, d += 4) d[0] = d[1] = 0;
+                    for (j = 0; j < g; j++, d += 2 * ns) d[0] = d[1] = 0;
                 } else {
                     const int8_t *src = in_b + ((size_t)iy * p->in_w + ix) * in_c;
-                    for (j = 0; j < g; j++, d += 4, src += 4) {
+                    for (j = 0; j < g; j++, d += 2 * ns, src += 4) {
                         const int32_t v = htc__ld32(src);
                         d[0] = htc__sxtab16(o2, v);
                         d[1] = htc__sxtab16_r8(o2, v);
@@ -1002,13 +1006,174 @@ static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t 
             }
         }
         htc__dsp_fill(t, zp, 4 * n4 - k_h * rowb);
-        for (j = 0; j < n4; j++, d += 4) {
+        for (j = 0; j < n4; j++, d += 2 * ns) {
             const int32_t v = htc__ld32(tmp + 4 * j);
             d[0] = htc__sxtab16(o2, v);
             d[1] = htc__sxtab16_r8(o2, v);
         }
     }
 }
+
+/* Path Q (Thumb-2 asm builds; in_c a multiple of 4, K = k_h * k_w * in_c a
+   multiple of 8 up to 2 * HTC__DSP_COLS taps, the htc__dsprq multipliers):
+   four output pixels x one output channel per block. The four columns are
+   im2col'ed into one buffer, per 4 taps [p0 taps 0,2][p0 1,3] .. [p3 1,3];
+   per 4 taps one weight word is sign-extended (two SXTB16) and feeds eight
+   SMLADs, each pixel's pair by one LDRD. A last group of fewer pixels
+   repeats its last pixel and stores only its own. */
+#ifdef HTC__DSP_ASM
+#define HTC__Q4_PIX(A)                                                                                         \
+    "ldrd %[xe], %[xo], [%[x]], #8\n\t"                                                                        \
+    "smlad %[" A "], %[xe], %[we], %[" A "]\n\t"                                                               \
+    "smlad %[" A "], %[xo], %[wo], %[" A "]\n\t"
+/* 4 taps: one weight word, eight SMLADs */
+#define HTC__Q4_STEP                                                                                           \
+    "ldr %[we], [%[w]], #4\n\t"                                                                                \
+    "sxtb16 %[wo], %[we], ror #8\n\t"                                                                          \
+    "sxtb16 %[we], %[we]\n\t" HTC__Q4_PIX("a0") HTC__Q4_PIX("a1") HTC__Q4_PIX("a2") HTC__Q4_PIX("a3")
+#define HTC__Q4_REGS                                                                                           \
+    register int32_t r_a0 __asm__("r0") = b, r_a1 __asm__("r1") = b, r_a2 __asm__("r2") = b, r_a3 __asm__("r3") = b; \
+    register const int32_t *r_x __asm__("r4") = xb;                                                            \
+    register const int8_t *r_w __asm__("r5") = w;                                                              \
+    register const int32_t *r_end __asm__("r6") = xb + 16 * n8;                                                \
+    register int32_t r_we __asm__("r8"), r_wo __asm__("r9"), r_xe __asm__("r10"), r_xo __asm__("r11")
+#define HTC__Q4_OPS                                                                                            \
+    [a0] "+r"(r_a0), [a1] "+r"(r_a1), [a2] "+r"(r_a2), [a3] "+r"(r_a3), [x] "+r"(r_x), [w] "+r"(r_w),          \
+        [we] "=&r"(r_we), [wo] "=&r"(r_wo), [xe] "=&r"(r_xe), [xo] "=&r"(r_xo)
+
+/* acc[0..3] = b + the 4 pixels' columns xb . w over n8 steps of 8 taps */
+static HTC__INLINE void htc__dsp_q4(const int32_t *xb, const int8_t *w, int32_t n8, int32_t b, int32_t *acc)
+{
+    HTC__Q4_REGS;
+    __asm__ volatile("1:\n\t" HTC__Q4_STEP HTC__Q4_STEP
+                     "cmp %[x], %[end]\n\t"
+                     "bne 1b\n\t"
+                     : HTC__Q4_OPS
+                     : [end] "r"(r_end)
+                     : "cc", "memory");
+    acc[0] = r_a0;
+    acc[1] = r_a1;
+    acc[2] = r_a2;
+    acc[3] = r_a3;
+}
+
+/* Every output channel of 4 pixels (the full int8 range): per channel the
+   bias, the columns . the weight row (rows follow each other), then
+   htc__dsprq_apply + zp on the four, stored out_c apart. tb: multipliers,
+   shifts and their steps (bytes: 0 per-tensor), bias and its step (a zero
+   word and 0 without bias), the output, out_c, zp, channels left, xb;
+   read and advanced through r12. */
+static HTC__NOINLINE void htc__dsp_q4_all(int32_t *tb, const int32_t *xb, const int8_t *w, int32_t n8)
+{
+    const int32_t b = 0;
+    HTC__Q4_REGS;
+    register int32_t *r_tb __asm__("r12") = tb;
+    register int32_t r_t __asm__("lr");
+#define HTC__Q4_RQ(A)                                                                                          \
+    "smmlar %[we], %[" A "], %[t], %[" A "]\n\t"                                                               \
+    "qadd %[" A "], %[we], %[xo]\n\t"                                                                          \
+    "add %[" A "], %[" A "], %[we], asr #31\n\t"                                                               \
+    "asr %[" A "], %[" A "], %[xe]\n\t"                                                                        \
+    "add %[" A "], %[" A "], %[wo]\n\t"                                                                        \
+    "ssat %[" A "], #8, %[" A "]\n\t"
+    __asm__ volatile("0:\n\t"
+                     "ldrd %[t], %[we], [%[tb], #16]\n\t"
+                     "ldr %[a0], [%[t]]\n\t"
+                     "add %[t], %[t], %[we]\n\t"
+                     "str %[t], [%[tb], #16]\n\t"
+                     "mov %[a1], %[a0]\n\t"
+                     "mov %[a2], %[a0]\n\t"
+                     "mov %[a3], %[a0]\n\t"
+                     "ldr %[x], [%[tb], #40]\n\t"
+                     "1:\n\t" HTC__Q4_STEP HTC__Q4_STEP
+                     "cmp %[x], %[end]\n\t"
+                     "bne 1b\n\t"
+                     "ldm %[tb], {r8, r9, r10, r11}\n\t"
+                     "ldr %[t], [%[we]]\n\t"
+                     "add %[we], %[we], %[xe]\n\t"
+                     "ldrsb %[xe], [%[wo]]\n\t"
+                     "add %[wo], %[wo], %[xo]\n\t"
+                     "stm %[tb], {r8, r9}\n\t"
+                     "lsl %[t], %[t], #1\n\t"
+                     "rsb %[xe], %[xe], #0\n\t"
+                     "mov %[xo], #1\n\t"
+                     "lsl %[xo], %[xo], %[xe]\n\t"
+                     "lsr %[xo], %[xo], #1\n\t"
+                     "ldr %[wo], [%[tb], #32]\n\t"
+                     HTC__Q4_RQ("a0") HTC__Q4_RQ("a1") HTC__Q4_RQ("a2") HTC__Q4_RQ("a3")
+                     "ldrd %[we], %[wo], [%[tb], #24]\n\t"
+                     "strb %[a0], [%[we]]\n\t"
+                     "strb %[a1], [%[we], %[wo]]\n\t"
+                     "add %[xe], %[we], %[wo], lsl #1\n\t"
+                     "strb %[a2], [%[xe]]\n\t"
+                     "strb %[a3], [%[xe], %[wo]]\n\t"
+                     "add %[we], %[we], #1\n\t"
+                     "str %[we], [%[tb], #24]\n\t"
+                     "ldr %[we], [%[tb], #36]\n\t"
+                     "subs %[we], %[we], #1\n\t"
+                     "str %[we], [%[tb], #36]\n\t"
+                     "bne 0b\n\t"
+                     : HTC__Q4_OPS, [t] "=&r"(r_t)
+                     : [end] "r"(r_end), [tb] "r"(r_tb)
+                     : "cc", "memory");
+#undef HTC__Q4_RQ
+}
+#undef HTC__Q4_OPS
+#undef HTC__Q4_REGS
+#undef HTC__Q4_STEP
+#undef HTC__Q4_PIX
+
+static HTC__NOINLINE void htc__conv2d_dsp_q(const htc__conv_params *p, const int8_t *in, int8_t *out)
+{
+    const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
+    const int32_t K = p->k_h * p->k_w * p->in_c, n4 = K >> 2, n8 = K >> 3, mstep = p->per_channel ? 1 : 0;
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max, full = lo == -128 && hi == 127;
+    const htc__dsprq qt = htc__dsprq_make(p->mult[0], p->shift[0]);
+    int32_t xb[4 * HTC__DSP_COLS];
+    int32_t b, q, i, oc;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
+        int8_t *out_b = out + (size_t)b * npix * out_c;
+        for (q = 0; q < npix; q += 4) {
+            const int32_t np = npix - q < 4 ? npix - q : 4;
+            const int8_t *w = p->weights;
+            int8_t *o = out_b + (size_t)q * out_c;
+            for (i = 0; i < 4; i++) {
+                const int32_t k = q + (i < np ? i : np - 1), oy = k / out_w, ox = k - oy * out_w;
+                htc__dsp_im2col(p, in_b, oy * p->stride_h - p->pad_top, ox * p->stride_w - p->pad_left, xb, i, 4, n4, 0);
+            }
+            if (full && np == 4) {
+                /* addresses: 32 bits on Thumb-2 */
+                const int32_t zero = 0, *bias = p->bias ? p->bias : &zero;
+                const int32_t *x0 = xb;
+                int32_t tb[11];
+                memcpy(&tb[0], &p->mult, 4);
+                memcpy(&tb[1], &p->shift, 4);
+                tb[2] = 4 * mstep;
+                tb[3] = mstep;
+                memcpy(&tb[4], &bias, 4);
+                tb[5] = p->bias ? 4 : 0;
+                memcpy(&tb[6], &o, 4);
+                tb[7] = out_c;
+                tb[8] = zp;
+                tb[9] = out_c;
+                memcpy(&tb[10], &x0, 4);
+                htc__dsp_q4_all(tb, xb, w, n8);
+                continue;
+            }
+            for (oc = 0; oc < out_c; oc++, w += K, o++) {
+                const htc__dsprq rq = mstep ? htc__dsprq_make(p->mult[oc], p->shift[oc]) : qt;
+                int32_t a[4];
+                htc__dsp_q4(xb, w, n8, p->bias ? p->bias[oc] : 0, a);
+                for (i = 0; i < np; i++) {
+                    const int32_t v = htc__dsprq_apply(rq, a[i]) + zp;
+                    o[i * out_c] = HTC__CAST(int8_t, full ? htc__ssat8(v) : htc__dsp_clamp(v, lo, hi));
+                }
+            }
+        }
+    }
+}
+#endif
 
 /* Path A, an odd last output channel of the two pixels in xb */
 static HTC__NOINLINE HTC__COLD void htc__dsp_cols_last(const htc__conv_params *p, const htc__dsp_out *d, const int32_t *xb,
@@ -1041,8 +1206,8 @@ static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_cols(const htc__conv_params 
             const int32_t q1 = q + 1 < npix ? q + 1 : q;
             const int32_t oy0 = q / out_w, ox0 = q - oy0 * out_w, oy1 = q1 / out_w, ox1 = q1 - oy1 * out_w;
             int8_t *o0 = out_b + (size_t)q * out_c, *o1 = out_b + (size_t)q1 * out_c;
-            htc__dsp_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb, 0, n4, tmp);
-            htc__dsp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb, 1, n4, tmp);
+            htc__dsp_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb, 0, 2, n4, tmp);
+            htc__dsp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb, 1, 2, n4, tmp);
             htc__dsp_cols_run(p, &d, 0, out_c >> 1, xb, o0, o1);
             if (out_c & 1) htc__dsp_cols_last(p, &d, xb, o0 + out_c - 1, o1 + out_c - 1);
         }
@@ -1279,6 +1444,13 @@ static HTC__INLINE void htc__conv2d_dsp(const htc__conv_params *p, const int8_t 
     /* path A when the two columns (and, for in_c % 4 != 0, one window as
        bytes behind them) fit a column buffer */
     const int32_t n4 = (K + 3) >> 2, need = (p->in_c & 3) ? 5 * n4 : 4 * n4;
+#ifdef HTC__DSP_ASM
+    if ((p->in_c & 3) == 0 && (K & 7) == 0 && 8 * n4 <= 4 * HTC__DSP_COLS &&
+        htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? p->out_c : 1, p->bias, p->out_c, K)) {
+        htc__conv2d_dsp_q(p, in, out);
+        return;
+    }
+#endif
     if (need <= HTC__DSP_COLS_S)
         htc__conv2d_dsp_cols_s(p, in, out);
     else if (need <= HTC__DSP_COLS)

@@ -141,7 +141,19 @@ static void conv_case(int k, int dw)
                 p.pad_top = p.pad_left = 0;
             }
         }
-        if (k % 5 == 0 && !dw) {   /* pointwise */
+        if (typ && !dw) {          /* 1x1 or 3x3, in_c a multiple of 4 (8 mostly) */
+            p.in_c = urange(0, 3) ? 8 * urange(1, 16) : 4 * urange(1, 16);
+            p.k_h = p.k_w = urange(0, 1) ? 1 : 3;
+            p.dil_h = p.dil_w = 1;
+            p.stride_h = p.stride_w = urange(1, 2);
+            p.out_h = (p.in_h + p.stride_h - 1) / p.stride_h;   /* SAME */
+            p.out_w = (p.in_w + p.stride_w - 1) / p.stride_w;
+            p.pad_top = ((p.out_h - 1) * p.stride_h + p.k_h - p.in_h) / 2;
+            p.pad_left = ((p.out_w - 1) * p.stride_w + p.k_w - p.in_w) / 2;
+            p.pad_top = p.pad_top > 0 ? p.pad_top : 0;
+            p.pad_left = p.pad_left > 0 ? p.pad_left : 0;
+        }
+        if (k % 5 == 0 && !dw && !typ) {   /* pointwise */
             p.k_h = p.k_w = 1;
             p.stride_h = p.stride_w = 1;
             p.dil_h = p.dil_w = 1;
@@ -355,6 +367,7 @@ int main(void)
     for (k = 0; k < NCASES; k++) mul_case(k);
     for (k = 0; k < NCASES; k++) softmax_case(k);
     typ = 1;
+    for (k = 0; k < NCASES; k++) conv_case(k, 0);
     for (k = 0; k < NCASES; k++) conv_case(k, 1);
     for (k = 0; k < NCASES; k++) fc_case(k);
     return 0;
