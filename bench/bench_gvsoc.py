@@ -28,6 +28,8 @@ Environment:
   BENCH_CORES   core counts (default "1 8")
   BENCH_DIR     build directory (default: a temporary one, removed)
   XPULPV2       0 builds the portable kernels instead of the XpulpV2 ones
+  BENCH_NEUREKA 0 skips bench/bench_neureka.py (Deeploy's networks and
+                MicroLlama, cluster-only vs cluster + N-EUREKA), run after these
 Exit status: 0 when every run matched `htc run`, 1 otherwise."""
 import json
 import os
@@ -241,6 +243,11 @@ def main():
                 + (f"  speedup {res[ns[0]]['total'] / res[ns[-1]]['total']:.2f}x" if len(ns) > 1 else "")
                 + (f"  Deeploy {dms} ms" if dms else ""))
     say("bench_gvsoc: %s" % ("ok: every output equal to htc run" if ok else "FAILED"))
+    if os.environ.get("BENCH_NEUREKA", "1") != "0":
+        # Deeploy's networks and MicroLlama with and without N-EUREKA (bench/bench_neureka.py)
+        sys.path.insert(0, os.path.join(TOP, "bench"))
+        import bench_neureka
+        ok = bench_neureka.main() == 0 and ok
     return 0 if ok else 1
 
 

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""bench_neureka.py - Siracusa with and without its N-EUREKA engine on GVSoC
+(an installed GVSoC, GVSOC=DIR; bench/bench_gvsoc.py runs it after the
+MLPerf Tiny models, `make bench`): per network the cluster cycles and ms
+with -D engines=cluster (8 cores) and -D engines=both (N-EUREKA for the
+layers its estimate wins, driven through its registers), beside Deeploy's
+published figures; every output equal to `htc run` and Deeploy's goldens.
+
+  Deeploy's networks (../shared/deeploy-tests): KeywordSpotting,
+  miniMobileNet, Conv_DW_2D_RQ (tests/neureka/gvsoc_nets.py's run).
+  MicroLlama: examples/llama (16 autoregressive steps, KV cache carried),
+  cluster cycles per token and tokens/s at the target's clock beside
+  Deeploy's 340 tokens/s; the results' hashes equal to the host's; the
+  cycles of the last step per operator kind.
+
+Environment: GVSOC (required), BENCH_NEUREKA_NETS (default "kws mini dw
+llama"). Exit 0 when every output matched."""
+import collections
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HTC = os.path.join(TOP, "htc")
+TARGET = os.path.join(TOP, "targets", "siracusa.lua")
+# Deeploy's published figures (../shared/seeds/002_*.txt, Siracusa, 8 cores,
+# no NPU: DS-CNN 1.4 ms; MicroLlama with N-EUREKA: 340 tokens/s, no clock given)
+NETS = [("kws", "MLPerf_KeywordSpotting", "DS-CNN 1.4 ms (8 cores, no NPU)"),
+        ("mini", "miniMobileNet", None), ("dw", "Kernel_Integer_Conv_DW_2D_RQ", None)]
+DEEPLOY_TOKENS_S = 340
+
+
+def say(*a):
+    print(*a, flush=True)
+
+
+def gvsoc_nets():
+    spec = importlib.util.spec_from_file_location("gvsoc_nets", os.path.join(TOP, "tests", "neureka", "gvsoc_nets.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def llama(engines, tmp, gvsoc):
+    """examples/llama on GVSoC: (cycles per token, result lines, per-layer cycles)"""
+    b = os.path.join(tmp, "llama-" + engines)
+    r = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "examples", "llama"), "siracusa", "GVSOC=" + gvsoc,
+                        "CORES=8", "SIR_MEM=l2", "B=" + b, "SIR_XP=-DHTC_XPULPV2 -DSIR_NEUREKA -DPLATFORM_MAX_LAYERS=512",
+                        "SIR_HTC_FLAGS=-D cores=8 -D engines=%s -D l1_kib=64" % engines],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    m = re.search(r"llama: \d+ tokens, (\d+) cluster cycles per token", r.stdout)
+    results = [l for l in r.stdout.splitlines() if l.startswith("result: ")]
+    layers = {int(a): int(c) for a, c in re.findall(r"prof: layer\s+(\d+) \S+\s+(\d+) cycles", r.stdout)}
+    return (int(m.group(1)) if m else None), results, layers, r.stdout[-1500:]
+
+
+def main():
+    gvsoc = os.environ.get("GVSOC", "")
+    if not gvsoc:
+        say("bench_neureka: skipped: GVSOC is not set")
+        return 0
+    want = os.environ.get("BENCH_NEUREKA_NETS", "kws mini dw llama").split()
+    gn = gvsoc_nets()
+    ok = True
+    rows = []
+    deeploy_dir = os.environ.get("HTC_DEEPLOY") or os.path.join(TOP, "..", "shared", "deeploy-tests")
+    rep = subprocess.run([HTC, "report", os.path.join(deeploy_dir, NETS[0][1], "network.onnx"), "-t", TARGET, "--json"],
+                         capture_output=True, text=True)
+    clock = json.loads(rep.stdout)["clock_mhz"] if rep.returncode == 0 else None
+    if not clock:
+        say("bench_neureka: htc report failed: " + rep.stderr[-300:])
+        return 1
+    with tempfile.TemporaryDirectory(prefix="bench_neureka.") as tmp:
+        for key, net, deeploy in NETS:
+            if key not in want:
+                continue
+            res = {}
+            for e in ("cluster", "both"):
+                r, err = gn.run_net(net, e, 8, tmp, gvsoc)
+                if err or not (r["ok"] and r["deeploy"]):
+                    say("bench_neureka: %s engines=%s: %s" % (net, e, err or "output DIFFERENT"))
+                    ok = False
+                    continue
+                res[e] = r
+            if len(res) == 2:
+                c, b = res["cluster"]["total"], res["both"]["total"]
+                nneu = sum(1 for v in res["both"]["eng"].values() if v[1] == "neureka")
+                rows.append((net, c, b, nneu, deeploy))
+        if "llama" in want:
+            host = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "examples", "llama"), "host",
+                                   "B=" + os.path.join(tmp, "llama-host")], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+            hres = [l for l in host.stdout.splitlines() if l.startswith("result: ")]
+            lres = {}
+            for e in ("cluster", "both"):
+                cyc, results, layers, log = llama(e, tmp, gvsoc)
+                if cyc is None or results != hres or not hres:
+                    say("bench_neureka: MicroLlama engines=%s: %s\n%s" % (
+                        e, "no cycles" if cyc is None else "results DIFFERENT from the host", log))
+                    ok = False
+                    continue
+                lres[e] = (cyc, layers)
+            if len(lres) == 2:
+                rows.append(("microLlama (per token)", lres["cluster"][0], lres["both"][0], None, None))
+    say("\nbench_neureka: cluster cycles on GVSoC's siracusa, 8 cores, ms at %d MHz (targets/siracusa.lua)" % clock)
+    say("%-26s %14s %10s %14s %10s %8s  %s" % ("network", "cluster-only", "ms", "+N-EUREKA", "ms", "speedup", "Deeploy"))
+    for net, c, b, nneu, deeploy in rows:
+        say("%-26s %14s %10.3f %14s %10.3f %7.2fx  %s" % (net, "{:,}".format(c), c / (clock * 1e3), "{:,}".format(b),
+                                                        b / (clock * 1e3), c / b, deeploy or "-"))
+    if "llama" in want and len(rows) and rows[-1][0].startswith("microLlama"):
+        c, b = rows[-1][1], rows[-1][2]
+        say("MicroLlama: %.1f tokens/s cluster-only, %.1f tokens/s with N-EUREKA at %d MHz (Deeploy: %d tokens/s, "
+            "N-EUREKA + 8 cores; ratio %.2f)" % (clock * 1e6 / c, clock * 1e6 / b, clock, DEEPLOY_TOKENS_S,
+                                                 clock * 1e6 / b / DEEPLOY_TOKENS_S))
+        # where the cycles go (the last step, per operator kind)
+        rep = subprocess.run([HTC, "report", os.path.join(deeploy_dir, "microLlama_INT8_microLlama1", "network.onnx"),
+                              "-t", TARGET, "-D", "engines=both", "-D", "l1_kib=64", "--json"],
+                             capture_output=True, text=True)
+        kinds = {l["index"]: (l["op"], l["engine"]) for l in json.loads(rep.stdout)["layers"]} if rep.returncode == 0 else {}
+        agg, n = collections.Counter(), collections.Counter()
+        for i, cyc in lres["both"][1].items():
+            k = "%s (%s)" % kinds.get(i, ("?", "?"))
+            agg[k] += cyc
+            n[k] += 1
+        tot = sum(agg.values()) or 1
+        say("MicroLlama with N-EUREKA, one token per operator kind (cluster cycles):")
+        for k, cyc in agg.most_common():
+            say("  %-22s %4d layers %10s %5.1f%%" % (k, n[k], "{:,}".format(cyc), 100.0 * cyc / tot))
+    say("bench_neureka: %s" % ("ok: every output equal to htc run and Deeploy" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
