@@ -99,7 +99,7 @@ def hostile_target(path):
     src = src.replace('name = "mcu"', "name = " + LUA_CPU)
     src = src.replace("    npu = {", "    [" + LUA_ENG + "] = {")
     src = src.replace("    L2 = {", "    [" + LUA_MEM + "] = {").replace('memory = "L2"', "memory = " + LUA_MEM)
-    src = src.replace("          accepts = supported,", "          accepts = function(op) return false, " + LUA_WHY + " end,")
+    src = src.replace("          accepts = accel.accepts(supported),", "          accepts = function(op) return false, " + LUA_WHY + " end,")
     assert src.count(LUA_MEM) == 2 and LUA_WHY in src and LUA_ENG in src
     with open(path, "w") as f:
         f.write(src)
