@@ -203,6 +203,33 @@ static inline int htc__add_port_ok(const htc__binary_params *p)
     return p->a_mult >= 0 && p->b_mult >= 0 && p->out_mult >= 0 && p->a_shift <= 0 && p->b_shift <= 0 &&
            p->out_shift <= 0 && p->left_shift >= 0 && p->left_shift <= 23;
 }
+
+#ifdef HTC__XP
+/* XpulpV2 path (HTC__XP; the portable path's conditions, n >= 512): each
+   input's rescaled value depends on its byte alone, so the 256 values of
+   each input are computed once (htc__add_port's first two steps, 2 KiB of
+   stack) and each element is two table reads, the output's rescaling and
+   the clamp (p.max, p.min) */
+#define HTC__ADD_XP_MIN 512
+static HTC__NOINLINE void htc__add_xp(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out, int32_t n)
+{
+    const int32_t ls = p->left_shift, ea = -p->a_shift, eb = -p->b_shift, eo = -p->out_shift;
+    const int32_t ca = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << ea) >> 1), cb = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << eb) >> 1);
+    const int32_t co = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << eo) >> 1);
+    const int32_t ma = ea ? -1 : 0, mb = eb ? -1 : 0, mo = eo ? -1 : 0;
+    const int32_t om = p->out_mult, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    const int32_t sc = HTC__CAST(int32_t, 1) << ls;
+    int32_t ta[256], tb[256], i;
+    for (i = 0; i < 256; i++) {
+        ta[i] = htc__add_rdiv(htc__add_srdhm((i - 128 + p->a_offset) * sc, p->a_mult), ca, ma, ea);
+        tb[i] = htc__add_rdiv(htc__add_srdhm((i - 128 + p->b_offset) * sc, p->b_mult), cb, mb, eb);
+    }
+    for (i = 0; i < n; i++) {
+        const int32_t s = ta[a[i] + 128] + tb[b[i] + 128];
+        out[i] = HTC__CAST(int8_t, htc__xp_clamp(htc__add_rdiv(htc__add_srdhm(s, om), co, mo, eo) + zp, lo, hi));
+    }
+}
+#endif
 #endif
 
 static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__add_gen(const htc__binary_params *p, const int8_t *a, const int8_t *b, int8_t *out)
@@ -278,6 +305,12 @@ static HTC__INLINE HTC__UNUSED void htc__add_s8(const htc__binary_params *p, con
         return;
     }
 #elif !defined(HTC__SSE2)
+#ifdef HTC__XP
+    if (!p->broadcast && htc__add_port_ok(p) && n >= HTC__ADD_XP_MIN) {
+        htc__add_xp(p, a, b, out, n);
+        return;
+    }
+#endif
     if (!p->broadcast && htc__add_port_ok(p)) {
         htc__add_port(p, a, b, out, n);
         return;

@@ -311,7 +311,7 @@ return target "siracusa" {
     ops = {
       conv2d     = { cycles_per_mac = conv_per_mac, cycles_per_elem = conv_per_out },
       fc         = { cycles_per_mac = by_arith(4.33, 3.0), cycles_per_elem = by_arith(217, 0) },
-      add        = { cycles_per_elem = by_arith(68.5, 30, 14) },
+      add        = { cycles_per_elem = by_arith(47.5, 30, 14) },
       mul        = { cycles_per_elem = by_arith(12, 14, 14) },
       avgpool    = { cycles_per_mac = 10.6 },
       maxpool    = { cycles_per_mac = 2 },
