@@ -95,6 +95,22 @@ static HTC__UNUSED void htc__neu_dma_out(int8_t *dst, uint32_t off, int32_t h, i
     htc__neu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
 }
 
+/* stride 2: L1 [2h-1][2w-1][c] (a stride-1 job's output) -> L2, every
+   other row and pixel (one transfer per row) */
+static HTC__UNUSED void htc__neu_dma_out2(int8_t *dst, uint32_t off, int32_t h, int32_t w, int32_t c, int32_t row_stride,
+                                          int32_t pix_stride)
+{
+    const int32_t W = 2 * w - 1;
+    const int8_t *s = HTC__CAST(const int8_t *, htc__neu_mem(0, off, HTC__CAST(uint64_t, 2 * h - 1) * W * c));
+    int32_t y, x;
+    for (y = 0; y < h; y++) {
+        for (x = 0; x < w; x++)
+            memcpy(dst + HTC__CAST(size_t, y) * row_stride + HTC__CAST(size_t, x) * pix_stride,
+                   s + (HTC__CAST(size_t, 2 * y) * W + HTC__CAST(size_t, 2 * x)) * c, HTC__CAST(size_t, c));
+        htc__neu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, w) * c, HTC_DEV_DMA_BPC);
+    }
+}
+
 /* bytes as they are into L1 (space 0: scale and bias) or the weight memory */
 static HTC__UNUSED void htc__neu_load(int space, uint32_t off, const void *src, uint32_t bytes)
 {
@@ -300,6 +316,19 @@ static HTC__UNUSED void htc__neu_dma_out(int8_t *dst, uint32_t off, int32_t h, i
     for (y = 0; y < h; y++)
         HTC_NEU_COPY(dst + HTC__CAST(size_t, y) * row_stride, s + HTC__CAST(size_t, y) * w * c, HTC__CAST(uint32_t, c),
                      HTC__CAST(uint32_t, w), HTC__CAST(uint32_t, pix_stride), HTC__CAST(uint32_t, c));
+}
+
+/* stride 2: L1 [2h-1][2w-1][c] -> L2, every other row and pixel */
+static HTC__UNUSED void htc__neu_dma_out2(int8_t *dst, uint32_t off, int32_t h, int32_t w, int32_t c, int32_t row_stride,
+                                          int32_t pix_stride)
+{
+    const int32_t W = 2 * w - 1;
+    const uint8_t *s = htc__neu_mem(0, off, HTC__CAST(uint64_t, 2 * h - 1) * W * c);
+    int32_t y;
+    if (h <= 0 || w <= 0 || c <= 0) return;
+    for (y = 0; y < h; y++)
+        HTC_NEU_COPY(dst + HTC__CAST(size_t, y) * row_stride, s + HTC__CAST(size_t, 2 * y) * W * c, HTC__CAST(uint32_t, c),
+                     HTC__CAST(uint32_t, w), HTC__CAST(uint32_t, pix_stride), HTC__CAST(uint32_t, 2 * c));
 }
 
 /* bytes as they are into L1 (space 0: scale and bias) or the weight memory */

@@ -24,9 +24,10 @@ local by_arith = include("cpus/common.lua").by_arith
 
 -- ---- N-EUREKA (kernels/neureka.c; ../shared/gvsoc.md) ---------------------
 -- Siracusa's neural engine: 3x3, 1x1 and depthwise 3x3 convolution, stride
--- 1, int8 weights stored w + 128 in bit planes (its weight memory), int8
--- input and output, acc * scale[k] + bias[k] (saturating), optional ReLU,
--- >> shift without a rounding term. -D engines=cluster (default: today's
+-- 1 (stride 2 as a stride-1 job, every other pixel copied out), linear
+-- layers as 1x1 of one pixel, int8 weights stored w + 128 in bit planes
+-- (its weight memory), int8 or uint8 input, int8 output, acc * scale[k] +
+-- bias[k] modulo 2^32, >> shift without a rounding term. -D engines=cluster (default: today's
 -- cluster-only code), neureka (every layer it accepts) or both (the fewer
 -- estimated cycles).
 local ENGINES = param "engines" { default = "cluster", values = { "cluster", "neureka", "both" },
@@ -88,7 +89,8 @@ local function neu_accepts(op)
     if op.weight_const ~= 1 or op.weight_batches ~= 1 then return false, "weights not one constant matrix" end
     if pixels(op.in_shape) ~= 1 then return false, "more than one row" end
   else
-    if op.stride ~= 1 or op.dilation ~= 1 then return false, "stride or dilation > 1" end
+    if op.dilation ~= 1 then return false, "dilation > 1" end
+    if op.stride_h ~= op.stride_w or op.stride > 2 then return false, "stride not 1 or 2" end
     if op.kernel_h ~= op.kernel_w or (op.kernel_h ~= 1 and op.kernel_h ~= 3) then return false, "kernel not 1x1 or 3x3" end
     if op.groups ~= 1 and not (op.depthwise == 1 and op.depth_multiplier == 1 and op.kernel_h == 3) then
       return false, "grouped (N-EUREKA: dense or depthwise 3x3)"
@@ -103,7 +105,7 @@ local function neu_accepts(op)
   -- padding value: a padded layer is exact with a zero point of 0, or of
   -- -128 in its unsigned mode (the template adds 128 to the input tile)
   local padded = op.kind == "conv2d" and
-                 (op.out_shape[2] - op.in_shape[2] + KH - 1) + (op.out_shape[3] - op.in_shape[3] + KW - 1) > 0
+                 ((op.out_shape[2] - 1) * op.stride - op.in_shape[2] + KH) + ((op.out_shape[3] - 1) * op.stride - op.in_shape[3] + KW) > 0
   if op.in_zp ~= 0 and op.in_zp ~= -128 and padded then
     return false, "padded with an input zero point other than 0 / -128 (N-EUREKA pads below / right with 0)"
   end
@@ -126,13 +128,18 @@ local function neu_tile(t, op)
   local C = op.in_shape[#op.in_shape]
   local w = mode == "dw" and neu_wbytes(mode, op.K) or t.K * neu_wbytes(mode, C)
   local tiles = cdiv(op.OY, t.OY) * cdiv(op.OX, t.OX)
+  -- stride 2: a stride-1 job of (2 OY - 1) x (2 OX - 1) pixels into L1
+  -- after the scale and bias, every other pixel copied out
+  local s2 = op.kind == "conv2d" and op.stride == 2
+  local jy, jx = t.OY, t.OX
+  if s2 then jy, jx = 2 * t.OY - 1, 2 * t.OX - 1 end
   local steps
-  if mode == "dw" then steps = cdiv(t.OY, 6) * cdiv(t.OX, 6) * cdiv(t.K, 28) * NEU_STEP.dw
-  elseif mode == "1x1" then steps = cdiv(t.OY, 6) * cdiv(t.OX, 6) * cdiv(t.K, 32) * (cdiv(C, 32) * NEU_STEP["1x1"])
-  else steps = cdiv(t.OY, 6) * cdiv(t.OX, 6) * cdiv(t.K, 32) * (cdiv(C, 28) * NEU_STEP["3x3"]) end
+  if mode == "dw" then steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 28) * NEU_STEP.dw
+  elseif mode == "1x1" then steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 32) * (cdiv(C, 32) * NEU_STEP["1x1"])
+  else steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 32) * (cdiv(C, 28) * NEU_STEP["3x3"]) end
   local wdma = L1_SETUP + w / L1_BPC + 2 * L1_SETUP + 8 * t.K / L1_BPC
   return {
-    l1_bytes = t.l1_in + t.l1_out + 3 + 8 * t.K,
+    l1_bytes = t.l1_in + t.l1_out + 3 + 8 * t.K + (s2 and jy * jx * t.K or 0),
     w_bytes = w + 4 * t.K,    -- (room the core counts for the biases)
     minimize = cdiv(op.K, t.K) * (wdma + tiles * (NEU_SETUP + steps + 2 * L1_SETUP + (t.l1_in + t.l1_out) / L1_BPC)),
     cycles = steps,
@@ -227,6 +234,7 @@ local function choose(op, cand)
   local K, C = op.out_shape[#op.out_shape], op.in_shape[#op.in_shape]
   local OY, OX = 1, pixels(op.out_shape)
   if op.kind == "conv2d" then OY, OX = op.out_shape[2], op.out_shape[3] end
+  if op.kind == "conv2d" and op.stride == 2 then OY, OX = 2 * OY - 1, 2 * OX - 1 end
   local w = mode == "dw" and neu_wbytes(mode, K) or K * neu_wbytes(mode, C)
   local ne = NEU_SETUP + neu_steps(mode, OY, OX, K, C) + 3 * L1_SETUP + (w + 8 * K) / L1_BPC
              + 2 * L1_SETUP + (pixels(op.in_shape) * C + OY * OX * K) / L1_BPC

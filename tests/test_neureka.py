@@ -42,16 +42,16 @@ def rq(x, mul, add, shift, signed):
     return np.clip(y, -128, 127) if signed else np.clip(y, 0, 255)
 
 
-def conv_acc(x, w, b, pad, group):
+def conv_acc(x, w, b, pad, group, stride=1):
     """onnxruntime's float Conv: exact on these integers"""
     node = helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[pad] * 4, group=group,
-                            kernel_shape=list(w.shape[2:]))
+                            kernel_shape=list(w.shape[2:]), strides=[stride, stride])
     m = graph([node], [("x", list(x.shape))], ["y"], {"w": w, "b": b})
     s = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
     return np.asarray(s.run(None, {"x": x.astype(np.float32)})[0]).astype(np.int64)
 
 
-def layer(rng, name, x, c, k, kh, dw, signed):
+def layer(rng, name, x, c, k, kh, dw, signed, stride=1):
     """one Conv + RequantShift: nodes, initializers and its numpy output"""
     group = c if dw else 1
     w = rng.integers(-128, 128, (k, 1 if dw else c, kh, kh))
@@ -60,10 +60,10 @@ def layer(rng, name, x, c, k, kh, dw, signed):
     add = rng.integers(-5000, 5000, (k, 1, 1))
     shift = 14
     pad = 1 if kh == 3 else 0
-    acc = conv_acc(x, w, b, pad, group)
+    acc = conv_acc(x, w, b, pad, group, stride)
     y = rq(acc, mul, add, shift, signed)
     nodes = [helper.make_node("Conv", [name + "x", name + "w", name + "b"], [name + "acc"], pads=[pad] * 4,
-                              group=group, kernel_shape=[kh, kh]),
+                              group=group, kernel_shape=[kh, kh], strides=[stride, stride]),
              helper.make_node("RequantShift", [name + "acc", name + "mul", name + "add"], [name + "y"],
                               div=1 << shift, n_levels_out=256, signed=int(signed))]
     inits = {name + "w": w, name + "b": b, name + "mul": mul, name + "add": add}
@@ -78,12 +78,14 @@ def htc(args, tmp):
 
 # (kernel, depthwise, C, K, H, W): every supported kind, channel counts
 # inside, at and across N-EUREKA's 28 / 32-channel groups, K across 32
-CASES = [(1, 0, 8, 16, 6, 6), (1, 0, 32, 32, 7, 5), (1, 0, 70, 40, 5, 9), (3, 0, 5, 8, 8, 8),
-         (3, 0, 28, 33, 6, 7), (3, 0, 60, 20, 9, 4), (3, 1, 20, 20, 8, 8), (3, 1, 60, 60, 7, 13)]
+# (the second layer stride 2 in the last four: a stride-1 job, every other pixel out)
+CASES = [(1, 0, 8, 16, 6, 6, 1), (1, 0, 32, 32, 7, 5, 1), (1, 0, 70, 40, 5, 9, 1), (3, 0, 5, 8, 8, 8, 1),
+         (3, 0, 28, 33, 6, 7, 1), (3, 0, 60, 20, 9, 4, 1), (3, 1, 20, 20, 8, 8, 1), (3, 1, 60, 60, 7, 13, 1),
+         (1, 0, 40, 24, 9, 7, 2), (3, 0, 30, 36, 13, 8, 2), (3, 1, 40, 40, 14, 9, 2), (3, 1, 28, 28, 8, 8, 2)]
 
 
-@pytest.mark.parametrize("kh,dw,c,k,h,w", CASES)
-def test_random_layers(tmp_path, kh, dw, c, k, h, w):
+@pytest.mark.parametrize("kh,dw,c,k,h,w,stride", CASES)
+def test_random_layers(tmp_path, kh, dw, c, k, h, w, stride):
     """two chained layers: the first with a signed input and unsigned output
     (RequantShift signed=0: stored value - 128), so the second reads an
     unsigned input (zero point -128: N-EUREKA's unsigned mode on the bytes
@@ -93,7 +95,7 @@ def test_random_layers(tmp_path, kh, dw, c, k, h, w):
     x = rng.integers(-128, 128, (1, c, h, w))
     n1, i1, y1 = layer(rng, "a", x, c, k if not dw else c, kh, dw, False)
     k2 = k if not dw else c
-    n2, i2, y2 = layer(rng, "b", y1, k2, k2 if dw else k, kh, dw, True)
+    n2, i2, y2 = layer(rng, "b", y1, k2, k2 if dw else k, kh, dw, True, stride)
     n1[0].input[0] = "x"
     n2[0].input[0] = "ay"
     m = graph(n1 + n2, [("x", [1, c, h, w])], ["by"], {**i1, **i2})
