@@ -167,6 +167,23 @@ def test_inexact_stays_on_cluster(tmp_path):
     assert "cluster" in line and "int32 overflow" in line, line
 
 
+def test_narrow_clip_stays_on_cluster(tmp_path):
+    """a RequantShift to 7 bits (stored clip [-128, -1]): N-EUREKA clips to
+    int8 or, with its ReLU, to [0, 255], so the layer stays on the cluster"""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-128, 128, (1, 16, 6, 6))
+    n, i, _ = layer(rng, "a", x, 16, 16, 3, 0, False)
+    for a in n[1].attribute:
+        if a.name == "n_levels_out":
+            a.i = 128
+    n[0].input[0] = "x"
+    p = str(tmp_path / "m.onnx")
+    onnx.save(graph(n, [("x", [1, 16, 6, 6])], ["ay"], i), p)
+    out = htc(["report", p, "-t", TARGET, "-D", "engines=neureka"], tmp_path)
+    line = [l for l in out.splitlines() if "conv2d" in l][0]
+    assert "cluster" in line and "clip [-128, -1] is not int8" in line, line
+
+
 @pytest.mark.parametrize("net", ["Kernel_Integer_Conv_DW_2D_RQ", "miniMobileNet", "MLPerf_KeywordSpotting",
                                  "microLlama_INT8_microLlama1"])
 def test_deeploy_networks(net, tmp_path):
