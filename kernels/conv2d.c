@@ -729,7 +729,8 @@ static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const
       [p0 taps 0,2][p0 taps 1,3][p1 taps 0,2][p1 taps 1,3], so the inner
       loop loads the input with two LDRDs and no conversion; every output
       channel pair then runs over it.
-   Q  (Thumb-2 asm builds, in_c % 4 == 0, K % 8 == 0, K <= 2 * HTC__DSP_COLS,
+   Q  (Thumb-2 asm builds, K % 8 == 0, K <= 2 * HTC__DSP_COLS (less when
+      in_c % 4 != 0: the window as bytes goes behind the columns),
       htc__dsprq multipliers) four pixels x one output channel instead,
       below;
    C  otherwise: output channel pairs outermost; runs of pixel pairs whose
@@ -1014,8 +1015,8 @@ static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t 
     }
 }
 
-/* Path Q (Thumb-2 asm builds; in_c a multiple of 4, K = k_h * k_w * in_c a
-   multiple of 8 up to 2 * HTC__DSP_COLS taps, the htc__dsprq multipliers):
+/* Path Q (Thumb-2 asm builds; K = k_h * k_w * in_c a multiple of 8 up to
+   2 * HTC__DSP_COLS taps, the htc__dsprq multipliers):
    four output pixels x one output channel per block. The four columns are
    im2col'ed into one buffer, per 4 taps [p0 taps 0,2][p0 1,3] .. [p3 1,3];
    per 4 taps one weight word is sign-extended (two SXTB16) and feeds eight
@@ -1130,6 +1131,7 @@ static HTC__NOINLINE void htc__conv2d_dsp_q(const htc__conv_params *p, const int
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max, full = lo == -128 && hi == 127;
     const htc__dsprq qt = htc__dsprq_make(p->mult[0], p->shift[0]);
     int32_t xb[4 * HTC__DSP_COLS];
+    int8_t *tmp = HTC__CAST(int8_t *, HTC__CAST(void *, xb + 8 * n4));   /* one window as bytes when in_c % 4 != 0 */
     int32_t b, q, i, oc;
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
@@ -1140,7 +1142,7 @@ static HTC__NOINLINE void htc__conv2d_dsp_q(const htc__conv_params *p, const int
             int8_t *o = out_b + (size_t)q * out_c;
             for (i = 0; i < 4; i++) {
                 const int32_t k = q + (i < np ? i : np - 1), oy = k / out_w, ox = k - oy * out_w;
-                htc__dsp_im2col(p, in_b, oy * p->stride_h - p->pad_top, ox * p->stride_w - p->pad_left, xb, i, 4, n4, 0);
+                htc__dsp_im2col(p, in_b, oy * p->stride_h - p->pad_top, ox * p->stride_w - p->pad_left, xb, i, 4, n4, tmp);
             }
             if (full && np == 4) {
                 /* addresses: 32 bits on Thumb-2 */
@@ -1445,7 +1447,7 @@ static HTC__INLINE void htc__conv2d_dsp(const htc__conv_params *p, const int8_t 
        bytes behind them) fit a column buffer */
     const int32_t n4 = (K + 3) >> 2, need = (p->in_c & 3) ? 5 * n4 : 4 * n4;
 #ifdef HTC__DSP_ASM
-    if ((p->in_c & 3) == 0 && (K & 7) == 0 && 8 * n4 <= 4 * HTC__DSP_COLS &&
+    if ((K & 7) == 0 && ((p->in_c & 3) ? 9 : 8) * n4 <= 4 * HTC__DSP_COLS &&
         htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? p->out_c : 1, p->bias, p->out_c, K)) {
         htc__conv2d_dsp_q(p, in, out);
         return;

@@ -141,9 +141,14 @@ static void conv_case(int k, int dw)
                 p.pad_top = p.pad_left = 0;
             }
         }
-        if (typ && !dw) {          /* 1x1 or 3x3, in_c a multiple of 4 (8 mostly) */
+        if (typ && !dw) {          /* 1x1 or 3x3, in_c a multiple of 4 (8 mostly); or KWS's first layer's shape */
             p.in_c = urange(0, 3) ? 8 * urange(1, 16) : 4 * urange(1, 16);
             p.k_h = p.k_w = urange(0, 1) ? 1 : 3;
+            if (urange(0, 3) == 0) {
+                p.in_c = urange(1, 7);
+                p.k_h = urange(1, 10);
+                p.k_w = urange(1, 4);
+            }
             p.dil_h = p.dil_w = 1;
             p.stride_h = p.stride_w = urange(1, 2);
             p.out_h = (p.in_h + p.stride_h - 1) / p.stride_h;   /* SAME */
