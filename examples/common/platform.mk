@@ -109,8 +109,10 @@ siracusa: $(SIR_B)/$(MODEL).elf
 	$(SIR_RUN) $< $(SIR_B)/gvsoc
 
 # M55 = no in an example's Makefile: its code does not fit the an547's 512
-# KiB ITCM, where the M55 boots (the vector table must be there)
+# KiB ITCM, where the M55 boots (the vector table must be there); M55 = sram:
+# it does with the constants in the SSE-300's SRAM (common/m55-sram.ld)
 M55 ?= yes
+M55_SRAM := $(if $(filter sram,$(M55)),-fdata-sections -T$(COMMON)/m55-sram.ld -Tpicolibc.ld)
 all: $(B)/host/$(MODEL) $(B)/m4/$(MODEL).elf $(if $(filter no,$(M55)),,$(B)/m55/$(MODEL).elf) $(B)/rv32/$(MODEL).elf
 
 header: $(HEADER)
@@ -150,7 +152,7 @@ $(B)/m4/$(MODEL).elf: $(SRCS) $(HEADER) $(COMMON)/platform.h
 
 $(B)/m55/$(MODEL).elf: $(SRCS) $(HEADER) $(COMMON)/platform.h
 	@mkdir -p $(@D)
-	$(M4_CC) $(M55_FLAGS) $(OPT) $(WARN) -DPLATFORM_M55 $(INC) $(PICOLIBC) $(M55_LD) -o $@ $(SRCS)
+	$(M4_CC) $(M55_FLAGS) $(OPT) $(WARN) -DPLATFORM_M55 $(INC) $(PICOLIBC) $(M55_LD) $(M55_SRAM) -o $@ $(SRCS)
 
 $(B)/rv32/$(MODEL).elf: $(SRCS) $(HEADER) $(COMMON)/platform.h
 	@mkdir -p $(@D)
