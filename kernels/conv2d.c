@@ -3561,37 +3561,48 @@ static inline int htc__dwconv2d_xp_ok(const htc__conv_params *p)
 
 /* Channels [c_lo, c_hi) of every output pixel (a core's share when the
    cluster divides the layer by channels: each core then builds the planes
-   of its own channels only, with no rows read twice). */
+   of its own channels only, with no rows read twice). When C % 4 == 0 the
+   planes of four channels are built together, one word load per input
+   pixel (HTC__XP_DWBUF / 4 bytes each). */
 static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi)
 {
     const int32_t C = p->in_c, in_w = p->in_w, out_h = p->out_h, out_w = p->out_w, k_h = p->k_h, k_w = p->k_w;
     const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dil_h, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
     const int32_t W = (out_w - 1) * sw + 4;                 /* plane row: the columns the windows read, + 3 */
     const int32_t span = (k_h - 1) * dh + 1;
-    const int32_t ny = (HTC__XP_DWBUF / W - span) / sh + 1; /* output rows per chunk */
+    const int grp = C % 4 == 0 && span <= HTC__XP_DWBUF / 4 / W;
     const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? C : 1, p->bias, C, k_h * k_w);
     const int8_t izp = HTC__CAST(int8_t, p->in_zp);
     /* columns j = ix + pad_left of a plane row: padding, the input row (stride C), padding */
     const int32_t j0 = p->pad_left < W ? p->pad_left : W;
     const int32_t j1 = p->pad_left + in_w < W ? p->pad_left + in_w : W;
     int8_t plane[HTC__XP_DWBUF];
-    int32_t b, c, y0, oy, ox, ky, kx;
+    int32_t b, c, nc, y0, oy, ox, ky, kx, k;
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + HTC__CAST(size_t, b) * p->in_h * in_w * C;
         int8_t *out_b = out + HTC__CAST(size_t, b) * out_h * out_w * C;
-        for (c = c_lo; c < c_hi; c++) {
-            const int32_t m = p->mult[p->per_channel ? c : 0], sft = p->shift[p->per_channel ? c : 0];
-            const htc__prq q = htc__prq_make(m, sft);
-            uint32_t wr[8];
-            int32_t f = p->bias ? p->bias[c] : 0;
-            for (ky = 0; ky < k_h; ky++) {
-                uint32_t w = 0;
-                for (kx = 0; kx < k_w; kx++) {
-                    const int8_t v = p->weights[HTC__CAST(size_t, ky * k_w + kx) * C + c];
-                    w |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, v)) << (8 * kx);
-                    f -= p->in_zp * v;
+        for (c = c_lo; c < c_hi; c += nc) {
+            /* one channel, or four whose planes are PL bytes apart */
+            const int32_t PL = (nc = grp && c % 4 == 0 && c + 4 <= c_hi ? 4 : 1) == 4 ? HTC__XP_DWBUF / 4 : HTC__XP_DWBUF;
+            const int32_t ny = (PL / W - span) / sh + 1;    /* output rows per chunk */
+            htc__prq qs[4];
+            int32_t fs[4], ms[4], ss[4];
+            uint32_t wr[4][8];
+            for (k = 0; k < nc; k++) {
+                const int32_t ck = c + k;
+                ms[k] = p->mult[p->per_channel ? ck : 0];
+                ss[k] = p->shift[p->per_channel ? ck : 0];
+                qs[k] = htc__prq_make(ms[k], ss[k]);
+                fs[k] = p->bias ? p->bias[ck] : 0;
+                for (ky = 0; ky < k_h; ky++) {
+                    uint32_t w = 0;
+                    for (kx = 0; kx < k_w; kx++) {
+                        const int8_t v = p->weights[HTC__CAST(size_t, ky * k_w + kx) * C + ck];
+                        w |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, v)) << (8 * kx);
+                        fs[k] -= p->in_zp * v;
+                    }
+                    wr[k][ky] = w;
                 }
-                wr[ky] = w;
             }
             for (y0 = 0; y0 < out_h; y0 += ny) {
                 const int32_t y1 = out_h - y0 < ny ? out_h : y0 + ny;
@@ -3601,42 +3612,58 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
                     const int32_t iy = iy0 + r;
                     int8_t *d = plane + r * W;
                     if (iy < 0 || iy >= p->in_h) {
-                        htc__xp_fill(d, izp, W);
+                        for (k = 0; k < nc; k++) htc__xp_fill(d + k * PL, izp, W);
                     } else {
                         const int8_t *src = in_b + HTC__CAST(size_t, iy) * in_w * C + c;
                         int32_t j;
-                        htc__xp_fill(d, izp, j0);
-                        for (j = j0; j < j1; j++, src += C) d[j] = *src;
-                        htc__xp_fill(d + j1, izp, W - j1);
+                        for (k = 0; k < nc; k++) {
+                            htc__xp_fill(d + k * PL, izp, j0);
+                            htc__xp_fill(d + k * PL + j1, izp, W - j1);
+                        }
+                        if (nc == 4) {
+                            for (j = j0; j < j1; j++, src += C) {
+                                const uint32_t u = htc__xp_ld4(src);
+                                d[j] = HTC__CAST(int8_t, u & 0xffu);
+                                d[PL + j] = HTC__CAST(int8_t, (u >> 8) & 0xffu);
+                                d[2 * PL + j] = HTC__CAST(int8_t, (u >> 16) & 0xffu);
+                                d[3 * PL + j] = HTC__CAST(int8_t, u >> 24);
+                            }
+                        } else {
+                            for (j = j0; j < j1; j++, src += C) d[j] = *src;
+                        }
                     }
                 }
-                for (oy = y0; oy < y1; oy++) {
-                    const int8_t *row = plane + (oy - y0) * sh * W;
-                    int8_t *o = out_b + HTC__CAST(size_t, oy) * out_w * C + c;
-                    if (k_h == 3 && fast) {
-                        const uint32_t w0 = wr[0], w1 = wr[1], w2 = wr[2];
-                        const int32_t r1 = dh * W, r2 = 2 * dh * W;
+                for (k = 0; k < nc; k++) {
+                    const htc__prq q = qs[k];
+                    const int32_t f = fs[k];
+                    for (oy = y0; oy < y1; oy++) {
+                        const int8_t *row = plane + k * PL + (oy - y0) * sh * W;
+                        int8_t *o = out_b + HTC__CAST(size_t, oy) * out_w * C + c + k;
+                        if (k_h == 3 && fast) {
+                            const uint32_t w0 = wr[k][0], w1 = wr[k][1], w2 = wr[k][2];
+                            const int32_t r1 = dh * W, r2 = 2 * dh * W;
+                            for (ox = 0; ox < out_w; ox++, o += C) {
+                                const int8_t *x = row + ox * sw;
+                                int32_t acc = htc__xp_sdot4(f, htc__xp_ld4(x), w0), v;
+                                acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r1), w1);
+                                acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r2), w2);
+                                v = htc__prq_apply(q, acc) + zp;
+                                *o = HTC__CAST(int8_t, htc__xp_clamp(v, lo, hi));
+                            }
+                            continue;
+                        }
                         for (ox = 0; ox < out_w; ox++, o += C) {
                             const int8_t *x = row + ox * sw;
-                            int32_t acc = htc__xp_sdot4(f, htc__xp_ld4(x), w0), v;
-                            acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r1), w1);
-                            acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r2), w2);
-                            v = htc__prq_apply(q, acc) + zp;
-                            *o = HTC__CAST(int8_t, htc__xp_clamp(v, lo, hi));
+                            int32_t acc = f, v;
+                            for (ky = 0; ky < k_h; ky++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + ky * dh * W), wr[k][ky]);
+                            if (fast) {
+                                v = htc__prq_apply(q, acc) + zp;
+                                v = v < lo ? lo : (v > hi ? hi : v);
+                            } else {
+                                v = htc__requant(acc, ms[k], ss[k], zp, lo, hi);
+                            }
+                            *o = HTC__CAST(int8_t, v);
                         }
-                        continue;
-                    }
-                    for (ox = 0; ox < out_w; ox++, o += C) {
-                        const int8_t *x = row + ox * sw;
-                        int32_t acc = f, v;
-                        for (ky = 0; ky < k_h; ky++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + ky * dh * W), wr[ky]);
-                        if (fast) {
-                            v = htc__prq_apply(q, acc) + zp;
-                            v = v < lo ? lo : (v > hi ? hi : v);
-                        } else {
-                            v = htc__requant(acc, m, sft, zp, lo, hi);
-                        }
-                        *o = HTC__CAST(int8_t, v);
                     }
                 }
             }
