@@ -73,12 +73,15 @@ end
 -- The layer exactly as N-EUREKA computes it? QuantLib's RequantShift
 -- clip((acc * mul + add + 2^(s-1)) >> s, lo, hi) - off becomes scale = mul,
 -- bias = mul * (b - in_zp * sum w) + add + 2^(s-1) - off * 2^s, shift = s,
--- ReLU when the stored clip is [0, 127]: exact when every int32 sum fits.
+-- clip int8: exact when every int32 sum fits.
 local function neu_accepts(op)
   if ENGINES == "cluster" then return false, "not in use (engines=cluster)" end
-  if op.requant ~= "quantlib" or not op.ql_shift then
+  if op.requant ~= "quantlib" then
     return false, op.requant .. " requantization (N-EUREKA reproduces QuantLib's RequantShift only)"
   end
+  -- (the op table is strict: the QuantLib fields exist only for a RequantShift
+  -- with a multiplier, not one dispatch found to be a plain shift)
+  if not rawget(op, "ql_shift") then return false, "RequantShift without a multiplier (a plain shift)" end
   if op.batches ~= 1 then return false, "batch > 1" end
   if op.weight_bits ~= 8 or op.weight_zp ~= 0 then return false, "weights not int8 without zero point" end
   if op.int32_out ~= 0 then return false, "int32 output" end

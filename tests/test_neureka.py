@@ -209,6 +209,25 @@ def test_deeploy_networks(net, tmp_path):
             assert np.array_equal(got[gk].astype(np.int64).reshape(w.shape), w), (eng, wk)
 
 
+ALL_NETS = sorted(n for n in (os.listdir(TESTS) if os.path.isdir(TESTS) else [])
+                  if os.path.exists(os.path.join(TESTS, n, "network.onnx")))
+
+
+@pytest.mark.parametrize("net", ALL_NETS)
+def test_every_deeploy_network_both(net, tmp_path):
+    """every Deeploy network of ../shared/deeploy-tests with engines=both
+    (N-EUREKA where its estimate wins, or the reason it refuses): bit-exact
+    with Deeploy's outputs"""
+    d = os.path.join(TESTS, net)
+    htc(["run", os.path.join(d, "network.onnx"), "-t", TARGET, "-D", "engines=both", "--input",
+         os.path.join(d, "inputs.npz"), "--output", "out.npz"], tmp_path)
+    want, got = np.load(os.path.join(d, "outputs.npz")), np.load(str(tmp_path / "out.npz"))
+    assert len(got.files) == len(want.files)
+    for gk, wk in zip(got.files, want.files):
+        w = want[wk].astype(np.int64)
+        assert np.array_equal(got[gk].astype(np.int64).reshape(w.shape), w), wk
+
+
 def test_header_compiles(tmp_path):
     """KWS with N-EUREKA: the header compiles warning-free as C99 and C++"""
     d = os.path.join(TESTS, "MLPerf_KeywordSpotting")
