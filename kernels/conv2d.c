@@ -729,7 +729,7 @@ static HTC__UNUSED void htc__conv2d_gather_sse2(const htc__conv_params *p, const
       [p0 taps 0,2][p0 taps 1,3][p1 taps 0,2][p1 taps 1,3], so the inner
       loop loads the input with two LDRDs and no conversion; every output
       channel pair then runs over it.
-   Q  (Thumb-2 asm builds, K % 8 == 0, K <= 2 * HTC__DSP_COLS (less when
+   Q  (Thumb-2 asm builds, K % 8 == 0 or few weights, K <= 2 * HTC__DSP_COLS (less when
       in_c % 4 != 0: the window as bytes goes behind the columns),
       htc__dsprq multipliers) four pixels x one output channel instead,
       below;
@@ -1015,14 +1015,19 @@ static HTC__UNUSED void htc__dsp_im2col(const htc__conv_params *p, const int8_t 
     }
 }
 
-/* Path Q (Thumb-2 asm builds; K = k_h * k_w * in_c a multiple of 8 up to
-   2 * HTC__DSP_COLS taps, the htc__dsprq multipliers):
+/* Path Q (Thumb-2 asm builds; K = k_h * k_w * in_c up to 2 * HTC__DSP_COLS
+   taps, a multiple of 8, or at least 24 with the weights rounded up to 8
+   per row in HTC__DSP_QW bytes, copied per call; the htc__dsprq
+   multipliers):
    four output pixels x one output channel per block. The four columns are
    im2col'ed into one buffer, per 4 taps [p0 taps 0,2][p0 1,3] .. [p3 1,3];
    per 4 taps one weight word is sign-extended (two SXTB16) and feeds eight
    SMLADs, each pixel's pair by one LDRD. A last group of fewer pixels
    repeats its last pixel and stores only its own. */
 #ifdef HTC__DSP_ASM
+#ifndef HTC__DSP_QW
+#define HTC__DSP_QW 512     /* path Q: weights of K % 8 != 0 layers (out_c x K rounded up to 8) padded on the stack */
+#endif
 #define HTC__Q4_PIX(A)                                                                                         \
     "ldrd %[xe], %[xo], [%[x]], #8\n\t"                                                                        \
     "smlad %[" A "], %[xe], %[we], %[" A "]\n\t"                                                               \
@@ -1127,22 +1132,31 @@ static HTC__NOINLINE void htc__dsp_q4_all(int32_t *tb, const int32_t *xb, const 
 static HTC__NOINLINE void htc__conv2d_dsp_q(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
-    const int32_t K = p->k_h * p->k_w * p->in_c, n4 = K >> 2, n8 = K >> 3, mstep = p->per_channel ? 1 : 0;
+    const int32_t K = p->k_h * p->k_w * p->in_c, K8 = (K + 7) & ~7, n4 = K8 >> 2, n8 = K8 >> 3, mstep = p->per_channel ? 1 : 0;
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max, full = lo == -128 && hi == 127;
     const htc__dsprq qt = htc__dsprq_make(p->mult[0], p->shift[0]);
     int32_t xb[4 * HTC__DSP_COLS];
     int8_t *tmp = HTC__CAST(int8_t *, HTC__CAST(void *, xb + 8 * n4));   /* one window as bytes when in_c % 4 != 0 */
+    int8_t wpad[HTC__DSP_QW];
+    const int8_t *wt = p->weights;
     int32_t b, q, i, oc;
+    if (K8 != K) {
+        /* rows of K8 bytes, zeros after the K weights (the columns' padding taps are 0 too) */
+        for (oc = 0; oc < out_c; oc++)
+            for (i = 0; i < K8; i++) wpad[oc * K8 + i] = HTC__CAST(int8_t, i < K ? p->weights[oc * K + i] : 0);
+        wt = wpad;
+    }
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
         int8_t *out_b = out + (size_t)b * npix * out_c;
         for (q = 0; q < npix; q += 4) {
             const int32_t np = npix - q < 4 ? npix - q : 4;
-            const int8_t *w = p->weights;
+            const int8_t *w = wt;
             int8_t *o = out_b + (size_t)q * out_c;
             for (i = 0; i < 4; i++) {
                 const int32_t k = q + (i < np ? i : np - 1), oy = k / out_w, ox = k - oy * out_w;
                 htc__dsp_im2col(p, in_b, oy * p->stride_h - p->pad_top, ox * p->stride_w - p->pad_left, xb, i, 4, n4, tmp);
+                if ((K & 7) == 4 && (p->in_c & 3) == 0) xb[8 * (n4 - 1) + 2 * i] = xb[8 * (n4 - 1) + 2 * i + 1] = 0;
             }
             if (full && np == 4) {
                 /* addresses: 32 bits on Thumb-2 */
@@ -1163,7 +1177,7 @@ static HTC__NOINLINE void htc__conv2d_dsp_q(const htc__conv_params *p, const int
                 htc__dsp_q4_all(tb, xb, w, n8);
                 continue;
             }
-            for (oc = 0; oc < out_c; oc++, w += K, o++) {
+            for (oc = 0; oc < out_c; oc++, w += K8, o++) {
                 const htc__dsprq rq = mstep ? htc__dsprq_make(p->mult[oc], p->shift[oc]) : qt;
                 int32_t a[4];
                 htc__dsp_q4(xb, w, n8, p->bias ? p->bias[oc] : 0, a);
@@ -1447,7 +1461,7 @@ static HTC__INLINE void htc__conv2d_dsp(const htc__conv_params *p, const int8_t 
        bytes behind them) fit a column buffer */
     const int32_t n4 = (K + 3) >> 2, need = (p->in_c & 3) ? 5 * n4 : 4 * n4;
 #ifdef HTC__DSP_ASM
-    if ((K & 7) == 0 && ((p->in_c & 3) ? 9 : 8) * n4 <= 4 * HTC__DSP_COLS &&
+    if (((K & 7) == 0 || (K >= 24 && p->out_c * ((K + 7) & ~7) <= HTC__DSP_QW)) && ((p->in_c & 3) ? 9 : 8) * ((K + 7) >> 3) * 2 <= 4 * HTC__DSP_COLS &&
         htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? p->out_c : 1, p->bias, p->out_c, K)) {
         htc__conv2d_dsp_q(p, in, out);
         return;
