@@ -34,10 +34,17 @@ static HTC__UNUSED HTC__COLD void htc__softmax_row8(const htc__softmax_params *p
     bits_over_unit = 12 - headroom;
     scale = htc__one_over_one_plus_x(HTC__CAST(int32_t, (HTC__CAST(uint32_t, sum) << headroom) - 0x80000000u));
     expo = bits_over_unit + 31 - (out16 ? 16 : 8);
+    /* An int8 row whose sum of exponentials reaches 512 (>= 512 entries
+       near the maximum) has expo >= 32: TFLite's RoundingDivideByPOT then
+       shifts an int32 by 32 or more, undefined in C++ (TFLite Micro gives
+       127 on x86, where the shift count wraps, and -127 on Arm). The
+       quotient itself, exp / sum / 2^expo with exp / sum < 2^31, is below
+       1/2 and rounds to 0: every output is the offset, -128, the nearest
+       int8 to a probability below 1/512 (the row's outputs are all -128). */
     for (c = 0; c < depth; c++) {
         const int32_t diff = in[c] - mx;
         int32_t v = lo;
-        if (diff >= diff_min) {
+        if (diff >= diff_min && expo <= 31) {
             v = htc__rdivpot(htc__srdhm(scale, htc__softmax_exp(p, diff)), expo) + lo;
             v = v > hi ? hi : (v < lo ? lo : v);
         }

@@ -1470,3 +1470,22 @@ def test_s16_unsupported(op, tmp_path):
     assert p.returncode == 1 and len(lines) == 1 and lines[0].startswith("htc: error: "), p.stderr
     assert "int16 %s is not supported" % op in lines[0] and "operator 0 (%s)" % op in lines[0], lines[0]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("depth", (600, 1001))
+def test_softmax_long_flat_row(depth, tmp_path):
+    """An int8 SOFTMAX row with 512 or more entries near its maximum: TFLite's
+    output exponent reaches 32 and its RoundingDivideByPOT shifts an int32
+    by 32, undefined (TFLite Micro answers 127 on x86, -127 on Arm). htc
+    gives the quotient's value: every probability is below 1/512 and rounds
+    to the offset, -128; the header is UBSan-clean (htc run --check)."""
+    m = tb.Model(description="htc long softmax")
+    m.output(m.softmax(m.input([2, depth], 0.001, 0), 1.0))
+    path = m.save(str(tmp_path / "softmax_long.tflite"))
+    rng = np.random.default_rng(depth)
+    x = np.stack([np.zeros(depth, np.int8), rng.integers(-40, 41, depth).astype(np.int8)])
+    inp, out = tmp_path / "in.bin", tmp_path / "out.bin"
+    inp.write_bytes(x.tobytes())
+    for extra in ([], ["--check"]):
+        oracle.htc("run", path, "-t", oracle.TARGET, "--input", str(inp), "--output", str(out), *extra)
+        assert (np.frombuffer(out.read_bytes(), np.int8) == -128).all()
