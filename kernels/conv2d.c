@@ -2148,6 +2148,20 @@ static HTC__UNUSED void htc__xp_im2col(const htc__conv_params *p, const int8_t *
     }
 }
 
+/* htc__xp_im2col inlined for a field inside the image (no dilation): k_h
+   runs of k_w * in_c bytes, in_w * in_c apart; the call only at borders */
+static HTC__INLINE HTC__UNUSED void htc__xp_field(const htc__conv_params *p, const int8_t *in_b, int32_t iy0, int32_t ix0, int8_t *d)
+{
+    if (p->dil_h == 1 && p->dil_w == 1 && iy0 >= 0 && ix0 >= 0 && iy0 + p->k_h <= p->in_h && ix0 + p->k_w <= p->in_w) {
+        const int32_t rowb = p->k_w * p->in_c, row = p->in_w * p->in_c;
+        const int8_t *s = in_b + HTC__CAST(size_t, iy0 * p->in_w + ix0) * p->in_c;
+        int32_t ky;
+        for (ky = 0; ky < p->k_h; ky++, d += rowb, s += row) htc__xp_copy(d, s, rowb);
+    } else {
+        htc__xp_im2col(p, in_b, iy0, ix0, d);
+    }
+}
+
 static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb,
                                              int32_t oc_lo, int32_t oc_hi)
 {
@@ -2177,6 +2191,8 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
         for (b = 0; b < p->batches; b++) {
             const int8_t *in_b = in + HTC__CAST(size_t, b) * in_img;
             int8_t *out_b = out + HTC__CAST(size_t, b) * npix * out_c;
+            /* (oy0, ox0): pixel q's output coordinates, counted (no division) */
+            int32_t oy0 = 0, ox0 = 0;
             for (q = 0; q < npix; q += 2) {
                 const int np = q + 1 < npix ? 2 : 1;
                 const int32_t q1 = q + np - 1;
@@ -2185,11 +2201,21 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                     x0 = in_b + HTC__CAST(size_t, q) * K;
                     x1 = in_b + HTC__CAST(size_t, q1) * K;
                 } else {
-                    const int32_t oy0 = q / out_w, ox0 = q - oy0 * out_w, oy1 = q1 / out_w, ox1 = q1 - oy1 * out_w;
-                    htc__xp_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb);
-                    if (np > 1) htc__xp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb + K4);
+                    int32_t oy1 = oy0, ox1 = ox0 + 1;
+                    if (ox1 == out_w) {
+                        ox1 = 0;
+                        oy1++;
+                    }
+                    htc__xp_field(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb);
+                    if (np > 1) htc__xp_field(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb + K4);
                     x0 = xb;
                     x1 = xb + (np - 1) * K4;
+                    oy0 = oy1;
+                    ox0 = ox1 + 1;
+                    if (ox0 == out_w) {
+                        ox0 = 0;
+                        oy0++;
+                    }
                 }
                 for (oc = c0; oc < c1; oc += 4) {
                     const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;
