@@ -2737,6 +2737,10 @@ static void h_float(void)
         v->in[i] = x;
     }
     if (NODE->n_input < 1 || !v->in[0]) fail("missing input");
+    /* the second operand the fused builders read (a Conv's weights, ...) */
+    static const char *const binary[] = {"Conv", "ConvTranspose", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", NULL};
+    for (int i = 0; binary[i]; i++)
+        if (!strcmp(op, binary[i]) && (NODE->n_input < 2 || !v->in[1])) fail("missing input 1 (%s has two operands)", op);
 }
 
 /* ---- more QOperator / QDQ builders ---------------------------------------- */

@@ -120,6 +120,16 @@ def main():
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 8
     save("no_op_type", m, "node 4 'nameless' (?): node without op_type")
+    # the same group with a Conv of one input (no weights): the fused
+    # builder read the missing operand (a NULL dereference, found by fuzzing)
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"], name="dqx"),
+             helper.make_node("Conv", ["xf"], ["yf"], name="conv"),
+             helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"], name="q")]
+    g = helper.make_graph(nodes, "bad", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 1, 4, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save("qdq_conv_one_input", m, "node 1 'conv' (Conv): missing input 1 (Conv has two operands)")
 
 
 def _varint(n):
