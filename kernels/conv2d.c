@@ -2114,7 +2114,10 @@ static HTC__NOINLINE void htc__conv2d_mve_l(const htc__conv_params *p, const int
    the next pair). Pointwise layers (1x1, stride 1, no padding) read the
    input in place; the others copy each pixel's receptive field into a
    column buffer on the stack, kernel row by kernel row, with in_zp in the
-   padding (which the folded offset cancels). The start values and the
+   padding (which the folded offset cancels); when K is not a multiple of
+   4 (a first layer: 3x3x3) and the rows fit the column buffer beside the
+   two pixels, the weight rows are copied there K4 apart with zeros after
+   each (whole aligned words, no byte tail). The start values and the
    requantizations (htc__prq) of up to HTC__XP_OC channels are computed once
    per call (channel chunks beyond that); receptive fields above
    HTC__XP_COLS bytes take the portable path. When the layer's arithmetic
@@ -2184,6 +2187,22 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
     }
     for (c0 = oc_lo; c0 < oc_hi; c0 += HTC__XP_OC) {
         const int32_t c1 = oc_hi - c0 < HTC__XP_OC ? oc_hi : c0 + HTC__XP_OC;
+        /* the weight rows: in place, or (K not a multiple of 4, the chunk's
+           rows fitting the column buffer after the two pixels) copied K4
+           apart with zeros after each, so every block's dot products run
+           K4 bytes of word-aligned rows, no byte tail */
+        const int8_t *wr = p->weights;
+        int32_t ws = K, wo = 0;
+        if (!pw && K4 > K && (2 + c1 - c0) * K4 <= 2 * HTC__XP_COLS) {
+            int8_t *wb = xb + 2 * K4;
+            for (oc = c0; oc < c1; oc++) {
+                memcpy(wb + (oc - c0) * K4, p->weights + HTC__CAST(size_t, oc) * K, HTC__CAST(size_t, K));
+                memset(wb + (oc - c0) * K4 + K, 0, HTC__CAST(size_t, K4 - K));
+            }
+            wr = wb;
+            ws = K4;
+            wo = c0;
+        }
         for (oc = c0; oc < c1; oc++) {
             s0[oc - c0] = (p->bias ? p->bias[oc] : 0) - p->in_zp * htc__xp_sum(p->weights + HTC__CAST(size_t, oc) * K, K);
             if (fast) rq[oc - c0] = htc__prq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
@@ -2221,9 +2240,9 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                     const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;
                     const int8_t *r[4];
                     int32_t acc[8];
-                    htc__port_rows(p->weights, K, oc, c1, r);
+                    htc__port_rows(wr, ws, oc - wo, c1 - wo, r);
                     for (k = 0; k < 4; k++) acc[k] = acc[4 + k] = s0[(oc + k < c1 ? oc + k : c1 - 1) - c0];
-                    htc__xp_dot2x4(x0, x1, r, oc + 4 < out_c ? K4 : K, acc);
+                    htc__xp_dot2x4(x0, x1, r, ws == K4 || oc + 4 < out_c ? K4 : K, acc);
                     if (fast) {
                         /* the precomputed requantization of each channel */
                         int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
