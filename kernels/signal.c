@@ -7,17 +7,6 @@ static inline int16_t htc__w16(int32_t v) { return HTC__CAST(int16_t, HTC__CAST(
 
 /* MostSignificantBit32/64 as TFLM builds it with GCC or Clang: the bit
    count, and 32 (64) for 0 (its __builtin_clz branch). */
-static inline uint32_t htc__msb32(uint32_t x)
-{
-    uint32_t n = 0;
-    if (!x) return 32;
-    while (x) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
-
 static inline uint32_t htc__msb64(uint64_t x)
 {
     uint32_t n = 0;
@@ -28,6 +17,8 @@ static inline uint32_t htc__msb64(uint64_t x)
     }
     return n;
 }
+
+static inline uint32_t htc__msb32(uint32_t x) { return x ? htc__msb64(x) : 32; }
 
 /* WINDOW: (x * w) >> shift, saturated to int16, the weights repeated over
    each run of `size` samples */
@@ -303,33 +294,14 @@ static HTC__UNUSED void htc__filter_bank(const htc__signal_n_params *p, const ui
 }
 
 /* Sqrt32 / Sqrt64 (square_root_*.cc): bit-by-bit integer square root with
-   the final rounding step; below 2^32, the 32-bit one (a uint16 result). */
-static inline uint32_t htc__sqrt32(uint32_t num)
-{
-    uint32_t res = 0, bit;
-    int32_t top, it;
-    if (num == 0) return 0;
-    top = (32 - HTC__CAST(int32_t, htc__msb32(num))) | 1;
-    bit = 1u << (31 - top);
-    it = (31 - top) / 2 + 1;
-    while (it--) {
-        if (num >= res + bit) {
-            num -= res + bit;
-            res = (res >> 1) + bit;
-        } else {
-            res >>= 1;
-        }
-        bit >>= 2;
-    }
-    if (num > res && res != 0xffffu) ++res;
-    return res & 0xffffu;
-}
-
+   the final rounding step, which stops at the result's largest value:
+   Sqrt64 calls Sqrt32 below 2^32, whose result is a uint16 (0xffff). */
 static inline uint32_t htc__sqrt64(uint64_t num)
 {
+    const uint64_t max = (num >> 32) ? 0xffffffffu : 0xffffu;
     uint64_t res = 0, bit;
     int32_t top, it;
-    if ((num >> 32) == 0) return htc__sqrt32(HTC__CAST(uint32_t, num));
+    if (num == 0) return 0;
     top = (64 - HTC__CAST(int32_t, htc__msb64(num))) | 1;
     bit = HTC__CAST(uint64_t, 1) << (63 - top);
     it = (63 - top) / 2 + 1;
@@ -342,7 +314,7 @@ static inline uint32_t htc__sqrt64(uint64_t num)
         }
         bit >>= 2;
     }
-    if (num > res && res != 0xffffffffu) ++res;
+    if (num > res && res != max) ++res;
     return HTC__CAST(uint32_t, res);
 }
 
