@@ -349,6 +349,19 @@ static HTC__INLINE void htc__fc_rq4(const htc__fc_params *p, const int32_t *acc,
         out[o + k] = HTC__CAST(int8_t, v);
     }
 }
+
+/* Their block set-up: the four weight rows from output o (the last one
+   repeated past the end of the layer) and the accumulators at the biases. */
+static HTC__INLINE void htc__fc_rows4(const htc__fc_params *p, int32_t o, const int8_t **r, int32_t *acc)
+{
+    const int32_t n = p->in_features, nout = p->out_features;
+    int32_t k;
+    for (k = 0; k < 4; k++) {
+        const int32_t row = o + k < nout ? o + k : nout - 1;
+        r[k] = p->weights + (size_t)row * n;
+        acc[k] = p->bias ? p->bias[row] : 0;
+    }
+}
 #endif
 
 #if !defined(HTC__SSE2) && !defined(HTC__DSP) && !defined(HTC__XP)
@@ -380,17 +393,13 @@ static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in
 {
     const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp;
     const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
-    int32_t b, o, k;
+    int32_t b, o;
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
         for (o = 0; o < nout; o += 4) {
             const int32_t nb = nout - o < 4 ? nout - o : 4;
             const int8_t *r[4];
             int32_t acc[4];
-            for (k = 0; k < 4; k++) {
-                const int32_t row = o + k < nout ? o + k : nout - 1;
-                r[k] = p->weights + (size_t)row * n;
-                acc[k] = p->bias ? p->bias[row] : 0;
-            }
+            htc__fc_rows4(p, o, r, acc);
             htc__fc_port4(in, r, n, off, acc);
             htc__fc_rq4(p, acc, o, nb, fast, out);
         }
@@ -412,11 +421,7 @@ static HTC__NOINLINE void htc__fc_xp(const htc__fc_params *p, const int8_t *in, 
             const int32_t nb = nout - o < 4 ? nout - o : 4;
             const int8_t *r[4];
             int32_t acc[4], ws[4] = {0, 0, 0, 0};
-            for (k = 0; k < 4; k++) {
-                const int32_t row = o + k < nout ? o + k : nout - 1;
-                r[k] = p->weights + (size_t)row * n;
-                acc[k] = p->bias ? p->bias[row] : 0;
-            }
+            htc__fc_rows4(p, o, r, acc);
             htc__xp_dot1x4w(in, r, n, acc, ws);
             for (k = 0; k < nb; k++) acc[k] += off * ws[k];
             htc__fc_rq4(p, acc, o, nb, fast, out);
