@@ -2344,38 +2344,4 @@ static inline int32_t htc__mulq64(int64_t x, int32_t m, int shift)
     return HTC__CAST(int32_t, (x * rm + (HTC__CAST(int64_t, 1) << (ts - 1))) >> ts);
 }
 
-/* Device models (kernels/npu.c, dla.c, diana.c): ceil(a / b) of two
-   positive numbers without libm (transfer and job cycles), and the 2-D DMA
-   copies between an L2 region of h rows, w pixels, c channels (NHWC strides
-   in elements) and a device memory laid out [h][w][c]. */
-static inline uint64_t htc__ceil_div(double a, double b)
-{
-    const double q = a / b;
-    const uint64_t n = HTC__CAST(uint64_t, q);
-    return HTC__CAST(double, n) < q ? n + 1 : n;
-}
-
-/* ceil(a / b) of integers, b > 0 (tile counts in the device models) */
-static inline uint64_t htc__cdiv(int64_t a, int64_t b) { return HTC__CAST(uint64_t, (a + b - 1) / b); }
-
-static inline void htc__dma_gather(int8_t *d, const int8_t *src, int32_t h, int32_t w, int32_t c, int32_t row_stride,
-                                   int32_t pix_stride)
-{
-    int32_t y, x;
-    for (y = 0; y < h; y++)
-        for (x = 0; x < w; x++)
-            memcpy(d + (HTC__CAST(size_t, y) * w + x) * c, src + HTC__CAST(size_t, y) * row_stride + HTC__CAST(size_t, x) * pix_stride,
-                   HTC__CAST(size_t, c));
-}
-
-static inline void htc__dma_scatter(int8_t *dst, const int8_t *s, int32_t h, int32_t w, int32_t c, int32_t row_stride,
-                                    int32_t pix_stride)
-{
-    int32_t y, x;
-    for (y = 0; y < h; y++)
-        for (x = 0; x < w; x++)
-            memcpy(dst + HTC__CAST(size_t, y) * row_stride + HTC__CAST(size_t, x) * pix_stride, s + (HTC__CAST(size_t, y) * w + x) * c,
-                   HTC__CAST(size_t, c));
-}
-
 #endif /* HTC__RUNTIME_H */

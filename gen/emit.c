@@ -1405,6 +1405,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     int offloaded = 0;
     for (int i = 0; i < g->nops; i++) offloaded |= g->ops[i].tile != NULL;
     if (offloaded) {
+        paste(t, "kernels/device.c", "kernels/device.c");    /* what every device model shares */
         /* the device model checks accesses against the declared memories:
            the core constants of the first engine (in target order) that
            runs a layer, then the device tables of the others (a name the

@@ -13,8 +13,6 @@
    Cycles follow a timeline: the DMA engine and the PE array each run one
    job at a time; a job starts when its engine is free, its inputs are
    written and the buffer it writes has been read. The host only issues. */
-#include <stdlib.h>
-#include <string.h>
 
 /* Every hardware constant comes from the target file (targets/diana.lua is
    their one source): htc writes each engine's constants prefixed with its
@@ -77,12 +75,6 @@
     !defined(HTC_DEV_DIGITAL_ADD_LANES) || !defined(HTC_DEV_DIGITAL_ISSUE)
 #error "diana.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
 #endif
-#ifndef HTC_DEVICE_FAULT
-#define HTC_DEVICE_FAULT(what) abort()
-#endif
-#ifndef HTC_DEVICE_LAYER
-#define HTC_DEVICE_LAYER(layer, cycles) ((void)0)
-#endif
 /* HTC_DEVICE_TRIGGERED(cycles): the cycles of one accelerator job from its
    trigger to its completion -- a compute job or a weight load, what the HTVM
    paper's "peak" times (weights included, "orchestrated in the same
@@ -118,7 +110,8 @@ typedef struct {
     int8_t act[HTC_DEV_DIGITAL_ACT_SIZE];
     int8_t w[HTC_DEV_DIGITAL_W_SIZE];
     int8_t aw[HTC__DEV_AW_SIZE];      /* the analog core's weight memory */
-    uint64_t now, dma_free, pe_free, layer_start, ana_free;
+    htc__devclock clk;                /* the host's clock */
+    uint64_t dma_free, pe_free, ana_free;
     htc__dev_slot slot[32];
     int nslot;
 } htc__dev_state;
@@ -151,7 +144,7 @@ static HTC__UNUSED htc__dev_slot *htc__dev_slot_of(int space, uint32_t off)
 static HTC__UNUSED void htc__dev_job(uint64_t *engine_free, htc__dev_slot *r0, htc__dev_slot *r1, htc__dev_slot *r2,
                                      htc__dev_slot *w0, uint64_t cycles)
 {
-    uint64_t start = htc__dev_max(htc__dev.now, *engine_free);
+    uint64_t start = htc__dev_max(htc__dev.clk.now, *engine_free);
     if (r0) start = htc__dev_max(start, r0->w_end);
     if (r1) start = htc__dev_max(start, r1->w_end);
     if (r2) start = htc__dev_max(start, r2->w_end);
@@ -161,7 +154,7 @@ static HTC__UNUSED void htc__dev_job(uint64_t *engine_free, htc__dev_slot *r0, h
     if (r1) r1->r_end = htc__dev_max(r1->r_end, *engine_free);
     if (r2) r2->r_end = htc__dev_max(r2->r_end, *engine_free);
     if (w0) w0->w_end = *engine_free;
-    htc__dev.now += HTC_DEV_DIGITAL_ISSUE;
+    htc__dev.clk.now += HTC_DEV_DIGITAL_ISSUE;
 }
 
 static HTC__UNUSED uint64_t htc__dev_dma_cycles(uint64_t bytes)
@@ -453,30 +446,25 @@ static HTC__UNUSED void htc__dev_aconv(uint32_t l1_in, int32_t c, int32_t ih, in
 /* end of a layer: the host waits for every engine */
 static HTC__UNUSED void htc__dev_sync(int32_t layer)
 {
-    (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
-    htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev_max(htc__dev.pe_free, htc__dev.ana_free)));
+    htc__dev.clk.now = htc__dev_max(htc__dev.clk.now, htc__dev_max(htc__dev.dma_free, htc__dev_max(htc__dev.pe_free, htc__dev.ana_free)));
     {
         int i;
         for (i = 0; i < htc__dev.nslot; i++)
-            htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.slot[i].w_end, htc__dev.slot[i].r_end));
+            htc__dev.clk.now = htc__dev_max(htc__dev.clk.now, htc__dev_max(htc__dev.slot[i].w_end, htc__dev.slot[i].r_end));
     }
     htc__dev.nslot = 0;                 /* every job has finished: forget the buffers */
-    HTC_DEVICE_LAYER(layer, htc__dev.now - htc__dev.layer_start);
-    htc__dev.layer_start = htc__dev.now;
+    htc__devclock_layer(&htc__dev.clk, layer);
 }
 
 /* a layer on the host CPU: cycles from the target's per-kernel cost model */
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
-    (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
-    htc__dev.now = htc__dev_max(htc__dev.now, htc__dev_max(htc__dev.dma_free, htc__dev_max(htc__dev.pe_free, htc__dev.ana_free)));
-    htc__dev.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
-    HTC_DEVICE_LAYER(layer, htc__dev.now - htc__dev.layer_start);
-    htc__dev.layer_start = htc__dev.now;
+    htc__dev.clk.now = htc__dev_max(htc__dev.clk.now, htc__dev_max(htc__dev.dma_free, htc__dev_max(htc__dev.pe_free, htc__dev.ana_free)));
+    htc__devclock_cpu(&htc__dev.clk, layer, units, cycles_per_unit);
 }
 
 static HTC__UNUSED void htc__dev_reset(void)
 {
-    htc__dev.now = htc__dev.dma_free = htc__dev.pe_free = htc__dev.layer_start = htc__dev.ana_free = 0;
+    htc__dev.clk.now = htc__dev.clk.layer_start = htc__dev.dma_free = htc__dev.pe_free = htc__dev.ana_free = 0;
     htc__dev.nslot = 0;
 }

@@ -22,26 +22,17 @@
    HTC_DEV_DMA_SETUP plus its bytes at HTC_DEV_DMA_BPC per cycle, an
    instruction HTC_DEV_STARTUP plus its steps. Every constant comes from
    the target file (the HTC_DEV_* defines htc writes). */
-#include <stdlib.h>
-#include <string.h>
-
 #if !defined(HTC_DEV_ACT_SIZE) || !defined(HTC_DEV_W_SIZE) || !defined(HTC_DEV_PES) || !defined(HTC_DEV_OUTPUT_PAR) || \
     !defined(HTC_DEV_DW_AS_CONV) || !defined(HTC_DEV_ISSUE) || \
     !defined(HTC_DEV_STARTUP) || !defined(HTC_DEV_DMA_BPC) || !defined(HTC_DEV_DMA_SETUP) ||                      \
     !defined(HTC_DEV_W_DMA_BPC) || !defined(HTC_DEV_W_DMA_SETUP)
 #error "dla.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
 #endif
-#ifndef HTC_DEVICE_FAULT
-#define HTC_DEVICE_FAULT(what) abort()
-#endif
-#ifndef HTC_DEVICE_LAYER
-#define HTC_DEVICE_LAYER(layer, cycles) ((void)0)
-#endif
 
 typedef struct {
     int8_t act[HTC_DEV_ACT_SIZE];
     int8_t w[HTC_DEV_W_SIZE];
-    uint64_t now, layer_start;
+    htc__devclock clk;
     uint64_t act_hi, w_hi;      /* this layer's highest byte used in each view */
 } htc__dla_state;
 
@@ -64,7 +55,7 @@ static HTC__UNUSED void htc__dla_dma_in(uint32_t off, const int8_t *src, int32_t
                                         int32_t row_stride, int32_t pix_stride)
 {
     htc__dma_gather(htc__dla_mem(0, off, HTC__CAST(uint64_t, h) * w * c), src, h, w, c, row_stride, pix_stride);
-    htc__dla.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
+    htc__devclock_dma(&htc__dla.clk, HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 /* activation SRAM [h][w][c] -> L2 (NHWC strides) */
@@ -72,7 +63,7 @@ static HTC__UNUSED void htc__dla_dma_out(int8_t *dst, uint32_t off, int32_t h, i
                                          int32_t row_stride, int32_t pix_stride)
 {
     htc__dma_scatter(dst, htc__dla_mem(0, off, HTC__CAST(uint64_t, h) * w * c), h, w, c, row_stride, pix_stride);
-    htc__dla.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
+    htc__devclock_dma(&htc__dla.clk, HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 /* L2 -> weight SRAM, bytes as they are (the compiler stored them in the
@@ -80,7 +71,7 @@ static HTC__UNUSED void htc__dla_dma_out(int8_t *dst, uint32_t off, int32_t h, i
 static HTC__UNUSED void htc__dla_dma_w(uint32_t off, const void *src, uint32_t bytes)
 {
     memcpy(htc__dla_mem(1, off, bytes), src, bytes);
-    htc__dla.now += HTC_DEV_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_W_DMA_BPC);
+    htc__devclock_dma(&htc__dla.clk, bytes, HTC_DEV_W_DMA_BPC, HTC_DEV_W_DMA_SETUP);
 }
 
 static HTC__UNUSED int32_t htc__dla_rd32(uint32_t off)
@@ -147,10 +138,10 @@ static HTC__UNUSED void htc__dla_conv(uint32_t in_off, int32_t ih, int32_t iw, i
             }
     {
         const uint64_t taps = HTC__CAST(uint64_t, oy) * ox * kh * kw;
-        if (dw && HTC_DEV_DW_AS_CONV) htc__dla.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, k) * (HTC_DEV_ISSUE + taps);
-        else if (dw) htc__dla.now += HTC_DEV_STARTUP + taps * htc__cdiv(k, HTC_DEV_PES);
-        else if (HTC_DEV_OUTPUT_PAR) htc__dla.now += HTC_DEV_STARTUP + taps * HTC__CAST(uint64_t, c) * htc__cdiv(k, HTC_DEV_PES);
-        else htc__dla.now += HTC_DEV_STARTUP + taps * HTC__CAST(uint64_t, k) * htc__cdiv(c, HTC_DEV_PES);
+        if (dw && HTC_DEV_DW_AS_CONV) htc__dla.clk.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, k) * (HTC_DEV_ISSUE + taps);
+        else if (dw) htc__dla.clk.now += HTC_DEV_STARTUP + taps * htc__cdiv(k, HTC_DEV_PES);
+        else if (HTC_DEV_OUTPUT_PAR) htc__dla.clk.now += HTC_DEV_STARTUP + taps * HTC__CAST(uint64_t, c) * htc__cdiv(k, HTC_DEV_PES);
+        else htc__dla.clk.now += HTC_DEV_STARTUP + taps * HTC__CAST(uint64_t, k) * htc__cdiv(c, HTC_DEV_PES);
     }
 }
 
@@ -168,26 +159,19 @@ static HTC__UNUSED void htc__dla_fc(uint32_t in_off, int32_t c, uint32_t out_off
         for (i = 0; i < c; i++) acc += (in[i] - in_zp) * w[HTC__CAST(size_t, o) * c + i];
         out[o] = htc__dla_requant(acc, rq_off, k, o, rq_mode, out_zp, qmin, qmax);
     }
-    if (HTC_DEV_OUTPUT_PAR) htc__dla.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, c) * htc__cdiv(k, HTC_DEV_PES);
-    else htc__dla.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, k) * htc__cdiv(c, HTC_DEV_PES);
+    if (HTC_DEV_OUTPUT_PAR) htc__dla.clk.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, c) * htc__cdiv(k, HTC_DEV_PES);
+    else htc__dla.clk.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, k) * htc__cdiv(c, HTC_DEV_PES);
 }
 
-/* end of an offloaded layer */
+/* the three functions the compiler calls (kernels/device.c); a layer's
+   end also ends its use of the two views */
 static HTC__UNUSED void htc__dev_sync(int32_t layer)
 {
-    (void)layer;
-    HTC_DEVICE_LAYER(layer, htc__dla.now - htc__dla.layer_start);
-    htc__dla.layer_start = htc__dla.now;
+    htc__devclock_layer(&htc__dla.clk, layer);
     htc__dla.act_hi = htc__dla.w_hi = 0;
 }
-
-/* a layer on the host CPU: cycles from the target's per-kernel cost model */
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
-    (void)layer;
-    htc__dla.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
-    HTC_DEVICE_LAYER(layer, htc__dla.now - htc__dla.layer_start);
-    htc__dla.layer_start = htc__dla.now;
+    htc__devclock_cpu(&htc__dla.clk, layer, units, cycles_per_unit);
 }
-
-static HTC__UNUSED void htc__dev_reset(void) { htc__dla.now = htc__dla.layer_start = 0; }
+static HTC__UNUSED void htc__dev_reset(void) { htc__dla.clk.now = htc__dla.clk.layer_start = 0; }

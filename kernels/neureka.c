@@ -33,20 +33,12 @@
    With HTC_NEUREKA_REGS defined (examples/siracusa/siracusa.h does) the same
    functions drive the real engine through its register interface instead
    (the second half of this file): no vendor SDK. */
-#include <stdlib.h>
-#include <string.h>
 
 #if !defined(HTC_DEV_ACT_SIZE) || !defined(HTC_DEV_W_SIZE) || !defined(HTC_DEV_STARTUP) || !defined(HTC_DEV_DMA_BPC) || \
     !defined(HTC_DEV_DMA_SETUP) || !defined(HTC_DEV_W_DMA_BPC) || !defined(HTC_DEV_W_DMA_SETUP) ||                    \
     !defined(HTC_DEV_STEP_1X1) || !defined(HTC_DEV_STEP_3X3) || !defined(HTC_DEV_STEP_DW) ||                       \
     !defined(HTC_DEV_CORES) || !defined(HTC_DEV_FORK)
 #error "neureka.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
-#endif
-#ifndef HTC_DEVICE_FAULT
-#define HTC_DEVICE_FAULT(what) abort()
-#endif
-#ifndef HTC_DEVICE_LAYER
-#define HTC_DEVICE_LAYER(layer, cycles) ((void)0)
 #endif
 
 enum { HTC__NEU_3X3 = 0, HTC__NEU_1X1 = 1, HTC__NEU_DW = 2 };
@@ -65,16 +57,15 @@ static HTC__UNUSED uint32_t htc__neu_wbytes(int32_t mode, int32_t c)
 typedef struct {
     uint8_t act[HTC_DEV_ACT_SIZE];
     uint8_t w[HTC_DEV_W_SIZE];
-    uint64_t now, layer_start;
+    htc__devclock clk;
 } htc__neu_state;
 
 static htc__neu_state htc__neu;
 
 static HTC__UNUSED void *htc__neu_mem(int space, uint32_t off, uint64_t len)
 {
-    const uint64_t size = space ? HTC_DEV_W_SIZE : HTC_DEV_ACT_SIZE;
-    if (HTC__CAST(uint64_t, off) + len > size) HTC_DEVICE_FAULT(space ? "N-EUREKA weight memory overflow" : "L1 overflow");
-    return (space ? htc__neu.w : htc__neu.act) + off;
+    if (space) return htc__devmem(htc__neu.w, HTC_DEV_W_SIZE, off, len, "N-EUREKA weight memory overflow");
+    return htc__devmem(htc__neu.act, HTC_DEV_ACT_SIZE, off, len, "L1 overflow");
 }
 
 /* L2 region (NHWC strides in elements) -> L1 [h][w][c] */
@@ -83,7 +74,7 @@ static HTC__UNUSED void htc__neu_dma_in(uint32_t off, const int8_t *src, int32_t
 {
     htc__dma_gather(HTC__CAST(int8_t *, htc__neu_mem(0, off, HTC__CAST(uint64_t, h) * w * c)), src, h, w, c, row_stride,
                     pix_stride);
-    htc__neu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
+    htc__devclock_dma(&htc__neu.clk, HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 /* L1 [h][w][c] -> L2 */
@@ -92,7 +83,7 @@ static HTC__UNUSED void htc__neu_dma_out(int8_t *dst, uint32_t off, int32_t h, i
 {
     htc__dma_scatter(dst, HTC__CAST(const int8_t *, htc__neu_mem(0, off, HTC__CAST(uint64_t, h) * w * c)), h, w, c,
                      row_stride, pix_stride);
-    htc__neu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
+    htc__devclock_dma(&htc__neu.clk, HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 /* stride 2: L1 [2h-1][2w-1][c] (a stride-1 job's output) -> L2, every
@@ -107,7 +98,7 @@ static HTC__UNUSED void htc__neu_dma_out2(int8_t *dst, uint32_t off, int32_t h, 
         for (x = 0; x < w; x++)
             memcpy(dst + HTC__CAST(size_t, y) * row_stride + HTC__CAST(size_t, x) * pix_stride,
                    s + (HTC__CAST(size_t, 2 * y) * W + HTC__CAST(size_t, 2 * x)) * c, HTC__CAST(size_t, c));
-        htc__neu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, w) * c, HTC_DEV_DMA_BPC);
+        htc__devclock_dma(&htc__neu.clk, HTC__CAST(double, w) * c, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
     }
 }
 
@@ -115,8 +106,8 @@ static HTC__UNUSED void htc__neu_dma_out2(int8_t *dst, uint32_t off, int32_t h, 
 static HTC__UNUSED void htc__neu_load(int space, uint32_t off, const void *src, uint32_t bytes)
 {
     memcpy(htc__neu_mem(space, off, bytes), src, bytes);
-    if (space) htc__neu.now += HTC_DEV_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_W_DMA_BPC);
-    else htc__neu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_DMA_BPC);
+    if (space) htc__devclock_dma(&htc__neu.clk, bytes, HTC_DEV_W_DMA_BPC, HTC_DEV_W_DMA_SETUP);
+    else htc__devclock_dma(&htc__neu.clk, bytes, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 /* a K tile's weights (bytes at src) for a job: into the weight memory at
@@ -147,7 +138,7 @@ static HTC__UNUSED void htc__neu_flip(uint32_t off, uint32_t bytes)
     uint8_t *p = HTC__CAST(uint8_t *, htc__neu_mem(0, off, bytes));
     uint32_t i;
     for (i = 0; i < bytes; i++) p[i] ^= 0x80u;
-    htc__neu.now += (bytes + 3u) / 4u;
+    htc__neu.clk.now += (bytes + 3u) / 4u;
 }
 
 static HTC__UNUSED int32_t htc__neu_rd32(uint32_t off)
@@ -231,16 +222,11 @@ static HTC__UNUSED void htc__neu_job(int32_t mode, uint32_t in_off, int32_t ih, 
     if (mode == HTC__NEU_DW) steps *= HTC__CAST(uint64_t, htc__cdiv(k, 28)) * HTC_DEV_STEP_DW;
     else if (mode == HTC__NEU_1X1) steps *= HTC__CAST(uint64_t, htc__cdiv(k, 32)) * htc__cdiv(c, 32) * HTC_DEV_STEP_1X1;
     else steps *= HTC__CAST(uint64_t, htc__cdiv(k, 32)) * htc__cdiv(c, 28) * HTC_DEV_STEP_3X3;
-    htc__neu.now += HTC_DEV_STARTUP + steps;
+    htc__neu.clk.now += HTC_DEV_STARTUP + steps;
 }
 
 /* end of an offloaded layer */
-static HTC__UNUSED void htc__dev_sync(int32_t layer)
-{
-    (void)layer;
-    HTC_DEVICE_LAYER(layer, htc__neu.now - htc__neu.layer_start);
-    htc__neu.layer_start = htc__neu.now;
-}
+static HTC__UNUSED void htc__dev_sync(int32_t layer) { htc__devclock_layer(&htc__neu.clk, layer); }
 
 /* a layer on the cluster: cycles from the target's per-kernel cost model,
    the work divided evenly over HTC_DEV_CORES cores plus one fork
@@ -248,13 +234,11 @@ static HTC__UNUSED void htc__dev_sync(int32_t layer)
    may be higher where a split is uneven) */
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
-    if (layer >= 0) htc__neu.now += HTC_DEV_FORK;
-    htc__neu.now += HTC__CAST(uint64_t, units * cycles_per_unit / HTC_DEV_CORES + 0.5);
-    HTC_DEVICE_LAYER(layer, htc__neu.now - htc__neu.layer_start);
-    htc__neu.layer_start = htc__neu.now;
+    if (layer >= 0) htc__neu.clk.now += HTC_DEV_FORK;
+    htc__devclock_cpu(&htc__neu.clk, layer, units * cycles_per_unit / HTC_DEV_CORES, 1.0);
 }
 
-static HTC__UNUSED void htc__dev_reset(void) { htc__neu.now = htc__neu.layer_start = 0; }
+static HTC__UNUSED void htc__dev_reset(void) { htc__neu.clk.now = htc__neu.clk.layer_start = 0; }
 
 #else /* HTC_NEUREKA_REGS: the engine itself, through its register interface */
 

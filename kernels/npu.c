@@ -24,34 +24,24 @@
    Every hardware constant comes from the target file: the compiler writes
    the HTC_DEV_* defines (memory sizes, DMA rates, start-up, the array)
    before pasting this file, so targets/npu.lua is their one source. */
-#include <stdlib.h>
-#include <string.h>
-
 #if !defined(HTC_DEV_ACT_SIZE) || !defined(HTC_DEV_W_SIZE) || !defined(HTC_DEV_ROWS) || !defined(HTC_DEV_COLS) || \
     !defined(HTC_DEV_STARTUP) || !defined(HTC_DEV_DMA_BPC) || !defined(HTC_DEV_DMA_SETUP) ||                      \
     !defined(HTC_DEV_W_DMA_BPC) || !defined(HTC_DEV_W_DMA_SETUP)
 #error "npu.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
 #endif
-#ifndef HTC_DEVICE_FAULT
-#define HTC_DEVICE_FAULT(what) abort()
-#endif
-#ifndef HTC_DEVICE_LAYER
-#define HTC_DEVICE_LAYER(layer, cycles) ((void)0)
-#endif
 
 typedef struct {
     int8_t act[HTC_DEV_ACT_SIZE];
     int8_t w[HTC_DEV_W_SIZE];
-    uint64_t now, layer_start;
+    htc__devclock clk;
 } htc__npu_state;
 
 static htc__npu_state htc__npu;
 
 static HTC__UNUSED int8_t *htc__npu_mem(int space, uint32_t off, uint64_t len)
 {
-    const uint64_t size = space ? HTC_DEV_W_SIZE : HTC_DEV_ACT_SIZE;
-    if (HTC__CAST(uint64_t, off) + len > size) HTC_DEVICE_FAULT(space ? "weight SRAM overflow" : "activation SRAM overflow");
-    return (space ? htc__npu.w : htc__npu.act) + off;
+    if (space) return HTC__CAST(int8_t *, htc__devmem(htc__npu.w, HTC_DEV_W_SIZE, off, len, "weight SRAM overflow"));
+    return HTC__CAST(int8_t *, htc__devmem(htc__npu.act, HTC_DEV_ACT_SIZE, off, len, "activation SRAM overflow"));
 }
 
 /* L2 region of h rows, w pixels, c channels (NHWC strides in elements) ->
@@ -60,7 +50,7 @@ static HTC__UNUSED void htc__npu_dma_in(uint32_t off, const int8_t *src, int32_t
                                         int32_t row_stride, int32_t pix_stride)
 {
     htc__dma_gather(htc__npu_mem(0, off, HTC__CAST(uint64_t, h) * w * c), src, h, w, c, row_stride, pix_stride);
-    htc__npu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
+    htc__devclock_dma(&htc__npu.clk, HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 /* activation SRAM [h][w][c] -> L2 (NHWC strides) */
@@ -68,7 +58,7 @@ static HTC__UNUSED void htc__npu_dma_out(int8_t *dst, uint32_t off, int32_t h, i
                                          int32_t row_stride, int32_t pix_stride)
 {
     htc__dma_scatter(dst, htc__npu_mem(0, off, HTC__CAST(uint64_t, h) * w * c), h, w, c, row_stride, pix_stride);
-    htc__npu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC);
+    htc__devclock_dma(&htc__npu.clk, HTC__CAST(double, h) * w * c, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 /* L2 -> weight SRAM, bytes as they are (the compiler stored them in the
@@ -76,7 +66,7 @@ static HTC__UNUSED void htc__npu_dma_out(int8_t *dst, uint32_t off, int32_t h, i
 static HTC__UNUSED void htc__npu_dma_w(uint32_t off, const void *src, uint32_t bytes)
 {
     memcpy(htc__npu_mem(1, off, bytes), src, bytes);
-    htc__npu.now += HTC_DEV_W_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_W_DMA_BPC);
+    htc__devclock_dma(&htc__npu.clk, bytes, HTC_DEV_W_DMA_BPC, HTC_DEV_W_DMA_SETUP);
 }
 
 static HTC__UNUSED int32_t htc__npu_rd32(uint32_t off)
@@ -132,9 +122,9 @@ static HTC__UNUSED void htc__npu_conv(uint32_t in_off, int32_t ih, int32_t iw, i
                 out[(HTC__CAST(size_t, y) * ox + x) * k + o] = htc__npu_requant(acc, rq_off, k, o, out_zp, qmin, qmax);
             }
     if (dw)
-        htc__npu.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, oy) * ox * kh * kw * htc__cdiv(k, HTC_DEV_ROWS * HTC_DEV_COLS);
+        htc__npu.clk.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, oy) * ox * kh * kw * htc__cdiv(k, HTC_DEV_ROWS * HTC_DEV_COLS);
     else
-        htc__npu.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, oy) * ox * kh * kw * htc__cdiv(k, HTC_DEV_ROWS) *
+        htc__npu.clk.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, oy) * ox * kh * kw * htc__cdiv(k, HTC_DEV_ROWS) *
                                               htc__cdiv(c, HTC_DEV_COLS);
 }
 
@@ -152,24 +142,13 @@ static HTC__UNUSED void htc__npu_fc(uint32_t in_off, int32_t c, uint32_t out_off
         for (i = 0; i < c; i++) acc += (in[i] - in_zp) * w[HTC__CAST(size_t, o) * c + i];
         out[o] = htc__npu_requant(acc, rq_off, k, o, out_zp, qmin, qmax);
     }
-    htc__npu.now += HTC_DEV_STARTUP + htc__cdiv(k, HTC_DEV_ROWS) * htc__cdiv(c, HTC_DEV_COLS);
+    htc__npu.clk.now += HTC_DEV_STARTUP + htc__cdiv(k, HTC_DEV_ROWS) * htc__cdiv(c, HTC_DEV_COLS);
 }
 
-/* end of an offloaded layer */
-static HTC__UNUSED void htc__dev_sync(int32_t layer)
-{
-    (void)layer;
-    HTC_DEVICE_LAYER(layer, htc__npu.now - htc__npu.layer_start);
-    htc__npu.layer_start = htc__npu.now;
-}
-
-/* a layer on the host CPU: cycles from the target's per-kernel cost model */
+/* the three functions the compiler calls (kernels/device.c) */
+static HTC__UNUSED void htc__dev_sync(int32_t layer) { htc__devclock_layer(&htc__npu.clk, layer); }
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
-    (void)layer;
-    htc__npu.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
-    HTC_DEVICE_LAYER(layer, htc__npu.now - htc__npu.layer_start);
-    htc__npu.layer_start = htc__npu.now;
+    htc__devclock_cpu(&htc__npu.clk, layer, units, cycles_per_unit);
 }
-
-static HTC__UNUSED void htc__dev_reset(void) { htc__npu.now = htc__npu.layer_start = 0; }
+static HTC__UNUSED void htc__dev_reset(void) { htc__npu.clk.now = htc__npu.clk.layer_start = 0; }

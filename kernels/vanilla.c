@@ -13,14 +13,8 @@
    cycles are counted on one sequential timeline (DMA, array and host
    never overlap).
 
-   Contract with the generated code (the same for every device model):
-   htc__dev_reset() before the first layer, htc__dev_sync(layer) after an
-   offloaded layer, htc__dev_cpu(layer, units, cycles_per_unit) after a
-   CPU layer (layer -1: more cycles for the previous layer);
-   HTC_DEVICE_LAYER(layer, cycles) reports each layer's cycles,
-   HTC_DEVICE_FAULT(what) an illegal access. */
-#include <stdlib.h>
-#include <string.h>
+   The contract with the generated code and the firmware's hooks are those
+   of every device model (kernels/device.c). */
 
 /* Every hardware constant comes from the target file (targets/vanilla.lua
    is their one source): htc writes these defines before pasting this file.
@@ -33,31 +27,22 @@
     !defined(HTC_DEV_DMA_BPC) || !defined(HTC_DEV_DMA_SETUP) || !defined(HTC_DEV_HOST_RQ)
 #error "vanilla.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
 #endif
-#ifndef HTC_DEVICE_FAULT
-#define HTC_DEVICE_FAULT(what) abort()
-#endif
-#ifndef HTC_DEVICE_LAYER
-#define HTC_DEVICE_LAYER(layer, cycles) ((void)0)
-#endif
 
 typedef struct {
     int8_t l1[HTC_DEV_ACT_SIZE];
-    uint64_t now, layer_start;
+    htc__devclock clk;
 } htc__van_state;
 
 static htc__van_state htc__van;
 
 static HTC__UNUSED uint8_t *htc__van_mem(uint32_t off, uint64_t len)
 {
-    if ((uint64_t)off + len > HTC_DEV_ACT_SIZE) HTC_DEVICE_FAULT("scratchpad overflow");
-    return (uint8_t *)htc__van.l1 + off;
+    return HTC__CAST(uint8_t *, htc__devmem(htc__van.l1, HTC_DEV_ACT_SIZE, off, len, "scratchpad overflow"));
 }
 
 static HTC__UNUSED void htc__van_dma_cycles(uint64_t bytes)
 {
-    const double q = HTC__CAST(double, bytes) / HTC_DEV_DMA_BPC;     /* ceil, without libm */
-    const uint64_t n = HTC__CAST(uint64_t, q);
-    htc__van.now += HTC_DEV_DMA_SETUP + (HTC__CAST(double, n) < q ? n + 1 : n);
+    htc__devclock_dma(&htc__van.clk, HTC__CAST(double, bytes), HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 /* L2 -> scratchpad, bytes as they are (weights, biases) */
@@ -112,7 +97,7 @@ static HTC__UNUSED void htc__van_conv(uint32_t l1_in, int32_t ih, int32_t iw, in
                 }
                 memcpy(out + 4 * (((size_t)y * ox + x) * k + o), &acc, 4);
             }
-    htc__van.now += HTC_DEV_STARTUP + (uint64_t)oy * ox * kh * kw * ((k + HTC_DEV_ROWS - 1) / HTC_DEV_ROWS) *
+    htc__van.clk.now += HTC_DEV_STARTUP + (uint64_t)oy * ox * kh * kw * ((k + HTC_DEV_ROWS - 1) / HTC_DEV_ROWS) *
                                           ((c + HTC_DEV_COLS - 1) / HTC_DEV_COLS);
 }
 
@@ -137,7 +122,7 @@ static HTC__UNUSED void htc__van_requant_out(int8_t *dst, uint32_t l1_out, int32
                 v += out_zp;
                 dst[(size_t)y * row_stride + (size_t)x * pix_stride + o] = HTC__CAST(int8_t, v < qmin ? qmin : (v > qmax ? qmax : v));
             }
-    htc__van.now += (uint64_t)oy * ox * k * HTC_DEV_HOST_RQ;
+    htc__van.clk.now += (uint64_t)oy * ox * k * HTC_DEV_HOST_RQ;
 }
 
 /* host: the same accumulators requantised by QuantLib's RequantShift,
@@ -155,26 +140,13 @@ static HTC__UNUSED void htc__van_requant_ql(int8_t *dst, uint32_t l1_out, int32_
                 dst[(size_t)y * row_stride + (size_t)x * pix_stride + o] =
                     HTC__CAST(int8_t, htc__ql_rq(acc, mul[o], add[o], shift, qmin - out_zp, qmax - out_zp) + out_zp);
             }
-    htc__van.now += (uint64_t)oy * ox * k * HTC_DEV_HOST_RQ;
+    htc__van.clk.now += (uint64_t)oy * ox * k * HTC_DEV_HOST_RQ;
 }
 
-/* ---- the device-model contract ---- */
-static HTC__UNUSED void htc__dev_reset(void)
-{
-    htc__van.now = htc__van.layer_start = 0;
-}
-
-static HTC__UNUSED void htc__dev_sync(int32_t layer)
-{
-    (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
-    HTC_DEVICE_LAYER(layer, htc__van.now - htc__van.layer_start);
-    htc__van.layer_start = htc__van.now;
-}
-
+/* ---- the three functions the compiler calls (kernels/device.c) ---- */
+static HTC__UNUSED void htc__dev_reset(void) { htc__van.clk.now = htc__van.clk.layer_start = 0; }
+static HTC__UNUSED void htc__dev_sync(int32_t layer) { htc__devclock_layer(&htc__van.clk, layer); }
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
-    (void)layer;          /* used by HTC_DEVICE_LAYER when the firmware defines it */
-    htc__van.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
-    HTC_DEVICE_LAYER(layer, htc__van.now - htc__van.layer_start);
-    htc__van.layer_start = htc__van.now;
+    htc__devclock_cpu(&htc__van.clk, layer, units, cycles_per_unit);
 }

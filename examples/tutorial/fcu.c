@@ -7,45 +7,38 @@
    memory of HTC_DEV_W_SIZE bytes (per K tile: weights [k][c], int32
    biases, int32 TFLite multipliers and shifts), one DMA engine; DMA and
    array take turns. Every constant comes from the target file (htc writes
-   the HTC_DEV_* defines before pasting this file). */
-#include <stdlib.h>
-#include <string.h>
-
+   the HTC_DEV_* defines before pasting this file); the clock, the checked
+   memories, the DMA copies and the firmware's hooks (HTC_DEVICE_FAULT,
+   HTC_DEVICE_LAYER) are every device model's, from kernels/device.c, which
+   htc pastes before it. */
 #if !defined(HTC_DEV_ACT_SIZE) || !defined(HTC_DEV_W_SIZE) || !defined(HTC_DEV_ROWS) || !defined(HTC_DEV_COLS) || \
     !defined(HTC_DEV_STARTUP) || !defined(HTC_DEV_DMA_BPC) || !defined(HTC_DEV_DMA_SETUP)
 #error "fcu.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
-#endif
-#ifndef HTC_DEVICE_FAULT
-#define HTC_DEVICE_FAULT(what) abort()
-#endif
-#ifndef HTC_DEVICE_LAYER
-#define HTC_DEVICE_LAYER(layer, cycles) ((void)0)
 #endif
 
 static struct {
     int8_t act[HTC_DEV_ACT_SIZE];
     uint8_t w[HTC_DEV_W_SIZE];
-    uint64_t now, layer_start;
+    htc__devclock clk;
 } htc__fcu;
 
 /* a checked pointer into the activation (space 0) or weight memory */
 static HTC__UNUSED uint8_t *htc__fcu_mem(int space, uint32_t off, uint64_t len)
 {
-    if (HTC__CAST(uint64_t, off) + len > (space ? HTC_DEV_W_SIZE : HTC_DEV_ACT_SIZE))
-        HTC_DEVICE_FAULT(space ? "fcu: weight memory overflow" : "fcu: activation memory overflow");
-    return space ? htc__fcu.w + off : HTC__CAST(uint8_t *, htc__fcu.act) + off;
+    if (space) return HTC__CAST(uint8_t *, htc__devmem(htc__fcu.w, HTC_DEV_W_SIZE, off, len, "fcu: weight memory overflow"));
+    return HTC__CAST(uint8_t *, htc__devmem(htc__fcu.act, HTC_DEV_ACT_SIZE, off, len, "fcu: activation memory overflow"));
 }
 
 static HTC__UNUSED void htc__fcu_load(int space, uint32_t off, const void *src, uint32_t bytes)
 {
     memcpy(htc__fcu_mem(space, off, bytes), src, bytes);
-    htc__fcu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_DMA_BPC);
+    htc__devclock_dma(&htc__fcu.clk, bytes, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 static HTC__UNUSED void htc__fcu_store(int8_t *dst, uint32_t off, uint32_t bytes)
 {
     memcpy(dst, htc__fcu_mem(0, off, bytes), bytes);
-    htc__fcu.now += HTC_DEV_DMA_SETUP + htc__ceil_div(HTC__CAST(double, bytes), HTC_DEV_DMA_BPC);
+    htc__devclock_dma(&htc__fcu.clk, bytes, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP);
 }
 
 static HTC__UNUSED int32_t htc__fcu_rd32(uint32_t off)
@@ -70,24 +63,14 @@ static HTC__UNUSED void htc__fcu_fc(uint32_t in_off, int32_t c, uint32_t out_off
         out[o] = HTC__CAST(int8_t, htc__requant(acc, htc__fcu_rd32(rq_off + 4u * HTC__CAST(uint32_t, o)),
                                                 htc__fcu_rd32(rq_off + 4u * HTC__CAST(uint32_t, k + o)), out_zp, qmin, qmax));
     }
-    htc__fcu.now += HTC_DEV_STARTUP + htc__cdiv(k, HTC_DEV_ROWS) * htc__cdiv(c, HTC_DEV_COLS);
+    htc__fcu.clk.now += HTC_DEV_STARTUP + htc__cdiv(k, HTC_DEV_ROWS) * htc__cdiv(c, HTC_DEV_COLS);
 }
 
 /* the three functions the compiler calls: end of an offloaded layer, a CPU
    layer (the target's cost model), start of an inference */
-static HTC__UNUSED void htc__dev_sync(int32_t layer)
-{
-    (void)layer;
-    HTC_DEVICE_LAYER(layer, htc__fcu.now - htc__fcu.layer_start);
-    htc__fcu.layer_start = htc__fcu.now;
-}
-
+static HTC__UNUSED void htc__dev_sync(int32_t layer) { htc__devclock_layer(&htc__fcu.clk, layer); }
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
-    (void)layer;
-    htc__fcu.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
-    HTC_DEVICE_LAYER(layer, htc__fcu.now - htc__fcu.layer_start);
-    htc__fcu.layer_start = htc__fcu.now;
+    htc__devclock_cpu(&htc__fcu.clk, layer, units, cycles_per_unit);
 }
-
-static HTC__UNUSED void htc__dev_reset(void) { htc__fcu.now = htc__fcu.layer_start = 0; }
+static HTC__UNUSED void htc__dev_reset(void) { htc__fcu.clk.now = htc__fcu.clk.layer_start = 0; }

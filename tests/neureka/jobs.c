@@ -34,6 +34,7 @@
 #define HTC_DEV_W_SIZE 65536
 #endif
 #include "../../htc.h"
+#include "../../kernels/device.c"
 #include "../../kernels/neureka.c"
 
 /* mode, output rows / columns, input / output channels, padding top,

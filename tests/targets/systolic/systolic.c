@@ -22,33 +22,23 @@
    job on the array HTC_DEV_STARTUP plus, per kernel tap and block of
    DIM input x DIM output channels, DIM cycles to preload the weights and
    one cycle per output pixel. All constants come from the target file. */
-#include <stdlib.h>
-#include <string.h>
-
 #if !defined(HTC_DEV_ACT_SIZE) || !defined(HTC_DEV_OUT_SIZE) || !defined(HTC_DEV_ROWS) || !defined(HTC_DEV_STARTUP) || \
     !defined(HTC_DEV_DMA_BPC) || !defined(HTC_DEV_DMA_SETUP) || !defined(HTC_DEV_OUT_DMA_BPC) ||                     \
     !defined(HTC_DEV_OUT_DMA_SETUP)
 #error "systolic.c: the HTC_DEV_* hardware constants come from the target file (htc writes them)"
 #endif
-#ifndef HTC_DEVICE_FAULT
-#define HTC_DEVICE_FAULT(what) abort()
-#endif
-#ifndef HTC_DEVICE_LAYER
-#define HTC_DEVICE_LAYER(layer, cycles) ((void)0)
-#endif
 
 typedef struct {
     int8_t sp[HTC_DEV_ACT_SIZE];
     int32_t acc[HTC_DEV_OUT_SIZE / 4];
-    uint64_t now, layer_start;
+    htc__devclock clk;
 } htc__sa_state;
 
 static htc__sa_state htc__sa;
 
 static HTC__UNUSED int8_t *htc__sa_sp(uint32_t off, uint64_t len)
 {
-    if (HTC__CAST(uint64_t, off) + len > HTC_DEV_ACT_SIZE) HTC_DEVICE_FAULT("scratchpad overflow");
-    return htc__sa.sp + off;
+    return HTC__CAST(int8_t *, htc__devmem(htc__sa.sp, HTC_DEV_ACT_SIZE, off, len, "scratchpad overflow"));
 }
 
 /* off and len in bytes, a multiple of 4 */
@@ -58,7 +48,7 @@ static HTC__UNUSED int32_t *htc__sa_acc(uint32_t off, uint64_t len)
     return htc__sa.acc + off / 4;
 }
 
-static HTC__UNUSED void htc__sa_dma(double bytes) { htc__sa.now += HTC_DEV_DMA_SETUP + htc__ceil_div(bytes, HTC_DEV_DMA_BPC); }
+static HTC__UNUSED void htc__sa_dma(double bytes) { htc__devclock_dma(&htc__sa.clk, bytes, HTC_DEV_DMA_BPC, HTC_DEV_DMA_SETUP); }
 
 /* L2 -> scratchpad: h blocks of w rows of c bytes (strides in bytes: between
    blocks, between rows), stored [h][w][c]: an input tile (rows, pixels,
@@ -84,7 +74,7 @@ static HTC__UNUSED void htc__sa_bias(uint32_t acc_off, const int32_t *bias, int3
     int32_t *a = htc__sa_acc(acc_off, 4u * HTC__CAST(uint64_t, n) * k);
     int32_t p;
     for (p = 0; p < n; p++) memcpy(a + HTC__CAST(size_t, p) * k, bias, 4u * HTC__CAST(size_t, k));
-    htc__sa.now += HTC_DEV_OUT_DMA_SETUP + htc__ceil_div(4.0 * k, HTC_DEV_OUT_DMA_BPC);
+    htc__devclock_dma(&htc__sa.clk, 4.0 * k, HTC_DEV_OUT_DMA_BPC, HTC_DEV_OUT_DMA_SETUP);
 }
 
 /* One job: the accumulator's [oy][ox][k] partial sums at acc_off += the
@@ -114,7 +104,7 @@ static HTC__UNUSED void htc__sa_compute(uint32_t in_off, int32_t ih, int32_t iw,
                     }
                 }
         }
-    htc__sa.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, kh) * kw * htc__cdiv(c, HTC_DEV_ROWS) *
+    htc__sa.clk.now += HTC_DEV_STARTUP + HTC__CAST(uint64_t, kh) * kw * htc__cdiv(c, HTC_DEV_ROWS) *
                                          htc__cdiv(k, HTC_DEV_ROWS) * (HTC__CAST(uint64_t, oy) * ox + HTC_DEV_ROWS);
 }
 
@@ -137,24 +127,13 @@ static HTC__UNUSED void htc__sa_mvout(int8_t *dst, uint32_t acc_off, uint32_t rq
                 dst[HTC__CAST(size_t, y) * row_stride + HTC__CAST(size_t, x) * pix_stride + o] = HTC__CAST(
                     int8_t, htc__requant(acc[(HTC__CAST(size_t, y) * ox + x) * k + o], m, s, out_zp, qmin, qmax));
             }
-    htc__sa.now += HTC_DEV_OUT_DMA_SETUP + htc__ceil_div(HTC__CAST(double, oy) * ox * k, HTC_DEV_OUT_DMA_BPC);
+    htc__devclock_dma(&htc__sa.clk, HTC__CAST(double, oy) * ox * k, HTC_DEV_OUT_DMA_BPC, HTC_DEV_OUT_DMA_SETUP);
 }
 
-/* end of an offloaded layer */
-static HTC__UNUSED void htc__dev_sync(int32_t layer)
-{
-    (void)layer;
-    HTC_DEVICE_LAYER(layer, htc__sa.now - htc__sa.layer_start);
-    htc__sa.layer_start = htc__sa.now;
-}
-
-/* a layer on the host CPU: cycles from the target's per-kernel cost model */
+/* the three functions the compiler calls (kernels/device.c) */
+static HTC__UNUSED void htc__dev_sync(int32_t layer) { htc__devclock_layer(&htc__sa.clk, layer); }
 static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_per_unit)
 {
-    (void)layer;
-    htc__sa.now += HTC__CAST(uint64_t, units * cycles_per_unit + 0.5);
-    HTC_DEVICE_LAYER(layer, htc__sa.now - htc__sa.layer_start);
-    htc__sa.layer_start = htc__sa.now;
+    htc__devclock_cpu(&htc__sa.clk, layer, units, cycles_per_unit);
 }
-
-static HTC__UNUSED void htc__dev_reset(void) { htc__sa.now = htc__sa.layer_start = 0; }
+static HTC__UNUSED void htc__dev_reset(void) { htc__sa.clk.now = htc__sa.clk.layer_start = 0; }
