@@ -104,6 +104,15 @@ def parse_gvsoc(text):
     return layers, total, in_fnv, data
 
 
+def est_line(what, errs, layer=True):
+    """the estimate's per-layer errors (%, layer) in one line"""
+    if not errs:
+        return f"{what}: no layer to compare"
+    w = max(errs, key=lambda e: abs(e[0]))
+    return (f"{what}: estimate within 15% of GVSoC: {sum(abs(e) <= 15 for e, _ in errs)}/{len(errs)} layers, "
+            f"worst layer {'%d ' % w[1] if layer else ''}{w[0]:+.1f}%")
+
+
 def main():
     gvsoc = os.environ.get("GVSOC", "")
     if not gvsoc:
@@ -155,7 +164,7 @@ def main():
                     cmd.append("SIR_XP=")
                 mem = "l1"
                 r = run(cmd + ["SIR_MEM=l1"])
-                if r.returncode and "overflowed" in r.stdout:
+                if r.returncode and ("overflowed" in r.stdout or "does not fit" in r.stdout):
                     # the weights do not fit L1 beside the arena: arena and
                     # weights in L2, the layers' L1 tiles moved by the DMA
                     # (constants only in L2 when no layer has L1 tiles)
@@ -174,7 +183,9 @@ def main():
                     ok = False
                     continue
                 # the estimate, then the same header on the host with the same input
-                rep = json.loads(run([HTC, "report", model, "-t", TARGET, "-D", f"cores={n}", "--json"]).stdout)
+                # (-D mem: the layout the firmware was built with, examples/common/platform.mk)
+                rep = json.loads(run([HTC, "report", model, "-t", TARGET, "-D", f"cores={n}", "-D", f"mem={mem}",
+                                      "--json"]).stdout)
                 clock = rep.get("clock_mhz", clock)
                 with open(os.path.join(b, f"siracusa-{n}", f"{ex}.h")) as f:
                     m = re.search(r"#define %s_INPUT_SIZE (\d+)" % ex.upper(), f.read())
@@ -218,6 +229,16 @@ def main():
                     line += f"{e:>12,}" if e is not None else f"{'-':>12}"
                     line += f"{100.0 * (e - c) / c:>+7.1f}%" if e is not None and c else f"{'-':>8}"
                 say(line)
+            for n in ns:
+                # the estimate against GVSoC per layer: how many within 15%, the worst
+                errs = []
+                for i in idx:
+                    c = res[n]["layers"].get(i, ("", None))[1]
+                    lay = [l for l in res[n]["est"]["layers"] if l["index"] == i]
+                    if c and lay:
+                        errs.append((100.0 * (lay[0]["est_cycles"] - c) / c, i))
+                res[n]["errs"] = errs
+                say(est_line(f"{label} cores={n}", errs))
             tot = [res[n]["total"] for n in ns]
             line = f"total{'':13}" + "".join(f"{t:>12,}" for t in tot)
             if len(ns) > 1:
@@ -242,6 +263,9 @@ def main():
             say(f"  {label:<12}" + "".join(f" cores={n}: {res[n]['total'] / (clock * 1000.0):7.2f} ms" for n in ns)
                 + (f"  speedup {res[ns[0]]['total'] / res[ns[-1]]['total']:.2f}x" if len(ns) > 1 else "")
                 + (f"  Deeploy {dms} ms" if dms else ""))
+        for n in sorted({n for _, res, _ in summary for n in res}):
+            errs = [e for _, res, _ in summary if n in res for e in res[n].get("errs", [])]
+            say(est_line(f"  all models cores={n}", errs, layer=False))
     say("bench_gvsoc: %s" % ("ok: every output equal to htc run" if ok else "FAILED"))
     if os.environ.get("BENCH_NEUREKA", "1") != "0":
         # Deeploy's networks and MicroLlama with and without N-EUREKA (bench/bench_neureka.py)

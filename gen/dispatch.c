@@ -103,6 +103,74 @@ static int64_t split_items(const Graph *g, const Op *op, int split)
     return last ? tensor_numel(out) / last : 0;
 }
 
+static int pointwise_op(const Op *op)
+{
+    return op->kind == OP_CONV2D && op->k_h == 1 && op->k_w == 1 && op->stride_h == 1 && op->stride_w == 1 &&
+           op->pad_top == 0 && op->pad_left == 0 && op->out_h == op->in_h && op->out_w == op->in_w;
+}
+
+/* Input rows that output rows [y0, y1) read (htc.h htc__rows_view) */
+static int64_t rows_in(const Op *op, int y0, int y1)
+{
+    int dil = op->kind == OP_CONV2D ? op->dil_h : 1;
+    int first = y0 * op->stride_h - op->pad_top;
+    int last = (y1 - 1) * op->stride_h - op->pad_top + (op->k_h - 1) * dil;
+    if (first < 0) first = 0;
+    if (last > op->in_h - 1) last = op->in_h - 1;
+    return last >= first ? last - first + 1 : 0;
+}
+
+/* The share [lo, hi) of n items that core c of nc computes (htc.h htc__share) */
+static void share(int64_t n, int c, int nc, int64_t *lo, int64_t *hi)
+{
+    *lo = n * c / nc;
+    *hi = n * (c + 1) / nc;
+}
+
+double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1, int tile)
+{
+    const Tensor *out = &g->tensors[op->out[0]];
+    const int spatial = op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL;
+    const int64_t last = out->rank ? out->shape[out->rank - 1] : 1;
+    const int nc = op->cores > 1 ? op->cores : 1;
+    double worst = -1;
+    for (int c = 0; c < nc; c++) {
+        CallShare s = {0};
+        int64_t lo, hi;
+        s.tile = tile;
+        s.cores = nc;
+        if (spatial) {
+            /* image rows [y0, y1) of every image (a band: one image) */
+            int64_t b = tile ? 1 : op->batches;
+            s.rows = b * (y1 - y0), s.cols = op->out_w, s.channels = op->out_c, s.in_rows = b * rows_in(op, y0, y1);
+            if (nc > 1 && op->split == SPLIT_CHANNELS) {
+                share(op->out_c, c, nc, &lo, &hi);
+                s.channels = hi - lo;
+            } else if (nc > 1 && pointwise_op(op)) {
+                share(s.rows * op->out_w, c, nc, &lo, &hi);
+                s.rows = s.in_rows = 1, s.cols = hi - lo;
+            } else if (nc > 1) {
+                share(y1 - y0, c, nc, &lo, &hi);
+                s.rows = b * (hi - lo), s.in_rows = hi > lo ? b * rows_in(op, y0 + (int)lo, y0 + (int)hi) : 0;
+            }
+        } else {
+            s.rows = s.in_rows = last ? tensor_numel(out) / last : 0, s.cols = 1, s.channels = last;
+            if (nc > 1 && op->split == SPLIT_CHANNELS) {
+                share(last, c, nc, &lo, &hi);
+                s.channels = hi - lo;
+            } else if (nc > 1) {
+                share(s.rows, c, nc, &lo, &hi);
+                s.rows = s.in_rows = hi - lo;
+            }
+        }
+        if (s.rows <= 0 || s.cols <= 0 || s.channels <= 0) continue;   /* this core has nothing */
+        double cyc;
+        if (!target_call_cycles(t, g, op, &s, &cyc)) return -1;
+        if (cyc > worst) worst = cyc;
+    }
+    return worst < 0 ? 0 : worst;
+}
+
 /* A CPU op on a cluster (cpu.cores > 1): when its kernel has a parallel
    entry point, the split (the target's split function, else the one whose
    largest share is smallest, rows first) and the estimate: the largest
@@ -133,6 +201,17 @@ static void parallel(const Graph *g, Target *t, Op *op)
     op->est_cycles = op->est_cycles * (double)((items + n - 1) / n) / (double)items + cpu->fork_cycles;
 }
 
+/* With the target's cycles = function(op, share): the layer's overhead,
+   the fork/join when divided, and its slowest core's call. */
+static void call_estimate(const Graph *g, Target *t, Op *op)
+{
+    const Engine *cpu = &t->engines[0];
+    int h = op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL ? op->out_h : 1;
+    double c = cpu_share_cycles(t, g, op, 0, h, 0);
+    if (c < 0) return;
+    op->est_cycles = cpu->overhead_cycles + c + (op->cores > 1 ? cpu->fork_cycles : 0);
+}
+
 /* The chosen engine's kernel and cost model for op; the estimate. */
 static void bind(const Graph *g, Target *t, Op *op)
 {
@@ -146,6 +225,7 @@ static void bind(const Graph *g, Target *t, Op *op)
     target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
     op->est_cycles = op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out);
     if (op->engine == 0 && t->engines[0].cores > 1) parallel(g, t, op);
+    if (op->engine == 0) call_estimate(g, t, op);
 }
 
 /* Two passes: every engine's predicate for every op first (so each op

@@ -470,6 +470,7 @@ typedef struct {
     double cycles_per_mac;      /* cost model for the estimate */
     double cycles_per_elem;     /* for ops without MACs */
     int cost_fn;                /* cycles_per_mac / _elem is a function(op) (bit 1 / bit 2) */
+    int has_cycles;             /* the cpu's cycles = function(op, share) (target_call_cycles) */
     int has_accepts;            /* Lua predicate present (called by target_accepts) */
 } EngineOp;
 
@@ -495,6 +496,7 @@ typedef struct {
     int l1_memory;              /* the cluster's local memory (index into Target.memories), or -1 */
     int has_split;              /* split = function(op) present (target_split) */
     double fork_cycles;         /* cycles of one fork/join (HTC_PAR_RUN) */
+    double overhead_cycles;     /* every layer's cycles beyond its kernel's calls (cpu.overhead) */
 } Engine;
 
 /* param "name" { default = v, values = {...} or min/max, description = "..." }
@@ -552,6 +554,23 @@ extern const char *const split_names[SPLIT_COUNT];
 /* The target's split function for op on the CPU cluster: SPLIT_* or -1
    (none given: the default). */
 int target_split(Target *t, const Graph *g, const Op *op);
+/* One core's call of a CPU kernel: its share of the output as rows x cols
+   x channels (convolution and pooling: image rows, columns, channels; a
+   pointwise convolution divided by pixels: 1 x pixels; other ops: every
+   dimension but the last x 1 x the last), the input rows it reads, tile =
+   1 when it computes from the cluster's L1 tiles, cores = the layer's. */
+typedef struct {
+    int64_t rows, cols, channels, in_rows;
+    int tile, cores;
+} CallShare;
+/* The cpu op's cycles = function(op, share) for that call: 1 and *cycles,
+   or 0 when the target gives none or it returns nil (the per-MAC /
+   per-element costs). */
+int target_call_cycles(Target *t, const Graph *g, const Op *op, const CallShare *s, double *cycles);
+/* dispatch.c: the cycles of op's slowest core computing output rows
+   [y0, y1) (tile: from L1 tiles) with the op's split; -1 without a
+   cycles function. */
+double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1, int tile);
 
 /* Tiling expressions (the target's tile function builds them in Lua). */
 typedef enum { EX_CONST, EX_VAR, EX_ADD, EX_SUB, EX_MUL, EX_MOD, EX_NEG, EX_MIN, EX_MAX,

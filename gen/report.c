@@ -223,6 +223,25 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                     (long long)weight_bytes(g, op), op->est_cycles);
             if (op->tile) tile_json(f, op->tile);
             if (op->cores > 1) fprintf(f, ", \"cores\": %d, \"split\": \"%s\"", op->cores, split_names[op->split]);
+            if ((op->kind == OP_CONV2D || op->kind == OP_FC) && op->nin > 2 && op->in[2] >= 0 && g->tensors[op->in[2]].data &&
+                g->tensors[op->in[2]].type == DT_INT32) {
+                /* the largest |bias| (a target's cost model may depend on it, as its kernels do) */
+                const Tensor *b = &g->tensors[op->in[2]];
+                int64_t bm = 0;
+                for (int64_t k = 0; k < tensor_numel(b); k++) {
+                    int64_t v = ((const int32_t *)(const void *)b->data)[k];
+                    bm = (v < 0 ? -v : v) > bm ? (v < 0 ? -v : v) : bm;
+                }
+                fprintf(f, ", \"bias_absmax\": %lld", (long long)bm);
+            }
+            if (op->in[0] >= 0) {
+                fprintf(f, ", \"in_shape\": ");
+                shape(f, &g->tensors[op->in[0]], 1);
+            }
+            if (op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL)
+                fprintf(f, ", \"kernel\": [%d, %d], \"stride\": [%d, %d], \"dilation\": [%d, %d], \"pad\": [%d, %d], \"depthwise\": %d",
+                        op->k_h, op->k_w, op->stride_h, op->stride_w, op->kind == OP_CONV2D ? op->dil_h : 1,
+                        op->kind == OP_CONV2D ? op->dil_w : 1, op->pad_top, op->pad_left, op->kind == OP_CONV2D && op->depthwise);
             if (op->ctile)
                 fprintf(f, ", \"l1\": {\"rows\": %d, \"tiles\": %d, \"l1_bytes\": %lld, \"dma_bytes\": %lld, \"compute_cycles\": %.0f, \"dma_cycles\": %.0f, \"candidates\": %d}",
                         op->ctile->rows, op->ctile->ntiles, (long long)op->ctile->l1_bytes, (long long)op->ctile->dma_bytes,

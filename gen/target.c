@@ -51,6 +51,7 @@ typedef struct {
     int (*tile_ref)[OP_COUNT];      /* per engine, per op kind: tile function */
     int (*const_ref)[OP_COUNT];     /* per engine, per op kind: constants function */
     int (*cost_ref)[OP_COUNT][2];   /* per engine, per op kind: cycles_per_mac / _elem functions */
+    int call_ref[OP_COUNT];         /* cpu op kind: cycles = function(op, share), or LUA_NOREF */
     int tilevars_ref;               /* prelude: builds the tile variables of a layer */
 } LoadedTarget;
 
@@ -721,10 +722,10 @@ static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "en
 static const char *const mem_keys[] = {"size", "alignment", "dma", "cost", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights", "outputs",
-                                          "startup", "array", "device", "cores", "l1", "split", "fork", NULL};
+                                          "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
-                                      "tile", "double_buffer", "macs_per_cycle", "constants", "partial_sums", NULL};
+                                      "tile", "double_buffer", "macs_per_cycle", "constants", "partial_sums", "cycles", NULL};
 
 static int in_list(const char *s, const char *const *list)
 {
@@ -1107,18 +1108,20 @@ static void read_requant(LoadedTarget *lt, const char **kk, int nkeys, RequantSe
     if (n == 0 || lua_rawlen(L, -1) == 0) field_error(lt, kk, nkeys, "an empty list: no op could run here");
 }
 
-static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", NULL};
+static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", "overhead", NULL};
 
 /* The cpu table (at the top) as a cluster: cores = N identical cores (a
    plain MCU: 1, the default), l1 = its shared local memory, split =
    function(op) returning "rows" or "channels" (how a layer's output is
-   divided over the cores; optional), fork = cycles of one fork/join. */
+   divided over the cores; optional), fork = cycles of one fork/join,
+   overhead = cycles of every layer beyond its kernel's calls. */
 static void read_cluster(LoadedTarget *lt, Engine *cpu)
 {
     lua_State *L = lt->L;
     const char *ck[4] = {"cpu"};
     cpu->cores = (int)get_number(lt, ck, 1, "cores", 0, 1, 1, 64, 1);
     cpu->fork_cycles = get_number(lt, ck, 1, "fork", 0, 0, 0, 1e9, 0);
+    cpu->overhead_cycles = get_number(lt, ck, 1, "overhead", 0, 0, 0, 1e9, 0);
     cpu->l1_memory = -1;
     const char *l1 = get_string(lt, ck, 1, "l1", 0);
     if (l1) {
@@ -1353,6 +1356,20 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
                 else o->cycles_per_mac = v;
             }
         }
+        /* cycles = function(op, share): one core's call of the kernel on
+           its share of the output (the cpu only; target_call_cycles) */
+        int cty = rawfield(L, -1, "cycles");
+        if (cty == LUA_TFUNCTION) {
+            if (!e->is_cpu) field_error(lt, kk, nkeys + 2, "'cycles' (a function(op, share)) is for the cpu's ops only");
+            o->has_cycles = 1;
+            lt->call_ref[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+        } else {
+            if (cty != LUA_TNIL) {
+                kk[nkeys + 2] = "cycles";
+                field_error(lt, kk, nkeys + 3, "expected a function(op, share) returning one core's cycles");
+            }
+            lua_pop(L, 1);
+        }
         /* the kernel file must exist now, not at emit time */
         const char *why;
         if (o->kernel_file && !find_file(&lt->t, o->kernel_file, &why)) {
@@ -1551,6 +1568,7 @@ Target *target_load(const char *path)
         for (int k = 0; k < OP_COUNT; k++)
             lt->accepts_ref[i][k] = lt->tile_ref[i][k] = lt->cost_ref[i][k][0] = lt->cost_ref[i][k][1] =
                 lt->const_ref[i][k] = LUA_NOREF;
+    for (int k = 0; k < OP_COUNT; k++) lt->call_ref[k] = LUA_NOREF;
 
     const char *ck[8] = {"cpu"};
     if (rawfield(L, -1, "cpu") != LUA_TTABLE)
@@ -2044,6 +2062,38 @@ void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *pe
         else *per_mac = lua_tonumber(L, -1);
         lua_pop(L, 1);
     }
+}
+
+int target_call_cycles(Target *t, const Graph *g, const Op *op, const CallShare *s, double *cycles)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    const Engine *e = &t->engines[0];
+    const EngineOp *eo = engine_op(e, op->kind);
+    if (!eo || !eo->has_cycles) return 0;
+    lua_State *L = lt->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lt->call_ref[op->kind]);
+    push_op(L, g, op);
+    lua_createtable(L, 0, 6);
+    set_int(L, "rows", s->rows);
+    set_int(L, "cols", s->cols);
+    set_int(L, "channels", s->channels);
+    set_int(L, "in_rows", s->in_rows);
+    set_int(L, "tile", s->tile);
+    set_int(L, "cores", s->cores);
+    if (tpcall(L, 2, 1) != LUA_OK)
+        die("%s (in cpu.ops.%s.cycles, for operator %d %s)", lua_error_line(L), op_name(op->kind), op->src_index,
+            op->src_name);
+    if (lua_isnil(L, -1)) {     /* not this call: the per-MAC / per-element costs */
+        lua_pop(L, 1);
+        return 0;
+    }
+    if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1e12))
+        die("%s:%d: cpu.ops.%s.cycles returned %s for operator %d %s; expected a number >= 0 (at most 1e12) or nil", t->path,
+            op_line(lt, e, op->kind), op_name(op->kind),
+            lua_isnumber(L, -1) ? lua_tostring(L, -1) : luaL_typename(L, -1), op->src_index, op->src_name);
+    *cycles = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return 1;
 }
 
 int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const char **reason)

@@ -978,7 +978,7 @@ static double dma_cycles(const Memory *m, int64_t bytes)
    the first band in, then per band the larger of the cores' compute and
    the DMA that overlaps it -- the next band in, the previous band out --,
    the last band out). */
-static void band_model(const Graph *g, const Op *op, const Engine *cpu, const Memory *l1, int rows, ClusterTile *ct)
+static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *cpu, const Memory *l1, int rows, ClusterTile *ct)
 {
     const int64_t in_row = (int64_t)op->in_w * op->in_c, out_row = (int64_t)op->out_w * op->out_c;
     const int n = (op->out_h + rows - 1) / rows;
@@ -1025,6 +1025,9 @@ static void band_model(const Graph *g, const Op *op, const Engine *cpu, const Me
         double comp = serial_row * (double)((items + nc - 1) / nc) / (px ? op->out_w : 1) + cpu->fork_cycles;
         if (op->split == SPLIT_CHANNELS)    /* every row of the band, the largest share of the channels */
             comp = serial_row * (y1 - y0) * (double)((op->out_c + nc - 1) / nc) / op->out_c + cpu->fork_cycles;
+        /* the target's cycles of one call: the slowest core's share of the band */
+        double call = cpu_share_cycles(tg, g, op, y0, y1, 1);
+        if (call >= 0) comp = call + (op->cores > 1 ? cpu->fork_cycles : 0);
         double moving = (t + 1 < n ? in_c[t + 1] : 0) + (t > 0 ? out_c[t - 1] : 0);
         ct->compute_cycles += comp;
         c += comp > moving ? comp : moving;
@@ -1055,7 +1058,7 @@ static void tile_cluster(Graph *g, Target *t)
         ClusterTile best, cur;
         int found = 0;
         for (int rows = op->out_h; rows >= 1; rows--) {
-            band_model(g, op, cpu, l1, rows, &cur);
+            band_model(t, g, op, cpu, l1, rows, &cur);
             if (cur.l1_bytes > l1->size) continue;
             if (!found || cur.est_cycles < best.est_cycles) best = cur;
             found++;
@@ -1064,7 +1067,7 @@ static void tile_cluster(Graph *g, Target *t)
         best.candidates = found;
         op->ctile = arena_alloc(sizeof *op->ctile);
         *op->ctile = best;
-        op->est_cycles = best.est_cycles;
+        op->est_cycles = best.est_cycles + (cpu_share_cycles(t, g, op, 0, 1, 1) >= 0 ? cpu->overhead_cycles : 0);
     }
 }
 

@@ -248,18 +248,59 @@ local function choose(op, cand)
   return "cluster", ("cluster ~%d cycles <= N-EUREKA ~%d"):format(math.floor(cl), math.floor(ne))
 end
 
--- ---- the cluster's cost model (one core, fitted to GVSoC) ------------------
--- Least squares on the relative error of the MLPerf Tiny layers' cycles on
--- one cluster core of GVSoC (bench/bench_gvsoc.py, XpulpV2 kernels, int8
--- TFLite arithmetic; 28 convolutions, 17 depthwise layers): a convolution
--- costs cycles per MAC (the 2x4 dot products) plus cycles per output (the
--- requantization and the block's call; copying the receptive fields fitted
--- to ~0 per byte, CONV_COL); a depthwise layer per output, per byte of the
--- padded planes it copies and per channel. Other arithmetic (onnxruntime's
--- float, QuantLib) runs the generic loops: their older figures.
-local CONV_MAC, CONV_OUT, CONV_COL = 0.66, 55.0, 0
-local DW_OUT, DW_PLANE, DW_CH = 42.1, 9.53, 737
+-- ---- the cluster's cost model (fitted to GVSoC) ----------------------------
+-- Where the firmware puts the arena and the weights (examples/siracusa
+-- SIR_MEM): tile = both in L2, every layer with a band kernel computing
+-- from L1 bands the cluster DMA fills (the default); l1 = both in L1 (a
+-- model that fits: no L1 tiles); l2 = the weights in L2, the arena in L1.
+local MEM = param "mem" { default = "tile", values = { "tile", "l1", "l2" },
+                          description = "arena and weights: tile (L2, layers in L1 tiles), l1 (both in L1), l2 (weights in L2, arena in L1)" }
+if MEM ~= "tile" and ENGINES ~= "cluster" then
+  error("mem=" .. MEM .. " is for engines=cluster (N-EUREKA's tiles need the L1 beside the cluster's)")
+end
 
+-- The estimate of a layer (gen/dispatch.c, gen/tile.c): cpu.overhead +
+-- (when divided over the cores) cpu.fork + the slowest core's call; a layer
+-- in L1 bands: the weights' and first band's DMA, then per band the larger
+-- of (fork + slowest core's call on the band) and the DMA overlapping it.
+-- One call's cycles are terms for what the XpulpV2 kernels do, each
+-- coefficient a least-squares fit on GVSoC's per-layer cycles of the four
+-- MLPerf Tiny models at 1 and 8 cores (bench/fit_siracusa.py, from
+-- bench/bench_gvsoc.py's output; its features are these functions').
+local K_ = {
+  -- conv2d (htc__conv2d_xp_run): per call (the band's parameters, the
+  -- output-channel chunk), per output channel's start value (a sum over its
+  -- K weights, per weight), per 2x4 block (two pixels x four channels: the
+  -- fast requantization and stores of its 8 outputs), per word of a block's
+  -- dot products (6 loads, 8 pv.sdotsp.b), per output whose layer the fast
+  -- requantization cannot take (htc__prq_ok: a |bias| near 2^30; the
+  -- portable store), per receptive-field byte and row copied
+  conv_call = 5280, conv_wsum = 1.805, conv_block = 411.1, conv_word = 13.80, conv_out = 0, conv_out_slow = 61.14,
+  conv_field = 2.170, conv_frow = 82.22,
+  -- depthwise (htc__dwconv2d_xp_ch): per call, per channel (or group of
+  -- four channels), per plane row built, per input pixel copied into the
+  -- planes (four channels at a time / one), per output (fast / slow
+  -- requantization; no measured layer takes the slow one: the convolution's)
+  dw_call = 4118, dw_group = 2055, dw_row = 240.0, dw_px4 = 9.561, dw_px1 = 0, dw_out = 37.10, dw_out_slow = 61,
+  -- fully connected (htc__fc_xp): per call, per block of 4 outputs and per
+  -- word of its dot products (5 loads, 8 dot products) with the weights in
+  -- L1 / L2 (the word in L1: 14, from the instructions; the measured FCs in
+  -- L1 have K = 64 only, where a block and a word are not told apart), per
+  -- slow output (the convolution's)
+  fc_call = 405.2, fc_block_l1 = 491.1, fc_block_l2 = 734.2, fc_word_l1 = 14, fc_word_l2 = 70.51, fc_out = 0,
+  fc_out_slow = 61,
+  -- average pool: per call, per output, per input byte summed
+  pool_call = 1354, pool_out = 56.74, pool_in = 9.941,
+  -- add: per call, per element
+  add_call = 12650, add_elem = 47.00,
+  -- softmax: per call (its tables), per element (data-dependent: entries
+  -- below diff_min skip the exponentials)
+  sm_call = 2876, sm_elem = 149.5,
+  -- per band (tile = 1): the DMA starts and waits on core 0 around the fork
+  band = 520.2,
+}
+
+-- the features of one call: { name = count }, cycles = sum K_[name] * count
 local function conv_geometry(op)
   local C, OY, OX, K = op.in_shape[4], op.out_shape[2], op.out_shape[3], op.out_shape[4]
   local pointwise = op.kernel_h == 1 and op.kernel_w == 1 and op.stride == 1 and op.in_shape[2] == OY
@@ -267,23 +308,117 @@ local function conv_geometry(op)
   return C, OY, OX, K, pointwise
 end
 
+-- htc.h htc__prq_ok from the largest |bias| (TFLite's multipliers are >= 0
+-- and its shifts of scales below 1/2 within -31..-1): the fast requantization
+local function rq_fast(op, taps)
+  return taps < 32768 and op.bias_absmax < (1 << 30) - taps * 32640
+end
+
+local function feat_conv(op, s)
+  local C, _, OX, _, pw = conv_geometry(op)
+  if op.depthwise == 1 then
+    -- planes of W bytes a row, PL bytes each (2048, or 512 for four channels)
+    local W = (OX - 1) * op.stride_w + 4
+    local span = (op.kernel_h - 1) * op.dilation_h + 1
+    local grp = C % 4 == 0 and span <= 512 // W
+    local n4 = grp and s.channels // 4 or 0
+    local n1 = s.channels - 4 * n4
+    local inw = op.in_shape[3]
+    local function planes(PL)
+      -- plane rows built for one channel (group) over its chunks of output rows
+      local ny = (PL // W - span) // op.stride_h + 1
+      if ny < 1 then ny = 1 end
+      local rows, y0 = 0, 0
+      while y0 < s.rows do
+        local y1 = math.min(s.rows, y0 + ny)
+        rows = rows + (y1 - 1 - y0) * op.stride_h + span
+        y0 = y1
+      end
+      return rows
+    end
+    local r4, r1 = planes(512), planes(2048)
+    local px = math.min(inw, W)
+    local n = s.rows * s.cols * s.channels
+    local q = rq_fast(op, op.kernel_h * op.kernel_w)
+    return { dw_call = 1, dw_group = n4 + n1, dw_row = n4 * r4 + n1 * r1, dw_px4 = n4 * r4 * px, dw_px1 = n1 * r1 * px,
+             dw_out = q and n or 0, dw_out_slow = q and 0 or n, band = s.tile }
+  end
+  local K = op.kernel_h * op.kernel_w * C
+  local K4 = pw and K or (K + 3) // 4 * 4
+  local P = s.rows * s.cols
+  local blocks = ((P + 1) // 2) * ((s.channels + 3) // 4)
+  local q = rq_fast(op, K)
+  return { conv_call = 1, conv_wsum = s.channels * K, conv_block = blocks, conv_word = blocks * (K4 // 4),
+           conv_out = q and P * s.channels or 0, conv_out_slow = q and 0 or P * s.channels,
+           conv_field = pw and 0 or P * K, conv_frow = pw and 0 or P * op.kernel_h, band = s.tile }
+end
+
+local function feat_fc(op, s)
+  local K = op.in_shape[#op.in_shape]
+  local blocks = s.rows * ((s.channels + 3) // 4)
+  local words = blocks * ((K + 3) // 4)
+  local wl1 = MEM == "l1"     -- an FC has no L1 tiles: its weights are in L1 with mem=l1 only
+  local n = s.rows * s.channels
+  local q = rq_fast(op, K)
+  return { fc_call = 1, fc_block_l1 = wl1 and blocks or 0, fc_block_l2 = wl1 and 0 or blocks,
+           fc_word_l1 = wl1 and words or 0, fc_word_l2 = wl1 and 0 or words, fc_out = q and n or 0,
+           fc_out_slow = q and 0 or n }
+end
+
+local function feat_pool(op, s)
+  local n = s.rows * s.cols * s.channels
+  local inb = s.in_rows * op.in_shape[3] * s.channels
+  return { pool_call = 1, pool_out = n, pool_in = inb, band = s.tile }
+end
+
+local function feat_add(op, s)
+  local n = s.rows * s.channels
+  return { add_call = 1, add_elem = n }
+end
+
+local function feat_softmax(op, s)
+  return { sm_call = 1, sm_elem = s.rows * s.channels }
+end
+
+-- which calls the features describe: TFLite's arithmetic (the XpulpV2
+-- paths; a convolution's receptive field up to HTC__XP_COLS = 576 bytes, a
+-- depthwise kernel up to 4 wide, 8 high, depth multiplier 1)
+local function tflite(op) return op.requant == "tflite" end
+local function xp_conv(op)
+  if op.requant ~= "tflite" then return false end
+  local C, _, OX, _, pw = conv_geometry(op)
+  if op.depthwise == 1 then
+    local W = (OX - 1) * op.stride_w + 4
+    return op.depth_multiplier == 1 and op.kernel_w <= 4 and op.dilation_w == 1 and op.kernel_h <= 8
+           and (op.kernel_h - 1) * op.dilation_h + 1 <= 2048 // W
+  end
+  return pw or (op.kernel_h * op.kernel_w * C + 3) // 4 * 4 <= 576
+end
+
+-- the output elements of a shape
+local function numel(shape)
+  local n = 1
+  for i = 1, #shape do n = n * shape[i] end
+  return n
+end
+
 local conv_float = by_arith(2.5, 3.0, 8, 4.0)
 local function conv_per_mac(op)
   if op.requant ~= "tflite" then return conv_float(op) end
-  if op.depthwise == 1 then return 0 end
-  return CONV_MAC
+  return op.depthwise == 1 and 4.0 or 1.0
 end
 
-local function conv_per_out(op)
-  if op.requant ~= "tflite" then return 0 end
-  local C, OY, OX, K, pointwise = conv_geometry(op)
-  if op.depthwise == 1 then
-    local W = (OX - 1) * op.stride_w + 4
-    local rows = (OY - 1) * op.stride_h + (op.kernel_h - 1) * op.dilation_h + 1
-    return DW_OUT + DW_PLANE * W * rows / (OY * OX) + DW_CH / (OY * OX)
+-- cycles of one call from its features; a call the features do not
+-- describe (other arithmetic: the generic loops) costs its share of the
+-- outputs times the layer's per-MAC and per-element figures (the op entry's)
+local function call_cycles(feat, fits)
+  return function(op, s)
+    if not fits(op) then return nil end
+    local f = feat(op, s)
+    local c = 0
+    for k, v in pairs(f) do c = c + K_[k] * v end
+    return c
   end
-  local taps = op.kernel_h * op.kernel_w * C
-  return CONV_OUT + (pointwise and 0 or CONV_COL * taps / K)
 end
 
 return target "siracusa" {
@@ -300,10 +435,16 @@ return target "siracusa" {
 
   cpu = {
     name = "cluster",
-    memory = "L2",
+    -- the arena: in L2 with L1 tiles (mem=tile), else in L1 (no tiles)
+    memory = MEM == "tile" and "L2" or "L1",
     cores = CORES,
-    l1 = "L1",
-    fork = 200,                 -- cycles of one fork/join through the event unit
+    l1 = MEM == "tile" and "L1" or nil,
+    -- one fork/join through the event unit, with each core's entry into the
+    -- layer's parallel function (fitted with the calls, K_)
+    fork = 998.1,
+    -- every layer: the call and the run function's bookkeeping (in L2 with
+    -- mem=tile), more with the other cores started
+    overhead = (MEM == "tile" and 128.4 or 45.53) + (CORES > 1 and 15.89 or 0),
     -- depthwise convolutions by channels (the XpulpV2 kernel copies each
     -- channel's plane: by rows every core would copy the rows its band
     -- shares with the next); other convolutions with a receptive field to
@@ -320,23 +461,19 @@ return target "siracusa" {
     end,
     requant = { "tflite", "float", "fp32", "quantlib" },
     ops = {
-      conv2d     = { cycles_per_mac = conv_per_mac, cycles_per_elem = conv_per_out },
-      fc         = { cycles_per_mac = by_arith(4.33, 3.0), cycles_per_elem = by_arith(217, 0) },
-      add        = { cycles_per_elem = by_arith(47.5, 30, 14) },
+      conv2d     = { cycles_per_mac = conv_per_mac, cycles = call_cycles(feat_conv, xp_conv) },
+      fc         = { cycles_per_mac = by_arith(4.33, 3.0), cycles_per_elem = by_arith(217, 0),
+                     cycles = call_cycles(feat_fc, tflite) },
+      add        = { cycles_per_elem = by_arith(47.5, 30, 14), cycles = call_cycles(feat_add, tflite) },
       mul        = { cycles_per_elem = by_arith(12, 14, 14) },
-      avgpool    = { cycles_per_mac = 10.6 },
+      avgpool    = { cycles_per_mac = 10.6, cycles = call_cycles(feat_pool, tflite) },
       maxpool    = { cycles_per_mac = 2 },
       mean       = { cycles_per_mac = 2 },
       pad        = { cycles_per_elem = 1 },
       concat     = { cycles_per_elem = 1 },
-      reshape    = { cycles_per_elem = 0 },
+      reshape    = { cycles_per_elem = 0, cycles = function() return 0 end },   -- moves nothing: the overhead
       transpose  = { cycles_per_elem = 4 },
-      -- ~3,500 cycles of set-up (its tables) + ~150 per element
-      softmax    = { cycles_per_elem = function(op)
-                       if op.requant ~= "tflite" then return 20 end
-                       local n = op.out_shape[#op.out_shape]
-                       return (3500 + 150 * n) / n
-                     end },
+      softmax    = { cycles_per_elem = 20, cycles = call_cycles(feat_softmax, tflite) },
       table      = { cycles_per_elem = by_arith(40, 3) },
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },

@@ -197,3 +197,78 @@ def test_l1_tiles(name, cores):
         assert 0 < t["l1_bytes"] <= 256 * 1024 and t["tiles"] == -(-oh // t["rows"]), t
         assert t["dma_bytes"] >= l["bytes"] and t["candidates"] >= 1, t
         assert l["est_cycles"] >= max(t["compute_cycles"], 1), (l["est_cycles"], t)
+
+
+TOY = """return target "toy" {
+  clock_mhz = 100,
+  memory = { SRAM = { size = 1048576 } },
+  cpu = {
+    name = "c", memory = "SRAM", cores = 3, fork = 100, overhead = 10,
+    split = function(op) if op.kind == "conv2d" and op.depthwise == 0 then return "rows" end end,
+    requant = { "tflite" },
+    ops = {
+      conv2d = { cycles_per_mac = 1, cycles = function(op, s)
+        if op.depthwise == 1 then return %s end
+        return s.rows * s.cols * s.channels + 1000 * s.in_rows
+      end },
+      fc = { cycles_per_mac = 2 }, avgpool = { cycles_per_mac = 1 }, reshape = {}, softmax = { cycles_per_elem = 3 },
+    },
+  },
+}
+"""
+
+
+def test_share_cycles(tmp_path):
+    """cpu op `cycles = function(op, share)`: the estimate is overhead + fork
+    + the slowest core's call, every core's share as the kernels divide the
+    layer (htc.h htc__share, htc__rows_view); nil falls back to the per-MAC
+    cost of the largest share; a bad return value is a one-line error."""
+    t = tmp_path / "toy.lua"
+    t.write_text(TOY % "nil")
+    model = os.path.join(oracle.MODELS, "kws_ref_model.tflite")
+    r = subprocess.run([oracle.HTC, "report", model, "-t", str(t), "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    checked = 0
+    for l in json.loads(r.stdout)["layers"]:
+        if l["op"] != "conv2d":
+            continue
+        n, oh, ow, oc = l["cores"], l["out_shape"][1], l["out_shape"][2], l["out_shape"][3]
+        if l["depthwise"]:      # nil: the largest share of the per-MAC cost
+            items = oc if l["split"] == "channels" else oh
+            assert l["est_cycles"] == round(l["macs"] * (-(-items // n)) / items + 100), l
+            continue
+        kh, sh, ph, ih = l["kernel"][0], l["stride"][0], l["pad"][0], l["in_shape"][1]
+        pw = l["kernel"] == [1, 1] and l["stride"] == [1, 1] and l["pad"] == [0, 0] and ih == oh
+        worst = 0
+        for c in range(n):
+            if pw:      # divided by pixels
+                px = oh * ow * (c + 1) // n - oh * ow * c // n
+                cyc = px * oc + 1000
+            else:
+                y0, y1 = oh * c // n, oh * (c + 1) // n
+                first, last = max(0, y0 * sh - ph), min(ih - 1, (y1 - 1) * sh - ph + kh - 1)
+                cyc = (y1 - y0) * ow * oc + 1000 * (last - first + 1)
+            worst = max(worst, cyc)
+        assert l["split"] == "rows" and l["est_cycles"] == 10 + 100 + worst, (l["index"], l["est_cycles"], worst)
+        checked += 1
+    assert checked == 5
+    t.write_text(TOY % '"fast"')
+    r = subprocess.run([oracle.HTC, "report", model, "-t", str(t)], capture_output=True, text=True)
+    assert r.returncode != 0 and r.stderr.count("\n") == 1, r.stderr
+    assert re.search(r"toy\.lua:\d+: cpu\.ops\.conv2d\.cycles returned string for operator 1 ", r.stderr), r.stderr
+
+
+def test_siracusa_mem():
+    """-D mem says where the firmware puts the arena and weights: with l1 or
+    l2 (arena in L1) no layer has L1 tiles and every layer is estimated from
+    its plain calls; N-EUREKA's tiles need mem=tile."""
+    model = os.path.join(oracle.MODELS, "kws_ref_model.tflite")
+    for mem in ("l1", "l2"):
+        r = subprocess.run([oracle.HTC, "report", model, "-t", SIRACUSA, "-D", "mem=" + mem, "--json"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        layers = json.loads(r.stdout)["layers"]
+        assert not any("l1" in l for l in layers) and all(l["est_cycles"] > 0 for l in layers), layers
+    r = subprocess.run([oracle.HTC, "report", model, "-t", SIRACUSA, "-D", "mem=l1", "-D", "engines=both"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "mem=l1 is for engines=cluster" in r.stderr, r.stderr

@@ -70,7 +70,9 @@ include $(TOP)/examples/siracusa/sir.mk
 SIR_TARGET ?= $(TOP)/targets/siracusa.lua
 SIR_B      := $(B)/siracusa-$(CORES)
 SIR_HEADER := $(SIR_B)/$(MODEL).h
-SIR_HTC_FLAGS ?= -D cores=$(CORES)
+# -D mem: where the firmware puts the arena and the weights (SIR_MEM), so the
+# header and its estimates describe that layout (targets/siracusa.lua)
+SIR_HTC_FLAGS ?= -D cores=$(CORES) -D mem=$(SIR_MEM)
 SIR_HTC    := $(HTC) compile $(MODEL_FILE) -t $(SIR_TARGET) $(SIR_HTC_FLAGS) -o $(SIR_HEADER) --name $(MODEL)
 HTC_DEPS := $(wildcard $(TOP)/htc.h $(TOP)/kernels/*.c $(TOP)/kernels/*.h)
 

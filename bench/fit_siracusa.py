@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""fit_siracusa.py - fit targets/siracusa.lua's cluster cost model to GVSoC.
+
+Reads the per-layer GVSoC cycles that bench/bench_gvsoc.py printed (its
+output saved to files), asks htc for the configuration each run had (`htc
+report --json -D cores=N -D mem=M`: split, cores, L1 bands, geometry; the
+same htc and target that built the measured firmware, or --htc / --target),
+computes each layer's features the way targets/siracusa.lua does (feat_*:
+one call's counts of set-ups, blocks, dot-product words, outputs, bytes
+copied; the slowest core's share; per band), and solves for the
+coefficients (non-negative least squares on the relative error). Prints
+the coefficients, each layer's fitted estimate against GVSoC and the count
+within 15%; paste the coefficients into siracusa.lua's K_ table (and fork,
+overhead).
+
+  bench/fit_siracusa.py [--htc PATH] [--target PATH] BENCH_OUTPUT...
+
+Needs only numpy (the oracles' venv)."""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = {"kws": "kws_ref_model.tflite", "vww": "vww_96_int8.tflite", "ic": "pretrainedResnet_quant.tflite",
+          "ad": "ad01_int8.tflite"}
+MEMS = {"weights and arena in L1": "l1", "weights in L2, arena in L1": "l2", "weights and arena in L2": "tile"}
+
+
+def parse_bench(path):
+    """{(model, cores): {"mem": m, "layers": {i: cycles}}} from bench_gvsoc.py's output"""
+    runs, model, cores, mem = {}, None, None, None
+    for line in open(path):
+        m = re.match(r"\S.* \((\w+), \S+\.tflite\): cluster cycles on GVSoC's siracusa, XpulpV2 on, (.*)$", line)
+        if m:
+            model = m.group(1)
+            mem = next(v for k, v in MEMS.items() if m.group(2).startswith(k))
+            cores = None
+            continue
+        m = re.match(r"layer\s+op\s+(.*)$", line)
+        if m and model:
+            cores = [int(c) for c in re.findall(r"cores=(\d+)", m.group(1))]
+            for n in cores:
+                runs[(model, n)] = {"mem": mem, "layers": {}}
+            continue
+        m = re.match(r"\s*(\d+)\s+(\w+)\s+(.*)$", line)
+        if m and model and cores:
+            vals = m.group(3).split()
+            for n, v in zip(cores, vals):
+                if v != "-":
+                    runs[(model, n)]["layers"][int(m.group(1))] = int(v.replace(",", ""))
+        if line.startswith("total"):
+            model, cores = None, None
+    return runs
+
+
+def rows_view(op, y0, y1):
+    kh, sh, dh, pt, ih = op["kernel"][0], op["stride"][0], op["dilation"][0], op["pad"][0], op["in_shape"][1]
+    first = max(0, y0 * sh - pt)
+    last = min(ih - 1, (y1 - 1) * sh - pt + (kh - 1) * dh)
+    return last - first + 1 if last >= first else 0
+
+
+def pointwise(op):
+    return (op["op"] == "conv2d" and op["kernel"] == [1, 1] and op["stride"] == [1, 1] and op["pad"] == [0, 0]
+            and op["in_shape"][1:3] == op["out_shape"][1:3])
+
+
+def shares(op, y0, y1, tile):
+    """every core's call: (rows, cols, channels, in_rows) as gen/dispatch.c cpu_share_cycles"""
+    nc = op.get("cores", 1)
+    split = op.get("split", "rows")
+    out = []
+    spatial = op["op"] in ("conv2d", "avgpool", "maxpool")
+    last = op["out_shape"][-1]
+    for c in range(nc):
+        if spatial:
+            b = 1 if tile else op["out_shape"][0]
+            rows, cols, ch, inr = b * (y1 - y0), op["out_shape"][2], last, b * rows_view(op, y0, y1)
+            if nc > 1 and split == "channels":
+                ch = last * (c + 1) // nc - last * c // nc
+            elif nc > 1 and pointwise(op):
+                n = rows * cols
+                rows, inr, cols = 1, 1, n * (c + 1) // nc - n * c // nc
+            elif nc > 1:
+                lo, hi = (y1 - y0) * c // nc, (y1 - y0) * (c + 1) // nc
+                rows, inr = b * (hi - lo), b * rows_view(op, y0 + lo, y0 + hi) if hi > lo else 0
+        else:
+            n = 1
+            for d in op["out_shape"]:
+                n *= d
+            rows = inr = n // last
+            cols, ch = 1, last
+            if nc > 1 and split == "channels":
+                ch = last * (c + 1) // nc - last * c // nc
+            elif nc > 1:
+                rows = inr = rows * (c + 1) // nc - rows * c // nc
+        if rows > 0 and cols > 0 and ch > 0:
+            out.append(dict(rows=rows, cols=cols, channels=ch, in_rows=inr, tile=tile))
+    return out
+
+
+# Coefficients the measured layers do not determine (no such call among
+# them), set from the instruction counts of the kernels' loops (siracusa.lua
+# says which): an FC's word with the weights in L1 (htc__xp_dot1x4w: 5
+# loads, 8 dot products; the measured FCs in L1 have K = 64 only, where a
+# word and a block are not told apart), the slow requantization of
+# depthwise and FC outputs (no measured layer takes it): the convolution's
+# fitted slow store; an FC's output: inside its block's cost
+FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "fc_out": 0.0}
+
+
+def fast(op, taps):
+    """htc.h htc__prq_ok from the largest |bias| (siracusa.lua rq_fast)"""
+    return taps < 32768 and op.get("bias_absmax", 0) < (1 << 30) - taps * 32640
+
+
+def features(op, s, mem):
+    """targets/siracusa.lua feat_* (the same counts)"""
+    k = op["op"]
+    if k == "conv2d":
+        C, OX = op["in_shape"][3], op["out_shape"][2]
+        kh, kw = op["kernel"]
+        sh, sw = op["stride"]
+        if op["depthwise"]:
+            W = (OX - 1) * sw + 4
+            span = (kh - 1) * op["dilation"][0] + 1
+            grp = C % 4 == 0 and span <= 512 // W
+            n4 = s["channels"] // 4 if grp else 0
+            n1 = s["channels"] - 4 * n4
+
+            def planes(PL):
+                ny = max(1, (PL // W - span) // sh + 1)
+                rows, y0 = 0, 0
+                while y0 < s["rows"]:
+                    y1 = min(s["rows"], y0 + ny)
+                    rows += (y1 - 1 - y0) * sh + span
+                    y0 = y1
+                return rows
+            r4, r1 = planes(512), planes(2048)
+            px = min(op["in_shape"][2], W)
+            n = s["rows"] * s["cols"] * s["channels"]
+            q = fast(op, kh * kw)
+            return dict(dw_call=1, dw_group=n4 + n1, dw_row=n4 * r4 + n1 * r1, dw_px4=n4 * r4 * px, dw_px1=n1 * r1 * px,
+                        dw_out=n if q else 0, dw_out_slow=0 if q else n, band=s["tile"])
+        pw = pointwise(op)
+        K = kh * kw * C
+        K4 = K if pw else (K + 3) // 4 * 4
+        P = s["rows"] * s["cols"]
+        blocks = ((P + 1) // 2) * ((s["channels"] + 3) // 4)
+        q = fast(op, K)
+        return dict(conv_call=1, conv_wsum=s["channels"] * K, conv_block=blocks, conv_word=blocks * (K4 // 4),
+                    conv_out=P * s["channels"] if q else 0, conv_out_slow=0 if q else P * s["channels"],
+                    conv_field=0 if pw else P * K, conv_frow=0 if pw else P * kh, band=s["tile"])
+    if k == "fc":
+        K = op["in_shape"][-1]
+        blocks = s["rows"] * ((s["channels"] + 3) // 4)
+        w = blocks * ((K + 3) // 4)
+        n = s["rows"] * s["channels"]
+        q = fast(op, K)
+        return dict(fc_call=1, fc_block_l1=blocks if mem == "l1" else 0, fc_block_l2=0 if mem == "l1" else blocks,
+                    fc_word_l1=w if mem == "l1" else 0, fc_word_l2=0 if mem == "l1" else w,
+                    fc_out=n if q else 0, fc_out_slow=0 if q else n)
+    if k == "avgpool":
+        n = s["rows"] * s["cols"] * s["channels"]
+        inb = s["in_rows"] * op["in_shape"][2] * s["channels"]
+        return dict(pool_call=1, pool_out=n, pool_in=inb, band=s["tile"])
+    if k == "add":
+        n = s["rows"] * s["channels"]
+        return dict(add_call=1, add_elem=n)
+    if k == "softmax":
+        return dict(sm_call=1, sm_elem=s["rows"] * s["channels"])
+    return {}
+
+
+def add(a, b, w=1.0):
+    for k, v in b.items():
+        a[k] = a.get(k, 0) + w * v
+
+
+def layer_features(op, mem, cores, theta):
+    """the layer's features summed over its critical path (slowest core per
+    call, by the current coefficients theta), and the DMA cycles outside
+    the fit (the weights' and first band in, the last band out)"""
+    f = {"overhead_" + ("tile" if mem == "tile" else "l1"): 1, "overhead_par": 1 if cores > 1 else 0}
+    fixed = 0.0
+    nc = op.get("cores", 1)
+
+    def slowest(cs):
+        best, bc = None, -1
+        for s in cs:
+            ff = features(op, s, mem)
+            c = sum(theta.get(k, 0) * v for k, v in ff.items())
+            if c > bc:
+                best, bc = ff, c
+        return best or {}
+    if op["op"] == "reshape":
+        return f, fixed
+    l1 = op.get("l1") if mem == "tile" else None    # l1 / l2: the firmware runs the plain calls
+    if l1:
+        rows, n = l1["rows"], l1["tiles"]
+        h = op["out_shape"][1]
+        inrow = op["in_shape"][2] * op["in_shape"][3]
+        outrow = op["out_shape"][2] * op["out_shape"][3]
+        wb = op.get("weight_bytes", 0)
+        dma = lambda b: 80 + b / 8.0 if b else 0
+        fixed += dma(wb) + dma(rows_view(op, 0, min(rows, h)) * inrow) + dma((h - (n - 1) * rows) * outrow)
+        for t in range(n):
+            y0, y1 = t * rows, min(h, (t + 1) * rows)
+            add(f, slowest(shares(op, y0, y1, 1)))
+            if nc > 1:
+                f["fork"] = f.get("fork", 0) + 1
+        return f, fixed
+    h = op["out_shape"][1] if op["op"] in ("conv2d", "avgpool", "maxpool") else 1
+    add(f, slowest(shares(op, 0, h, 0)))
+    if nc > 1:
+        f["fork"] = 1
+    return f, fixed
+
+
+def nnls(A, b, iters=200):
+    """non-negative least squares (Lawson-Hanson, small)"""
+    n = A.shape[1]
+    P = np.zeros(n, bool)
+    x = np.zeros(n)
+    for _ in range(iters):
+        w = A.T @ (b - A @ x)
+        cand = (~P) & (w > 1e-9)
+        if not cand.any():
+            break
+        P[np.argmax(np.where(cand, w, -np.inf))] = True
+        while True:
+            z = np.zeros(n)
+            z[P] = np.linalg.lstsq(A[:, P], b, rcond=None)[0]
+            if (z[P] > 0).all():
+                x = z
+                break
+            neg = P & (z <= 0)
+            alpha = np.min(x[neg] / (x[neg] - z[neg]))
+            x = x + alpha * (z - x)
+            P &= x > 1e-12
+    return x
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--htc", default=os.path.join(TOP, "htc"))
+    ap.add_argument("--target", default=os.path.join(TOP, "targets", "siracusa.lua"))
+    ap.add_argument("--models", default=os.path.join(TOP, "..", "shared", "models", "mlperf_tiny"))
+    ap.add_argument("--iters", type=int, default=4)
+    ap.add_argument("bench", nargs="+")
+    a = ap.parse_args()
+    runs = {}
+    for p in a.bench:
+        runs.update(parse_bench(p))
+    reps = {}
+    for (model, n), r in sorted(runs.items()):
+        cmd = [a.htc, "report", os.path.join(a.models, MODELS[model]), "-t", a.target, "-D", f"cores={n}", "--json"]
+        j = subprocess.run(cmd + ["-D", f"mem={r['mem']}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if j.returncode:     # an htc / target without mem: the default configuration
+            j = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+        reps[(model, n)] = json.loads(j.stdout)
+    names = sorted(set({"overhead_tile", "overhead_l1", "overhead_par", "conv_out_slow", "dw_out_slow", "fc_out_slow", "fork", "band", "conv_call", "conv_wsum", "conv_block",
+                    "conv_word", "conv_out", "conv_field", "conv_frow", "dw_call", "dw_group", "dw_row", "dw_px4",
+                    "dw_px1", "dw_out", "fc_call", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
+                    "pool_out", "pool_in", "add_call", "add_elem", "sm_call", "sm_elem"}) - set(FIXED))
+    theta = {k: 1.0 for k in names}
+    rows = []
+    for it in range(a.iters):
+        rows, A, b = [], [], []
+        for (model, n), r in sorted(runs.items()):
+            mem = r["mem"]
+            for lay in reps[(model, n)]["layers"]:
+                i = lay["index"]
+                if i not in r["layers"] or lay["engine"] != "cluster":
+                    continue
+                meas = r["layers"][i]
+                f, fixed = layer_features(lay, mem, n, theta)
+                known = fixed + sum(FIXED[k] * f.get(k, 0) for k in FIXED)
+                A.append([f.get(k, 0) / meas for k in names])
+                b.append(1.0 - known / meas)
+                rows.append((model, n, i, lay["op"], meas, f, fixed))
+        x = nnls(np.array(A), np.array(b))
+        theta = dict(zip(names, x))
+        theta.update(FIXED)
+    print("coefficients (paste into targets/siracusa.lua):")
+    for k in sorted(theta):
+        print(f"  {k} = {theta[k]:.4g}" + ("  (fixed)" if k in FIXED else ""))
+    within = {}
+    worst = {}
+    for model, n, i, op, meas, f, fixed in rows:
+        est = fixed + sum(theta[k] * v for k, v in f.items())
+        err = 100.0 * (est - meas) / meas
+        print(f"{model:4} cores={n} layer {i:2d} {op:8} gvsoc {meas:>10,} fit {est:>12,.0f} {err:+6.1f}%")
+        key = (model, n)
+        w = within.setdefault(key, [0, 0])
+        w[0] += abs(err) <= 15
+        w[1] += 1
+        if abs(err) > abs(worst.get(key, (0, 0))[1]):
+            worst[key] = (i, err)
+    for key in sorted(within):
+        print(f"{key[0]} cores={key[1]}: within 15%: {within[key][0]}/{within[key][1]}, worst layer {worst[key][0]} {worst[key][1]:+.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
