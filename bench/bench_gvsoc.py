@@ -247,6 +247,17 @@ def main():
                 e = res[n]["est"]["est_cycles"]
                 line += f"{e:>12,}{100.0 * (e - t) / t:>+7.1f}%"
             say(line)
+            if len(ns) > 1:
+                # the convolutions (depthwise included): their cycles summed at
+                # the fewest and the most cores, and how many layers reach 6x
+                conv = [i for i in idx if all(res[n]["layers"].get(i, ("", None))[0] == "conv2d" for n in ns)]
+                c0 = sum(res[ns[0]]["layers"][i][1] for i in conv)
+                c1 = sum(res[ns[-1]]["layers"][i][1] for i in conv)
+                fast = sum(1 for i in conv if res[ns[0]]["layers"][i][1] >= 6 * res[ns[-1]]["layers"][i][1])
+                if c1:
+                    say(f"{label} conv layers: {c0:,} -> {c1:,} cycles, cores={ns[-1]} speedup {c0 / c1:.2f}x over cores={ns[0]}; "
+                        f"{fast}/{len(conv)} conv layers individually >= 6x")
+                    res[ns[-1]]["conv"] = (c0 / c1, fast, len(conv))
             for n in ns:
                 ms = res[n]["total"] / (clock * 1000.0)
                 say(f"{label} cores={n}: {res[n]['total']:,} cycles = {ms:.2f} ms at {clock} MHz"
@@ -260,9 +271,12 @@ def main():
         say("\nbench_gvsoc summary (ms at %s MHz cluster clock)" % clock)
         for label, res, dms in summary:
             ns = sorted(res)
+            cv = res[ns[-1]].get("conv")
+            ms8 = res[ns[-1]]["total"] / (clock * 1000.0)
             say(f"  {label:<12}" + "".join(f" cores={n}: {res[n]['total'] / (clock * 1000.0):7.2f} ms" for n in ns)
                 + (f"  speedup {res[ns[0]]['total'] / res[ns[-1]]['total']:.2f}x" if len(ns) > 1 else "")
-                + (f"  Deeploy {dms} ms" if dms else ""))
+                + (f"  conv {cv[0]:.2f}x, {cv[1]}/{cv[2]} conv layers >= 6x" if cv else "")
+                + (f"  Deeploy {dms} ms" if dms else "") + (f" (ratio {ms8 / dms:.2f})" if dms and ns[-1] == 8 else ""))
         for n in sorted({n for _, res, _ in summary for n in res}):
             errs = [e for _, res, _ in summary if n in res for e in res[n].get("errs", [])]
             say(est_line(f"  all models cores={n}", errs, layer=False))

@@ -2117,11 +2117,14 @@ static HTC__NOINLINE void htc__conv2d_mve_l(const htc__conv_params *p, const int
    padding (which the folded offset cancels); when K is not a multiple of
    4 (a first layer: 3x3x3) and the rows fit the column buffer beside the
    two pixels, the weight rows are copied there K4 apart with zeros after
-   each (whole aligned words, no byte tail). The start values and the
-   requantizations (htc__prq) of up to HTC__XP_OC channels are computed once
-   per call (channel chunks beyond that); receptive fields above
-   HTC__XP_COLS bytes take the portable path. When the layer's arithmetic
-   is beyond htc__prq (htc__prq_ok), the store is the portable path's. */
+   each (whole aligned words, no byte tail). The start values (the weight
+   sums four rows per loop, htc__xp_sum4) and the requantizations
+   (htc__xrq) of up to HTC__XP_OC channels are computed once per call
+   (channel chunks beyond that); each full block of four channels keeps
+   its accumulators in registers from the dot products to the stores
+   (htc__xp_blk2x4). Receptive fields above HTC__XP_COLS bytes take the
+   portable path. When a channel's arithmetic is beyond htc__xrq
+   (htc__xrq_ok), the store is the portable path's. */
 #ifndef HTC__XP_COLS
 #define HTC__XP_COLS 576    /* column buffer: 2 x this many bytes of stack */
 #endif
@@ -2165,6 +2168,131 @@ static HTC__INLINE HTC__UNUSED void htc__xp_field(const htc__conv_params *p, con
     }
 }
 
+/* The fast requantization (htc__prq) with 2m as an unsigned word: the
+   high word of acc * 2m is one MULHSU (no doubling of acc, so exact for
+   every int32 acc: h = (acc * m + 2^30) >> 31 in 64 bits, gemmlowp's
+   SaturatingRoundingDoublingHighMul for m >= 0), the result
+   (h + c + (h >> 31)) >> e is RoundingDivideByPOT(h, e) while h + c fits
+   (htc__xrq_ok). A channel with
+   multiplier 0 (any shift: a dead channel) gets e = 1, c = 1 (its h is 0,
+   so every e gives 0). */
+typedef struct {
+    uint32_t m2;
+    int32_t c, e;
+} htc__xrq;
+
+static inline htc__xrq htc__xrq_make(int32_t m, int shift)
+{
+    htc__xrq q;
+    q.m2 = HTC__CAST(uint32_t, m) << 1;
+    q.e = m ? -shift : 1;
+    q.c = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1);
+    return q;
+}
+
+static inline int32_t htc__xrq_apply(htc__xrq q, int32_t acc)
+{
+    const int64_t pr = HTC__CAST(int64_t, acc) * HTC__CAST(int64_t, q.m2);
+    const int32_t h = HTC__CAST(int32_t, pr >> 32) + HTC__CAST(int32_t, HTC__CAST(uint32_t, pr) >> 31);
+    return (h + q.c + (h >> 31)) >> q.e;
+}
+
+/* Exact for output channels [lo, hi) of the layer? h is exact for every
+   int32 acc (acc * 2m in 64 bits); only h + c may overflow. Per channel:
+   multiplier 0, or m > 0 with a right shift of 1..31 and the largest h
+   (from |bias| + taps * 255 * 128, at most INT32_MAX) plus c within int32.
+   (Layers whose dead channels carry a bias near 2^30 pass: htc__prq_ok
+   refuses them.) */
+static HTC__UNUSED int htc__xrq_ok(const htc__conv_params *p, int32_t taps, int32_t lo, int32_t hi)
+{
+    int32_t i;
+    if (taps >= 32768) return 0;
+    for (i = lo; i < hi; i++) {
+        const int32_t j = p->per_channel ? i : 0, m = p->mult[j], e = -p->shift[j];
+        const int32_t b = p->bias ? p->bias[i] : 0, t = taps * 32640;
+        int64_t a;
+        if (m == 0) continue;
+        if (m < 0 || e < 1 || e > 31) return 0;
+        /* |acc| < 2^29: h <= 2^29 + 1, c <= 2^30 (no 64-bit arithmetic) */
+        if (b < (1 << 29) - t && b > t - (1 << 29)) continue;
+        a = (b < 0 ? -HTC__CAST(int64_t, b) : b) + t;
+        if (a > 2147483647) a = 2147483647;
+        if (((a * m + (HTC__CAST(int64_t, 1) << 30)) >> 31) > 2147483647 - (HTC__CAST(int64_t, 1) << (e - 1))) return 0;
+    }
+    return 1;
+}
+
+/* s[j] = the sum of the n signed bytes of row j (w + j * ws), j = 0..3:
+   a dot product of each word with 0x01010101 (four rows per hardware
+   loop: 2 instructions a word) */
+static HTC__NOINLINE void htc__xp_sum4(const int8_t *w, int32_t ws, int32_t n, int32_t *s)
+{
+    const int8_t *w0 = w, *w1 = w + ws, *w2 = w1 + ws, *w3 = w2 + ws;
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, i;
+    const int32_t n4 = n >> 2;
+    const uint32_t ones = 0x01010101u;
+#ifdef HTC__XP_ASM
+    if (n4 > 0) {
+        uint32_t t0, t1, t2, t3;
+        __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                         ".insn i 0x7b, 4, x0, %[n], 16\n\t"
+                         ".insn i 0x0b, 2, %[t0], 4(%[w0])\n\t"
+                         ".insn i 0x0b, 2, %[t1], 4(%[w1])\n\t"
+                         ".insn i 0x0b, 2, %[t2], 4(%[w2])\n\t"
+                         ".insn i 0x0b, 2, %[t3], 4(%[w3])\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[s0], %[t0], %[one]\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[s1], %[t1], %[one]\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[s2], %[t2], %[one]\n\t"
+                         ".insn r 0x57, 1, 0x5c, %[s3], %[t3], %[one]\n\t"
+                         ".option pop"
+                         : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [w0] "+r"(w0), [w1] "+r"(w1),
+                           [w2] "+r"(w2), [w3] "+r"(w3), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
+                         : [n] "r"(n4), [one] "r"(ones)
+                         : "memory");
+    }
+#else
+    for (i = 0; i < n4; i++, w0 += 4, w1 += 4, w2 += 4, w3 += 4) {
+        s0 = htc__xp_sdot4(s0, htc__xp_ld4(w0), ones);
+        s1 = htc__xp_sdot4(s1, htc__xp_ld4(w1), ones);
+        s2 = htc__xp_sdot4(s2, htc__xp_ld4(w2), ones);
+        s3 = htc__xp_sdot4(s3, htc__xp_ld4(w3), ones);
+    }
+#endif
+    for (i = 0; i < (n & 3); i++) {
+        s0 += w0[i]; s1 += w1[i]; s2 += w2[i]; s3 += w3[i];
+    }
+    s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3;
+}
+
+/* One block of four output channels by two pixels with the fast
+   requantization: start values s[0..3], the dot products of x0 and x1 with
+   the weight rows w, w + ws, w + 2 ws, w + 3 ws over n bytes
+   (htc__xp_dot2x4; tail 0: n is a multiple of 4, so no byte loop in the
+   code), each requantized by q[k] to o0[k] / o1[k]. Every value
+   a named variable (no array on the stack between the dot products and
+   the requantization). */
+static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t ws, int32_t n, int tail,
+                                       const int32_t *s, const htc__xrq *q, int8_t *o0, int8_t *o1, int32_t zp, int32_t lo,
+                                       int32_t hi)
+{
+    const int8_t *r[4];
+    int32_t acc[8];
+    r[0] = w;
+    r[1] = w + ws;
+    r[2] = w + 2 * ws;
+    r[3] = w + 3 * ws;
+    acc[0] = acc[4] = s[0];
+    acc[1] = acc[5] = s[1];
+    acc[2] = acc[6] = s[2];
+    acc[3] = acc[7] = s[3];
+    htc__xp_dot2x4(x0, x1, r, tail ? n : n & ~3, acc);
+#define HTC__XB(K)                                                                                   \
+    o0[K] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(q[K], acc[K]) + zp, lo, hi));             \
+    o1[K] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(q[K], acc[4 + K]) + zp, lo, hi));
+    HTC__XB(0) HTC__XB(1) HTC__XB(2) HTC__XB(3)
+#undef HTC__XB
+}
+
 static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb,
                                              int32_t oc_lo, int32_t oc_hi)
 {
@@ -2179,7 +2307,7 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
        with zero: the same sums) instead of byte by byte */
     const int32_t K4 = pw ? K : (K + 3) & ~3;
     int32_t s0[HTC__XP_OC];
-    htc__prq rq[HTC__XP_OC];
+    htc__xrq rq[HTC__XP_OC];
     int32_t c0, b, q, oc, k;
     if (!pw && K4 > K) {
         memset(xb + K, 0, HTC__CAST(size_t, K4 - K));
@@ -2203,9 +2331,15 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
             ws = K4;
             wo = c0;
         }
+        /* the weight sums four rows at a time (the last group ending at c1) */
+        for (oc = c0; oc < c1; oc += 4) {
+            const int32_t g = c1 - oc < 4 ? c1 - 4 : oc;
+            if (g >= c0) htc__xp_sum4(p->weights + HTC__CAST(size_t, g) * K, K, K, s0 + (g - c0));
+            else for (k = oc; k < c1; k++) s0[k - c0] = htc__xp_sum(p->weights + HTC__CAST(size_t, k) * K, K);
+        }
         for (oc = c0; oc < c1; oc++) {
-            s0[oc - c0] = (p->bias ? p->bias[oc] : 0) - p->in_zp * htc__xp_sum(p->weights + HTC__CAST(size_t, oc) * K, K);
-            if (fast) rq[oc - c0] = htc__prq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
+            s0[oc - c0] = (p->bias ? p->bias[oc] : 0) - p->in_zp * s0[oc - c0];
+            if (fast) rq[oc - c0] = htc__xrq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
         }
         for (b = 0; b < p->batches; b++) {
             const int8_t *in_b = in + HTC__CAST(size_t, b) * in_img;
@@ -2236,7 +2370,22 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                         oy0++;
                     }
                 }
-                for (oc = c0; oc < c1; oc += 4) {
+                /* full blocks of four channels with the fast requantization
+                   and whole words (the rest, e.g. the array's last rows
+                   read in place with a byte tail, below) */
+                oc = c0;
+                if (fast && (K4 & 3) == 0) {
+                    const int32_t ce = ws == K4 || c1 < out_c || K4 == K ? c1 : c1 - 4;
+                    for (; oc + 4 <= ce; oc += 4)
+                        htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
+                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi);
+                } else if (fast) {
+                    /* pointwise with K % 4 != 0: the same with the byte tail */
+                    for (; oc + 4 <= c1; oc += 4)
+                        htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K, 1, s0 + (oc - c0), rq + (oc - c0),
+                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi);
+                }
+                for (; oc < c1; oc += 4) {
                     const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;
                     const int8_t *r[4];
                     int32_t acc[8];
@@ -2246,16 +2395,16 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                     if (fast) {
                         /* the precomputed requantization of each channel */
                         int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
-                        const htc__prq *qk = rq + (oc - c0);
+                        const htc__xrq *qk = rq + (oc - c0);
                         if (nb == 4) {
                             for (k = 0; k < 4; k++) {
-                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__prq_apply(qk[k], acc[k]) + zp, lo, hi));
-                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__prq_apply(qk[k], acc[4 + k]) + zp, lo, hi));
+                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[k]) + zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[4 + k]) + zp, lo, hi));
                             }
                         } else {
                             for (k = 0; k < nb; k++) {
-                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__prq_apply(qk[k], acc[k]) + zp, lo, hi));
-                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__prq_apply(qk[k], acc[4 + k]) + zp, lo, hi));
+                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[k]) + zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[4 + k]) + zp, lo, hi));
                             }
                         }
                     } else {
@@ -2274,7 +2423,7 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
 static HTC__NOINLINE int htc__conv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c;
-    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? p->out_c : 1, p->bias, p->out_c, K);
+    const int fast = htc__xrq_ok(p, K, oc_lo, oc_hi);
     int8_t xb[2 * HTC__XP_COLS];
     if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
         p->out_h == p->in_h && p->out_w == p->in_w)
