@@ -13,7 +13,12 @@ the coefficients, each layer's fitted estimate against GVSoC and the count
 within 15%; paste the coefficients into siracusa.lua's K_ table (and fork,
 overhead).
 
-  bench/fit_siracusa.py [--htc PATH] [--target PATH] BENCH_OUTPUT...
+  bench/fit_siracusa.py [--htc PATH] [--target PATH] [--write LUA] BENCH_OUTPUT...
+
+--target names the target file the measured runs were compiled with (their
+band heights and splits; a copy of the old siracusa.lua when the
+coefficients changed since), --write the siracusa.lua whose K_ table, fork
+and overhead get the new coefficients.
 
 Needs only numpy (the oracles' venv)."""
 import argparse
@@ -108,10 +113,16 @@ def shares(op, y0, y1, tile):
 # them), set from the instruction counts of the kernels' loops (siracusa.lua
 # says which): an FC's word with the weights in L1 (htc__xp_dot1x4w: 5
 # loads, 8 dot products; the measured FCs in L1 have K = 64 only, where a
-# word and a block are not told apart), the slow requantization of
-# depthwise and FC outputs (no measured layer takes it): the convolution's
-# fitted slow store
-FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0}
+# word and a block are not told apart), the slow requantization (the
+# portable store, htc__requant: no measured layer takes it since the
+# convolution checks each channel, htc__xrq_ok): 61, as fitted before that;
+# a convolution's partial block of fewer than four channels (the loop every
+# block took before htc__xp_blk2x4; no measured share has one): 411, as
+# fitted then; an FC's output (its requantization, the parameters in L2):
+# 100, from ToyAdmos's 128 -> 8 layer at 2, 4 and 8 cores (one block of 4, 2
+# and 1 outputs a core: 4,133, 3,924, 3,823 cycles; elsewhere outputs and
+# blocks go together)
+FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "conv_out_slow": 61.0, "conv_pblock": 411.0, "fc_out": 100.0}
 
 
 def fast(op, taps):
@@ -151,18 +162,23 @@ def features(op, s, mem):
         K = kh * kw * C
         K4 = K if pw else (K + 3) // 4 * 4
         P = s["rows"] * s["cols"]
-        blocks = ((P + 1) // 2) * ((s["channels"] + 3) // 4)
-        q = fast(op, K)
-        return dict(conv_call=1, conv_wsum=s["channels"] * K, conv_block=blocks, conv_word=blocks * (K4 // 4),
-                    conv_out=P * s["channels"] if q else 0, conv_out_slow=0 if q else P * s["channels"],
-                    conv_field=0 if pw else P * K, conv_frow=0 if pw else P * kh, band=s["tile"])
+        pairs = (P + 1) // 2
+        full, part = s["channels"] // 4, 1 if s["channels"] % 4 else 0
+        q = K < 32768
+        return dict(conv_call=1, conv_wsum=s["channels"] * K, conv_block=pairs * full, conv_pblock=pairs * part,
+                    conv_word=pairs * (full + part) * (K4 // 4), conv_out=P * s["channels"] if q else 0,
+                    conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw else P * K,
+                    conv_frow=0 if pw else P * kh, band=s["tile"])
     if k == "fc":
         K = op["in_shape"][-1]
         blocks = s["rows"] * ((s["channels"] + 3) // 4)
         w = blocks * ((K + 3) // 4)
         n = s["rows"] * s["channels"]
         q = fast(op, K)
-        return dict(fc_call=1, fc_block_l1=blocks if mem == "l1" else 0, fc_block_l2=0 if mem == "l1" else blocks,
+        # one core, no split: the kernel reads the parameter block where the
+        # header has it (L2 unless mem=l1); divided, from each core's copy
+        pl2 = blocks if op.get("cores", 1) == 1 and mem != "l1" else 0
+        return dict(fc_call=1, fc_pl2=pl2, fc_xl2=w if mem == "tile" else 0, fc_block_l1=blocks if mem == "l1" else 0, fc_block_l2=0 if mem == "l1" else blocks,
                     fc_word_l1=w if mem == "l1" else 0, fc_word_l2=0 if mem == "l1" else w,
                     fc_out=n if q else 0, fc_out_slow=0 if q else n)
     if k == "avgpool":
@@ -246,12 +262,40 @@ def nnls(A, b, iters=200):
     return x
 
 
+def num(v):
+    """a coefficient as siracusa.lua writes it (4 significant digits)"""
+    return str(round(v)) if v >= 1000 else "%.4g" % v if v >= 1e-3 else "0"
+
+
+def write_lua(path, theta):
+    """the K_ table's coefficients, fork and overhead of siracusa.lua"""
+    src = open(path).read()
+    a = src.index("local K_ = {")
+    b = src.index("\n}\n", a)
+    table = src[a:b]
+    for k, v in theta.items():
+        if k.startswith("overhead") or k == "fork":
+            continue
+        table, n = re.subn(r"\b%s = [-0-9.e+]+" % k, "%s = %s" % (k, num(v)), table)
+        if n != 1:
+            sys.exit("fit_siracusa: %s: %s appears %d times in the K_ table" % (path, k, n))
+    src = src[:a] + table + src[b:]
+    src, n1 = re.subn(r"(\n    fork = )[-0-9.e+]+,", r"\g<1>%s," % num(theta["fork"]), src)
+    src, n2 = re.subn(r'overhead = \(MEM == "tile" and [-0-9.e+]+ or [-0-9.e+]+\) \+ \(CORES > 1 and [-0-9.e+]+ or 0\)',
+                      'overhead = (MEM == "tile" and %s or %s) + (CORES > 1 and %s or 0)'
+                      % (num(theta["overhead_tile"]), num(theta["overhead_l1"]), num(theta["overhead_par"])), src)
+    if n1 != 1 or n2 != 1:
+        sys.exit("fit_siracusa: %s: fork or overhead not found in the cpu table" % path)
+    open(path, "w").write(src)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--htc", default=os.path.join(TOP, "htc"))
     ap.add_argument("--target", default=os.path.join(TOP, "targets", "siracusa.lua"))
     ap.add_argument("--models", default=os.path.join(TOP, "..", "shared", "models", "mlperf_tiny"))
     ap.add_argument("--iters", type=int, default=4)
+    ap.add_argument("--write", help="siracusa.lua to rewrite with the coefficients")
     ap.add_argument("bench", nargs="+")
     a = ap.parse_args()
     runs = {}
@@ -264,9 +308,9 @@ def main():
         if j.returncode:     # an htc / target without mem: the default configuration
             j = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         reps[(model, n)] = json.loads(j.stdout)
-    names = sorted(set({"overhead_tile", "overhead_l1", "overhead_par", "conv_out_slow", "dw_out_slow", "fc_out_slow", "fork", "band", "conv_call", "conv_wsum", "conv_block",
+    names = sorted(set({"overhead_tile", "overhead_l1", "overhead_par", "conv_out_slow", "dw_out_slow", "fc_out_slow", "fork", "band", "conv_call", "conv_wsum", "conv_block", "conv_pblock",
                     "conv_word", "conv_out", "conv_field", "conv_frow", "dw_call", "dw_group", "dw_row", "dw_px4",
-                    "dw_px1", "dw_out", "fc_call", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
+                    "dw_px1", "dw_out", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
                     "pool_out", "pool_in", "add_call", "add_elem", "sm_call", "sm_elem"}) - set(FIXED))
     theta = {k: 1.0 for k in names}
     rows = []
@@ -290,6 +334,8 @@ def main():
     print("coefficients (paste into targets/siracusa.lua):")
     for k in sorted(theta):
         print(f"  {k} = {theta[k]:.4g}" + ("  (fixed)" if k in FIXED else ""))
+    if a.write:
+        write_lua(a.write, theta)
     within = {}
     worst = {}
     for model, n, i, op, meas, f, fixed in rows:

@@ -270,34 +270,40 @@ end
 local K_ = {
   -- conv2d (htc__conv2d_xp_run): per call (the band's parameters, the
   -- output-channel chunk), per output channel's start value (a sum over its
-  -- K weights, per weight), per 2x4 block (two pixels x four channels: the
-  -- fast requantization and stores of its 8 outputs), per word of a block's
-  -- dot products (6 loads, 8 pv.sdotsp.b), per output whose layer the fast
-  -- requantization cannot take (htc__prq_ok: a |bias| near 2^30; the
-  -- portable store), per receptive-field byte and row copied
-  conv_call = 5280, conv_wsum = 1.805, conv_block = 411.1, conv_word = 13.80, conv_out = 0, conv_out_slow = 61.14,
-  conv_field = 2.170, conv_frow = 82.22,
+  -- K weights, htc__xp_sum4: per weight), per 2x4 block (two pixels x four
+  -- channels, htc__xp_blk2x4: the requantization and stores of its 8
+  -- outputs in registers), per partial block of fewer than four channels
+  -- (the generic block loop: 411 as fitted when every block took it, no
+  -- measured share has one now), per word of a block's dot products (6
+  -- loads, 8 pv.sdotsp.b), per output of a channel htc__xrq cannot take
+  -- (the portable store; 61 as fitted when MobileNet's layers took it), per
+  -- receptive-field byte and row copied
+  conv_call = 5021, conv_wsum = 1.013, conv_block = 228, conv_pblock = 411, conv_word = 13.41, conv_out = 0,
+  conv_out_slow = 61, conv_field = 2.197, conv_frow = 79.84,
   -- depthwise (htc__dwconv2d_xp_ch): per call, per channel (or group of
   -- four channels), per plane row built, per input pixel copied into the
   -- planes (four channels at a time / one), per output (fast / slow
   -- requantization; no measured layer takes the slow one: the convolution's)
-  dw_call = 4118, dw_group = 2055, dw_row = 240.0, dw_px4 = 9.561, dw_px1 = 0, dw_out = 37.10, dw_out_slow = 61,
-  -- fully connected (htc__fc_xp): per call, per block of 4 outputs and per
-  -- word of its dot products (5 loads, 8 dot products) with the weights in
-  -- L1 / L2 (the word in L1: 14, from the instructions; the measured FCs in
+  dw_call = 5314, dw_group = 2027, dw_row = 212.8, dw_px4 = 10.69, dw_px1 = 1.5, dw_out = 38.2, dw_out_slow = 61,
+  -- fully connected (htc__fc_xp): per call, per block of 4 outputs when one
+  -- undivided core reads the parameter block in L2, per block and per word
+  -- of its dot products (5 loads, 8 dot products) with the weights in L1 /
+  -- in L2 (the word in L1: 14, from the instructions; the measured FCs in
   -- L1 have K = 64 only, where a block and a word are not told apart), per
-  -- slow output (the convolution's)
-  fc_call = 405.2, fc_block_l1 = 491.1, fc_block_l2 = 734.2, fc_word_l1 = 14, fc_word_l2 = 70.51, fc_out = 0,
-  fc_out_slow = 61,
+  -- word with the input in L2 (mem=tile), per output (its requantization:
+  -- 100, from ToyAdmos's 128 -> 8 layer at 2, 4 and 8 cores, one block of
+  -- 4, 2, 1 outputs a core), per slow output (the convolution's)
+  fc_call = 0, fc_pl2 = 294.5, fc_xl2 = 22.13, fc_block_l1 = 261.8, fc_block_l2 = 207.3, fc_word_l1 = 14,
+  fc_word_l2 = 69.19, fc_out = 100, fc_out_slow = 61,
   -- average pool: per call, per output, per input byte summed
-  pool_call = 1354, pool_out = 56.74, pool_in = 9.941,
+  pool_call = 556.6, pool_out = 51.88, pool_in = 9.843,
   -- add: per call, per element
-  add_call = 12650, add_elem = 47.00,
+  add_call = 12229, add_elem = 47.01,
   -- softmax: per call (its tables), per element (data-dependent: entries
   -- below diff_min skip the exponentials)
-  sm_call = 2876, sm_elem = 149.5,
+  sm_call = 2986, sm_elem = 139.1,
   -- per band (tile = 1): the DMA starts and waits on core 0 around the fork
-  band = 520.2,
+  band = 1188,
 }
 
 -- the features of one call: { name = count }, cycles = sum K_[name] * count
@@ -346,11 +352,17 @@ local function feat_conv(op, s)
   local K = op.kernel_h * op.kernel_w * C
   local K4 = pw and K or (K + 3) // 4 * 4
   local P = s.rows * s.cols
-  local blocks = ((P + 1) // 2) * ((s.channels + 3) // 4)
-  local q = rq_fast(op, K)
-  return { conv_call = 1, conv_wsum = s.channels * K, conv_block = blocks, conv_word = blocks * (K4 // 4),
-           conv_out = q and P * s.channels or 0, conv_out_slow = q and 0 or P * s.channels,
-           conv_field = pw and 0 or P * K, conv_frow = pw and 0 or P * op.kernel_h, band = s.tile }
+  local pairs = (P + 1) // 2
+  -- full blocks of four channels (htc__xp_blk2x4) and a last partial one
+  local full, part = s.channels // 4, s.channels % 4 > 0 and 1 or 0
+  -- the requantization is checked per channel (htc__xrq_ok: it refuses
+  -- only a multiplier or shift out of range, or h + c overflowing, which
+  -- TFLite's layers do not reach; not known here): fast below 32768 taps
+  local q = K < 32768
+  return { conv_call = 1, conv_wsum = s.channels * K, conv_block = pairs * full, conv_pblock = pairs * part,
+           conv_word = pairs * (full + part) * (K4 // 4), conv_out = q and P * s.channels or 0,
+           conv_out_slow = q and 0 or P * s.channels, conv_field = pw and 0 or P * K,
+           conv_frow = pw and 0 or P * op.kernel_h, band = s.tile }
 end
 
 local function feat_fc(op, s)
@@ -360,7 +372,11 @@ local function feat_fc(op, s)
   local wl1 = MEM == "l1"     -- an FC has no L1 tiles: its weights are in L1 with mem=l1 only
   local n = s.rows * s.channels
   local q = rq_fast(op, K)
-  return { fc_call = 1, fc_block_l1 = wl1 and blocks or 0, fc_block_l2 = wl1 and 0 or blocks,
+  -- one core, undivided: the kernel reads its parameter block where the
+  -- header keeps it (L2 unless mem=l1); divided, each core's copy on its
+  -- stack. mem=tile: the input row is in L2 too (one more L2 load a word)
+  return { fc_call = 1, fc_pl2 = (s.cores == 1 and not wl1) and blocks or 0, fc_xl2 = MEM == "tile" and words or 0,
+           fc_block_l1 = wl1 and blocks or 0, fc_block_l2 = wl1 and 0 or blocks,
            fc_word_l1 = wl1 and words or 0, fc_word_l2 = wl1 and 0 or words, fc_out = q and n or 0,
            fc_out_slow = q and 0 or n }
 end
@@ -441,10 +457,10 @@ return target "siracusa" {
     l1 = MEM == "tile" and "L1" or nil,
     -- one fork/join through the event unit, with each core's entry into the
     -- layer's parallel function (fitted with the calls, K_)
-    fork = 998.1,
+    fork = 1571,
     -- every layer: the call and the run function's bookkeeping (in L2 with
     -- mem=tile), more with the other cores started
-    overhead = (MEM == "tile" and 128.4 or 45.53) + (CORES > 1 and 15.89 or 0),
+    overhead = (MEM == "tile" and 114.7 or 45.33) + (CORES > 1 and 1.378 or 0),
     -- depthwise convolutions by channels (the XpulpV2 kernel copies each
     -- channel's plane: by rows every core would copy the rows its band
     -- shares with the next); other convolutions with a receptive field to
