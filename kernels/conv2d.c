@@ -2186,7 +2186,7 @@ static inline htc__xrq htc__xrq_make(int32_t m, int shift)
     htc__xrq q;
     q.m2 = HTC__CAST(uint32_t, m) << 1;
     q.e = m ? -shift : 1;
-    q.c = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1);
+    q.c = q.e > 0 && q.e < 32 ? HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1) : 0;   /* unused otherwise */
     return q;
 }
 
@@ -2294,7 +2294,7 @@ static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb,
-                                             int32_t oc_lo, int32_t oc_hi)
+                                             int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c, in_img = p->in_h * p->in_w * p->in_c;
@@ -2345,9 +2345,9 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
             const int8_t *in_b = in + HTC__CAST(size_t, b) * in_img;
             int8_t *out_b = out + HTC__CAST(size_t, b) * npix * out_c;
             /* (oy0, ox0): pixel q's output coordinates, counted (no division) */
-            int32_t oy0 = 0, ox0 = 0;
-            for (q = 0; q < npix; q += 2) {
-                const int np = q + 1 < npix ? 2 : 1;
+            int32_t oy0 = q_lo / out_w, ox0 = q_lo - oy0 * out_w;
+            for (q = q_lo; q < q_hi; q += 2) {
+                const int np = q + 1 < q_hi ? 2 : 1;
                 const int32_t q1 = q + np - 1;
                 const int8_t *x0, *x1;
                 if (pw) {
@@ -2420,18 +2420,34 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
 /* Output channels [oc_lo, oc_hi) of every pixel (a core's share when the
    cluster divides the layer by channels); 0 when the layer is not the XP
    path's (receptive field above HTC__XP_COLS bytes). */
-static HTC__NOINLINE int htc__conv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi)
+static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi,
+                                            int32_t q_lo, int32_t q_hi)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c;
     const int fast = htc__xrq_ok(p, K, oc_lo, oc_hi);
     int8_t xb[2 * HTC__XP_COLS];
     if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
         p->out_h == p->in_h && p->out_w == p->in_w)
-        htc__conv2d_xp_run(p, in, out, fast, 0, oc_lo, oc_hi);
+        htc__conv2d_xp_run(p, in, out, fast, 0, oc_lo, oc_hi, q_lo, q_hi);
     else if (((K + 3) & ~3) <= HTC__XP_COLS)
-        htc__conv2d_xp_run(p, in, out, fast, xb, oc_lo, oc_hi);
+        htc__conv2d_xp_run(p, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi);
     else
         return 0;
+    return 1;
+}
+
+static HTC__UNUSED int htc__conv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi)
+{
+    return htc__conv2d_xp_sel(p, in, out, oc_lo, oc_hi, 0, p->out_h * p->out_w);
+}
+
+/* Output pixels [q_lo, q_hi) of a one-image layer, every channel (a core's
+   share when the rows divide unevenly over the cores); 0, computing
+   nothing, when the layer is not the XP path's. */
+static HTC__UNUSED int htc__conv2d_xp_px(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t q_lo, int32_t q_hi)
+{
+    if (((p->k_h * p->k_w * p->in_c + 3) & ~3) > HTC__XP_COLS) return 0;
+    if (q_hi > q_lo) htc__conv2d_xp_sel(p, in, out, 0, p->out_c, q_lo, q_hi);
     return 1;
 }
 
@@ -3779,7 +3795,7 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
     const int32_t W = (out_w - 1) * sw + 4;                 /* plane row: the columns the windows read, + 3 */
     const int32_t span = (k_h - 1) * dh + 1;
     const int grp = C % 4 == 0 && span <= HTC__XP_DWBUF / 4 / W;
-    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? C : 1, p->bias, C, k_h * k_w);
+    const int fast = htc__xrq_ok(p, k_h * k_w, c_lo, c_hi);
     const int8_t izp = HTC__CAST(int8_t, p->in_zp);
     /* columns j = ix + pad_left of a plane row: padding, the input row (stride C), padding */
     const int32_t j0 = p->pad_left < W ? p->pad_left : W;
@@ -3793,14 +3809,14 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
             /* one channel, or four whose planes are PL bytes apart */
             const int32_t PL = (nc = grp && c % 4 == 0 && c + 4 <= c_hi ? 4 : 1) == 4 ? HTC__XP_DWBUF / 4 : HTC__XP_DWBUF;
             const int32_t ny = (PL / W - span) / sh + 1;    /* output rows per chunk */
-            htc__prq qs[4];
+            htc__xrq qs[4];
             int32_t fs[4], ms[4], ss[4];
             uint32_t wr[4][8];
             for (k = 0; k < nc; k++) {
                 const int32_t ck = c + k;
                 ms[k] = p->mult[p->per_channel ? ck : 0];
                 ss[k] = p->shift[p->per_channel ? ck : 0];
-                qs[k] = htc__prq_make(ms[k], ss[k]);
+                qs[k] = htc__xrq_make(ms[k], ss[k]);
                 fs[k] = p->bias ? p->bias[ck] : 0;
                 for (ky = 0; ky < k_h; ky++) {
                     uint32_t w = 0;
@@ -3842,7 +3858,7 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
                     }
                 }
                 for (k = 0; k < nc; k++) {
-                    const htc__prq q = qs[k];
+                    const htc__xrq q = qs[k];
                     const int32_t f = fs[k];
                     for (oy = y0; oy < y1; oy++) {
                         const int8_t *row = plane + k * PL + (oy - y0) * sh * W;
@@ -3852,11 +3868,10 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
                             const int32_t r1 = dh * W, r2 = 2 * dh * W;
                             for (ox = 0; ox < out_w; ox++, o += C) {
                                 const int8_t *x = row + ox * sw;
-                                int32_t acc = htc__xp_sdot4(f, htc__xp_ld4(x), w0), v;
+                                int32_t acc = htc__xp_sdot4(f, htc__xp_ld4(x), w0);
                                 acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r1), w1);
                                 acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r2), w2);
-                                v = htc__prq_apply(q, acc) + zp;
-                                *o = HTC__CAST(int8_t, htc__xp_clamp(v, lo, hi));
+                                *o = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(q, acc) + zp, lo, hi));
                             }
                             continue;
                         }
@@ -3865,7 +3880,7 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
                             int32_t acc = f, v;
                             for (ky = 0; ky < k_h; ky++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + ky * dh * W), wr[k][ky]);
                             if (fast) {
-                                v = htc__prq_apply(q, acc) + zp;
+                                v = htc__xrq_apply(q, acc) + zp;
                                 v = v < lo ? lo : (v > hi ? hi : v);
                             } else {
                                 v = htc__requant(acc, ms[k], ss[k], zp, lo, hi);
@@ -4007,7 +4022,8 @@ static HTC__UNUSED void htc__ql_conv2d(const htc__ql_conv_params *p, const void 
    Rows: each image's output rows [y0, y1) as a smaller layer (htc.h
    htc__rows_view), so every fast path runs unchanged; a pointwise layer
    (1x1, stride 1, no padding) is one row of batches * h * w pixels and is
-   divided by pixels. Channels: output channels [lo, hi) of the loop. */
+   divided by pixels, and on the XpulpV2 path so is (by pixel pairs) a
+   one-image convolution whose rows divide unevenly over the cores. Channels: output channels [lo, hi) of the loop. */
 static inline int htc__conv_pointwise(int32_t k_h, int32_t k_w, int32_t s_h, int32_t s_w, int32_t pt, int32_t pl,
                                       int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w)
 {
@@ -4102,6 +4118,15 @@ static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, co
         else htc__conv2d_s8(&v, in, out);
         return;
     }
+#ifdef HTC__XP
+    /* rows that divide unevenly over the cores (DS-CNN's first layer: 25
+       rows, 4 on the busiest of 8): pixel pairs instead, the same bytes */
+    if (!dw && p->batches == 1 && p->out_h % ncores != 0) {
+        htc__share((p->out_h * p->out_w + 1) / 2, core, ncores, &y0, &y1);
+        y1 = 2 * y1 < p->out_h * p->out_w ? 2 * y1 : p->out_h * p->out_w;
+        if (htc__conv2d_xp_px(p, in, out, 2 * y0, y1)) return;
+    }
+#endif
     htc__share(p->out_h, core, ncores, &y0, &y1);
     if (y1 <= y0) return;
     htc__rows_view(p->in_h, p->k_h, p->stride_h, p->dil_h, p->pad_top, y0, y1, &iy0, &v.in_h, &v.pad_top);
