@@ -13,8 +13,10 @@
 
 #ifdef __cplusplus
 #define HTC__CAST(T, x) (static_cast<T>(x))
+#define HTC__ADDR(p) (reinterpret_cast<uintptr_t>(p))    /* a pointer's address, for alignment tests */
 #else
 #define HTC__CAST(T, x) ((T)(x))
+#define HTC__ADDR(p) ((uintptr_t)(p))
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)

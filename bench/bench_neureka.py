@@ -10,8 +10,9 @@ published figures; every output equal to `htc run` and Deeploy's goldens.
   miniMobileNet, Conv_DW_2D_RQ (tests/neureka/gvsoc_nets.py's run).
   MicroLlama: examples/llama (16 autoregressive steps, KV cache carried),
   cluster cycles per token and tokens/s at the target's clock beside
-  Deeploy's 340 tokens/s; the results' hashes equal to the host's; the
-  cycles of the last step per operator kind.
+  Deeploy's 340 tokens/s: cluster-only (constants in L2), with N-EUREKA
+  constants in L2 and in L1 (LLAMA_MEM); the results' hashes equal to the
+  host's; the cycles of the last step per operator kind.
 
 Environment: GVSOC (required), BENCH_NEUREKA_NETS (default "kws mini dw
 llama"). Exit 0 when every output matched."""
@@ -45,12 +46,22 @@ def gvsoc_nets():
     return mod
 
 
-def llama(engines, tmp, gvsoc):
+# MicroLlama's memories: "l2" (sir-l2.ld) its constants in L2, the arena and
+# KV cache in L1, N-EUREKA's tiles in 64 KiB of L1 (cluster-only: its
+# 551,616 bytes of weights do not fit L1); "l1" (sir-l1.ld, engines=both:
+# the weights in N-EUREKA's weight memory) the remaining constants too in L1
+# (~146 KiB: tables, norm weights, scales), N-EUREKA's tiles in 16 KiB
+LLAMA_MEM = {"l2": ("l2", 64), "l1": ("l1", 16)}
+
+
+def llama(engines, tmp, gvsoc, mem):
     """examples/llama on GVSoC: (cycles per token, result lines, per-layer cycles)"""
-    b = os.path.join(tmp, "llama-" + engines)
+    b = os.path.join(tmp, "llama-%s-%s" % (engines, mem))
+    ld, l1_kib = LLAMA_MEM[mem]
     r = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "examples", "llama"), "siracusa", "GVSOC=" + gvsoc,
-                        "CORES=8", "SIR_MEM=l2", "B=" + b, "SIR_XP=-DHTC_XPULPV2 -DSIR_NEUREKA -DPLATFORM_MAX_LAYERS=512",
-                        "SIR_HTC_FLAGS=-D cores=8 -D engines=%s -D l1_kib=64" % engines],
+                        "CORES=8", "SIR_MEM=" + ld, "B=" + b,
+                        "SIR_XP=-DHTC_XPULPV2 -DSIR_NEUREKA -DPLATFORM_MAX_LAYERS=512 -DSIR_NEU_L1_SIZE=%d" % (l1_kib * 1024),
+                        "SIR_HTC_FLAGS=-D cores=8 -D engines=%s -D l1_kib=%d" % (engines, l1_kib)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     m = re.search(r"llama: \d+ tokens, (\d+) cluster cycles per token", r.stdout)
     results = [l for l in r.stdout.splitlines() if l.startswith("result: ")]
@@ -96,38 +107,40 @@ def main():
                                   stderr=subprocess.STDOUT, text=True)
             hres = [l for l in host.stdout.splitlines() if l.startswith("result: ")]
             lres = {}
-            for e in ("cluster", "both"):
-                cyc, results, layers, log = llama(e, tmp, gvsoc)
+            for e, mem in (("cluster", "l2"), ("both", "l2"), ("both", "l1")):
+                cyc, results, layers, log = llama(e, tmp, gvsoc, mem)
                 if cyc is None or results != hres or not hres:
-                    say("bench_neureka: MicroLlama engines=%s: %s\n%s" % (
-                        e, "no cycles" if cyc is None else "results DIFFERENT from the host", log))
+                    say("bench_neureka: MicroLlama engines=%s SIR_MEM=%s: %s\n%s" % (
+                        e, mem, "no cycles" if cyc is None else "results DIFFERENT from the host", log))
                     ok = False
                     continue
-                lres[e] = (cyc, layers)
-            if len(lres) == 2:
-                rows.append(("microLlama (per token)", lres["cluster"][0], lres["both"][0], None, None))
+                lres[e, mem] = (cyc, layers)
+            if len(lres) == 3:
+                rows.append(("microLlama, constants in L2", lres["cluster", "l2"][0], lres["both", "l2"][0], None, None))
+                rows.append(("microLlama, constants in L1", lres["cluster", "l2"][0], lres["both", "l1"][0], None, None))
     say("\nbench_neureka: cluster cycles on GVSoC's siracusa, 8 cores, ms at %d MHz (targets/siracusa.lua)" % clock)
     say("%-26s %14s %10s %14s %10s %8s  %s" % ("network", "cluster-only", "ms", "+N-EUREKA", "ms", "speedup", "Deeploy"))
     for net, c, b, nneu, deeploy in rows:
         say("%-26s %14s %10.3f %14s %10.3f %7.2fx  %s" % (net, "{:,}".format(c), c / (clock * 1e3), "{:,}".format(b),
                                                         b / (clock * 1e3), c / b, deeploy or "-"))
     if "llama" in want and len(rows) and rows[-1][0].startswith("microLlama"):
-        c, b = rows[-1][1], rows[-1][2]
-        say("MicroLlama: %.1f tokens/s cluster-only, %.1f tokens/s with N-EUREKA at %d MHz (Deeploy: %d tokens/s, "
-            "N-EUREKA + 8 cores; ratio %.2f)" % (clock * 1e6 / c, clock * 1e6 / b, clock, DEEPLOY_TOKENS_S,
-                                                 clock * 1e6 / b / DEEPLOY_TOKENS_S))
+        c, b2, b = rows[-1][1], rows[-2][2], rows[-1][2]
+        say("MicroLlama: %.1f tokens/s cluster-only, %.1f tokens/s with N-EUREKA (constants in L2), %.1f tokens/s "
+            "with N-EUREKA (constants in L1) at %d MHz (Deeploy: %d tokens/s, N-EUREKA + 8 cores; ratio %.2f)" % (
+                clock * 1e6 / c, clock * 1e6 / b2, clock * 1e6 / b, clock, DEEPLOY_TOKENS_S,
+                clock * 1e6 / b / DEEPLOY_TOKENS_S))
         # where the cycles go (the last step, per operator kind)
         rep = subprocess.run([HTC, "report", os.path.join(deeploy_dir, "microLlama_INT8_microLlama1", "network.onnx"),
-                              "-t", TARGET, "-D", "engines=both", "-D", "l1_kib=64", "--json"],
+                              "-t", TARGET, "-D", "engines=both", "-D", "l1_kib=%d" % LLAMA_MEM["l1"][1], "--json"],
                              capture_output=True, text=True)
         kinds = {l["index"]: (l["op"], l["engine"]) for l in json.loads(rep.stdout)["layers"]} if rep.returncode == 0 else {}
         agg, n = collections.Counter(), collections.Counter()
-        for i, cyc in lres["both"][1].items():
+        for i, cyc in lres["both", "l1"][1].items():
             k = "%s (%s)" % kinds.get(i, ("?", "?"))
             agg[k] += cyc
             n[k] += 1
         tot = sum(agg.values()) or 1
-        say("MicroLlama with N-EUREKA, one token per operator kind (cluster cycles):")
+        say("MicroLlama with N-EUREKA (constants in L1), the last token per operator kind (cluster cycles):")
         for k, cyc in agg.most_common():
             say("  %-22s %4d layers %10s %5.1f%%" % (k, n[k], "{:,}".format(cyc), 100.0 * cyc / tot))
     say("bench_neureka: %s" % ("ok: every output equal to htc run and Deeploy" if ok else "FAILED"))

@@ -1058,13 +1058,14 @@ static const struct {
     {"htc__add_s8", S_R},
     {"htc__mul_s8", S_R},
     {"htc__qmul_s8", S_R},
-    {"htc__ql_binary", S_R},
+    {"htc__ql_binary", S_R | S_C},
     {"htc__softmax_s8", S_R},
     {"htc__ql_softmax", S_R},
-    {"htc__ql_norm", S_R},
+    {"htc__ql_norm", S_R | S_C},
     {"htc__ql_mean", S_R},
     {"htc__ql_requant", S_R},
-    {"htc__ql_table", S_R},
+    {"htc__ql_table", S_R | S_C},
+    {"htc__transpose", S_R},
     {"htc__lut8", S_R},
 };
 #undef S_R

@@ -173,9 +173,74 @@ static HTC__UNUSED void htc__qmul_s8_par(const htc__qbinary_params *p, const int
     htc__qmul_s8_run(p, a, b, out, core, ncores);
 }
 
-/* ins: a, b, mul, add */
-static HTC__UNUSED void htc__ql_binary_run(const htc__ql_binary_params *p, const void *const *ins, void *out, int core,
-                                           int ncores)
+/* QuantLib's Add / Mul on int8 operands to int8 with one RequantShift
+   (per tensor): the generic loop's arithmetic without its per-element
+   dispatch. v = (a + a_off) op (b + b_off) is exact in int32; clip((v * mul
+   + add + 2^(shift-1)) >> shift) in int32 when no v of the operands' ranges
+   can leave it (checked once, in 64 bits), else in 64 bits as htc__ql_rq. */
+static HTC__UNUSED void htc__ql_ew_fast(const htc__ewg *g, const htc__ql_binary_params *p, int32_t m, int32_t ad,
+                                        const int8_t *a, const int8_t *b, int8_t *out)
+{
+    const int32_t n5 = g->s[5], as5 = g->as[5], bs5 = g->bs[5], ao = g->a_off, bo = g->b_off, add = g->add;
+    const int32_t sh = p->shift, lo = p->lo, hi = p->hi, zp = -p->out_off;
+    const int32_t rnd = sh > 0 && sh < 32 ? HTC__CAST(int32_t, 1) << (sh - 1) : 0;
+    int32_t idx[5] = {0, 0, 0, 0, 0};
+    size_t total = 1, ai = 0, bi = 0;
+    int64_t vmax, big;
+    int fits, d;
+    for (d = 0; d < 5; d++) total *= HTC__CAST(size_t, g->s[d]);
+    {   /* the largest |v| over the operands' ranges */
+        const int64_t a0 = -128 + ao, a1 = 127 + ao, b0 = -128 + bo, b1 = 127 + bo;
+        int64_t c[4];
+        int k;
+        if (add) {
+            c[0] = a0 + b0; c[1] = a1 + b1; c[2] = c[0]; c[3] = c[1];
+        } else {
+            c[0] = a0 * b0; c[1] = a0 * b1; c[2] = a1 * b0; c[3] = a1 * b1;
+        }
+        vmax = 0;
+        for (k = 0; k < 4; k++) vmax = (c[k] < 0 ? -c[k] : c[k]) > vmax ? (c[k] < 0 ? -c[k] : c[k]) : vmax;
+        big = vmax * (m < 0 ? -HTC__CAST(int64_t, m) : m) + (ad < 0 ? -HTC__CAST(int64_t, ad) : ad) + rnd;
+        fits = big <= 0x7fffffffLL && sh < 32;
+    }
+    while (total--) {
+        const int8_t *pa = a + ai, *pb = b + bi;
+        int32_t i;
+        if (fits) {
+            for (i = 0; i < n5; i++, pa += as5, pb += bs5) {
+                const int32_t va = *pa + ao, vb = *pb + bo;
+                int32_t v = (add ? va + vb : va * vb) * m + ad;
+                if (sh > 0) v = (v + rnd) >> sh;
+                v = v < lo ? lo : v > hi ? hi : v;
+                out[i] = HTC__CAST(int8_t, v + zp);
+            }
+        } else {
+            for (i = 0; i < n5; i++, pa += as5, pb += bs5) {
+                const int32_t va = *pa + ao, vb = *pb + bo;
+                out[i] = HTC__CAST(int8_t, htc__ql_rq(add ? va + vb : va * vb, m, ad, sh, lo, hi) + zp);
+            }
+        }
+        out += n5;
+        htc__walk(idx, g->s, g->as, g->bs, 5, &ai, &bi);
+    }
+}
+
+/* The loop of g (htc__ql_ew_fast when it applies, else htc__ew_core). */
+static HTC__UNUSED void htc__ql_binary_rows(const htc__ql_binary_params *p, const htc__ewg *g, const htc__epi *e,
+                                            const void *a, const void *b, void *out)
+{
+    if (p->rq && p->rq_nch == 1 && !p->a_i32 && !p->b_i32)
+        htc__ql_ew_fast(g, p, e->mult[0], e->add[0], HTC__CAST(const int8_t *, a), HTC__CAST(const int8_t *, b),
+                        HTC__CAST(int8_t *, out));
+    else
+        htc__ew_core(g, e, a, b, out);
+}
+
+/* ins: a, b, mul, add. split HTC_SPLIT_CHANNELS: core's share of the last
+   dimension in every row (one loop per row), else of the outermost
+   dimension longer than 1 (htc__ewg_share). */
+static HTC__UNUSED void htc__ql_binary_run(const htc__ql_binary_params *p, const void *const *ins, void *out, int split,
+                                           int core, int ncores)
 {
     htc__ewg g;
     htc__epi e;
@@ -193,22 +258,44 @@ static HTC__UNUSED void htc__ql_binary_run(const htc__ql_binary_params *p, const
     e.add = HTC__CAST(const int32_t *, ins[3]);
     e.ql_shift = p->shift;
     e.lo = p->lo; e.hi = p->hi; e.out_zp = -p->out_off;
+    if (split == HTC_SPLIT_CHANNELS) {
+        const size_t ea = p->a_i32 ? 4 : 1, eb = p->b_i32 ? 4 : 1, eo = p->rq ? 1 : 4, n5 = HTC__CAST(size_t, g.s[5]);
+        const htc__ewg whole = g;
+        int32_t idx[5] = {0, 0, 0, 0, 0}, lo, hi;
+        size_t rows = 1, r, ai = 0, bi = 0;
+        int d;
+        htc__share(g.s[5], core, ncores, &lo, &hi);
+        if (hi <= lo) return;
+        for (d = 0; d < 5; d++) {
+            rows *= HTC__CAST(size_t, g.s[d]);
+            g.s[d] = 1;
+        }
+        g.s[5] = hi - lo;
+        for (r = 0; r < rows; r++) {
+            const void *pa = HTC__CAST(const char *, ins[0]) + (ai + HTC__CAST(size_t, lo) * HTC__CAST(size_t, g.as[5])) * ea;
+            const void *pb = HTC__CAST(const char *, ins[1]) + (bi + HTC__CAST(size_t, lo) * HTC__CAST(size_t, g.bs[5])) * eb;
+            void *po = HTC__CAST(char *, out) + (r * n5 + HTC__CAST(size_t, lo)) * eo;
+            g.first = r * n5 + HTC__CAST(size_t, lo);
+            htc__ql_binary_rows(p, &g, &e, pa, pb, po);
+            htc__walk(idx, whole.s, whole.as, whole.bs, 5, &ai, &bi);
+        }
+        return;
+    }
     {
         const void *pa = ins[0], *pb = ins[1];
         void *po = out;
         if (htc__ewg_share(&g, p->a_i32 ? 4 : 1, p->b_i32 ? 4 : 1, p->rq ? 1 : 4, &pa, &pb, &po, core, ncores))
-            htc__ew_core(&g, &e, pa, pb, po);
+            htc__ql_binary_rows(p, &g, &e, pa, pb, po);
     }
 }
 
 static HTC__UNUSED void htc__ql_binary(const htc__ql_binary_params *p, const void *const *ins, void *out)
 {
-    htc__ql_binary_run(p, ins, out, 0, 1);
+    htc__ql_binary_run(p, ins, out, HTC_SPLIT_ROWS, 0, 1);
 }
 
 static HTC__UNUSED void htc__ql_binary_par(const htc__ql_binary_params *p, const void *const *ins, void *out, int split,
                                            int core, int ncores)
 {
-    (void)split;
-    htc__ql_binary_run(p, ins, out, core, ncores);
+    htc__ql_binary_run(p, ins, out, split, core, ncores);
 }

@@ -40,7 +40,9 @@ static HTC__UNUSED void htc__ql_gather(const htc__ql_gather_params *p, const voi
 
 /* Multi-core (htc.h HTC_PAR_RUN): core's elements; a requantization's
    shares start on a whole period of its channels (inner * nch elements),
-   so every element keeps its channel. split is rows. */
+   so every element keeps its channel. split is rows (a table: rows or
+   channels, either way a share of the elements, no larger than the
+   split's). */
 static HTC__UNUSED void htc__ql_requant_par(const htc__ql_requant_params *p, const void *const *ins, void *out, int split,
                                             int core, int ncores)
 {

@@ -8,9 +8,32 @@ static HTC__UNUSED int64_t htc__ql_floordiv(int64_t a, int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-/* floor(sqrt(v)), v >= 0 */
+/* a / b truncated (C), in 32 bits when both fit (RV32: one div instead of
+   __divdi3) */
+static inline int64_t htc__ql_div(int64_t a, int64_t b)
+{
+    if (a == HTC__CAST(int32_t, a) && b == HTC__CAST(int32_t, b) && a != -0x7fffffffLL - 1)
+        return HTC__CAST(int32_t, a) / HTC__CAST(int32_t, b);
+    return a / b;
+}
+
+/* floor(sqrt(v)), v >= 0 (in 32 bits below 2^32) */
 static HTC__UNUSED int64_t htc__ql_isqrt(int64_t v)
 {
+    if (v <= 0xffffffffLL) {
+        uint32_t x = HTC__CAST(uint32_t, v), r = 0, bit = 1u << 30;
+        while (bit > x) bit >>= 2;
+        while (bit) {
+            if (x >= r + bit) {
+                x -= r + bit;
+                r = (r >> 1) + bit;
+            } else {
+                r >>= 1;
+            }
+            bit >>= 2;
+        }
+        return r;
+    }
     uint64_t x = HTC__CAST(uint64_t, v), r = 0, bit = HTC__CAST(uint64_t, 1) << 62;
     while (bit > x) bit >>= 2;
     while (bit) {
@@ -51,7 +74,7 @@ static HTC__UNUSED void htc__ql_softmax(const htc__ql_softmax_params *p, const v
                 z = z > 31 ? 31 : z;
                 q = xt + z * p->log2 + p->b;
                 e = (p->a * q * q + p->c) >> z;
-                y[i] = HTC__CAST(int8_t, e * (p->n_levels - 1) / sum - p->out_off);
+                y[i] = HTC__CAST(int8_t, htc__ql_div(e * (p->n_levels - 1), sum) - p->out_off);
             }
         } else if (p->kind == 2) {  /* ITAPartialMax: ITAMax streamed over groups of group_width
                                        columns; the running sum shifts right when the max grows */
@@ -87,7 +110,10 @@ static HTC__UNUSED void htc__ql_softmax(const htc__ql_softmax_params *p, const v
     }
 }
 
-static HTC__UNUSED void htc__ql_norm(const htc__ql_norm_params *p, const void *const *ins, void *out)
+/* Output elements [i0, i1) of each of the rows (the statistics over the
+   whole row: a core's share of the channels computes them again). */
+static HTC__UNUSED void htc__ql_norm_cols(const htc__ql_norm_params *p, const void *const *ins, void *out, int32_t i0,
+                                          int32_t i1)
 {
     const int8_t *x = HTC__CAST(const int8_t *, ins[0]);
     const int32_t *w = HTC__CAST(const int32_t *, ins[1]);
@@ -97,7 +123,7 @@ static HTC__UNUSED void htc__ql_norm(const htc__ql_norm_params *p, const void *c
     int32_t r, i;
     for (r = 0; r < p->outer; r++, x += n, y += n) {
         if (p->kind == 2) {         /* iNoNorm: wraps to int8 */
-            for (i = 0; i < n; i++) {
+            for (i = i0; i < i1; i++) {
                 const int64_t v = ((HTC__CAST(int64_t, x[i] + p->in_off) * w[i] + b[i]) * p->mul) >> p->log2d;
                 y[i] = HTC__CAST(int8_t, HTC__CAST(uint8_t, v & 0xff));
             }
@@ -106,22 +132,27 @@ static HTC__UNUSED void htc__ql_norm(const htc__ql_norm_params *p, const void *c
         int64_t mean = 0, var = 0, sd;
         if (p->kind == 0) {
             for (i = 0; i < n; i++) mean += x[i] + p->in_off;
-            mean /= n;              /* C division */
+            mean = htc__ql_div(mean, n);    /* C division */
         }
         for (i = 0; i < n; i++) {
             const int64_t c = x[i] + p->in_off - mean;
             var += c * c;
         }
-        sd = htc__ql_isqrt(var / n + 1);
-        for (i = 0; i < n; i++) {
+        sd = htc__ql_isqrt(htc__ql_div(var, n) + 1);
+        for (i = i0; i < i1; i++) {
             const int64_t c = x[i] + p->in_off - mean;
-            int64_t v = c * w[i] / sd;
+            int64_t v = htc__ql_div(c * w[i], sd);
             if (p->kind == 0) v += b[i];
             v >>= p->log2d;
             v = v < p->lo ? p->lo : v > p->hi ? p->hi : v;
             y[i] = HTC__CAST(int8_t, v - p->out_off);
         }
     }
+}
+
+static HTC__UNUSED void htc__ql_norm(const htc__ql_norm_params *p, const void *const *ins, void *out)
+{
+    htc__ql_norm_cols(p, ins, out, 0, p->depth);
 }
 
 static HTC__UNUSED void htc__ql_mean(const htc__ql_mean_params *p, const void *const *ins, void *out)
@@ -144,7 +175,7 @@ static HTC__UNUSED void htc__ql_mean(const htc__ql_mean_params *p, const void *c
 }
 
 /* Multi-core (htc.h HTC_PAR_RUN): core's rows (outer), as a smaller layer;
-   split is rows. */
+   split is rows (a norm: or channels, the elements of every row). */
 static HTC__UNUSED void htc__ql_softmax_par(const htc__ql_softmax_params *p, const void *const *ins, void *out, int split,
                                             int core, int ncores)
 {
@@ -165,7 +196,11 @@ static HTC__UNUSED void htc__ql_norm_par(const htc__ql_norm_params *p, const voi
     htc__ql_norm_params v = *p;
     const void *in[3];
     int32_t lo, hi;
-    (void)split;
+    if (split == HTC_SPLIT_CHANNELS) {  /* every row, core's share of its elements */
+        htc__share(p->depth, core, ncores, &lo, &hi);
+        if (hi > lo) htc__ql_norm_cols(p, ins, out, lo, hi);
+        return;
+    }
     htc__share(p->outer, core, ncores, &lo, &hi);
     if (hi <= lo) return;
     v.outer = hi - lo;

@@ -3,23 +3,72 @@
    through per-dimension strides. Layout changes (NCHW <-> NHWC) and ONNX
    Transpose. */
 
-static HTC__UNUSED void htc__transpose(const htc__transpose_params *p, const void *in, void *out)
+/* Output rows [r0, r1) (a row: the innermost dimension) */
+static HTC__UNUSED void htc__transpose_rows(const htc__transpose_params *p, const void *in, void *out, size_t r0, size_t r1)
 {
     const uint8_t *src = HTC__CAST(const uint8_t *, in);
-    uint8_t *dst = HTC__CAST(uint8_t *, out);
     const size_t es = HTC__CAST(size_t, p->elem);
+    const int32_t r = p->rank, n = r > 0 ? p->shape[r - 1] : 1, st = r > 0 ? p->stride[r - 1] : 0;
+    uint8_t *dst = HTC__CAST(uint8_t *, out) + r0 * HTC__CAST(size_t, n) * es;
     int32_t idx[6] = {0, 0, 0, 0, 0, 0};
-    size_t total = 1, n, pos = 0;
+    size_t rows, pos = 0, q = r0;
+    int32_t j;
     int d;
-    for (d = 0; d < p->rank; d++) total *= HTC__CAST(size_t, p->shape[d]);
-    for (n = 0; n < total; n++) {
-        memcpy(dst, src + pos * es, es);
-        dst += es;
-        for (d = p->rank - 1; d >= 0; d--) {
+    if (n <= 0) return;
+    for (d = r - 2; d >= 0; d--) {      /* row r0's index and input position */
+        idx[d] = HTC__CAST(int32_t, q % HTC__CAST(size_t, p->shape[d]));
+        q /= HTC__CAST(size_t, p->shape[d]);
+        pos += HTC__CAST(size_t, idx[d]) * HTC__CAST(size_t, p->stride[d]);
+    }
+    /* the innermost dimension as one strided loop of direct loads, the outer
+       ones walked by their strides */
+    for (rows = r0; rows < r1; rows++) {
+        const uint8_t *s0 = src + pos * es;
+        switch (es) {
+        case 1:
+            for (j = 0; j < n; j++) dst[j] = s0[HTC__CAST(size_t, j) * HTC__CAST(size_t, st)];
+            break;
+        case 4:
+            if (!((HTC__ADDR(s0) | HTC__ADDR(dst)) & 3u)) {
+                for (j = 0; j < n; j++)
+                    HTC__CAST(uint32_t *, HTC__CAST(void *, dst))[j] =
+                        HTC__CAST(const uint32_t *, HTC__CAST(const void *, s0))[HTC__CAST(size_t, j) * HTC__CAST(size_t, st)];
+                break;
+            }
+            /* fall through */
+        default:
+            for (j = 0; j < n; j++) memcpy(dst + HTC__CAST(size_t, j) * es, s0 + HTC__CAST(size_t, j) * HTC__CAST(size_t, st) * es, es);
+            break;
+        }
+        dst += HTC__CAST(size_t, n) * es;
+        for (d = r - 2; d >= 0; d--) {
             pos += HTC__CAST(size_t, p->stride[d]);
             if (++idx[d] < p->shape[d]) break;
             pos -= HTC__CAST(size_t, p->stride[d]) * HTC__CAST(size_t, p->shape[d]);
             idx[d] = 0;
         }
     }
+}
+
+static HTC__UNUSED size_t htc__transpose_nrows(const htc__transpose_params *p)
+{
+    size_t rows = 1;
+    int d;
+    for (d = 0; d < p->rank - 1; d++) rows *= HTC__CAST(size_t, p->shape[d]);
+    return rows;
+}
+
+static HTC__UNUSED void htc__transpose(const htc__transpose_params *p, const void *in, void *out)
+{
+    htc__transpose_rows(p, in, out, 0, htc__transpose_nrows(p));
+}
+
+/* Multi-core (htc.h HTC_PAR_RUN): core's rows; split is rows. */
+static HTC__UNUSED void htc__transpose_par(const htc__transpose_params *p, const void *in, void *out, int split, int core,
+                                           int ncores)
+{
+    int32_t lo, hi;
+    (void)split;
+    htc__share(HTC__CAST(int32_t, htc__transpose_nrows(p)), core, ncores, &lo, &hi);
+    if (hi > lo) htc__transpose_rows(p, in, out, HTC__CAST(size_t, lo), HTC__CAST(size_t, hi));
 }

@@ -225,6 +225,20 @@ end
 -- 25x5x64x64 461,387) or + 3.2 per MAC (depthwise: KWS's 233,521)
 local QL_FIXED, QL_MAC, QL_MAC_DW = 5000, 2.3, 3.2
 
+-- QuantLib's element-wise layers on one cluster core (kernels/mul.c
+-- htc__ql_ew_fast, qlib_norm.c, qlib_eltwise.c, transpose.c), cycles per
+-- output element as GVSoC measured MicroLlama's (64 / 128 / 256 elements,
+-- constants in L1, the code cold in L2): Mul 10,125 / 256, Add ~3,500 / 64,
+-- iRMSNorm ~9,700 / 64 (a division an element), table ~800 / 64, transpose
+-- 3,700 / 128 (the estimates; each runs on every core when it divides).
+local QL_ELEM = { mul = 40, add = 55, norm = 150, table = 11, transpose = 29 }
+local function ql_elem(kind, other)
+  return function(op)
+    if op.requant == "quantlib" then return QL_ELEM[kind] end
+    return type(other) == "function" and other(op) or other
+  end
+end
+
 -- cluster or N-EUREKA: engines=neureka takes every layer it accepts; both
 -- compares estimated cycles (the cluster's measured QuantLib layers above,
 -- scaled from 8 cores; N-EUREKA's subtile steps, set-up and DMA, untiled)
@@ -486,21 +500,21 @@ return target "siracusa" {
       conv2d     = { cycles_per_mac = conv_per_mac, cycles = call_cycles(feat_conv, xp_conv) },
       fc         = { cycles_per_mac = by_arith(4.33, 3.0), cycles_per_elem = by_arith(217, 0),
                      cycles = call_cycles(feat_fc, tflite) },
-      add        = { cycles_per_elem = by_arith(47.5, 30, 14), cycles = call_cycles(feat_add, tflite) },
-      mul        = { cycles_per_elem = by_arith(12, 14, 14) },
+      add        = { cycles_per_elem = ql_elem("add", by_arith(47.5, 30, 14)), cycles = call_cycles(feat_add, tflite) },
+      mul        = { cycles_per_elem = ql_elem("mul", by_arith(12, 14, 14)) },
       avgpool    = { cycles_per_mac = 10.6, cycles = call_cycles(feat_pool, tflite) },
       maxpool    = { cycles_per_mac = 2 },
       mean       = { cycles_per_mac = 2 },
       pad        = { cycles_per_elem = 1 },
       concat     = { cycles_per_elem = 1 },
       reshape    = { cycles_per_elem = 0, cycles = function() return 0 end },   -- moves nothing: the overhead
-      transpose  = { cycles_per_elem = 4 },
+      transpose  = { cycles_per_elem = QL_ELEM.transpose },
       softmax    = { cycles_per_elem = 20, cycles = call_cycles(feat_softmax, tflite) },
-      table      = { cycles_per_elem = by_arith(40, 3) },
+      table      = { cycles_per_elem = ql_elem("table", by_arith(40, 3)) },
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8 },
-      norm       = { cycles_per_elem = 12 },
+      norm       = { cycles_per_elem = ql_elem("norm", 12) },
       gather     = { cycles_per_elem = 1 },
     },
   },
