@@ -105,7 +105,7 @@ def shares(op, y0, y1, tile):
             elif nc > 1:
                 rows = inr = rows * (c + 1) // nc - rows * c // nc
         if rows > 0 and cols > 0 and ch > 0:
-            out.append(dict(rows=rows, cols=cols, channels=ch, in_rows=inr, tile=tile))
+            out.append(dict(rows=rows, cols=cols, channels=ch, in_rows=inr, tile=tile, cores=nc, core=c))
     return out
 
 
@@ -155,13 +155,20 @@ def features(op, s, mem):
             r4, r1 = planes(512), planes(2048)
             px = min(op["in_shape"][2], W)
             n = s["rows"] * s["cols"] * s["channels"]
-            q = fast(op, kh * kw)
+            q = kh * kw < 32768     # checked per channel (htc__xrq_ok)
             return dict(dw_call=1, dw_group=n4 + n1, dw_row=n4 * r4 + n1 * r1, dw_px4=n4 * r4 * px, dw_px1=n1 * r1 * px,
                         dw_out=n if q else 0, dw_out_slow=0 if q else n, band=s["tile"])
         pw = pointwise(op)
         K = kh * kw * C
         K4 = K if pw else (K + 3) // 4 * 4
         P = s["rows"] * s["cols"]
+        OH = op["out_shape"][1]
+        if (not pw and s["tile"] == 0 and s["cores"] > 1 and s["channels"] == op["out_shape"][3]
+                and op["out_shape"][0] == 1 and OH % s["cores"] and K4 <= 576):
+            # siracusa.lua: uneven rows, the XpulpV2 path divides pixel pairs
+            npix, pr = OH * OX, (OH * OX + 1) // 2
+            lo, hi = pr * s["core"] // s["cores"], pr * (s["core"] + 1) // s["cores"]
+            P = min(2 * hi, npix) - 2 * lo
         pairs = (P + 1) // 2
         full, part = s["channels"] // 4, 1 if s["channels"] % 4 else 0
         q = K < 32768

@@ -139,6 +139,7 @@ double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1,
         int64_t lo, hi;
         s.tile = tile;
         s.cores = nc;
+        s.core = c;
         if (spatial) {
             /* image rows [y0, y1) of every image (a band: one image) */
             int64_t b = tile ? 1 : op->batches;

@@ -558,10 +558,12 @@ int target_split(Target *t, const Graph *g, const Op *op);
    x channels (convolution and pooling: image rows, columns, channels; a
    pointwise convolution divided by pixels: 1 x pixels; other ops: every
    dimension but the last x 1 x the last), the input rows it reads, tile =
-   1 when it computes from the cluster's L1 tiles, cores = the layer's. */
+   1 when it computes from the cluster's L1 tiles, cores = the layer's,
+   core = which core (0..cores-1: a target whose kernel divides some layer
+   otherwise can tell its share). */
 typedef struct {
     int64_t rows, cols, channels, in_rows;
-    int tile, cores;
+    int tile, cores, core;
 } CallShare;
 /* The cpu op's cycles = function(op, share) for that call: 1 and *cycles,
    or 0 when the target gives none or it returns nil (the per-MAC /

@@ -2074,13 +2074,14 @@ int target_call_cycles(Target *t, const Graph *g, const Op *op, const CallShare 
     lua_State *L = lt->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, lt->call_ref[op->kind]);
     push_op(L, g, op);
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 7);
     set_int(L, "rows", s->rows);
     set_int(L, "cols", s->cols);
     set_int(L, "channels", s->channels);
     set_int(L, "in_rows", s->in_rows);
     set_int(L, "tile", s->tile);
     set_int(L, "cores", s->cores);
+    set_int(L, "core", s->core);
     if (tpcall(L, 2, 1) != LUA_OK)
         die("%s (in cpu.ops.%s.cycles, for operator %d %s)", lua_error_line(L), op_name(op->kind), op->src_index,
             op->src_name);

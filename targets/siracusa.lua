@@ -292,13 +292,13 @@ local K_ = {
   -- loads, 8 pv.sdotsp.b), per output of a channel htc__xrq cannot take
   -- (the portable store; 61 as fitted when MobileNet's layers took it), per
   -- receptive-field byte and row copied
-  conv_call = 5021, conv_wsum = 1.013, conv_block = 228, conv_pblock = 411, conv_word = 13.41, conv_out = 0,
-  conv_out_slow = 61, conv_field = 2.197, conv_frow = 79.84,
+  conv_call = 5619, conv_wsum = 1.022, conv_block = 228.4, conv_pblock = 411, conv_word = 13.43, conv_out = 0,
+  conv_out_slow = 61, conv_field = 2.17, conv_frow = 80.15,
   -- depthwise (htc__dwconv2d_xp_ch): per call, per channel (or group of
   -- four channels), per plane row built, per input pixel copied into the
-  -- planes (four channels at a time / one), per output (fast / slow
-  -- requantization; no measured layer takes the slow one: the convolution's)
-  dw_call = 5314, dw_group = 2027, dw_row = 212.8, dw_px4 = 10.69, dw_px1 = 1.5, dw_out = 38.2, dw_out_slow = 61,
+  -- planes (four channels at a time / one), per output (htc__xrq / the
+  -- slow store for a channel htc__xrq_ok refuses: the convolution's)
+  dw_call = 964.9, dw_group = 1697, dw_row = 255, dw_px4 = 11.75, dw_px1 = 1.739, dw_out = 37.11, dw_out_slow = 61,
   -- fully connected (htc__fc_xp): per call, per block of 4 outputs when one
   -- undivided core reads the parameter block in L2, per block and per word
   -- of its dot products (5 loads, 8 dot products) with the weights in L1 /
@@ -307,17 +307,17 @@ local K_ = {
   -- word with the input in L2 (mem=tile), per output (its requantization:
   -- 100, from ToyAdmos's 128 -> 8 layer at 2, 4 and 8 cores, one block of
   -- 4, 2, 1 outputs a core), per slow output (the convolution's)
-  fc_call = 0, fc_pl2 = 294.5, fc_xl2 = 22.13, fc_block_l1 = 261.8, fc_block_l2 = 207.3, fc_word_l1 = 14,
-  fc_word_l2 = 69.19, fc_out = 100, fc_out_slow = 61,
+  fc_call = 0, fc_pl2 = 299.3, fc_xl2 = 21.55, fc_block_l1 = 277.3, fc_block_l2 = 203.8, fc_word_l1 = 14,
+  fc_word_l2 = 69.16, fc_out = 100, fc_out_slow = 61,
   -- average pool: per call, per output, per input byte summed
-  pool_call = 556.6, pool_out = 51.88, pool_in = 9.843,
+  pool_call = 579, pool_out = 54.18, pool_in = 9.79,
   -- add: per call, per element
-  add_call = 12229, add_elem = 47.01,
+  add_call = 12139, add_elem = 47.04,
   -- softmax: per call (its tables), per element (data-dependent: entries
   -- below diff_min skip the exponentials)
-  sm_call = 2986, sm_elem = 139.1,
+  sm_call = 2914, sm_elem = 142.2,
   -- per band (tile = 1): the DMA starts and waits on core 0 around the fork
-  band = 1188,
+  band = 1029,
 }
 
 -- the features of one call: { name = count }, cycles = sum K_[name] * count
@@ -328,8 +328,8 @@ local function conv_geometry(op)
   return C, OY, OX, K, pointwise
 end
 
--- htc.h htc__prq_ok from the largest |bias| (TFLite's multipliers are >= 0
--- and its shifts of scales below 1/2 within -31..-1): the fast requantization
+-- htc.h htc__prq_ok (the FC's check) from the largest |bias| (TFLite's
+-- multipliers are >= 0 and its shifts of scales below 1/2 within -31..-1)
 local function rq_fast(op, taps)
   return taps < 32768 and op.bias_absmax < (1 << 30) - taps * 32640
 end
@@ -359,13 +359,23 @@ local function feat_conv(op, s)
     local r4, r1 = planes(512), planes(2048)
     local px = math.min(inw, W)
     local n = s.rows * s.cols * s.channels
-    local q = rq_fast(op, op.kernel_h * op.kernel_w)
+    local q = op.kernel_h * op.kernel_w < 32768    -- checked per channel (htc__xrq_ok), as conv2d
     return { dw_call = 1, dw_group = n4 + n1, dw_row = n4 * r4 + n1 * r1, dw_px4 = n4 * r4 * px, dw_px1 = n1 * r1 * px,
              dw_out = q and n or 0, dw_out_slow = q and 0 or n, band = s.tile }
   end
   local K = op.kernel_h * op.kernel_w * C
   local K4 = pw and K or (K + 3) // 4 * 4
   local P = s.rows * s.cols
+  -- one image divided by rows that do not divide evenly over the cores
+  -- (plain calls, htc__conv_rows_par): the XpulpV2 path divides its pixel
+  -- pairs instead (htc__conv2d_xp_px)
+  local OH = op.out_shape[2]
+  if not pw and s.tile == 0 and s.cores > 1 and s.channels == op.out_shape[4] and op.batches == 1
+     and OH % s.cores ~= 0 and K4 <= 576 then
+    local npix, pr = OH * OX, (OH * OX + 1) // 2
+    local lo, hi = pr * s.core // s.cores, pr * (s.core + 1) // s.cores
+    P = math.min(2 * hi, npix) - 2 * lo
+  end
   local pairs = (P + 1) // 2
   -- full blocks of four channels (htc__xp_blk2x4) and a last partial one
   local full, part = s.channels // 4, s.channels % 4 > 0 and 1 or 0
@@ -471,10 +481,10 @@ return target "siracusa" {
     l1 = MEM == "tile" and "L1" or nil,
     -- one fork/join through the event unit, with each core's entry into the
     -- layer's parallel function (fitted with the calls, K_)
-    fork = 1571,
+    fork = 1575,
     -- every layer: the call and the run function's bookkeeping (in L2 with
     -- mem=tile), more with the other cores started
-    overhead = (MEM == "tile" and 114.7 or 45.33) + (CORES > 1 and 1.378 or 0),
+    overhead = (MEM == "tile" and 114.6 or 44.22) + (CORES > 1 and 21.18 or 0),
     -- depthwise convolutions by channels (the XpulpV2 kernel copies each
     -- channel's plane: by rows every core would copy the rows its band
     -- shares with the next); other convolutions with a receptive field to
