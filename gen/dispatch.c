@@ -95,29 +95,18 @@ static int64_t split_items(const Graph *g, const Op *op, int split)
     int64_t last = out->rank ? out->shape[out->rank - 1] : 1;
     if (split == SPLIT_CHANNELS) return last;
     if (op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL) {
-        if (op->kind == OP_CONV2D && op->k_h == 1 && op->k_w == 1 && op->stride_h == 1 && op->stride_w == 1 &&
-            op->pad_top == 0 && op->pad_left == 0 && op->out_h == op->in_h && op->out_w == op->in_w)
-            return (int64_t)op->out_h * op->out_w;
+        if (op_pointwise(op)) return (int64_t)op->out_h * op->out_w;
         return op->out_h;
     }
     return last ? tensor_numel(out) / last : 0;
 }
 
-static int pointwise_op(const Op *op)
-{
-    return op->kind == OP_CONV2D && op->k_h == 1 && op->k_w == 1 && op->stride_h == 1 && op->stride_w == 1 &&
-           op->pad_top == 0 && op->pad_left == 0 && op->out_h == op->in_h && op->out_w == op->in_w;
-}
-
-/* Input rows that output rows [y0, y1) read (htc.h htc__rows_view) */
+/* Input rows that output rows [y0, y1) read */
 static int64_t rows_in(const Op *op, int y0, int y1)
 {
-    int dil = op->kind == OP_CONV2D ? op->dil_h : 1;
-    int first = y0 * op->stride_h - op->pad_top;
-    int last = (y1 - 1) * op->stride_h - op->pad_top + (op->k_h - 1) * dil;
-    if (first < 0) first = 0;
-    if (last > op->in_h - 1) last = op->in_h - 1;
-    return last >= first ? last - first + 1 : 0;
+    int iy0, ih;
+    op_rows_view(op, y0, y1, &iy0, &ih);
+    return ih;
 }
 
 /* The share [lo, hi) of n items that core c of nc computes (htc.h htc__share) */
@@ -147,7 +136,7 @@ double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1,
             if (nc > 1 && op->split == SPLIT_CHANNELS) {
                 share(op->out_c, c, nc, &lo, &hi);
                 s.channels = hi - lo;
-            } else if (nc > 1 && pointwise_op(op)) {
+            } else if (nc > 1 && op_pointwise(op)) {
                 share(s.rows * op->out_w, c, nc, &lo, &hi);
                 s.rows = s.in_rows = 1, s.cols = hi - lo;
             } else if (nc > 1) {

@@ -422,6 +422,15 @@ typedef struct {
    t's byte offset inside it. */
 int tensor_root(const Graph *g, int t, int64_t *off);
 
+/* A 1x1, stride-1, unpadded convolution whose output has its input's size:
+   the cluster kernels divide it by pixels, not rows. */
+int op_pointwise(const Op *op);
+/* Input rows [*iy0, *iy0 + *ih) that output rows [y0, y1) of a
+   convolution or pooling read (htc.h htc__rows_view, the same arithmetic). */
+void op_rows_view(const Op *op, int y0, int y1, int *iy0, int *ih);
+/* The largest |bias| of op (0 without constant int32 biases in input 2). */
+int64_t op_bias_absmax(const Graph *g, const Op *op);
+
 /* Append helpers for front ends; return the new index. Arrays grow. */
 int graph_add_tensor(Graph *g);
 /* A new tensor named `name` (copied) of the given type and shape, its

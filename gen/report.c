@@ -224,16 +224,8 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
             if (op->tile) tile_json(f, op->tile);
             if (op->cores > 1) fprintf(f, ", \"cores\": %d, \"split\": \"%s\"", op->cores, split_names[op->split]);
             if ((op->kind == OP_CONV2D || op->kind == OP_FC) && op->nin > 2 && op->in[2] >= 0 && g->tensors[op->in[2]].data &&
-                g->tensors[op->in[2]].type == DT_INT32) {
-                /* the largest |bias| (a target's cost model may depend on it, as its kernels do) */
-                const Tensor *b = &g->tensors[op->in[2]];
-                int64_t bm = 0;
-                for (int64_t k = 0; k < tensor_numel(b); k++) {
-                    int64_t v = ((const int32_t *)(const void *)b->data)[k];
-                    bm = (v < 0 ? -v : v) > bm ? (v < 0 ? -v : v) : bm;
-                }
-                fprintf(f, ", \"bias_absmax\": %lld", (long long)bm);
-            }
+                g->tensors[op->in[2]].type == DT_INT32)   /* a target's cost model may depend on it, as its kernels do */
+                fprintf(f, ", \"bias_absmax\": %lld", (long long)op_bias_absmax(g, op));
             if (op->in[0] >= 0) {
                 fprintf(f, ", \"in_shape\": ");
                 shape(f, &g->tensors[op->in[0]], 1);

@@ -1909,17 +1909,7 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         set_int(L, "weight_max", wmax);
         set_int(L, "weight_zp", op->has_w_zp);
         set_int(L, "weight_const", w->data != NULL);
-        {   /* the largest |bias| (0 without constant int32 biases) */
-            const Tensor *b = op->nin > 2 && op->in[2] >= 0 ? &g->tensors[op->in[2]] : NULL;
-            int64_t bm = 0;
-            if (b && b->data && b->type == DT_INT32)
-                for (int64_t i = 0; i < tensor_numel(b); i++) {
-                    int64_t v = ((const int32_t *)(const void *)b->data)[i];
-                    v = v < 0 ? -v : v;
-                    bm = v > bm ? v : bm;
-                }
-            set_int(L, "bias_absmax", bm);
-        }
+        set_int(L, "bias_absmax", op_bias_absmax(g, op));
         set_int(L, "int32_out", op->int32_out);
         set_int(L, "batches", op->batches);
         if (op->kind == OP_CONV2D) {

@@ -956,19 +956,6 @@ static void no_fit(const Graph *g, const Op *op, TileInfo *ti, const TileSpec *t
 
 /* ---- the cluster's L1 (cpu.l1): bands of output rows, double-buffered ----- */
 
-/* Input rows [*iy0, *iy0 + *ih) that output rows [y0, y1) read (htc.h
-   htc__rows_view, the same arithmetic). */
-static void rows_view(const Op *op, int y0, int y1, int *iy0, int *ih)
-{
-    int dil = op->kind == OP_CONV2D ? op->dil_h : 1;
-    int first = y0 * op->stride_h - op->pad_top;
-    int last = (y1 - 1) * op->stride_h - op->pad_top + (op->k_h - 1) * dil;
-    int start = first > 0 ? first : 0;
-    if (last > op->in_h - 1) last = op->in_h - 1;
-    *iy0 = start;
-    *ih = last >= start ? last - start + 1 : 0;
-}
-
 static double dma_cycles(const Memory *m, int64_t bytes)
 {
     return bytes ? m->dma_setup + (double)bytes / m->dma_bytes_per_cycle : 0;
@@ -987,8 +974,7 @@ static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *c
        kernel divides a pointwise band by pixels */
     const Tensor *out = &g->tensors[op->out[0]];
     const double serial_row = (op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out)) / op->out_h;
-    const int px = op->kind == OP_CONV2D && op->k_h == 1 && op->k_w == 1 && op->stride_h == 1 && op->stride_w == 1 &&
-                   op->pad_top == 0 && op->pad_left == 0 && op->in_h == op->out_h && op->in_w == op->out_w;
+    const int px = op_pointwise(op);
     const int nc = cpu->cores;
     double *in_c = arena_alloc(sizeof(double) * (size_t)(n + 1)), *out_c = arena_alloc(sizeof(double) * (size_t)(n + 1));
     memset(ct, 0, sizeof *ct);
@@ -996,7 +982,7 @@ static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *c
     ct->ntiles = n;
     for (int t = 0; t < n; t++) {
         int y0 = t * rows, y1 = y0 + rows < op->out_h ? y0 + rows : op->out_h, iy0, ih;
-        rows_view(op, y0, y1, &iy0, &ih);
+        op_rows_view(op, y0, y1, &iy0, &ih);
         if (ih * in_row > ct->in_buf) ct->in_buf = ih * in_row;
         if ((y1 - y0) * out_row > ct->out_buf) ct->out_buf = (y1 - y0) * out_row;
         ct->dma_bytes += ih * in_row + (y1 - y0) * out_row;

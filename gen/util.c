@@ -742,6 +742,36 @@ int tensor_root(const Graph *g, int t, int64_t *off)
     return t;
 }
 
+int op_pointwise(const Op *op)
+{
+    return op->kind == OP_CONV2D && op->k_h == 1 && op->k_w == 1 && op->stride_h == 1 && op->stride_w == 1 &&
+           op->pad_top == 0 && op->pad_left == 0 && op->out_h == op->in_h && op->out_w == op->in_w;
+}
+
+void op_rows_view(const Op *op, int y0, int y1, int *iy0, int *ih)
+{
+    int dil = op->kind == OP_CONV2D ? op->dil_h : 1;
+    int first = y0 * op->stride_h - op->pad_top;
+    int last = (y1 - 1) * op->stride_h - op->pad_top + (op->k_h - 1) * dil;
+    int start = first > 0 ? first : 0;
+    if (last > op->in_h - 1) last = op->in_h - 1;
+    *iy0 = start;
+    *ih = last >= start ? last - start + 1 : 0;
+}
+
+int64_t op_bias_absmax(const Graph *g, const Op *op)
+{
+    const Tensor *b = op->nin > 2 && op->in[2] >= 0 ? &g->tensors[op->in[2]] : NULL;
+    int64_t bm = 0;
+    if (b && b->data && b->type == DT_INT32)
+        for (int64_t i = 0; i < tensor_numel(b); i++) {
+            int64_t v = ((const int32_t *)(const void *)b->data)[i];
+            v = v < 0 ? -v : v;
+            bm = v > bm ? v : bm;
+        }
+    return bm;
+}
+
 /* Arrays grow by doubling; old storage stays in the arena until exit. */
 int graph_add_tensor(Graph *g)
 {
