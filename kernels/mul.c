@@ -189,17 +189,15 @@ static HTC__UNUSED void htc__ql_ew_fast(const htc__ewg *g, const htc__ql_binary_
     int64_t vmax, big;
     int fits, d;
     for (d = 0; d < 5; d++) total *= HTC__CAST(size_t, g->s[d]);
-    {   /* the largest |v| over the operands' ranges */
+    {   /* the largest |v| over the operands' ranges: at a corner of them */
         const int64_t a0 = -128 + ao, a1 = 127 + ao, b0 = -128 + bo, b1 = 127 + bo;
-        int64_t c[4];
+        const int64_t c[4] = {add ? a0 + b0 : a0 * b0, add ? a1 + b1 : a0 * b1, add ? a0 + b0 : a1 * b0, add ? a1 + b1 : a1 * b1};
         int k;
-        if (add) {
-            c[0] = a0 + b0; c[1] = a1 + b1; c[2] = c[0]; c[3] = c[1];
-        } else {
-            c[0] = a0 * b0; c[1] = a0 * b1; c[2] = a1 * b0; c[3] = a1 * b1;
-        }
         vmax = 0;
-        for (k = 0; k < 4; k++) vmax = (c[k] < 0 ? -c[k] : c[k]) > vmax ? (c[k] < 0 ? -c[k] : c[k]) : vmax;
+        for (k = 0; k < 4; k++) {
+            const int64_t v = c[k] < 0 ? -c[k] : c[k];
+            vmax = v > vmax ? v : vmax;
+        }
         big = vmax * (m < 0 ? -HTC__CAST(int64_t, m) : m) + (ad < 0 ? -HTC__CAST(int64_t, ad) : ad) + rnd;
         fits = big <= 0x7fffffffLL && sh < 32;
     }
