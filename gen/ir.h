@@ -3,6 +3,7 @@
 #ifndef HTC_IR_H
 #define HTC_IR_H
 
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,14 @@ void arena_release(ArenaMark m);
    file registered with out_open() and not yet committed is removed. */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Refusals of single operators, collected (util.c): with a catcher set by
+   refuse_catch(&jb) (after setjmp(jb) == 0), refuse() records
+   "operator I (NAME): reason" under index I and longjmps to jb (the catcher
+   is cleared); without one it dies with every refusal recorded so far. refuse_flush(path) dies listing every
+   recorded refusal in graph order (nothing recorded: returns). */
+void refuse_catch(jmp_buf *jb);
+void refuse(const char *path, int index, const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
+void refuse_flush(const char *path);
 /* From a signal handler: write `line` (a whole "htc: error: ...\n"), remove
    temporary outputs and scratch directories, _exit(1). */
 void die_async(const char *line) __attribute__((noreturn));

@@ -19,7 +19,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    die("%s: operator %d (%s): %s", G->path, OP->src_index, OP->src_name, msg);
+    refuse(G->path, OP->src_index, "operator %d (%s): %s", OP->src_index, OP->src_name, msg);
 }
 
 static Tensor *T(Graph *g, int i) { return i >= 0 ? &g->tensors[i] : NULL; }
@@ -2759,6 +2759,8 @@ static int lower_s16(Graph *g, Op *op)
     }
 }
 
+static void lower_op(Graph *g, Op *op);
+
 void lower(Graph *g)
 {
     if (g->format == SRC_ONNX) {          /* onnxruntime's arithmetic: onnx.c */
@@ -2767,71 +2769,82 @@ void lower(Graph *g)
     }
     G = g;
     for (int i = 0; i < g->nops; i++) {
-        Op *op = &g->ops[i];
-        OP = op;
-        op->variant = "";
-        int signal = op->kind >= OP_WINDOW && op->kind <= OP_OVERLAP_ADD;
-        if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF && !signal) || op->out[0] < 0)
-            fail("expected exactly one output");
-        for (int k = -1; k < op->nin; k++) {
-            int ti = k < 0 ? op->out[0] : op->in[k];
-            if (ti >= 0 && tensor_numel(&g->tensors[ti]) == 0) fail("tensor '%s' is empty", g->tensors[ti].name);
+        jmp_buf jb;
+        if (setjmp(jb) == 0) {          /* a refused op: recorded, the next one lowered */
+            refuse_catch(&jb);
+            lower_op(g, &g->ops[i]);
         }
-        /* float: QUANTIZE's input, float islands (NEG), moved data */
-        int moves = op->kind == OP_RESHAPE || op->kind == OP_TRANSPOSE || op->kind == OP_SLICE || op->kind == OP_TILE ||
-                    op->kind == OP_GATHER || op->kind == OP_CONCAT || op->kind == OP_QUANTIZE || op->kind == OP_NEG ||
-                    op->kind == OP_MIRROR_PAD || op->kind == OP_SPACE_TO_BATCH || op->kind == OP_BATCH_TO_SPACE ||
-                    op->kind == OP_RESIZE || op->kind == OP_SELECT || op->kind == OP_CAST || op->kind == OP_FILL ||
-                    op->kind == OP_GATHER_ND || op->kind == OP_UPDATE_SLICE || op->kind == OP_CUMSUM;
-        if (signal) {
-            lower_signal(g, op);
-            continue;
-        }
-        if (lower_f32(g, op) || lower_s32(g, op)) continue;
-        for (int k = 0; k < op->nin; k++)
-            if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && !moves)
-                fail("float input '%s': htc compiles integer models only (and the float operators of float islands)",
-                     g->tensors[op->in[k]].name);
-        if (lower_s16(g, op)) continue;
-        switch (op->kind) {
-        case OP_CONV2D: lower_conv(g, op); break;
-        case OP_FC: lower_fc(g, op); break;
-        case OP_ADD: case OP_MUL: lower_binary(g, op); break;
-        case OP_AVGPOOL: case OP_MAXPOOL: lower_pool(g, op); break;
-        case OP_MEAN: case OP_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: lower_reduce(g, op); break;
-        case OP_ARGMAX: case OP_ARGMIN: lower_argminmax(g, op); break;
-        case OP_MIRROR_PAD: lower_mirror_pad(g, op); break;
-        case OP_LSTM: lower_lstm(g, op); break;
-        case OP_COMPARE: lower_compare(g, op); break;
-        case OP_LOGICAL: lower_logical(g, op); break;
-        case OP_SELECT: lower_select(g, op); break;
-        case OP_CAST: lower_cast(g, op); break;
-        case OP_FILL: lower_fill(g, op); break;
-        case OP_GATHER_ND: lower_gather_nd(g, op); break;
-        case OP_UPDATE_SLICE: lower_update_slice(g, op); break;
-        case OP_ADD_N: case OP_CUMSUM: lower_addn(g, op); break;
-        case OP_REDUCE_ALL: lower_reduce_all(g, op); break;
-        case OP_SVDF: lower_svdf(g, op); break;
-        case OP_LOG_SOFTMAX: lower_log_softmax(g, op); break;
-        case OP_DIV: lower_div(g, op); break;
-        case OP_SUB: case OP_SQDIFF: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: lower_ew(g, op); break;
-        case OP_MATMUL: lower_matmul(g, op); break;
-        case OP_TRANSPOSE_CONV: lower_tconv(g, op); break;
-        case OP_RESIZE: lower_resize(g, op); break;
-        case OP_TILE: lower_tile(g, op); break;
-        case OP_SLICE: lower_slice(g, op); break;
-        case OP_GATHER: lower_gather(g, op); break;
-        case OP_SPACE_TO_BATCH: case OP_BATCH_TO_SPACE: lower_s2b(g, op); break;
-        case OP_L2NORM: lower_l2norm(g, op); break;
-        case OP_TRANSPOSE: lower_transpose(g, op); break;
-        case OP_NEG: lower_neg(g, op); break;
-        case OP_PAD: lower_pad(g, op); break;
-        case OP_CONCAT: lower_concat(g, op); break;
-        case OP_RESHAPE: lower_reshape(g, op); break;
-        case OP_SOFTMAX: lower_softmax(g, op); break;
-        case OP_TABLE: lower_table(g, op); break;
-        case OP_QUANTIZE: case OP_DEQUANTIZE: lower_quant(g, op); break;
-        default: fail("no lowering for %s", op_name(op->kind));
-        }
+        refuse_catch(NULL);
+    }
+    refuse_flush(g->path);
+}
+
+/* One op: checks, then the lowering of its kind. */
+static void lower_op(Graph *g, Op *op)
+{
+    OP = op;
+    op->variant = "";
+    int signal = op->kind >= OP_WINDOW && op->kind <= OP_OVERLAP_ADD;
+    if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF && !signal) || op->out[0] < 0)
+        fail("expected exactly one output");
+    for (int k = -1; k < op->nin; k++) {
+        int ti = k < 0 ? op->out[0] : op->in[k];
+        if (ti >= 0 && tensor_numel(&g->tensors[ti]) == 0) fail("tensor '%s' is empty", g->tensors[ti].name);
+    }
+    /* float: QUANTIZE's input, float islands (NEG), moved data */
+    int moves = op->kind == OP_RESHAPE || op->kind == OP_TRANSPOSE || op->kind == OP_SLICE || op->kind == OP_TILE ||
+                op->kind == OP_GATHER || op->kind == OP_CONCAT || op->kind == OP_QUANTIZE || op->kind == OP_NEG ||
+                op->kind == OP_MIRROR_PAD || op->kind == OP_SPACE_TO_BATCH || op->kind == OP_BATCH_TO_SPACE ||
+                op->kind == OP_RESIZE || op->kind == OP_SELECT || op->kind == OP_CAST || op->kind == OP_FILL ||
+                op->kind == OP_GATHER_ND || op->kind == OP_UPDATE_SLICE || op->kind == OP_CUMSUM;
+    if (signal) {
+        lower_signal(g, op);
+        return;
+    }
+    if (lower_f32(g, op) || lower_s32(g, op)) return;
+    for (int k = 0; k < op->nin; k++)
+        if (op->in[k] >= 0 && g->tensors[op->in[k]].type == DT_FLOAT32 && !moves)
+            fail("float input '%s': htc compiles integer models only (and the float operators of float islands)",
+                 g->tensors[op->in[k]].name);
+    if (lower_s16(g, op)) return;
+    switch (op->kind) {
+    case OP_CONV2D: lower_conv(g, op); break;
+    case OP_FC: lower_fc(g, op); break;
+    case OP_ADD: case OP_MUL: lower_binary(g, op); break;
+    case OP_AVGPOOL: case OP_MAXPOOL: lower_pool(g, op); break;
+    case OP_MEAN: case OP_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: lower_reduce(g, op); break;
+    case OP_ARGMAX: case OP_ARGMIN: lower_argminmax(g, op); break;
+    case OP_MIRROR_PAD: lower_mirror_pad(g, op); break;
+    case OP_LSTM: lower_lstm(g, op); break;
+    case OP_COMPARE: lower_compare(g, op); break;
+    case OP_LOGICAL: lower_logical(g, op); break;
+    case OP_SELECT: lower_select(g, op); break;
+    case OP_CAST: lower_cast(g, op); break;
+    case OP_FILL: lower_fill(g, op); break;
+    case OP_GATHER_ND: lower_gather_nd(g, op); break;
+    case OP_UPDATE_SLICE: lower_update_slice(g, op); break;
+    case OP_ADD_N: case OP_CUMSUM: lower_addn(g, op); break;
+    case OP_REDUCE_ALL: lower_reduce_all(g, op); break;
+    case OP_SVDF: lower_svdf(g, op); break;
+    case OP_LOG_SOFTMAX: lower_log_softmax(g, op); break;
+    case OP_DIV: lower_div(g, op); break;
+    case OP_SUB: case OP_SQDIFF: case OP_MAXIMUM: case OP_MINIMUM: case OP_PRELU: lower_ew(g, op); break;
+    case OP_MATMUL: lower_matmul(g, op); break;
+    case OP_TRANSPOSE_CONV: lower_tconv(g, op); break;
+    case OP_RESIZE: lower_resize(g, op); break;
+    case OP_TILE: lower_tile(g, op); break;
+    case OP_SLICE: lower_slice(g, op); break;
+    case OP_GATHER: lower_gather(g, op); break;
+    case OP_SPACE_TO_BATCH: case OP_BATCH_TO_SPACE: lower_s2b(g, op); break;
+    case OP_L2NORM: lower_l2norm(g, op); break;
+    case OP_TRANSPOSE: lower_transpose(g, op); break;
+    case OP_NEG: lower_neg(g, op); break;
+    case OP_PAD: lower_pad(g, op); break;
+    case OP_CONCAT: lower_concat(g, op); break;
+    case OP_RESHAPE: lower_reshape(g, op); break;
+    case OP_SOFTMAX: lower_softmax(g, op); break;
+    case OP_TABLE: lower_table(g, op); break;
+    case OP_QUANTIZE: case OP_DEQUANTIZE: lower_quant(g, op); break;
+    default: fail("no lowering for %s", op_name(op->kind));
     }
 }

@@ -340,6 +340,7 @@ static DType map_type(Reader *r, int tt, int index, const char *name)
         "UINT32", "UINT16", "INT4", "BFLOAT16", "INT2", "UINT4", "FLOAT8_E4M3FN", "FLOAT8_E5M2",
     };
     const char *n = tt >= 0 && tt < (int)(sizeof names / sizeof names[0]) ? names[tt] : "unknown";
+    refuse_flush(r->path);              /* a custom operator's tensor: the operator named */
     die("%s: tensor %d ('%s'): unsupported type %s (%d)", r->path, index, name, n, tt);
 }
 
@@ -935,8 +936,8 @@ static Activation map_act(Reader *r, int a, int index, const char *name)
     case 3: return ACT_RELU6;
     }
     static const char *const n[] = {"NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT"};
-    die("%s: operator %d (%s): unsupported fused activation %s", r->path, index, name,
-        a >= 0 && a < 6 ? n[a] : "(unknown)");
+    refuse(r->path, index, "operator %d (%s): unsupported fused activation %s", index, name,
+           a >= 0 && a < 6 ? n[a] : "(unknown)");
 }
 
 static Padding map_pad(Reader *r, int p, int index, const char *name)
@@ -1343,22 +1344,33 @@ static void read_signal(Reader *r, Graph *g, const Tab *ot, int index, int k)
     }
 }
 
-static void die_custom(Reader *r, const OpCode *codes, uint32_t oc, int i)
+static void refuse_custom(Reader *r, const OpCode *codes, uint32_t oc, int i)
 {
-    die("%s: operator %d (%s): unsupported operator (a custom operator: htc has no kernel for it)", r->path, i,
-        codes[oc].custom ? arena_printf("CUSTOM '%s'", codes[oc].custom) : "CUSTOM");
+    refuse(r->path, i, "operator %d (%s): unsupported operator (a custom operator: htc has no kernel for it)", i,
+           codes[oc].custom ? arena_printf("CUSTOM '%s'", codes[oc].custom) : "CUSTOM");
 }
 
-/* The first custom operator htc has no kernel for (every one but the
-   signal library's), before any tensor is read: a model built around
-   custom operators is refused naming the operator, not a tensor type. */
-static void first_custom(Reader *r, const Vec *ops, const OpCode *codes, uint32_t ncodes)
+static void record_custom(Reader *r, const OpCode *codes, uint32_t oc, int i)
+{
+    jmp_buf jb;
+    if (setjmp(jb) == 0) {
+        refuse_catch(&jb);
+        refuse_custom(r, codes, oc, i);
+    }
+    refuse_catch(NULL);
+}
+
+/* The custom operators htc has no kernel for (every one but the signal
+   library's), recorded before any tensor is read: a model built around
+   custom operators is refused naming the operators, not a tensor type
+   (read_tensor dies with the recorded refusals first). */
+static void custom_refusals(Reader *r, const Vec *ops, const OpCode *codes, uint32_t ncodes)
 {
     for (uint32_t i = 0; i < ops->n; i++) {
         Tab ot = vec_table(r, ops, i, "operator");
         uint32_t oc = get_u32(r, &ot, 0, 0, "opcode_index");
         if (oc < ncodes && codes[oc].code == BO_CUSTOM && signal_op(codes[oc].custom) < 0)
-            die_custom(r, codes, oc, (int)i);
+            record_custom(r, codes, oc, (int)i);
     }
 }
 
@@ -1374,7 +1386,10 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     const char *name = builtin_name(code);
     if (code == BO_CUSTOM) {
         int k = signal_op(codes[oc].custom);
-        if (k < 0) die_custom(r, codes, oc, i);
+        if (k < 0) {                    /* recorded by custom_refusals */
+            r->ctx[0] = 0;
+            return;
+        }
         read_signal(r, g, &ot, i, k);
         r->ctx[0] = 0;
         return;
@@ -1463,7 +1478,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     case BO_LOG_SOFTMAX: kind = OP_LOG_SOFTMAX; break;
     case BO_QUANTIZE: kind = OP_QUANTIZE; break;
     case BO_DEQUANTIZE: kind = OP_DEQUANTIZE; break;
-    default: die("%s: operator %d (%s): unsupported operator", r->path, i, name);
+    default: refuse(r->path, i, "operator %d (%s): unsupported operator", i, name);
     }
 
     int in[OP_MAX_IO], out[OP_MAX_IO];
@@ -1474,8 +1489,8 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         return;
     }
     if (kind == OP_COUNT)
-        die("%s: operator %d (%s): only supported on constant shapes (it computes a shape htc could not "
-            "determine at compile time)", r->path, i, name);
+        refuse(r->path, i, "operator %d (%s): only supported on constant shapes (it computes a shape htc could not "
+               "determine at compile time)", i, name);
 
     Tab opt;
     int has;
@@ -1799,6 +1814,22 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     r->ctx[0] = 0;
 }
 
+/* read_op; a refused operator is recorded and left out (its ops removed),
+   and the next one read: lower() lists the refusals. */
+static void read_op_caught(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, uint32_t ncodes, int i)
+{
+    const int nops = g->nops;
+    jmp_buf jb;
+    if (setjmp(jb) == 0) {
+        refuse_catch(&jb);
+        read_op(r, g, ops, codes, ncodes, i);
+    } else {
+        g->nops = nops;
+        r->ctx[0] = 0;
+    }
+    refuse_catch(NULL);
+}
+
 /* Model.operator_codes: the builtin code of each (the larger of the
    deprecated int8 field and the int32 one, as TFLite resolves it). */
 static OpCode *read_opcodes(Reader *r, const Tab *model, uint32_t *n)
@@ -1932,13 +1963,13 @@ Graph *tflite_read(const char *path)
     dyn = arena_alloc(tensors.n + 1);
     dyn_dim = arena_alloc(sizeof(int) * (tensors.n + 1));
     resolved = arena_alloc(tensors.n + 1);
-    first_custom(r, &ops, codes, ncodes);
+    custom_refusals(r, &ops, codes, ncodes);
     for (uint32_t i = 0; i < tensors.n; i++) read_tensor(r, g, &tensors, &buffers, (int)i);
     read_io(r, g, &sg, 1, 0);
     read_io(r, g, &sg, 2, 1);
     input_shapes(r, g, (int)tensors.n);
     if (g->noutputs == 0) die("%s: model has no outputs", path);
     if (ops.n == 0) die("%s: the model has no operators: nothing to compile", path);
-    for (uint32_t i = 0; i < ops.n; i++) read_op(r, g, &ops, codes, ncodes, (int)i);
-    return g;
+    for (uint32_t i = 0; i < ops.n; i++) read_op_caught(r, g, &ops, codes, ncodes, (int)i);
+    return g;                           /* lower() lists the refusals */
 }

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -254,6 +255,80 @@ void warn(const char *fmt, ...)
     va_start(ap, fmt);
     message("htc: warning: ", fmt, ap);
     va_end(ap);
+}
+
+/* ---- refusals collected over a whole graph: a front end or lower() runs
+   each operator under refuse_catch; refuse() then records the problem and
+   jumps back, so the model's every refused operator is reported at once,
+   in graph order (refuse_flush). Without a catcher refuse() is die(). -- */
+
+typedef struct { int index; char *msg; } Problem;
+static Problem *problems;
+static int nproblems, problems_cap;
+static jmp_buf *refuse_jb;
+
+void refuse_catch(jmp_buf *jb) { refuse_jb = jb; }
+
+void refuse(const char *path, int index, const char *fmt, ...)
+{
+    va_list ap;
+    char small[1024];
+    va_start(ap, fmt);
+    vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (nproblems >= 10000) refuse_flush(path);
+    if (nproblems == problems_cap) {
+        problems_cap = problems_cap ? 2 * problems_cap : 16;
+        Problem *n = arena_alloc(sizeof *n * (size_t)problems_cap);
+        if (nproblems) memcpy(n, problems, sizeof *n * (size_t)nproblems);
+        problems = n;
+    }
+    int k = nproblems++;
+    while (k > 0 && problems[k - 1].index > index) {   /* stable, by operator index */
+        problems[k] = problems[k - 1];
+        k--;
+    }
+    problems[k].index = index;
+    problems[k].msg = arena_strdup(small);
+    jmp_buf *jb = refuse_jb;
+    if (!jb) {
+        refuse_flush(path);             /* dies */
+        exit(1);
+    }
+    refuse_jb = NULL;
+    longjmp(*jb, 1);
+}
+
+/* Die with every recorded refusal: one problem is its own line; several are
+   a first line counting and naming them in graph order, then one line each.
+   Messages are "operator I (NAME): reason"; path prefixes each line. */
+void refuse_flush(const char *path)
+{
+    if (!nproblems) return;
+    int n = nproblems;
+    nproblems = 0;
+    if (n == 1) die("%s: %s", path, problems[0].msg);
+    size_t len = 0;
+    for (int i = 0; i < n; i++) len += strlen(problems[i].msg) + 2;
+    char *all = arena_alloc(len + 1), *q = all;
+    for (int i = 0; i < n; i++) q += sprintf(q, "%s%s", i ? "; " : "", problems[i].msg);
+    fflush(stdout);
+    char head[64];
+    snprintf(head, sizeof head, "%d operators refused, in graph order: ", n);
+    fputs("htc: error: ", stderr);
+    term_put(stderr, path, MSG_MAX);
+    fputs(": ", stderr);
+    fputs(head, stderr);
+    term_put(stderr, all, MSG_MAX);
+    fputc('\n', stderr);
+    for (int i = 0; i < n - 1; i++) {
+        fputs("htc: error: ", stderr);
+        term_put(stderr, path, MSG_MAX);
+        fputs(": ", stderr);
+        term_put(stderr, problems[i].msg, MSG_MAX);
+        fputc('\n', stderr);
+    }
+    die("%s: %s", path, problems[n - 1].msg);
 }
 
 /* ---- escaping: the one way text from a model, a target file or the command

@@ -499,6 +499,15 @@ def real_cases():
             f.put_i32(s + 4, v)
         return fn
     c["graph_output_out_of_range"] = patched(kws, graph_output(35))
+
+    # several refusals, found by the reader (operators 0, 12) and lower
+    # (operator 5: uint8 weights under int8 activations): every one listed,
+    # in graph order (several_problems.expect: the first line, then one each)
+    def several(f):
+        softmax_to(SIN)(f)
+        act(4)(f)
+        ttype(11, UINT8)(f)
+    c["several_problems"] = patched(kws, several)
     return c
 
 
