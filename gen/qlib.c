@@ -24,6 +24,10 @@
 #include "../htc.h"
 #include "onnx.pb-c.h"
 
+#define MAX_ELEMS ((int64_t)1 << 30)    /* elements of one tensor (README, "Limits") */
+#define MAX_GEOM 1024                   /* strides, dilations */
+#define MAX_KERNEL 4096                 /* kernel sides, pads */
+
 static const char *PATH;
 static const Onnx__NodeProto *NODE;
 static int NODE_INDEX;
@@ -155,14 +159,41 @@ static QV *val_new(const char *name)
 
 static int is_i32(const QV *v) { return G->tensors[v->t].type == DT_INT32; }
 
-/* This reader's graph G */
+/* The elements of a shape, saturated at 2^62 (never overflows; any
+   saturated count is far above MAX_ELEMS). */
+static int64_t numel(const int32_t *s, int rank)
+{
+    const int64_t cap = (int64_t)1 << 62;
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (s[i] <= 0) return 0;
+        n = n > cap / s[i] ? cap : n * s[i];
+    }
+    return n;
+}
+
+/* Every tensor of this reader's graph G (each op's output and every
+   constant) within the per-tensor limits, checked before any size is cut to
+   32 bits. */
+static void check_size(const char *name, DType type, int rank, const int32_t *shape)
+{
+    for (int d = 0; d < rank; d++)
+        if (shape[d] < 0) fail("'%s' would have dimension %d = %d", name, d, shape[d]);
+    int64_t n = numel(shape, rank);
+    if (n > MAX_ELEMS || n * (int64_t)dtype_size(type) > INT32_MAX)
+        fail("'%s' would have %lld elements (at most %lld per tensor, and 2^31 - 1 bytes)", name, (long long)n,
+             (long long)MAX_ELEMS);
+}
+
 static int new_tensor(const char *name, DType type, int rank, const int32_t *shape)
 {
+    check_size(name, type, rank, shape);
     return graph_new_tensor(G, name, type, rank, shape);
 }
 
 static int const_tensor(const char *name, DType type, int rank, const int32_t *shape, const void *data, size_t nbytes)
 {
+    check_size(name, type, rank, shape);
     return graph_const_tensor(G, name, type, rank, shape, data, nbytes);
 }
 
@@ -308,6 +339,26 @@ static int64_t attr_int(const Onnx__NodeProto *n, const char *name, int64_t def,
     return (int64_t)v;
 }
 
+/* An integer attribute in lo..hi (checked before any cast to int). */
+static int64_t attr_range(const Onnx__NodeProto *n, const char *name, int64_t def, int required, int64_t lo, int64_t hi)
+{
+    int64_t v = attr_int(n, name, def, required);
+    if (v < lo || v > hi) fail("attribute '%s' is %lld, outside %lld..%lld", name, (long long)v, (long long)lo, (long long)hi);
+    return v;
+}
+
+static int32_t attr_i32(const Onnx__NodeProto *n, const char *name, int64_t def, int required)
+{
+    return (int32_t)attr_range(n, name, def, required, INT32_MIN, INT32_MAX);
+}
+
+/* An axis attribute of a rank-r value, made non-negative. */
+static int attr_axis(const Onnx__NodeProto *n, const char *name, int64_t def, int required, int r, int inclusive)
+{
+    int64_t a = attr_range(n, name, def, required, -(int64_t)r, r - 1 + inclusive);
+    return (int)(a < 0 ? a + r : a);
+}
+
 static int attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, int max)
 {
     const Onnx__AttributeProto *a = attr(n, name);
@@ -346,12 +397,6 @@ static QC *const_input(int i, const char *what)
     return v->c;
 }
 
-static int64_t numel(const int32_t *s, int rank)
-{
-    int64_t n = 1;
-    for (int i = 0; i < rank; i++) n *= s[i];
-    return n;
-}
 
 /* ---- fusion: the node that alone reads a value ------------------------------ */
 
@@ -401,7 +446,7 @@ static RQ *parse_rq(int k, int rank, const int32_t *shape)
     r->node = k;
     r->shift = log2_exact(attr_num(NODE, "div", 0, 1), "attribute 'div'");
     double nl = attr(NODE, "n_levels_out") ? attr_num(NODE, "n_levels_out", 0, 1) : attr_num(NODE, "n_levels", 0, 1);
-    int sgn = (int)attr_int(NODE, "signed", 1, 0);
+    int sgn = (int)attr_range(NODE, "signed", 1, 0, 0, 1);
     if (nl < 2 || nl > 4294967296.0 || nl != floor(nl)) fail("n_levels %g", nl);
     int64_t n = (int64_t)nl;
     int64_t lo = sgn ? -n / 2 : 0, hi = sgn ? n / 2 - 1 : n - 1;
@@ -506,23 +551,49 @@ static void from_2d(QV *y, const char *name)
     set_ins(op, 1, &t);
 }
 
-/* strides, dilations, pads of a 1-D or 2-D node as the 2-D ones */
-static void geometry(int one, int64_t *st, int64_t *di, int64_t *pads)
+/* An int list attribute of exactly `want` values in lo..hi, into out;
+   absent: out unchanged. */
+static void attr_list(const char *name, int64_t *out, int want, int64_t lo, int64_t hi)
 {
-    if (!one) {
-        attr_ints(NODE, "strides", st, 2);
-        attr_ints(NODE, "dilations", di, 2);
-        attr_ints(NODE, "pads", pads, 4);
-        return;
+    int64_t v[2 * MAX_RANK];
+    int k = attr_ints(NODE, name, v, 2 * MAX_RANK);
+    if (k < 0) return;
+    if (k != want) fail("attribute '%s' has %d values, expected %d", name, k, want);
+    for (int i = 0; i < k; i++) {
+        if (v[i] < lo || v[i] > hi)
+            fail("attribute '%s' holds %lld, outside %lld..%lld", name, (long long)v[i], (long long)lo, (long long)hi);
+        out[i] = v[i];
     }
-    int64_t s1[1] = {1}, d1[1] = {1}, p1[2] = {0, 0};
-    attr_ints(NODE, "strides", s1, 1);
-    attr_ints(NODE, "dilations", d1, 1);
-    attr_ints(NODE, "pads", p1, 2);
-    st[1] = s1[0];
-    di[1] = d1[0];
-    pads[1] = p1[0];
-    pads[3] = p1[1];
+}
+
+/* strides, dilations, pads of a 1-D or 2-D node as the 2-D ones, range-checked
+   (strides and dilations 1..1024, pads 0..4096, kernel sides 1..4096) before
+   the output size (oh, ow) of an input H x W and a kernel kh x kw is divided
+   out. */
+static void geometry(int one, int64_t kh, int64_t kw, int64_t H, int64_t W, int64_t *st, int64_t *di, int64_t *pads,
+                     int *oh, int *ow)
+{
+    if (kh < 1 || kw < 1 || kh > MAX_KERNEL || kw > MAX_KERNEL)
+        fail("the kernel is %lldx%lld (each side 1..%d)", (long long)kh, (long long)kw, MAX_KERNEL);
+    if (!one) {
+        attr_list("strides", st, 2, 1, MAX_GEOM);
+        attr_list("dilations", di, 2, 1, MAX_GEOM);
+        attr_list("pads", pads, 4, 0, MAX_KERNEL);
+    } else {
+        int64_t p1[2] = {0, 0};
+        attr_list("strides", st + 1, 1, 1, MAX_GEOM);
+        attr_list("dilations", di + 1, 1, 1, MAX_GEOM);
+        attr_list("pads", p1, 2, 0, MAX_KERNEL);
+        pads[1] = p1[0];
+        pads[3] = p1[1];
+    }
+    int64_t eh = (kh - 1) * di[0] + 1, ew = (kw - 1) * di[1] + 1;
+    int64_t hh = H + pads[0] + pads[2] - eh, ww = W + pads[1] + pads[3] - ew;
+    if (H < 1 || W < 1 || hh < 0 || ww < 0)
+        fail("the kernel (%lldx%lld with dilation) is larger than the padded input (%lldx%lld)", (long long)eh,
+             (long long)ew, (long long)(H + pads[0] + pads[2]), (long long)(W + pads[1] + pads[3]));
+    *oh = (int)(hh / st[0] + 1);
+    *ow = (int)(ww / st[1] + 1);
 }
 
 static void h_conv(void)
@@ -546,16 +617,18 @@ static void h_conv(void)
     const Onnx__AttributeProto *apa = attr(NODE, "auto_pad");
     if (apa && apa->has_s) ap = arena_printf("%.*s", (int)apa->s.len, (const char *)apa->s.data);
     if (strcmp(ap, "NOTSET")) fail("auto_pad %s is not supported (give pads)", ap);
-    int64_t st[2] = {1, 1}, di[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
-    geometry(one, st, di, pads);
-    int groups = (int)attr_int(NODE, "group", 1, 0);
+    int64_t st[2] = {1, 1}, di[2] = {1, 1}, pads[4] = {0, 0, 0, 0}, ks[2];
     int N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3];
     int O = w->shape[0], kh = w->shape[2], kw = w->shape[3];
-    if (groups < 1 || C % groups || O % groups || w->shape[1] != C / groups)
+    if (N < 1 || C < 1 || O < 1) fail("empty input or weights (%d batches, %d input, %d output channels)", N, C, O);
+    int nk = attr_ints(NODE, "kernel_shape", ks, 2);
+    if (nk >= 0 && (nk != 2 - one || ks[0] != (one ? kw : kh) || (!one && ks[1] != kw)))
+        fail("kernel_shape does not match the weights");
+    int oh, ow;
+    geometry(one, kh, kw, H, W, st, di, pads, &oh, &ow);
+    int groups = (int)attr_range(NODE, "group", 1, 0, 1, C);
+    if (C % groups || O % groups || w->shape[1] != C / groups)
         fail("weights [%d, %d, %d, %d] do not fit %d input channels in %d groups", O, w->shape[1], kh, kw, C, groups);
-    int oh = (int)((H + pads[0] + pads[2] - di[0] * (kh - 1) - 1) / st[0] + 1);
-    int ow = (int)((W + pads[1] + pads[3] - di[1] * (kw - 1) - 1) / st[1] + 1);
-    if (oh < 1 || ow < 1 || st[0] < 1 || st[1] < 1 || di[0] < 1 || di[1] < 1) fail("bad geometry");
     int gin = C / groups;
     int8_t *wt = arena_alloc((size_t)w->n);
     for (int o = 0; o < O; o++)
@@ -640,9 +713,9 @@ static void build_matmul(QV *a, QV *bv, QC *bc, int trans_b, QC *cbias, int64_t 
         int ad = d - (orank - a->rank), bd = d - (orank - brank);
         int32_t as = ad >= 0 ? a->shape[ad] : 1, bs = bd >= 0 ? bshape[bd] : 1;
         if (as != bs && as != 1 && bs != 1) fail("batch dimensions %d and %d do not broadcast", as, bs);
-        oshape[d] = as > bs ? as : bs;
-        batches *= oshape[d];
+        oshape[d] = as == 1 ? bs : as;
     }
+    batches = numel(oshape, orank - 2);
     if ((abat != batches && abat != 1) || (bbat != batches && bbat != 1))
         fail("batch broadcasting of both operands is not supported");
     oshape[orank - 2] = M;
@@ -658,8 +731,11 @@ static void build_matmul(QV *a, QV *bv, QC *bc, int trans_b, QC *cbias, int64_t 
         else bias_mode = 1;
         int nb = bias_mode == 1 ? Nn : M * Nn;
         bias = arena_alloc(sizeof(int32_t) * (size_t)nb);
-        for (int i = 0; i < nb; i++)
-            bias[i] = (int32_t)(beta * cint(cbias, cbias->n == 1 ? 0 : i, INT32_MIN, INT32_MAX, "the bias"));
+        for (int i = 0; i < nb; i++) {
+            int64_t v = beta * cint(cbias, cbias->n == 1 ? 0 : i, INT32_MIN, INT32_MAX, "the bias");
+            if (v < INT32_MIN || v > INT32_MAX) fail("beta x C[%d] = %lld does not fit int32", i, (long long)v);
+            bias[i] = (int32_t)v;
+        }
     }
     int ka = sole_reader(name);
     if (!cbias && is_op(ka, "Add")) {
@@ -750,10 +826,12 @@ static void h_matmul(void)
 static void h_gemm(void)
 {
     if (attr_int(NODE, "transA", 0, 0)) fail("transA is not supported");
-    int64_t alpha = attr_int(NODE, "alpha", 1, 0), beta = attr_int(NODE, "beta", 1, 0);
+    /* integer alpha and beta (QuantLib's), each an int32 the kernel and the
+       bias hold exactly */
+    int64_t alpha = attr_i32(NODE, "alpha", 1, 0), beta = attr_i32(NODE, "beta", 1, 0);
     QV *a = act_input(0), *b = input(1);
     QC *c = NODE->n_input > 2 && *NODE->input[2] ? const_input(2, "C") : NULL;
-    build_matmul(a, b->c ? NULL : b, b->c, (int)attr_int(NODE, "transB", 0, 0), c, alpha, beta);
+    build_matmul(a, b->c ? NULL : b, b->c, (int)attr_range(NODE, "transB", 0, 0, 0, 1), c, alpha, beta);
 }
 
 /* ---- element-wise ----------------------------------------------------------------- */
@@ -787,7 +865,7 @@ static QV *binary(QV *a, QV *b, const char *name, int is_mul, int fuse)
         int ad = d - (rank - ra), bd = d - (rank - rb);
         int32_t x = ad >= 0 ? sa[ad] : 1, y = bd >= 0 ? sb[bd] : 1;
         if (x != y && x != 1 && y != 1) fail("shapes do not broadcast");
-        os[d] = x > y ? x : y;
+        os[d] = x == 1 ? y : x;
     }
     int ai32, aoff, bi32, boff;
     int ta = elt_tensor(a, &ai32, &aoff), tb = elt_tensor(b, &bi32, &boff);
@@ -888,11 +966,11 @@ static void h_reducesum(void)
         for (int i = 0; i < na; i++) axes[i] = cint(ac, i, -x->rank, x->rank - 1, "axes");
     }
     if (na <= 0) fail("axes must be given (reducing every axis is not supported)");
-    int keep = (int)attr_int(NODE, "keepdims", 1, 0);
+    int keep = (int)attr_range(NODE, "keepdims", 1, 0, 0, 1);
     int lo = MAX_RANK, hi = -1;
     for (int i = 0; i < na; i++) {
+        if (axes[i] < -x->rank || axes[i] >= x->rank) fail("axis %lld for rank %d", (long long)axes[i], x->rank);
         int a = (int)(axes[i] < 0 ? axes[i] + x->rank : axes[i]);
-        if (a < 0 || a >= x->rank) fail("axis %lld", (long long)axes[i]);
         lo = a < lo ? a : lo;
         hi = a > hi ? a : hi;
     }
@@ -955,23 +1033,32 @@ static void h_reducesum(void)
 
 typedef int64_t (*Fn)(int64_t x, const int64_t *k);
 
+/* x * y, or an error when the product leaves 64 bits (the attributes are
+   int32, so only the last product of each function can). */
+static int64_t mul64(int64_t x, int64_t y)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(x, y, &r)) fail("the product %lld x %lld overflows 64 bits", (long long)x, (long long)y);
+    return r;
+}
+
 static int64_t f_gelu(int64_t x, const int64_t *k)         /* k: b, one */
 {
     int64_t q = x < 0 ? -x : x;
     if (q > -k[0]) q = -k[0];
     int64_t sg = x > 0 ? 1 : x < 0 ? -1 : 0;
     int64_t L = sg * (k[1] - (q + k[0]) * (q + k[0]));
-    return x * ((k[1] + L) >> 1);
+    return mul64(x, (k[1] + L) >> 1);
 }
 
 static int64_t f_hswish(int64_t x, const int64_t *k)       /* k: one_over_six, six, three */
 {
     int64_t c = x + k[2];
     c = c < 0 ? 0 : c > k[1] ? k[1] : c;
-    return x * (c * k[0]);
+    return mul64(x, c * k[0]);
 }
 
-static int64_t f_scale(int64_t x, const int64_t *k) { return x * k[0]; }   /* TrueIntegerDiv: x * floor(...) */
+static int64_t f_scale(int64_t x, const int64_t *k) { return mul64(x, k[0]); }   /* TrueIntegerDiv: x * floor(...) */
 static int64_t f_ident(int64_t x, const int64_t *k) { (void)k; return x; }
 
 /* y = f(x) over the 256 values of an 8-bit input, then the RequantShift that
@@ -985,8 +1072,9 @@ static void build_table(QV *x, Fn f, const int64_t *k, RQ *given)
     int32_t tab[256];
     for (int s = -128; s < 128; s++) {
         int64_t v = f(s + x->off, k);
+        /* the op's int32 result (the RequantShift's input) */
+        if (v < INT32_MIN || v > INT32_MAX) fail("the result %lld of input %d does not fit 32 bits", (long long)v, s + x->off);
         if (r) v = htc__ql_rq(v, r->mul[0], r->add[0], r->shift, r->lo, r->hi) - r->off;
-        else if (v < INT32_MIN || v > INT32_MAX) fail("the result %lld of input %d does not fit 32 bits", (long long)v, s + x->off);
         tab[(uint8_t)(int8_t)s] = (int32_t)v;
     }
     const char *oname = r ? GR->node[r->node]->output[0] : NODE->output[0];
@@ -1003,21 +1091,21 @@ static void build_table(QV *x, Fn f, const int64_t *k, RQ *given)
 
 static void h_gelu(void)
 {
-    int64_t k[2] = {attr_int(NODE, "b", 0, 1), attr_int(NODE, "one", 0, 1)};
+    int64_t k[2] = {attr_i32(NODE, "b", 0, 1), attr_i32(NODE, "one", 0, 1)};
     if (k[0] > 0) fail("attribute b is %lld, expected <= 0", (long long)k[0]);
     build_table(act_input(0), f_gelu, k, NULL);
 }
 
 static void h_hswish(void)
 {
-    int64_t k[3] = {attr_int(NODE, "one_over_six", 0, 1), attr_int(NODE, "six", 0, 1), attr_int(NODE, "three", 0, 1)};
+    int64_t k[3] = {attr_i32(NODE, "one_over_six", 0, 1), attr_i32(NODE, "six", 0, 1), attr_i32(NODE, "three", 0, 1)};
     build_table(act_input(0), f_hswish, k, NULL);
 }
 
 static void h_truediv(void)
 {
-    int64_t D = attr_int(NODE, "Delta", 0, 1), eps = attr_int(NODE, "eps", 0, 1), eta = attr_int(NODE, "eta", 0, 1),
-            yy = attr_int(NODE, "y", 0, 1);
+    int64_t D = attr_i32(NODE, "Delta", 0, 1), eps = attr_i32(NODE, "eps", 0, 1), eta = attr_i32(NODE, "eta", 0, 1),
+            yy = attr_i32(NODE, "y", 0, 1);
     int64_t den = yy * eta + eps;
     if (den == 0) fail("division by zero (y * eta + eps = 0)");
     int64_t num = D * eta, q = num / den;
@@ -1061,8 +1149,9 @@ static void h_softmax(int kind)
     QV *x = act_input(0);
     if (is_i32(x)) fail("softmax of 32-bit values is not supported");
     int t = as_onnx(x);
-    int n = (int)attr_num(NODE, "n_levels", 256, 0);
-    if (n != 256) fail("n_levels %d (htc supports 256)", n);
+    double nl = attr_num(NODE, "n_levels", 256, 0);
+    if (nl != 256) fail("n_levels %g (htc supports 256)", nl);
+    int n = 256;
     QV *y = out_val(NODE->output[0], DT_INT8, 128, x->rank, x->shape, 0);
     Op *op = new_op(OP_SOFTMAX, y->t, "htc__ql_softmax_params", sizeof(htc__ql_softmax_params));
     set_ins(op, 1, &t);
@@ -1079,10 +1168,10 @@ static void h_softmax(int kind)
         p->group_width = (int32_t)gw;
     }
     if (kind == 0) {
-        p->a = (int32_t)attr_int(NODE, "coeffA", 0, 1);
-        p->b = (int32_t)attr_int(NODE, "coeffB", 0, 1);
-        p->c = (int32_t)attr_int(NODE, "coeffC", 0, 1);
-        p->log2 = (int32_t)attr_int(NODE, "log2", 0, 1);
+        p->a = attr_i32(NODE, "coeffA", 0, 1);
+        p->b = attr_i32(NODE, "coeffB", 0, 1);
+        p->c = attr_i32(NODE, "coeffC", 0, 1);
+        p->log2 = attr_i32(NODE, "log2", 0, 1);
         if (p->log2 < 1) fail("log2 is %d", p->log2);
     }
     if (x->off) fail("softmax of unsigned values is not supported");
@@ -1126,7 +1215,7 @@ static void h_norm(int kind)
     p->in_off = x->off;
     p->kind = kind;
     p->log2d = log2d;
-    p->mul = kind == 2 ? (int32_t)attr_int(NODE, "mul", 0, 1) : 1;
+    p->mul = kind == 2 ? attr_i32(NODE, "mul", 0, 1) : 1;
     p->lo = -128;
     p->hi = 127;
     op->in_zp = -x->off;
@@ -1138,11 +1227,11 @@ static void h_mean(void)
     int64_t axes[MAX_RANK];
     int na = attr_ints(NODE, "axes", axes, MAX_RANK);
     if (na <= 0) fail("axes must be given as an attribute");
-    int keep = (int)attr_int(NODE, "keepdims", 1, 0);
+    int keep = (int)attr_range(NODE, "keepdims", 1, 0, 0, 1);
     int lo = MAX_RANK, hi = -1;
     for (int i = 0; i < na; i++) {
+        if (axes[i] < -x->rank || axes[i] >= x->rank) fail("axis %lld for rank %d", (long long)axes[i], x->rank);
         int a = (int)(axes[i] < 0 ? axes[i] + x->rank : axes[i]);
-        if (a < 0 || a >= x->rank) fail("axis %lld", (long long)axes[i]);
         lo = a < lo ? a : lo;
         hi = a > hi ? a : hi;
     }
@@ -1202,6 +1291,7 @@ static void h_reshape(void)
             continue;
         }
         os[d] = (int32_t)v;
+        if (v && known > MAX_ELEMS / v) fail("the shape holds more than %lld elements", (long long)MAX_ELEMS);
         known *= v;
     }
     if (neg >= 0) {
@@ -1216,9 +1306,7 @@ static void h_reshape(void)
 static void h_flatten(void)
 {
     QV *x = act_input(0);
-    int axis = (int)attr_int(NODE, "axis", 1, 0);
-    if (axis < 0) axis += x->rank;
-    if (axis < 0 || axis > x->rank) fail("axis %d", axis);
+    int axis = attr_axis(NODE, "axis", 1, 0, x->rank, 1);
     int32_t os[2] = {(int32_t)numel(x->shape, axis), (int32_t)numel(x->shape + axis, x->rank - axis)};
     alias_val(x, as_onnx(x), 2, os);
 }
@@ -1229,12 +1317,13 @@ static void h_transpose(void)
     int64_t perm[MAX_RANK];
     int n = attr_ints(NODE, "perm", perm, MAX_RANK);
     int p[MAX_RANK], seen = 0;
+    if (n >= 0 && n != x->rank) fail("perm has %d entries for rank %d", n, x->rank);
     for (int d = 0; d < x->rank; d++) {
-        p[d] = n < 0 ? x->rank - 1 - d : (int)perm[d];
-        if (p[d] < 0 || p[d] >= x->rank || (seen >> p[d] & 1)) fail("perm is not a permutation");
+        int64_t v = n < 0 ? x->rank - 1 - d : perm[d];
+        if (v < 0 || v >= x->rank || (seen >> v & 1)) fail("perm is not a permutation");
+        p[d] = (int)v;
         seen |= 1 << p[d];
     }
-    if (n >= 0 && n != x->rank) fail("perm has %d entries for rank %d", n, x->rank);
     int t = transpose(as_onnx(x), p, x->rank, "T");
     int32_t os[MAX_RANK];
     for (int d = 0; d < x->rank; d++) os[d] = x->shape[p[d]];
@@ -1273,9 +1362,7 @@ static void h_concat(void)
     }
     if (n < 1 || n > OP_MAX_IO) fail("%d inputs (at most %d)", n, OP_MAX_IO);
     QV *x0 = act_input(0);
-    int axis = (int)attr_int(NODE, "axis", 0, 1);
-    if (axis < 0) axis += x0->rank;
-    if (axis < 0 || axis >= x0->rank) fail("axis out of range");
+    int axis = attr_axis(NODE, "axis", 0, 1, x0->rank, 0);
     int ins[OP_MAX_IO];
     int32_t os[MAX_RANK];
     memcpy(os, x0->shape, sizeof os);
@@ -1294,6 +1381,7 @@ static void h_concat(void)
         if (x->rank != x0->rank) fail("inputs differ in rank");
         for (int d = 0; d < x->rank; d++)
             if (d != axis && x->shape[d] != x0->shape[d]) fail("input shapes differ outside the axis");
+        if ((int64_t)os[axis] + x->shape[axis] > MAX_ELEMS) fail("the output has more than %lld elements", (long long)MAX_ELEMS);
         os[axis] += x->shape[axis];
         ab[i] = (int32_t)(x->shape[axis] * inner * (int64_t)es);
         ins[i] = wide && !is_i32(x) ? widen(x) : as_onnx(x);
@@ -1314,9 +1402,7 @@ static void h_gather(void)
 {
     QV *x = act_input(0);
     QC *ic = const_input(1, "the indices");
-    int axis = (int)attr_int(NODE, "axis", 0, 0);
-    if (axis < 0) axis += x->rank;
-    if (axis < 0 || axis >= x->rank) fail("axis out of range");
+    int axis = attr_axis(NODE, "axis", 0, 0, x->rank, 0);
     if (x->rank - 1 + ic->rank > MAX_RANK) fail("result rank above %d", MAX_RANK);
     int32_t *idx = arena_alloc(sizeof(int32_t) * (size_t)(ic->n ? ic->n : 1));
     for (int64_t i = 0; i < ic->n; i++) {
@@ -1388,16 +1474,22 @@ static void h_slice(void)
     } else {
         n = attr_ints(NODE, "starts", st, MAX_RANK);
         if (n < 1 || attr_ints(NODE, "ends", en, MAX_RANK) != n) fail("starts and ends must have as many values");
-        if (attr_ints(NODE, "axes", ax, MAX_RANK) < 0)
-            for (int i = 0; i < n; i++) ax[i] = i;
-        for (int i = 0; i < n; i++) sp[i] = 1;
+        int na = attr_ints(NODE, "axes", ax, MAX_RANK);
+        if (na >= 0 && na != n) fail("axes must have as many values as starts");
+        for (int i = 0; i < n; i++) {
+            if (na < 0) ax[i] = i;
+            sp[i] = 1;
+            if (st[i] < INT64_MIN / 4 || st[i] > INT64_MAX / 4 || en[i] < INT64_MIN / 4 || en[i] > INT64_MAX / 4)
+                fail("starts and ends must be within +-2^61");
+        }
     }
     int t = as_onnx(x), rank = x->rank, seen = 0;
     int32_t shape[MAX_RANK];
     memcpy(shape, x->shape, sizeof shape);
     for (int i = 0; i < n; i++) {
+        if (ax[i] < -rank || ax[i] >= rank) fail("axis %lld for rank %d", (long long)ax[i], rank);
         int a = (int)(ax[i] < 0 ? ax[i] + rank : ax[i]);
-        if (a < 0 || a >= rank || (seen >> a & 1)) fail("axis %lld", (long long)ax[i]);
+        if (seen >> a & 1) fail("axis %lld twice", (long long)ax[i]);
         seen |= 1 << a;
         int64_t d = shape[a], s = st[i], e = en[i], k = sp[i];
         if (k == 0) fail("step 0");
@@ -1443,7 +1535,7 @@ static void h_pad(void)
         if (NODE->n_input > 2 && *NODE->input[2]) value = cint(const_input(2, "the value"), 0, INT32_MIN, INT32_MAX, "the value");
         if (NODE->n_input > 3 && *NODE->input[3]) fail("the axes input is not supported");
     } else {
-        value = (int64_t)attr_num(NODE, "value", 0, 0);
+        value = attr_i32(NODE, "value", 0, 0);
     }
     if (np != 2 * x->rank) fail("%d pads for rank %d", np, x->rank);
     int t = as_onnx(x);
@@ -1491,14 +1583,17 @@ static void h_maxpool(void)
     if (x->rank != 4 && !one) fail("only 1-D and 2-D max pooling is supported");
     if (is_i32(x)) fail("max pooling of 32-bit values is not supported");
     if (attr_int(NODE, "ceil_mode", 0, 0)) fail("ceil_mode is not supported");
+    if (NODE->n_output > 1 && *NODE->output[1]) fail("the Indices output is not supported");
     if (one) x = as_2d(x);
     int64_t k[2] = {1, 1}, st[2] = {1, 1}, pads[4] = {0, 0, 0, 0}, di[2] = {1, 1};
     if (attr_ints(NODE, "kernel_shape", k + one, 2 - one) != 2 - one) fail("kernel_shape must have %d values", 2 - one);
-    geometry(one, st, di, pads);
-    if (di[0] != 1 || di[1] != 1) fail("dilated max pooling is not supported");
     int N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3];
-    int oh = (int)((H + pads[0] + pads[2] - k[0]) / st[0] + 1), ow = (int)((W + pads[1] + pads[3] - k[1]) / st[1] + 1);
-    if (oh < 1 || ow < 1 || st[0] < 1 || st[1] < 1) fail("bad geometry");
+    if (N < 1 || C < 1) fail("empty input (%d batches, %d channels)", N, C);
+    int oh, ow;
+    geometry(one, k[0], k[1], H, W, st, di, pads, &oh, &ow);
+    if (di[0] != 1 || di[1] != 1) fail("dilated max pooling is not supported");
+    for (int i = 0; i < 4; i++)
+        if (pads[i] >= k[i % 2]) fail("pads must be smaller than the kernel (as onnxruntime requires)");
     int t = as_nhwc(x);
     int32_t os[4] = {N, C, oh, ow};
     QV *y = out_val(one ? arena_printf("%s.2d", NODE->output[0]) : NODE->output[0], DT_INT8, x->off, 4, os, 1);

@@ -130,6 +130,57 @@ def main():
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 8
     save("qdq_conv_one_input", m, "node 1 'conv' (Conv): missing input 1 (Conv has two operands)")
+    ql_cases()
+
+
+def ql(nodes, x_shape, inits):
+    """A graph in QuantLib's integer form: a float input holding integers,
+    standard ops, integer constants."""
+    g = helper.make_graph(nodes, "bad", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))],
+                          [helper.make_tensor_value_info(nodes[-1].output[0], TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+def ql_cases():
+    """QuantLib's reader (gen/qlib.c): every attribute range-checked before
+    it divides or is cut to int32, every tensor within 2^30 elements."""
+    w = np.ones((2, 1, 3, 3), np.float32)
+
+    def conv(**kw):
+        return ql([helper.make_node("Conv", ["x", "w"], ["y"], name="c0", **kw)], (1, 1, 8, 8), {"w": w})
+    # strides 0 divided the output size (SIGFPE)
+    save("ql_conv_stride_zero", conv(strides=[0, 0]), "node 0 'c0' (Conv): attribute 'strides' holds 0, outside 1..1024")
+    save("ql_conv_dilation_huge", conv(dilations=[1 << 62, 1]),
+         "node 0 'c0' (Conv): attribute 'dilations' holds 4611686018427387904, outside 1..1024")
+    save("ql_conv_pads_negative", conv(pads=[-1, 0, 0, 0]), "node 0 'c0' (Conv): attribute 'pads' holds -1, outside 0..4096")
+    save("ql_conv_kernel_too_large", conv(pads=[0, 0, 0, 0], dilations=[4, 1]),
+         "node 0 'c0' (Conv): the kernel (9x3 with dilation) is larger than the padded input (8x8)")
+    save("ql_conv_group_huge", conv(group=(1 << 32) + 1), "node 0 'c0' (Conv): attribute 'group' is 4294967297, outside 1..1")
+    mp = ql([helper.make_node("MaxPool", ["x"], ["y"], name="p0", kernel_shape=[2, 2], strides=[0, 1])], (1, 1, 8, 8), {})
+    save("ql_maxpool_stride_zero", mp, "node 0 'p0' (MaxPool): attribute 'strides' holds 0, outside 1..1024")
+    mp = ql([helper.make_node("MaxPool", ["x"], ["y"], name="p0", kernel_shape=[2, 0])], (1, 1, 8, 8), {})
+    save("ql_maxpool_kernel_zero", mp, "node 0 'p0' (MaxPool): the kernel is 2x0 (each side 1..4096)")
+    # 131073 x 131073 = 1.7e10 elements
+    pad = ql([helper.make_node("Pad", ["x", "p"], ["y"], name="pad0")], (1, 1, 1, 1),
+             {"p": np.array([0, 0, 65536, 65536, 0, 0, 65536, 65536], np.int64)})
+    save("ql_pad_too_large", pad, "node 0 'pad0' (Pad): 'y' would have 17180131329 elements (at most 1073741824")
+    ga = ql([helper.make_node("Gather", ["x", "i"], ["y"], name="g0", axis=1 << 40)], (1, 4), {"i": np.array([0], np.int64)})
+    save("ql_gather_axis_huge", ga, "node 0 'g0' (Gather): attribute 'axis' is 1099511627776, outside -2..1")
+    b = np.ones((3, 2), np.float32)
+
+    def gemm(c, **kw):
+        return ql([helper.make_node("Gemm", ["x", "b", "c"], ["y"], name="gm", **kw)], (1, 3),
+                  {"b": b, "c": np.asarray(c, np.float32)})
+    # beta 2^52 was cut to int32: a bias of {0, 0}
+    save("ql_gemm_beta_huge", gemm([1, 1], beta=float(1 << 52)),
+         "node 0 'gm' (Gemm): attribute 'beta' is 4503599627370496, outside -2147483648..2147483647")
+    save("ql_gemm_beta_times_c", gemm([1, 1 << 20], beta=4096.0),
+         "node 0 'gm' (Gemm): beta x C[1] = 4294967296 does not fit int32")
+    save("ql_gemm_alpha_huge", gemm([1, 1], alpha=float(1 << 33)),
+         "node 0 'gm' (Gemm): attribute 'alpha' is 8589934592, outside -2147483648..2147483647")
 
 
 def _varint(n):
