@@ -1030,20 +1030,42 @@ Plan *plan_try(Graph *g, Target *t)
     return p;
 }
 
+/* The target parameter that sets memory m's size, by the targets'
+   convention (memory L2: param "l2_kib", its value in KiB the size in use),
+   and the value that holds need bytes: ": -D l2_kib=N fits it", or "". */
+static const char *size_hint(const Target *t, const Memory *m, long long need)
+{
+    char want[64];
+    size_t n = 0;
+    for (const char *c = m->name; *c && n < sizeof want - 8; c++)
+        want[n++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    memcpy(want + n, "_kib", 5);
+    for (int i = 0; i < t->nparams; i++) {
+        const TargetParam *q = &t->params[i];
+        char *end;
+        long long v = strtoll(q->value, &end, 10);
+        if (!strcmp(q->name, want) && !*end && v * 1024 == m->size)
+            return arena_printf(": -D %s=%lld fits it", q->name, (need + 1023) / 1024);
+    }
+    return "";
+}
+
 void plan_check(const Graph *g, const Target *t, const Plan *p)
 {
     if (p->narenas <= 1) {
         const Memory *m = &t->memories[p->memory];
         if (p->arena_size > m->size)
-            die("%s: the arena needs %lld bytes but memory %s of target '%s' has %lld",
-                g->path, (long long)p->arena_size, m->name, t->name, (long long)m->size);
+            die("%s: the arena needs %lld bytes but memory %s of target '%s' has %lld%s",
+                g->path, (long long)p->arena_size, m->name, t->name, (long long)m->size,
+                size_hint(t, m, (long long)p->arena_size));
         return;
     }
     for (int k = 0; k < p->narenas; k++) {
         const Memory *m = &t->memories[p->arenas[k].memory];
         if (p->arenas[k].size > m->size)
-            die("%s: the arenas need %lld bytes in all; the one in memory %s needs %lld bytes but %s of target '%s' has %lld",
-                g->path, (long long)p->arena_size, m->name, (long long)p->arenas[k].size, m->name, t->name, (long long)m->size);
+            die("%s: the arenas need %lld bytes in all; the one in memory %s needs %lld bytes but %s of target '%s' has %lld%s",
+                g->path, (long long)p->arena_size, m->name, (long long)p->arenas[k].size, m->name, t->name, (long long)m->size,
+                size_hint(t, m, (long long)p->arenas[k].size));
     }
 }
 

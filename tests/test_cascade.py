@@ -128,6 +128,24 @@ def test_fit_memory(tmp_path):
                                               r"'cpu' has 4096\n", r.stderr), r.stderr
 
 
+@pytest.mark.parametrize("name,cascades", [("vww", True), ("vww", False), ("kws", True), ("resnet", True)])
+def test_arena_hint(name, cascades):
+    """The arena error names the target parameter and a value that fits:
+    that value compiles (and one KiB less is refused: it is the least)."""
+    path = MODELS[name][0]
+    flags = [] if cascades else ["--no-cascade"]
+    r = oracle.htc("report", path, "-t", "targets/cpu.lua", "-D", "l2_kib=4", *flags, check=False)
+    m = re.fullmatch(r"htc: error: .*: the arena needs (\d+) bytes but memory L2 of target 'cpu' has 4096: "
+                     r"-D l2_kib=(\d+) fits it\n", r.stderr)
+    assert r.returncode == 1 and m, r.stderr
+    need, kib = int(m.group(1)), int(m.group(2))
+    assert kib == (need + 1023) // 1024
+    r = oracle.htc("report", path, "-t", "targets/cpu.lua", "-D", "l2_kib=%d" % kib, *flags, check=False)
+    assert r.returncode == 0, r.stderr
+    r = oracle.htc("report", path, "-t", "targets/cpu.lua", "-D", "l2_kib=%d" % (kib - 1), *flags, check=False)
+    assert r.returncode == 1 and "fits it" in r.stderr, r.stderr
+
+
 def test_cascade_check(tmp_path):
     """htc run --check: each cascade touches only the buffers planned for it."""
     path = MODELS["resnet"][0]
