@@ -5,7 +5,7 @@
    out below.
 
    Build:  cc -shared -fPIC -O2 -o libinsncount.so insncount.c
-   Use:    qemu-system-arm ... -plugin ./libinsncount.so[,begin=ADDR,end=ADDR][,mve=FILE]
+   Use:    qemu-system-arm ... -plugin ./libinsncount.so[,begin=ADDR,end=ADDR][,mve=FILE][,vcpus=N]
 
    Every executed guest instruction adds 1 to a counter (an inline add
    registered per instruction at translation time: no helper call). With
@@ -22,7 +22,17 @@
    32 bits of its 128-bit vector (Arm v8-M Architecture Reference Manual,
    "Beats" / "Beat-wise execution"); the Cortex-M55 is a dual-beat
    implementation (two beats per cycle), so BEATS / 2 is the cycles its
-   vector pipeline is busy, before overlap between consecutive instructions. */
+   vector pipeline is busy, before overlap between consecutive instructions.
+   With vcpus=N (a multi-core machine, e.g. -M mps2-an521's two Cortex-M33;
+   N at most 8), instructions are counted per vCPU: the regions are each
+   vCPU's own (a vCPU opens and closes its regions; vCPU 0's print as
+   above, the others' as "insncount: vcpu V region N: COUNT"), and at exit
+     insncount: vcpu V total COUNT
+   for every vCPU. It needs QEMU's single-threaded round-robin TCG
+   (-accel tcg,thread=single): one counter for every vCPU, and the vCPU
+   that runs each translation block noted at its start, so that the
+   instructions since the last switch go to the vCPU that ran them (exact:
+   every instruction is counted inline, before it executes). */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +57,8 @@ void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn, e
                                                 void *ptr, uint64_t imm);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags, void *userdata);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin_vcpu_udata_cb_t cb,
+                                          enum qemu_plugin_cb_flags flags, void *userdata);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
 #define QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
@@ -55,14 +67,43 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 
 #define MAX_REGIONS 4096
 #define MAX_DEPTH 64
-static uint64_t count;                    /* instructions executed (one vCPU) */
+#define MAX_VCPUS 8
+static uint64_t count;                    /* instructions executed (every vCPU) */
 static uint64_t mve;                      /* of which listed in mve=FILE */
 static uint64_t begin_addr = UINT64_MAX, end_addr = UINT64_MAX;
-static uint64_t region[MAX_REGIONS], region_mve[MAX_REGIONS];
-static int nregions, stack[MAX_DEPTH], depth, dropped;
+static struct {
+    uint64_t region[MAX_REGIONS], region_mve[MAX_REGIONS];
+    int nregions, stack[MAX_DEPTH], depth, dropped;
+    uint64_t done;                        /* instructions before its current run (vcpus=N) */
+} cpu[MAX_VCPUS];
+static int nvcpus;                        /* vcpus=N: count per vCPU; 0: one count */
+static unsigned cur;                      /* the vCPU running since count was `mark` */
+static uint64_t mark;
 static uint64_t *mve_addr;                /* sorted */
 static size_t n_mve;
 static int have_mve;                      /* mve=FILE given */
+
+/* a translation block starts on vCPU v: the instructions since the last
+   switch were the previous vCPU's */
+static void on_tb(unsigned int v, void *u)
+{
+    (void)u;
+    if (v >= (unsigned)nvcpus || v == cur) return;
+    cpu[cur].done += count - mark;
+    mark = count;
+    cur = v;
+}
+
+/* instructions vCPU v has executed so far (every vCPU's without vcpus=N) */
+static uint64_t now(unsigned v)
+{
+    if (!nvcpus) return count;
+    on_tb(v, NULL);
+    return cpu[v].done + count - mark;
+}
+
+/* the vCPU whose regions an instruction of vCPU v opens and closes */
+static unsigned owner(unsigned v) { return nvcpus && v < (unsigned)nvcpus ? v : 0; }
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -95,26 +136,29 @@ static int load_mve(const char *path)
 
 static void on_begin(unsigned int vcpu, void *u)
 {
-    (void)vcpu, (void)u;
-    if (nregions == MAX_REGIONS || depth == MAX_DEPTH) { dropped++; return; }
-    region[nregions] = count;
-    region_mve[nregions] = mve;
-    stack[depth++] = nregions++;
+    const unsigned v = owner(vcpu);
+    (void)u;
+    if (cpu[v].nregions == MAX_REGIONS || cpu[v].depth == MAX_DEPTH) { cpu[v].dropped++; return; }
+    cpu[v].region[cpu[v].nregions] = now(vcpu);
+    cpu[v].region_mve[cpu[v].nregions] = mve;
+    cpu[v].stack[cpu[v].depth++] = cpu[v].nregions++;
 }
 
 static void on_end(unsigned int vcpu, void *u)
 {
-    (void)vcpu, (void)u;
-    if (depth == 0) { dropped++; return; }
-    int r = stack[--depth];
-    region[r] = count - region[r];
-    region_mve[r] = mve - region_mve[r];
+    const unsigned v = owner(vcpu);
+    (void)u;
+    if (cpu[v].depth == 0) { cpu[v].dropped++; return; }
+    int r = cpu[v].stack[--cpu[v].depth];
+    cpu[v].region[r] = now(vcpu) - cpu[v].region[r];
+    cpu[v].region_mve[r] = mve - cpu[v].region_mve[r];
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     size_t n = qemu_plugin_tb_n_insns(tb);
+    if (nvcpus) qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb, QEMU_PLUGIN_CB_NO_REGS, NULL);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t a = qemu_plugin_insn_vaddr(insn);
@@ -129,13 +173,21 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 static void at_exit(qemu_plugin_id_t id, void *u)
 {
     (void)id, (void)u;
-    for (int r = 0; r < nregions; r++) {
-        fprintf(stderr, "insncount: region %d: %" PRIu64 "\n", r, region[r]);
-        if (have_mve)
-            fprintf(stderr, "insncount: region %d mve: %" PRIu64 " beats: %" PRIu64 "\n", r, region_mve[r],
-                    4 * region_mve[r]);
+    cpu[cur].done += count - mark;          /* the last run (vcpus=N) */
+    mark = count;
+    for (int v = 0; v < (nvcpus ? nvcpus : 1); v++) {
+        char who[32] = "";
+        if (v) snprintf(who, sizeof who, "vcpu %d ", v);
+        for (int r = 0; r < cpu[v].nregions; r++) {
+            fprintf(stderr, "insncount: %sregion %d: %" PRIu64 "\n", who, r, cpu[v].region[r]);
+            if (have_mve)
+                fprintf(stderr, "insncount: %sregion %d mve: %" PRIu64 " beats: %" PRIu64 "\n", who, r,
+                        cpu[v].region_mve[r], 4 * cpu[v].region_mve[r]);
+        }
+        if (cpu[v].depth || cpu[v].dropped)
+            fprintf(stderr, "insncount: %s%d region(s) left open, %d dropped\n", who, cpu[v].depth, cpu[v].dropped);
+        if (nvcpus) fprintf(stderr, "insncount: vcpu %d total %" PRIu64 "\n", v, cpu[v].done);
     }
-    if (depth || dropped) fprintf(stderr, "insncount: %d region(s) left open, %d dropped\n", depth, dropped);
     fprintf(stderr, "insncount: total %" PRIu64 "\n", count);
 }
 
@@ -146,6 +198,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         /* Thumb function symbols carry bit 0; instruction addresses do not */
         if (!strncmp(argv[i], "begin=", 6)) begin_addr = strtoull(argv[i] + 6, NULL, 0) & ~(uint64_t)1;
         else if (!strncmp(argv[i], "end=", 4)) end_addr = strtoull(argv[i] + 4, NULL, 0) & ~(uint64_t)1;
+        else if (!strncmp(argv[i], "vcpus=", 6)) {
+            nvcpus = atoi(argv[i] + 6);
+            if (nvcpus < 1 || nvcpus > MAX_VCPUS) { fprintf(stderr, "insncount: vcpus=1..%d\n", MAX_VCPUS); return -1; }
+        }
         else if (!strncmp(argv[i], "mve=", 4)) { if (load_mve(argv[i] + 4)) return -1; have_mve = 1; }
         else { fprintf(stderr, "insncount: unknown argument '%s'\n", argv[i]); return -1; }
     }

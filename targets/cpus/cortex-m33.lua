@@ -1,0 +1,13 @@
+-- targets/cpus/cortex-m33.lua: an Armv8-M Mainline core with the DSP
+-- extension (Cortex-M33: RP2350, STM32U5, nRF5340, LPC55S69) running htc's
+-- own kernels, whose Arm DSP paths (SMLAD, HTC__DSP) it takes as a
+-- Cortex-M4 does: cycles per MAC or element of each operation by
+-- arithmetic (common.lua says which the operation counts), for the
+-- report's estimate and cost-based dispatch. The M33's pipeline is the
+-- M4's (3 stages, single-cycle MAC, no cache) and its DSP instructions are
+-- the same, so the costs are the Cortex-M4 description's; a target with
+-- several M33 cores says so with cores / fork in its cpu table
+-- (targets/dual-m33.lua).
+--   local m33 = include "cpus/cortex-m33.lua"
+--   cpu = m33 { name = "cpu", memory = "SRAM", cores = 2, fork = 150, requant = { "tflite" } },
+return include "cortex-m4.lua"
