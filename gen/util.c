@@ -505,9 +505,30 @@ const char *esc_term(const char *s)
     return b.s;
 }
 
+/* Whether s is a plain decimal number ([+-]digits[.digits][e[+-]digits]),
+   which no spreadsheet reads as a formula. */
+static int csv_number(const char *s)
+{
+    const char *p = s + (*s == '-' || *s == '+');
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++) digits++;
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        p += 1 + (p[1] == '-' || p[1] == '+');
+        if (*p < '0' || *p > '9') return 0;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    return !*p;
+}
+
 /* One CSV field (RFC 4180): quoted when it holds a comma, a quote, a space
    at either end or starts like a formula; quotes doubled; control characters and
-   invalid UTF-8 visible as in esc_term, so a record stays one line. */
+   invalid UTF-8 visible as in esc_term, so a record stays one line. A field
+   that starts with = + - @, a tab or a carriage return (before or after that
+   escaping) and is not a plain number gets a leading single quote (OWASP's
+   CSV injection advice), so a spreadsheet shows it as text. */
 const char *esc_csv(const char *s)
 {
     if (!s) s = "";
@@ -516,10 +537,11 @@ const char *esc_csv(const char *s)
     term_esc(NULL, &t, s, (size_t)-1);
     const char *v = t.s;
     size_t n = strlen(v);
-    if (!strpbrk(v, ",\"") && !(n && (v[0] == ' ' || v[n - 1] == ' ')) && !strchr("=+-@", v[0] ? v[0] : 'x'))
+    int formula = (strchr("=+-@\t\r", v[0] ? v[0] : 'x') || strchr("=+-@\t\r", s[0] ? s[0] : 'x')) && !csv_number(v);
+    if (!strpbrk(v, ",\"") && !(n && (v[0] == ' ' || v[n - 1] == ' ')) && !formula && !strchr("=+-@", v[0] ? v[0] : 'x'))
         return v;
     Buf b = {0};
-    buf_put(&b, "\"", 1);
+    buf_put(&b, formula ? "\"'" : "\"", formula ? 2 : 1);
     for (; *v; v++) buf_put(&b, *v == '"' ? "\"\"" : v, *v == '"' ? 2 : 1);
     buf_put(&b, "\"", 1);
     return b.s;

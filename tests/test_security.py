@@ -476,3 +476,23 @@ def test_include_through_a_linked_directory(tmp_path):
     lua.write_text('local x = include "sub/hostname"\n' + TRIVIAL_TARGET)
     rc, out, err = htc("targets", lua, ok=False)
     assert rc == 1 and err.count("\n") == 1 and "leads out of" in err and "t.lua:1: include" in err, err
+
+
+def test_csv_formulas_neutralised(work, tmp_path):
+    """A sweep CSV field that starts with = + - @, a tab or a carriage return
+    (a model path, a -D value) reaches a spreadsheet as text: a leading
+    single quote (OWASP); plain numbers such as -5 stay numbers."""
+    models = ["=HYPERLINK(1).tflite", "@SUM(1).tflite", "+cmd.tflite", "\tx.tflite", "\rx.tflite"]
+    for name in models:
+        shutil.copy(work / "h.tflite", tmp_path / name)
+    lua = tmp_path / "t.lua"
+    lua.write_text('local TAG = param "tag" { default = "a", description = "a string" }\n' + open(CPU).read())
+    csvf = tmp_path / "s.csv"
+    htc("sweep", *models, "-t", lua, "-D", "tag==1+2,-2+3,@A1,-5", "--csv", csvf, cwd=tmp_path)
+    recs = list(csv.reader(io.StringIO(csvf.read_text(), newline="")))
+    assert len(recs) == 1 + 5 * 4 and len({len(r) for r in recs}) == 1, recs[:3]
+    assert sorted({r[0] for r in recs[1:]}) == sorted("'" + m.replace("\t", "\\x09").replace("\r", "\\x0d")
+                                                      for m in models), recs
+    assert sorted({r[recs[0].index("tag")] for r in recs[1:]}) == sorted(["'=1+2", "'-2+3", "'@A1", "-5"])
+    for c in (c for r in recs[1:] for c in r):      # nothing a spreadsheet evaluates
+        assert not c or c[0] not in "=+@\t\r" and (c[0] != "-" or re.fullmatch(r"-[0-9.]+", c)), c
