@@ -453,7 +453,7 @@ int graph_add_op(Graph *g);
 void graph_add_input(Graph *g, int t);
 void graph_add_output(Graph *g, int t);
 
-/* ---- target (target.c is the only file that sees Lua) --------------------- */
+/* ---- target (gen/target*.c are the only files that see Lua) -------------- */
 
 typedef struct {
     const char *name;
@@ -544,10 +544,15 @@ typedef struct {
     int has_dispatch;
 } Target;
 
-/* -D NAME=VALUE on the command line, before target_load: sets the target
-   parameter NAME (a target that declares no such parameter is an error). */
-void target_define(const char *name_value);
-Target *target_load(const char *path);
+/* -D NAME=VALUE on the command line: the target parameters to set (a
+   target that declares no such parameter is an error in target_load). */
+#define TARGET_MAX_DEFINES 32
+typedef struct {
+    int n;
+    const char *name[TARGET_MAX_DEFINES], *value[TARGET_MAX_DEFINES];
+} TargetDefines;
+void target_define(TargetDefines *d, const char *name_value);
+Target *target_load(const char *path, const TargetDefines *d);
 /* htc targets FILE / --help-target: the target, its engines and parameters. */
 void target_describe(FILE *f, const Target *t);
 /* Does engine e accept op? Runs the target's predicate if it has one;
@@ -560,7 +565,7 @@ void target_close(Target *t);
 /* The engine's cost of op: cycles per MAC and per output element. */
 void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *per_mac, double *per_elem);
 /* htc's own CPU kernel for op, chosen by op kind, requant kind and
-   attributes (one table, gen/target.c); 0 when htc has none. */
+   attributes (one table, gen/cpu_kernels.c); 0 when htc has none. */
 int cpu_kernel(const Op *op, const char **file, const char **fn);
 /* Multi-core: the splits (bit 1 << SPLIT_*) the kernel function fn with
    its variant suffix has a parallel entry point fn<variant>_par for; 0: it
@@ -708,8 +713,9 @@ int plan_fits(const Target *t, const Plan *p);
 int64_t buffer_bytes(const Tensor *t);
 int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *));   /* sweep.c: htc sweep */
 /* verify.c: htc verify; pipeline: main.c's read -> ... -> plan */
-int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *model, const char *target, const char *debug,
-                                                         Graph **g, Target **t));
+int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *model, const char *target,
+                                                         const TargetDefines *defines, const char *debug, Graph **g,
+                                                         Target **t));
 typedef struct {
     const char *name;           /* C identifier prefix */
     const char *cmdline;

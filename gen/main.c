@@ -72,6 +72,7 @@ typedef struct {
     int ninputs, noutputs, json;
     long repeat;
     char *cmdline;
+    TargetDefines defines;              /* -D NAME=VALUE */
 } Options;
 
 /* --cascade, --ram-limit, --max-overhead (read by the pipeline) */
@@ -190,8 +191,8 @@ static void parse(Options *o, int argc, char **argv)
             printf("htc %s\n", HTC_VERSION);
             exit(0);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--target")) o->target = VALUE();
-        else if (!strcmp(a, "-D")) target_define(VALUE());
-        else if (!strncmp(a, "-D", 2) && a[2]) target_define(a + 2);
+        else if (!strcmp(a, "-D")) target_define(&o->defines, VALUE());
+        else if (!strncmp(a, "-D", 2) && a[2]) target_define(&o->defines, a + 2);
         else if (!strcmp(a, "--help-target")) o->help_target = 1;
         else if (!strcmp(a, "-o")) o->out = VALUE();
         else if (!strcmp(a, "--name")) o->name = VALUE();
@@ -254,7 +255,7 @@ static void parse(Options *o, int argc, char **argv)
     if (o->help_target || (o->cmd && !strcmp(o->cmd, "targets"))) {  /* describe the target, nothing else */
         const char *file = o->help_target ? o->target : o->model;
         if (!file) die("%s: no target file given (htc targets targets/npu.lua)", o->help_target ? "--help-target" : "targets");
-        target_describe(stdout, target_load(file));
+        target_describe(stdout, target_load(file, &o->defines));
         exit(0);
     }
     if (!o->cmd) {
@@ -535,11 +536,12 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
 
 /* The pipeline, top to bottom (compile, report, run, verify): read ->
    lower -> dispatch -> tile -> plan; debug names a pass to dump after. */
-static Plan *pipeline(const char *model, const char *target, const char *debug, Graph **gp, Target **tp)
+static Plan *pipeline(const char *model, const char *target, const TargetDefines *defines, const char *debug, Graph **gp,
+                      Target **tp)
 {
     Graph *g = read_model(model);
     if (debug && !strcmp(debug, "read")) dump_graph(stderr, g, "read");
-    Target *t = target_load(target);
+    Target *t = target_load(target, defines);
     lower(g);
     if (debug && !strcmp(debug, "lower")) dump_graph(stderr, g, "lower");
     dispatch(g, t);
@@ -616,7 +618,7 @@ int main(int argc, char **argv)
     npy_hint_files(o.inputs, o.ninputs);   /* QuantLib graphs: input types from the data */
     Graph *g;
     Target *t;
-    Plan *p = pipeline(o.model, o.target, o.debug, &g, &t);
+    Plan *p = pipeline(o.model, o.target, &o.defines, o.debug, &g, &t);
 
     EmitOptions eo = {o.name, o.cmdline, o.out};
     for (int i = 0; i < o.nstack; i++) {

@@ -78,13 +78,15 @@ static const char *config_text(const Axis *ax, int nax, int c, const char *sep)
     return s;
 }
 
-static void config_define(const Axis *ax, int nax, int c)
+static TargetDefines *config_defines(const Axis *ax, int nax, int c)
 {
+    TargetDefines *d = arena_alloc(sizeof *d);
     for (int a = nax - 1; a >= 0; a--) {
         int i = c % ax[a].n;
         c /= ax[a].n;
-        target_define(arena_printf("%s=%s", ax[a].name, ax[a].v[i]));
+        target_define(d, arena_printf("%s=%s", ax[a].name, ax[a].v[i]));
     }
+    return d;
 }
 
 /* --measure, in the point's child: htc run on random inputs, stdout to a
@@ -148,8 +150,7 @@ static double measure(const char *self, Graph *g, const char *model, const char 
 static void point_child(const char *self, Graph *g, const char *model, const char *target, const Axis *ax, int nax,
                         int c, int do_measure)
 {
-    config_define(ax, nax, c);
-    Target *t = target_load(target);
+    Target *t = target_load(target, config_defines(ax, nax, c));
     dispatch(g, t);
     tile(g, t);
     Plan *p = plan(g, t);
@@ -381,8 +382,7 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
         pid_t pid = fork();
         if (pid < 0) die("sweep: fork: %s", strerror(errno));
         if (pid == 0) {
-            config_define(ax, nax, (int)c);
-            target_close(target_load(target));
+            target_close(target_load(target, config_defines(ax, nax, (int)c)));
             fflush(stderr);
             _exit(0);
         }

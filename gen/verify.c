@@ -359,7 +359,8 @@ static void explain(const Graph *g, const Target *t, int layer, int idx, long lo
     printf("\n");
 }
 
-int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *, const char *, const char *, Graph **, Target **))
+int verify_main(int argc, char **argv,
+                Plan *(*pipeline)(const char *, const char *, const TargetDefines *, const char *, Graph **, Target **))
 {
     VOpts o;
     parse(&o, argc, argv);
@@ -376,7 +377,7 @@ int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *, const cha
     if (pid == 0) {
         Graph *rg;
         Target *rt;
-        Plan *rp = pipeline(o.model, o.ref, NULL, &rg, &rt);
+        Plan *rp = pipeline(o.model, o.ref, NULL, NULL, &rg, &rt);
         build_side(dir, "ref", 1, rg, rt, rp, cc);
         fflush(NULL);
         _exit(0);
@@ -386,10 +387,11 @@ int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *, const cha
         if (errno != EINTR) die("waitpid: %s", strerror(errno));
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) exit(1);      /* the child printed the error */
 
-    for (int i = 0; i < o.ndefines; i++) target_define(o.defines[i]);
+    TargetDefines defines = {0};
+    for (int i = 0; i < o.ndefines; i++) target_define(&defines, o.defines[i]);
     Graph *g;
     Target *t;
-    Plan *p = pipeline(o.model, o.target, NULL, &g, &t);
+    Plan *p = pipeline(o.model, o.target, &defines, NULL, &g, &t);
     build_side(dir, "tgt", 0, g, t, p, cc);
 
     int ntrace = 1;
