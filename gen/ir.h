@@ -462,6 +462,11 @@ typedef struct {
     double dma_bytes_per_cycle;
     int dma_setup;
     double cost;                /* cost of one byte read or written by the CPU (1 unless stated) */
+    /* energy = { pj_per_byte, static_mw }, dma = { ..., pj_per_byte } (gen/energy.c) */
+    int has_energy;
+    double pj_per_byte;         /* a byte read or written in it */
+    double static_mw;           /* leakage, the whole inference */
+    double dma_pj_per_byte;     /* the DMA engine, per byte it moves into or out of it */
 } Memory;
 
 /* A CPU may spread its arena over this many data memories. */
@@ -515,6 +520,12 @@ typedef struct {
     int has_split;              /* split = function(op) present (target_split) */
     double fork_cycles;         /* cycles of one fork/join (HTC_PAR_RUN) */
     double overhead_cycles;     /* every layer's cycles beyond its kernel's calls (cpu.overhead) */
+    /* energy = { pj_per_mac, pj_per_elem, pj_per_cycle, static_mw } (gen/energy.c) */
+    int has_energy;
+    double pj_per_mac;          /* a MAC of its layers */
+    double pj_per_elem;         /* an output element of its layers without MACs */
+    double pj_per_cycle;        /* a cycle it computes (per core of a cluster) */
+    double static_mw;           /* leakage and idle clock, the whole inference */
 } Engine;
 
 /* param "name" { default = v, values = {...} or min/max, description = "..." }
@@ -542,6 +553,7 @@ typedef struct {
     Memory *memories;
     Engine *engines;            /* engines[0] is the CPU */
     int has_dispatch;
+    int has_energy;             /* an engine or a memory declares energy */
 } Target;
 
 /* -D NAME=VALUE on the command line: the target parameters to set (a
@@ -712,6 +724,26 @@ int plan_fits(const Target *t, const Plan *p);
 /* Bytes of t's buffer: the whole tensor, or its band buffer in a cascade. */
 int64_t buffer_bytes(const Tensor *t);
 int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *));   /* sweep.c: htc sweep */
+
+/* ---- energy.c: energy per layer and per inference from the target's
+   energy figures (Engine / Memory energy fields), in pJ ------------------- */
+typedef struct {
+    int nops, nengines, nmemories;
+    /* per layer: compute (MACs, elements, busy cycles), memory (bytes
+       accessed, DMA), static (every engine's and memory's leakage for the
+       layer's time); fixed + per_cycle * cycles = the layer's total */
+    double *compute, *memory, *stat, *total, *fixed, *per_cycle;
+    double *engine_compute;     /* [nengines]: compute of the layers each runs */
+    double *engine_static;      /* [nengines] */
+    double *memory_access;      /* [nmemories]: bytes accessed + DMA */
+    double *memory_static;      /* [nmemories] */
+    double sum_compute, sum_memory, sum_static, sum_total;
+} Energy;
+/* cycles: each layer's cycles (htc run's measured), or NULL: Op.est_cycles.
+   NULL when the target declares no energy. */
+Energy *energy_model(const Graph *g, const Target *t, const Plan *p, const double *cycles);
+/* htc run's driver: print_energy() (measured: from its cyc[] per layer) */
+void energy_driver(FILE *f, const Graph *g, const Target *t, const Plan *p, int measured);
 /* verify.c: htc verify; pipeline: main.c's read -> ... -> plan */
 int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *model, const char *target,
                                                          const TargetDefines *defines, const char *debug, Graph **g,

@@ -390,6 +390,11 @@ static void write_driver(const char *path, const Graph *g, const Target *t, cons
                    "#define HTC_CHECK_END(m, a, n) ASAN_UNPOISON_MEMORY_REGION(a, n)\n");
     driver_cycles(f, g, t);
     driver_memories(f, t, p);
+    {
+        int offloaded = 0;
+        for (int i = 0; i < g->nops; i++) offloaded |= g->ops[i].tile != NULL;
+        energy_driver(f, g, t, p, offloaded);
+    }
     fprintf(f, "#define %s_IMPLEMENTATION\n#include \"model.h\"\n", up);
     fprintf(f, "static const size_t in_size[] = {");
     for (int k = 0; k < g->ninputs; k++) fprintf(f, "%s_INPUT_SIZE_%d, ", up, k);
@@ -429,6 +434,7 @@ static void write_driver(const char *path, const Graph *g, const Target *t, cons
             "    if (rc) { fprintf(stderr, \"htc: error: %s_run_multi returned %%d\\n\", rc); return 1; }\n"
             "    print_cycles();\n"
             "    print_memories();\n"
+            "    print_energy();\n"
             "    dump_dir = NULL;\n"
             "    if (repeat > 0) {\n"
             "        struct timespec a, b;\n        double us;\n"

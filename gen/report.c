@@ -163,8 +163,49 @@ static void arenas_print(FILE *f, const Graph *g, const Target *t, const Plan *p
     }
 }
 
+/* Energy (gen/energy.c): per inference, by engine and memory, from the
+   estimated cycles; the text form also per layer. */
+static void energy_print(FILE *f, const Graph *g, const Target *t, const Energy *E, int json)
+{
+    if (!E) return;
+    if (json) {
+        fprintf(f, ",\n  \"energy\": {\"uj\": %.9g, \"compute_pj\": %.9g, \"memory_pj\": %.9g, \"static_pj\": %.9g, "
+                   "\"engines\": {", E->sum_total * 1e-6, E->sum_compute, E->sum_memory, E->sum_static);
+        for (int k = 0; k < E->nengines; k++) {
+            fprintf(f, "%s", k ? ", " : "");
+            json_str(f, t->engines[k].name);
+            fprintf(f, ": {\"compute_pj\": %.9g, \"static_pj\": %.9g}", E->engine_compute[k], E->engine_static[k]);
+        }
+        fprintf(f, "}, \"memories\": {");
+        for (int k = 0; k < E->nmemories; k++) {
+            fprintf(f, "%s", k ? ", " : "");
+            json_str(f, t->memories[k].name);
+            fprintf(f, ": {\"access_pj\": %.9g, \"static_pj\": %.9g}", E->memory_access[k], E->memory_static[k]);
+        }
+        fprintf(f, "}}");
+        return;
+    }
+    fprintf(f, "\nenergy per layer (nJ; the target's energy figures, estimated cycles):\n");
+    fprintf(f, "%3s  %-9s %-8s %11s %11s %11s %11s\n", "#", "op", "engine", "compute", "memory", "static", "total");
+    for (int i = 0; i < E->nops; i++)
+        if (E->total[i] > 0) fprintf(f, "%3d  %-9s %-8s %11.3f %11.3f %11.3f %11.3f\n", i, op_name(g->ops[i].kind),
+                                     esc_term(t->engines[g->ops[i].engine].name), E->compute[i] * 1e-3, E->memory[i] * 1e-3,
+                                     E->stat[i] * 1e-3, E->total[i] * 1e-3);
+    fprintf(f, "energy: %.3f uJ per inference = compute %.3f + memory %.3f + static %.3f uJ\n", E->sum_total * 1e-6,
+            E->sum_compute * 1e-6, E->sum_memory * 1e-6, E->sum_static * 1e-6);
+    for (int k = 0; k < E->nengines; k++)
+        if (E->engine_compute[k] > 0 || E->engine_static[k] > 0)
+            fprintf(f, "  engine %-10s compute %.3f uJ, static %.3f uJ\n", esc_term(t->engines[k].name),
+                    E->engine_compute[k] * 1e-6, E->engine_static[k] * 1e-6);
+    for (int k = 0; k < E->nmemories; k++)
+        if (E->memory_access[k] > 0 || E->memory_static[k] > 0)
+            fprintf(f, "  memory %-10s access %.3f uJ, static %.3f uJ\n", esc_term(t->memories[k].name),
+                    E->memory_access[k] * 1e-6, E->memory_static[k] * 1e-6);
+}
+
 void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
 {
+    Energy *E = energy_model(g, t, p, NULL);
     int ntiled = 0;
     for (int i = 0; i < g->nops; i++) ntiled += g->ops[i].tile != NULL;
     int64_t wtot = 0, macs = 0;
@@ -239,6 +280,9 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                         op->ctile->rows, op->ctile->ntiles, (long long)op->ctile->l1_bytes, (long long)op->ctile->dma_bytes,
                         op->ctile->compute_cycles, op->ctile->dma_cycles, op->ctile->candidates);
             fprintf(f, ", \"float\": %s", float_op(g, op) ? "true" : "false");
+            if (E)
+                fprintf(f, ", \"energy_pj\": {\"compute\": %.9g, \"memory\": %.9g, \"static\": %.9g, \"total\": %.9g}",
+                        E->compute[i], E->memory[i], E->stat[i], E->total[i]);
             fprintf(f, "}%s\n", i + 1 < g->nops ? "," : "");
         }
         fprintf(f, "  ],\n  \"buffers\": [\n");
@@ -273,6 +317,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         }
         cascades_print(f, g, p, 1);
         arenas_print(f, g, t, p, 1);
+        energy_print(f, g, t, E, 1);
         fprintf(f, "\n}\n");
         return;
     }
@@ -329,6 +374,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
     cascades_print(f, g, p, 0);
     arenas_print(f, g, t, p, 0);
+    energy_print(f, g, t, E, 0);
     if (!ntiled) return;
     fprintf(f, "\noffloaded layers: exact optimum of the target's objective per layer (enumeration or lp_solve MILP)\n");
     fprintf(f, "%3s  %-8s %-5s %-22s %-22s %6s %9s %7s %9s %11s %11s %8s\n", "#", "engine", "geom", "layer K,C,OY,OX",

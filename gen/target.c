@@ -94,10 +94,10 @@ field_error(const LoadedTarget *lt, const char *const *keys, int nkeys, const ch
 /* ---- reading fields ----------------------------------------------------------- */
 
 static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "engines", "dispatch", "description", NULL};
-static const char *const mem_keys[] = {"size", "alignment", "dma", "cost", NULL};
-static const char *const dma_keys[] = {"bytes_per_cycle", "setup", NULL};
+static const char *const mem_keys[] = {"size", "alignment", "dma", "cost", "energy", NULL};
+static const char *const dma_keys[] = {"bytes_per_cycle", "setup", "pj_per_byte", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights", "outputs",
-                                          "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", NULL};
+                                          "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", "energy", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
                                       "tile", "double_buffer", "macs_per_cycle", "constants", "partial_sums", "cycles", NULL};
@@ -173,6 +173,27 @@ static const char *get_string(LoadedTarget *lt, const char *const *keys, int nke
     return s;
 }
 
+/* energy = { KEY = number, ... } of the table at the top of the stack
+   (gen/energy.c): each of `names` into vals (absent: 0); 1 if present. */
+static int read_energy(LoadedTarget *lt, const char *const *keys, int nkeys, const char *const *names, double *const *vals)
+{
+    lua_State *L = lt->L;
+    const char *kk[8];
+    for (int i = 0; i < nkeys; i++) kk[i] = keys[i];
+    kk[nkeys] = "energy";
+    int ty = rawfield(L, -1, "energy");
+    if (ty == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    if (ty != LUA_TTABLE) field_error(lt, kk, nkeys + 1, "expected a table { %s = number, ... }", names[0]);
+    check_keys(lt, kk, nkeys + 1, names);
+    for (int i = 0; names[i]; i++) *vals[i] = get_number(lt, kk, nkeys + 1, names[i], 0, 0, 0, 1e12, 0);
+    lua_pop(L, 1);
+    lt->t.has_energy = 1;
+    return 1;
+}
+
 static int memory_index(const Target *t, const char *name)
 {
     for (int i = 0; i < t->nmemories; i++)
@@ -217,11 +238,18 @@ static void read_memories(LoadedTarget *lt)
             field_error(lt, keys, 3, "must be a power of two, got %d", m->alignment);
         }
         m->cost = get_number(lt, keys, 2, "cost", 0, 1, 1e-6, 1e6, 0);
+        {
+            static const char *const names[] = {"pj_per_byte", "static_mw", NULL};
+            double *vals[] = {&m->pj_per_byte, &m->static_mw};
+            m->has_energy = read_energy(lt, keys, 2, names, vals);
+        }
         if (rawfield(L, -1, "dma") == LUA_TTABLE) {
             keys[2] = "dma";
             check_keys(lt, keys, 3, dma_keys);
             m->dma_bytes_per_cycle = get_number(lt, keys, 3, "bytes_per_cycle", 1, 0, 1e-9, 1e9, 0);
             m->dma_setup = (int)get_number(lt, keys, 3, "setup", 0, 0, 0, 1e9, 1);
+            m->dma_pj_per_byte = get_number(lt, keys, 3, "pj_per_byte", 0, 0, 0, 1e12, 0);
+            if (m->dma_pj_per_byte > 0) lt->t.has_energy = 1;
         } else if (!lua_isnil(L, -1)) {
             keys[2] = "dma";
             field_error(lt, keys, 3, "expected a table { bytes_per_cycle = n, setup = cycles }");
@@ -409,6 +437,11 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
     }
     e->startup = (int)get_number(lt, kk, nkeys, "startup", 0, 0, 0, 1e9, 1);
     e->description = get_string(lt, kk, nkeys, "description", 0);
+    {
+        static const char *const names[] = {"pj_per_mac", "pj_per_elem", "pj_per_cycle", "static_mw", NULL};
+        double *vals[] = {&e->pj_per_mac, &e->pj_per_elem, &e->pj_per_cycle, &e->static_mw};
+        e->has_energy = read_energy(lt, kk, nkeys, names, vals);
+    }
 
     int ty;
     /* array = { rows, cols } and device = { NAME = number }: the hardware

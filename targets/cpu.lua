@@ -11,6 +11,7 @@ local L2_KIB = param "l2_kib" { default = 512, min = 1, max = 1048576,
                                 description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
 
 local m4 = include "cpus/cortex-m4.lua"   -- the CPU: its kernels and their costs
+local E = include "parts/energy.lua"      -- energy figures and their sources (stand-ins)
 
 return target "cpu" {
   description = "portable C99 kernels, any 32-bit MCU",
@@ -18,7 +19,7 @@ return target "cpu" {
 
   memory = {
     -- main RAM: holds the arena with every intermediate tensor
-    L2 = { size = L2_KIB * KiB, alignment = 16 },
+    L2 = { size = L2_KIB * KiB, alignment = 16, energy = { pj_per_byte = E.sram_pj_per_byte } },
   },
 
   -- every op runs htc's own kernel for its operation and arithmetic; what
@@ -26,6 +27,7 @@ return target "cpu" {
   cpu = m4 {
     name = "cpu",
     memory = "L2",
+    energy = { pj_per_cycle = E.core_pj_per_cycle },
     requant = { "tflite", "float", "fp32", "quantlib" },  -- TFLite fixed-point multiplier + shift; onnxruntime float scale; QuantLib RequantShift
   },
 }

@@ -22,6 +22,7 @@
 -- 4.6x fewer cycles at a 4 kB L1 (conv 32->64, 32x32, 3x3).
 local rv32 = include "cpus/rv32imc.lua"
 local accel = include "parts/accel.lua"   -- the usual refusal checks
+local E = include "parts/energy.lua"      -- energy figures and their sources (DIANA's: JSSC 2023)
 local HEURISTICS = param "heuristics" { default = "3-5", values = { "none", "3-4", "3-5" },
                                         description = "tiling objective: HTVM eq. 1 only, + eq. 3-4, + eq. 3-5" }
 local L1_SIZE = param "l1_kib" { default = 256, min = 1, max = 256,
@@ -172,10 +173,10 @@ return target "diana" {
   clock_mhz = 260,
 
   memory = {
-    L2 = { size = L2_KIB * KiB, alignment = 16 },
-    L1 = { size = L1_SIZE, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 } },
-    WD = { size = WD_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 } },
-    WA = { size = ANA_ROWS * ANA_COLS + 4 * ANA_COLS, alignment = 16, dma = { bytes_per_cycle = ANA_W_BPC, setup = 40 } },
+    L2 = { size = L2_KIB * KiB, alignment = 16, energy = { pj_per_byte = E.sram_pj_per_byte } },
+    L1 = { size = L1_SIZE, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 }, energy = { pj_per_byte = E.sram_pj_per_byte } },
+    WD = { size = WD_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 40 }, energy = { pj_per_byte = E.sram_pj_per_byte } },
+    WA = { size = ANA_ROWS * ANA_COLS + 4 * ANA_COLS, alignment = 16, dma = { bytes_per_cycle = ANA_W_BPC, setup = 40 }, energy = { pj_per_byte = E.sram_pj_per_byte } },
   },
 
   -- choose's engine and reason, plus a multi-pass analog layer's passes
@@ -191,12 +192,14 @@ return target "diana" {
   -- the RISC-V host runs what the accelerator cannot (cycles per MAC or
   -- element of the portable kernels, RV32IMC without SIMD)
   -- the host: DIANA's RV32IMC core (targets/cpus/rv32imc.lua: htc's own kernels and their costs)
-  cpu = rv32 { name = "riscv", memory = "L2", requant = { "tflite", "float", "fp32" } },
+  cpu = rv32 { name = "riscv", memory = "L2", requant = { "tflite", "float", "fp32" },
+               energy = { pj_per_cycle = E.core_pj_per_cycle } },
 
   engines = {
     digital = {
       memory = "L1",            -- activations (input and output tiles)
       weights = "WD",           -- weights and biases
+      energy = { pj_per_mac = E.diana_digital_pj_per_mac },
       startup = STARTUP,        -- cycles to program and start the array
       array = { rows = ROWS, cols = COLS },   -- K (conv) or C (fc) on the rows, OX or K on the columns
       -- the device model's other constants (HTC_DEV_DIGITAL_<NAME> in kernels/diana.c)
@@ -283,6 +286,7 @@ return target "diana" {
     analog = {
       memory = "L1",            -- shares the 256 kB L1 with the digital core
       weights = "WA",
+      energy = { pj_per_mac = E.diana_analog_pj_per_mac },
       startup = ANA_STARTUP,
       array = { rows = ANA_ROWS, cols = ANA_COLS },   -- C*kh*kw on the rows, K on the columns
       -- HTC_DEV_ANALOG_<NAME> in kernels/diana.c (its array, memory WA and

@@ -79,25 +79,28 @@ local accel = include "parts/accel.lua"   -- the usual refusal checks
 local supported = { "int8_weights", "no_weight_zp", "batch1" }
 
 local m4 = include "cpus/cortex-m4.lua"   -- the host CPU
+local E = include "parts/energy.lua"      -- energy figures and their sources
 
 return target "dla" {
   description = "DLA of Sponner et al. (coarse-grained ISA, one device SRAM) + host CPU",
   clock_mhz = 200,
 
   memory = {
-    L2 = { size = L2_KIB * KiB, alignment = 16 },
+    L2 = { size = L2_KIB * KiB, alignment = 16, energy = { pj_per_byte = E.sram_pj_per_byte } },
     -- one SRAM: activations from its bottom, the K tile's weights from its
     -- top (two views, their sum bounded by the tile constraint below)
-    SRAM = { size = SRAM, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
-    WSRAM = { size = SRAM, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
+    SRAM = { size = SRAM, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP }, energy = { pj_per_byte = E.sram_pj_per_byte } },
+    WSRAM = { size = SRAM, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP }, energy = { pj_per_byte = E.sram_pj_per_byte } },
   },
 
   -- the host: a Cortex-M4 class MCU (targets/cpus/cortex-m4.lua: htc's own kernels and their costs)
-  cpu = m4 { name = "host", memory = "L2", requant = { "tflite", "float", "fp32" } },
+  cpu = m4 { name = "host", memory = "L2", requant = { "tflite", "float", "fp32" },
+             energy = { pj_per_cycle = E.core_pj_per_cycle } },
 
   engines = {
     dla = {
       memory = "SRAM",
+      energy = { pj_per_mac = E.int8_array_pj_per_mac },
       weights = "WSRAM",
       startup = STARTUP,
       requant = { "tflite" },

@@ -14,6 +14,7 @@
 --   htc run model.tflite -t targets/npu.lua -D pes=128 -D sram_kib=32 ...
 local m4 = include "cpus/cortex-m4.lua"
 local accel = include "parts/accel.lua"   -- the usual refusal checks
+local E = include "parts/energy.lua"      -- energy figures and their sources
 local PES = param "pes" { default = 64, values = { 64, 128 },
                           description = "int8 MACs per cycle: 8x8 or 16x8 PEs (output x input channels)" }
 local SRAM_KIB = param "sram_kib" { default = 128, min = 4, max = 1024,
@@ -63,13 +64,14 @@ return target "npu" {
   clock_mhz = 200,
 
   memory = {
-    L2 = { size = L2_KIB * KiB, alignment = 16 },
-    SRAM = { size = SRAM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
-    WSRAM = { size = WSRAM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP } },
+    L2 = { size = L2_KIB * KiB, alignment = 16, energy = { pj_per_byte = E.sram_pj_per_byte } },
+    SRAM = { size = SRAM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP }, energy = { pj_per_byte = E.sram_pj_per_byte } },
+    WSRAM = { size = WSRAM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = DMA_BPC, setup = DMA_SETUP }, energy = { pj_per_byte = E.sram_pj_per_byte } },
   },
 
   -- the host: a Cortex-M4 class MCU (targets/cpus/cortex-m4.lua: htc's own kernels and their costs)
-  cpu = m4 { name = "mcu", memory = "L2", requant = { "tflite", "float", "fp32" } },
+  cpu = m4 { name = "mcu", memory = "L2", requant = { "tflite", "float", "fp32" },
+             energy = { pj_per_cycle = E.core_pj_per_cycle } },
 
   engines = {
     npu = {
@@ -77,6 +79,7 @@ return target "npu" {
       weights = "WSRAM",          -- weights, biases, multipliers, shifts of one K tile
       startup = STARTUP,          -- cycles to program and start the array
       array = { rows = ROWS, cols = COLS },
+      energy = { pj_per_mac = E.int8_array_pj_per_mac },
       requant = { "tflite" },
       ops = {
         conv2d = {

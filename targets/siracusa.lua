@@ -19,6 +19,35 @@ local L2_KIB = param "l2_kib" { default = 2048, min = 1, max = 1048576,
 local L1_KIB = param "l1_kib" { default = 256, min = 1, max = 1048576,
                                 description = "the cluster's shared L1 (TCDM) in KiB" }
 
+-- ---- energy (gen/energy.c; docs/targets.md, "Energy") ---------------------
+-- GVSoC's Siracusa power models (github.com/gvsoc/gvsoc-pulp, commit
+-- c309b6c, pulp/chips/siracusa/power_models; every figure at 25 C, 1.2 V,
+-- the only corner the files give; bench/check_energy_gvsoc.py reads them
+-- from a checkout and compares them with these):
+--   core/riscy.json   4.98 pJ an instruction (both instruction groups),
+--                     35.5 uW leakage a core; 9 cores (cluster.json nb_pe)
+--   l1/l1.json        2.124280487 pJ a bank access (8, 16 or 32 bits, read
+--                     or write), 5.2 uW leakage a bank; 16 banks
+--                     (l1_subsystem.py: 1 << log2(9 PEs x banking factor 2))
+--   cluster.json      2.84 mW background dynamic + 1.1045 mW leakage
+--   mchan.json        0.187 mW while the DMA moves data, 0.100 mW
+--                     background, 0.0128 mW leakage
+-- (GVSoC's chip configuration instantiates riscy.json and l1.json only;
+-- cluster.json and mchan.json are in the same directory, unused by it,
+-- and counted here as the cluster's and the DMA's.) htc's model: a busy
+-- core-cycle costs one instruction (4.98 pJ; stalls counted as
+-- instructions, an upper bound), a byte in L1 a quarter of a 32-bit bank
+-- access (0.531 pJ), a DMA byte the DMA's active power over 8 bytes a
+-- cycle. Not in GVSoC: L2 (taken as L1's 0.531 pJ a byte, an assumption;
+-- no leakage), N-EUREKA: 0.4525 pJ a MAC, its peak 8.84 TOp/J (2 Op a
+-- MAC; Prasad et al., "Siracusa", IEEE JSSC 59(7), 2024, abstract: the
+-- engine with its weight memory, so WMEM has no figure of its own).
+local GV_INSN_PJ, GV_CORE_LEAK_MW, GV_PES = 4.98, 0.0355, 9
+local GV_L1_ACCESS_PJ, GV_L1_BANK_LEAK_MW, GV_L1_BANKS = 2.124280487, 0.0052, 16
+local GV_CLUSTER_MW = 2.84 + 1.1045
+local GV_DMA_ACTIVE_MW, GV_DMA_IDLE_MW = 0.187, 0.100 + 0.0128
+local NEU_PJ_PER_MAC = 2 / 8.84
+
 -- a cost by arithmetic (targets/cpus/common.lua)
 local by_arith = include("cpus/common.lua").by_arith
 
@@ -466,15 +495,20 @@ return target "siracusa" {
   clock_mhz = CLOCK,
 
   memory = {
-    L2 = { size = L2_KIB * KiB, alignment = 16 },
+    L2 = { size = L2_KIB * KiB, alignment = 16, energy = { pj_per_byte = GV_L1_ACCESS_PJ / 4 } },
     -- the cluster's TCDM; the DMA figures are GVSoC's (16 KiB L2 -> L1 in
     -- 2,125 cycles: ~8 bytes per cycle)
-    L1 = { size = L1_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 80 } },
+    L1 = { size = L1_KIB * KiB, alignment = 16,
+           dma = { bytes_per_cycle = 8, setup = 80, pj_per_byte = GV_DMA_ACTIVE_MW * 1e3 / (8 * CLOCK) },
+           energy = { pj_per_byte = GV_L1_ACCESS_PJ / 4,
+                      static_mw = GV_L1_BANKS * GV_L1_BANK_LEAK_MW + GV_DMA_IDLE_MW } },
     WMEM = { size = WMEM_KIB * KiB, alignment = 16, dma = { bytes_per_cycle = 8, setup = 80 } },
   },
 
   cpu = {
     name = "cluster",
+    -- a busy core-cycle: one instruction; the cores' leakage and the cluster's background
+    energy = { pj_per_cycle = GV_INSN_PJ, static_mw = GV_PES * GV_CORE_LEAK_MW + GV_CLUSTER_MW },
     -- the arena: in L2 with L1 tiles (mem=tile), else in L1 (no tiles)
     memory = MEM == "tile" and "L2" or "L1",
     cores = CORES,
@@ -536,6 +570,7 @@ return target "siracusa" {
       weights = "WMEM",
       startup = NEU_SETUP,
       array = { rows = 32, cols = 28 },
+      energy = { pj_per_mac = NEU_PJ_PER_MAC },
       device = { STEP_1X1 = NEU_STEP["1x1"], STEP_3X3 = NEU_STEP["3x3"], STEP_DW = NEU_STEP.dw,
                  CORES = CORES, FORK = 200 },   -- the cluster layers in the device model's count
       requant = { "quantlib" },

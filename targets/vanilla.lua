@@ -14,6 +14,7 @@
 -- memory sizes are parameters (-D l2_kib=4096 for a model whose arena needs more)
 local m4 = include "cpus/cortex-m4.lua"
 local accel = include "parts/accel.lua"   -- the usual refusal checks
+local E = include "parts/energy.lua"      -- energy figures and their sources
 local L2_KIB = param "l2_kib" { default = 512, min = 1, max = 1048576,
                                 description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
 local L1_KIB = param "l1_kib" { default = 16, min = 1, max = 1024,
@@ -26,18 +27,20 @@ return target "vanilla" {
   clock_mhz = 100,
 
   memory = {
-    L2 = { size = L2_KIB * KiB, alignment = 16 },
-    L1 = { size = L1_KIB * KiB, alignment = 4, dma = { bytes_per_cycle = 4, setup = 20 } },
+    L2 = { size = L2_KIB * KiB, alignment = 16, energy = { pj_per_byte = E.sram_pj_per_byte } },
+    L1 = { size = L1_KIB * KiB, alignment = 4, dma = { bytes_per_cycle = 4, setup = 20 }, energy = { pj_per_byte = E.sram_pj_per_byte } },
   },
 
   -- the host: a Cortex-M4 class MCU (targets/cpus/cortex-m4.lua: htc's own kernels and their costs)
-  cpu = m4 { name = "cpu", memory = "L2", requant = { "tflite", "float", "fp32", "quantlib" } },
+  cpu = m4 { name = "cpu", memory = "L2", requant = { "tflite", "float", "fp32", "quantlib" },
+             energy = { pj_per_cycle = E.core_pj_per_cycle } },
 
   engines = {
     vanilla = {
       memory = "L1",              -- everything: input tile, accumulators, weights
       startup = STARTUP,
       array = { rows = ROWS, cols = COLS },
+      energy = { pj_per_mac = E.int8_array_pj_per_mac },
       device = { HOST_RQ = HOST_RQ },   -- HTC_DEV_HOST_RQ in kernels/vanilla.c
       requant = { "shift", "quantlib" },  -- done by the host on the accumulators
       ops = {
