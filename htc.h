@@ -1581,6 +1581,9 @@ typedef struct {
     const int8_t *weights;                  /* [out_c][k_h][k_w][group_in] */
     const int32_t *bias;                    /* [out_c] or NULL */
     const int32_t *w_zp;
+    int32_t exact_shift;                    /* 1: every scale is 2^-s and |acc| < 2^24 (gen/dispatch.c
+                                               find_exact_shift), so the float requantization is a shift
+                                               rounding half to even (the XpulpV2 paths take it) */
 } htc__qconv_params;
 
 /* QLinearMatMul / QGemm / MatMulInteger: out[b][r][n] = requant(bias[n] +
@@ -1594,6 +1597,7 @@ typedef struct {
     const int8_t *weights;                  /* [w_batches][out_features][in_features] */
     const int32_t *bias;                    /* [out_features] or NULL */
     const int32_t *w_zp;                    /* [out_features] or [1], or NULL */
+    int32_t exact_shift;                    /* as htc__qconv_params' */
 } htc__qfc_params;
 
 /* QLinearAdd as MLAS computes it on x86-64 (AVX2 kernel): from the values

@@ -83,6 +83,9 @@ static void find_exact_shift(const Graph *g, Op *op)
     }
     op->rq_shifts = sh;
     op->exact_shift = 1;
+    /* the CPU kernels' XpulpV2 paths read it from the parameter block */
+    if (op->kind == OP_CONV2D) ((htc__qconv_params *)op->params)->exact_shift = 1;
+    else ((htc__qfc_params *)op->params)->exact_shift = 1;
 }
 
 /* How many pieces split `split` divides op's output into (kernels/

@@ -506,11 +506,11 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
             float_array(sc, p->scale, p->per_channel ? p->out_c : 1);
         }
         fprintf(F, "static const htc__qconv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
-                   " %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s};\n",
+                   " %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s, %d};\n",
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->group_in, p->group_out,
                 p->in_zp, p->out_zp, p->qmin, p->qmax, p->per_channel, sc, tensor_name(g, op->in[1]),
-                tensor_or_null(g, op, 2), tensor_or_null(g, op, 3));
+                tensor_or_null(g, op, 2), tensor_or_null(g, op, 3), p->exact_shift);
         break;
     }
     case PB_FCONV: {
@@ -549,10 +549,10 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
             sc = arena_printf("%s__scale%d", N, li);
             float_array(sc, p->scale, p->per_channel ? p->out_features : 1);
         }
-        fprintf(F, "static const htc__qfc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s};\n",
+        fprintf(F, "static const htc__qfc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s, %d};\n",
                 pn, p->batches, p->rows, p->in_features, p->out_features, p->w_batches, p->in_zp, p->out_zp,
                 p->qmin, p->qmax, p->per_channel, sc, tensor_name(g, op->in[1]), tensor_or_null(g, op, 2),
-                tensor_or_null(g, op, 3));
+                tensor_or_null(g, op, 3), p->exact_shift);
         break;
     }
     case PB_QBINARY: {

@@ -2197,6 +2197,24 @@ static inline int32_t htc__xrq_apply(htc__xrq q, int32_t acc)
     return (h + q.c + (h >> 31)) >> q.e;
 }
 
+/* onnxruntime's float requantization when the scale is exactly 2^-e,
+   1 <= e <= 30, and |acc| < 2^24 (float(acc) exact; the parameter block's
+   exact_shift, gen/dispatch.c): acc rounded half to even at bit e,
+   (acc + 2^(e-1) - 1 + bit e of acc) >> e. */
+static inline htc__xrq htc__xrq_rne_make(int e)
+{
+    htc__xrq q;
+    q.m2 = 0;
+    q.e = e;
+    q.c = (1 << (e - 1)) - 1;
+    return q;
+}
+
+static inline int32_t htc__xrq_rne(htc__xrq q, int32_t acc)
+{
+    return (acc + q.c + ((acc >> q.e) & 1)) >> q.e;
+}
+
 /* Exact for output channels [lo, hi) of the layer? h is exact for every
    int32 acc (acc * 2m in 64 bits); only h + c may overflow. Per channel:
    multiplier 0, or m > 0 with a right shift of 1..31 and the largest h
@@ -2273,7 +2291,7 @@ static HTC__NOINLINE void htc__xp_sum4(const int8_t *w, int32_t ws, int32_t n, i
    the requantization). */
 static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t ws, int32_t n, int tail,
                                        const int32_t *s, const htc__xrq *q, int8_t *o0, int8_t *o1, int32_t zp, int32_t lo,
-                                       int32_t hi)
+                                       int32_t hi, int rne)
 {
     const int8_t *r[4];
     int32_t acc[8];
@@ -2286,15 +2304,17 @@ static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const
     acc[2] = acc[6] = s[2];
     acc[3] = acc[7] = s[3];
     htc__xp_dot2x4(x0, x1, r, tail ? n : n & ~3, acc);
+#define HTC__XQ(K, A) (rne ? htc__xrq_rne(q[K], A) : htc__xrq_apply(q[K], A))
 #define HTC__XB(K)                                                                                   \
-    o0[K] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(q[K], acc[K]) + zp, lo, hi));             \
-    o1[K] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(q[K], acc[4 + K]) + zp, lo, hi));
+    o0[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ(K, acc[K]) + zp, lo, hi));                       \
+    o1[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ(K, acc[4 + K]) + zp, lo, hi));
     HTC__XB(0) HTC__XB(1) HTC__XB(2) HTC__XB(3)
 #undef HTC__XB
+#undef HTC__XQ
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb,
-                                             int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+                                             int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi, const int8_t *rne)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c, in_img = p->in_h * p->in_w * p->in_c;
@@ -2339,7 +2359,8 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
         }
         for (oc = c0; oc < c1; oc++) {
             s0[oc - c0] = (p->bias ? p->bias[oc] : 0) - p->in_zp * s0[oc - c0];
-            if (fast) rq[oc - c0] = htc__xrq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
+            if (rne) rq[oc - c0] = htc__xrq_rne_make(rne[p->per_channel ? oc : 0]);
+            else if (fast) rq[oc - c0] = htc__xrq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
         }
         for (b = 0; b < p->batches; b++) {
             const int8_t *in_b = in + HTC__CAST(size_t, b) * in_img;
@@ -2376,14 +2397,22 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                 oc = c0;
                 if (fast && (K4 & 3) == 0) {
                     const int32_t ce = ws == K4 || c1 < out_c || K4 == K ? c1 : c1 - 4;
-                    for (; oc + 4 <= ce; oc += 4)
-                        htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
-                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi);
+                    if (rne)
+                        for (; oc + 4 <= ce; oc += 4)
+                            htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
+                                           out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo,
+                                           hi, 1);
+                    else
+                        for (; oc + 4 <= ce; oc += 4)
+                            htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
+                                           out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo,
+                                           hi, 0);
                 } else if (fast) {
                     /* pointwise with K % 4 != 0: the same with the byte tail */
                     for (; oc + 4 <= c1; oc += 4)
                         htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K, 1, s0 + (oc - c0), rq + (oc - c0),
-                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi);
+                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi,
+                                       rne != 0);
                 }
                 for (; oc < c1; oc += 4) {
                     const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;
@@ -2396,7 +2425,12 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                         /* the precomputed requantization of each channel */
                         int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
                         const htc__xrq *qk = rq + (oc - c0);
-                        if (nb == 4) {
+                        if (rne) {
+                            for (k = 0; k < nb; k++) {
+                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_rne(qk[k], acc[k]) + zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_rne(qk[k], acc[4 + k]) + zp, lo, hi));
+                            }
+                        } else if (nb == 4) {
                             for (k = 0; k < 4; k++) {
                                 o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[k]) + zp, lo, hi));
                                 o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[4 + k]) + zp, lo, hi));
@@ -2428,9 +2462,9 @@ static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int
     int8_t xb[2 * HTC__XP_COLS];
     if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
         p->out_h == p->in_h && p->out_w == p->in_w)
-        htc__conv2d_xp_run(p, in, out, fast, 0, oc_lo, oc_hi, q_lo, q_hi);
+        htc__conv2d_xp_run(p, in, out, fast, 0, oc_lo, oc_hi, q_lo, q_hi, 0);
     else if (((K + 3) & ~3) <= HTC__XP_COLS)
-        htc__conv2d_xp_run(p, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi);
+        htc__conv2d_xp_run(p, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
     else
         return 0;
     return 1;
@@ -3787,15 +3821,20 @@ static inline int htc__dwconv2d_xp_ok(const htc__conv_params *p)
    cluster divides the layer by channels: each core then builds the planes
    of its own channels only, with no rows read twice). When C % 4 == 0 the
    planes of four channels are built together, one word load per input
-   pixel (HTC__XP_DWBUF / 4 bytes each). */
-static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi)
+   pixel (HTC__XP_DWBUF / 4 bytes each). Weight (ky, kx) of channel c at
+   (ky * k_w + kx) * wt + c * wc (TFLite's [k_h][k_w][C]: wt = C, wc = 1;
+   onnxruntime's [C][k_h][k_w]: wt = 1, wc = k_h * k_w); rne: per channel
+   (or [0]) the shifts of onnxruntime's exact power-of-two requantization
+   (htc__xrq_rne), NULL for TFLite's (p->mult, p->shift). */
+static HTC__NOINLINE void htc__dwconv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi,
+                                               const int8_t *rne, int32_t wt, int32_t wc)
 {
     const int32_t C = p->in_c, in_w = p->in_w, out_h = p->out_h, out_w = p->out_w, k_h = p->k_h, k_w = p->k_w;
     const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dil_h, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
     const int32_t W = (out_w - 1) * sw + 4;                 /* plane row: the columns the windows read, + 3 */
     const int32_t span = (k_h - 1) * dh + 1;
     const int grp = C % 4 == 0 && span <= HTC__XP_DWBUF / 4 / W;
-    const int fast = htc__xrq_ok(p, k_h * k_w, c_lo, c_hi);
+    const int fast = rne || htc__xrq_ok(p, k_h * k_w, c_lo, c_hi);
     const int8_t izp = HTC__CAST(int8_t, p->in_zp);
     /* columns j = ix + pad_left of a plane row: padding, the input row (stride C), padding */
     const int32_t j0 = p->pad_left < W ? p->pad_left : W;
@@ -3814,14 +3853,19 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
             uint32_t wr[4][8];
             for (k = 0; k < nc; k++) {
                 const int32_t ck = c + k;
-                ms[k] = p->mult[p->per_channel ? ck : 0];
-                ss[k] = p->shift[p->per_channel ? ck : 0];
-                qs[k] = htc__xrq_make(ms[k], ss[k]);
+                if (rne) {
+                    ms[k] = ss[k] = 0;
+                    qs[k] = htc__xrq_rne_make(rne[p->per_channel ? ck : 0]);
+                } else {
+                    ms[k] = p->mult[p->per_channel ? ck : 0];
+                    ss[k] = p->shift[p->per_channel ? ck : 0];
+                    qs[k] = htc__xrq_make(ms[k], ss[k]);
+                }
                 fs[k] = p->bias ? p->bias[ck] : 0;
                 for (ky = 0; ky < k_h; ky++) {
                     uint32_t w = 0;
                     for (kx = 0; kx < k_w; kx++) {
-                        const int8_t v = p->weights[HTC__CAST(size_t, ky * k_w + kx) * C + ck];
+                        const int8_t v = p->weights[HTC__CAST(size_t, ky * k_w + kx) * wt + HTC__CAST(size_t, ck) * wc];
                         w |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, v)) << (8 * kx);
                         fs[k] -= p->in_zp * v;
                     }
@@ -3866,6 +3910,16 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
                         if (k_h == 3 && fast) {
                             const uint32_t w0 = wr[k][0], w1 = wr[k][1], w2 = wr[k][2];
                             const int32_t r1 = dh * W, r2 = 2 * dh * W;
+                            if (rne) {
+                                for (ox = 0; ox < out_w; ox++, o += C) {
+                                    const int8_t *x = row + ox * sw;
+                                    int32_t acc = htc__xp_sdot4(f, htc__xp_ld4(x), w0);
+                                    acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r1), w1);
+                                    acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r2), w2);
+                                    *o = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_rne(q, acc) + zp, lo, hi));
+                                }
+                                continue;
+                            }
                             for (ox = 0; ox < out_w; ox++, o += C) {
                                 const int8_t *x = row + ox * sw;
                                 int32_t acc = htc__xp_sdot4(f, htc__xp_ld4(x), w0);
@@ -3880,7 +3934,7 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
                             int32_t acc = f, v;
                             for (ky = 0; ky < k_h; ky++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + ky * dh * W), wr[k][ky]);
                             if (fast) {
-                                v = htc__xrq_apply(q, acc) + zp;
+                                v = (rne ? htc__xrq_rne(q, acc) : htc__xrq_apply(q, acc)) + zp;
                                 v = v < lo ? lo : (v > hi ? hi : v);
                             } else {
                                 v = htc__requant(acc, ms[k], ss[k], zp, lo, hi);
@@ -3892,6 +3946,11 @@ static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const i
             }
         }
     }
+}
+
+static HTC__UNUSED void htc__dwconv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi)
+{
+    htc__dwconv2d_xp_run(p, in, out, c_lo, c_hi, 0, p->in_c, 1);
 }
 
 static HTC__NOINLINE void htc__dwconv2d_xp(const htc__conv_params *p, const int8_t *in, int8_t *out)
@@ -3965,10 +4024,67 @@ static HTC__COLD HTC__UNUSED void htc__qconv_desc(const htc__qconv_params *p, in
     e->fhi = HTC__CAST(float, p->qmax - p->out_zp);
 }
 
+#ifdef HTC__XP
+/* onnxruntime's QLinearConv on the XpulpV2 paths when its requantization is
+   exactly a shift (exact_shift: every scale 2^-e, 1 <= e <= 30, |acc| <
+   2^24, so round(float(acc) * scale) is acc rounded half to even at bit e)
+   and its weights have no zero point: a dense layer on the convolution's
+   path, a depthwise one on the depthwise path (weights [C][k_h][k_w]). The
+   shifts of up to HTC__XP_QC channels on the stack. 0, computing nothing,
+   when the layer is not theirs. */
+#ifndef HTC__XP_QC
+#define HTC__XP_QC 1024
+#endif
+static HTC__NOINLINE int htc__qconv2d_xp(const htc__qconv_params *q, const int8_t *in, int8_t *out)
+{
+    const int32_t nch = q->per_channel ? q->out_c : 1, K = q->k_h * q->k_w * q->in_c;
+    const int dense = q->group_in == q->in_c && q->group_out == q->out_c;
+    const int dw = !dense && q->group_in == 1 && q->group_out == 1;
+    htc__conv_params v;
+    int8_t sh[HTC__XP_QC];
+    int32_t c;
+    if (!q->exact_shift || q->w_zp || !q->scale || nch > HTC__XP_QC || !(dense || dw)) return 0;
+    for (c = 0; c < nch; c++) {
+        uint32_t u;
+        int32_t e;
+        memcpy(&u, &q->scale[c], sizeof u);
+        e = 127 - HTC__CAST(int32_t, u >> 23);      /* scale = 2^-e: sign 0, mantissa 0 */
+        if ((u & 0x807fffffu) || e < 1 || e > 30) return 0;
+        sh[c] = HTC__CAST(int8_t, e);
+    }
+    memset(&v, 0, sizeof v);
+    v.batches = q->batches;
+    v.in_h = q->in_h; v.in_w = q->in_w; v.in_c = q->in_c;
+    v.out_h = q->out_h; v.out_w = q->out_w; v.out_c = q->out_c;
+    v.k_h = q->k_h; v.k_w = q->k_w; v.stride_h = q->stride_h; v.stride_w = q->stride_w;
+    v.dil_h = q->dil_h; v.dil_w = q->dil_w; v.pad_top = q->pad_top; v.pad_left = q->pad_left;
+    v.depth_mult = 1;
+    v.in_zp = q->in_zp; v.out_zp = q->out_zp; v.act_min = q->qmin; v.act_max = q->qmax;
+    v.per_channel = q->per_channel;
+    v.weights = q->weights; v.bias = q->bias;
+    if (dw) {
+        if (!htc__dwconv2d_xp_ok(&v)) return 0;
+        htc__dwconv2d_xp_run(&v, in, out, 0, v.in_c, sh, 1, v.k_h * v.k_w);
+    } else if (v.k_h == 1 && v.k_w == 1 && v.stride_h == 1 && v.stride_w == 1 && v.pad_top == 0 && v.pad_left == 0 &&
+               v.out_h == v.in_h && v.out_w == v.in_w) {
+        htc__conv2d_xp_run(&v, in, out, 1, 0, 0, v.out_c, 0, v.out_h * v.out_w, sh);
+    } else if (((K + 3) & ~3) <= HTC__XP_COLS) {
+        int8_t xb[2 * HTC__XP_COLS];
+        htc__conv2d_xp_run(&v, in, out, 1, xb, 0, v.out_c, 0, v.out_h * v.out_w, sh);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+#endif
+
 static HTC__UNUSED void htc__qconv2d_s8(const htc__qconv_params *p, const int8_t *in, int8_t *out)
 {
     htc__convg g;
     htc__epi e;
+#ifdef HTC__XP
+    if (htc__qconv2d_xp(p, in, out)) return;
+#endif
     htc__qconv_desc(p, 0, &g, &e);
     htc__conv_core(&g, &e, in, out, 0, p->out_c);
 }

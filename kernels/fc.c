@@ -410,11 +410,13 @@ static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in
 #ifdef HTC__XP
 /* XpulpV2 path (htc.h HTC__XP): four output features per dot product on
    the stored bytes (pv.sdotsp.b), the input offset folded: acc = bias +
-   off * sum(w) + x . w, with sum(w) accumulated in the same loop. */
-static HTC__NOINLINE void htc__fc_xp(const htc__fc_params *p, const int8_t *in, int8_t *out)
+   off * sum(w) + x . w, with sum(w) accumulated in the same loop. rne:
+   the shifts per output (or [0]) of onnxruntime's exact power-of-two
+   requantization (htc__qfc_xp), rounding half to even; NULL: TFLite's. */
+static HTC__NOINLINE void htc__fc_xp_run(const htc__fc_params *p, const int8_t *in, int8_t *out, const int8_t *rne)
 {
     const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp;
-    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
+    const int fast = rne || htc__prq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
     int32_t b, o, k;
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
         for (o = 0; o < nout; o += 4) {
@@ -424,9 +426,54 @@ static HTC__NOINLINE void htc__fc_xp(const htc__fc_params *p, const int8_t *in, 
             htc__fc_rows4(p, o, r, acc);
             htc__xp_dot1x4w(in, r, n, acc, ws);
             for (k = 0; k < nb; k++) acc[k] += off * ws[k];
-            htc__fc_rq4(p, acc, o, nb, fast, out);
+            if (rne) {
+                for (k = 0; k < nb; k++) {
+                    const int32_t e = rne[p->per_channel ? o + k : 0];
+                    const int32_t v = ((acc[k] + ((1 << (e - 1)) - 1) + ((acc[k] >> e) & 1)) >> e) + p->out_zp;
+                    out[o + k] = HTC__CAST(int8_t, v < p->act_min ? p->act_min : (v > p->act_max ? p->act_max : v));
+                }
+            } else {
+                htc__fc_rq4(p, acc, o, nb, fast, out);
+            }
         }
     }
+}
+
+static HTC__NOINLINE void htc__fc_xp(const htc__fc_params *p, const int8_t *in, int8_t *out)
+{
+    htc__fc_xp_run(p, in, out, 0);
+}
+
+/* onnxruntime's QLinearMatMul / QGemm on the XpulpV2 path when its
+   requantization is exactly a shift (exact_shift, as htc__qconv2d_xp),
+   one weight matrix without zero point; the shifts of up to HTC__XP_QF
+   outputs on the stack. 0, computing nothing, when the layer is not its. */
+#ifndef HTC__XP_QF
+#define HTC__XP_QF 1024
+#endif
+static HTC__NOINLINE int htc__qfc_xp(const htc__qfc_params *q, const int8_t *in, int8_t *out)
+{
+    const int32_t nch = q->per_channel ? q->out_features : 1;
+    htc__fc_params v;
+    int8_t sh[HTC__XP_QF];
+    int32_t c;
+    if (!q->exact_shift || q->w_zp || !q->scale || q->w_batches != 1 || nch > HTC__XP_QF) return 0;
+    for (c = 0; c < nch; c++) {
+        uint32_t u;
+        int32_t e;
+        memcpy(&u, &q->scale[c], sizeof u);
+        e = 127 - HTC__CAST(int32_t, u >> 23);      /* scale = 2^-e: sign 0, mantissa 0 */
+        if ((u & 0x807fffffu) || e < 1 || e > 30) return 0;
+        sh[c] = HTC__CAST(int8_t, e);
+    }
+    memset(&v, 0, sizeof v);
+    v.batches = q->batches * q->rows;
+    v.in_features = q->in_features; v.out_features = q->out_features;
+    v.in_zp = q->in_zp; v.out_zp = q->out_zp; v.act_min = q->qmin; v.act_max = q->qmax;
+    v.per_channel = q->per_channel;
+    v.weights = q->weights; v.bias = q->bias;
+    htc__fc_xp_run(&v, in, out, sh);
+    return 1;
 }
 #endif
 
@@ -731,6 +778,9 @@ static HTC__COLD HTC__UNUSED void htc__qfc_run(const htc__qfc_params *p, int int
 
 static HTC__UNUSED void htc__qfc_s8(const htc__qfc_params *p, const int8_t *in, int8_t *out)
 {
+#ifdef HTC__XP
+    if (htc__qfc_xp(p, in, out)) return;
+#endif
     htc__qfc_run(p, 0, in, out, HTC_SPLIT_ROWS, 0, 1);
 }
 

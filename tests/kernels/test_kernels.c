@@ -321,6 +321,75 @@ static void test_kernels(void)
     }
 }
 
+/* onnxruntime's QLinearConv / QGemm whose scales are 2^-e (exact_shift set,
+   as gen/dispatch.c find_exact_shift proves it): with -DHTC_XPULPV2 the
+   XpulpV2 paths' shift rounding half to even (htc__qconv2d_xp,
+   htc__qfc_xp), elsewhere the float epilogue; both must equal the float
+   epilogue of the same block with exact_shift 0, byte for byte. Ties are
+   frequent (small shifts), weights small enough for |acc| < 2^24. */
+static uint32_t qs_rng = 12345u;
+static int32_t qs_rand(int32_t lo, int32_t hi)
+{
+    qs_rng = qs_rng * 1103515245u + 12345u;
+    return lo + (int32_t)((qs_rng >> 8) % (uint32_t)(hi - lo + 1));
+}
+
+static void test_qshift(void)
+{
+    /* in_c, out_c, k, stride, pad, hw, depthwise (per layer: per-tensor, then per-channel) */
+    static const int32_t L[][7] = {{8, 12, 3, 1, 1, 7, 0}, {3, 8, 3, 2, 1, 9, 0}, {16, 20, 1, 1, 0, 5, 0},
+                                   {6, 5, 1, 1, 0, 4, 0}, {12, 12, 3, 1, 1, 6, 1}, {8, 8, 3, 2, 1, 7, 1},
+                                   {64, 8, 3, 1, 1, 4, 0}, {1, 16, 5, 2, 2, 11, 0}};
+    static int8_t in[16 * 16 * 64], w[64 * 64 * 9], o1[16 * 16 * 64], o2[16 * 16 * 64];
+    static int32_t bias[64];
+    static float scale[64];
+    int li, pc, i, same = 1, n = 0;
+    for (li = 0; li < (int)(sizeof L / sizeof L[0]); li++) {
+        for (pc = 0; pc < 2; pc++) {
+            const int32_t C = L[li][0], K = L[li][1], k = L[li][2], st = L[li][3], pad = L[li][4], hw = L[li][5], dw = L[li][6];
+            const int32_t oc = dw ? C : K, ohw = (hw + 2 * pad - k) / st + 1, nw = oc * k * k * (dw ? 1 : C);
+            htc__qconv_params p;
+            memset(&p, 0, sizeof p);
+            p.batches = 1; p.in_h = p.in_w = hw; p.in_c = C; p.out_h = p.out_w = ohw; p.out_c = oc;
+            p.k_h = p.k_w = k; p.stride_h = p.stride_w = st; p.dil_h = p.dil_w = 1; p.pad_top = p.pad_left = pad;
+            p.group_in = dw ? 1 : C; p.group_out = dw ? 1 : oc;
+            p.in_zp = qs_rand(-20, 20); p.out_zp = qs_rand(-10, 10); p.qmin = li == 2 ? p.out_zp : -128; p.qmax = 127;
+            p.per_channel = pc; p.scale = scale; p.weights = w; p.bias = bias;
+            for (i = 0; i < hw * hw * C; i++) in[i] = (int8_t)qs_rand(-128, 127);
+            for (i = 0; i < nw; i++) w[i] = (int8_t)qs_rand(-20, 20);
+            for (i = 0; i < oc; i++) {
+                bias[i] = qs_rand(-3000, 3000);
+                scale[i] = ldexpf(1.0f, -qs_rand(1, 7));
+            }
+            p.exact_shift = 0;
+            htc__qconv2d_s8(&p, in, o1);
+            p.exact_shift = 1;
+            htc__qconv2d_s8(&p, in, o2);
+            for (i = 0; i < ohw * ohw * oc; i++, n++) same &= o1[i] == o2[i];
+            EQ("qconv exact shift = float epilogue", memcmp(o1, o2, (size_t)(ohw * ohw * oc)), 0);
+        }
+    }
+    for (pc = 0; pc < 2; pc++) {
+        htc__qfc_params f;
+        memset(&f, 0, sizeof f);
+        f.batches = 1; f.rows = 3; f.in_features = 37; f.out_features = 11; f.w_batches = 1;
+        f.in_zp = -7; f.out_zp = 3; f.qmin = -128; f.qmax = 127; f.per_channel = pc;
+        f.scale = scale; f.weights = w; f.bias = bias;
+        for (i = 0; i < 3 * 37; i++) in[i] = (int8_t)qs_rand(-128, 127);
+        for (i = 0; i < 11 * 37; i++) w[i] = (int8_t)qs_rand(-60, 60);
+        for (i = 0; i < 11; i++) {
+            bias[i] = qs_rand(-3000, 3000);
+            scale[i] = ldexpf(1.0f, -qs_rand(1, 7));
+        }
+        f.exact_shift = 0;
+        htc__qfc_s8(&f, in, o1);
+        f.exact_shift = 1;
+        htc__qfc_s8(&f, in, o2);
+        EQ("qfc exact shift = float epilogue", memcmp(o1, o2, 33), 0);
+    }
+    EQ("qconv outputs compared", n > 1000 && same, 1);
+}
+
 int main(void)
 {
     test_srdhm();
@@ -331,6 +400,7 @@ int main(void)
     test_layer_params();
     test_fixedpoint();
     test_kernels();
+    test_qshift();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }
