@@ -114,6 +114,8 @@ typedef struct {
                                    LSTM, SVDF): live during the whole run, each byte set to
                                    reset_byte by NAME_reset */
     uint8_t reset_byte;
+    int u8;                     /* the model's uint8 (TFLite legacy quantization) stored as int8: value -
+                                   128, zero point - 128 (lower.c u8_storage); data flipped */
     /* filled by later passes */
     int storage;                /* plan: ST_* below */
     int alias_of;               /* plan: shares storage with this tensor, or -1 */
@@ -264,6 +266,8 @@ typedef struct {
     int int32_out;              /* conv2d/fc: the output is the int32 accumulator */
     int s16;                    /* int16 activations (16x8): htc's CPU kernels only */
     int f32;                    /* a float32 model's op (kernels/float.c): htc's CPU kernels only */
+    int u8;                     /* TFLite uint8 (legacy asymmetric) op: LiteRT's uint8 arithmetic, its
+                                   tensors stored as int8 (Tensor.u8) */
     int32_t in_zp, out_zp;      /* stored (int8) domain */
     int kernel_weights;         /* tensor the CPU kernel reads as weights when its layout is
                                    not the canonical one (TFLite depthwise: [kh][kw][out_c]), or -1 */

@@ -86,6 +86,19 @@ static int64_t bias_check(Graph *g, Op *op, int slot, int n)
 }
 
 /* Conv/depthwise/FC requantization: per-channel or per-tensor weights. */
+/* A uint8 layer (TFLite's legacy quantization): input, weights and output
+   all uint8 (LiteRT refuses the mixtures), the weights per tensor. */
+static void u8_check(const Op *op, const Tensor *in, const Tensor *w, const Tensor *out)
+{
+    if (in->u8 != w->u8)
+        fail("weights '%s' are %s but input '%s' is %s (TFLite runs uint8 weights with uint8 inputs only)", w->name,
+             w->u8 ? "uint8" : "int8", in->name, in->u8 ? "uint8" : "int8");
+    if (in->u8 != out->u8)
+        fail("input '%s' is %s but output '%s' is %s", in->name, in->u8 ? "uint8" : "int8", out->name,
+             out->u8 ? "uint8" : "int8");
+    if (op->u8 && w->q.n != 1) fail("uint8 weights '%s' have %d scales (TFLite quantizes uint8 per tensor)", w->name, w->q.n);
+}
+
 static void weights_quant(Op *op, const Tensor *in, const Tensor *w, const Tensor *out, int nout_ch, int ch_axis)
 {
     if (w->q.n > 1 && (w->q.axis < 0 || w->q.axis >= w->rank))
@@ -103,7 +116,9 @@ static void weights_quant(Op *op, const Tensor *in, const Tensor *w, const Tenso
     op->nch = w->q.n;
     op->mult = arena_alloc(sizeof(int32_t) * (size_t)op->nch);
     op->shift = arena_alloc((size_t)op->nch);
-    if (op->kind == OP_FC)
+    /* LiteRT's uint8 conv, depthwise and FC (GetQuantizedConvolutionMultipler:
+       float(in_scale * w_scale) / out_scale in double) are TFLM's FC formula */
+    if (op->kind == OP_FC || op->u8)
         quant_fc_multipliers(in->q.scale[0], w->q.scale, w->q.n, out->q.scale[0], op->mult, op->shift);
     else
         quant_conv_multipliers(in->q.scale[0], w->q.scale, w->q.n, out->q.scale[0], op->mult, op->shift);
@@ -158,6 +173,7 @@ static void lower_conv(Graph *g, Op *op)
     need_rank(w, 4, "weights");
     need_rank(out, 4, "output");
     need_const(w, "weights");
+    u8_check(op, in, w, out);
     qzp(in, "input");
     qzp(out, "output");
     int oc = out->shape[3];
@@ -219,6 +235,7 @@ static void lower_fc(Graph *g, Op *op)
     need_type(out, DT_INT8, "output");
     need_rank(w, 2, "weights");
     need_const(w, "weights");
+    u8_check(op, in, w, out);
     int n_out = w->shape[0], depth = w->shape[1];
     int64_t nin = tensor_numel(in);
     if (depth <= 0 || nin % depth) fail("input '%s' (%lld elements) is not a multiple of the weights' depth %d", in->name, (long long)nin, depth);
@@ -267,6 +284,15 @@ static void lower_binary(Graph *g, Op *op)
         quant_add_params(a->q.scale[0], azp, b->q.scale[0], bzp, out->q.scale[0], ozp, p);
     else
         quant_mul_params(a->q.scale[0], azp, b->q.scale[0], bzp, out->q.scale[0], ozp, p);
+    if (op->kind == OP_MUL && op->u8) {   /* LiteRT's mul.cc: the real multiplier in float */
+        volatile float ab = a->q.scale[0] * b->q.scale[0];
+        volatile float r = ab / out->q.scale[0];
+        int32_t m;
+        int sh;
+        quant_multiplier((double)r, &m, &sh);
+        p->out_mult = m;
+        p->out_shift = (int8_t)sh;
+    }
     op->rq = RQ_TFLITE;
     op->nch = 1;
     act_range(op, out);
@@ -322,6 +348,7 @@ static void lower_pool(Graph *g, Op *op)
     op->out_h = p->out_h; op->out_w = p->out_w;
     op->in_zp = op->out_zp = izp;
     op->rq = op->kind == OP_AVGPOOL ? RQ_TFLITE : RQ_NONE;    /* TFLite's rounding of the average */
+    if (op->kind == OP_AVGPOOL && op->u8) op->variant = "_u8";  /* the sum of uint8 values rounded up */
     op->nch = op->kind == OP_AVGPOOL;
 }
 
@@ -465,6 +492,8 @@ static float gelu_tanh(float x)
     return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
 }
 static float elu(float x) { return x < 0.0f ? expf(x) - 1.0f : x; }   /* TFLM elu.cc */
+static float logistic_f(float x) { return 1.0f / (1.0f + expf(-x)); }  /* LiteRT's activations.cc tables */
+static float tanh_f(float x) { return tanhf(x); }
 
 /* Every int8 element-wise op of one input is a 256-entry table: TFLite
    Micro's integer kernel evaluated at compile time (gen/quant.c). */
@@ -481,7 +510,10 @@ static void lower_table(Graph *g, Op *op)
     int8_t *lut = (int8_t *)p->lut;
     const char *n = op->src_name;
     p->size = (int32_t)tensor_numel(in);
-    if (!strcmp(n, "LOGISTIC")) {
+    if (op->u8 && (!strcmp(n, "LOGISTIC") || !strcmp(n, "TANH"))) {
+        /* LiteRT's uint8 LOGISTIC / TANH: its float table (LUTPopulate) */
+        quant_table_float(is, iz, os, oz, n[0] == 'L' ? logistic_f : tanh_f, lut);
+    } else if (!strcmp(n, "LOGISTIC")) {
         if (oz != -128 || os != 1.0f / 256) fail("int8 logistic output must have scale 1/256 and zero point -128");
         quant_table_logistic(is, iz, lut);
     } else if (!strcmp(n, "TANH")) {
@@ -2761,6 +2793,116 @@ static int lower_s16(Graph *g, Op *op)
 
 static void lower_op(Graph *g, Op *op);
 
+/* ---- TFLite's legacy uint8 quantization (TF1 models) ----------------------- */
+
+static const char U8_IO[] = "uint8 storage";   /* src_name of the byte tables u8_storage adds */
+
+/* A byte table (xor 0x80) from tensor in to a new tensor of type ty, the
+   same shape and real values: the uint8 <-> int8 storage change at a graph
+   input or output. Lowered here (lower_op skips it). */
+static int u8_xor(Graph *g, int in, DType ty, const char *name, int *op_index)
+{
+    int t = graph_add_tensor(g);
+    Tensor *x = &g->tensors[in], *y = &g->tensors[t];
+    y->name = arena_strdup(name);
+    y->type = ty;
+    y->rank = x->rank;
+    for (int d = 0; d < x->rank; d++) y->shape[d] = x->shape[d];
+    y->q = x->q;
+    y->q.zero_point = arena_alloc(sizeof(int64_t) * (size_t)(x->q.n ? x->q.n : 1));
+    for (int k = 0; k < x->q.n; k++) y->q.zero_point[k] = x->q.zero_point[k] + (ty == DT_UINT8 ? 128 : -128);
+    y->src_index = -1;                  /* not traced: a u8 tensor is dumped as stored (int8) */
+    int o = graph_add_op(g);
+    Op *op = &g->ops[o];
+    op->kind = OP_TABLE;
+    op->src_name = U8_IO;
+    op->nin = op->nout = 1;
+    op->in[0] = in;
+    op->out[0] = t;
+    htc__lut_params *p = arena_alloc(sizeof *p);
+    p->size = (int32_t)tensor_numel(x);
+    for (int i = 0; i < 256; i++) p->lut[i] = (uint8_t)(i ^ 0x80);
+    op->params = p;
+    op->params_size = sizeof *p;
+    op->params_type = "htc__lut_params";
+    op->rq = RQ_TFLITE;
+    op->nch = 1;
+    op->variant = "";
+    *op_index = o;
+    return t;
+}
+
+/* Every quantized uint8 tensor is stored as int8 (value - 128, zero point
+   - 128, constants' bytes flipped) and marked u8: the integer ops then run
+   htc's int8 kernels, whose results equal LiteRT's uint8 kernels wherever
+   the arithmetic only sees value - zero point (convolutions, FC, ADD, MUL,
+   max pooling, softmax, moves); the ops whose arithmetic sees the stored
+   value (average pooling's rounding) have a u8 variant. A uint8 graph
+   input or output keeps its uint8 bytes through a byte table. */
+static void u8_storage(Graph *g)
+{
+    int any = 0, nt = g->ntensors;
+    for (int i = 0; i < nt; i++) {
+        Tensor *t = &g->tensors[i];
+        if (t->type != DT_UINT8 || t->q.n < 1) continue;
+        any = 1;
+        t->type = DT_INT8;
+        t->u8 = 1;
+        int64_t *zp = arena_alloc(sizeof(int64_t) * (size_t)t->q.n);
+        for (int k = 0; k < t->q.n; k++) zp[k] = t->q.zero_point[k] - 128;
+        t->q.zero_point = zp;
+        if (t->data) {
+            uint8_t *d = arena_alloc(t->nbytes ? t->nbytes : 1);
+            for (size_t k = 0; k < t->nbytes; k++) d[k] = (uint8_t)(t->data[k] ^ 0x80);
+            t->data = d;
+        }
+    }
+    if (!any) return;
+    int nops = g->nops, nfront = 0;
+    for (int k = 0; k < g->ninputs; k++) {
+        int ti = g->inputs[k], o;
+        if (!g->tensors[ti].u8 || g->tensors[ti].data) continue;
+        int u = u8_xor(g, ti, DT_UINT8, g->tensors[ti].name, &o);
+        /* u is the caller's uint8 input, ti (now internal) its int8 copy */
+        g->ops[o].in[0] = u;
+        g->ops[o].out[0] = ti;
+        Tensor *x = &g->tensors[ti], *y = &g->tensors[u];
+        y->is_input = x->is_input;
+        x->is_input = 0;
+        x->name = arena_printf("%s.s8", y->name);
+        g->inputs[k] = u;
+        nfront++;
+    }
+    for (int k = 0; k < g->noutputs; k++) {
+        int ti = g->outputs[k], o;
+        if (!g->tensors[ti].u8 || g->tensors[ti].data) continue;
+        int u = u8_xor(g, ti, DT_UINT8, g->tensors[ti].name, &o);
+        Tensor *x = &g->tensors[ti], *y = &g->tensors[u];
+        y->is_output = x->is_output;
+        x->is_output = 0;
+        x->name = arena_printf("%s.s8", y->name);
+        g->outputs[k] = u;
+    }
+    /* the input tables first: ops [nops, nops + nfront) move to the front */
+    if (nfront) {
+        Op *tmp = arena_alloc(sizeof(Op) * (size_t)nfront);
+        memcpy(tmp, g->ops + nops, sizeof(Op) * (size_t)nfront);
+        memmove(g->ops + nfront, g->ops, sizeof(Op) * (size_t)nops);
+        memcpy(g->ops, tmp, sizeof(Op) * (size_t)nfront);
+    }
+}
+
+/* lower_op; a refused op is recorded and the next one lowered */
+static void lower_caught(Graph *g, Op *op)
+{
+    jmp_buf jb;
+    if (setjmp(jb) == 0) {
+        refuse_catch(&jb);
+        lower_op(g, op);
+    }
+    refuse_catch(NULL);
+}
+
 void lower(Graph *g)
 {
     if (g->format == SRC_ONNX) {          /* onnxruntime's arithmetic: onnx.c */
@@ -2768,14 +2910,8 @@ void lower(Graph *g)
         return;
     }
     G = g;
-    for (int i = 0; i < g->nops; i++) {
-        jmp_buf jb;
-        if (setjmp(jb) == 0) {          /* a refused op: recorded, the next one lowered */
-            refuse_catch(&jb);
-            lower_op(g, &g->ops[i]);
-        }
-        refuse_catch(NULL);
-    }
+    u8_storage(g);
+    for (int i = 0; i < g->nops; i++) lower_caught(g, &g->ops[i]);
     refuse_flush(g->path);
 }
 
@@ -2783,7 +2919,12 @@ void lower(Graph *g)
 static void lower_op(Graph *g, Op *op)
 {
     OP = op;
+    if (op->src_name == U8_IO) return;  /* u8_storage's byte table */
     op->variant = "";
+    for (int k = -1; k < op->nin; k++) {
+        int ti = k < 0 ? op->out[0] : op->in[k];
+        if (ti >= 0 && g->tensors[ti].u8 && !g->tensors[ti].data) op->u8 = 1;
+    }
     int signal = op->kind >= OP_WINDOW && op->kind <= OP_OVERLAP_ADD;
     if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF && !signal) || op->out[0] < 0)
         fail("expected exactly one output");

@@ -267,6 +267,7 @@ static HTC__COLD HTC__UNUSED void htc__conv_tflite(const htc__conv_params *p, in
     g->in_off = -p->in_zp;
     g->weights = p->weights;
     g->bias = p->bias;
+    g->w_zp = p->w_zp ? &p->w_zp : 0;  /* one zero point: uint8 weights */
     if (depthwise) {
         g->group_in = 1; g->group_out = p->depth_mult;
         g->w_oc = 1; g->w_tap = p->out_c;
@@ -2494,11 +2495,19 @@ static HTC__NOINLINE void htc__conv2d_xp(const htc__conv_params *p, const int8_t
 #if defined(HTC__XP)
 static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
+    if (p->w_zp) {                      /* uint8 weights (TFLite's legacy quantization): the loop */
+        htc__conv_tflite_gen(p, 0, in, out, 0, p->out_c);
+        return;
+    }
     htc__conv2d_xp(p, in, out);
 }
 #elif defined(HTC__DSP)
 static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
+    if (p->w_zp) {                      /* uint8 weights (TFLite's legacy quantization): the loop */
+        htc__conv_tflite_gen(p, 0, in, out, 0, p->out_c);
+        return;
+    }
 #ifdef HTC__MVE
     if (htc__conv2d_mve_ok(p)) {
         if (p->k_h * p->k_w * p->in_c <= HTC__MVE_COLS_S) htc__conv2d_mve_s(p, in, out);
@@ -2511,11 +2520,19 @@ static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, co
 #elif !defined(HTC__SSE2)
 static HTC__INLINE HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
+    if (p->w_zp) {                      /* uint8 weights (TFLite's legacy quantization): the loop */
+        htc__conv_tflite_gen(p, 0, in, out, 0, p->out_c);
+        return;
+    }
     htc__conv2d_port(p, in, out);
 }
 #else
 static HTC__UNUSED void htc__conv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
+    if (p->w_zp) {                      /* uint8 weights (TFLite's legacy quantization): the loop */
+        htc__conv_tflite_gen(p, 0, in, out, 0, p->out_c);
+        return;
+    }
     const int32_t in_h = p->in_h, in_w = p->in_w, in_c = p->in_c;
     const int32_t out_h = p->out_h, out_w = p->out_w, out_c = p->out_c;
     const int32_t k_h = p->k_h, k_w = p->k_w;
@@ -3961,6 +3978,10 @@ static HTC__NOINLINE void htc__dwconv2d_xp(const htc__conv_params *p, const int8
 
 static HTC__INLINE HTC__UNUSED void htc__dwconv2d_s8(const htc__conv_params *p, const int8_t *in, int8_t *out)
 {
+    if (p->w_zp) {                      /* uint8 weights (TFLite's legacy quantization): the loop */
+        htc__conv_tflite_gen(p, 1, in, out, 0, p->out_c);
+        return;
+    }
 #ifdef HTC__XP
     if (htc__dwconv2d_xp_ok(p)) {
         htc__dwconv2d_xp(p, in, out);
@@ -4156,11 +4177,11 @@ static HTC__UNUSED void htc__conv_ch_par(const htc__conv_params *p, int dw, cons
     htc__share(p->out_c, core, ncores, &lo, &hi);
     if (hi <= lo) return;
 #ifdef HTC__XP
-    if (dw && htc__dwconv2d_xp_ok(p)) {
+    if (dw && !p->w_zp && htc__dwconv2d_xp_ok(p)) {
         htc__dwconv2d_xp_ch(p, in, out, lo, hi);
         return;
     }
-    if (!dw && htc__conv2d_xp_ch(p, in, out, lo, hi)) return;
+    if (!dw && !p->w_zp && htc__conv2d_xp_ch(p, in, out, lo, hi)) return;
 #endif
     htc__conv_tflite_gen(p, dw, in, out, lo, hi);
 }

@@ -159,6 +159,52 @@ static HTC__UNUSED void htc__avgpool_s8(const htc__pool_params *p, const int8_t 
 #endif
     htc__avgpool_ch(p, in, out, 0, p->c);
 }
+/* TFLite's uint8 average (LiteRT reference_ops::AveragePool): the uint8
+   values (stored + 128) summed, (sum + count / 2) / count, clamped; channels
+   [cl, ch) of every output pixel. The result is stored - 128 again. */
+static HTC__NOINLINE HTC__UNUSED void htc__avgpool_u8_ch(const htc__pool_params *p, const int8_t *in, int8_t *out,
+                                                         int32_t cl, int32_t ch)
+{
+    const int32_t c = p->c, row = p->in_w * p->c;
+    int32_t b, oy, ox, j, y, x;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * row;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            const int32_t y0 = htc__pool_lo(iy0), y1 = htc__pool_hi(iy0, p->k_h, p->in_h);
+            for (ox = 0; ox < p->out_w; ox++) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                const int32_t x0 = htc__pool_lo(ix0), x1 = htc__pool_hi(ix0, p->k_w, p->in_w);
+                const int32_t count = (y1 > y0 && x1 > x0) ? (y1 - y0) * (x1 - x0) : 0;
+                for (j = cl; j < ch; j++) {
+                    int32_t acc = 0, q;
+                    for (y = y0; y < y1; y++)
+                        for (x = x0; x < x1; x++) acc += in_b[(iy0 + y) * row + (ix0 + x) * c + j] + 128;
+                    q = count ? (acc + count / 2) / count : 0;
+                    q = htc__clamp(q - 128, p->act_min, p->act_max);
+                    out[j] = HTC__CAST(int8_t, q);
+                }
+                out += c;
+            }
+        }
+    }
+}
+
+static HTC__UNUSED void htc__avgpool_s8_u8(const htc__pool_params *p, const int8_t *in, int8_t *out)
+{
+    htc__avgpool_u8_ch(p, in, out, 0, p->c);
+}
+
+/* any split: each core its channels (the same bytes as the serial call) */
+static HTC__UNUSED void htc__avgpool_s8_u8_par(const htc__pool_params *p, const int8_t *in, int8_t *out, int split,
+                                               int core, int ncores)
+{
+    int32_t lo, hi;
+    (void)split;
+    htc__share(p->c, core, ncores, &lo, &hi);
+    if (hi > lo) htc__avgpool_u8_ch(p, in, out, lo, hi);
+}
+
 static HTC__NOINLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t c = p->c, row = p->in_w * p->c;

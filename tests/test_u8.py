@@ -1,0 +1,64 @@
+"""test_u8.py - uint8 .tflite models (TFLite's legacy asymmetric
+quantization: uint8 activations and weights, per-tensor zero points) equal
+LiteRT's reference kernels (ai-edge-litert, OpResolverType.BUILTIN_REF, one
+thread), the oracle for uint8 (TFLite Micro refuses uint8), bit for bit:
+every output and every operator output htc dumps, on several random inputs.
+
+The models are tests/u8/*.tflite, written by tests/u8/make_u8.py (checked
+here to write the same bytes). htc stores a uint8 tensor as int8 (value -
+128): its dump is compared after flipping the top bit back.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import oracle
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+U8 = os.path.join(HERE, "u8")
+MODELS = sorted(f[:-7] for f in os.listdir(U8) if f.endswith(".tflite"))
+SEEDS = (0, 1, 2, 3)
+
+
+def test_models_reproducible(tmp_path):
+    """make_u8.py writes the committed models byte for byte."""
+    subprocess.run([sys.executable, os.path.join(U8, "make_u8.py"), str(tmp_path)], check=True)
+    made = sorted(f[:-7] for f in os.listdir(tmp_path) if f.endswith(".tflite"))
+    assert made == MODELS and len(MODELS) >= 2
+    for name in MODELS:
+        with open(os.path.join(U8, name + ".tflite"), "rb") as a, open(os.path.join(tmp_path, name + ".tflite"), "rb") as b:
+            assert a.read() == b.read(), name
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_u8_litert(name):
+    path = os.path.join(U8, name + ".tflite")
+    info = oracle.ModelInfo(path)
+    sets = []
+    for seed in SEEDS:
+        rng = np.random.default_rng(seed)
+        sets.append([rng.integers(0, 256, size=info.tensors[i]["shape"]).astype(info.tensors[i]["dtype"])
+                     for i in info.inputs])
+    got = oracle.run_htc_batch(path, sets)
+    compared = 0
+    for inputs, (outs, dumps) in zip(sets, got):
+        ref, lite = oracle.run_litert(path, inputs)
+        assert len(outs) == len(ref)
+        for k, (want, have) in enumerate(zip(ref, outs)):
+            assert want.dtype == have.dtype and np.array_equal(want, have.reshape(want.shape)), \
+                "%s output %d differs in %d of %d values" % (name, k, int((want != have.reshape(want.shape)).sum()), want.size)
+        for idx, have in dumps.items():
+            if idx not in lite or idx in info.inputs:
+                continue
+            want = lite[idx]
+            if want.dtype == np.uint8:
+                have = have.view(np.uint8) ^ 0x80
+            have = have.reshape(want.shape)
+            assert np.array_equal(want, have), "%s tensor %d ('%s') differs in %d of %d values" % (
+                name, idx, info.tensors[idx]["name"], int((want != have).sum()), want.size)
+            compared += 1
+    # every operator's output, every input set (no op writes a graph input)
+    assert compared == len(SEEDS) * len(info.ops), (compared, len(info.ops))

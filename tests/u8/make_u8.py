@@ -1,0 +1,157 @@
+"""make_u8.py - small uint8 .tflite models in TFLite's legacy asymmetric
+quantization (the TF1 converter's: uint8 activations and weights, one scale
+and zero point per tensor, int32 biases at in_scale * w_scale), written with
+tests/tflite_build.py's flatbuffer writer. The models are committed next to
+this script; `python3 tests/u8/make_u8.py tests/u8` writes them again
+(deterministic: fixed seeds).
+
+- u8_mobilenet.tflite: a MobileNet v1 block stack: CONV 3x3 stride 2 RELU6,
+  depthwise 3x3 RELU6, pointwise CONV RELU6, depthwise stride 2 (depth
+  multiplier 2), pointwise, ADD of two branches, global AVERAGE_POOL_2D,
+  a 1x1 CONV as classifier, RESHAPE, SOFTMAX (uint8 output 1/256, zp 0).
+- u8_ops.tflite: MAX_POOL_2D, PAD, AVERAGE_POOL_2D 3x3 SAME (the border
+  averages fewer values), MUL of two activations, CONCATENATION, LOGISTIC,
+  TANH, FULLY_CONNECTED with RELU, QUANTIZE uint8 -> int8, DEQUANTIZE.
+"""
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import tflite_build as tb  # noqa: E402
+
+
+def f32(v):
+    return float(np.float32(v))
+
+
+class U8:
+    """uint8 layers on a tb.Model."""
+
+    def __init__(self, m, rng):
+        self.m = m
+        self.rng = rng
+
+    def act(self, shape, scale, zp, name=None):
+        return self.m.tensor(shape, "uint8", f32(scale), int(zp), name=name)
+
+    def conv(self, x, out_ch, k, stride=1, act=None, padding="SAME", dw=False, mult=1, out_zp=None, name=None):
+        m, rng = self.m, self.rng
+        n, h, w, c = m.shape(x)
+        in_scale, _ = m.quant(x)
+        w_scale = f32(0.004 + 0.02 * rng.random())
+        w_zp = int(rng.integers(100, 156))
+        oc = c * mult if dw else out_ch
+        wshape = [1, k, k, oc] if dw else [oc, k, k, c]
+        wt = m.const(rng.integers(0, 256, size=wshape).astype(np.uint8), "uint8", scale=w_scale, zp=w_zp)
+        b = m.const(rng.integers(-3000, 3001, size=[oc]).astype(np.int32), "int32", scale=f32(in_scale * w_scale), zp=0)
+        depth = k * k * (1 if dw else c)
+        out_scale = tb.Model.auto_out_scale(in_scale, w_scale, depth) * (0.6 if act else 1.0)
+        oh, ow = tb.out_size(padding, h, k, stride), tb.out_size(padding, w, k, stride)
+        y = self.act([n, oh, ow, oc], out_scale, out_zp if out_zp is not None else rng.integers(60, 200), name)
+        opts = dict(padding=tb.PADDING[padding], strideH=stride, strideW=stride, fusedActivationFunction=tb.ACT[act])
+        if dw:
+            return m.op("DEPTHWISE_CONV_2D", [x, wt, b], [y], depthMultiplier=mult, **opts)
+        return m.op("CONV_2D", [x, wt, b], [y], **opts)
+
+    def fc(self, x, units, act=None, name=None):
+        m, rng = self.m, self.rng
+        depth = m.shape(x)[-1]
+        batches = int(np.prod(m.shape(x))) // depth
+        in_scale, _ = m.quant(x)
+        w_scale = f32(0.004 + 0.02 * rng.random())
+        wt = m.const(rng.integers(0, 256, size=[units, depth]).astype(np.uint8), "uint8", scale=w_scale,
+                     zp=int(rng.integers(100, 156)))
+        b = m.const(rng.integers(-3000, 3001, size=[units]).astype(np.int32), "int32", scale=f32(in_scale * w_scale), zp=0)
+        out_scale = tb.Model.auto_out_scale(in_scale, w_scale, depth) * (0.6 if act else 1.0)
+        y = self.act([batches, units], out_scale, rng.integers(60, 200), name)
+        return m.op("FULLY_CONNECTED", [x, wt, b], [y], fusedActivationFunction=tb.ACT[act])
+
+    def pool(self, kind, x, k, stride, padding="VALID", name=None):
+        m = self.m
+        n, h, w, c = m.shape(x)
+        s, z = m.quant(x)
+        y = self.act([n, tb.out_size(padding, h, k, stride), tb.out_size(padding, w, k, stride), c], s, z, name)
+        return m.op({"avg": "AVERAGE_POOL_2D", "max": "MAX_POOL_2D"}[kind], [x], [y], padding=tb.PADDING[padding],
+                    strideH=stride, strideW=stride, filterHeight=k, filterWidth=k,
+                    fusedActivationFunction=tb.ACT[None])
+
+    def binary(self, op, a, b, out_scale, out_zp, act=None, name=None):
+        y = self.act(self.m.shape(a), out_scale, out_zp, name)
+        return self.m.op(op, [a, b], [y], fusedActivationFunction=tb.ACT[act])
+
+    def unary(self, op, x, out_scale, out_zp, name=None):
+        y = self.act(self.m.shape(x), out_scale, out_zp, name)
+        return self.m.op(op, [x], [y])
+
+
+def mobilenet():
+    rng = np.random.default_rng(36)
+    m = tb.Model(description="htc uint8 test: MobileNet v1 blocks")
+    u = U8(m, rng)
+    x = m.input([1, 16, 16, 3], scale=f32(1 / 128), zp=128, dtype="uint8")
+    y = u.conv(x, 8, 3, stride=2, act="RELU6", out_zp=0)
+    y = u.conv(y, 0, 3, dw=True, act="RELU6", out_zp=0)
+    y = u.conv(y, 16, 1, act="RELU6", out_zp=0)
+    y = u.conv(y, 0, 3, stride=2, dw=True, mult=2)
+    a = u.conv(y, 16, 1)
+    b = u.conv(y, 16, 1, act="RELU")
+    y = u.binary("ADD", a, b, f32(m.quant(a)[0] * 1.5), 120, act="RELU6")
+    y = u.pool("avg", y, 4, 4)
+    y = u.conv(y, 10, 1)
+    s, z = m.quant(y)
+    r = m.const(np.array([1, 10], dtype=np.int32), "int32")
+    y2 = u.act([1, 10], s, z)
+    m.op("RESHAPE", [y, r], [y2], newShape=[1, 10])
+    out = u.act([1, 10], 1 / 256, 0)
+    m.op("SOFTMAX", [y2], [out], beta=1.0)
+    m.output(out)
+    return m
+
+
+def ops():
+    rng = np.random.default_rng(360)
+    m = tb.Model(description="htc uint8 test: operators")
+    u = U8(m, rng)
+    x = m.input([1, 8, 8, 4], scale=0.05, zp=131, dtype="uint8")
+    s, z = m.quant(x)
+    mp = u.pool("max", x, 2, 2)
+    p = m.const(np.array([[0, 0], [1, 1], [1, 1], [0, 0]], dtype=np.int32), "int32")
+    pd = u.act([1, 10, 10, 4], s, z)
+    m.op("PAD", [x, p], [pd])
+    ap = u.pool("avg", pd, 3, 1, padding="SAME")
+    ap2 = u.pool("avg", x, 3, 2, padding="SAME")
+    mul = u.binary("MUL", ap2, mp, 0.09, 97)
+    cv = u.conv(x, 4, 3, stride=2)
+    cs, cz = m.quant(cv)
+    cat_in = u.act([1, 4, 4, 8], cs, cz)
+    m.op("CONCATENATION", [cv, cv], [cat_in], axis=3, fusedActivationFunction=tb.ACT[None])
+    lg = u.unary("LOGISTIC", mul, 1 / 256, 0)
+    th = u.unary("TANH", cat_in, 1 / 128, 128)
+    r = m.const(np.array([1, 64], dtype=np.int32), "int32")
+    fl = u.act([1, 64], *m.quant(lg))
+    m.op("RESHAPE", [lg, r], [fl], newShape=[1, 64])
+    fc = u.fc(fl, 12, act="RELU")
+    q = m.tensor([1, 12], "int8", f32(m.quant(fc)[0] * 2), -5)
+    m.op("QUANTIZE", [fc], [q])
+    dq = m.tensor(m.shape(th), "float32")
+    m.op("DEQUANTIZE", [th], [dq])
+    for t in (ap, q, dq, th):
+        m.output(t)
+    return m
+
+
+MODELS = {"u8_mobilenet": mobilenet, "u8_ops": ops}
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else HERE
+    os.makedirs(out, exist_ok=True)
+    for name, fn in MODELS.items():
+        fn().save(os.path.join(out, name + ".tflite"))
+
+
+if __name__ == "__main__":
+    main()
