@@ -40,15 +40,23 @@ typedef struct {
     double est, ideal, est_off;  /* est_off: the offloaded layers' estimate */
     double cls[NCLASS];          /* estimated cycles per layer class */
     double measured;             /* --measure: device-model cycles, or -1 */
+    double e_uj, e_comp, e_mem, e_stat;   /* energy per inference (estimate), uJ; e_uj -1: no energy model */
+    double m_uj;                 /* --measure: energy from the device model's cycles, or -1 */
+    double mem_kib;              /* the arena + the size of every other memory of the target (KiB) */
+    int pareto;                  /* on its model's Pareto front (latency x energy x memory) */
 } Point;
 
 static const char usage_sweep[] =
     "usage: htc sweep MODEL... -t TARGET -D NAME=V1,V2,... [-D ...] [-j N] [--csv F] [--json]\n"
-    "                 [--html F] [--measure]\n"
+    "                 [--html F] [--measure] [--shard K/N --save F] [--merge F]...\n"
     "  every combination of the -D values x every model, through dispatch, tiling and planning\n"
     "  (no C compiled): offloaded layers, tiles, largest L1 and weight memory used, estimated\n"
     "  and ideal cycles per point; --measure also builds and runs each point on the host\n"
-    "  virtual platform (htc run) for the device model's cycles\n";
+    "  virtual platform (htc run) for the device model's cycles; with an energy model, energy per\n"
+    "  inference; each model's Pareto front (latency x energy x memory) marked in every output\n"
+    "  --shard K/N  only the points p with p %% N == K - 1; --save F  their results to F\n"
+    "  --merge F    no point run: the results saved by every shard (give each file), then the\n"
+    "               outputs of the whole sweep, exactly as one unsharded run writes them\n";
 
 static int layer_class(const Op *op)
 {
@@ -91,7 +99,8 @@ static TargetDefines *config_defines(const Axis *ax, int nax, int c)
 
 /* --measure, in the point's child: htc run on random inputs, stdout to a
    file; the device model's total is the line "total: N cycles" */
-static double measure(const char *self, Graph *g, const char *model, const char *target, const Axis *ax, int nax, int c)
+static double measure(const char *self, Graph *g, const char *model, const char *target, const Axis *ax, int nax, int c,
+                      double *energy)
 {
     const char *dir = scratch_dir("htc-sweep");
     char **argv = arena_alloc(sizeof(char *) * (size_t)(16 + 2 * nax + 2 * g->ninputs));
@@ -142,6 +151,8 @@ static double measure(const char *self, Graph *g, const char *model, const char 
     const char *t = strstr(text, "\ntotal: ");
     double cyc = -1;
     if (t) cyc = strtod(t + 8, NULL);
+    const char *en = strstr(text, "\nenergy: ");
+    *energy = en && strstr(en, "(measured cycles") ? strtod(en + 9, NULL) : -1;
     scratch_remove(dir);
     return cyc;
 }
@@ -174,24 +185,43 @@ static void point_child(const char *self, Graph *g, const char *model, const cha
         }
     }
     r.arena_kib = p->arena_size / 1024.0;
-    r.measured = do_measure && r.offloaded ? measure(self, g, model, target, ax, nax, c) : -1;
+    Energy *E = energy_model(g, t, p, NULL);
+    r.e_uj = E ? E->sum_total * 1e-6 : -1;
+    r.e_comp = E ? E->sum_compute * 1e-6 : 0;
+    r.e_mem = E ? E->sum_memory * 1e-6 : 0;
+    r.e_stat = E ? E->sum_static * 1e-6 : 0;
+    r.m_uj = -1;
+    r.mem_kib = r.arena_kib;
+    for (int k = 0; k < t->nmemories; k++) {
+        int arena = 0;
+        for (int a = 0; a < p->narenas; a++) arena |= p->arenas[a].memory == k;
+        if (!arena && p->narenas) r.mem_kib += (double)t->memories[k].size / 1024.0;
+    }
+    r.measured = do_measure && r.offloaded ? measure(self, g, model, target, ax, nax, c, &r.m_uj) : -1;
     printf("\nR %d %d %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g", r.ops, r.offloaded, r.tiles, r.l1_kib, r.w_kib,
            r.arena_kib, r.est, r.ideal, r.est_off, r.measured);
     for (int k = 0; k < NCLASS; k++) printf(" %.17g", r.cls[k]);
+    printf(" %.17g %.17g %.17g %.17g %.17g %.17g", r.e_uj, r.e_comp, r.e_mem, r.e_stat, r.m_uj, r.mem_kib);
     printf("\n");
     fflush(stdout);
     fflush(stderr);
     _exit(0);
 }
 
+/* the numbers of an "R ..." line (the child's, or a shard's saved) */
+static int point_scan(Point *r, const char *l)
+{
+    return sscanf(l, "%d %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &r->ops,
+                  &r->offloaded, &r->tiles, &r->l1_kib, &r->w_kib, &r->arena_kib, &r->est, &r->ideal, &r->est_off,
+                  &r->measured, &r->cls[0], &r->cls[1], &r->cls[2], &r->cls[3], &r->cls[4], &r->cls[5], &r->e_uj,
+                  &r->e_comp, &r->e_mem, &r->e_stat, &r->m_uj, &r->mem_kib) == 22;
+}
+
 /* the child's output: an "R ..." line, else its first htc: error line */
 static void point_parse(Point *r, const char *out)
 {
     const char *l = strstr(out, "\nR ");
-    if (l && sscanf(l + 3, "%d %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &r->ops, &r->offloaded, &r->tiles,
-                    &r->l1_kib, &r->w_kib, &r->arena_kib, &r->est, &r->ideal, &r->est_off, &r->measured, &r->cls[0],
-                    &r->cls[1], &r->cls[2], &r->cls[3], &r->cls[4], &r->cls[5]) == 16)
-        return;
+    if (l && point_scan(r, l + 3)) return;
     const char *e = strstr(out, "htc: error: ");
     int n = e ? (int)strcspn(e + 12, "\n") : 0;
     r->error = !e ? "the point's process failed"
@@ -206,7 +236,207 @@ typedef struct {
     size_t len, cap;
 } Child;
 
+/* ---- the Pareto front: per model, the points no other point beats in
+   latency (measured cycles, else estimated), energy (measured, else
+   estimated; without an energy model every point's is 0) and memory (the
+   arena + the size of every memory that holds no arena, KiB) at once ------------------------ */
+static double pt_latency(const Point *r) { return r->measured >= 0 ? r->measured : r->est; }
+static double pt_energy(const Point *r) { return r->m_uj >= 0 ? r->m_uj : r->e_uj > 0 ? r->e_uj : 0; }
+static double pt_memory(const Point *r) { return r->mem_kib; }
+
+static const Point *pareto_pts;
+static int by_objectives(const void *a, const void *b)
+{
+    const Point *x = &pareto_pts[*(const int *)a], *y = &pareto_pts[*(const int *)b];
+    double d[4] = {(double)(x->model - y->model), pt_latency(x) - pt_latency(y), pt_energy(x) - pt_energy(y),
+                   pt_memory(x) - pt_memory(y)};
+    for (int k = 0; k < 4; k++)
+        if (d[k]) return d[k] < 0 ? -1 : 1;
+    return *(const int *)a - *(const int *)b;
+}
+
+/* In (model, latency, energy, memory) order a point's dominators come
+   before it, and a dominated dominator's own dominator dominates it too:
+   each point is checked against the front found so far. */
+static void pareto_mark(Point *pts, int npts, int nmodels)
+{
+    int *ord = arena_alloc(sizeof(int) * (size_t)(npts + 1)), n = 0;
+    for (int p = 0; p < npts; p++) {
+        pts[p].pareto = 0;
+        if (!pts[p].error) ord[n++] = p;
+    }
+    pareto_pts = pts;
+    qsort(ord, (size_t)n, sizeof(int), by_objectives);
+    int *front = arena_alloc(sizeof(int) * (size_t)(n + 1)), nf = 0;
+    for (int i = 0, model = -1; i < n; i++) {
+        const Point *r = &pts[ord[i]];
+        if (r->model != model) nf = 0, model = r->model;
+        double l = pt_latency(r), e = pt_energy(r), m = pt_memory(r);
+        int dominated = 0;
+        for (int j = 0; j < nf && !dominated; j++) {
+            const Point *q = &pts[front[j]];
+            double ql = pt_latency(q), qe = pt_energy(q), qm = pt_memory(q);
+            dominated = ql <= l && qe <= e && qm <= m && (ql < l || qe < e || qm < m);
+        }
+        if (!dominated) {
+            pts[ord[i]].pareto = 1;
+            front[nf++] = ord[i];
+        }
+    }
+    (void)nmodels;
+}
+
+/* ---- shards: --shard K/N runs the points p with p % N == K - 1 and saves
+   their result lines; --merge reads every shard's file instead of running.
+   A file names its sweep by a hash of the models, target, -D values and
+   --measure, so a shard of another sweep is refused. ------------------- */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;      /* a separator: "ab","c" differs from "a","bc" */
+}
+
+static uint64_t sweep_hash(const char *target, const char **models, int nmodels, const Axis *ax, int nax, int measure)
+{
+    uint64_t h = fnv(14695981039346656037ull, "htc-sweep-1");
+    h = fnv(h, target);
+    for (int m = 0; m < nmodels; m++) h = fnv(h, models[m]);
+    for (int a = 0; a < nax; a++) {
+        h = fnv(h, ax[a].name);
+        for (int k = 0; k < ax[a].n; k++) h = fnv(h, ax[a].v[k]);
+    }
+    return fnv(h, measure ? "measure" : "estimate");
+}
+
+static void save_shard(const char *path, const Point *pts, const int *todo, int ntodo, uint64_t hash, int k, int n, int npts)
+{
+    FILE *f = out_open(path);
+    fprintf(f, "htc-sweep-shard %016llx %d %d %d\n", (unsigned long long)hash, k, n, npts);
+    for (int q = 0; q < ntodo; q++) {
+        const Point *r = &pts[todo[q]];
+        if (r->error) {
+            fprintf(f, "%d E %s\n", todo[q], r->error);
+            continue;
+        }
+        fprintf(f, "%d R %d %d %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g", todo[q], r->ops, r->offloaded, r->tiles,
+                r->l1_kib, r->w_kib, r->arena_kib, r->est, r->ideal, r->est_off, r->measured);
+        for (int c = 0; c < NCLASS; c++) fprintf(f, " %.17g", r->cls[c]);
+        fprintf(f, " %.17g %.17g %.17g %.17g %.17g %.17g\n", r->e_uj, r->e_comp, r->e_mem, r->e_stat, r->m_uj, r->mem_kib);
+    }
+    fprintf(f, "end %d\n", ntodo);
+    out_commit(f);
+}
+
+static void merge_shards(const char **files, int nfiles, Point *pts, int npts, uint64_t hash)
+{
+    char *seen = arena_alloc((size_t)npts + 1);
+    memset(seen, 0, (size_t)npts + 1);
+    int shards = 0;
+    for (int i = 0; i < nfiles; i++) {
+        size_t len;
+        char *text = (char *)read_file(files[i], &len);
+        if (memchr(text, 0, len)) die("sweep: --merge %s: not a shard file (a NUL byte)", files[i]);
+        unsigned long long h;
+        int k, n, np, used;
+        if (sscanf(text, "htc-sweep-shard %llx %d %d %d%n", &h, &k, &n, &np, &used) != 4 || text[used] != '\n')
+            die("sweep: --merge %s: not a shard file (saved by htc sweep --shard K/N --save)", files[i]);
+        if (h != hash || np != npts)
+            die("sweep: --merge %s: a shard of another sweep (its models, target, -D values or --measure differ)", files[i]);
+        if (i == 0) shards = n;
+        if (n != shards) die("sweep: --merge %s: shard %d of %d, the other files' are of %d", files[i], k, n, shards);
+        int count = 0, ended = 0;
+        for (char *l = text + used + 1; *l;) {
+            char *nl = strchr(l, '\n');
+            if (!nl) die("sweep: --merge %s: truncated (no end line)", files[i]);
+            *nl = 0;
+            int p, off;
+            char kind;
+            if (!strncmp(l, "end ", 4)) {
+                if (atoi(l + 4) != count || nl[1]) die("sweep: --merge %s: truncated or damaged", files[i]);
+                ended = 1;
+                break;
+            }
+            if (sscanf(l, "%d %c %n", &p, &kind, &off) != 2 || p < 0 || p >= npts || p % n != k - 1 ||
+                (kind != 'R' && kind != 'E'))
+                die("sweep: --merge %s: damaged line '%.60s'", files[i], esc_term(l));
+            if (seen[p]) die("sweep: --merge %s: point %d is in two shard files", files[i], p);
+            seen[p] = 1;
+            if (kind == 'E') pts[p].error = arena_strdup(l + off);
+            else if (!point_scan(&pts[p], l + off)) die("sweep: --merge %s: damaged line '%.60s'", files[i], esc_term(l));
+            count++;
+            l = nl + 1;
+        }
+        if (!ended) die("sweep: --merge %s: truncated (no end line)", files[i]);
+    }
+    for (int p = 0; p < npts; p++)
+        if (!seen[p])
+            die("sweep: --merge: point %d is in no shard file (shard %d of %d missing?)", p, p % shards + 1, shards);
+}
+
 static void xml(FILE *f, const char *s) { fputs(esc_html(s), f); }
+
+/* Per model: every point as latency x energy (or x memory without an
+   energy model), the Pareto front in red, and the front's table. */
+static void write_pareto(FILE *f, const char **models, int nmodels, const Axis *ax, int nax, int nconf, const Point *pts)
+{
+    fputs("<h2>Pareto front (latency x energy x memory)</h2>\n<p>Per model, the configurations no other one beats in "
+          "latency, energy and memory at once (measured figures where --measure gave them; memory: the arena + the size of "
+          "every memory that holds no arena). Red: on the front.</p>\n", f);
+    for (int m = 0; m < nmodels; m++) {
+        double lx = 0, hx = 0, ly = 0, hy = 0;
+        int n = 0, has_e = 0;
+        for (int c = 0; c < nconf; c++) has_e |= !pts[m * nconf + c].error && pts[m * nconf + c].e_uj >= 0;
+        for (int c = 0; c < nconf; c++) {
+            const Point *r = &pts[m * nconf + c];
+            if (r->error) continue;
+            double x = pt_latency(r), y = has_e ? pt_energy(r) : pt_memory(r);
+            if (!n++ || x < lx) lx = x;
+            if (n == 1 || x > hx) hx = x;
+            if (n == 1 || y < ly) ly = y;
+            if (n == 1 || y > hy) hy = y;
+        }
+        fputs("<h3>", f);
+        xml(f, models[m]);
+        fputs("</h3>\n", f);
+        if (!n) {
+            fputs("<p>no point succeeded</p>\n", f);
+            continue;
+        }
+        if (hx <= lx) hx = lx + 1;
+        if (hy <= ly) hy = ly + 1;
+        const int W = 520, H = 300, L = 80, B = 40;
+        fprintf(f, "<svg class=\"pareto\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n", W + L + 20, H + B + 20);
+        fprintf(f, "<rect x=\"%d\" y=\"10\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n", L, W, H);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">cycles (%.4g .. %.4g)</text>\n", L + W / 2, H + 40, lx, hx);
+        fprintf(f, "<text x=\"12\" y=\"%d\" transform=\"rotate(-90 12 %d)\" text-anchor=\"middle\">%s (%.4g .. %.4g)</text>\n",
+                10 + H / 2, 10 + H / 2, has_e ? "energy uJ" : "memory KiB", ly, hy);
+        for (int pass = 0; pass < 2; pass++)       /* the front drawn last, on top */
+            for (int c = 0; c < nconf; c++) {
+                const Point *r = &pts[m * nconf + c];
+                if (r->error || r->pareto != pass) continue;
+                double x = L + 5 + (W - 10) * (pt_latency(r) - lx) / (hx - lx);
+                double y = 10 + H - 5 - (H - 10) * ((has_e ? pt_energy(r) : pt_memory(r)) - ly) / (hy - ly);
+                ArenaMark mk = arena_mark();
+                fprintf(f, "<circle class=\"%s\" data-config=\"%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>", pass ? "front" : "pt", c,
+                        x, y, pass ? 4 : 3, pass ? "#d62728" : "#999");
+                xml(f, config_text(ax, nax, c, " "));
+                fprintf(f, ": %.0f cycles, %.6g uJ, %.1f KiB</title></circle>\n", pt_latency(r), pt_energy(r), pt_memory(r));
+                arena_release(mk);
+            }
+        fputs("</svg>\n<table class=\"front\" border=\"1\" cellspacing=\"0\" cellpadding=\"2\"><tr><th>#</th><th>parameters</th>"
+              "<th>cycles</th><th>energy uJ</th><th>memory KiB</th></tr>\n", f);
+        for (int c = 0; c < nconf; c++) {
+            const Point *r = &pts[m * nconf + c];
+            if (r->error || !r->pareto) continue;
+            ArenaMark mk = arena_mark();
+            fprintf(f, "<tr><td>%d</td><td>", c);
+            xml(f, config_text(ax, nax, c, " "));
+            fprintf(f, "</td><td>%.0f</td><td>%.6g</td><td>%.1f</td></tr>\n", pt_latency(r), pt_energy(r), pt_memory(r));
+            arena_release(mk);
+        }
+        fputs("</table>\n", f);
+    }
+}
 
 /* Self-contained HTML: per model an SVG of estimated cycles per
    configuration, stacked by layer class (the paper's Fig. 4 style). */
@@ -268,6 +498,7 @@ static void write_html(FILE *f, const char *target, const char **models, int nmo
                     class_names[k]);
         fputs("</svg>\n", f);
     }
+    write_pareto(f, models, nmodels, ax, nax, nconf, pts);
     fputs("<h2>Configurations</h2>\n<table border=\"1\" cellspacing=\"0\" cellpadding=\"2\"><tr><th>#</th><th>parameters</th>", f);
     for (int m = 0; m < nmodels; m++) {
         fputs("<th>", f);
@@ -309,8 +540,9 @@ static void write_html(FILE *f, const char *target, const char **models, int nmo
 int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
 {
     const char **models = arena_alloc(sizeof(char *) * (size_t)argc);
-    int nmodels = 0, nax = 0, jobs = 1, json = 0, do_measure = 0;
-    const char *target = NULL, *csv = NULL, *html = NULL;
+    int nmodels = 0, nax = 0, jobs = 1, json = 0, do_measure = 0, shard_k = 0, shard_n = 0, nmerge = 0;
+    const char *target = NULL, *csv = NULL, *html = NULL, *save = NULL;
+    const char **merge = arena_alloc(sizeof(char *) * (size_t)argc);
     Axis *ax = arena_alloc(sizeof(Axis) * MAX_AXES);
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -347,13 +579,28 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
         else if (!strcmp(a, "--html")) html = VALUE();
         else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--measure")) do_measure = 1;
+        else if (!strcmp(a, "--shard")) {
+            const char *v = VALUE();
+            char *end, *end2;
+            long k = strtol(v, &end, 10), n = *end == '/' ? strtol(end + 1, &end2, 10) : 0;
+            if (*end != '/' || end2 == end + 1 || *end2 || n < 1 || n > MAX_POINTS || k < 1 || k > n)
+                die("sweep: --shard needs K/N with 1 <= K <= N <= %d, got '%s'", MAX_POINTS, v);
+            shard_k = (int)k;
+            shard_n = (int)n;
+        } else if (!strcmp(a, "--save")) save = VALUE();
+        else if (!strcmp(a, "--merge")) merge[nmerge++] = VALUE();
         else if (a[0] == '-' && a[1]) die("sweep: unknown option '%s' (see htc sweep --help)", a);
         else models[nmodels++] = a;
 #undef VALUE
     }
     if (!nmodels) die("sweep: no model file given (htc sweep MODEL... -t TARGET -D NAME=V1,V2)");
     if (!target) die("sweep: no target given (-t targets/....lua)");
-    if ((csv && !*csv) || (html && !*html)) die("sweep: an output file name is empty");
+    if ((csv && !*csv) || (html && !*html) || (save && !*save)) die("sweep: an output file name is empty");
+    if (shard_n && !save) die("sweep: --shard K/N needs --save FILE (the shard's results, for --merge)");
+    if (save && !shard_n) die("sweep: --save is the results of a --shard");
+    if (shard_n && (csv || html || json)) die("sweep: a --shard saves its results (--save); --csv, --html, --json are --merge's");
+    if (shard_n && nmerge) die("sweep: --shard and --merge are two steps (run every shard, then merge their files)");
+    if (save) out_check(save);
     if (csv) out_check(csv);
     if (html) out_check(html);
     long nconf = 1;
@@ -389,14 +636,24 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
         int st;
         if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) exit(1);   /* the child said why */
     }
+    int npts = (int)nconf * nmodels;
+    Point *pts = arena_alloc(sizeof(Point) * (size_t)npts);
+    memset(pts, 0, sizeof(Point) * (size_t)npts);
+    uint64_t hash = sweep_hash(target, models, nmodels, ax, nax, do_measure);
+    if (nmerge) {
+        merge_shards(merge, nmerge, pts, npts, hash);
+        goto outputs;
+    }
+    /* the points this process runs: all, or its shard's */
+    int *todo = arena_alloc(sizeof(int) * (size_t)npts), ntodo = 0;
+    for (int q = 0; q < npts; q++)
+        if (!shard_n || q % shard_n == shard_k - 1) todo[ntodo++] = q;
     /* the front end and lowering once per model; each point forks from here */
     Graph **graphs = arena_alloc(sizeof(Graph *) * (size_t)nmodels);
     for (int m = 0; m < nmodels; m++) {
         graphs[m] = read_model(models[m]);
         lower(graphs[m]);
     }
-    int npts = (int)nconf * nmodels;
-    Point *pts = arena_alloc(sizeof(Point) * (size_t)npts);
     Child *ch = arena_alloc(sizeof(Child) * (size_t)jobs);
     struct pollfd *pfd = arena_alloc(sizeof(struct pollfd) * (size_t)jobs);
     for (int k = 0; k < jobs; k++) ch[k].pid = 0;
@@ -405,14 +662,14 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
     if (sl <= 0) die("sweep: cannot find htc's own executable (/proc/self/exe)");
     self[sl] = 0;
     int next = 0, running = 0;
-    while (next < npts || running) {
-        for (int k = 0; k < jobs && next < npts; k++) {
+    while (next < ntodo || running) {
+        for (int k = 0; k < jobs && next < ntodo; k++) {
             if (ch[k].pid) continue;
             int fds[2];
             if (pipe(fds)) die("sweep: pipe: %s", strerror(errno));
             fflush(stdout);
             fflush(stderr);
-            int p = next++, m = p / (int)nconf, c = p % (int)nconf;
+            int p = todo[next++], m = p / (int)nconf, c = p % (int)nconf;
             pts[p].model = m;
             pts[p].config = c;
             pid_t pid = fork();
@@ -470,6 +727,18 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
         }
     }
 
+    if (shard_n) {
+        save_shard(save, pts, todo, ntodo, hash, shard_k, shard_n, npts);
+        int bad = 0;
+        for (int q = 0; q < ntodo; q++) bad += pts[todo[q]].error != NULL;
+        printf("htc sweep: shard %d/%d: %d of %d points (%d failed) saved to %s\n", shard_k, shard_n, ntodo, npts, bad,
+               esc_term(save));
+        arena_free_all();
+        return 0;
+    }
+outputs:
+    for (int q = 0; q < npts; q++) pts[q].model = q / (int)nconf, pts[q].config = q % (int)nconf;
+    pareto_mark(pts, npts, nmodels);
     /* the table (or JSON) on stdout */
     if (json) {
         printf("[\n");
@@ -496,13 +765,21 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
             for (int k = 0; k < NCLASS; k++) printf("%s\"%s\": %.0f", k ? ", " : "", class_names[k], r->cls[k]);
             printf("}");
             if (r->measured >= 0) printf(", \"measured_cycles\": %.0f", r->measured);
+            if (r->e_uj >= 0)
+                printf(", \"energy_uj\": %.6f, \"energy\": {\"compute_uj\": %.6f, \"memory_uj\": %.6f, \"static_uj\": %.6f}",
+                       r->e_uj, r->e_comp, r->e_mem, r->e_stat);
+            if (r->m_uj >= 0) printf(", \"measured_energy_uj\": %.6f", r->m_uj);
+            printf(", \"memory_kib\": %.3f, \"pareto\": %s", pt_memory(r), r->pareto ? "true" : "false");
             printf("}%s\n", p + 1 < npts ? "," : "");
             arena_release(mk);
         }
         printf("]\n");
     } else {
-        printf("%-28s %-36s %7s %6s %9s %8s %13s %13s %6s%s\n", "model", "configuration", "offl", "tiles", "L1 KiB",
-               "W KiB", "est cycles", "ideal", "est/id", do_measure ? "      measured  err%" : "");
+        int has_e = 0;
+        for (int p = 0; p < npts; p++) has_e |= !pts[p].error && pts[p].e_uj >= 0;
+        printf("%-28s %-36s %7s %6s %9s %8s %13s %13s %6s%s%s%s\n", "model", "configuration", "offl", "tiles", "L1 KiB",
+               "W KiB", "est cycles", "ideal", "est/id", do_measure ? "      measured  err%" : "", has_e ? "   energy uJ" : "",
+               do_measure && has_e ? "  measured uJ" : "");
         for (int p = 0; p < npts; p++) {
             const Point *r = &pts[p];
             const char *mb = strrchr(models[r->model], '/');
@@ -519,7 +796,14 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
                    r->l1_kib, r->w_kib, r->est, r->ideal, r->ideal > 0 ? r->est / r->ideal : 0.0);
             if (do_measure && r->measured >= 0)
                 printf(" %13.0f %+5.1f", r->measured, 100.0 * (r->est - r->measured) / (r->measured > 0 ? r->measured : 1));
-            printf("\n");
+            else if (do_measure && has_e)
+                printf(" %13s %5s", "-", "");
+            if (has_e) printf(" %12.3f", r->e_uj);
+            if (do_measure && has_e) {
+                if (r->m_uj >= 0) printf(" %12.3f", r->m_uj);
+                else printf(" %12s", "-");
+            }
+            printf("%s\n", r->pareto ? "  *" : "");
             arena_release(mk);
         }
     }
@@ -529,7 +813,7 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
         for (int a = 0; a < nax; a++) fprintf(f, ",%s", esc_csv(ax[a].name));
         fprintf(f, ",error,ops,offloaded,tiles,l1_kib,w_kib,arena_kib,est_cycles,ideal_cycles,est_offloaded,measured_cycles");
         for (int k = 0; k < NCLASS; k++) fprintf(f, ",%s", class_names[k]);
-        fprintf(f, "\n");
+        fprintf(f, ",energy_uj,compute_uj,memory_uj,static_uj,measured_energy_uj,memory_kib,pareto\n");
         for (int p = 0; p < npts; p++) {
             const Point *r = &pts[p];
             ArenaMark mk = arena_mark();
@@ -545,11 +829,16 @@ int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
             if (r->error) {
                 fprintf(f, ",,,,,,,,,,");
                 for (int k = 0; k < NCLASS; k++) fprintf(f, ",");
+                fprintf(f, ",,,,,,,0");
             } else {
                 fprintf(f, ",%d,%d,%d,%.3f,%.3f,%.3f,%.0f,%.0f,%.0f,", r->ops, r->offloaded, r->tiles, r->l1_kib, r->w_kib,
                         r->arena_kib, r->est, r->ideal, r->est_off);
                 if (r->measured >= 0) fprintf(f, "%.0f", r->measured);
                 for (int k = 0; k < NCLASS; k++) fprintf(f, ",%.0f", r->cls[k]);
+                if (r->e_uj >= 0) fprintf(f, ",%.6f,%.6f,%.6f,%.6f,", r->e_uj, r->e_comp, r->e_mem, r->e_stat);
+                else fprintf(f, ",,,,,");
+                if (r->m_uj >= 0) fprintf(f, "%.6f", r->m_uj);
+                fprintf(f, ",%.3f,%d", pt_memory(r), r->pareto);
             }
             fprintf(f, "\n");
             arena_release(mk);
