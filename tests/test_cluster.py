@@ -103,10 +103,13 @@ def test_deeploy_cores(net, tmp_path):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_threads_tsan(name, tmp_path):
-    """examples/cluster: HTC_PAR_RUN on 8 POSIX threads and the L1 tiles'
-    bands moved by a DMA thread into a separate L1 buffer (MODEL_L1), built
-    with ThreadSanitizer (any data race fails the run: a missing
-    HTC_DMA_WAIT would be one); the output equals TFLite Micro's."""
+    """examples/cluster: HTC_PAR_RUN on 8 POSIX threads (examples/common/
+    htc_pool.h) and the L1 tiles' bands moved by a DMA thread into a
+    separate L1 buffer (MODEL_L1), built with ThreadSanitizer (any data
+    race fails the run: a missing HTC_DMA_WAIT would be one); four runs,
+    so every layer goes through the pool's choices (divided, one core,
+    divided, the faster), each output equal to the first; the output equals
+    TFLite Micro's."""
     path = os.path.join(oracle.MODELS, name + ".tflite")
     info = oracle.ModelInfo(path)
     assert len(info.inputs) == 1 and len(info.outputs) == 1
@@ -114,16 +117,16 @@ def test_threads_tsan(name, tmp_path):
     oracle.htc("compile", path, "-t", SIRACUSA, "-D", "cores=8", "-o", str(tmp_path / "model.h"), "--name", "model")
     exe = str(tmp_path / "cluster")
     c = subprocess.run([oracle.CC, "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-O1", "-g", "-fsanitize=thread", "-pthread",
-                        "-Wall", "-Wextra", "-Werror", "-I", str(tmp_path),
+                        "-Wall", "-Wextra", "-Werror", "-I", str(tmp_path), "-I", os.path.join(REPO, "examples", "common"),
                         os.path.join(REPO, "examples", "cluster", "main.c"), "-o", exe], capture_output=True, text=True)
     assert c.returncode == 0, c.stderr[-3000:]
     x = inputs[0]
     np.ascontiguousarray(x, dtype=info.tensors[info.inputs[0]]["dtype"]).tofile(str(tmp_path / "in.bin"))
     env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1 exitcode=66")
-    r = subprocess.run([exe, str(tmp_path / "in.bin"), str(tmp_path / "out.bin")], capture_output=True, text=True,
-                       env=env, timeout=300)
+    r = subprocess.run([exe, str(tmp_path / "in.bin"), str(tmp_path / "out.bin"), "4"], capture_output=True,
+                       text=True, env=env, timeout=300)
     assert r.returncode == 0 and "WARNING: ThreadSanitizer" not in r.stderr, r.stderr[-3000:]
-    assert "8 cores (8 threads)" in r.stdout, r.stdout
+    assert "8 cores (8 threads), 4 runs" in r.stdout, r.stdout
     par = parallel_layers(path, 8)
     assert len(par) >= 3, par
     ref_outs, _ = oracle.run_interpreter(path, inputs)

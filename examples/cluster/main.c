@@ -1,15 +1,17 @@
 /* examples/cluster - a generated header's cluster layers on host threads:
-   HTC_PAR_RUN bound to a pool of MODEL_CORES - 1 POSIX threads plus the
-   calling thread (core 0). Each fork hands the layer function to every
-   worker, runs core 0's share, and waits until all shares are done: the
-   join is the barrier between layers. Layers tiled into the cluster's L1
+   HTC_PAR_RUN bound by examples/common/htc_pool.h to a pool of
+   MODEL_CORES - 1 persistent POSIX threads plus the calling thread (core
+   0). Each fork hands the layer function to every worker, runs core 0's
+   share, and waits until all shares are done: the join is the barrier
+   between layers; a layer the pool measures faster on one core runs there. Layers tiled into the cluster's L1
    move their bands through HTC_DMA_START / HTC_DMA_WAIT on a DMA thread,
    into a separate L1 buffer (MODEL_L1). The output bytes equal the serial
    build's (the kernels' shares are disjoint and exact).
 
    htc compile MODEL -t targets/siracusa.lua -D cores=8 -o model.h --name model
-   cc -O2 -pthread -I. examples/cluster/main.c -o cluster
-   ./cluster input.bin output.bin        (raw bytes: MODEL_INPUT_SIZE in)
+   cc -std=c11 -O2 -pthread -I. -Iexamples/common examples/cluster/main.c -o cluster
+   ./cluster input.bin output.bin [N]    (raw bytes: MODEL_INPUT_SIZE in; N
+                                          runs, every output must be equal)
 
    tests/test_cluster.py builds it with -fsanitize=thread. */
 #include <pthread.h>
@@ -18,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void par_run(void (*fn)(void *, int, int), void *ctx, int ncores);
-#define HTC_PAR_RUN(fn, ctx, ncores) par_run((fn), (ctx), (ncores))
+#include "htc_pool.h"                /* binds HTC_PAR_RUN */
 /* the L1 tiles' bands move on a DMA thread, asynchronously, like the
    cluster DMA: ThreadSanitizer sees whether the header waits for every
    transfer before touching its buffers */
@@ -94,75 +95,16 @@ static void *dma_engine(void *arg)
     return NULL;
 }
 
-#define MAX_CORES 64
-
-static struct {
-    pthread_mutex_t mu;
-    pthread_cond_t start, done;
-    unsigned long generation;       /* one per fork */
-    int pending;                    /* workers still computing this fork */
-    int quit;
-    void (*fn)(void *, int, int);
-    void *ctx;
-    int ncores;
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, NULL, NULL, 0};
-
-static void *worker(void *arg)
-{
-    const int core = (int)(intptr_t)arg;
-    unsigned long seen = 0;
-    for (;;) {
-        void (*fn)(void *, int, int);
-        void *ctx;
-        int n;
-        pthread_mutex_lock(&pool.mu);
-        while (pool.generation == seen && !pool.quit) pthread_cond_wait(&pool.start, &pool.mu);
-        if (pool.quit) {
-            pthread_mutex_unlock(&pool.mu);
-            return NULL;
-        }
-        seen = pool.generation;
-        fn = pool.fn;
-        ctx = pool.ctx;
-        n = pool.ncores;
-        pthread_mutex_unlock(&pool.mu);
-        if (core < n) fn(ctx, core, n);
-        pthread_mutex_lock(&pool.mu);
-        if (--pool.pending == 0) pthread_cond_signal(&pool.done);
-        pthread_mutex_unlock(&pool.mu);
-    }
-}
-
-static int nworkers;
-
-/* fork: every worker gets the layer; core 0 is this thread; join */
-static void par_run(void (*fn)(void *, int, int), void *ctx, int ncores)
-{
-    pthread_mutex_lock(&pool.mu);
-    pool.fn = fn;
-    pool.ctx = ctx;
-    pool.ncores = ncores;
-    pool.pending = nworkers;
-    pool.generation++;
-    pthread_cond_broadcast(&pool.start);
-    pthread_mutex_unlock(&pool.mu);
-    fn(ctx, 0, ncores);
-    for (int c = nworkers + 1; c < ncores; c++) fn(ctx, c, ncores);    /* more cores than threads */
-    pthread_mutex_lock(&pool.mu);
-    while (pool.pending) pthread_cond_wait(&pool.done, &pool.mu);
-    pthread_mutex_unlock(&pool.mu);
-}
-
 static unsigned char arena[MODEL_ARENA_SIZE] __attribute__((aligned(MODEL_ARENA_ALIGN)));
-static unsigned char input[MODEL_INPUT_SIZE], output[MODEL_OUTPUT_SIZE];
+static unsigned char input[MODEL_INPUT_SIZE], output[MODEL_OUTPUT_SIZE], first[MODEL_OUTPUT_SIZE];
 
 int main(int argc, char **argv)
 {
-    pthread_t th[MAX_CORES], dma_th;
+    pthread_t dma_th;
     FILE *f;
-    int rc;
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s input.bin output.bin\n", argv[0]);
+    int rc = 0, runs = argc > 3 ? atoi(argv[3]) : 1, i, threads;
+    if (argc < 3 || argc > 4 || runs < 1) {
+        fprintf(stderr, "usage: %s input.bin output.bin [runs]\n", argv[0]);
         return 2;
     }
     f = fopen(argv[1], "rb");
@@ -173,22 +115,22 @@ int main(int argc, char **argv)
     fclose(f);
     (void)dma_start;                    /* unused when no layer is tiled */
     (void)dma_wait;
-    if (pthread_create(&dma_th, NULL, dma_engine, NULL) != 0) {
+    if (pthread_create(&dma_th, NULL, dma_engine, NULL) != 0 || htc_pool_start(MODEL_CORES) != 0) {
         fprintf(stderr, "cluster: pthread_create failed\n");
         return 1;
     }
-    nworkers = MODEL_CORES - 1 < MAX_CORES ? MODEL_CORES - 1 : MAX_CORES;
-    for (int i = 0; i < nworkers; i++)
-        if (pthread_create(&th[i], NULL, worker, (void *)(intptr_t)(i + 1)) != 0) {
-            fprintf(stderr, "cluster: pthread_create failed\n");
-            return 1;
+    /* every run through the pool's choices (divided, one core, divided,
+       then the faster): the same bytes each time */
+    for (i = 0; i < runs && !rc; i++) {
+        rc = model_run(input, output, arena);
+        if (i == 0) memcpy(first, output, sizeof output);
+        else if (memcmp(first, output, sizeof output)) {
+            fprintf(stderr, "cluster: run %d's output differs from the first run's\n", i + 1);
+            rc = -1;
         }
-    rc = model_run(input, output, arena);
-    pthread_mutex_lock(&pool.mu);
-    pool.quit = 1;
-    pthread_cond_broadcast(&pool.start);
-    pthread_mutex_unlock(&pool.mu);
-    for (int i = 0; i < nworkers; i++) pthread_join(th[i], NULL);
+    }
+    threads = htc_pool.nthreads + 1;
+    htc_pool_stop();
     pthread_mutex_lock(&dma.mu);
     dma.quit = 1;
     pthread_cond_broadcast(&dma.queued);
@@ -203,6 +145,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cluster: cannot write %s\n", argv[2]);
         return 1;
     }
-    printf("cluster: %d cores (%d threads), %u bytes out\n", MODEL_CORES, nworkers + 1, (unsigned)sizeof output);
+    printf("cluster: %d cores (%d threads), %d runs, %u bytes out\n", MODEL_CORES, threads, runs,
+           (unsigned)sizeof output);
     return 0;
 }
