@@ -94,6 +94,7 @@ bench:
 	$${PYTHON:-.venv/bin/python} bench/bench_gvsoc.py
 	$${PYTHON:-.venv/bin/python} bench/bench_ram.py
 	$${PYTHON:-.venv/bin/python} bench/bench_pool.py
+	$${PYTHON:-.venv/bin/python} bench/bench_scale.py
 
 # MCU benchmark (bench/bench_mcu.py, harness bench/mcu): instructions per
 # inference on Cortex-M4, Cortex-M55 (MVE beats too) and RV32 (qemu), flash and

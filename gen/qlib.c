@@ -134,11 +134,77 @@ static QV **vals;
 static int nvals, capvals;
 static unsigned char *done;     /* nodes fused into an earlier one */
 
+/* ---- names: one hash table, so reading is linear in the nodes ------------------ */
+
+typedef struct {
+    const char *name;           /* key, or NULL: an empty slot */
+    QV *val;                    /* the value of that name now, or NULL */
+    int defined;                /* val was set once (readers counted down) */
+    int reads, reader;          /* node input slots reading it; the last such node */
+    int rq_only;                /* every read is input 0 of a RequantShift */
+    int output;                 /* a graph output */
+    int first;                  /* its first read in rd_node / rd_next, or -1 */
+} QName;
+
+static QName *names;
+static size_t capnames, nnames;
+static int *rd_node, *rd_next;  /* the reads of a name, as a list: node, next read */
+
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    h ^= h >> 16;               /* FNV's low bits, which index the table, mixed */
+    h *= 0x85ebca6bu;
+    return h ^ h >> 13;
+}
+
+/* The entry of `name`; NULL when absent and !add. */
+static QName *name_get(const char *name, int add)
+{
+    if (add && 2 * (nnames + 1) > capnames) {       /* at most half full */
+        QName *old = names;
+        size_t oldcap = capnames;
+        capnames = capnames ? 2 * capnames : 1024;
+        names = arena_alloc(sizeof(QName) * capnames);
+        memset(names, 0, sizeof(QName) * capnames);
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].name) {
+                size_t j = name_hash(old[i].name) & (capnames - 1);
+                while (names[j].name) j = (j + 1) & (capnames - 1);
+                names[j] = old[i];
+            }
+    }
+    if (!capnames) return NULL;
+    size_t j = name_hash(name) & (capnames - 1);
+    for (; names[j].name; j = (j + 1) & (capnames - 1))
+        if (!strcmp(names[j].name, name)) return &names[j];
+    if (!add) return NULL;
+    nnames++;
+    names[j].name = arena_strdup(name);
+    names[j].reader = names[j].first = -1;
+    names[j].rq_only = 1;
+    return &names[j];
+}
+
 static QV *val_find(const char *name)
 {
-    for (int i = nvals - 1; i >= 0; i--)
-        if (!strcmp(vals[i]->name, name)) return vals[i];
-    return NULL;
+    QName *e = name_get(name, 0);
+    return e ? e->val : NULL;
+}
+
+static void name_defined(QName *e);
+
+/* v, already named, under its new name `name` (the old one is free again). */
+static void val_rename(QV *v, const char *name)
+{
+    QName *e = name_get(v->name, 0);
+    if (e && e->val == v) e->val = NULL;
+    v->name = arena_strdup(name);
+    e = name_get(v->name, 1);
+    if (e->val) fail("value '%s' is defined twice", name);
+    e->val = v;
+    name_defined(e);
 }
 
 static QV *val_new(const char *name)
@@ -154,6 +220,9 @@ static QV *val_new(const char *name)
     v->name = arena_strdup(name);
     v->t = v->other = -1;
     vals[nvals++] = v;
+    QName *e = name_get(name, 1);
+    e->val = v;
+    name_defined(e);
     return v;
 }
 
@@ -400,26 +469,12 @@ static QC *const_input(int i, const char *what)
 
 /* ---- fusion: the node that alone reads a value ------------------------------ */
 
-static int is_graph_output(const char *name)
-{
-    for (size_t i = 0; i < GR->n_output; i++)
-        if (!strcmp(GR->output[i]->name, name)) return 1;
-    return 0;
-}
-
 /* The index of the one node reading `name` (once), when no graph output is
    it; else -1. */
 static int sole_reader(const char *name)
 {
-    if (is_graph_output(name)) return -1;
-    int found = -1, reads = 0;
-    for (size_t k = 0; k < GR->n_node; k++)
-        for (size_t i = 0; i < GR->node[k]->n_input; i++)
-            if (!strcmp(GR->node[k]->input[i], name)) {
-                reads++;
-                found = (int)k;
-            }
-    return reads == 1 ? found : -1;
+    QName *e = name_get(name, 0);
+    return e && !e->output && e->reads == 1 ? e->reader : -1;
 }
 
 static int is_op(int k, const char *op) { return k >= 0 && !strcmp(GR->node[k]->op_type, op); }
@@ -1014,7 +1069,7 @@ static void h_reducesum(void)
     /* the value it wrote (this node's, or a RequantShift's it fused) as the reduced shape */
     QV *y = vals[nvals - 1];
     const char *name = y->name;
-    y->name = arena_printf("%s.sum", name);
+    val_rename(y, arena_printf("%s.sum", name));
     int32_t os[MAX_RANK];
     int orank = 0;
     for (int d = 0; d < x->rank; d++)
@@ -1723,14 +1778,87 @@ static DType input_type(const Onnx__ValueInfoProto *vi, int index)
         if (lo >= 0 && hi <= 255) return DT_UINT8;
         return DT_INT32;
     }
-    int only_rq = 1, any = 0;
-    for (size_t k = 0; k < GR->n_node; k++)
-        for (size_t i = 0; i < GR->node[k]->n_input; i++)
-            if (!strcmp(GR->node[k]->input[i], vi->name)) {
-                any = 1;
-                only_rq &= !strcmp(GR->node[k]->op_type, "RequantShift") && i == 0;
-            }
-    return any && only_rq ? DT_INT32 : DT_INT8;
+    QName *e = name_get(vi->name, 0);
+    return e && e->reads && e->rq_only ? DT_INT32 : DT_INT8;
+}
+
+/* ---- the order of the nodes ------------------------------------------------------ */
+
+/* Nodes run in file order; one whose inputs are not yet defined waits for a
+   later pass over the file (a few of Deeploy's tests list nodes out of
+   order). That order, without the passes: a node whose last input is
+   defined while node n runs is due in the same pass when it comes after n,
+   else in the next; a heap of (pass, index) gives them in turn.
+   O((nodes + reads) log nodes). */
+static int64_t *heap;
+static int nheap, *missing, PASS;
+
+static void heap_push(int64_t key)
+{
+    int i = nheap++;
+    while (i > 0 && heap[(i - 1) / 2] > key) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = key;
+}
+
+static int64_t heap_pop(void)
+{
+    int64_t top = heap[0], last = heap[--nheap];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= nheap) break;
+        if (c + 1 < nheap && heap[c + 1] < heap[c]) c++;
+        if (heap[c] >= last) break;
+        heap[i] = heap[c];
+        i = c;
+    }
+    if (nheap) heap[i] = last;
+    return top;
+}
+
+/* e's value exists now: its readers with no other missing input are due. */
+static void name_defined(QName *e)
+{
+    if (e->defined) return;
+    e->defined = 1;
+    if (!missing) return;       /* before the nodes: counted when they start */
+    for (int r = e->first; r >= 0; r = rd_next[r]) {
+        int w = rd_node[r];
+        if (done[w] || --missing[w]) continue;
+        heap_push((int64_t)(w > NODE_INDEX ? PASS : PASS + 1) << 32 | (uint32_t)w);
+    }
+}
+
+/* The name table: every name a node reads, with its readers; the graph's
+   outputs. */
+static void index_names(void)
+{
+    size_t nreads = 0;
+    for (size_t k = 0; k < GR->n_node; k++) nreads += GR->node[k]->n_input;
+    if (nreads > INT32_MAX / 2 || GR->n_node > INT32_MAX / 2) fail("%zu nodes reading %zu values: too many", GR->n_node, nreads);
+    rd_node = arena_alloc(sizeof(int) * (nreads ? nreads : 1));
+    rd_next = arena_alloc(sizeof(int) * (nreads ? nreads : 1));
+    int r = 0;
+    for (size_t k = 0; k < GR->n_node; k++) {
+        const Onnx__NodeProto *nd = GR->node[k];
+        for (size_t i = 0; i < nd->n_input; i++) {
+            QName *e = name_get(nd->input[i], 1);
+            e->reads++;
+            e->reader = (int)k;
+            e->rq_only &= nd->op_type && !strcmp(nd->op_type, "RequantShift") && i == 0;
+            if (!*nd->input[i]) continue;       /* an absent optional input: never waited for */
+            rd_node[r] = (int)k;
+            rd_next[r] = e->first;
+            e->first = r++;
+        }
+    }
+    for (size_t i = 0; i < GR->n_output; i++) {
+        if (!GR->output[i]->name) fail("graph output %zu has no name", i);
+        name_get(GR->output[i]->name, 1)->output = 1;
+    }
 }
 
 /* uint8 <-> int8 storage: a byte table (xor 0x80) */
@@ -1756,7 +1884,13 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
     NODE = NULL;
     vals = NULL;
     nvals = capvals = 0;
+    names = NULL;
+    capnames = nnames = 0;
+    missing = NULL;
+    nheap = PASS = 0;
     done = arena_alloc(GR->n_node + 1);
+    memset(done, 0, GR->n_node + 1);
+    index_names();
     for (size_t i = 0; i < GR->n_initializer; i++) {
         const Onnx__TensorProto *t = GR->initializer[i];
         if (!t->name || !*t->name) fail("initializer %zu has no name", i);
@@ -1791,41 +1925,43 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
         v->off = dt == DT_UINT8 ? 128 : 0;
     }
     if (GR->n_output == 0) fail("the graph has no outputs");
-    /* in file order; a node whose inputs are not yet defined waits for a
-       later pass (a few of Deeploy's tests list nodes out of order) */
-    for (;;) {
-        int progress = 0, first = -1;
-        for (size_t n = 0; n < GR->n_node; n++) {
-            if (done[n]) continue;
+    /* in file order, a node whose inputs are not yet defined in a later pass
+       (the heap above): the inputs each node still misses */
+    missing = arena_alloc(sizeof(int) * (GR->n_node + 1));
+    heap = arena_alloc(sizeof(int64_t) * (GR->n_node + 1));
+    for (size_t n = 0; n < GR->n_node; n++) {
+        const Onnx__NodeProto *nd = GR->node[n];
+        missing[n] = 0;
+        for (size_t i = 0; i < nd->n_input; i++)
+            missing[n] += *nd->input[i] && !name_get(nd->input[i], 0)->defined;
+        if (!missing[n]) heap_push((int64_t)n);
+    }
+    while (nheap) {
+        int64_t key = heap_pop();
+        int n = (int)(uint32_t)key;
+        if (done[n]) continue;
+        PASS = (int)(key >> 32);
+        NODE = GR->node[n];
+        NODE_INDEX = n;
+        if (!NODE->op_type) fail("node without op_type");
+        if (NODE->n_output != 1 && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
+        int found = 0;
+        for (size_t k = 0; k < sizeof handlers / sizeof handlers[0] && !found; k++)
+            if (!strcmp(handlers[k].op, NODE->op_type)) {
+                handlers[k].fn();
+                found = 1;
+            }
+        if (!found) fail("unsupported operator in QuantLib's integer form");
+        done[n] = 1;
+    }
+    for (size_t n = 0; n < GR->n_node; n++)
+        if (!done[n]) {         /* an input nothing defines: input() says which */
             NODE = GR->node[n];
             NODE_INDEX = (int)n;
-            int ready = 1;
-            for (size_t i = 0; i < NODE->n_input && ready; i++)
-                ready = !*NODE->input[i] || val_find(NODE->input[i]);
-            if (!ready) {
-                first = first < 0 ? (int)n : first;
-                continue;
-            }
-            if (!NODE->op_type) fail("node without op_type");
-            if (NODE->n_output != 1 && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
-            int found = 0;
-            for (size_t k = 0; k < sizeof handlers / sizeof handlers[0] && !found; k++)
-                if (!strcmp(handlers[k].op, NODE->op_type)) {
-                    handlers[k].fn();
-                    found = 1;
-                }
-            if (!found) fail("unsupported operator in QuantLib's integer form");
-            done[n] = 1;
-            progress = 1;
-        }
-        if (first < 0) break;
-        if (!progress) {            /* an input nothing defines: input() says which */
-            NODE = GR->node[first];
-            NODE_INDEX = first;
             for (size_t i = 0; i < NODE->n_input; i++)
                 if (*NODE->input[i]) input((int)i);
+            fail("its inputs are never all defined");
         }
-    }
     NODE = NULL;
     for (size_t i = 0; i < GR->n_output; i++) {
         const char *name = GR->output[i]->name;
