@@ -581,3 +581,56 @@ void cascade(Graph *g, Target *t, const CascadeOptions *o)
         j = s.sf[q];
     }
 }
+
+/* Layer by layer first; then cascades when asked for, or when that arena
+   does not fit the memory, and the plan again. Several data memories:
+   cascades also when the placement spills buffers to a costlier memory,
+   kept when the access cost they save is more than their modelled
+   overhead (both in cycles). */
+Plan *cascade_plan(Graph *g, Target *t, const CascadeOptions *opts)
+{
+    Plan *p = plan_try(g, t);
+    const Engine *cpu = &t->engines[0];
+    int spill = !opts->minimise_ram && !opts->ram_limit && plan_fits(t, p) && p->narenas > 1 &&
+                p->access_cost > p->access_fast;
+    if (opts->off && (opts->minimise_ram || opts->ram_limit))
+        die("--no-cascade contradicts %s", opts->minimise_ram ? "--cascade" : "--ram-limit");
+    if (opts->off || !(opts->minimise_ram || opts->ram_limit || !plan_fits(t, p) || spill)) return p;
+    CascadeOptions co = *opts;
+    if (!co.minimise_ram && !co.ram_limit) {
+        /* the activations within the data memories together (several:
+           the placement then divides them); when they fit and spill,
+           within the cheapest memory, or as near as cascades get */
+        co.ram_limit = 0;
+        int cheap = cpu->data_memories[0];
+        for (int k = 0; k < cpu->ndata; k++) {
+            co.ram_limit += t->memories[cpu->data_memories[k]].size;
+            if (t->memories[cpu->data_memories[k]].cost < t->memories[cheap].cost) cheap = cpu->data_memories[k];
+        }
+        if (spill) co.ram_limit = t->memories[cheap].size;
+        co.fit_memory = 1;
+    }
+    cascade(g, t, &co);
+    if (!g->ncascades) return p;
+    Plan *q = plan_try(g, t);
+    q->per_layer_bound = p->lower_bound;
+    q->reordered = p->reordered;
+    q->original_bound = p->original_bound;
+    if (!spill) return q;
+    double over = 0;
+    for (int i = 0; i < g->ncascades; i++) over += g->cascades[i].overhead_cycles;
+    int keep = plan_fits(t, q) && q->access_cost + over < p->access_cost;
+    const char *note = arena_printf("layer by layer the placement spills (access cost %.0f); with cascades "
+                                    "%.0f + %.0f cycles of modelled overhead: %s", p->access_cost,
+                                    q->access_cost, over, keep ? "cascades kept" : "layer by layer kept");
+    if (keep) {
+        p = q;
+    } else {        /* undo them: the layer-by-layer plan again */
+        for (int i = 0; i < g->nops; i++) g->ops[i].cascade = 0;
+        for (int i = 0; i < g->ntensors; i++) g->tensors[i].band_rows = 0;
+        g->ncascades = 0;
+        p = plan_try(g, t);
+    }
+    p->cascade_note = note;
+    return p;
+}

@@ -429,6 +429,7 @@ typedef struct {
     double max_overhead;        /* --max-overhead PCT: modelled overhead bound, fraction of the estimate */
     int fit_memory;             /* ram_limit is the memory's size: when cascades cannot meet it, the
                                    least peak they reach (plan_check then names the shortfall) */
+    int off;                    /* --no-cascade: layer by layer, whatever the memories */
 } CascadeOptions;
 
 /* The tensor whose storage t uses (t itself unless an alias) and, in *off,
@@ -722,12 +723,16 @@ typedef struct {
 Plan *plan(Graph *g, Target *t);                /* plan.c */
 /* plan() without the check that the arena fits the memory (plan_check). */
 Plan *plan_try(Graph *g, Target *t);
+/* The plan, layer by layer or with cascades (when asked for, when the
+   layer-by-layer arena does not fit, or when it spills to a costlier data
+   memory and cascades save more than they cost). */
+Plan *cascade_plan(Graph *g, Target *t, const CascadeOptions *o);
 void plan_check(const Graph *g, const Target *t, const Plan *p);
 /* Does every arena fit its memory? */
 int plan_fits(const Target *t, const Plan *p);
 /* Bytes of t's buffer: the whole tensor, or its band buffer in a cascade. */
 int64_t buffer_bytes(const Tensor *t);
-int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *));   /* sweep.c: htc sweep */
+int sweep_main(int argc, char **argv);         /* sweep.c: htc sweep */
 
 /* ---- energy.c: energy per layer and per inference from the target's
    energy figures (Engine / Memory energy fields), in pJ ------------------- */
@@ -748,10 +753,7 @@ typedef struct {
 Energy *energy_model(const Graph *g, const Target *t, const Plan *p, const double *cycles);
 /* htc run's driver: print_energy() (measured: from its cyc[] per layer) */
 void energy_driver(FILE *f, const Graph *g, const Target *t, const Plan *p, int measured);
-/* verify.c: htc verify; pipeline: main.c's read -> ... -> plan */
-int verify_main(int argc, char **argv, Plan *(*pipeline)(const char *model, const char *target,
-                                                         const TargetDefines *defines, const char *debug, Graph **g,
-                                                         Target **t));
+int verify_main(int argc, char **argv);        /* verify.c: htc verify */
 typedef struct {
     const char *name;           /* C identifier prefix */
     const char *cmdline;
@@ -765,5 +767,24 @@ void report_svg(FILE *f, Graph *g, Target *t, Plan *p);
    compiler with flags), from -fstack-usage and -fcallgraph-info. */
 int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const char *cc);   /* stack.c */
 void dump_graph(FILE *f, const Graph *g, const char *after);             /* dump.c */
+
+/* pipeline.c: the one pipeline of compile, report, run, verify and sweep */
+typedef struct {
+    const char *model, *target;     /* the files */
+    Graph *graph;                   /* the model already read and lowered (sweep: once per model), or NULL */
+    const TargetDefines *defines;   /* -D NAME=VALUE, or NULL */
+    const char *debug;              /* -d PASS: the graph after it, on stderr */
+    CascadeOptions cascade;         /* --cascade, --ram-limit, --max-overhead, --no-cascade */
+    int nstack;                     /* --stack-cc: compilers whose stack of name_run is measured */
+    const char *stack_cc[4];
+    EmitOptions emit;               /* the header: its name, and its file when one is written (emit.path) */
+    int write_header;               /* compile: write it to emit.path */
+} PipelineOptions;
+#define PIPELINE_OPTIONS {.cascade = {.max_overhead = 0.05}}
+/* Pick the front end by content, not by file name. */
+Graph *read_model(const char *path);
+/* read -> lower -> dispatch -> tile -> plan / cascades -> stack -> emit;
+   *g and *t get the graph and the target. */
+Plan *pipeline(const PipelineOptions *o, Graph **g, Target **t);
 
 #endif

@@ -1,5 +1,5 @@
-/* main.c - the htc command line and the pipeline, top to bottom:
-   read -> lower -> dispatch -> tile -> plan -> emit / report / run. */
+/* main.c - the htc command line: options, then the pipeline (pipeline.c)
+   for compile, report and run (htc run builds and runs the header). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -73,11 +73,8 @@ typedef struct {
     long repeat;
     char *cmdline;
     TargetDefines defines;              /* -D NAME=VALUE */
+    CascadeOptions cascade;             /* --cascade, --ram-limit, --max-overhead, --no-cascade */
 } Options;
-
-/* --cascade, --ram-limit, --max-overhead (read by the pipeline) */
-static CascadeOptions cascade_opts = {0, 0, 0.05, 0};
-static int no_cascade;          /* --no-cascade: layer by layer, whatever the memories */
 
 static int is_ident(const char *s)
 {
@@ -172,6 +169,7 @@ static void notes_print(void)
 static void parse(Options *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
+    o->cascade.max_overhead = 0.05;
     o->inputs = arena_alloc(sizeof(char *) * (size_t)(argc + 1));
     o->outputs = arena_alloc(sizeof(char *) * (size_t)(argc + 1));
     size_t len = 4;
@@ -205,8 +203,8 @@ static void parse(Options *o, int argc, char **argv)
                 die("-d '%s': unknown pass (expected read, lower, dispatch or plan)", o->debug);
         }
         else if (!strcmp(a, "--json")) o->json = 1;
-        else if (!strcmp(a, "--cascade")) cascade_opts.minimise_ram = 1;
-        else if (!strcmp(a, "--no-cascade")) no_cascade = 1;
+        else if (!strcmp(a, "--cascade")) o->cascade.minimise_ram = 1;
+        else if (!strcmp(a, "--no-cascade")) o->cascade.off = 1;
         else if (!strcmp(a, "--ram-limit") || !strcmp(a, "--max-overhead")) {
             const char *v = VALUE();
             char *end;
@@ -216,9 +214,9 @@ static void parse(Options *o, int argc, char **argv)
                 die("%s needs a non-negative number, got '%s'", a, v);
             if (a[2] == 'r') {
                 if (x < 1 || x != (double)(int64_t)x) die("--ram-limit needs a byte count, got '%s'", v);
-                cascade_opts.ram_limit = (int64_t)x;
+                o->cascade.ram_limit = (int64_t)x;
             } else {
-                cascade_opts.max_overhead = x / 100;
+                o->cascade.max_overhead = x / 100;
             }
         }
         else if (!strcmp(a, "--check")) o->check = 1;
@@ -269,25 +267,11 @@ static void parse(Options *o, int argc, char **argv)
     if (!o->name) o->name = "model";
     if (!is_ident(o->name)) die("--name '%s' is not a C identifier", o->name);
     if (strlen(o->name) > MAX_NAME) die("--name: %zu characters, at most %d", strlen(o->name), MAX_NAME);
+    if (!strcmp(o->cmd, "compile") && !o->out) die("compile: no output file given (-o OUT.h)");
     if (o->out && !*o->out) die("-o: the output file name is empty");
     if (o->svg && !*o->svg) die("--svg: the file name is empty");
     if (o->out) out_check(o->out);
     if (o->svg) out_check(o->svg);
-}
-
-/* Pick the front end by content, not by file name. */
-static Graph *read_model(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) die("%s: cannot open: %s", path, strerror(errno));
-    unsigned char magic[8] = {0};
-    size_t n = fread(magic, 1, 8, f);
-    fclose(f);
-    if (n >= 8 && memcmp(magic + 4, "TFL3", 4) == 0) return tflite_read(path);
-    const char *dot = strrchr(path, '.');
-    if (dot && !strcmp(dot, ".tflite")) return tflite_read(path);
-    if (dot && !strcmp(dot, ".onnx")) return onnx_read(path);
-    die("%s: not a TFLite model (no TFL3 identifier) nor a .onnx file", path);
 }
 
 /* ---- htc run: build the header with the host compiler and run it ------- */
@@ -540,115 +524,34 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     if (numpy) npy_run_finish(g, o->outputs, o->noutputs, outs0);
 }
 
-/* The pipeline, top to bottom (compile, report, run, verify): read ->
-   lower -> dispatch -> tile -> plan; debug names a pass to dump after. */
-static Plan *pipeline(const char *model, const char *target, const TargetDefines *defines, const char *debug, Graph **gp,
-                      Target **tp)
-{
-    Graph *g = read_model(model);
-    if (debug && !strcmp(debug, "read")) dump_graph(stderr, g, "read");
-    Target *t = target_load(target, defines);
-    lower(g);
-    if (debug && !strcmp(debug, "lower")) dump_graph(stderr, g, "lower");
-    dispatch(g, t);
-    if (debug && !strcmp(debug, "dispatch")) dump_graph(stderr, g, "dispatch");
-    tile(g, t);
-    /* layer by layer first; then cascades when asked for, or when that
-       arena does not fit the memory, and the plan again. Several data
-       memories: cascades also when the placement spills buffers to a
-       costlier memory, kept when the access cost they save is more than
-       their modelled overhead (both in cycles) */
-    Plan *p = plan_try(g, t);
-    const Engine *cpu = &t->engines[0];
-    int spill = !cascade_opts.minimise_ram && !cascade_opts.ram_limit && plan_fits(t, p) && p->narenas > 1 &&
-                p->access_cost > p->access_fast;
-    if (no_cascade && (cascade_opts.minimise_ram || cascade_opts.ram_limit))
-        die("--no-cascade contradicts %s", cascade_opts.minimise_ram ? "--cascade" : "--ram-limit");
-    if (!no_cascade && (cascade_opts.minimise_ram || cascade_opts.ram_limit || !plan_fits(t, p) || spill)) {
-        CascadeOptions co = cascade_opts;
-        if (!co.minimise_ram && !co.ram_limit) {
-            /* the activations within the data memories together (several:
-               the placement then divides them); when they fit and spill,
-               within the cheapest memory, or as near as cascades get */
-            co.ram_limit = 0;
-            int cheap = cpu->data_memories[0];
-            for (int k = 0; k < cpu->ndata; k++) {
-                co.ram_limit += t->memories[cpu->data_memories[k]].size;
-                if (t->memories[cpu->data_memories[k]].cost < t->memories[cheap].cost) cheap = cpu->data_memories[k];
-            }
-            if (spill) co.ram_limit = t->memories[cheap].size;
-            co.fit_memory = 1;
-        }
-        cascade(g, t, &co);
-        if (g->ncascades) {
-            Plan *q = plan_try(g, t);
-            q->per_layer_bound = p->lower_bound;
-            q->reordered = p->reordered;
-            q->original_bound = p->original_bound;
-            if (spill) {
-                double over = 0;
-                for (int i = 0; i < g->ncascades; i++) over += g->cascades[i].overhead_cycles;
-                int keep = plan_fits(t, q) && q->access_cost + over < p->access_cost;
-                const char *note = arena_printf("layer by layer the placement spills (access cost %.0f); with cascades "
-                                                "%.0f + %.0f cycles of modelled overhead: %s", p->access_cost,
-                                                q->access_cost, over, keep ? "cascades kept" : "layer by layer kept");
-                if (keep) {
-                    p = q;
-                } else {        /* undo them: the layer-by-layer plan again */
-                    for (int i = 0; i < g->nops; i++) g->ops[i].cascade = 0;
-                    for (int i = 0; i < g->ntensors; i++) g->tensors[i].band_rows = 0;
-                    g->ncascades = 0;
-                    p = plan_try(g, t);
-                }
-                p->cascade_note = note;
-            } else {
-                p = q;
-            }
-        }
-    }
-    plan_check(g, t, p);
-    if (debug && !strcmp(debug, "plan")) dump_graph(stderr, g, "plan");
-    *gp = g;
-    *tp = t;
-    return p;
-}
-
 int main(int argc, char **argv)
 {
     Options o;
     signals_init();
-    if (argc > 1 && !strcmp(argv[1], "sweep")) return sweep_main(argc, argv, read_model);
-    if (argc > 1 && !strcmp(argv[1], "verify")) return verify_main(argc, argv, pipeline);
+    if (argc > 1 && !strcmp(argv[1], "sweep")) return sweep_main(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "verify")) return verify_main(argc, argv);
     parse(&o, argc, argv);
 
     npy_hint_files(o.inputs, o.ninputs);   /* QuantLib graphs: input types from the data */
+    PipelineOptions po = {.model = o.model, .target = o.target, .defines = &o.defines, .debug = o.debug,
+                          .cascade = o.cascade, .nstack = o.nstack, .emit = {o.name, o.cmdline, o.out},
+                          .write_header = !strcmp(o.cmd, "compile")};
+    memcpy(po.stack_cc, o.stack_cc, sizeof po.stack_cc);
     Graph *g;
     Target *t;
-    Plan *p = pipeline(o.model, o.target, &o.defines, o.debug, &g, &t);
-
-    EmitOptions eo = {o.name, o.cmdline, o.out};
-    for (int i = 0; i < o.nstack; i++) {
-        p->stack_cc[i] = o.stack_cc[i];
-        p->stack_bytes[i] = stack_measure(g, t, p, &eo, o.stack_cc[i]);
-    }
-    p->nstack = o.nstack;
+    Plan *p = pipeline(&po, &g, &t);        /* compile: the header written */
     if (!strcmp(o.cmd, "run") && onnx_u8s8_note())
         note_later("%s: %s", g->path, onnx_u8s8_note());
     notes_print();
-    if (!strcmp(o.cmd, "compile")) {
-        if (!o.out) die("compile: no output file given (-o OUT.h)");
-        FILE *f = out_open(o.out);
-        emit(f, g, t, p, &eo);
-        out_commit(f);
-    } else if (!strcmp(o.cmd, "report")) {
+    if (!strcmp(o.cmd, "report")) {
         if (o.svg) {
             FILE *f = out_open(o.svg);
             report_svg(f, g, t, p);
             out_commit(f);
         }
         report_print(stdout, g, t, p, o.json);
-    } else {
-        run(&o, g, t, p, &eo);
+    } else if (!strcmp(o.cmd, "run")) {
+        run(&o, g, t, p, &po.emit);
     }
     target_close(t);
     arena_free_all();

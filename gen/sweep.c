@@ -1,5 +1,6 @@
 /* sweep.c - htc sweep: the cross product of target parameters x models,
-   each point through dispatch, tile and plan (no C compiled), optionally measured. */
+   each point through the pipeline as htc report runs it (cascades
+   included; no C compiled), optionally measured. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -157,14 +158,18 @@ static double measure(const char *self, Graph *g, const char *model, const char 
     return cyc;
 }
 
-/* One point, in a forked child: dispatch, tile, plan; results on fd 1. */
+/* One point, in a forked child: the pipeline from the lowered graph on
+   (dispatch, tile, plan / cascades), as htc report; results on fd 1. */
 static void point_child(const char *self, Graph *g, const char *model, const char *target, const Axis *ax, int nax,
                         int c, int do_measure)
 {
-    Target *t = target_load(target, config_defines(ax, nax, c));
-    dispatch(g, t);
-    tile(g, t);
-    Plan *p = plan(g, t);
+    PipelineOptions po = PIPELINE_OPTIONS;
+    po.model = model;
+    po.target = target;
+    po.graph = g;
+    po.defines = config_defines(ax, nax, c);
+    Target *t;
+    Plan *p = pipeline(&po, &g, &t);
     Point r;
     memset(&r, 0, sizeof r);
     r.ops = g->nops;
@@ -536,8 +541,8 @@ static void write_html(FILE *f, const char *target, const char **models, int nmo
           "});\n</script>\n</body></html>\n", f);
 }
 
-/* htc sweep ... (argv[1] == "sweep"); read_model is main.c's front-end pick */
-int sweep_main(int argc, char **argv, Graph *(*read_model)(const char *))
+/* htc sweep ... (argv[1] == "sweep") */
+int sweep_main(int argc, char **argv)
 {
     const char **models = arena_alloc(sizeof(char *) * (size_t)argc);
     int nmodels = 0, nax = 0, jobs = 1, json = 0, do_measure = 0, shard_k = 0, shard_n = 0, nmerge = 0;

@@ -359,8 +359,7 @@ static void explain(const Graph *g, const Target *t, int layer, int idx, long lo
     printf("\n");
 }
 
-int verify_main(int argc, char **argv,
-                Plan *(*pipeline)(const char *, const char *, const TargetDefines *, const char *, Graph **, Target **))
+int verify_main(int argc, char **argv)
 {
     VOpts o;
     parse(&o, argc, argv);
@@ -377,7 +376,10 @@ int verify_main(int argc, char **argv,
     if (pid == 0) {
         Graph *rg;
         Target *rt;
-        Plan *rp = pipeline(o.model, o.ref, NULL, NULL, &rg, &rt);
+        PipelineOptions ro = PIPELINE_OPTIONS;
+        ro.model = o.model;
+        ro.target = o.ref;
+        Plan *rp = pipeline(&ro, &rg, &rt);
         build_side(dir, "ref", 1, rg, rt, rp, cc);
         fflush(NULL);
         _exit(0);
@@ -391,7 +393,11 @@ int verify_main(int argc, char **argv,
     for (int i = 0; i < o.ndefines; i++) target_define(&defines, o.defines[i]);
     Graph *g;
     Target *t;
-    Plan *p = pipeline(o.model, o.target, &defines, NULL, &g, &t);
+    PipelineOptions po = PIPELINE_OPTIONS;
+    po.model = o.model;
+    po.target = o.target;
+    po.defines = &defines;
+    Plan *p = pipeline(&po, &g, &t);
     build_side(dir, "tgt", 0, g, t, p, cc);
 
     int ntrace = 1;

@@ -109,3 +109,45 @@ def test_bad_sweeps(tmp_path):
     assert "1 of 2 points failed" in p.stderr
     p = sweep(str(tmp_path / "missing.tflite"), "-t", NPU, ok=False)
     assert p.returncode == 1 and "cannot open" in p.stderr and not out.with_suffix(".tmp").exists()
+
+
+def report_point(m, target, params):
+    """htc report --json of one configuration: its JSON, or its error line"""
+    args = [oracle.HTC, "report", m, "-t", target, "--json"]
+    for k, v in sorted(params.items()):
+        args += ["-D", "%s=%s" % (k, v)]
+    p = subprocess.run(args, capture_output=True, text=True, cwd=oracle.REPO)
+    if p.returncode:
+        assert p.stderr.startswith("htc: error: "), p.stderr
+        return None, p.stderr[len("htc: error: "):].rstrip("\n")
+    return json.loads(p.stdout), None
+
+
+def test_every_point_equals_report():
+    """a sweep point is htc report of its -D values: the same pipeline,
+    cascades included (vww on cpu.lua: 40 KiB fits only with cascades, 16
+    KiB not at all), and on accelerators (tiles) and a cluster"""
+    vww, kws = model("vww_96_int8"), model("kws_ref_model")
+    cases = [([vww], os.path.join(oracle.REPO, "targets", "cpu.lua"), ["-D", "l2_kib=16,40,64"]),
+             ([kws, vww], NPU, ["-D", "pes=64,128", "-D", "sram_kib=8,64"]),
+             ([kws], os.path.join(oracle.REPO, "targets", "siracusa.lua"), ["-D", "cores=1,8", "-D", "l2_kib=48,2048"])]
+    points = cascaded = errors = 0
+    for ms, target, dargs in cases:
+        rows = json.loads(sweep(*ms, "-t", target, *dargs, "-j", "2", "--json", ok=False).stdout)
+        for r in rows:
+            rep, err = report_point(r["model"], target, r["params"])
+            points += 1
+            if err is not None:
+                errors += 1
+                assert r.get("error") == err, (r, err)
+                continue
+            assert "error" not in r, (r, "report planned %d bytes" % rep["arena_bytes"])
+            layers = rep["layers"]
+            tiled = [l["tile"] for l in layers if "tile" in l]
+            assert round(r["arena_kib"] * 1024) == rep["arena_bytes"], (r, rep["arena_bytes"])
+            assert r["est_cycles"] == rep["est_cycles"], (r, rep["est_cycles"])
+            assert r["ops"] == len(layers) and r["offloaded"] == len(tiled), r
+            assert r["tiles"] == sum(t["tiles"] for t in tiled), r
+            cascaded += bool(rep.get("cascades"))
+    assert points == 3 + 8 + 4
+    assert cascaded >= 1 and errors >= 1, (cascaded, errors)
