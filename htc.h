@@ -2174,6 +2174,20 @@ typedef struct {
     int32_t rows, frames, size, step;
 } htc__overlap_add_params;
 
+/* TFLite_Detection_PostProcess (kernels/detect.c, TFLite Micro's
+   detection_postprocess.cc): the custom options, the inputs' dimensions and
+   the scratch layout (byte offsets into the scratch output). */
+typedef struct {
+    int32_t num_boxes, box_stride;          /* box encodings [1][num_boxes][box_stride >= 4] */
+    int32_t num_classes, num_classes_bg;    /* class predictions [1][num_boxes][num_classes_bg] */
+    int32_t max_detections, max_classes_per_detection, detections_per_class, use_regular_nms;
+    int32_t cap;                            /* detections the outputs hold */
+    float score_threshold, iou_threshold;
+    float y_scale, x_scale, h_scale, w_scale;
+    int32_t off_decoded, off_active, off_keep_scores, off_keep_indices, off_sorted_indices, off_scratch;
+    int32_t off_class_scores, off_sel_box, off_sel_scores, off_sorted_values, off_buffer, off_selected;
+} htc__detpp_params;
+
 /* DELAY: rows of `frame` samples, each delayed by `delay` samples */
 typedef struct {
     int32_t rows, frame, delay;

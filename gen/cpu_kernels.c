@@ -144,6 +144,7 @@ static const struct {
     {OP_FB_LOG, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__fb_log"},
     {OP_DELAY, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__delay"},
     {OP_OVERLAP_ADD, RQ_COUNT, K_ANY, "kernels/signal.c", "htc__overlap_add"},
+    {OP_DETECT_PP, RQ_COUNT, K_ANY, "kernels/detect.c", "htc__detection_pp"},
 };
 
 int cpu_kernel(const Op *op, const char **file, const char **fn)

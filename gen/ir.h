@@ -192,6 +192,7 @@ typedef enum {
     OP_FB_LOG,          /* integer natural log of uint32 channels, int16 */
     OP_DELAY,           /* each row of int16 samples delayed by delay_length (a delay line kept between runs) */
     OP_OVERLAP_ADD,     /* frames added into a running buffer (kept between runs), frame_step samples out each */
+    OP_DETECT_PP,       /* TFLite_Detection_PostProcess: SSD boxes decoded, non-max suppression (float) */
     OP_COUNT
 } OpKind;
 

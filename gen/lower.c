@@ -2793,6 +2793,66 @@ static int lower_s16(Graph *g, Op *op)
 
 static void lower_op(Graph *g, Op *op);
 
+/* ---- TFLite_Detection_PostProcess ------------------------------------------ */
+
+/* TFLM's kernel reads float inputs only (an SSD model dequantizes before
+   it); the scratch buffers of its Prepare become one scratch output. */
+static void lower_detect(Graph *g, Op *op)
+{
+    htc__detpp_params *p = op->params;            /* the reader's options */
+    Tensor *enc = need(g, op, 0, "box encodings"), *cls = need(g, op, 1, "class predictions");
+    Tensor *anc = need(g, op, 2, "anchors");
+    need_type(enc, DT_FLOAT32, "box encodings (TFLite Micro's kernel reads float)");
+    need_type(cls, DT_FLOAT32, "class predictions (TFLite Micro's kernel reads float)");
+    need_type(anc, DT_FLOAT32, "anchors");
+    need_rank(enc, 3, "box encodings");
+    need_rank(cls, 3, "class predictions");
+    need_rank(anc, 2, "anchors");
+    int nb = enc->shape[1], nc = p->num_classes, ncb = cls->shape[2];
+    if (enc->shape[0] != 1 || cls->shape[0] != 1) fail("batch must be 1");
+    if (enc->shape[2] < 4) fail("box encodings '%s' have %d values per box, expected 4 or more", enc->name, enc->shape[2]);
+    if (cls->shape[1] != nb) fail("class predictions '%s' are for %d boxes, expected %d", cls->name, cls->shape[1], nb);
+    if (ncb < nc || ncb - nc > 1)
+        fail("class predictions '%s' have %d classes for num_classes %d (one background class at most)", cls->name, ncb, nc);
+    if (anc->shape[0] != nb || anc->shape[1] != 4) fail("anchors '%s' must be [%d, 4]", anc->name, nb);
+    for (int k = 0; k < 4; k++) need_type(&g->tensors[op->out[k]], DT_FLOAT32, "output");
+    int64_t cap = tensor_numel(&g->tensors[op->out[2]]);
+    if (tensor_numel(&g->tensors[op->out[0]]) != 4 * cap || tensor_numel(&g->tensors[op->out[1]]) != cap ||
+        tensor_numel(&g->tensors[op->out[3]]) != 1)
+        fail("outputs must hold boxes [D, 4], classes [D], scores [D] and one count (D = %lld)", (long long)cap);
+    if (p->use_regular_nms && p->max_detections > cap)
+        fail("max_detections %d exceeds the %lld detections the outputs hold", p->max_detections, (long long)cap);
+    if ((int64_t)nb * (nc + 8) + p->max_detections > (1 << 26)) fail("too many boxes x classes");
+    p->num_boxes = nb;
+    p->box_stride = enc->shape[2];
+    p->num_classes_bg = ncb;
+    p->cap = (int32_t)cap;
+    int32_t o = 0, m = p->max_detections + nb;
+    p->off_decoded = o; o += 16 * nb;
+    p->off_keep_scores = o; o += 4 * nb;
+    p->off_keep_indices = o; o += 4 * nb;
+    p->off_sorted_indices = o; o += 4 * nb;
+    p->off_class_scores = o; o += 4 * nb;
+    p->off_selected = o; o += 4 * nb;
+    p->off_sel_box = o; o += 4 * m;
+    p->off_sel_scores = o; o += 4 * m;
+    p->off_sorted_values = o; o += 4 * m;
+    p->off_scratch = o; o += 4 * m;
+    p->off_buffer = o; o += 4 * nb * nc;
+    p->off_active = o; o += nb;
+    int t = graph_add_tensor(g);
+    Tensor *s = &g->tensors[t];
+    s->name = arena_printf("%s.scratch", g->tensors[op->out[0]].name);
+    s->type = DT_UINT8;
+    s->rank = 1;
+    s->shape[0] = o;
+    op->out[4] = t;
+    op->nout = 5;
+    op->params_fmt = "iiiiiiiiiffffffiiiiiiiiiiii";
+    op->rq = RQ_NONE;
+    op->nch = 0;
+}
+
 /* ---- TFLite's legacy uint8 quantization (TF1 models) ----------------------- */
 
 static const char U8_IO[] = "uint8 storage";   /* src_name of the byte tables u8_storage adds */
@@ -2937,7 +2997,8 @@ static void lower_op(Graph *g, Op *op)
                          "movement)", op->src_name);
     }
     int signal = op->kind >= OP_WINDOW && op->kind <= OP_OVERLAP_ADD;
-    if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF && !signal) || op->out[0] < 0)
+    if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF && op->kind != OP_DETECT_PP && !signal) ||
+        op->out[0] < 0)
         fail("expected exactly one output");
     for (int k = -1; k < op->nin; k++) {
         int ti = k < 0 ? op->out[0] : op->in[k];
@@ -2951,6 +3012,10 @@ static void lower_op(Graph *g, Op *op)
                 op->kind == OP_GATHER_ND || op->kind == OP_UPDATE_SLICE || op->kind == OP_CUMSUM;
     if (signal) {
         lower_signal(g, op);
+        return;
+    }
+    if (op->kind == OP_DETECT_PP) {
+        lower_detect(g, op);
         return;
     }
     if (lower_f32(g, op) || lower_s32(g, op)) return;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "../htc.h"
 
 /* Limits that keep a hostile file from making us allocate or loop without
    bound. Real TinyML models are far below them. */
@@ -1344,6 +1345,105 @@ static void read_signal(Reader *r, Graph *g, const Tab *ot, int index, int k)
     }
 }
 
+/* ---- TFLite_Detection_PostProcess (SSD) ------------------------------------ */
+
+static const char DETECT_PP[] = "TFLite_Detection_PostProcess";
+
+/* Option `key` of map m as flexbuffers' AsDouble reads an inline int, uint,
+   bool or float; *found 0 when the map has no such key (IsNull). */
+static double flex_num(Reader *r, const FlexMap *m, const char *key, int *found, int index, const char *name)
+{
+    size_t kl = strlen(key);
+    for (uint64_t i = 0; i < m->n; i++) {
+        size_t ke = m->kpos + (size_t)i * m->kwidth;
+        uint64_t ko = flex_uint(m->b + ke, m->kwidth);
+        if (ko == 0 || ko > ke || ke - ko + kl >= m->len || memcmp(m->b + ke - ko, key, kl + 1) != 0) continue;
+        unsigned t = m->b[m->pos + (size_t)m->n * m->width + (size_t)i] >> 2;
+        const uint8_t *v = m->b + m->pos + (size_t)i * m->width;
+        uint64_t u = flex_uint(v, m->width);
+        unsigned sh = 64 - 8 * m->width;
+        *found = 1;
+        if (t == 1) return (double)(sh ? (int64_t)(u << sh) >> sh : (int64_t)u);
+        if (t == 2 || t == 26) return (double)u;
+        if (t == 3 && m->width == 4) {
+            float f;
+            uint32_t w32 = (uint32_t)u;
+            memcpy(&f, &w32, 4);
+            return f;
+        }
+        if (t == 3 && m->width == 8) {
+            double d;
+            memcpy(&d, &u, 8);
+            return d;
+        }
+        die("%s: operator %d (%s): custom_options: option '%s' is not a number (flexbuffer type %u)", r->path, index,
+            name, key, t);
+    }
+    *found = 0;
+    return 0;
+}
+
+/* An option TFLM reads AsInt32 / AsFloat, required (or dflt when missing
+   and dflt_ok), within [lo, hi]. */
+static double dpp_opt(Reader *r, const FlexMap *m, const char *key, int dflt_ok, double dflt, double lo, double hi,
+                      int index, const char *name)
+{
+    int found;
+    double v = flex_num(r, m, key, &found, index, name);
+    if (!found && !dflt_ok) die("%s: operator %d (%s): custom_options: option '%s' missing", r->path, index, name, key);
+    if (!found) v = dflt;
+    if (!(v >= lo && v <= hi))
+        die("%s: operator %d (%s): option '%s' is %g, expected %g to %g", r->path, index, name, key, v, lo, hi);
+    return v;
+}
+
+/* TFLite_Detection_PostProcess: options as TFLM's Init reads them into the
+   kernel's parameter block (lower.c adds the shapes and the scratch). */
+static void read_detect(Reader *r, Graph *g, const Tab *ot, int index)
+{
+    const char *name = arena_printf("CUSTOM '%s'", DETECT_PP);
+    int in[OP_MAX_IO], out[OP_MAX_IO];
+    read_indices(r, ot, 1, in, 3, 3, 0, g->ntensors, index, name, "input");
+    read_indices(r, ot, 2, out, 4, 4, 0, g->ntensors, index, name, "output");
+    if (field(r, ot, 9, 8, "large_custom_options_offset"))
+        die("%s: operator %d (%s): large custom options are not supported", r->path, index, name);
+    Vec co;
+    get_vec(r, ot, 5, 1, &co, "custom_options");
+    charge(r, co.n);
+    FlexMap m = flex_map(r, r->buf + co.pos, co.n, index, name);
+    int o = graph_add_op(g);
+    Op *op = &g->ops[o];
+    op->kind = OP_DETECT_PP;
+    op->src_index = index;
+    op->src_name = name;
+    op->nin = 3;
+    op->nout = 4;
+    for (int j = 0; j < 3; j++) op->in[j] = in[j];
+    for (int j = 0; j < 4; j++) {
+        op->out[j] = out[j];
+        if (g->tensors[out[j]].data)
+            die("%s: operator %d (%s): output %d ('%s') has constant data", r->path, index, name, j, g->tensors[out[j]].name);
+    }
+    htc__detpp_params *p = arena_alloc(sizeof *p);
+    const double big = 1 << 20;
+    p->max_detections = (int32_t)dpp_opt(r, &m, "max_detections", 0, 0, 0, big, index, name);
+    p->max_classes_per_detection = (int32_t)dpp_opt(r, &m, "max_classes_per_detection", 0, 0, 1, big, index, name);
+    p->detections_per_class = (int32_t)dpp_opt(r, &m, "detections_per_class", 1, 100, 1, big, index, name);
+    p->use_regular_nms = dpp_opt(r, &m, "use_regular_nms", 1, 0, 0, 1, index, name) != 0;
+    p->score_threshold = (float)dpp_opt(r, &m, "nms_score_threshold", 0, 0, -HUGE_VAL, HUGE_VAL, index, name);
+    p->iou_threshold = (float)dpp_opt(r, &m, "nms_iou_threshold", 0, 0, 0, 1, index, name);
+    if (!(p->iou_threshold > 0))
+        die("%s: operator %d (%s): option 'nms_iou_threshold' is 0, expected above 0 to 1", r->path, index, name);
+    p->num_classes = (int32_t)dpp_opt(r, &m, "num_classes", 0, 0, 1, big, index, name);
+    p->y_scale = (float)dpp_opt(r, &m, "y_scale", 0, 0, -HUGE_VAL, HUGE_VAL, index, name);
+    p->x_scale = (float)dpp_opt(r, &m, "x_scale", 0, 0, -HUGE_VAL, HUGE_VAL, index, name);
+    p->h_scale = (float)dpp_opt(r, &m, "h_scale", 0, 0, -HUGE_VAL, HUGE_VAL, index, name);
+    p->w_scale = (float)dpp_opt(r, &m, "w_scale", 0, 0, -HUGE_VAL, HUGE_VAL, index, name);
+    op->params = p;
+    op->params_size = sizeof *p;
+    op->params_type = "htc__detpp_params";
+}
+
 static void refuse_custom(Reader *r, const OpCode *codes, uint32_t oc, int i)
 {
     refuse(r->path, i, "operator %d (%s): unsupported operator (a custom operator: htc has no kernel for it)", i,
@@ -1369,7 +1469,8 @@ static void custom_refusals(Reader *r, const Vec *ops, const OpCode *codes, uint
     for (uint32_t i = 0; i < ops->n; i++) {
         Tab ot = vec_table(r, ops, i, "operator");
         uint32_t oc = get_u32(r, &ot, 0, 0, "opcode_index");
-        if (oc < ncodes && codes[oc].code == BO_CUSTOM && signal_op(codes[oc].custom) < 0)
+        if (oc < ncodes && codes[oc].code == BO_CUSTOM && signal_op(codes[oc].custom) < 0 &&
+            !(codes[oc].custom && !strcmp(codes[oc].custom, DETECT_PP)))
             record_custom(r, codes, oc, (int)i);
     }
 }
@@ -1384,6 +1485,11 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
             i, oc, ncodes);
     int code = codes[oc].code;
     const char *name = builtin_name(code);
+    if (code == BO_CUSTOM && codes[oc].custom && !strcmp(codes[oc].custom, DETECT_PP)) {
+        read_detect(r, g, &ot, i);
+        r->ctx[0] = 0;
+        return;
+    }
     if (code == BO_CUSTOM) {
         int k = signal_op(codes[oc].custom);
         if (k < 0) {                    /* recorded by custom_refusals */

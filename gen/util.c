@@ -809,6 +809,7 @@ static const char *op_names[OP_COUNT] = {
     "svdf", "log_softmax",
     "window", "fft_autoscale", "rfft", "energy", "filter_bank", "filter_bank_sqrt", "spectral_subtraction",
     "pcan", "filter_bank_log", "delay", "overlap_add",
+    "detection_postprocess",
 };
 
 const char *op_name(OpKind k) { return op_names[k]; }

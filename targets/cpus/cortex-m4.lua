@@ -75,4 +75,6 @@ return common.cpu {
   filter_bank_log = 40,
   delay      = 2,
   overlap_add = 4,
+  -- SSD post-processing (custom TFLite_Detection_PostProcess): float decoding and sorting, per output value
+  detection_postprocess = 200,
 }
