@@ -2137,7 +2137,7 @@ typedef struct {
     int32_t n;
 } htc__signal_n_params;
 
-/* int32 ADD (op 0), SUB (1), MUL (2), DIV (3), MAXIMUM (4), MINIMUM (5),
+/* int32 ADD (op 0), SUB (1), MUL (2), DIV (3), MAXIMUM (4), MINIMUM (5), FLOOR_DIV (6), FLOOR_MOD (7),
    broadcast to a 6-D output (strides in elements, 0 on a broadcast
    dimension), clamped to [lo, hi] (kernels/signal.c) */
 typedef struct {

@@ -2068,6 +2068,7 @@ static void lower_reduce_all(Graph *g, Op *op)
 static void lower_div(Graph *g, Op *op)
 {
     Tensor *a = need(g, op, 0, "first"), *b = need(g, op, 1, "second"), *out = T(g, op->out[0]);
+    if (op->mode) fail("%s of %s is not supported (int32 only)", op->src_name, dtype_name(a->type));
     need_type(a, DT_INT8, "input");
     need_type(b, DT_INT8, "input");
     need_type(out, DT_INT8, "output");
@@ -2697,7 +2698,7 @@ static int lower_s32(Graph *g, Op *op)
     if (a->q.n || b->q.n || out->q.n) fail("quantized int32 %s is not supported (TFLite Micro's int32 kernels read the stored values)", op->src_name);
     htc__binary32_params *p = gparams(op, sizeof *p, "htc__binary32_params", "a6a6a6iii");
     broadcast6(a, b, out, p->out_shape, p->a_stride, p->b_stride);
-    p->op = k;
+    p->op = op->kind == OP_DIV && op->mode ? 5 + op->mode : k;     /* FLOOR_DIV 6, FLOOR_MOD 7 */
     p->lo = INT32_MIN;
     p->hi = INT32_MAX;
     if (op->kind == OP_MUL || op->kind == OP_DIV) {

@@ -45,7 +45,9 @@ enum {
     BO_LESS_EQUAL = 63, BO_EQUAL = 71, BO_NOT_EQUAL = 72, BO_LOGICAL_OR = 84, BO_LOGICAL_AND = 86,
     BO_LOGICAL_NOT = 87, BO_ZEROS_LIKE = 93, BO_FILL = 94, BO_ADD_N = 106, BO_GATHER_ND = 107,
     BO_SELECT_V2 = 123, BO_CUMSUM = 128, BO_BROADCAST_ARGS = 145, BO_DYNAMIC_UPDATE_SLICE = 151, BO_REDUCE_ALL = 140,
-    BO_LOG_SOFTMAX = 50
+    BO_LOG_SOFTMAX = 50,
+    /* LiteRT's int32 arithmetic */
+    BO_FLOOR_DIV = 90, BO_FLOOR_MOD = 95
 };
 enum {
     OPT_NONE = 0, OPT_CONV2D = 1, OPT_DWCONV2D = 2, OPT_POOL2D = 5,
@@ -903,7 +905,7 @@ static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int
         break;
     }
     case BO_EQUAL: case BO_NOT_EQUAL: case BO_LESS: case BO_LESS_EQUAL: case BO_GREATER: case BO_GREATER_EQUAL:
-    case BO_LOGICAL_AND: case BO_LOGICAL_OR: case BO_DIV:
+    case BO_LOGICAL_AND: case BO_LOGICAL_OR: case BO_DIV: case BO_FLOOR_DIV: case BO_FLOOR_MOD:
         rank = broadcast_shape(r, x, &g->tensors[op->in[1]], d, index, name);
         break;
     case BO_LOGICAL_NOT: case BO_CAST: case BO_ZEROS_LIKE: case BO_CUMSUM: case BO_ADD_N: case BO_LOG_SOFTMAX:
@@ -1580,6 +1582,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     case BO_ADD_N: kind = OP_ADD_N; nmax = OP_MAX_IO; break;
     case BO_CUMSUM: kind = OP_CUMSUM; nmin = nmax = 2; break;
     case BO_DIV: kind = OP_DIV; nmin = nmax = 2; break;
+    case BO_FLOOR_DIV: case BO_FLOOR_MOD: kind = OP_DIV; nmin = nmax = 2; break;    /* mode 1, 2: int32 only */
     case BO_REDUCE_ALL: kind = OP_REDUCE_ALL; nmin = nmax = 2; break;
     case BO_LOG_SOFTMAX: kind = OP_LOG_SOFTMAX; break;
     case BO_QUANTIZE: kind = OP_QUANTIZE; break;
@@ -1797,6 +1800,9 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         op->in[0] = in[1];
         op->in[1] = in[0];
         op->mode = 1;
+        break;
+    case BO_FLOOR_DIV: case BO_FLOOR_MOD:
+        op->mode = code == BO_FLOOR_DIV ? 1 : 2;
         break;
     case BO_DIV:
         has = options(r, &ot, OPT_DIV, &opt, i, name);

@@ -488,7 +488,10 @@ static HTC__UNUSED void htc__overlap_add_f32(const htc__overlap_add_params *p, c
    Maximum, Minimum and their broadcasting forms) as TFLM's front ends use
    it: sums and products wrap as two's complement (C++ int32 overflow on the
    targets TFLM runs on), division truncates; a division by zero (TFLM: a
-   crash) gives 0 and INT32_MIN / -1 gives INT32_MIN. */
+   crash) gives 0 and INT32_MIN / -1 gives INT32_MIN. FLOOR_DIV and FLOOR_MOD
+   are LiteRT's (floor_div.cc: floor of the quotient in double, exact for
+   int32; floor_mod.cc: the truncated remainder moved to the divisor's
+   sign); LiteRT refuses a zero divisor, htc gives 0. */
 static HTC__UNUSED void htc__binary_s32(const htc__binary32_params *p, const int32_t *a, const int32_t *b, int32_t *out)
 {
     int32_t i[6] = {0, 0, 0, 0, 0, 0}, d;
@@ -509,7 +512,19 @@ static HTC__UNUSED void htc__binary_s32(const htc__binary32_params *p, const int
         case 2: v = HTC__CAST(int32_t, HTC__CAST(uint32_t, x) * HTC__CAST(uint32_t, y)); break;
         case 3: v = y == 0 ? 0 : (y == -1 ? HTC__CAST(int32_t, 0u - HTC__CAST(uint32_t, x)) : x / y); break;
         case 4: v = x > y ? x : y; break;
-        default: v = x < y ? x : y; break;
+        case 5: v = x < y ? x : y; break;
+        case 6:
+            if (y == 0) v = 0;
+            else if (y == -1) v = HTC__CAST(int32_t, 0u - HTC__CAST(uint32_t, x));
+            else v = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+            break;
+        default:
+            if (y == 0 || y == -1) v = 0;
+            else {
+                v = x % y;
+                if (v != 0 && ((y < 0) != (v < 0))) v += y;
+            }
+            break;
         }
         out[k] = v < p->lo ? p->lo : v > p->hi ? p->hi : v;
         for (d = 5; d >= 0; d--) {
