@@ -878,7 +878,7 @@ void target_describe(FILE *f, const Target *t)
 void target_close(Target *t)
 {
     LoadedTarget *lt = (LoadedTarget *)t;
-    if (lt->L) lua_close(lt->L);
+    if (lt->L) sandbox_close(lt->L);
     lt->L = NULL;
 }
 

@@ -64,6 +64,8 @@ void target_call_init(lua_State *L)
     luaL_newmetatable(L, "htc.op");
     lua_pushcfunction(L, op_missing);
     lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);      /* getmetatable(op) is false: no one adds a __gc to it */
+    lua_setfield(L, -2, "__metatable");
     lua_pop(L, 1);
 }
 
@@ -614,7 +616,7 @@ void target_constants(Target *t, int engine, const Graph *g, const Op *op, TileI
     for (int i = 0; i < n; i++) {
         const char *k = names[i];
         int kl = fn_key_line(lt, ref, k);
-        lua_getfield(L, -1, k);
+        rawfield(L, -1, k);     /* raw: reading a result runs none of its metamethods */
         EngineConst c = {k, NULL, 0, 0, NULL};
         int ty = -1;
         if (lua_type(L, -1) == LUA_TSTRING) {             /* raw bytes */
@@ -625,14 +627,14 @@ void target_constants(Target *t, int engine, const Graph *g, const Op *op, TileI
             c.n = (int64_t)len;
             c.data = memcpy(arena_alloc(len + 1), b, len);
         } else if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, "type");
+            rawfield(L, -1, "type");
             const char *tn = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
             for (int q = 0; q < (int)(sizeof ctypes / sizeof ctypes[0]); q++)
                 if (!strcmp(tn, ctypes[q].name)) ty = q;
             if (ty < 0)
                 die("%s:%d: %s.%s.type: expected int8, uint8, int16, int32, uint32 or float, got '%.20s'", t->path, kl, where, k, tn);
             lua_pop(L, 1);
-            if (lua_getfield(L, -1, "values") != LUA_TTABLE) die("%s:%d: %s.%s.values: expected a list of numbers", t->path, kl, where, k);
+            if (rawfield(L, -1, "values") != LUA_TTABLE) die("%s:%d: %s.%s.values: expected a list of numbers", t->path, kl, where, k);
             lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
             if (len > (1 << 24)) die("%s:%d: %s.%s: %lld values, at most %d", t->path, kl, where, k, (long long)len, 1 << 24);
             c.ctype = ctypes[ty].ctype;

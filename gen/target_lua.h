@@ -73,6 +73,8 @@ lua_State *sandbox_open(const char *path);
 /* A fresh environment table holding only the safe globals, `target`,
    `include`, KiB and the tile prelude, at the top of the stack. */
 void sandbox_push_env(lua_State *L);
+/* lua_close within the limits */
+void sandbox_close(lua_State *L);
 /* Run the loaded chunk at the top (one result); an error ends htc. */
 void sandbox_run(lua_State *L);
 /* lua_pcall with file:line of the user's code in every error message */

@@ -439,6 +439,26 @@ const char *sandbox_error(lua_State *L)
 }
 
 
+/* setmetatable without finalizers: a metatable holding a __gc field (any
+   value marks the object) would run Lua during a garbage collection, which
+   may start in C outside every protected call, or in lua_close after the
+   limits (debug hooks do not run in finalizers). Every other use is the
+   standard function's (upvalue 1). */
+static int l_setmetatable(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_error(L, "setmetatable: a metatable with __gc (a finalizer) is not available to target files "
+                              "(it would run outside htc's time limits)");
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
 /* A new Lua state within the limits: the allocator, the panic handler,
    the timers' signals, the standard libraries (the environment keeps only
    string/table/math/utf8: io, os, load, require and debug are unreachable
@@ -462,7 +482,22 @@ lua_State *sandbox_open(const char *path)
     sigaction(SIGALRM, &sa, NULL);
     luaL_openlibs(L);
     trace_string_functions(L);
+    /* the one setmetatable, the target file's and the tile prelude's */
+    lua_getglobal(L, "setmetatable");
+    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_setglobal(L, "setmetatable");
     return L;
+}
+
+/* lua_close within the limits, as every other entry into Lua: nothing of
+   the target file's should run there (no finalizers, above), and if it
+   did, the timers would end it with one line. */
+void sandbox_close(lua_State *L)
+{
+    cpu_arm();
+    lua_close(L);
+    cpu_disarm();
+    if (sandbox.L == L) sandbox.L = NULL;
 }
 
 void sandbox_run(lua_State *L)

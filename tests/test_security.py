@@ -496,3 +496,52 @@ def test_csv_formulas_neutralised(work, tmp_path):
     assert sorted({r[recs[0].index("tag")] for r in recs[1:]}) == sorted(["'=1+2", "'-2+3", "'@A1", "-5"])
     for c in (c for r in recs[1:] for c in r):      # nothing a spreadsheet evaluates
         assert not c or c[0] not in "=+@\t\r" and (c[0] != "-" or re.fullmatch(r"-[0-9.]+", c)), c
+
+
+GC_LOOP = 'local keep = setmetatable({}, {__gc = function() while true do end end})\n'
+
+
+@pytest.mark.parametrize("cmd", ["compile", "run", "report", "sweep", "verify"])
+def test_lua_finalizer_refused(work, tmp_path, cmd):
+    """A target file's __gc finalizer would run in lua_close (or in a
+    collection started from C) outside the time limits: htc wrote the header
+    and never exited. setmetatable refuses a metatable with __gc: one line
+    at the target's file:line, exit 1, no output file, for every command
+    that loads a target."""
+    lua = tmp_path / "gc.lua"
+    lua.write_text(GC_LOOP + 'local P = param "p" { default = 1, values = { 1, 2 }, description = "x" }\n'
+                   + open(CPU).read())
+    out = tmp_path / "out"
+    (tmp_path / "in.bin").write_bytes(bytes(512))
+    model = work / "h.tflite"
+    args = {"compile": ["compile", model, "-t", lua, "-o", out],
+            "run": ["run", model, "-t", lua, "--input", tmp_path / "in.bin", "--output", out],
+            "report": ["report", model, "-t", lua, "--svg", out],
+            "sweep": ["sweep", model, "-t", lua, "-D", "p=1,2", "--csv", out],
+            "verify": ["verify", model, "-t", lua]}[cmd]
+    rc, _, err = htc(*args, ok=False, env=dict(os.environ, HTC_LUA_SECONDS="2"), timeout=120)
+    assert rc == 1 and err.count("\n") == 1, err
+    assert err.startswith("htc: error: ") and "gc.lua:1: setmetatable: a metatable with __gc" in err, err
+    assert not out.exists() and not [p for p in os.listdir(tmp_path) if p.startswith("out")]
+
+
+@pytest.mark.parametrize("how", [
+    # any value marks the object; a function put there later would run
+    'local keep = setmetatable({}, {__gc = true})\n',
+    # the op tables' metatable is hidden (getmetatable(op) is false)
+    'local function sneak(op) getmetatable(op).__gc = function() while true do end end return true end\n',
+])
+def test_lua_finalizer_sneaked(work, tmp_path, how):
+    """Nor can a target file add __gc to a metatable htc made."""
+    lua = tmp_path / "gc.lua"
+    src = open(NPU).read()
+    if "sneak" in how:      # the accelerator's accepts tries it
+        old = "          accepts = accel.accepts(supported),"
+        assert old in src
+        src = src.replace(old, "          accepts = sneak,")
+    lua.write_text(how + src)
+    out = tmp_path / "out.h"
+    rc, _, err = htc("compile", work / "h.tflite", "-t", lua, "-o", out, ok=False,
+                     env=dict(os.environ, HTC_LUA_SECONDS="2"), timeout=120)
+    assert rc == 1 and err.count("\n") == 1 and "gc.lua:1:" in err, err
+    assert ("__gc" in err or "boolean" in err) and not out.exists(), err
