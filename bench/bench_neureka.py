@@ -33,6 +33,10 @@ TARGET = os.path.join(TOP, "targets", "siracusa.lua")
 NETS = [("kws", "MLPerf_KeywordSpotting", "DS-CNN 1.4 ms (8 cores, no NPU)"),
         ("mini", "miniMobileNet", None), ("dw", "Kernel_Integer_Conv_DW_2D_RQ", None)]
 DEEPLOY_TOKENS_S = 340
+# Deeploy's energy: 490 uJ a token (../shared/seeds/002_*.txt, "340 Tokens/sec
+# @ 490 uJ/Token"; a measure of the chip)
+DEEPLOY_UJ_TOKEN = 490
+LLAMA_ONNX = "microLlama_INT8_microLlama1/network.onnx"
 
 
 def say(*a):
@@ -69,16 +73,42 @@ def llama(engines, tmp, gvsoc, mem):
     return (int(m.group(1)) if m else None), results, layers, r.stdout[-1500:]
 
 
+def llama_energy(deeploy_dir, engines, l1_kib, layers=None, cycles=None):
+    """MicroLlama's uJ a token by targets/siracusa.lua's energy model (GVSoC's
+    power models; docs/targets.md, "Energy"): from GVSoC's cycles per layer
+    (each layer's fixed energy + its energy a cycle x its cycles, the cycles
+    outside every layer at the static power), or from the estimate"""
+    rep = subprocess.run([HTC, "report", os.path.join(deeploy_dir, LLAMA_ONNX), "-t", TARGET, "-D", "cores=8",
+                          "-D", "engines=" + engines, "-D", "l1_kib=%d" % l1_kib, "--json"], capture_output=True, text=True)
+    if rep.returncode:
+        return None
+    r = json.loads(rep.stdout)
+    if layers is None:
+        return r["energy"]["uj"]
+    pj = sum(L["energy_pj"]["fixed"] + L["energy_pj"]["per_cycle"] * layers.get(L["index"], 0) for L in r["layers"])
+    pj += r["energy"]["static_pj_per_cycle"] * max(0, cycles - sum(layers.values()))
+    return pj * 1e-6
+
+
+def energy_line(what, uj):
+    say("MicroLlama energy (%s): %s; Deeploy: %d uJ/token (a chip measure)" % (
+        what, ", ".join("%s %.1f uJ/token" % (k, v) for k, v in uj if v is not None), DEEPLOY_UJ_TOKEN))
+
+
 def main():
     gvsoc = os.environ.get("GVSOC", "")
+    deeploy_dir = os.environ.get("HTC_DEEPLOY") or os.path.join(TOP, "..", "shared", "deeploy-tests")
     if not gvsoc:
+        # without GVSoC: the estimate's energy (targets/siracusa.lua's cycle model)
+        energy_line("estimated cycles, no GVSoC",
+                    [("cluster-only", llama_energy(deeploy_dir, "cluster", LLAMA_MEM["l2"][1])),
+                     ("with N-EUREKA", llama_energy(deeploy_dir, "both", LLAMA_MEM["l1"][1]))])
         say("bench_neureka: skipped: GVSOC is not set")
         return 0
     want = os.environ.get("BENCH_NEUREKA_NETS", "kws mini dw llama").split()
     gn = gvsoc_nets()
     ok = True
     rows = []
-    deeploy_dir = os.environ.get("HTC_DEEPLOY") or os.path.join(TOP, "..", "shared", "deeploy-tests")
     rep = subprocess.run([HTC, "report", os.path.join(deeploy_dir, NETS[0][1], "network.onnx"), "-t", TARGET, "--json"],
                          capture_output=True, text=True)
     clock = json.loads(rep.stdout)["clock_mhz"] if rep.returncode == 0 else None
@@ -140,6 +170,12 @@ def main():
             agg[k] += cyc
             n[k] += 1
         tot = sum(agg.values()) or 1
+        # energy a token from GVSoC's cycles of the last token's layers
+        energy_line("GVSoC's cycles per layer, htc's energy model",
+                    [("cluster-only", llama_energy(deeploy_dir, "cluster", LLAMA_MEM["l2"][1], lres["cluster", "l2"][1],
+                                                   c)),
+                     ("with N-EUREKA, constants in L1",
+                      llama_energy(deeploy_dir, "both", LLAMA_MEM["l1"][1], lres["both", "l1"][1], b))])
         say("MicroLlama with N-EUREKA (constants in L1), the last token per operator kind (cluster cycles):")
         for k, cyc in agg.most_common():
             say("  %-22s %4d layers %10s %5.1f%%" % (k, n[k], "{:,}".format(cyc), 100.0 * cyc / tot))

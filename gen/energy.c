@@ -49,6 +49,7 @@ Energy *energy_model(const Graph *g, const Target *t, const Plan *p, const doubl
     for (int e = 0; e < t->nengines; e++) static_mw += t->engines[e].static_mw;
     for (int m = 0; m < t->nmemories; m++) static_mw += t->memories[m].static_mw;
     const double pj_cycle = 1e3 / t->clock_mhz;      /* pJ per cycle of 1 mW */
+    E->static_per_cycle = static_mw * pj_cycle;
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];
         const Engine *e = &t->engines[op->engine];

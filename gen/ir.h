@@ -748,6 +748,7 @@ typedef struct {
     double *memory_access;      /* [nmemories]: bytes accessed + DMA */
     double *memory_static;      /* [nmemories] */
     double sum_compute, sum_memory, sum_static, sum_total;
+    double static_per_cycle;    /* every engine's and memory's static power, pJ a cycle */
 } Energy;
 /* cycles: each layer's cycles (htc run's measured), or NULL: Op.est_cycles.
    NULL when the target declares no energy. */

@@ -170,7 +170,8 @@ static void energy_print(FILE *f, const Graph *g, const Target *t, const Energy 
     if (!E) return;
     if (json) {
         fprintf(f, ",\n  \"energy\": {\"uj\": %.9g, \"compute_pj\": %.9g, \"memory_pj\": %.9g, \"static_pj\": %.9g, "
-                   "\"engines\": {", E->sum_total * 1e-6, E->sum_compute, E->sum_memory, E->sum_static);
+                   "\"static_pj_per_cycle\": %.9g, \"engines\": {", E->sum_total * 1e-6, E->sum_compute, E->sum_memory, E->sum_static,
+                E->static_per_cycle);
         for (int k = 0; k < E->nengines; k++) {
             fprintf(f, "%s", k ? ", " : "");
             json_str(f, t->engines[k].name);
@@ -281,8 +282,9 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                         op->ctile->compute_cycles, op->ctile->dma_cycles, op->ctile->candidates);
             fprintf(f, ", \"float\": %s", float_op(g, op) ? "true" : "false");
             if (E)
-                fprintf(f, ", \"energy_pj\": {\"compute\": %.9g, \"memory\": %.9g, \"static\": %.9g, \"total\": %.9g}",
-                        E->compute[i], E->memory[i], E->stat[i], E->total[i]);
+                fprintf(f, ", \"energy_pj\": {\"compute\": %.9g, \"memory\": %.9g, \"static\": %.9g, \"total\": %.9g, "
+                           "\"fixed\": %.9g, \"per_cycle\": %.9g}",
+                        E->compute[i], E->memory[i], E->stat[i], E->total[i], E->fixed[i], E->per_cycle[i]);
             fprintf(f, "}%s\n", i + 1 < g->nops ? "," : "");
         }
         fprintf(f, "  ],\n  \"buffers\": [\n");

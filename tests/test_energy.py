@@ -65,6 +65,7 @@ def test_report_energy_by_hand(tmp_path):
             n += 1
         assert le["static"] == pytest.approx(2.5 * 1e3 / 50 * cyc, rel=1e-5)
         assert le["total"] == pytest.approx(le["compute"] + le["memory"] + le["static"], rel=1e-5)
+        assert le["fixed"] + le["per_cycle"] * cyc == pytest.approx(le["total"], rel=1e-5)
         # bytes read and written: at least the output and the weights
         assert le["memory"] >= 0.75 * (L["bytes"] + L["weight_bytes"]) * (1 - 1e-6)
         for k in tot:
@@ -74,6 +75,7 @@ def test_report_energy_by_hand(tmp_path):
     assert e["memory_pj"] == pytest.approx(tot["memory"], rel=1e-5)
     assert e["static_pj"] == pytest.approx(tot["static"], rel=1e-5)
     assert e["uj"] == pytest.approx(sum(tot.values()) * 1e-6, rel=1e-5)
+    assert e["static_pj_per_cycle"] == pytest.approx(2.5 * 1e3 / 50, rel=1e-9)
     assert e["engines"]["cpu"]["compute_pj"] == pytest.approx(tot["compute"], rel=1e-5)
     assert e["engines"]["cpu"]["static_pj"] + e["memories"]["RAM"]["static_pj"] == pytest.approx(tot["static"], rel=1e-5)
     assert e["memories"]["RAM"]["access_pj"] == pytest.approx(tot["memory"], rel=1e-5)
