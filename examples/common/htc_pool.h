@@ -83,6 +83,7 @@ static struct {
     atomic_int sleepers;                /* workers asleep on wake */
     atomic_int quit;
     atomic_int joiner;                  /* core 0 asleep on done */
+    unsigned start_gen;                 /* gen when the workers were created */
     htc_pool_fn fn;                     /* written before gen is incremented */
     void *ctx;
     int ncores;
@@ -111,7 +112,7 @@ static inline void htc_pool_relax(void)
 static inline void *htc_pool_worker(void *arg)
 {
     const int core = (int)(intptr_t)arg;
-    unsigned seen = atomic_load(&htc_pool.gen);
+    unsigned seen = htc_pool.start_gen;     /* not gen now: a fork may come before this thread runs */
     for (;;) {
         unsigned g;
         uint64_t t0 = htc_pool_ns();
@@ -148,6 +149,7 @@ static inline int htc_pool_start(int ncores)
 {
     int i, n = ncores - 1 < HTC_POOL_MAX ? ncores - 1 : HTC_POOL_MAX;
     atomic_store(&htc_pool.quit, 0);
+    htc_pool.start_gen = atomic_load(&htc_pool.gen);
     for (i = 0; i < n; i++)
         if (pthread_create(&htc_pool.th[i], NULL, htc_pool_worker, (void *)(intptr_t)(i + 1)) != 0) break;
     htc_pool.nthreads = i;
