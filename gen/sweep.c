@@ -42,6 +42,7 @@ typedef struct {
     double cls[NCLASS];          /* estimated cycles per layer class */
     double measured;             /* --measure: device-model cycles, or -1 */
     double e_uj, e_comp, e_mem, e_stat;   /* energy per inference (estimate), uJ; e_uj -1: no energy model */
+    double ecls[NCLASS];         /* estimated energy per layer class, uJ */
     double m_uj;                 /* --measure: energy from the device model's cycles, or -1 */
     double mem_kib;              /* the arena + the size of every other memory of the target (KiB) */
     int pareto;                  /* on its model's Pareto front (latency x energy x memory) */
@@ -158,6 +159,17 @@ static double measure(const char *self, Graph *g, const char *model, const char 
     return cyc;
 }
 
+/* a point's numbers on one line, 17 significant digits (point_scan reads them) */
+static void point_print(FILE *f, const Point *r)
+{
+    fprintf(f, "%d %d %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g", r->ops, r->offloaded,
+            r->tiles, r->l1_kib, r->w_kib, r->arena_kib, r->est, r->ideal, r->est_off, r->measured, r->e_uj, r->e_comp, r->e_mem,
+            r->e_stat, r->m_uj, r->mem_kib);
+    for (int k = 0; k < NCLASS; k++) fprintf(f, " %.17g", r->cls[k]);
+    for (int k = 0; k < NCLASS; k++) fprintf(f, " %.17g", r->ecls[k]);
+    fprintf(f, "\n");
+}
+
 /* One point, in a forked child: the pipeline from the lowered graph on
    (dispatch, tile, plan / cascades), as htc report; results on fd 1. */
 static void point_child(const char *self, Graph *g, const char *model, const char *target, const Axis *ax, int nax,
@@ -195,6 +207,7 @@ static void point_child(const char *self, Graph *g, const char *model, const cha
     r.e_comp = E ? E->sum_compute * 1e-6 : 0;
     r.e_mem = E ? E->sum_memory * 1e-6 : 0;
     r.e_stat = E ? E->sum_static * 1e-6 : 0;
+    for (int i = 0; E && i < g->nops; i++) r.ecls[layer_class(&g->ops[i])] += E->total[i] * 1e-6;
     r.m_uj = -1;
     r.mem_kib = r.arena_kib;
     for (int k = 0; k < t->nmemories; k++) {
@@ -203,11 +216,8 @@ static void point_child(const char *self, Graph *g, const char *model, const cha
         if (!arena && p->narenas) r.mem_kib += (double)t->memories[k].size / 1024.0;
     }
     r.measured = do_measure && r.offloaded ? measure(self, g, model, target, ax, nax, c, &r.m_uj) : -1;
-    printf("\nR %d %d %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g", r.ops, r.offloaded, r.tiles, r.l1_kib, r.w_kib,
-           r.arena_kib, r.est, r.ideal, r.est_off, r.measured);
-    for (int k = 0; k < NCLASS; k++) printf(" %.17g", r.cls[k]);
-    printf(" %.17g %.17g %.17g %.17g %.17g %.17g", r.e_uj, r.e_comp, r.e_mem, r.e_stat, r.m_uj, r.mem_kib);
-    printf("\n");
+    printf("\nR ");
+    point_print(stdout, &r);
     fflush(stdout);
     fflush(stderr);
     _exit(0);
@@ -216,10 +226,19 @@ static void point_child(const char *self, Graph *g, const char *model, const cha
 /* the numbers of an "R ..." line (the child's, or a shard's saved) */
 static int point_scan(Point *r, const char *l)
 {
-    return sscanf(l, "%d %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &r->ops,
-                  &r->offloaded, &r->tiles, &r->l1_kib, &r->w_kib, &r->arena_kib, &r->est, &r->ideal, &r->est_off,
-                  &r->measured, &r->cls[0], &r->cls[1], &r->cls[2], &r->cls[3], &r->cls[4], &r->cls[5], &r->e_uj,
-                  &r->e_comp, &r->e_mem, &r->e_stat, &r->m_uj, &r->mem_kib) == 22;
+    int n;
+    if (sscanf(l, "%d %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf%n", &r->ops, &r->offloaded, &r->tiles, &r->l1_kib,
+               &r->w_kib, &r->arena_kib, &r->est, &r->ideal, &r->est_off, &r->measured, &r->e_uj, &r->e_comp, &r->e_mem,
+               &r->e_stat, &r->m_uj, &n) != 15)
+        return 0;
+    double *v[] = {&r->mem_kib, &r->cls[0], &r->cls[1], &r->cls[2], &r->cls[3], &r->cls[4], &r->cls[5],
+                   &r->ecls[0], &r->ecls[1], &r->ecls[2], &r->ecls[3], &r->ecls[4], &r->ecls[5]};
+    for (int k = 0; k < (int)(sizeof v / sizeof v[0]); k++) {
+        int m;
+        if (sscanf(l += n, " %lf%n", v[k], &m) != 1) return 0;
+        n = m;
+    }
+    return 1;
 }
 
 /* the child's output: an "R ..." line, else its first htc: error line */
@@ -323,10 +342,8 @@ static void save_shard(const char *path, const Point *pts, const int *todo, int 
             fprintf(f, "%d E %s\n", todo[q], r->error);
             continue;
         }
-        fprintf(f, "%d R %d %d %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g", todo[q], r->ops, r->offloaded, r->tiles,
-                r->l1_kib, r->w_kib, r->arena_kib, r->est, r->ideal, r->est_off, r->measured);
-        for (int c = 0; c < NCLASS; c++) fprintf(f, " %.17g", r->cls[c]);
-        fprintf(f, " %.17g %.17g %.17g %.17g %.17g %.17g\n", r->e_uj, r->e_comp, r->e_mem, r->e_stat, r->m_uj, r->mem_kib);
+        fprintf(f, "%d R ", todo[q]);
+        point_print(f, r);
     }
     fprintf(f, "end %d\n", ntodo);
     out_commit(f);
@@ -771,8 +788,13 @@ outputs:
             printf("}");
             if (r->measured >= 0) printf(", \"measured_cycles\": %.0f", r->measured);
             if (r->e_uj >= 0)
+            {
                 printf(", \"energy_uj\": %.6f, \"energy\": {\"compute_uj\": %.6f, \"memory_uj\": %.6f, \"static_uj\": %.6f}",
                        r->e_uj, r->e_comp, r->e_mem, r->e_stat);
+                printf(", \"energy_classes\": {");
+                for (int k = 0; k < NCLASS; k++) printf("%s\"%s\": %.6f", k ? ", " : "", class_names[k], r->ecls[k]);
+                printf("}");
+            }
             if (r->m_uj >= 0) printf(", \"measured_energy_uj\": %.6f", r->m_uj);
             printf(", \"memory_kib\": %.3f, \"pareto\": %s", pt_memory(r), r->pareto ? "true" : "false");
             printf("}%s\n", p + 1 < npts ? "," : "");

@@ -52,6 +52,7 @@ def test_energy_and_pareto():
     assert len(rows) == 24
     for r in rows:
         assert r["energy_uj"] == pytest.approx(sum(r["energy"].values()), abs=2e-6)
+        assert r["energy_uj"] == pytest.approx(sum(r["energy_classes"].values()), abs=4e-6)
         r["lat"], r["en"], r["mem"] = r.get("measured_cycles", r["est_cycles"]), r["energy_uj"], r["memory_kib"]
     rep = json.loads(subprocess.run([oracle.HTC, "report", kws, "-t", NPU, "-D", "pes=128", "-D", "sram_kib=64",
                                      "-D", "wsram_kib=16", "--json"], capture_output=True, text=True, check=True).stdout)
