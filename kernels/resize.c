@@ -60,3 +60,86 @@ static HTC__UNUSED void htc__resize_bilinear_s8(const htc__resize_params *p, con
         }
     }
 }
+
+/* ComputeInterpolationValues in float (LiteRT's uint8 path) */
+static HTC__UNUSED void htc__resize_interp_f(int32_t v, float scale, int32_t half_pixel, int32_t size, float *scaled,
+                                             int32_t *lo, int32_t *hi)
+{
+    volatile float s = HTC__CAST(float, v);
+    int32_t f, c;
+    if (half_pixel) {
+        s = s + 0.5f;
+        s = s * scale;
+        s = s - 0.5f;
+    } else {
+        s = s * scale;
+    }
+    f = HTC__CAST(int32_t, s);                          /* floor and ceil (|s| < 2^31) */
+    if (HTC__CAST(float, f) > s) f--;
+    c = HTC__CAST(int32_t, s);
+    if (HTC__CAST(float, c) < s) c++;
+    *scaled = s;
+    *lo = f < 0 ? 0 : f;
+    *hi = c < size - 1 ? c : size - 1;
+}
+
+/* uint8 RESIZE_BILINEAR as LiteRT's reference kernels compute it (its
+   float ResizeBilinear: float weights, the four products summed in order,
+   rounded half away from zero) on uint8 values stored as int8 (value -
+   128). h_scale10 holds align_corners here. */
+static HTC__UNUSED void htc__resize_bilinear_u8(const htc__resize_params *p, const int8_t *in, const int32_t *unused,
+                                                int8_t *out)
+{
+    int32_t b, y, x, c;
+    volatile float hs = HTC__CAST(float, p->in_h), ws = HTC__CAST(float, p->in_w);
+    (void)unused;
+    hs = hs / HTC__CAST(float, p->out_h);
+    ws = ws / HTC__CAST(float, p->out_w);
+    if (p->h_scale10 && p->out_h > 1) {
+        hs = HTC__CAST(float, p->in_h - 1);
+        hs = hs / HTC__CAST(float, p->out_h - 1);
+    }
+    if (p->h_scale10 && p->out_w > 1) {
+        ws = HTC__CAST(float, p->in_w - 1);
+        ws = ws / HTC__CAST(float, p->out_w - 1);
+    }
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *ib = in + HTC__CAST(size_t, b) * p->in_h * p->in_w * p->c;
+        for (y = 0; y < p->out_h; y++) {
+            float iy;
+            int32_t y0, y1;
+            htc__resize_interp_f(y, hs, p->half_pixel, p->in_h, &iy, &y0, &y1);
+            for (x = 0; x < p->out_w; x++) {
+                float ix;
+                int32_t x0, x1;
+                volatile float dy, dx, wy, wx;
+                htc__resize_interp_f(x, ws, p->half_pixel, p->in_w, &ix, &x0, &x1);
+                dy = iy - HTC__CAST(float, y0);
+                dx = ix - HTC__CAST(float, x0);
+                wy = 1.0f - dy;
+                wx = 1.0f - dx;
+                for (c = 0; c < p->c; c++) {
+                    volatile float v, t;
+                    int32_t q;
+                    float fr;
+                    v = HTC__CAST(float, ib[(HTC__CAST(size_t, y0) * p->in_w + x0) * p->c + c] + 128) * wy;
+                    v = v * wx;
+                    t = HTC__CAST(float, ib[(HTC__CAST(size_t, y1) * p->in_w + x0) * p->c + c] + 128) * dy;
+                    t = t * wx;
+                    v = v + t;
+                    t = HTC__CAST(float, ib[(HTC__CAST(size_t, y0) * p->in_w + x1) * p->c + c] + 128) * wy;
+                    t = t * dx;
+                    v = v + t;
+                    t = HTC__CAST(float, ib[(HTC__CAST(size_t, y1) * p->in_w + x1) * p->c + c] + 128) * dy;
+                    t = t * dx;
+                    v = v + t;
+                    q = HTC__CAST(int32_t, v);             /* std::round: |v| < 2^23, the fraction exact */
+                    fr = v - HTC__CAST(float, q);
+                    if (fr >= 0.5f) q++;
+                    else if (fr <= -0.5f) q--;
+                    *out++ = HTC__CAST(int8_t, HTC__CAST(uint8_t, q) ^ 0x80);
+                }
+            }
+        }
+    }
+}

@@ -65,7 +65,7 @@ def test_u8_litert(name):
 
 
 def test_u8_unchecked_refused(tmp_path):
-    """A uint8 operator not checked against LiteRT (MEAN, RESIZE_BILINEAR) is
+    """A uint8 operator not checked against LiteRT (MEAN, SUB) is
     refused naming it; every such operator listed at once, in graph order."""
     import tflite_build as tb
     m = tb.Model()
@@ -73,9 +73,8 @@ def test_u8_unchecked_refused(tmp_path):
     ax = m.const(np.array([1, 2], dtype=np.int32), "int32")
     y = m.tensor([1, 1, 1, 2], "uint8", 0.1, 128)
     m.op("MEAN", [x, ax], [y], keepDims=True)
-    sz = m.const(np.array([8, 8], dtype=np.int32), "int32")
-    z = m.tensor([1, 8, 8, 2], "uint8", 0.1, 128)
-    m.op("RESIZE_BILINEAR", [x, sz], [z])
+    z = m.tensor([1, 4, 4, 2], "uint8", 0.1, 128)
+    m.op("SUB", [x, x], [z])
     m.output(y)
     m.output(z)
     path = m.save(str(tmp_path / "u8_mean.tflite"))
@@ -85,6 +84,6 @@ def test_u8_unchecked_refused(tmp_path):
     assert "2 operators refused, in graph order: operator 0 (MEAN): uint8 MEAN is not supported" in lines[0], r.stderr
     assert lines[1].endswith("operator 0 (MEAN): uint8 MEAN is not supported (htc's uint8 operators: CONV_2D, "
                              "DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL, pooling, SOFTMAX, LOGISTIC, TANH, PAD, "
-                             "QUANTIZE, DEQUANTIZE, ARG_MAX/MIN and data movement)"), r.stderr
-    assert "operator 1 (RESIZE_BILINEAR): uint8 RESIZE_BILINEAR is not supported" in lines[2], r.stderr
+                             "RESIZE, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN and data movement)"), r.stderr
+    assert "operator 1 (SUB): uint8 SUB is not supported" in lines[2], r.stderr
     assert not (tmp_path / "m.h").exists()

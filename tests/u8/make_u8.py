@@ -12,6 +12,8 @@ this script; `python3 tests/u8/make_u8.py tests/u8` writes them again
 - u8_ops.tflite: MAX_POOL_2D, PAD, AVERAGE_POOL_2D 3x3 SAME (the border
   averages fewer values), MUL of two activations, CONCATENATION, LOGISTIC,
   TANH, FULLY_CONNECTED with RELU, QUANTIZE uint8 -> int8, DEQUANTIZE.
+- u8_resize.tflite: RESIZE_BILINEAR up (plain, half-pixel centers, align
+  corners) and down, RESIZE_NEAREST_NEIGHBOR.
 """
 import os
 import sys
@@ -143,7 +145,39 @@ def ops():
     return m
 
 
-MODELS = {"u8_mobilenet": mobilenet, "u8_ops": ops}
+def resize():
+    rng = np.random.default_rng(361)
+    m = tb.Model(description="htc uint8 test: resize")
+    u = U8(m, rng)
+    x = m.input([1, 5, 7, 3], scale=0.07, zp=119, dtype="uint8")
+    s, z = m.quant(x)
+    sz = m.const(np.array([9, 12], dtype=np.int32), "int32")
+    sd = m.const(np.array([3, 4], dtype=np.int32), "int32")
+    outs = []
+    for name, size, shape, opts in (("RESIZE_BILINEAR", sz, [1, 9, 12, 3], {}),
+                                    ("RESIZE_BILINEAR", sz, [1, 9, 12, 3], {"halfPixelCenters": True}),
+                                    ("RESIZE_BILINEAR", sz, [1, 9, 12, 3], {"alignCorners": True}),
+                                    ("RESIZE_BILINEAR", sd, [1, 3, 4, 3], {"halfPixelCenters": True}),
+                                    ("RESIZE_NEAREST_NEIGHBOR", sz, [1, 9, 12, 3], {"halfPixelCenters": True})):
+        y = u.act(shape, s, z)
+        if name == "RESIZE_BILINEAR":
+            o = tb.S.ResizeBilinearOptionsT()
+            ot = tb.S.BuiltinOptions.ResizeBilinearOptions
+        else:
+            o = tb.S.ResizeNearestNeighborOptionsT()
+            ot = tb.S.BuiltinOptions.ResizeNearestNeighborOptions
+        for k, v in opts.items():
+            setattr(o, k, v)
+        m.op(name, [x, size], [y])
+        m.operators[-1].builtinOptionsType = ot
+        m.operators[-1].builtinOptions = o
+        outs.append(y)
+    for y in outs:
+        m.output(y)
+    return m
+
+
+MODELS = {"u8_mobilenet": mobilenet, "u8_ops": ops, "u8_resize": resize}
 
 
 def main():
