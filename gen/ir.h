@@ -58,6 +58,9 @@ uint8_t *read_file(const char *path, size_t *len);
    its first error line (which names a template's or kernel's file:line
    through the header's #line directives), else with `what` and the status. */
 void cc_build(char *const argv[], const char *errlog, const char *what);
+/* cc_build in two steps: the compiler's exit status; the error it made. */
+int cc_run(char *const argv[], const char *errlog);
+void cc_fail(char *const argv[], const char *errlog, const char *what, int rc) __attribute__((noreturn));
 /* Run argv (PATH lookup), wait, return its exit status (128 + signal);
    quiet sends its stdout to /dev/null. The child dies with htc. */
 int run_command(char *const argv[], int quiet);

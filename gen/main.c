@@ -1,6 +1,7 @@
 /* main.c - the htc command line: options, then the pipeline (pipeline.c)
    for compile, report and run (htc run builds and runs the header). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -450,6 +451,42 @@ static void make_dir(const char *d, const char *opt)
     }
 }
 
+/* --keep DIR: every regular file of htc run's private scratch directory
+   copied into DIR, each through a temporary file created there (O_EXCL)
+   and a rename, which replaces a name and never follows it: a symbolic
+   link planted in DIR is refused (out_check), never written through, and
+   nothing else in DIR is touched. The program and its compiler only ever
+   write in the scratch directory. */
+static void keep_files(const char *from, const char *to)
+{
+    DIR *d = opendir(from);
+    if (!d) die("--keep: cannot read %s: %s", from, strerror(errno));
+    const char *names[64];
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < 64;) {
+        struct stat st;
+        const char *src = arena_printf("%s/%s", from, e->d_name);
+        if (e->d_name[0] == '.' || lstat(src, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        names[n++] = arena_strdup(e->d_name);
+    }
+    closedir(d);
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        const char *src = arena_printf("%s/%s", from, names[i]);
+        if (lstat(src, &st) != 0) continue;
+        size_t len;
+        const uint8_t *data = read_file(src, &len);
+        FILE *f = out_open(arena_printf("%s/%s", to, names[i]));
+        if (len) fwrite(data, 1, len, f);
+        if (st.st_mode & S_IXUSR) {         /* the program stays executable */
+            mode_t um = umask(0);
+            umask(um);
+            fchmod(fileno(f), 0777 & ~um);
+        }
+        out_commit(f);
+    }
+}
+
 static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOptions *eo)
 {
     int numpy = 0;
@@ -468,13 +505,9 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     }
     for (int i = 0; i < o->noutputs; i++) out_check(o->outputs[i]);     /* before any work */
     if (o->dump) make_dir(o->dump, "--dump");
-    const char *dir;
-    if (o->keep) {
-        make_dir(o->keep, "--keep");
-        dir = o->keep;
-    } else {
-        dir = scratch_dir("htc-run");     /* removed at exit, on error and on a signal */
-    }
+    if (o->keep) make_dir(o->keep, "--keep");
+    /* removed at exit, on error and on a signal; --keep copies it out */
+    const char *dir = scratch_dir("htc-run");
     /* NumPy inputs and outputs go through raw files in the scratch directory */
     const char *const *ins = o->inputs, *const *outs0 = o->outputs;
     if (numpy) {
@@ -503,7 +536,9 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
         cargv[7] = "-fno-omit-frame-pointer";
         cargv[8] = drv;
     }
-    cc_build(cargv, arena_printf("%s/cc.err", dir), hdr);
+    int ccrc = cc_run(cargv, arena_printf("%s/cc.err", dir));
+    if (o->keep) keep_files(dir, o->keep);
+    if (ccrc) cc_fail(cargv, arena_printf("%s/cc.err", dir), hdr, ccrc);
 
     char rep[32];
     int rc;
@@ -518,6 +553,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     rargv[n] = NULL;
     fflush(stdout);
     rc = run_command(rargv, 0);
+    if (o->keep) keep_files(dir, o->keep);
     if (rc) die("%s: the generated program failed (exit %d)", g->path, rc);
     for (int i = 0; i < g->noutputs; i++)
         if (outs0[i] == o->outputs[i]) out_copy(outs[i], o->outputs[i]);

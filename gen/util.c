@@ -754,10 +754,10 @@ int run_command(char *const argv[], int quiet)
 /* The compiler's messages go to errlog: its first error (which names a
    template's file:line through the header's #line directives) is the one
    line htc reports. */
-void cc_build(char *const argv[], const char *errlog, const char *what)
+int cc_run(char *const argv[], const char *errlog)
 {
     fflush(stderr);
-    int saved = dup(2), efd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int saved = dup(2), efd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
     if (saved >= 0 && efd >= 0) dup2(efd, 2);
     if (efd >= 0) close(efd);
     int rc = run_command(argv, 0);
@@ -765,7 +765,11 @@ void cc_build(char *const argv[], const char *errlog, const char *what)
         dup2(saved, 2);
         close(saved);
     }
-    if (!rc) return;
+    return rc;
+}
+
+void cc_fail(char *const argv[], const char *errlog, const char *what, int rc)
+{
     size_t n;
     const char *msg = (const char *)read_file(errlog, &n), *first = NULL;
     for (const char *l = msg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
@@ -775,6 +779,12 @@ void cc_build(char *const argv[], const char *errlog, const char *what)
         }
     if (first) die("%.*s (the host compiler %s failed on the generated code)", (int)strcspn(first, "\n"), first, argv[0]);
     die("%s: the host compiler (%s) failed on the generated code (exit %d)", what, argv[0], rc);
+}
+
+void cc_build(char *const argv[], const char *errlog, const char *what)
+{
+    int rc = cc_run(argv, errlog);
+    if (rc) cc_fail(argv, errlog, what, rc);
 }
 
 /* ---- shared tables --------------------------------------------------------- */

@@ -545,3 +545,35 @@ def test_lua_finalizer_sneaked(work, tmp_path, how):
                      env=dict(os.environ, HTC_LUA_SECONDS="2"), timeout=120)
     assert rc == 1 and err.count("\n") == 1 and "gc.lua:1:" in err, err
     assert ("__gc" in err or "boolean" in err) and not out.exists(), err
+
+
+def test_run_keep_planted_links(work, tmp_path):
+    """htc run --keep DIR with links planted in an existing DIR: the program
+    and the compiler write only in htc's private scratch directory, and the
+    kept files go into DIR through a temporary file and a rename, so no link
+    is followed: every victim outside DIR keeps its bytes (htc refuses the
+    link with one line), and a clean DIR gets every file."""
+    model = work / "h.tflite"
+    (tmp_path / "in.bin").write_bytes(bytes(range(256)) * 2)
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    victims = {}
+    for name in ("raw0.bin", "cc.err", "run"):      # model.h, driver.c: refused since issue 21
+        v = tmp_path / ("victim_" + name)
+        v.write_bytes(b"precious " + name.encode())
+        os.symlink(v, keep / name)
+        victims[v] = v.read_bytes()
+    out = tmp_path / "out.bin"
+    rc, _, err = htc("run", model, "-t", CPU, "--input", tmp_path / "in.bin", "--output", out, "--keep", keep, ok=False)
+    for v, data in victims.items():
+        assert v.read_bytes() == data, "%s written through a link in --keep DIR" % v
+    assert rc == 0 or (rc == 1 and err.count("\n") == 1 and "symbolic link" in err), err
+    assert all(os.path.islink(keep / n) for n in ("raw0.bin", "cc.err", "run"))
+    # a clean directory: every file, the program executable, the output equal
+    clean = tmp_path / "clean"
+    htc("run", model, "-t", CPU, "--input", tmp_path / "in.bin", "--output", out, "--keep", clean)
+    assert sorted(os.listdir(clean)) == ["cc.err", "driver.c", "model.h", "raw0.bin", "run"]
+    assert os.access(clean / "run", os.X_OK) and (clean / "raw0.bin").read_bytes() == out.read_bytes()
+    # kept again over the same files: replaced, still no stray temporaries
+    htc("run", model, "-t", CPU, "--input", tmp_path / "in.bin", "--output", out, "--keep", clean)
+    assert sorted(os.listdir(clean)) == ["cc.err", "driver.c", "model.h", "raw0.bin", "run"]
