@@ -400,6 +400,8 @@ typedef struct {
     uint32_t hash;              /* FNV-1a of the model bytes */
     int ncascades;
     struct Cascade *cascades;   /* cascade.c */
+    int nnotes;
+    const char **notes;         /* "htc: note: ..." lines, printed once the model has compiled */
 } Graph;
 
 /* ---- cascade.c: consecutive layers executed band by band -------------------
@@ -659,22 +661,36 @@ const char *target_resolve(const Target *t, const char *path);
 
 /* ---- passes: one file each, in pipeline order --------------------------- */
 
-Graph *tflite_read(const char *path);          /* tflite.c */
-Graph *onnx_read(const char *path);            /* onnx.c */
-/* Before onnx_read: graph input NAME becomes a constant read from FILE (raw
-   little-endian bytes of the input's type and shape, or a TensorProto .pb). */
-void onnx_bind(const char *name, const char *file);
-/* --shape NAME=DxDx... (main.c): the shape the user gave graph input NAME, or
-   NULL; marks it used. Front ends resolve symbolic dimensions with it. */
-const int64_t *shape_option(const char *name, int *rank);
-/* --shape NAME=DxDx...: record it (main.c). */
-void shape_parse(const char *v);
-/* After reading: a --shape naming no graph input of MODEL is an error. */
-void shape_options_check(const char *model);
-/* A one-line "htc: note: ..." printed once the model has compiled (an error
-   stays the only line when compiling fails). */
-void note_later(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void onnx_lower(Graph *g);                      /* onnx.c: lower() of ONNX graphs */
+/* The readers' options (gen/readopt.c parses them from the command line). */
+typedef struct {
+    const char *name;
+    int rank;
+    int64_t dim[MAX_RANK];
+} InputShape;
+typedef struct {
+    const char *name, *file;
+} InputBinding;
+typedef struct {
+    int nshapes, capshapes;
+    InputShape *shapes;         /* --shape NAME=DxDx...: graph input NAME's shape (symbolic dimensions) */
+    int nbinds;
+    InputBinding *binds;        /* --bind NAME=FILE (ONNX): graph input NAME is a constant read from FILE (raw
+                                   little-endian bytes of the input's type and shape, or a TensorProto .pb) */
+    int float_fallback;         /* --float-fallback (ONNX): QDQ groups onnxruntime computes in float are
+                                   computed in float (as onnxruntime does) instead of refused */
+} ReadOptions;
+void readopt_shape(ReadOptions *o, const char *name_dims);      /* readopt.c */
+void readopt_bind(ReadOptions *o, const char *name_file);
+/* While reading a model: the --shape given for graph input name, or NULL;
+   used[i] (one per shape, zeroed by the reader) marks it as taken. */
+const int64_t *readopt_shape_of(const ReadOptions *o, char *used, const char *name, int *rank);
+/* After reading: a --shape naming no graph input of model is an error. */
+void readopt_shapes_check(const ReadOptions *o, const char *used, const char *model);
+Graph *tflite_read(const char *path, const ReadOptions *o);     /* tflite.c */
+Graph *onnx_read(const char *path, const ReadOptions *o);       /* onnx.c */
+/* A one-line "htc: note: ..." about the model, printed once it has compiled
+   (an error stays the only line when compiling fails). */
+void graph_note(Graph *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* After onnx_read: NULL, or a note that the model multiplies uint8
    activations by int8 weights (onnxruntime's answer depends on the CPU). */
 const char *onnx_u8s8_note(void);
@@ -683,9 +699,6 @@ const char *onnx_u8s8_note(void);
    it, and its IR (called by onnx_read). */
 int qlib_is_form(const void *graph);
 Graph *qlib_read(Graph *g, const void *graph, const char *path);
-/* Before onnx_read: QDQ groups onnxruntime computes in float are computed
-   in float (as onnxruntime does) instead of refused. */
-void onnx_float_fallback(int on);
 void lower(Graph *g);                           /* lower.c */
 /* Groups layers into cascades (gen/cascade.c), on the storage and order
    of a layer-by-layer plan (plan_try); plan again afterwards. */
@@ -776,6 +789,7 @@ void dump_graph(FILE *f, const Graph *g, const char *after);             /* dump
 /* pipeline.c: the one pipeline of compile, report, run, verify and sweep */
 typedef struct {
     const char *model, *target;     /* the files */
+    ReadOptions read;               /* --shape, --bind, --float-fallback */
     Graph *graph;                   /* the model already read and lowered (sweep: once per model), or NULL */
     const TargetDefines *defines;   /* -D NAME=VALUE, or NULL */
     const char *debug;              /* -d PASS: the graph after it, on stderr */
@@ -787,7 +801,7 @@ typedef struct {
 } PipelineOptions;
 #define PIPELINE_OPTIONS {.cascade = {.max_overhead = 0.05}}
 /* Pick the front end by content, not by file name. */
-Graph *read_model(const char *path);
+Graph *read_model(const char *path, const ReadOptions *o);
 /* read -> lower -> dispatch -> tile -> plan / cascades -> stack -> emit;
    *g and *t get the graph and the target. */
 Plan *pipeline(const PipelineOptions *o, Graph **g, Target **t);

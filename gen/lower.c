@@ -2969,10 +2969,25 @@ static void lower_caught(Graph *g, Op *op)
     refuse_catch(NULL);
 }
 
+/* An ONNX graph: onnx.c chose onnxruntime's arithmetic as it read the
+   model; lowering only checks it. */
+static void lower_onnx(Graph *g)
+{
+    for (int i = 0; i < g->nops; i++) {
+        Op *op = &g->ops[i];
+        if (!op->variant) op->variant = "";
+        if (op->kind == OP_RESHAPE) {
+            const Tensor *a = &g->tensors[op->in[0]], *b = &g->tensors[op->out[0]];
+            if (tensor_bytes(a) != tensor_bytes(b))
+                die("%s: internal: reshape %d changes the size", g->path, i);
+        }
+    }
+}
+
 void lower(Graph *g)
 {
-    if (g->format == SRC_ONNX) {          /* onnxruntime's arithmetic: onnx.c */
-        onnx_lower(g);
+    if (g->format == SRC_ONNX) {
+        lower_onnx(g);
         return;
     }
     G = g;

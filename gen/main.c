@@ -75,6 +75,7 @@ typedef struct {
     char *cmdline;
     TargetDefines defines;              /* -D NAME=VALUE */
     CascadeOptions cascade;             /* --cascade, --ram-limit, --max-overhead, --no-cascade */
+    ReadOptions read;                   /* --shape, --bind, --float-fallback */
 } Options;
 
 static int is_ident(const char *s)
@@ -85,86 +86,10 @@ static int is_ident(const char *s)
     return 1;
 }
 
-/* ---- --shape NAME=DxDx...: graph input shapes given by the user --------- */
-
-typedef struct {
-    const char *name;
-    int rank, used;
-    int64_t dim[MAX_RANK];
-} ShapeOpt;
-static ShapeOpt *shapes;
-static int nshapes, capshapes;
-
-void shape_parse(const char *v)
+/* The model's notes, once it has compiled. */
+static void notes_print(const Graph *g)
 {
-    const char *eq = strrchr(v, '=');
-    if (!eq || eq == v || !eq[1]) die("--shape needs NAME=DIMS (e.g. input_1=1x49x10x1), got '%s'", v);
-    if (nshapes == capshapes) {
-        capshapes = capshapes ? 2 * capshapes : 16;
-        ShapeOpt *n = arena_alloc(sizeof *n * (size_t)capshapes);
-        if (nshapes) memcpy(n, shapes, sizeof *n * (size_t)nshapes);
-        shapes = n;
-    }
-    const char *name = arena_printf("%.*s", (int)(eq - v), v);
-    for (int i = 0; i < nshapes; i++)
-        if (!strcmp(shapes[i].name, name)) die("--shape: graph input '%s' is given twice", name);
-    int rank = 0;
-    int64_t n = 1;
-    for (const char *p = eq + 1;;) {
-        char *end;
-        errno = 0;
-        long long d = (*p == '-' || (*p >= '0' && *p <= '9')) ? strtoll(p, &end, 10) : (end = (char *)p, -1);
-        if (end == p || errno || (*end && *end != 'x'))
-            die("--shape %s: '%s' is not a list of dimensions like 1x49x10x1", v, eq + 1);
-        if (d < 1) die("--shape %s: dimension %d is %lld; dimensions must be at least 1", v, rank, d);
-        if (rank == MAX_RANK) die("--shape %s: more than %d dimensions", v, MAX_RANK);
-        if (d > INT32_MAX || (n *= d) > ((int64_t)1 << 30))
-            die("--shape %s: too many elements (at most %lld)", v, (long long)1 << 30);
-        shapes[nshapes].dim[rank++] = d;
-        if (!*end) break;
-        p = end + 1;
-    }
-    shapes[nshapes].name = name;
-    shapes[nshapes].rank = rank;
-    nshapes++;
-}
-
-const int64_t *shape_option(const char *name, int *rank)
-{
-    for (int i = 0; i < nshapes; i++)
-        if (!strcmp(shapes[i].name, name)) {
-            shapes[i].used = 1;
-            *rank = shapes[i].rank;
-            return shapes[i].dim;
-        }
-    return NULL;
-}
-
-void shape_options_check(const char *model)
-{
-    for (int i = 0; i < nshapes; i++)
-        if (!shapes[i].used) die("%s: --shape %s: the model has no graph input of that name", model, shapes[i].name);
-}
-
-static const char *notes[512];
-static int nnotes;
-
-void note_later(const char *fmt, ...)
-{
-    char line[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    for (char *c = line; *c; c++)      /* names come from model files */
-        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-    if (nnotes < (int)(sizeof notes / sizeof notes[0])) notes[nnotes++] = arena_strdup(line);
-}
-
-static void notes_print(void)
-{
-    for (int i = 0; i < nnotes; i++) fprintf(stderr, "htc: note: %s\n", notes[i]);
-    nnotes = 0;
+    for (int i = 0; i < g->nnotes; i++) fprintf(stderr, "htc: note: %s\n", g->notes[i]);
 }
 
 static void parse(Options *o, int argc, char **argv)
@@ -221,18 +146,14 @@ static void parse(Options *o, int argc, char **argv)
             }
         }
         else if (!strcmp(a, "--check")) o->check = 1;
-        else if (!strcmp(a, "--float-fallback")) onnx_float_fallback(1);
-        else if (!strcmp(a, "--shape")) shape_parse(VALUE());
+        else if (!strcmp(a, "--float-fallback")) o->read.float_fallback = 1;
+        else if (!strcmp(a, "--shape")) readopt_shape(&o->read, VALUE());
         else if (!strcmp(a, "--stack-cc")) {
             if (o->nstack == 4) die("at most 4 --stack-cc compilers");
             o->stack_cc[o->nstack++] = VALUE();
         }
         else if (!strcmp(a, "--svg")) o->svg = VALUE();
-        else if (!strcmp(a, "--bind")) {
-            const char *v = VALUE(), *eq = strchr(v, '=');
-            if (!eq || eq == v || !eq[1]) die("--bind needs NAME=FILE, got '%s'", v);
-            onnx_bind(arena_printf("%.*s", (int)(eq - v), v), eq + 1);
-        }
+        else if (!strcmp(a, "--bind")) readopt_bind(&o->read, VALUE());
         else if (!strcmp(a, "--repeat")) {
             const char *v = VALUE();
             char *end;
@@ -569,7 +490,7 @@ int main(int argc, char **argv)
     parse(&o, argc, argv);
 
     npy_hint_files(o.inputs, o.ninputs);   /* QuantLib graphs: input types from the data */
-    PipelineOptions po = {.model = o.model, .target = o.target, .defines = &o.defines, .debug = o.debug,
+    PipelineOptions po = {.model = o.model, .target = o.target, .read = o.read, .defines = &o.defines, .debug = o.debug,
                           .cascade = o.cascade, .nstack = o.nstack, .emit = {o.name, o.cmdline, o.out},
                           .write_header = !strcmp(o.cmd, "compile")};
     memcpy(po.stack_cc, o.stack_cc, sizeof po.stack_cc);
@@ -577,8 +498,8 @@ int main(int argc, char **argv)
     Target *t;
     Plan *p = pipeline(&po, &g, &t);        /* compile: the header written */
     if (!strcmp(o.cmd, "run") && onnx_u8s8_note())
-        note_later("%s: %s", g->path, onnx_u8s8_note());
-    notes_print();
+        graph_note(g, "%s: %s", g->path, onnx_u8s8_note());
+    notes_print(g);
     if (!strcmp(o.cmd, "report")) {
         if (o.svg) {
             FILE *f = out_open(o.svg);

@@ -55,31 +55,11 @@ static void pb_free(void *d, void *p)
 
 static ProtobufCAllocator pb_arena = {pb_alloc, pb_free, NULL};
 
-/* ---- bindings (--bind NAME=FILE) ----------------------------------------- */
+/* ---- the reader's options: --shape, --bind, --float-fallback ---------------- */
 
-typedef struct {
-    const char *name, *file;
-    int used;
-} Binding;
-static Binding binds[OP_MAX_IO * 4];
-static int nbinds;
-
-void onnx_bind(const char *name, const char *file)
-{
-    if (nbinds == (int)(sizeof binds / sizeof binds[0])) die("too many --bind options");
-    for (int i = 0; i < nbinds; i++)
-        if (!strcmp(binds[i].name, name)) die("--bind: graph input '%s' is bound twice", name);
-    binds[nbinds].name = name;
-    binds[nbinds].file = file;
-    nbinds++;
-}
-
-/* ---- float fallback (--float-fallback) ------------------------------------- */
-
-static int FLOAT_FALLBACK;
+static const ReadOptions *OPTS;
+static char *SHAPE_USED;        /* per --shape: a graph input took it */
 #define FF_OPS "Conv, Add, Mul, AveragePool, Softmax and one-row Gemm/MatMul"   /* what --float-fallback reproduces */
-
-void onnx_float_fallback(int on) { FLOAT_FALLBACK = on; }
 
 /* ---- errors ---------------------------------------------------------------- */
 
@@ -1199,7 +1179,7 @@ static int parse_dims(const Onnx__ValueInfoProto *vi, const char *what, DType *d
     if (!tt->has_elem_type || !dtype_of(tt->elem_type, dt))
         fail("%s '%s' has type %s, which htc does not support", what, vi->name, otype_name(tt->has_elem_type ? tt->elem_type : 0));
     int orank;
-    const int64_t *opt = shape_option(vi->name, &orank);
+    const int64_t *opt = readopt_shape_of(OPTS, SHAPE_USED, vi->name, &orank);
     if (!tt->shape && !opt) fail("%s '%s' has no shape (give it with --shape %s=DIMS)", what, vi->name, vi->name);
     int rank = tt->shape ? (int)(tt->shape->n_dim < MAX_RANK + 1 ? tt->shape->n_dim : MAX_RANK + 1) : orank;
     if (tt->shape && tt->shape->n_dim > MAX_RANK)
@@ -1236,13 +1216,13 @@ static int parse_dims(const Onnx__ValueInfoProto *vi, const char *what, DType *d
         char dims[128] = "";
         size_t k = 0;
         for (int d = 0; d < rank && k < sizeof dims - 12; d++) k += (size_t)snprintf(dims + k, sizeof dims - k, "%s%d", d ? "x" : "", shape[d]);
-        note_later("%s: %s '%s' has symbolic dimension%s %s: compiled as %s (set it with --shape %s=DIMS)", PATH, what,
+        graph_note(G, "%s: %s '%s' has symbolic dimension%s %s: compiled as %s (set it with --shape %s=DIMS)", PATH, what,
                    vi->name, strchr(sym, ',') ? "s" : "", sym, dims, vi->name);
     }
     return rank;
 }
 
-static Const *load_binding(const Binding *b, const Onnx__ValueInfoProto *vi)
+static Const *load_binding(const InputBinding *b, const Onnx__ValueInfoProto *vi)
 {
     DType dt;
     int32_t shape[MAX_RANK];
@@ -2021,7 +2001,7 @@ static void build_float_group(Val *f, const QP *q, const char *why)
     }
     Op *last = &G->ops[G->nops - 1];
     last->float_why = why;
-    note_later("%s: node %d '%s' (%s) computed in float (--float-fallback): %s", PATH, f->node_index, f->node->name,
+    graph_note(G, "%s: node %d '%s' (%s) computed in float (--float-fallback): %s", PATH, f->node_index, f->node->name,
          op, why);
     set_quant(last->out[0], q->scale[0], q->zp[0] - st_off(q->type));
     ((Onnx__NodeProto *)NODE)->output[0] = (char *)save_out;
@@ -2058,12 +2038,12 @@ static void quantize_linear(void)
                     fail("the float result '%s' of %s '%s' is also read by %s '%s': onnxruntime does not fuse it and "
                          "computes in float%s", f->name, f->node->op_type, f->node->name,
                          GR->node[fe->use[u].node]->op_type, GR->node[fe->use[u].node]->name,
-                         FLOAT_FALLBACK ? " (--float-fallback reproduces " FF_OPS " groups between "
+                         OPTS->float_fallback ? " (--float-fallback reproduces " FF_OPS " groups between "
                                           "DequantizeLinear and QuantizeLinear, not chains of float ops)" : "");
         for (size_t i = 0; i < GR->n_output; i++)
             if (!strcmp(GR->output[i]->name, f->name)) fail("the float result '%s' is a graph output", f->name);
         if (why) {
-            if (!FLOAT_FALLBACK)
+            if (!OPTS->float_fallback)
                 fail("%s: onnxruntime does not fuse this group and computes it in float (htc --float-fallback "
                      "computes it in float too; or quantize with uint8 activations or in the QOperator form)", why);
             build_float_group(f, &q, why);
@@ -2727,7 +2707,7 @@ static void h_float(void)
         Val *x = input((int)i, "input");
         if (x->kind == V_FLOAT)
             fail("input '%s' is a float result that is not quantized: onnxruntime computes this in float%s", x->name,
-                 FLOAT_FALLBACK ? " (--float-fallback reproduces " FF_OPS " groups between DequantizeLinear and "
+                 OPTS->float_fallback ? " (--float-fallback reproduces " FF_OPS " groups between DequantizeLinear and "
                                   "QuantizeLinear, not chains of float ops)" : "");
         if (x->kind == V_TENSOR && x->otype == DT_FLOAT32)
             fail("float input '%s': htc compiles quantized graphs (QDQ or QOperator) only", x->name);
@@ -3172,9 +3152,11 @@ static void check_opsets(const Onnx__ModelProto *m, int versions)
     if (!has_default && m->n_opset_import) fail("the model imports no default ONNX opset");
 }
 
-Graph *onnx_read(const char *path)
+Graph *onnx_read(const char *path, const ReadOptions *opts)
 {
     PATH = path;
+    OPTS = opts;
+    SHAPE_USED = arena_alloc((size_t)opts->nshapes + 1);
     NODE = NULL;
     vals = NULL;
     nvals = capvals = 0;
@@ -3202,7 +3184,7 @@ Graph *onnx_read(const char *path)
     if (gr->n_sparse_initializer) fail("sparse initializers are not supported");
     if (qlib_is_form(gr)) {     /* QuantLib's integer form: gen/qlib.c */
         qlib_read(g, gr, path);
-        shape_options_check(path);
+        readopt_shapes_check(OPTS, SHAPE_USED, path);
         onnx__model_proto__free_unpacked(m, &pb_arena);
         return g;
     }
@@ -3215,15 +3197,15 @@ Graph *onnx_read(const char *path)
         v->c = tensor_const(t, arena_printf("initializer '%s'", t->name));
     }
     /* graph inputs (those that are not initializers) */
+    char *bound = arena_alloc((size_t)OPTS->nbinds + 1);     /* per --bind: a graph input took it */
     for (size_t i = 0; i < gr->n_input; i++) {
         const Onnx__ValueInfoProto *vi = gr->input[i];
         if (!vi->name || !*vi->name) fail("graph input %zu has no name", i);
-        Binding *b = NULL;
-        for (int k = 0; k < nbinds; k++)
-            if (!strcmp(binds[k].name, vi->name)) b = &binds[k];
+        const InputBinding *b = NULL;
+        for (int k = 0; k < OPTS->nbinds; k++)
+            if (!strcmp(OPTS->binds[k].name, vi->name)) b = &OPTS->binds[k], bound[k] = 1;
         Val *old = val_find(vi->name);
         if (b) {
-            b->used = 1;
             Const *c = load_binding(b, vi);
             Val *v = old ? old : val_new(vi->name, V_CONST);
             v->kind = V_CONST;
@@ -3242,9 +3224,9 @@ Graph *onnx_read(const char *path)
         graph_add_input(g, t);
         v->t = dt == DT_UINT8 ? xor_op(t, DT_INT8, arena_printf("%s.s8", vi->name)) : t;
     }
-    for (int k = 0; k < nbinds; k++)
-        if (!binds[k].used) die("--bind %s: the model has no graph input of that name", binds[k].name);
-    shape_options_check(path);
+    for (int k = 0; k < OPTS->nbinds; k++)
+        if (!bound[k]) die("--bind %s: the model has no graph input of that name", OPTS->binds[k].name);
+    readopt_shapes_check(OPTS, SHAPE_USED, path);
     if (gr->n_output == 0) fail("the graph has no outputs");
 
     /* every node has an op_type: later passes look ahead at all of them */
@@ -3329,19 +3311,4 @@ Graph *onnx_read(const char *path)
     onnx__model_proto__free_unpacked(m, &pb_arena);
     if (g->nops == 0) fail("the graph computes nothing");
     return g;
-}
-
-/* ---- lowering: the front end already chose the arithmetic; check it ------ */
-
-void onnx_lower(Graph *g)
-{
-    for (int i = 0; i < g->nops; i++) {
-        Op *op = &g->ops[i];
-        if (!op->variant) op->variant = "";
-        if (op->kind == OP_RESHAPE) {
-            const Tensor *a = &g->tensors[op->in[0]], *b = &g->tensors[op->out[0]];
-            if (tensor_bytes(a) != tensor_bytes(b))
-                die("%s: internal: reshape %d changes the size", g->path, i);
-        }
-    }
 }

@@ -5,17 +5,17 @@
 
 #include "ir.h"
 
-Graph *read_model(const char *path)
+Graph *read_model(const char *path, const ReadOptions *o)
 {
     FILE *f = fopen(path, "rb");
     if (!f) die("%s: cannot open: %s", path, strerror(errno));
     unsigned char magic[8] = {0};
     size_t n = fread(magic, 1, 8, f);
     fclose(f);
-    if (n >= 8 && memcmp(magic + 4, "TFL3", 4) == 0) return tflite_read(path);
+    if (n >= 8 && memcmp(magic + 4, "TFL3", 4) == 0) return tflite_read(path, o);
     const char *dot = strrchr(path, '.');
-    if (dot && !strcmp(dot, ".tflite")) return tflite_read(path);
-    if (dot && !strcmp(dot, ".onnx")) return onnx_read(path);
+    if (dot && !strcmp(dot, ".tflite")) return tflite_read(path, o);
+    if (dot && !strcmp(dot, ".onnx")) return onnx_read(path, o);
     die("%s: not a TFLite model (no TFL3 identifier) nor a .onnx file", path);
 }
 
@@ -28,7 +28,7 @@ Plan *pipeline(const PipelineOptions *o, Graph **gp, Target **tp)
 {
     Graph *g = o->graph;
     if (!g) {
-        g = read_model(o->model);
+        g = read_model(o->model, &o->read);
         after(o, g, "read");
     }
     Target *t = target_load(o->target, o->defines);

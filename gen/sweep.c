@@ -673,7 +673,7 @@ int sweep_main(int argc, char **argv)
     /* the front end and lowering once per model; each point forks from here */
     Graph **graphs = arena_alloc(sizeof(Graph *) * (size_t)nmodels);
     for (int m = 0; m < nmodels; m++) {
-        graphs[m] = read_model(models[m]);
+        graphs[m] = read_model(models[m], &(ReadOptions){0});
         lower(graphs[m]);
     }
     Child *ch = arena_alloc(sizeof(Child) * (size_t)jobs);

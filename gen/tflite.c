@@ -128,6 +128,7 @@ typedef struct {
     size_t len;
     char ctx[64];
     uint64_t work, budget;
+    const ReadOptions *opts;    /* --shape */
 } Reader;
 
 /* A table: its position and its vtable, both checked. */
@@ -1991,6 +1992,7 @@ static void read_io(Reader *r, Graph *g, const Tab *sg, int slot, int out)
 static void input_shapes(Reader *r, Graph *g, int ntensors)
 {
     (void)ntensors;     /* dynamic intermediate shapes are computed from the inputs' (read_op) */
+    char *used = arena_alloc((size_t)r->opts->nshapes + 1);
     for (int k = 0; k < g->ninputs; k++) {
         const Tensor *T = &g->tensors[g->inputs[k]];
         char dims[96] = "", dyns[64] = "";
@@ -2000,7 +2002,7 @@ static void input_shapes(Reader *r, Graph *g, int ntensors)
         for (int d = 0; d < T->rank && m < sizeof dyns - 8; d++)
             if (dyn[g->inputs[k]] & (1u << d)) m += (size_t)snprintf(dyns + m, sizeof dyns - m, "%s%d", m ? ", " : "", d);
         int rank;
-        const int64_t *opt = shape_option(T->name, &rank);
+        const int64_t *opt = readopt_shape_of(r->opts, used, T->name, &rank);
         if (opt) {
             int same = rank == T->rank;
             for (int d = 0; same && d < rank; d++) same = opt[d] == T->shape[d];
@@ -2008,11 +2010,11 @@ static void input_shapes(Reader *r, Graph *g, int ntensors)
                 die("%s: --shape %s: htc compiles a .tflite model for the shapes stored in it, and input %d ('%s') is "
                     "stored as %s", r->path, T->name, k, T->name, dims);
         } else if (dyn[g->inputs[k]] & ~1u) {   /* a dynamic batch alone is every converter's default: silent */
-            note_later("%s: graph input %d ('%s') has dynamic dimension%s %s (shape_signature -1): compiled for its "
+            graph_note(g, "%s: graph input %d ('%s') has dynamic dimension%s %s (shape_signature -1): compiled for its "
                        "stored shape %s", r->path, k, T->name, strchr(dyns, ',') ? "s" : "", dyns, dims);
         }
     }
-    shape_options_check(r->path);
+    readopt_shapes_check(r->opts, used, r->path);
 }
 
 /* ---- entry point ------------------------------------------------------------- */
@@ -2021,10 +2023,11 @@ static void input_shapes(Reader *r, Graph *g, int ntensors)
    structure is fixed (model -> subgraph -> tensor -> quantization), so no
    recursion, and every loop is bounded by a vector length checked against
    the file size and the work budget. */
-Graph *tflite_read(const char *path)
+Graph *tflite_read(const char *path, const ReadOptions *opts)
 {
     Reader rd = {0}, *r = &rd;
     r->path = path;
+    r->opts = opts;
     r->buf = read_file(path, &r->len);
     r->budget = 2 * (uint64_t)r->len + 65536;
 

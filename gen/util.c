@@ -880,6 +880,21 @@ int64_t op_bias_absmax(const Graph *g, const Op *op)
     return bm;
 }
 
+#define MAX_NOTES 512
+
+void graph_note(Graph *g, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    for (char *c = line; *c; c++)      /* names come from model files */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    if (!g->notes) g->notes = arena_alloc(sizeof(char *) * MAX_NOTES);
+    if (g->nnotes < MAX_NOTES) g->notes[g->nnotes++] = arena_strdup(line);
+}
+
 /* Arrays grow by doubling; old storage stays in the arena until exit. */
 int graph_add_tensor(Graph *g)
 {

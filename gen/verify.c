@@ -32,6 +32,7 @@ typedef struct {
     int ndefines;
     long n;
     unsigned long seed;
+    ReadOptions read;           /* --shape, --bind, --float-fallback */
 } VOpts;
 
 static long number(const char *opt, const char *v, long lo, long hi)
@@ -62,13 +63,10 @@ static void parse(VOpts *o, int argc, char **argv)
         else if (!strcmp(a, "--seed")) o->seed = (unsigned long)number("--seed", VALUE(), 0, 0x7fffffffL);
         else if (!strcmp(a, "--ref")) o->ref = VALUE();
         else if (!strcmp(a, "--keep")) o->keep = VALUE();
-        else if (!strcmp(a, "--float-fallback")) onnx_float_fallback(1);
-        else if (!strcmp(a, "--shape")) shape_parse(VALUE());
-        else if (!strcmp(a, "--bind")) {
-            const char *v = VALUE(), *eq = strchr(v, '=');
-            if (!eq || eq == v || !eq[1]) die("--bind needs NAME=FILE, got '%s'", v);
-            onnx_bind(arena_printf("%.*s", (int)(eq - v), v), eq + 1);
-        } else if (a[0] == '-' && a[1]) die("verify: unknown option '%s' (see htc verify --help)", a);
+        else if (!strcmp(a, "--float-fallback")) o->read.float_fallback = 1;
+        else if (!strcmp(a, "--shape")) readopt_shape(&o->read, VALUE());
+        else if (!strcmp(a, "--bind")) readopt_bind(&o->read, VALUE());
+        else if (a[0] == '-' && a[1]) die("verify: unknown option '%s' (see htc verify --help)", a);
         else if (!o->model) o->model = a;
         else die("verify: unexpected argument '%s' (one model; see htc verify --help)", a);
 #undef VALUE
@@ -379,6 +377,7 @@ int verify_main(int argc, char **argv)
         PipelineOptions ro = PIPELINE_OPTIONS;
         ro.model = o.model;
         ro.target = o.ref;
+        ro.read = o.read;
         Plan *rp = pipeline(&ro, &rg, &rt);
         build_side(dir, "ref", 1, rg, rt, rp, cc);
         fflush(NULL);
@@ -396,6 +395,7 @@ int verify_main(int argc, char **argv)
     PipelineOptions po = PIPELINE_OPTIONS;
     po.model = o.model;
     po.target = o.target;
+    po.read = o.read;
     po.defines = &defines;
     Plan *p = pipeline(&po, &g, &t);
     build_side(dir, "tgt", 0, g, t, p, cc);

@@ -46,26 +46,6 @@ uint8_t *read_file(const char *path, size_t *len)
     return p;
 }
 
-/* main.c's --shape and notes: no options; a note is one line */
-const int64_t *shape_option(const char *name, int *rank)
-{
-    (void)name;
-    (void)rank;
-    return NULL;
-}
-
-void shape_options_check(const char *model) { (void)model; }
-
-void note_later(const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    CHECK(strchr(line, '\n') == NULL);
-}
-
 /* What every pass after the reader relies on. */
 static void check_graph(const Graph *g)
 {
@@ -164,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input = data;
     input_len = size;
-    if (!setjmp(on_die)) check_graph(tflite_read("fuzz.tflite"));
+    if (!setjmp(on_die)) check_graph(tflite_read("fuzz.tflite", &(ReadOptions){0}));
     arena_free_all();
     return 0;
 }

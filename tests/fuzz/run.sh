@@ -17,8 +17,9 @@ fuzz() {
     # util.c's die() and read_file() are replaced by the harness's
     $CLANG $flags -Ddie=util_die -Dread_file=util_read_file -Wno-format-nonliteral -c gen/util.c -o "$out/util.o"
     $CLANG $flags -c "$reader" -o "$out/reader.o"
+    $CLANG $flags -c gen/readopt.c -o "$out/readopt.o"       # the reader's options (--shape)
     $CLANG $flags -c "tests/fuzz/$name.c" -o "$out/$name.o"
-    $CLANG $flags -o "$out/$name" "$out/$name.o" "$out/reader.o" "$out/util.o" -lm
+    $CLANG $flags -o "$out/$name" "$out/$name.o" "$out/reader.o" "$out/readopt.o" "$out/util.o" -lm
     set +e
     "$out/$name" -max_total_time="$SECONDS_" -timeout=10 -max_len="$max_len" -rss_limit_mb=2048 \
         ${dict:+-dict=$dict} -artifact_prefix="$out/" -print_final_stats=1 \

@@ -15,9 +15,12 @@ $CLANG $flags -Ddie=util_die -Dread_file=util_read_file -Wno-format-nonliteral -
 $CLANG $flags -c gen/onnx.c -o "$out/onnx.o"
 $CLANG $flags -c gen/qlib.c -o "$out/qlib.o"      # QuantLib's integer form, reached from onnx_read
 $CLANG $flags -c gen/npy.c -o "$out/npy.o"
+$CLANG $flags -c gen/readopt.c -o "$out/readopt.o"
+$CLANG $flags -c gen/lower.c -o "$out/lower.o"
+$CLANG $flags -c gen/quant.c -o "$out/quant.o"
 $CLANG $flags -w -c build/pb/onnx.pb-c.c -o "$out/onnx.pb-c.o"
 $CLANG $flags -c tests/onnx/fuzz_onnx.c -o "$out/fuzz_onnx.o"
-$CLANG $flags -o "$out/fuzz_onnx" "$out/fuzz_onnx.o" "$out/onnx.o" "$out/qlib.o" "$out/npy.o" "$out/onnx.pb-c.o" "$out/util.o" -lprotobuf-c -lm
+$CLANG $flags -o "$out/fuzz_onnx" "$out/fuzz_onnx.o" "$out/onnx.o" "$out/qlib.o" "$out/npy.o" "$out/readopt.o" "$out/lower.o" "$out/quant.o" "$out/onnx.pb-c.o" "$out/util.o" -lprotobuf-c -lm
 seed="$out/seed"
 mkdir -p "$seed"
 cp tests/onnx/bad/*.onnx "$seed/" 2>/dev/null || true
