@@ -312,19 +312,32 @@ static void pareto_mark(Point *pts, int npts, int nmodels)
 
 /* ---- shards: --shard K/N runs the points p with p % N == K - 1 and saves
    their result lines; --merge reads every shard's file instead of running.
-   A file names its sweep by a hash of the models, target, -D values and
-   --measure, so a shard of another sweep is refused. ------------------- */
+   A file names its sweep by a hash of htc's version, the models' and the
+   target's paths and bytes, the -D values and --measure, so a shard of
+   another sweep is refused (the files a target includes are not hashed). ------------------- */
 static uint64_t fnv(uint64_t h, const char *s)
 {
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return (h ^ 0xff) * 1099511628211ull;      /* a separator: "ab","c" differs from "a","bc" */
 }
 
+/* a file's bytes (the model's and the target's: a shard run where they
+   differ is another sweep) */
+static uint64_t fnv_file(uint64_t h, const char *path)
+{
+    size_t n;
+    ArenaMark mk = arena_mark();
+    const uint8_t *d = read_file(path, &n);
+    for (size_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ull;
+    arena_release(mk);
+    return (h ^ 0xff) * 1099511628211ull;
+}
+
 static uint64_t sweep_hash(const char *target, const char **models, int nmodels, const Axis *ax, int nax, int measure)
 {
-    uint64_t h = fnv(14695981039346656037ull, "htc-sweep-1");
-    h = fnv(h, target);
-    for (int m = 0; m < nmodels; m++) h = fnv(h, models[m]);
+    uint64_t h = fnv(14695981039346656037ull, "htc-sweep-1 " HTC_VERSION);
+    h = fnv_file(fnv(h, target), target);
+    for (int m = 0; m < nmodels; m++) h = fnv_file(fnv(h, models[m]), models[m]);
     for (int a = 0; a < nax; a++) {
         h = fnv(h, ax[a].name);
         for (int k = 0; k < ax[a].n; k++) h = fnv(h, ax[a].v[k]);
@@ -357,6 +370,7 @@ static void merge_shards(const char **files, int nfiles, Point *pts, int npts, u
     for (int i = 0; i < nfiles; i++) {
         size_t len;
         char *text = (char *)read_file(files[i], &len);
+        text[len] = 0;                  /* (read_file leaves room for it) */
         if (memchr(text, 0, len)) die("sweep: --merge %s: not a shard file (a NUL byte)", files[i]);
         unsigned long long h;
         int k, n, np, used;
