@@ -2898,6 +2898,84 @@ static int u8_xor(Graph *g, int in, DType ty, const char *name, int *op_index)
     return t;
 }
 
+/* LiteRT's uint8 CONCATENATION of inputs quantized unlike its output
+   (ConcatenationWithScaling): each such input is first mapped through
+   round(value * scale + bias) + out_zp in float, a byte table per input
+   (an OP_TABLE before the concat), and the concat is then a copy. */
+static const char U8_RQ[] = "CONCATENATION (uint8 input rescaled)";
+
+static void u8_concat_rescale(Graph *g)
+{
+    int n = g->nops, extra = 0;
+    for (int i = 0; i < n; i++) {
+        const Op *op = &g->ops[i];
+        if (op->kind != OP_CONCAT || op->out[0] < 0 || !g->tensors[op->out[0]].u8) continue;
+        extra += op->nin;
+    }
+    if (!extra) return;
+    Op *list = arena_alloc(sizeof(Op) * (size_t)(n + extra));
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        Op op = g->ops[i];
+        const Tensor *out = op.out[0] >= 0 ? &g->tensors[op.out[0]] : NULL;
+        if (op.kind == OP_CONCAT && out && out->u8 && out->q.n == 1) {
+            for (int k = 0; k < op.nin; k++) {
+                int ti = op.in[k];
+                if (ti < 0) continue;
+                const Tensor *x = &g->tensors[ti];
+                if (!x->u8 || x->q.n != 1 || (x->q.scale[0] == out->q.scale[0] && x->q.zero_point[0] == out->q.zero_point[0]))
+                    continue;
+                int t = graph_add_tensor(g);
+                Tensor *y = &g->tensors[t];
+                x = &g->tensors[ti];
+                out = &g->tensors[op.out[0]];
+                y->name = arena_printf("%s.rescaled", x->name);
+                y->type = DT_INT8;
+                y->u8 = 1;
+                y->rank = x->rank;
+                for (int d = 0; d < x->rank; d++) y->shape[d] = x->shape[d];
+                y->q = out->q;
+                y->src_index = -1;
+                htc__lut_params *p = arena_alloc(sizeof *p);
+                p->size = (int32_t)tensor_numel(x);
+                volatile float inv = 1.0f / out->q.scale[0];
+                volatile float scale = x->q.scale[0] * inv;
+                volatile float bias = -(float)(int32_t)(x->q.zero_point[0] + 128) * scale;
+                int32_t ozp = (int32_t)out->q.zero_point[0] + 128;
+                for (int u = 0; u < 256; u++) {
+                    volatile float v = (float)u * scale;
+                    v = v + bias;
+                    float r = roundf(v);
+                    int32_t q = (int32_t)r + ozp;
+                    q = q < 0 ? 0 : q > 255 ? 255 : q;
+                    p->lut[(uint8_t)(u ^ 0x80)] = (uint8_t)(q ^ 0x80);
+                }
+                Op *tb = &list[m++];
+                memset(tb, 0, sizeof *tb);
+                for (int j = 0; j < OP_MAX_IO; j++) tb->in[j] = tb->out[j] = -1;
+                tb->engine = -1;
+                tb->kernel_weights = -1;
+                tb->kind = OP_TABLE;
+                tb->src_index = op.src_index;
+                tb->src_name = U8_RQ;
+                tb->nin = tb->nout = 1;
+                tb->in[0] = ti;
+                tb->out[0] = t;
+                tb->params = p;
+                tb->params_size = sizeof *p;
+                tb->params_type = "htc__lut_params";
+                tb->rq = RQ_TFLITE;
+                tb->nch = 1;
+                tb->variant = "";
+                op.in[k] = t;
+            }
+        }
+        list[m++] = op;
+    }
+    while (g->nops < m) graph_add_op(g);
+    memcpy(g->ops, list, sizeof(Op) * (size_t)m);
+}
+
 /* Every quantized uint8 tensor is stored as int8 (value - 128, zero point
    - 128, constants' bytes flipped) and marked u8: the integer ops then run
    htc's int8 kernels, whose results equal LiteRT's uint8 kernels wherever
@@ -2924,6 +3002,7 @@ static void u8_storage(Graph *g)
         }
     }
     if (!any) return;
+    u8_concat_rescale(g);
     int nops = g->nops, nfront = 0;
     for (int k = 0; k < g->ninputs; k++) {
         int ti = g->inputs[k], o;
@@ -3000,7 +3079,7 @@ void lower(Graph *g)
 static void lower_op(Graph *g, Op *op)
 {
     OP = op;
-    if (op->src_name == U8_IO) return;  /* u8_storage's byte table */
+    if (op->src_name == U8_IO || op->src_name == U8_RQ) return;  /* u8_storage's byte tables */
     op->variant = "";
     for (int k = -1; k < op->nin; k++) {
         int ti = k < 0 ? op->out[0] : op->in[k];

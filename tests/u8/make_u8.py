@@ -13,7 +13,8 @@ this script; `python3 tests/u8/make_u8.py tests/u8` writes them again
   averages fewer values), MUL of two activations, CONCATENATION, LOGISTIC,
   TANH, FULLY_CONNECTED with RELU, QUANTIZE uint8 -> int8, DEQUANTIZE.
 - u8_resize.tflite: RESIZE_BILINEAR up (plain, half-pixel centers, align
-  corners) and down, RESIZE_NEAREST_NEIGHBOR.
+  corners) and down, RESIZE_NEAREST_NEIGHBOR; CONCATENATION of three inputs
+  each quantized unlike the output.
 """
 import os
 import sys
@@ -172,6 +173,12 @@ def resize():
         m.operators[-1].builtinOptionsType = ot
         m.operators[-1].builtinOptions = o
         outs.append(y)
+    # CONCATENATION of inputs quantized unlike the output (LiteRT rescales each)
+    a = u.conv(x, 4, 3)
+    b = u.conv(x, 5, 1)
+    cat = u.act([1, 5, 7, 12], f32(m.quant(a)[0] * 1.3), 101)
+    m.op("CONCATENATION", [a, b, x], [cat], axis=3, fusedActivationFunction=tb.ACT[None])
+    outs.append(cat)
     for y in outs:
         m.output(y)
     return m
