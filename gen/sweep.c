@@ -325,11 +325,14 @@ static uint64_t fnv(uint64_t h, const char *s)
    differ is another sweep) */
 static uint64_t fnv_file(uint64_t h, const char *path)
 {
+    FILE *f = fopen(path, "rb");
+    if (!f) die("%s: cannot open: %s", path, strerror(errno));
+    unsigned char buf[65536];
     size_t n;
-    ArenaMark mk = arena_mark();
-    const uint8_t *d = read_file(path, &n);
-    for (size_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ull;
-    arena_release(mk);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0; i < n; i++) h = (h ^ buf[i]) * 1099511628211ull;
+    if (ferror(f)) die("%s: read error", path);
+    fclose(f);
     return (h ^ 0xff) * 1099511628211ull;
 }
 
