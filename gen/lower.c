@@ -3089,12 +3089,12 @@ static void lower_op(Graph *g, Op *op)
         static const OpKind ok[] = {OP_CONV2D, OP_FC, OP_ADD, OP_MUL, OP_AVGPOOL, OP_MAXPOOL, OP_SOFTMAX, OP_PAD,
                                     OP_CONCAT, OP_RESHAPE, OP_TRANSPOSE, OP_SLICE, OP_TILE, OP_GATHER, OP_MIRROR_PAD,
                                     OP_SPACE_TO_BATCH, OP_BATCH_TO_SPACE, OP_QUANTIZE, OP_DEQUANTIZE, OP_ARGMAX,
-                                    OP_ARGMIN, OP_RESIZE};
+                                    OP_ARGMIN, OP_RESIZE, OP_MEAN};
         int known = op->kind == OP_TABLE && (!strcmp(op->src_name, "LOGISTIC") || !strcmp(op->src_name, "TANH"));
         for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) known |= op->kind == ok[k];
         if (!known) fail("uint8 %s is not supported (htc's uint8 operators: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
-                         "ADD, MUL, pooling, SOFTMAX, LOGISTIC, TANH, PAD, RESIZE, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN and "
-                         "data movement)", op->src_name);
+                         "ADD, MUL, pooling, SOFTMAX, LOGISTIC, TANH, PAD, RESIZE, MEAN, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN "
+                         "and data movement)", op->src_name);
     }
     int signal = op->kind >= OP_WINDOW && op->kind <= OP_OVERLAP_ADD;
     if ((op->nout != 1 && op->kind != OP_LSTM && op->kind != OP_SVDF && op->kind != OP_DETECT_PP && !signal) ||

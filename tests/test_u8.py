@@ -65,14 +65,13 @@ def test_u8_litert(name):
 
 
 def test_u8_unchecked_refused(tmp_path):
-    """A uint8 operator not checked against LiteRT (MEAN, SUB) is
+    """A uint8 operator not checked against LiteRT (RELU, SUB) is
     refused naming it; every such operator listed at once, in graph order."""
     import tflite_build as tb
     m = tb.Model()
     x = m.input([1, 4, 4, 2], scale=0.1, zp=128, dtype="uint8")
-    ax = m.const(np.array([1, 2], dtype=np.int32), "int32")
-    y = m.tensor([1, 1, 1, 2], "uint8", 0.1, 128)
-    m.op("MEAN", [x, ax], [y], keepDims=True)
+    y = m.tensor([1, 4, 4, 2], "uint8", 0.1, 128)
+    m.op("RELU", [x], [y])
     z = m.tensor([1, 4, 4, 2], "uint8", 0.1, 128)
     m.op("SUB", [x, x], [z])
     m.output(y)
@@ -81,9 +80,9 @@ def test_u8_unchecked_refused(tmp_path):
     r = oracle.htc("compile", path, "-t", "targets/cpu.lua", "-o", str(tmp_path / "m.h"), check=False)
     lines = r.stderr.splitlines()
     assert r.returncode == 1 and len(lines) == 3, r.stderr
-    assert "2 operators refused, in graph order: operator 0 (MEAN): uint8 MEAN is not supported" in lines[0], r.stderr
-    assert lines[1].endswith("operator 0 (MEAN): uint8 MEAN is not supported (htc's uint8 operators: CONV_2D, "
+    assert "2 operators refused, in graph order: operator 0 (RELU): uint8 RELU is not supported" in lines[0], r.stderr
+    assert lines[1].endswith("operator 0 (RELU): uint8 RELU is not supported (htc's uint8 operators: CONV_2D, "
                              "DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL, pooling, SOFTMAX, LOGISTIC, TANH, PAD, "
-                             "RESIZE, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN and data movement)"), r.stderr
+                             "RESIZE, MEAN, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN and data movement)"), r.stderr
     assert "operator 1 (SUB): uint8 SUB is not supported" in lines[2], r.stderr
     assert not (tmp_path / "m.h").exists()

@@ -14,7 +14,7 @@ this script; `python3 tests/u8/make_u8.py tests/u8` writes them again
   TANH, FULLY_CONNECTED with RELU, QUANTIZE uint8 -> int8, DEQUANTIZE.
 - u8_resize.tflite: RESIZE_BILINEAR up (plain, half-pixel centers, align
   corners) and down, RESIZE_NEAREST_NEIGHBOR; CONCATENATION of three inputs
-  each quantized unlike the output.
+  each quantized unlike the output; MEAN over height and width.
 """
 import os
 import sys
@@ -179,6 +179,12 @@ def resize():
     cat = u.act([1, 5, 7, 12], f32(m.quant(a)[0] * 1.3), 101)
     m.op("CONCATENATION", [a, b, x], [cat], axis=3, fusedActivationFunction=tb.ACT[None])
     outs.append(cat)
+    # MEAN over the spatial axes (keep_dims, and not), requantized
+    for keep, (os_, oz) in ((True, (f32(m.quant(cat)[0] * 0.4), 77)), (False, m.quant(cat))):
+        ax = m.const(np.array([1, 2], dtype=np.int32), "int32")
+        y = u.act([1, 1, 1, 12] if keep else [1, 12], os_, oz)
+        m.op("MEAN", [cat, ax], [y], keepDims=keep)
+        outs.append(y)
     for y in outs:
         m.output(y)
     return m
