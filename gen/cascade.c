@@ -57,12 +57,6 @@ typedef struct {
 
 static int64_t align_up(int64_t x, int a) { return (x + a - 1) / a * a; }
 
-int64_t buffer_bytes(const Tensor *t)
-{
-    if (t->band_rows > 0 && t->rank == 4) return (int64_t)tensor_bytes(t) / t->shape[1] * t->band_rows;
-    return (int64_t)tensor_bytes(t);
-}
-
 static int is4(const Tensor *t) { return t->rank == 4 && t->shape[0] == 1; }
 
 static int fn_is(const Op *op, const char *fn)

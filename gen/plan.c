@@ -23,6 +23,12 @@
 
 static int64_t align_up(int64_t x, int a) { return (x + a - 1) / a * a; }
 
+int64_t buffer_bytes(const Tensor *t)
+{
+    if (t->band_rows > 0 && t->rank == 4) return (int64_t)tensor_bytes(t) / t->shape[1] * t->band_rows;
+    return (int64_t)tensor_bytes(t);
+}
+
 /* ---- storage classes, aliases, in-place ----------------------------------- */
 
 /* Element-wise ops whose kernels read element i before writing element i,

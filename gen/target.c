@@ -20,16 +20,6 @@
 
 static const char *find_file(const Target *t, const char *path, const char **why);
 
-int path_inside(const char *path, const char *root)
-{
-    char *real = realpath(path, NULL), *r = realpath(root, NULL);
-    size_t rl = r ? strlen(r) : 0;
-    int inside = real && r && (!strcmp(r, "/") || (!strncmp(real, r, rl) && real[rl] == '/'));
-    free(real);
-    free(r);
-    return inside;
-}
-
 /* ---- locating a field in the source, for file:line in schema errors -----
 
    Lua tables keep no line numbers, so a schema error finds the line of its
@@ -696,7 +686,6 @@ Target *target_load(const char *path, const TargetDefines *defines)
         die("%s", sandbox_error(L));
     sandbox_push_env(L);
     param_register(L, &lt->params);
-    target_call_init(L);
     rawfield(L, -1, "__htc_tilevars");
     lt->tilevars_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_setupvalue(L, -2, 1);

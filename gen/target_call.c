@@ -59,16 +59,6 @@ static int op_missing(lua_State *L)
                       lua_tostring(L, -2));
 }
 
-void target_call_init(lua_State *L)
-{
-    luaL_newmetatable(L, "htc.op");
-    lua_pushcfunction(L, op_missing);
-    lua_setfield(L, -2, "__index");
-    lua_pushboolean(L, 0);      /* getmetatable(op) is false: no one adds a __gc to it */
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 1);
-}
-
 /* The op as the target's predicates see it: a fresh table of plain values.
    Field names are documented in docs/targets.md. */
 static void push_op(lua_State *L, const Graph *g, const Op *op)
@@ -176,7 +166,13 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         set_str(L, "requant", "shift");
         set_str(L, "rounding", op->shift_round == ROUND_TFLITE ? "tflite" : "half_even");
     }
-    luaL_setmetatable(L, "htc.op");     /* strict: a missing field is an error */
+    if (luaL_newmetatable(L, "htc.op")) {       /* the first op: its metatable */
+        lua_pushcfunction(L, op_missing);       /* strict: a missing field is an error */
+        lua_setfield(L, -2, "__index");
+        lua_pushboolean(L, 0);      /* getmetatable(op) is false: no one adds a __gc to it */
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_setmetatable(L, -2);
 }
 
 

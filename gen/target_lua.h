@@ -64,11 +64,11 @@ static inline int in_list(const char *s, const char *const *list)
 int target_find_key(const char *src, size_t len, size_t from, const char *key, size_t *at);
 int target_locate(const LoadedTarget *lt, const char *const *keys, int nkeys);
 const char *target_requant_text(const RequantSet *rs);
-/* Is path, after every symbolic link (realpath), inside directory root? */
-int path_inside(const char *path, const char *root);
 
 /* target_sandbox.c: a Lua state within the limits (memory, instructions,
    CPU and wall-clock time), the sandbox's environment, protected calls */
+/* Is path, after every symbolic link (realpath), inside directory root? */
+int path_inside(const char *path, const char *root);
 lua_State *sandbox_open(const char *path);
 /* A fresh environment table holding only the safe globals, `target`,
    `include`, KiB and the tile prelude, at the top of the stack. */
@@ -86,8 +86,5 @@ const char *sandbox_error(lua_State *L);
    and the check, after the file ran, that every -D named a parameter */
 void param_register(lua_State *L, ParamState *ps);
 void param_check_used(const ParamState *ps, const char *path);
-
-/* target_call.c: the metatable of the op tables the target's functions see */
-void target_call_init(lua_State *L);
 
 #endif

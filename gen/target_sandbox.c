@@ -229,6 +229,16 @@ static int l_panic(lua_State *L)
     die("%s", sandbox_error(L));
 }
 
+int path_inside(const char *path, const char *root)
+{
+    char *real = realpath(path, NULL), *r = realpath(root, NULL);
+    size_t rl = r ? strlen(r) : 0;
+    int inside = real && r && (!strcmp(r, "/") || (!strncmp(real, r, rl) && real[rl] == '/'));
+    free(real);
+    free(r);
+    return inside;
+}
+
 /* target "name" { ... } -> the table, with its name recorded. */
 static int l_target_named(lua_State *L)
 {
