@@ -853,6 +853,128 @@ static inline int32_t htc__xp_clamp(int32_t v, int32_t lo, int32_t hi)
 #endif
 }
 
+/* The fast requantization (htc__prq) with 2m as an unsigned word: the
+   high word of acc * 2m is one MULHSU (no doubling of acc, so exact for
+   every int32 acc: h = (acc * m + 2^30) >> 31 in 64 bits, gemmlowp's
+   SaturatingRoundingDoublingHighMul for m >= 0), the result
+   (h + c + (h >> 31)) >> e is RoundingDivideByPOT(h, e) while h + c fits
+   (htc__xrq_ok). A channel with
+   multiplier 0 (any shift: a dead channel) gets e = 1, c = 1 (its h is 0,
+   so every e gives 0). */
+typedef struct {
+    uint32_t m2;
+    int32_t c, e;
+} htc__xrq;
+
+static inline htc__xrq htc__xrq_make(int32_t m, int shift)
+{
+    htc__xrq q;
+    q.m2 = HTC__CAST(uint32_t, m) << 1;
+    q.e = m ? -shift : 1;
+    q.c = q.e > 0 && q.e < 32 ? HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1) : 0;   /* unused otherwise */
+    return q;
+}
+
+static inline int32_t htc__xrq_apply(htc__xrq q, int32_t acc)
+{
+    const int64_t pr = HTC__CAST(int64_t, acc) * HTC__CAST(int64_t, q.m2);
+    const int32_t h = HTC__CAST(int32_t, pr >> 32) + HTC__CAST(int32_t, HTC__CAST(uint32_t, pr) >> 31);
+    return (h + q.c + (h >> 31)) >> q.e;
+}
+
+/* onnxruntime's float requantization when the scale is exactly 2^-e,
+   1 <= e <= 30, and |acc| < 2^24 (float(acc) exact; the parameter block's
+   exact_shift, gen/dispatch.c): acc rounded half to even at bit e,
+   (acc + 2^(e-1) - 1 + bit e of acc) >> e. */
+static inline htc__xrq htc__xrq_rne_make(int e)
+{
+    htc__xrq q;
+    q.m2 = 0;
+    q.e = e;
+    q.c = (1 << (e - 1)) - 1;
+    return q;
+}
+
+static inline int32_t htc__xrq_rne(htc__xrq q, int32_t acc)
+{
+    return (acc + q.c + ((acc >> q.e) & 1)) >> q.e;
+}
+
+/* QuantLib's RequantShift on the same paths (the epilogue kind of
+   htc__ql_conv2d and htc__ql_matmul): clip((acc * mul + add +
+   2^(shift-1)) >> shift, lo, hi) -
+   out_off is, with the output offset folded into the constant,
+   (acc * mul + c) >> shift clamped to [lo - out_off, hi - out_off], where
+   c = add + 2^(shift-1) - out_off * 2^shift: one multiply, one add and one
+   shift in 32-bit arithmetic, exact while every |acc * mul + c| < 2^31
+   (the callers check it per channel from |bias| and the taps:
+   kernels/conv2d.c htc__xql_ok, fc.c htc__ql_fc_xp_exact). Held in
+   htc__xrq's fields (m2 = mul, c, e = shift). */
+static inline htc__xrq htc__xql_make(int32_t mul, int32_t add, int32_t shift, int32_t zp)
+{
+    htc__xrq q;
+    const int64_t c = HTC__CAST(int64_t, add) + (shift > 0 ? HTC__CAST(int64_t, 1) << (shift - 1) : 0) +
+                      HTC__CAST(int64_t, zp) * (HTC__CAST(int64_t, 1) << shift);
+    q.m2 = HTC__CAST(uint32_t, mul);
+    q.c = HTC__CAST(int32_t, c);            /* fits: checked by the caller */
+    q.e = shift;
+    return q;
+}
+
+static inline int32_t htc__xql_apply(htc__xrq q, int32_t acc)
+{
+    return HTC__CAST(int32_t, HTC__CAST(uint32_t, acc) * q.m2 + HTC__CAST(uint32_t, q.c)) >> q.e;
+}
+
+/* the requantization of kind ql (a constant where it is inlined): 0
+   TFLite's (htc__xrq_apply), 1 QuantLib's (htc__xql_apply), 2
+   onnxruntime's exact shift (htc__xrq_rne) */
+#define HTC__XQ_APPLY(ql, q, acc) \
+    ((ql) == 1 ? htc__xql_apply((q), (acc)) : (ql) == 2 ? htc__xrq_rne((q), (acc)) : htc__xrq_apply((q), (acc)))
+
+/* the lane-wise maximum / minimum of four signed bytes (pv.max.b, pv.min.b) */
+static inline uint32_t htc__xp_max4(uint32_t a, uint32_t b)
+{
+#ifdef HTC__XP_ASM
+    __asm__(".insn r 0x57, 1, 0x18, %0, %0, %1" : "+r"(a) : "r"(b));
+    return a;
+#else
+    uint32_t r = 0;
+    int i;
+    for (i = 0; i < 32; i += 8) {
+        const int8_t x = HTC__CAST(int8_t, (a >> i) & 0xffu), y = HTC__CAST(int8_t, (b >> i) & 0xffu);
+        r |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, x > y ? x : y)) << i;
+    }
+    return r;
+#endif
+}
+
+static inline uint32_t htc__xp_min4(uint32_t a, uint32_t b)
+{
+#ifdef HTC__XP_ASM
+    __asm__(".insn r 0x57, 1, 0x10, %0, %0, %1" : "+r"(a) : "r"(b));
+    return a;
+#else
+    uint32_t r = 0;
+    int i;
+    for (i = 0; i < 32; i += 8) {
+        const int8_t x = HTC__CAST(int8_t, (a >> i) & 0xffu), y = HTC__CAST(int8_t, (b >> i) & 0xffu);
+        r |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, x < y ? x : y)) << i;
+    }
+    return r;
+#endif
+}
+
+/* a word to p (any alignment) */
+static inline void htc__xp_st4(int8_t *p, uint32_t v)
+{
+#ifdef HTC__XP_ASM
+    __asm__ volatile("sw %1, 0(%0)" : : "r"(p), "r"(v) : "memory");
+#else
+    memcpy(p, &v, 4);
+#endif
+}
+
 /* the sum of n signed bytes (dot products with 0x01010101) */
 static HTC__UNUSED int32_t htc__xp_sum(const int8_t *w, int32_t n)
 {

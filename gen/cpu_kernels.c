@@ -183,7 +183,7 @@ static const struct {
     {"htc__qfc_s32", S_R | S_C},
     {"htc__ql_matmul", S_R | S_C},
     {"htc__avgpool_s8", S_R | S_C | SPLIT_BAND},
-    {"htc__maxpool_s8", S_R | SPLIT_BAND},
+    {"htc__maxpool_s8", S_R | S_C | SPLIT_BAND},
     {"htc__add_s8", S_R},
     {"htc__mul_s8", S_R},
     {"htc__qmul_s8", S_R},

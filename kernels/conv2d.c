@@ -2106,6 +2106,14 @@ static HTC__NOINLINE void htc__conv2d_mve_l(const htc__conv_params *p, const int
 }
 #endif
 
+/* QuantLib's RequantShift constants of a layer on the XpulpV2 paths
+   (htc__xql_make; the type outside HTC__XP for the parallel entry points) */
+typedef struct {
+    const int32_t *mul, *add;               /* [out_c] when per_channel, else [1] */
+    int32_t shift;
+    const int8_t *rne;                      /* onnxruntime's exact shifts instead (kind 2) */
+} htc__xql;
+
 #ifdef HTC__XP
 /* ---- XpulpV2 path (HTC__XP, htc.h) ---------------------------------------
    The input offset folded into the start value, bias - in_zp * sum(w), so
@@ -2169,53 +2177,6 @@ static HTC__INLINE HTC__UNUSED void htc__xp_field(const htc__conv_params *p, con
     }
 }
 
-/* The fast requantization (htc__prq) with 2m as an unsigned word: the
-   high word of acc * 2m is one MULHSU (no doubling of acc, so exact for
-   every int32 acc: h = (acc * m + 2^30) >> 31 in 64 bits, gemmlowp's
-   SaturatingRoundingDoublingHighMul for m >= 0), the result
-   (h + c + (h >> 31)) >> e is RoundingDivideByPOT(h, e) while h + c fits
-   (htc__xrq_ok). A channel with
-   multiplier 0 (any shift: a dead channel) gets e = 1, c = 1 (its h is 0,
-   so every e gives 0). */
-typedef struct {
-    uint32_t m2;
-    int32_t c, e;
-} htc__xrq;
-
-static inline htc__xrq htc__xrq_make(int32_t m, int shift)
-{
-    htc__xrq q;
-    q.m2 = HTC__CAST(uint32_t, m) << 1;
-    q.e = m ? -shift : 1;
-    q.c = q.e > 0 && q.e < 32 ? HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1) : 0;   /* unused otherwise */
-    return q;
-}
-
-static inline int32_t htc__xrq_apply(htc__xrq q, int32_t acc)
-{
-    const int64_t pr = HTC__CAST(int64_t, acc) * HTC__CAST(int64_t, q.m2);
-    const int32_t h = HTC__CAST(int32_t, pr >> 32) + HTC__CAST(int32_t, HTC__CAST(uint32_t, pr) >> 31);
-    return (h + q.c + (h >> 31)) >> q.e;
-}
-
-/* onnxruntime's float requantization when the scale is exactly 2^-e,
-   1 <= e <= 30, and |acc| < 2^24 (float(acc) exact; the parameter block's
-   exact_shift, gen/dispatch.c): acc rounded half to even at bit e,
-   (acc + 2^(e-1) - 1 + bit e of acc) >> e. */
-static inline htc__xrq htc__xrq_rne_make(int e)
-{
-    htc__xrq q;
-    q.m2 = 0;
-    q.e = e;
-    q.c = (1 << (e - 1)) - 1;
-    return q;
-}
-
-static inline int32_t htc__xrq_rne(htc__xrq q, int32_t acc)
-{
-    return (acc + q.c + ((acc >> q.e) & 1)) >> q.e;
-}
-
 /* Exact for output channels [lo, hi) of the layer? h is exact for every
    int32 acc (acc * 2m in 64 bits); only h + c may overflow. Per channel:
    multiplier 0, or m > 0 with a right shift of 1..31 and the largest h
@@ -2239,6 +2200,30 @@ static HTC__UNUSED int htc__xrq_ok(const htc__conv_params *p, int32_t taps, int3
         if (((a * m + (HTC__CAST(int64_t, 1) << 30)) >> 31) > 2147483647 - (HTC__CAST(int64_t, 1) << (e - 1))) return 0;
     }
     return 1;
+}
+
+/* channels [lo, hi) exact in 32 bits? |acc| <= |bias| + taps * (128 +
+   |in_zp|) * 128 (the int8 input plus its offset, int8 weights) */
+static HTC__UNUSED int htc__xql_ok(const htc__conv_params *p, const htc__xql *xq, int32_t taps, int32_t lo, int32_t hi)
+{
+    const int64_t t = HTC__CAST(int64_t, taps) * (128 + (p->in_zp < 0 ? -HTC__CAST(int64_t, p->in_zp) : p->in_zp)) * 128;
+    int32_t i;
+    if (xq->shift < 0 || xq->shift > 30 || taps >= 32768) return 0;
+    for (i = lo; i < hi; i++) {
+        const int32_t j = p->per_channel ? i : 0;
+        const int64_t b = p->bias ? p->bias[i] : 0, m = xq->mul[j];
+        const int64_t c = HTC__CAST(int64_t, xq->add[j]) + (xq->shift > 0 ? HTC__CAST(int64_t, 1) << (xq->shift - 1) : 0) +
+                          HTC__CAST(int64_t, p->out_zp) * (HTC__CAST(int64_t, 1) << xq->shift);
+        if (((b < 0 ? -b : b) + t) * (m < 0 ? -m : m) + (c < 0 ? -c : c) > 2147483647) return 0;
+    }
+    return 1;
+}
+
+/* the exact value of one output otherwise (htc__ql_rq, 64-bit product) */
+static HTC__UNUSED int8_t htc__xql_slow(const htc__conv_params *p, const htc__xql *xq, int32_t oc, int32_t acc)
+{
+    const int32_t j = p->per_channel ? oc : 0, off = -p->out_zp;
+    return HTC__CAST(int8_t, htc__ql_rq(acc, xq->mul[j], xq->add[j], xq->shift, p->act_min + off, p->act_max + off) - off);
 }
 
 /* s[j] = the sum of the n signed bytes of row j (w + j * ws), j = 0..3:
@@ -2289,10 +2274,12 @@ static HTC__NOINLINE void htc__xp_sum4(const int8_t *w, int32_t ws, int32_t n, i
    (htc__xp_dot2x4; tail 0: n is a multiple of 4, so no byte loop in the
    code), each requantized by q[k] to o0[k] / o1[k]. Every value
    a named variable (no array on the stack between the dot products and
-   the requantization). */
+   the requantization). ql: the requantization's kind (HTC__XQ_APPLY:
+   TFLite's, QuantLib's with zp 0, folded into q, or onnxruntime's exact
+   shift), a constant of each inlined loop. */
 static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t ws, int32_t n, int tail,
                                        const int32_t *s, const htc__xrq *q, int8_t *o0, int8_t *o1, int32_t zp, int32_t lo,
-                                       int32_t hi, int rne)
+                                       int32_t hi, int ql)
 {
     const int8_t *r[4];
     int32_t acc[8];
@@ -2305,23 +2292,27 @@ static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const
     acc[2] = acc[6] = s[2];
     acc[3] = acc[7] = s[3];
     htc__xp_dot2x4(x0, x1, r, tail ? n : n & ~3, acc);
-#define HTC__XQ(K, A) (rne ? htc__xrq_rne(q[K], A) : htc__xrq_apply(q[K], A))
 #define HTC__XB(K)                                                                                   \
-    o0[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ(K, acc[K]) + zp, lo, hi));                       \
-    o1[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ(K, acc[4 + K]) + zp, lo, hi));
+    o0[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[K]) + zp, lo, hi));          \
+    o1[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[4 + K]) + zp, lo, hi));
     HTC__XB(0) HTC__XB(1) HTC__XB(2) HTC__XB(3)
 #undef HTC__XB
-#undef HTC__XQ
 }
 
-static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb,
-                                             int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi, const int8_t *rne)
+/* The layer's output channels [oc_lo, oc_hi) of pixels [q_lo, q_hi), the
+   requantization of kind ql (HTC__XQ_APPLY: 0 TFLite's, 1 QuantLib's
+   (xq), 2 onnxruntime's exact shift (xq->rne)); fast: htc__xrq_ok /
+   htc__xql_ok (1 for the shift). */
+static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc__xql *xq, const int ql, const int8_t *in,
+                                            int8_t *out, int fast, int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo,
+                                            int32_t q_hi)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c, in_img = p->in_h * p->in_w * p->in_c;
     const int pw = p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
                    p->pad_left == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
-    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    /* QuantLib's output offset is in its constants (htc__xql_make) */
+    const int32_t zp = ql == 1 ? 0 : p->out_zp, lo = p->act_min, hi = p->act_max;
     /* the column buffer's pixels K4 bytes apart, zeros after each field:
        a block whose four weight rows all have a row after them (in the
        array) then takes the last K % 4 taps as one more word (products
@@ -2360,8 +2351,12 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
         }
         for (oc = c0; oc < c1; oc++) {
             s0[oc - c0] = (p->bias ? p->bias[oc] : 0) - p->in_zp * s0[oc - c0];
-            if (rne) rq[oc - c0] = htc__xrq_rne_make(rne[p->per_channel ? oc : 0]);
-            else if (fast) rq[oc - c0] = htc__xrq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
+            if (ql == 2)
+                rq[oc - c0] = htc__xrq_rne_make(xq->rne[p->per_channel ? oc : 0]);
+            else if (fast && ql)
+                rq[oc - c0] = htc__xql_make(xq->mul[p->per_channel ? oc : 0], xq->add[p->per_channel ? oc : 0], xq->shift, p->out_zp);
+            else if (fast)
+                rq[oc - c0] = htc__xrq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
         }
         for (b = 0; b < p->batches; b++) {
             const int8_t *in_b = in + HTC__CAST(size_t, b) * in_img;
@@ -2398,22 +2393,14 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                 oc = c0;
                 if (fast && (K4 & 3) == 0) {
                     const int32_t ce = ws == K4 || c1 < out_c || K4 == K ? c1 : c1 - 4;
-                    if (rne)
-                        for (; oc + 4 <= ce; oc += 4)
-                            htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
-                                           out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo,
-                                           hi, 1);
-                    else
-                        for (; oc + 4 <= ce; oc += 4)
-                            htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
-                                           out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo,
-                                           hi, 0);
+                    for (; oc + 4 <= ce; oc += 4)
+                        htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
+                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
                 } else if (fast) {
                     /* pointwise with K % 4 != 0: the same with the byte tail */
                     for (; oc + 4 <= c1; oc += 4)
                         htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K, 1, s0 + (oc - c0), rq + (oc - c0),
-                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi,
-                                       rne != 0);
+                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
                 }
                 for (; oc < c1; oc += 4) {
                     const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;
@@ -2426,21 +2413,23 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                         /* the precomputed requantization of each channel */
                         int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
                         const htc__xrq *qk = rq + (oc - c0);
-                        if (rne) {
-                            for (k = 0; k < nb; k++) {
-                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_rne(qk[k], acc[k]) + zp, lo, hi));
-                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_rne(qk[k], acc[4 + k]) + zp, lo, hi));
-                            }
-                        } else if (nb == 4) {
+                        if (nb == 4) {
                             for (k = 0; k < 4; k++) {
-                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[k]) + zp, lo, hi));
-                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[4 + k]) + zp, lo, hi));
+                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, qk[k], acc[k]) + zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, qk[k], acc[4 + k]) + zp, lo, hi));
                             }
                         } else {
                             for (k = 0; k < nb; k++) {
-                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[k]) + zp, lo, hi));
-                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(qk[k], acc[4 + k]) + zp, lo, hi));
+                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, qk[k], acc[k]) + zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, qk[k], acc[4 + k]) + zp, lo, hi));
                             }
+                        }
+                    } else if (ql) {
+                        /* beyond 32 bits: htc__ql_rq's 64-bit product */
+                        int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
+                        for (k = 0; k < nb; k++) {
+                            o0[k] = htc__xql_slow(p, xq, oc + k, acc[k]);
+                            o1[k] = htc__xql_slow(p, xq, oc + k, acc[4 + k]);
                         }
                     } else {
                         htc__port_store(p, 0, oc, nb, np, acc, out_b + HTC__CAST(size_t, q) * out_c + oc,
@@ -2452,23 +2441,68 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
     }
 }
 
-/* Output channels [oc_lo, oc_hi) of every pixel (a core's share when the
-   cluster divides the layer by channels); 0 when the layer is not the XP
-   path's (receptive field above HTC__XP_COLS bytes). */
+static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb,
+                                             int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi);
+}
+
+static HTC__NOINLINE void htc__conv2d_xp_run_ql(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
+                                                int fast, int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, xq, 1, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi);
+}
+
+static HTC__NOINLINE void htc__conv2d_xp_run_rne(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
+                                                 int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, xq, 2, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
+}
+
+/* the layer as the XP path takes it: pointwise (read in place) or with a
+   receptive field of at most HTC__XP_COLS bytes */
+static inline int htc__conv2d_xp_pw(const htc__conv_params *p)
+{
+    return p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
+           p->out_h == p->in_h && p->out_w == p->in_w;
+}
+
+static inline int htc__conv2d_xp_fits(const htc__conv_params *p)
+{
+    return htc__conv2d_xp_pw(p) || ((p->k_h * p->k_w * p->in_c + 3) & ~3) <= HTC__XP_COLS;
+}
+
+/* Output channels [oc_lo, oc_hi) of pixels [q_lo, q_hi) (a core's share
+   when the cluster divides the layer by channels or pixel pairs), TFLite's
+   requantization (htc__conv2d_xp_sel) or QuantLib's (_ql); 0 when the
+   layer is not the XP path's (receptive field above HTC__XP_COLS bytes).
+   (Each its own frame with the column buffer: a worker core has 4 KiB.) */
 static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi,
                                             int32_t q_lo, int32_t q_hi)
 {
-    const int32_t K = p->k_h * p->k_w * p->in_c;
-    const int fast = htc__xrq_ok(p, K, oc_lo, oc_hi);
     int8_t xb[2 * HTC__XP_COLS];
-    if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
-        p->out_h == p->in_h && p->out_w == p->in_w)
-        htc__conv2d_xp_run(p, in, out, fast, 0, oc_lo, oc_hi, q_lo, q_hi, 0);
-    else if (((K + 3) & ~3) <= HTC__XP_COLS)
-        htc__conv2d_xp_run(p, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
-    else
-        return 0;
+    if (!htc__conv2d_xp_fits(p)) return 0;
+    htc__conv2d_xp_run(p, in, out, htc__xrq_ok(p, p->k_h * p->k_w * p->in_c, oc_lo, oc_hi), htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo,
+                       oc_hi, q_lo, q_hi);
     return 1;
+}
+
+static HTC__NOINLINE int htc__conv2d_xp_sel_ql(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
+                                               int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    int8_t xb[2 * HTC__XP_COLS];
+    if (!htc__conv2d_xp_fits(p)) return 0;
+    htc__conv2d_xp_run_ql(p, xq, in, out, htc__xql_ok(p, xq, p->k_h * p->k_w * p->in_c, oc_lo, oc_hi),
+                          htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+    return 1;
+}
+
+/* either (xq a constant NULL where inlined: only the TFLite one linked) */
+static HTC__INLINE int htc__conv2d_xp_selx(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
+                                           int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    if (xq) return htc__conv2d_xp_sel_ql(p, xq, in, out, oc_lo, oc_hi, q_lo, q_hi);
+    return htc__conv2d_xp_sel(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
 }
 
 static HTC__UNUSED int htc__conv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi)
@@ -2479,10 +2513,11 @@ static HTC__UNUSED int htc__conv2d_xp_ch(const htc__conv_params *p, const int8_t
 /* Output pixels [q_lo, q_hi) of a one-image layer, every channel (a core's
    share when the rows divide unevenly over the cores); 0, computing
    nothing, when the layer is not the XP path's. */
-static HTC__UNUSED int htc__conv2d_xp_px(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t q_lo, int32_t q_hi)
+static HTC__INLINE HTC__UNUSED int htc__conv2d_xp_px(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out, int32_t q_lo,
+                                         int32_t q_hi)
 {
-    if (((p->k_h * p->k_w * p->in_c + 3) & ~3) > HTC__XP_COLS) return 0;
-    if (q_hi > q_lo) htc__conv2d_xp_sel(p, in, out, 0, p->out_c, q_lo, q_hi);
+    if (!htc__conv2d_xp_fits(p)) return 0;
+    if (q_hi > q_lo) htc__conv2d_xp_selx(p, xq, in, out, 0, p->out_c, q_lo, q_hi);
     return 1;
 }
 
@@ -3815,144 +3850,321 @@ static HTC__NOINLINE void htc__dwconv2d_mve(const htc__conv_params *p, const int
 /* The path is chosen from the layer's constant parameters: with the call
    inlined the compiler folds the choice and links only the paths used. */
 #ifdef HTC__XP
-/* XpulpV2 path (HTC__XP), depth_mult 1, kernels up to 4 wide and 8 high
-   (dilation 1 across): channel by channel, the rows of the input the
-   windows read are copied into a plane on the stack (HTC__XP_DWBUF bytes,
-   output rows in chunks that fit), in_zp in the padding, so each kernel
-   row of an output pixel is one word load and one pv.sdotsp.b with the
-   row's weights (zero past k_w); the input offset is folded into the
-   start value bias - in_zp * sum(w). One channel's multiplier and shift
-   serve its whole plane. */
+/* XpulpV2 path (HTC__XP), depth multiplier 1, channel-planar: each channel
+   of the core's share is copied into a plane on the stack (HTC__XP_DWBUF
+   bytes; four channels' planes from one word load per input pixel when C %
+   4 == 0), lines of L bytes with in_zp in the padding, so that each
+   kernel line of an output is one word load and one pv.sdotsp.b with that
+   line's taps (zero past the fourth). The lines run along the longer
+   output dimension: input rows, or input columns when the output is taller
+   than wide (DS-CNN's 25x5 / 20x5: five rows of 25 or 20 outputs instead
+   of 25 rows of 5), kernels up to 4 taps along a line (dilation 1 there)
+   and 8 across. The padding is written once per call (it stays where it
+   is: only the lines' interiors and lines outside the input are written
+   again), the input offset is folded into the start value bias - in_zp *
+   sum(w), and a channel's constants stay in registers over its plane:
+   3-line kernels with the exact 32-bit requantization run a hardware loop
+   of three post-increment loads, three dot products and the epilogue per
+   output (htc__dw_xp_line3). Output lines in chunks when a plane does not
+   hold them all. */
 #ifndef HTC__XP_DWBUF
 #define HTC__XP_DWBUF 2048
 #endif
 
+/* the plane geometry: "along" a line and "across" lines */
+typedef struct {
+    int32_t na, nl;             /* outputs along a line, output lines */
+    int32_t sa, sl, dl;         /* strides along / across, dilation across */
+    int32_t ka, kl;             /* kernel taps along (<= 4) / across (<= 8) */
+    int32_t pa, pl;             /* padding before, along / across */
+    int32_t ina, inl;           /* input extent along / across */
+    int32_t ea, el;             /* input bytes from one element to the next along / across */
+    int32_t oa, ol;             /* output bytes along / across */
+    int32_t L, span;            /* plane line bytes (multiple of 4), input lines a window spans */
+    int tr;                     /* lines are input columns */
+} htc__dwxg;
+
+static inline void htc__dwxg_make(const htc__conv_params *p, int tr, htc__dwxg *g)
+{
+    const int32_t C = p->in_c;
+    g->tr = tr;
+    if (tr) {
+        g->na = p->out_h; g->nl = p->out_w; g->sa = p->stride_h; g->sl = p->stride_w; g->dl = p->dil_w;
+        g->ka = p->k_h; g->kl = p->k_w; g->pa = p->pad_top; g->pl = p->pad_left; g->ina = p->in_h; g->inl = p->in_w;
+        g->ea = p->in_w * C; g->el = C; g->oa = p->out_w * C; g->ol = C;
+    } else {
+        g->na = p->out_w; g->nl = p->out_h; g->sa = p->stride_w; g->sl = p->stride_h; g->dl = p->dil_h;
+        g->ka = p->k_w; g->kl = p->k_h; g->pa = p->pad_left; g->pl = p->pad_top; g->ina = p->in_w; g->inl = p->in_h;
+        g->ea = C; g->el = p->in_w * C; g->oa = C; g->ol = p->out_w * C;
+    }
+    g->L = ((g->na - 1) * g->sa + 4 + 3) & ~3;
+    g->span = (g->kl - 1) * g->dl + 1;
+}
+
+/* the plane geometry of orientation tr fits one channel's plane? */
+static inline int htc__dwxg_fits(const htc__conv_params *p, int tr)
+{
+    const int32_t ka = tr ? p->k_h : p->k_w, kl = tr ? p->k_w : p->k_h, da = tr ? p->dil_h : p->dil_w;
+    const int32_t dl = tr ? p->dil_w : p->dil_h, na = tr ? p->out_h : p->out_w, sa = tr ? p->stride_h : p->stride_w;
+    const int32_t L = ((na - 1) * sa + 4 + 3) & ~3;
+    return ka <= 4 && da == 1 && kl <= 8 && (kl - 1) * dl + 1 <= HTC__XP_DWBUF / L;
+}
+
+/* the orientation: columns when the output is taller than wide and they fit */
+static inline int htc__dwxg_tr(const htc__conv_params *p)
+{
+    return p->out_h > p->out_w && htc__dwxg_fits(p, 1);
+}
+
 static inline int htc__dwconv2d_xp_ok(const htc__conv_params *p)
 {
-    const int32_t W = (p->out_w - 1) * p->stride_w + 4;
-    return p->depth_mult == 1 && p->k_w <= 4 && p->dil_w == 1 && p->k_h <= 8 &&
-           (p->k_h - 1) * p->dil_h + 1 <= HTC__XP_DWBUF / W;
+    return p->depth_mult == 1 && (htc__dwxg_tr(p) || htc__dwxg_fits(p, 0));
+}
+
+/* One channel's constants for a 3-line kernel: the start value, the taps
+   of each line (one word), the exact requantization (zp added, then
+   clamped to [lo, hi]; QuantLib's: zp 0, in q) */
+typedef struct {
+    int32_t f;
+    uint32_t w0, w1, w2;
+    htc__xrq q;
+    int32_t zp, lo, hi;
+} htc__dw3k;
+
+/* nl output lines of na outputs of one channel's plane, a 3-line kernel:
+   x the first output's window on the first plane line; plane lines dl
+   bytes apart within a window, lstep bytes from one output line to the
+   next, sa bytes from one output to the next along; o the first output,
+   oa bytes apart along, ol from one line to the next. ql: QuantLib's
+   requantization (htc__xql_apply), 2: onnxruntime's exact shift
+   (htc__xrq_rne), else TFLite's (htc__xrq_apply). With the instructions
+   (HTC__XP_ASM) each line of the first two is one hardware loop of three
+   post-increment loads (p.lw rd, rs(rs1!)), three pv.sdotsp.b, the
+   requantization, the clamp (p.max, p.min) and a post-increment store. */
+static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl, int8_t *o,
+                                          int32_t oa, int32_t ol, const htc__dw3k *k, const int ql)
+{
+    int32_t l;
+    for (l = 0; l < nl; l++, x += lstep, o += ol) {
+        const int8_t *x0 = x, *x1 = x + dl, *x2 = x1 + dl;
+        int8_t *d = o;
+#ifdef HTC__XP_ASM
+        int32_t acc, i;
+        if (ql == 2) {
+            for (i = 0; i < na; i++, x0 += sa, x1 += sa, x2 += sa, d += oa) {
+                acc = htc__xp_sdot4(k->f, htc__xp_ld4(x0), k->w0);
+                acc = htc__xp_sdot4(acc, htc__xp_ld4(x1), k->w1);
+                acc = htc__xp_sdot4(acc, htc__xp_ld4(x2), k->w2);
+                *d = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_rne(k->q, acc) + k->zp, k->lo, k->hi));
+            }
+        } else if (ql) {
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 26\n\t"
+                             ".insn r 0x0b, 7, 0x10, t0, %[x0], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t1, %[x1], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t2, %[x2], %[sa]\n\t"
+                             "mv %[acc], %[f]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                             "mul %[acc], %[acc], %[m]\n\t"
+                             "add %[acc], %[acc], %[c]\n\t"
+                             "sra %[acc], %[acc], %[e]\n\t"
+                             ".insn r 0x33, 6, 0x02, %[acc], %[acc], %[lo]\n\t"
+                             ".insn r 0x33, 4, 0x02, %[acc], %[acc], %[hi]\n\t"
+                             ".insn r 0x2b, 4, 0x00, %[os], %[d], %[acc]\n\t"
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
+                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(k->f), [w0] "r"(k->w0), [w1] "r"(k->w1),
+                               [w2] "r"(k->w2), [m] "r"(k->q.m2), [c] "r"(k->q.c), [e] "r"(k->q.e), [lo] "r"(k->lo),
+                               [hi] "r"(k->hi)
+                             : "t0", "t1", "t2", "memory");
+        } else {
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 38\n\t"
+                             ".insn r 0x0b, 7, 0x10, t0, %[x0], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t1, %[x1], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t2, %[x2], %[sa]\n\t"
+                             "mv %[acc], %[f]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                             "mulhsu t0, %[acc], %[m]\n\t"
+                             "mul t1, %[acc], %[m]\n\t"
+                             "srli t1, t1, 31\n\t"
+                             "add t0, t0, t1\n\t"
+                             "srai t1, t0, 31\n\t"
+                             "add t0, t0, %[c]\n\t"
+                             "add t0, t0, t1\n\t"
+                             "sra t0, t0, %[e]\n\t"
+                             "add t0, t0, %[zp]\n\t"
+                             ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"
+                             ".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t"
+                             ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
+                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(k->f), [w0] "r"(k->w0), [w1] "r"(k->w1),
+                               [w2] "r"(k->w2), [m] "r"(k->q.m2), [c] "r"(k->q.c), [e] "r"(k->q.e), [zp] "r"(k->zp),
+                               [lo] "r"(k->lo), [hi] "r"(k->hi)
+                             : "t0", "t1", "t2", "memory");
+        }
+#else
+        int32_t i, acc;
+        for (i = 0; i < na; i++, x0 += sa, x1 += sa, x2 += sa, d += oa) {
+            acc = htc__xp_sdot4(k->f, htc__xp_ld4(x0), k->w0);
+            acc = htc__xp_sdot4(acc, htc__xp_ld4(x1), k->w1);
+            acc = htc__xp_sdot4(acc, htc__xp_ld4(x2), k->w2);
+            *d = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, k->q, acc) + k->zp, k->lo, k->hi));
+        }
+#endif
+    }
+}
+
+static HTC__NOINLINE void htc__dw_xp_lines3_tfl(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
+                                                int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
+{
+    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 0);
+}
+
+static HTC__NOINLINE void htc__dw_xp_lines3_ql(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
+                                               int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
+{
+    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 1);
+}
+
+static HTC__NOINLINE void htc__dw_xp_lines3_rne(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
+                                                int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
+{
+    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 2);
 }
 
 /* Channels [c_lo, c_hi) of every output pixel (a core's share when the
-   cluster divides the layer by channels: each core then builds the planes
-   of its own channels only, with no rows read twice). When C % 4 == 0 the
-   planes of four channels are built together, one word load per input
-   pixel (HTC__XP_DWBUF / 4 bytes each). Weight (ky, kx) of channel c at
-   (ky * k_w + kx) * wt + c * wc (TFLite's [k_h][k_w][C]: wt = C, wc = 1;
-   onnxruntime's [C][k_h][k_w]: wt = 1, wc = k_h * k_w); rne: per channel
-   (or [0]) the shifts of onnxruntime's exact power-of-two requantization
-   (htc__xrq_rne), NULL for TFLite's (p->mult, p->shift). */
-static HTC__NOINLINE void htc__dwconv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi,
-                                               const int8_t *rne, int32_t wt, int32_t wc)
+   cluster divides the layer by channels: each core builds the planes of
+   its own channels only). */
+static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const htc__xql *xq, const int ql, const int8_t *in,
+                                              int8_t *out, int32_t c_lo, int32_t c_hi)
 {
-    const int32_t C = p->in_c, in_w = p->in_w, out_h = p->out_h, out_w = p->out_w, k_h = p->k_h, k_w = p->k_w;
-    const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dil_h, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
-    const int32_t W = (out_w - 1) * sw + 4;                 /* plane row: the columns the windows read, + 3 */
-    const int32_t span = (k_h - 1) * dh + 1;
-    const int grp = C % 4 == 0 && span <= HTC__XP_DWBUF / 4 / W;
-    const int fast = rne || htc__xrq_ok(p, k_h * k_w, c_lo, c_hi);
+    const int32_t C = p->in_c, k_w = p->k_w, lo = p->act_min, hi = p->act_max;
+    const int32_t zp = ql == 1 ? 0 : p->out_zp;              /* QuantLib's: in its constants */
+    /* weight (channel c, tap t): TFLite's [k_h][k_w][C], QuantLib's and onnxruntime's [C][k_h][k_w] */
+    const int32_t w_c = ql ? p->k_h * k_w : 1, w_t = ql ? 1 : C;
+    const int fast = ql == 2 || (ql ? htc__xql_ok(p, xq, p->k_h * k_w, c_lo, c_hi) : htc__xrq_ok(p, p->k_h * k_w, c_lo, c_hi));
     const int8_t izp = HTC__CAST(int8_t, p->in_zp);
-    /* columns j = ix + pad_left of a plane row: padding, the input row (stride C), padding */
-    const int32_t j0 = p->pad_left < W ? p->pad_left : W;
-    const int32_t j1 = p->pad_left + in_w < W ? p->pad_left + in_w : W;
-    int8_t plane[HTC__XP_DWBUF];
-    int32_t b, c, nc, y0, oy, ox, ky, kx, k;
+    const uint32_t zp4 = 0x01010101u * HTC__CAST(uint8_t, izp);
+    htc__dwxg g;
+    /* columns j of a plane line: padding [0, j0), the input [j0, j1), padding */
+    int32_t j0, j1, grp, b, c, nc, y0, ol, k, a, l, j;
+    int8_t plane[HTC__XP_DWBUF] HTC__ALIGN(4);
+    htc__dwxg_make(p, htc__dwxg_tr(p), &g);
+    j0 = g.pa < g.L ? g.pa : g.L;
+    j1 = g.pa + g.ina < g.L ? g.pa + g.ina : g.L;
+    grp = C % 4 == 0 && g.span <= HTC__XP_DWBUF / 4 / g.L;
+    {
+        /* the padding (in_zp) of every plane line a chunk uses, once */
+        const int32_t lines = (grp ? HTC__XP_DWBUF / 4 : HTC__XP_DWBUF) / g.L, all = (g.nl - 1) * g.sl + g.span;
+        const int32_t n = (lines < all ? lines : all) * g.L;
+        for (k = 0; k < (grp ? 4 : 1); k++)
+            for (j = 0; j < n; j += 4) htc__xp_st4(plane + k * (HTC__XP_DWBUF / 4) + j, zp4);
+    }
     for (b = 0; b < p->batches; b++) {
-        const int8_t *in_b = in + HTC__CAST(size_t, b) * p->in_h * in_w * C;
-        int8_t *out_b = out + HTC__CAST(size_t, b) * out_h * out_w * C;
+        const int8_t *in_b = in + HTC__CAST(size_t, b) * p->in_h * p->in_w * C;
+        int8_t *out_b = out + HTC__CAST(size_t, b) * p->out_h * p->out_w * C;
         for (c = c_lo; c < c_hi; c += nc) {
-            /* one channel, or four whose planes are PL bytes apart */
-            const int32_t PL = (nc = grp && c % 4 == 0 && c + 4 <= c_hi ? 4 : 1) == 4 ? HTC__XP_DWBUF / 4 : HTC__XP_DWBUF;
-            const int32_t ny = (PL / W - span) / sh + 1;    /* output rows per chunk */
+            /* four channels whose planes are PL bytes apart, or one (in
+               the first of the four when the layer has groups of four) */
+            const int32_t PL = grp ? HTC__XP_DWBUF / 4 : HTC__XP_DWBUF;
+            const int32_t ny = (PL / g.L - g.span) / g.sl + 1;    /* output lines per chunk */
             htc__xrq qs[4];
             int32_t fs[4], ms[4], ss[4];
             uint32_t wr[4][8];
+            nc = grp && c % 4 == 0 && c + 4 <= c_hi ? 4 : 1;
             for (k = 0; k < nc; k++) {
                 const int32_t ck = c + k;
-                if (rne) {
+                if (ql == 2) {
+                    qs[k] = htc__xrq_rne_make(xq->rne[p->per_channel ? ck : 0]);
                     ms[k] = ss[k] = 0;
-                    qs[k] = htc__xrq_rne_make(rne[p->per_channel ? ck : 0]);
+                } else if (ql) {
+                    qs[k] = htc__xql_make(xq->mul[p->per_channel ? ck : 0], xq->add[p->per_channel ? ck : 0], xq->shift, p->out_zp);
+                    ms[k] = ss[k] = 0;
                 } else {
                     ms[k] = p->mult[p->per_channel ? ck : 0];
                     ss[k] = p->shift[p->per_channel ? ck : 0];
                     qs[k] = htc__xrq_make(ms[k], ss[k]);
                 }
                 fs[k] = p->bias ? p->bias[ck] : 0;
-                for (ky = 0; ky < k_h; ky++) {
+                /* line l's taps a = 0..ka-1 in one word */
+                for (l = 0; l < g.kl; l++) {
                     uint32_t w = 0;
-                    for (kx = 0; kx < k_w; kx++) {
-                        const int8_t v = p->weights[HTC__CAST(size_t, ky * k_w + kx) * wt + HTC__CAST(size_t, ck) * wc];
-                        w |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, v)) << (8 * kx);
+                    for (a = 0; a < g.ka; a++) {
+                        const int32_t t = g.tr ? a * k_w + l : l * k_w + a;
+                        const int8_t v = p->weights[HTC__CAST(size_t, ck) * w_c + HTC__CAST(size_t, t) * w_t];
+                        w |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, v)) << (8 * a);
                         fs[k] -= p->in_zp * v;
                     }
-                    wr[k][ky] = w;
+                    wr[k][l] = w;
                 }
             }
-            for (y0 = 0; y0 < out_h; y0 += ny) {
-                const int32_t y1 = out_h - y0 < ny ? out_h : y0 + ny;
-                const int32_t rows = (y1 - 1 - y0) * sh + span, iy0 = y0 * sh - p->pad_top;
+            for (y0 = 0; y0 < g.nl; y0 += ny) {
+                const int32_t y1 = g.nl - y0 < ny ? g.nl : y0 + ny;
+                const int32_t rows = (y1 - 1 - y0) * g.sl + g.span, il0 = y0 * g.sl - g.pl;
                 int32_t r;
                 for (r = 0; r < rows; r++) {
-                    const int32_t iy = iy0 + r;
-                    int8_t *d = plane + r * W;
-                    if (iy < 0 || iy >= p->in_h) {
-                        for (k = 0; k < nc; k++) htc__xp_fill(d + k * PL, izp, W);
+                    const int32_t il = il0 + r;
+                    int8_t *d = plane + r * g.L;
+                    if (il < 0 || il >= g.inl) {
+                        for (k = 0; k < nc; k++)
+                            for (j = 0; j < g.L; j += 4) htc__xp_st4(d + k * PL + j, zp4);
                     } else {
-                        const int8_t *src = in_b + HTC__CAST(size_t, iy) * in_w * C + c;
-                        int32_t j;
-                        for (k = 0; k < nc; k++) {
-                            htc__xp_fill(d + k * PL, izp, j0);
-                            htc__xp_fill(d + k * PL + j1, izp, W - j1);
-                        }
+                        const int8_t *src = in_b + HTC__CAST(size_t, il) * g.el + HTC__CAST(size_t, j0 - g.pa) * g.ea + c;
                         if (nc == 4) {
-                            for (j = j0; j < j1; j++, src += C) {
+                            for (j = j0; j < j1; j++, src += g.ea) {
                                 const uint32_t u = htc__xp_ld4(src);
                                 d[j] = HTC__CAST(int8_t, u & 0xffu);
-                                d[PL + j] = HTC__CAST(int8_t, (u >> 8) & 0xffu);
-                                d[2 * PL + j] = HTC__CAST(int8_t, (u >> 16) & 0xffu);
-                                d[3 * PL + j] = HTC__CAST(int8_t, u >> 24);
+                                d[HTC__XP_DWBUF / 4 + j] = HTC__CAST(int8_t, (u >> 8) & 0xffu);
+                                d[2 * (HTC__XP_DWBUF / 4) + j] = HTC__CAST(int8_t, (u >> 16) & 0xffu);
+                                d[3 * (HTC__XP_DWBUF / 4) + j] = HTC__CAST(int8_t, u >> 24);
                             }
                         } else {
-                            for (j = j0; j < j1; j++, src += C) d[j] = *src;
+                            for (j = j0; j < j1; j++, src += g.ea) d[j] = *src;
                         }
                     }
                 }
                 for (k = 0; k < nc; k++) {
                     const htc__xrq q = qs[k];
                     const int32_t f = fs[k];
-                    for (oy = y0; oy < y1; oy++) {
-                        const int8_t *row = plane + k * PL + (oy - y0) * sh * W;
-                        int8_t *o = out_b + HTC__CAST(size_t, oy) * out_w * C + c + k;
-                        if (k_h == 3 && fast) {
-                            const uint32_t w0 = wr[k][0], w1 = wr[k][1], w2 = wr[k][2];
-                            const int32_t r1 = dh * W, r2 = 2 * dh * W;
-                            if (rne) {
-                                for (ox = 0; ox < out_w; ox++, o += C) {
-                                    const int8_t *x = row + ox * sw;
-                                    int32_t acc = htc__xp_sdot4(f, htc__xp_ld4(x), w0);
-                                    acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r1), w1);
-                                    acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r2), w2);
-                                    *o = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_rne(q, acc) + zp, lo, hi));
-                                }
-                                continue;
-                            }
-                            for (ox = 0; ox < out_w; ox++, o += C) {
-                                const int8_t *x = row + ox * sw;
-                                int32_t acc = htc__xp_sdot4(f, htc__xp_ld4(x), w0);
-                                acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r1), w1);
-                                acc = htc__xp_sdot4(acc, htc__xp_ld4(x + r2), w2);
-                                *o = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(q, acc) + zp, lo, hi));
-                            }
-                            continue;
-                        }
-                        for (ox = 0; ox < out_w; ox++, o += C) {
-                            const int8_t *x = row + ox * sw;
+                    if (g.kl == 3 && fast) {
+                        htc__dw3k kc;
+                        kc.f = f;
+                        kc.w0 = wr[k][0];
+                        kc.w1 = wr[k][1];
+                        kc.w2 = wr[k][2];
+                        kc.q = q;
+                        kc.zp = zp;
+                        kc.lo = lo;
+                        kc.hi = hi;
+                        if (ql == 2)
+                            htc__dw_xp_lines3_rne(plane + k * PL, g.dl * g.L, g.sl * g.L, g.sa, g.na, y1 - y0,
+                                                  out_b + HTC__CAST(size_t, y0) * g.ol + c + k, g.oa, g.ol, &kc);
+                        else if (ql)
+                            htc__dw_xp_lines3_ql(plane + k * PL, g.dl * g.L, g.sl * g.L, g.sa, g.na, y1 - y0,
+                                                 out_b + HTC__CAST(size_t, y0) * g.ol + c + k, g.oa, g.ol, &kc);
+                        else
+                            htc__dw_xp_lines3_tfl(plane + k * PL, g.dl * g.L, g.sl * g.L, g.sa, g.na, y1 - y0,
+                                                  out_b + HTC__CAST(size_t, y0) * g.ol + c + k, g.oa, g.ol, &kc);
+                        continue;
+                    }
+                    for (ol = y0; ol < y1; ol++) {
+                        const int8_t *line = plane + k * PL + (ol - y0) * g.sl * g.L;
+                        int8_t *o = out_b + HTC__CAST(size_t, ol) * g.ol + c + k;
+                        for (a = 0; a < g.na; a++, o += g.oa) {
+                            const int8_t *x = line + a * g.sa;
                             int32_t acc = f, v;
-                            for (ky = 0; ky < k_h; ky++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + ky * dh * W), wr[k][ky]);
+                            for (l = 0; l < g.kl; l++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + l * g.dl * g.L), wr[k][l]);
                             if (fast) {
-                                v = (rne ? htc__xrq_rne(q, acc) : htc__xrq_apply(q, acc)) + zp;
+                                v = HTC__XQ_APPLY(ql, q, acc) + zp;
                                 v = v < lo ? lo : (v > hi ? hi : v);
+                            } else if (ql == 1) {
+                                v = htc__xql_slow(p, xq, c + k, acc);
                             } else {
                                 v = htc__requant(acc, ms[k], ss[k], zp, lo, hi);
                             }
@@ -3965,9 +4177,21 @@ static HTC__NOINLINE void htc__dwconv2d_xp_run(const htc__conv_params *p, const 
     }
 }
 
-static HTC__UNUSED void htc__dwconv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi)
+static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi)
 {
-    htc__dwconv2d_xp_run(p, in, out, c_lo, c_hi, 0, p->in_c, 1);
+    htc__dwconv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, c_lo, c_hi);
+}
+
+static HTC__NOINLINE void htc__dwconv2d_xp_ch_ql(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
+                                                 int32_t c_lo, int32_t c_hi)
+{
+    htc__dwconv2d_xp_body(p, xq, 1, in, out, c_lo, c_hi);
+}
+
+static HTC__NOINLINE void htc__dwconv2d_xp_ch_rne(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
+                                                  int32_t c_lo, int32_t c_hi)
+{
+    htc__dwconv2d_xp_body(p, xq, 2, in, out, c_lo, c_hi);
 }
 
 static HTC__NOINLINE void htc__dwconv2d_xp(const htc__conv_params *p, const int8_t *in, int8_t *out)
@@ -4062,6 +4286,7 @@ static HTC__NOINLINE int htc__qconv2d_xp(const htc__qconv_params *q, const int8_
     const int dense = q->group_in == q->in_c && q->group_out == q->out_c;
     const int dw = !dense && q->group_in == 1 && q->group_out == 1;
     htc__conv_params v;
+    htc__xql xq;
     int8_t sh[HTC__XP_QC];
     int32_t c;
     if (!q->exact_shift || q->w_zp || !q->scale || nch > HTC__XP_QC || !(dense || dw)) return 0;
@@ -4083,15 +4308,16 @@ static HTC__NOINLINE int htc__qconv2d_xp(const htc__qconv_params *q, const int8_
     v.in_zp = q->in_zp; v.out_zp = q->out_zp; v.act_min = q->qmin; v.act_max = q->qmax;
     v.per_channel = q->per_channel;
     v.weights = q->weights; v.bias = q->bias;
+    memset(&xq, 0, sizeof xq);
+    xq.rne = sh;
     if (dw) {
         if (!htc__dwconv2d_xp_ok(&v)) return 0;
-        htc__dwconv2d_xp_run(&v, in, out, 0, v.in_c, sh, 1, v.k_h * v.k_w);
-    } else if (v.k_h == 1 && v.k_w == 1 && v.stride_h == 1 && v.stride_w == 1 && v.pad_top == 0 && v.pad_left == 0 &&
-               v.out_h == v.in_h && v.out_w == v.in_w) {
-        htc__conv2d_xp_run(&v, in, out, 1, 0, 0, v.out_c, 0, v.out_h * v.out_w, sh);
+        htc__dwconv2d_xp_ch_rne(&v, &xq, in, out, 0, v.in_c);
+    } else if (htc__conv2d_xp_pw(&v)) {
+        htc__conv2d_xp_run_rne(&v, &xq, in, out, 0, 0, v.out_c, 0, v.out_h * v.out_w);
     } else if (((K + 3) & ~3) <= HTC__XP_COLS) {
         int8_t xb[2 * HTC__XP_COLS];
-        htc__conv2d_xp_run(&v, in, out, 1, xb, 0, v.out_c, 0, v.out_h * v.out_w, sh);
+        htc__conv2d_xp_run_rne(&v, &xq, in, out, xb, 0, v.out_c, 0, v.out_h * v.out_w);
     } else {
         return 0;
     }
@@ -4145,10 +4371,57 @@ static HTC__COLD HTC__UNUSED void htc__ql_conv_desc(const htc__ql_conv_params *p
     *ep = e;
 }
 
+#ifdef HTC__XP
+/* QuantLib's Conv on the XpulpV2 paths, the same kernels as TFLite's with
+   QuantLib's epilogue (htc__xql): the layer as their parameter block (in_zp
+   = -in_off, out_zp = -out_off, the clip [lo, hi] - out_off, mult the
+   RequantShift multipliers, no shift array) and xq. Returns 1 (dense), 2
+   (depthwise) or 0 when they do not take it: the int32 accumulator out,
+   grouped, a receptive field above HTC__XP_COLS bytes, a depthwise kernel
+   beyond htc__dwconv2d_xp_ok. */
+static HTC__UNUSED int htc__ql_conv_xp(const htc__ql_conv_params *p, const void *const *ins, htc__conv_params *v, htc__xql *xq)
+{
+    const int64_t lo = HTC__CAST(int64_t, p->lo) - p->out_off, hi = HTC__CAST(int64_t, p->hi) - p->out_off;
+    if (!p->rq || lo < -2147483647 || hi > 2147483647 || p->in_off < -128 || p->in_off > 128) return 0;
+    memset(v, 0, sizeof *v);
+    v->batches = p->batches;
+    v->in_h = p->in_h; v->in_w = p->in_w; v->in_c = p->in_c;
+    v->out_h = p->out_h; v->out_w = p->out_w; v->out_c = p->out_c;
+    v->k_h = p->k_h; v->k_w = p->k_w; v->stride_h = p->stride_h; v->stride_w = p->stride_w;
+    v->dil_h = p->dil_h; v->dil_w = p->dil_w; v->pad_top = p->pad_top; v->pad_left = p->pad_left;
+    v->depth_mult = 1;
+    v->in_zp = -p->in_off;
+    v->out_zp = -p->out_off;
+    v->act_min = HTC__CAST(int32_t, lo);
+    v->act_max = HTC__CAST(int32_t, hi);
+    v->per_channel = p->per_channel;
+    v->mult = HTC__CAST(const int32_t *, ins[3]);
+    v->weights = HTC__CAST(const int8_t *, ins[1]);
+    v->bias = HTC__CAST(const int32_t *, ins[2]);
+    xq->mul = HTC__CAST(const int32_t *, ins[3]);
+    xq->add = HTC__CAST(const int32_t *, ins[4]);
+    xq->shift = p->shift;
+    xq->rne = HTC__CAST(const int8_t *, 0);
+    if (p->groups == 1) return htc__conv2d_xp_fits(v) ? 1 : 0;
+    if (p->groups == p->in_c && p->out_c == p->in_c) return htc__dwconv2d_xp_ok(v) ? 2 : 0;
+    return 0;
+}
+#endif
+
 static HTC__UNUSED void htc__ql_conv2d(const htc__ql_conv_params *p, const void *const *ins, void *out)
 {
     htc__convg g;
     htc__epi e;
+#ifdef HTC__XP
+    htc__conv_params v;
+    htc__xql xq;
+    const int kind = htc__ql_conv_xp(p, ins, &v, &xq);
+    if (kind) {
+        if (kind == 2) htc__dwconv2d_xp_ch_ql(&v, &xq, HTC__CAST(const int8_t *, ins[0]), HTC__CAST(int8_t *, out), 0, v.in_c);
+        else htc__conv2d_xp_sel_ql(&v, &xq, HTC__CAST(const int8_t *, ins[0]), HTC__CAST(int8_t *, out), 0, v.out_c, 0, v.out_h * v.out_w);
+        return;
+    }
+#endif
     htc__ql_conv_desc(p, ins, &g, &e);
     htc__conv_core(&g, &e, HTC__CAST(const int8_t *, ins[0]), out, 0, p->out_c);
 }
@@ -4167,16 +4440,40 @@ static inline int htc__conv_pointwise(int32_t k_h, int32_t k_w, int32_t s_h, int
     return k_h == 1 && k_w == 1 && s_h == 1 && s_w == 1 && pt == 0 && pl == 0 && out_h == in_h && out_w == in_w;
 }
 
+/* One call on the whole (view of the) layer p: TFLite's kernels, or (xq)
+   the XpulpV2 path htc__ql_conv_xp chose for QuantLib's layer. */
+static HTC__INLINE void htc__conv_leaf(const htc__conv_params *p, const htc__xql *xq, int dw, const int8_t *in, int8_t *out)
+{
+    (void)xq;
+#ifdef HTC__XP
+    if (xq) {
+        if (dw) htc__dwconv2d_xp_ch_ql(p, xq, in, out, 0, p->in_c);
+        else htc__conv2d_xp_sel_ql(p, xq, in, out, 0, p->out_c, 0, p->out_h * p->out_w);
+        return;
+    }
+#endif
+    if (dw) htc__dwconv2d_s8(p, in, out);
+    else htc__conv2d_s8(p, in, out);
+}
+
 /* Output channels [lo, hi) of every pixel: the XpulpV2 paths take a
    channel range (a depthwise core then copies only its own channels'
    planes, and a layer of few pixels still keeps every core busy); the
-   other builds run the loop of htc__conv_core on the range. */
-static HTC__UNUSED void htc__conv_ch_par(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int core, int ncores)
+   other builds run the loop of htc__conv_core on the range. xq: a
+   QuantLib layer on the XpulpV2 paths (htc__ql_conv_xp). */
+static HTC__INLINE void htc__conv_ch_par_x(const htc__conv_params *p, const htc__xql *xq, int dw, const int8_t *in, int8_t *out,
+                                           int core, int ncores)
 {
     int32_t lo, hi;
+    (void)xq;
     htc__share(p->out_c, core, ncores, &lo, &hi);
     if (hi <= lo) return;
 #ifdef HTC__XP
+    if (xq) {
+        if (dw) htc__dwconv2d_xp_ch_ql(p, xq, in, out, lo, hi);
+        else htc__conv2d_xp_sel_ql(p, xq, in, out, lo, hi, 0, p->out_h * p->out_w);
+        return;
+    }
     if (dw && !p->w_zp && htc__dwconv2d_xp_ok(p)) {
         htc__dwconv2d_xp_ch(p, in, out, lo, hi);
         return;
@@ -4184,6 +4481,11 @@ static HTC__UNUSED void htc__conv_ch_par(const htc__conv_params *p, int dw, cons
     if (!dw && !p->w_zp && htc__conv2d_xp_ch(p, in, out, lo, hi)) return;
 #endif
     htc__conv_tflite_gen(p, dw, in, out, lo, hi);
+}
+
+static HTC__UNUSED void htc__conv_ch_par(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int core, int ncores)
+{
+    htc__conv_ch_par_x(p, HTC__CAST(const htc__xql *, 0), dw, in, out, core, ncores);
 }
 
 /* Output rows [y0, y1) of an image (p->batches is 1): in is the input band
@@ -4236,8 +4538,8 @@ static HTC__UNUSED void htc__dwconv2d_s8_band(const htc__conv_params *p, const i
     htc__conv_band(p, 1, in, out, y0, y1, split, core, ncores);
 }
 
-static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int core,
-                                           int ncores)
+static HTC__INLINE void htc__conv_rows_par_x(const htc__conv_params *p, const htc__xql *xq, int dw, const int8_t *in,
+                                             int8_t *out, int core, int ncores)
 {
     htc__conv_params v = *p;
     const size_t in_img = HTC__CAST(size_t, p->in_h) * p->in_w * p->in_c, out_img = HTC__CAST(size_t, p->out_h) * p->out_w * p->out_c;
@@ -4251,8 +4553,7 @@ static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, co
         v.in_w = v.out_w = y1 - y0;
         in += HTC__CAST(size_t, y0) * p->in_c;
         out += HTC__CAST(size_t, y0) * p->out_c;
-        if (dw) htc__dwconv2d_s8(&v, in, out);
-        else htc__conv2d_s8(&v, in, out);
+        htc__conv_leaf(&v, xq, dw, in, out);
         return;
     }
 #ifdef HTC__XP
@@ -4261,7 +4562,7 @@ static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, co
     if (!dw && p->batches == 1 && p->out_h % ncores != 0) {
         htc__share((p->out_h * p->out_w + 1) / 2, core, ncores, &y0, &y1);
         y1 = 2 * y1 < p->out_h * p->out_w ? 2 * y1 : p->out_h * p->out_w;
-        if (htc__conv2d_xp_px(p, in, out, 2 * y0, y1)) return;
+        if (htc__conv2d_xp_px(p, xq, in, out, 2 * y0, y1)) return;
     }
 #endif
     htc__share(p->out_h, core, ncores, &y0, &y1);
@@ -4272,9 +4573,14 @@ static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, co
     for (b = 0; b < p->batches; b++) {
         const int8_t *ib = in + b * in_img + HTC__CAST(size_t, iy0) * p->in_w * p->in_c;
         int8_t *ob = out + b * out_img + HTC__CAST(size_t, y0) * p->out_w * p->out_c;
-        if (dw) htc__dwconv2d_s8(&v, ib, ob);
-        else htc__conv2d_s8(&v, ib, ob);
+        htc__conv_leaf(&v, xq, dw, ib, ob);
     }
+}
+
+static HTC__UNUSED void htc__conv_rows_par(const htc__conv_params *p, int dw, const int8_t *in, int8_t *out, int core,
+                                           int ncores)
+{
+    htc__conv_rows_par_x(p, HTC__CAST(const htc__xql *, 0), dw, in, out, core, ncores);
 }
 
 static HTC__UNUSED void htc__conv2d_s8_par(const htc__conv_params *p, const int8_t *in, int8_t *out, int split, int core,
@@ -4349,6 +4655,18 @@ static HTC__UNUSED void htc__ql_conv2d_par(const htc__ql_conv_params *p, const v
 {
     htc__convg g;
     htc__epi e;
+#ifdef HTC__XP
+    htc__conv_params v;
+    htc__xql xq;
+    const int kind = htc__ql_conv_xp(p, ins, &v, &xq);
+    if (kind) {
+        if (split == HTC_SPLIT_CHANNELS)
+            htc__conv_ch_par_x(&v, &xq, kind == 2, HTC__CAST(const int8_t *, ins[0]), HTC__CAST(int8_t *, out), core, ncores);
+        else
+            htc__conv_rows_par_x(&v, &xq, kind == 2, HTC__CAST(const int8_t *, ins[0]), HTC__CAST(int8_t *, out), core, ncores);
+        return;
+    }
+#endif
     htc__ql_conv_desc(p, ins, &g, &e);
     htc__convg_par(&g, &e, HTC__CAST(const int8_t *, ins[0]), out, split, core, ncores);
 }

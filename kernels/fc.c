@@ -831,14 +831,102 @@ static HTC__COLD HTC__UNUSED void htc__ql_matmul_run(const htc__ql_matmul_params
     htc__fc_core(&g, &e, HTC__CAST(const int8_t *, ins[0]), out);
 }
 
+#ifdef HTC__XP
+/* XpulpV2 path (HTC__XP) of QuantLib's MatMul / Gemm with RequantShift,
+   alpha 1, a bias per column (or none), the requantization per column (or
+   one): four columns per dot product on the stored bytes
+   (htc__xp_dot1x4w, the sums of b's rows in the same loop), the offsets
+   folded: acc = bias + a . b + a_off * sum b + b_off * (sum a + k * a_off),
+   then QuantLib's RequantShift in 32 bits (htc__xql_apply, the output
+   offset in its constant) where htc__xql_fc_ok finds it exact, else
+   htc__ql_rq. Rows [r_lo, r_hi) of b * m + r, columns [n_lo, n_hi). */
+static HTC__UNUSED int htc__ql_fc_xp_ok(const htc__ql_matmul_params *p)
+{
+    return p->rq && p->alpha == 1 && p->bias_mode != 2 && p->rq_mode != 2 && p->a_off >= -128 && p->a_off <= 128 &&
+           p->b_off >= -128 && p->b_off <= 128 && p->k < 32768 && p->shift >= 0 && p->shift <= 30;
+}
+
+/* columns [lo, hi) exact in 32 bits? |acc| <= |bias| + k * 255 * 255 */
+static HTC__UNUSED int htc__ql_fc_xp_exact(const htc__ql_matmul_params *p, const int32_t *bias, const int32_t *mul,
+                                           const int32_t *add, int32_t lo, int32_t hi)
+{
+    const int64_t t = HTC__CAST(int64_t, p->k) * 255 * 255;
+    int32_t i;
+    for (i = lo; i < hi; i++) {
+        const int32_t j = p->rq_mode ? i : 0;
+        const int64_t b = bias ? bias[i] : 0, m = mul[j];
+        const int64_t c = HTC__CAST(int64_t, add[j]) + (p->shift > 0 ? HTC__CAST(int64_t, 1) << (p->shift - 1) : 0) -
+                          HTC__CAST(int64_t, p->out_off) * (HTC__CAST(int64_t, 1) << p->shift);
+        if (((b < 0 ? -b : b) + t) * (m < 0 ? -m : m) + (c < 0 ? -c : c) > 2147483647) return 0;
+    }
+    return 1;
+}
+
+static HTC__NOINLINE void htc__ql_fc_xp(const htc__ql_matmul_params *p, const void *const *ins, void *out, int32_t r_lo,
+                                        int32_t r_hi, int32_t n_lo, int32_t n_hi)
+{
+    const int8_t *a = HTC__CAST(const int8_t *, ins[0]), *wb = HTC__CAST(const int8_t *, ins[1]);
+    const int32_t *bias = p->bias_mode ? HTC__CAST(const int32_t *, ins[2]) : HTC__CAST(const int32_t *, 0);
+    const int32_t *mul = HTC__CAST(const int32_t *, ins[3]), *add = HTC__CAST(const int32_t *, ins[4]);
+    const int32_t k = p->k, n = p->n, lo = p->lo - p->out_off, hi = p->hi - p->out_off;
+    const int fast = htc__ql_fc_xp_exact(p, bias, mul, add, n_lo, n_hi);
+    int8_t *o8 = HTC__CAST(int8_t *, out);
+    int32_t r, o, j;
+    for (r = r_lo; r < r_hi; r++) {
+        const int32_t b = r / p->m, rr = r - b * p->m;
+        const int8_t *x = a + HTC__CAST(size_t, b) * p->a_bstride + HTC__CAST(size_t, rr) * k;
+        const int8_t *w = wb + HTC__CAST(size_t, b) * p->b_bstride;
+        int8_t *orow = o8 + HTC__CAST(size_t, r) * n;
+        /* b_off * (sum a + k * a_off): once per row */
+        const int32_t xo = p->b_off ? p->b_off * (htc__xp_sum(x, k) + k * p->a_off) : 0;
+        for (o = n_lo; o < n_hi; o += 4) {
+            const int32_t nb = n_hi - o < 4 ? n_hi - o : 4;
+            const int8_t *rw[4];
+            int32_t acc[4], ws[4] = {0, 0, 0, 0};
+            for (j = 0; j < 4; j++) {
+                const int32_t c = o + j < n_hi ? o + j : n_hi - 1;
+                rw[j] = w + HTC__CAST(size_t, c) * k;
+                acc[j] = (bias ? bias[c] : 0) + xo;
+            }
+            htc__xp_dot1x4w(x, rw, k, acc, ws);
+            for (j = 0; j < nb; j++) {
+                const int32_t q = p->rq_mode ? o + j : 0, v = acc[j] + p->a_off * ws[j];
+                if (fast) {
+                    const htc__xrq xq = htc__xql_make(mul[q], add[q], p->shift, -p->out_off);
+                    orow[o + j] = HTC__CAST(int8_t, htc__xp_clamp(htc__xql_apply(xq, v), lo, hi));
+                } else {
+                    orow[o + j] = HTC__CAST(int8_t, htc__ql_rq(v, mul[q], add[q], p->shift, p->lo, p->hi) - p->out_off);
+                }
+            }
+        }
+    }
+}
+#endif
+
 static HTC__UNUSED void htc__ql_matmul(const htc__ql_matmul_params *p, const void *const *ins, void *out)
 {
+#ifdef HTC__XP
+    if (htc__ql_fc_xp_ok(p)) {
+        htc__ql_fc_xp(p, ins, out, 0, p->batches * p->m, 0, p->n);
+        return;
+    }
+#endif
     htc__ql_matmul_run(p, ins, out, HTC_SPLIT_ROWS, 0, 1);
 }
 
 static HTC__UNUSED void htc__ql_matmul_par(const htc__ql_matmul_params *p, const void *const *ins, void *out, int split,
                                            int core, int ncores)
 {
+#ifdef HTC__XP
+    if (htc__ql_fc_xp_ok(p)) {
+        int32_t lo, hi;
+        htc__share(split == HTC_SPLIT_CHANNELS ? p->n : p->batches * p->m, core, ncores, &lo, &hi);
+        if (hi <= lo) return;
+        if (split == HTC_SPLIT_CHANNELS) htc__ql_fc_xp(p, ins, out, 0, p->batches * p->m, lo, hi);
+        else htc__ql_fc_xp(p, ins, out, lo, hi, 0, p->n);
+        return;
+    }
+#endif
     htc__ql_matmul_run(p, ins, out, split, core, ncores);
 }
 

@@ -205,15 +205,15 @@ static HTC__UNUSED void htc__avgpool_s8_u8_par(const htc__pool_params *p, const 
     if (hi > lo) htc__avgpool_u8_ch(p, in, out, lo, hi);
 }
 
-static HTC__NOINLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
+
+/* channels [cl, ch) of every output pixel (the others untouched): the
+   running maximum from int8 lowest, clamped */
+static HTC__NOINLINE HTC__UNUSED void htc__maxpool_ch(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t cl,
+                                                      int32_t ch)
 {
     const int32_t c = p->c, row = p->in_w * p->c;
     const int32_t lo = p->act_min, hi = p->act_max;
     int32_t b, oy, ox, j;
-#ifdef HTC__MVE
-    htc__maxpool_mve(p, in, out);
-    return;
-#endif
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * p->in_h * row;
         for (oy = 0; oy < p->out_h; oy++) {
@@ -224,19 +224,77 @@ static HTC__NOINLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p,
                 const int32_t x0 = htc__pool_lo(ix0), x1 = htc__pool_hi(ix0, p->k_w, p->in_w);
                 int32_t y, x;
                 /* the output pixel is the running maximum, starting at int8 lowest */
-                for (j = 0; j < c; j++) out[j] = -128;
+                for (j = cl; j < ch; j++) out[j] = -128;
                 for (y = y0; y < y1; y++) {
                     const int8_t *r = in_b + (iy0 + y) * row;
                     for (x = x0; x < x1; x++) {
                         const int8_t *px = r + (ix0 + x) * c;
-                        for (j = 0; j < c; j++) out[j] = px[j] > out[j] ? px[j] : out[j];
+                        for (j = cl; j < ch; j++) out[j] = px[j] > out[j] ? px[j] : out[j];
                     }
                 }
-                for (j = 0; j < c; j++) out[j] = HTC__CAST(int8_t, htc__clamp(out[j], lo, hi));
+                for (j = cl; j < ch; j++) out[j] = HTC__CAST(int8_t, htc__clamp(out[j], lo, hi));
                 out += c;
             }
         }
     }
+}
+
+#ifdef HTC__XP
+/* XpulpV2 path (htc.h HTC__XP): channels [cl, ch), four at a time in a
+   word (pv.max.b per tap, the clamp by pv.max.b / pv.min.b), the last
+   ch - cl mod 4 by the loop above */
+static HTC__NOINLINE void htc__maxpool_xp(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t cl, int32_t ch)
+{
+    const int32_t c = p->c, row = p->in_w * p->c, c4 = cl + ((ch - cl) & ~3);
+    const uint32_t lo4 = 0x01010101u * HTC__CAST(uint8_t, htc__clamp(p->act_min, -128, 127));
+    const uint32_t hi4 = 0x01010101u * HTC__CAST(uint8_t, htc__clamp(p->act_max, -128, 127));
+    int32_t b, oy, ox, j;
+    int8_t *o = out;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *in_b = in + (size_t)b * p->in_h * row;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            const int32_t y0 = htc__pool_lo(iy0), y1 = htc__pool_hi(iy0, p->k_h, p->in_h);
+            for (ox = 0; ox < p->out_w; ox++, o += c) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                const int32_t x0 = htc__pool_lo(ix0), x1 = htc__pool_hi(ix0, p->k_w, p->in_w);
+                for (j = cl; j < c4; j += 4) {
+                    uint32_t m = 0x80808080u;
+                    int32_t y, x;
+                    for (y = y0; y < y1; y++) {
+                        const int8_t *r = in_b + (iy0 + y) * row + (ix0 + x0) * c + j;
+                        for (x = x0; x < x1; x++, r += c) m = htc__xp_max4(m, htc__xp_ld4(r));
+                    }
+                    htc__xp_st4(o + j, htc__xp_min4(htc__xp_max4(m, lo4), hi4));
+                }
+            }
+        }
+    }
+    if (c4 < ch) htc__maxpool_ch(p, in, out, c4, ch);
+}
+#endif
+
+static HTC__INLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
+{
+#ifdef HTC__XP
+    htc__maxpool_xp(p, in, out, 0, p->c);
+    return;
+#endif
+#ifdef HTC__MVE
+    htc__maxpool_mve(p, in, out);
+    return;
+#endif
+    htc__maxpool_ch(p, in, out, 0, p->c);
+}
+
+/* channels [cl, ch) by the build's path */
+static HTC__UNUSED void htc__maxpool_range(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t cl, int32_t ch)
+{
+#ifdef HTC__XP
+    htc__maxpool_xp(p, in, out, cl, ch);
+#else
+    htc__maxpool_ch(p, in, out, cl, ch);
+#endif
 }
 
 /* Multi-core (htc.h HTC_PAR_RUN): core's output rows of each image as a
@@ -267,13 +325,14 @@ static HTC__UNUSED void htc__pool_band(const htc__pool_params *p, int max, const
 {
     htc__pool_params v = *p;
     int32_t a, b, biy0, bh, bpad, iy0;
-    if (split == HTC_SPLIT_CHANNELS && !max) {
+    if (split == HTC_SPLIT_CHANNELS) {
         /* the whole band, core's share of the channels */
         htc__rows_view(p->in_h, p->k_h, p->stride_h, 1, p->pad_top, y0, y1, &biy0, &v.in_h, &v.pad_top);
         v.batches = 1;
         v.out_h = y1 - y0;
         htc__share(p->c, core, ncores, &a, &b);
-        if (b > a) htc__avgpool_ch(&v, in, out, a, b);
+        if (b > a && max) htc__maxpool_range(&v, in, out, a, b);
+        else if (b > a) htc__avgpool_ch(&v, in, out, a, b);
         return;
     }
     htc__share(y1 - y0, core, ncores, &a, &b);
@@ -316,6 +375,11 @@ static HTC__UNUSED void htc__avgpool_s8_par(const htc__pool_params *p, const int
 static HTC__UNUSED void htc__maxpool_s8_par(const htc__pool_params *p, const int8_t *in, int8_t *out, int split, int core,
                                             int ncores)
 {
-    (void)split;
-    htc__pool_rows_par(p, 1, in, out, core, ncores);
+    int32_t lo, hi;
+    if (split != HTC_SPLIT_CHANNELS) {
+        htc__pool_rows_par(p, 1, in, out, core, ncores);
+        return;
+    }
+    htc__share(p->c, core, ncores, &lo, &hi);
+    if (hi > lo) htc__maxpool_range(p, in, out, lo, hi);
 }

@@ -101,6 +101,34 @@ def test_deeploy_cores(net, tmp_path):
             assert a.read() == b.read(), "%s: cores=8 differs from cores=1 at tensor %s" % (net, f)
 
 
+@pytest.mark.parametrize("net", test_deeploy.NETS)
+def test_deeploy_xpulpv2_twin(net, tmp_path):
+    """Deeploy's networks through the kernels' XpulpV2 paths (-DHTC_XPULPV2
+    on the host: each instruction's C twin, htc.h HTC__XP; QuantLib's
+    Conv / MatMul / MaxPool on the cluster's fast paths) on 8 cores' shares:
+    Deeploy's outputs, and the bytes of the portable build."""
+    d = os.path.join(test_deeploy.TESTS, net)
+    cc = tmp_path / "cc-xpulpv2"
+    cc.write_text('#!/bin/sh\nexec "${HTC_TEST_CC:-cc}" -DHTC_XPULPV2 "$@"\n')
+    cc.chmod(0o755)
+    want = np.load(os.path.join(d, "outputs.npz"))
+    outs = {}
+    for label, env in (("xpulpv2", dict(os.environ, CC=str(cc))), ("portable", dict(os.environ))):
+        out = str(tmp_path / ("out-%s.npz" % label))
+        r = subprocess.run([oracle.HTC, "run", os.path.join(d, "network.onnx"), "-t", SIRACUSA, "-D", "cores=8",
+                            "--input", os.path.join(d, "inputs.npz"), "--output", out],
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        outs[label] = np.load(out)
+    got = outs["xpulpv2"]
+    assert len(got.files) == len(want.files)
+    for gk, wk, pk in zip(got.files, want.files, outs["portable"].files):
+        w = want[wk].astype(np.int64)
+        g = got[gk].astype(np.int64)
+        assert g.size == w.size and np.array_equal(g.reshape(w.shape), w), "%s differs from Deeploy's" % wk
+        assert np.array_equal(got[gk], outs["portable"][pk])
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_threads_tsan(name, tmp_path):
     """examples/cluster: HTC_PAR_RUN on 8 POSIX threads (examples/common/

@@ -198,6 +198,83 @@ static void conv_case(int k, int dw)
            (int)p.dil_w, (int)p.out_c, (unsigned long)fnv(out_buf, out_n), (unsigned long)fnv(out_buf + out_n, 64));
 }
 
+/* QuantLib's Conv (htc__ql_conv2d: RequantShift as the epilogue; the
+   XpulpV2 paths take dense, pointwise and depthwise layers): random
+   geometry as conv_case, multipliers from 1 to 2^15 (and some beyond what
+   32-bit arithmetic holds), unsigned or signed input and output; every
+   parallel split (rows, channels) on 1..8 cores must give the serial bytes
+   (the line says "par1" when they do). */
+static void ql_conv_case(int k)
+{
+    htc__ql_conv_params p;
+    static int32_t add_buf[512];
+    int32_t in_n, out_n, wn, i, gin, nc, core, split;
+    const void *ins[5];
+    int dw = k % 3 == 1, par = 1;
+    memset(&p, 0, sizeof p);
+    for (;;) {
+        p.batches = urange(1, 2);
+        p.in_h = urange(1, 14);
+        p.in_w = urange(1, k % 7 == 0 ? 40 : 12);
+        p.in_c = urange(0, 2) ? 4 * urange(1, 16) : urange(1, 40);
+        p.k_h = urange(1, 4);
+        p.k_w = urange(1, 4);
+        if (k % 3 == 0 || dw) p.k_h = p.k_w = urange(0, 3) ? 3 : urange(1, 4);
+        p.stride_h = urange(1, 2);
+        p.stride_w = urange(1, 2);
+        p.dil_h = p.dil_w = urange(0, 5) ? 1 : 2;
+        p.groups = dw ? p.in_c : 1;
+        p.out_c = dw ? p.in_c : urange(1, 40);
+        if (k % 5 == 0 && !dw) {   /* pointwise */
+            p.k_h = p.k_w = p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+            p.in_c = 4 * urange(1, 40);
+        }
+        p.pad_top = urange(0, p.k_h / 2 + (k % 5 == 0 && !dw ? -p.k_h / 2 : 0));
+        p.pad_left = urange(0, p.k_w / 2 + (k % 5 == 0 && !dw ? -p.k_w / 2 : 0));
+        p.out_h = (p.in_h + 2 * p.pad_top - (p.k_h - 1) * p.dil_h - 1) / p.stride_h + 1;
+        p.out_w = (p.in_w + 2 * p.pad_left - (p.k_w - 1) * p.dil_w - 1) / p.stride_w + 1;
+        gin = p.in_c / p.groups;
+        in_n = p.batches * p.in_h * p.in_w * p.in_c;
+        out_n = p.batches * p.out_h * p.out_w * p.out_c;
+        wn = p.out_c * p.k_h * p.k_w * gin;
+        if (p.in_h + 2 * p.pad_top >= (p.k_h - 1) * p.dil_h + 1 && p.in_w + 2 * p.pad_left >= (p.k_w - 1) * p.dil_w + 1 &&
+            p.out_h > 0 && p.out_w > 0 && in_n <= MAXBUF && out_n <= MAXBUF / 2 && wn <= MAXBUF && p.out_c <= 512)
+            break;
+    }
+    p.in_off = urange(0, 1) ? 128 : 0;
+    p.out_off = urange(0, 1) ? 128 : 0;
+    p.rq = 1;
+    p.per_channel = urange(0, 3) != 0;
+    p.shift = urange(0, 9) ? urange(8, 24) : urange(0, 31);
+    p.lo = urange(0, 3) ? -128 + p.out_off : urange(-130, 0) + p.out_off;
+    p.hi = urange(0, 3) ? 127 + p.out_off : urange(0, 130) + p.out_off;
+    fill(in_buf, in_n);
+    fill(w_buf, wn);
+    for (i = 0; i < p.out_c; i++) {
+        const int big = urange(0, 19) == 0;
+        bias_buf[i] = urange(-40000, 40000);
+        mult_buf[i] = big ? (int32_t)rnd() : urange(-4, 1 << (k % 4 == 0 ? 15 : 9));
+        add_buf[i] = big ? (int32_t)rnd() : (int32_t)(rnd() % (1u << (p.shift > 20 ? 30 : p.shift + 8))) - (1 << (p.shift > 20 ? 29 : p.shift + 7));
+    }
+    ins[0] = in_buf;
+    ins[1] = w_buf;
+    ins[2] = urange(0, 5) ? bias_buf : NULL;
+    ins[3] = mult_buf;
+    ins[4] = add_buf;
+    memset(out_buf, 0x5a, sizeof out_buf);
+    htc__ql_conv2d(&p, ins, out_buf);
+    for (split = 0; split < 2; split++)
+        for (nc = 1; nc <= 8; nc++) {
+            static int8_t o2[MAXBUF / 2];
+            memset(o2, 0x5a, (size_t)out_n);
+            for (core = 0; core < nc; core++) htc__ql_conv2d_par(&p, ins, o2, split ? HTC_SPLIT_CHANNELS : HTC_SPLIT_ROWS, core, nc);
+            if (memcmp(o2, out_buf, (size_t)out_n)) par = 0;
+        }
+    printf("ql_%s %d n%ld %dx%dx%d k%dx%d s%d%d d%d%d oc%d sh%d par%d %08lx %08lx\n", dw ? "dw" : "conv", k, (long)p.batches,
+           (int)p.in_h, (int)p.in_w, (int)p.in_c, (int)p.k_h, (int)p.k_w, (int)p.stride_h, (int)p.stride_w, (int)p.dil_h,
+           (int)p.dil_w, (int)p.out_c, (int)p.shift, par, (unsigned long)fnv(out_buf, out_n), (unsigned long)fnv(out_buf + out_n, 64));
+}
+
 static void fc_case(int k)
 {
     htc__fc_params p;
@@ -380,5 +457,7 @@ int main(void)
     for (k = 0; k < NCASES; k++) conv_case(k, 0);
     for (k = 0; k < NCASES; k++) conv_case(k, 1);
     for (k = 0; k < NCASES; k++) fc_case(k);
+    typ = 0;
+    for (k = 0; k < NCASES; k++) ql_conv_case(k);
     return 0;
 }
