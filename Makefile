@@ -58,7 +58,8 @@ test-asan: htc-asan
 	HTC=./htc-asan bash tests/asan_models.sh
 
 # The model readers and the .npy/.npz reader under libFuzzer (ASan + UBSan),
-# FUZZ_SECONDS each (the ONNX one seeded with the whole quantized zoo), then
+# FUZZ_SECONDS each (the ONNX one seeded with the whole quantized zoo, the
+# QuantLib one with Deeploy's networks and the zoo's power-of-two models), then
 # MUTANTS target-file mutants through the sanitizer build. CI runs a short
 # version (.ci/run).
 FUZZ_SECONDS ?= 600
@@ -67,6 +68,7 @@ fuzz: htc-asan $(PB_C)
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh
 	cd tests/onnx && $${PYTHON:-$(CURDIR)/.venv/bin/python} -c 'import ort_oracle as O; O.ensure_zoo()'
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/onnx/fuzz.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/onnx/fuzz_qlib.sh
 	HTC=./htc-asan python3 tests/targets/mutate.py -n $(MUTANTS)
 
 install: htc
