@@ -19,6 +19,15 @@
 #define HTC__ADDR(p) ((uintptr_t)(p))
 #endif
 
+/* A field of a parameter block as the generator writes it: a designated
+   initializer in C and C++20 (the fields in declaration order), positional
+   before C++20. */
+#if !defined(__cplusplus) || __cplusplus >= 202002L
+#define HTC__F(field) .field =
+#else
+#define HTC__F(field)
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define HTC__NOINLINE __attribute__((noinline))
 #define HTC__INLINE inline __attribute__((always_inline))

@@ -129,7 +129,7 @@ def parse_log(path, model):
         m = re.match(r"sym [0-9a-f]+ ([0-9a-f]+) \S (\S+)$", line)
         if m:
             syms[m.group(2)] = int(m.group(1), 16)
-    r["weights"] = syms.get("g_model") or sum(v for k, v in syms.items() if re.match(model + r"__t\d+$", k))
+    r["weights"] = syms.get("g_model") or sum(v for k, v in syms.items() if re.match(model + r"__(?!layer\d|cascade\d)\w+$", k))
     # region 0 is the warm-up; the steady count is the next one (all equal)
     r["insn"] = r["regions"][1] if len(r["regions"]) > 1 else None
     r["mve1"] = r["mve"][1] if len(r["mve"]) > 1 else None

@@ -105,12 +105,15 @@ static const char *ctype(DType t)
     return "uint8_t";
 }
 
-/* #line directives: code from a template (or a pasted kernel) carries its
-   file and line, so a C compiler's error names them; the header's own
-   lines follow again afterwards (as NAME.h), numbered by counting the
-   newlines written so far (read back from the output file, which must be
-   seekable; else no #line directives). Paths are as resolved from the
-   target file (relative to where htc runs), so the text is reproducible. */
+/* #line directives: code from a template carries its file (as the target
+   names it, a relative path: the text is reproducible) and line, so a C
+   compiler's error names them; the header's own lines follow again
+   afterwards (as NAME.h), numbered by counting the newlines written so far
+   (read back from the output file, which must be seekable; else no #line
+   directives). The run function is written to memory first, so a template
+   leaves a marker line (LINE_MARK) that becomes the #line when it is
+   copied into the header. */
+#define LINE_MARK "\x01\n"
 static const char *hdr_path;    /* NULL: no #line directives */
 static long counted_at, counted_lines;
 
@@ -134,32 +137,70 @@ static void line_directive(long line, const char *file)
     fprintf(F, "#line %ld \"%s\"\n", line, esc_c(file));
 }
 
-/* ---- pasted source files ---------------------------------------------------- */
-
-static void paste(const Target *t, const char *path, const char *guard_from)
-{
-    size_t len;
-    const char *full = target_resolve(t, path);
-    const char *src = (const char *)read_file(full, &len);
-    char guard[128];
-    int n = snprintf(guard, sizeof guard, "HTC__SRC_");
-    for (const char *p = guard_from; *p && n < (int)sizeof guard - 1; p++)
-        guard[n++] = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
-    guard[n] = 0;
-    fprintf(F, "#ifndef %s\n#define %s\n/* ---- %s ---- */\n", guard, guard, esc_c(path));
-    if (hdr_path) line_directive(1, full);      /* errors name the source file */
-    fwrite(src, 1, len, F);
-    if (len && src[len - 1] != '\n') fputc('\n', F);
-    if (hdr_path) line_directive(header_line() + 2, hdr_path);
-    fprintf(F, "#endif /* %s */\n\n", guard);
-}
-
 /* ---- storage of a tensor as a C expression ----------------------------- */
+
+/* Constant tensors are named after the model's tensor: the name's first
+   ';' part (TFLite joins the names of fused ops), without the path
+   component every constant's name starts with ("functional_1/") or a
+   trailing "/ReadVariableOp/resource", [A-Za-z0-9_] only (a run of others
+   one '_'), at most 48 characters; then made unique by _2, _3, ... in
+   tensor order. A name the header uses for its own (layerN..., cascadeN,
+   ctx, L1BASE) or one not starting with a letter gets "t_" before it. */
+static const char **cnames;
+
+static void name_constants(const Graph *g)
+{
+    cnames = arena_alloc(sizeof(char *) * (size_t)(g->ntensors + 1));
+    /* the first path component, when every constant's name has the same one */
+    const char *scope = NULL;
+    size_t slen = 0;
+    for (int i = 0; i < g->ntensors; i++) {
+        const Tensor *t = &g->tensors[i];
+        if (t->storage != ST_CONST) continue;
+        const char *nm = t->name ? t->name : "";
+        size_t seg = strcspn(nm, ";"), c = strcspn(nm, "/");
+        if (c >= seg) { slen = 0; break; }
+        if (!scope) { scope = nm; slen = c; }
+        else if (c != slen || strncmp(nm, scope, c)) { slen = 0; break; }
+    }
+    for (int i = 0; i < g->ntensors; i++) {
+        const Tensor *t = &g->tensors[i];
+        if (t->storage != ST_CONST) continue;
+        const char *nm = t->name ? t->name : "";
+        size_t n = strcspn(nm, ";");
+        if (slen && n > slen + 1) { nm += slen + 1; n -= slen + 1; }
+        static const char tail[] = "/ReadVariableOp/resource";
+        if (n > sizeof tail - 1 && !strncmp(nm + n - (sizeof tail - 1), tail, sizeof tail - 1)) n -= sizeof tail - 1;
+        char b[64];
+        size_t k = 0;
+        for (size_t j = 0; j < n && k < 48; j++) {
+            unsigned char ch = (unsigned char)nm[j];
+            if (isalnum(ch) && ch < 0x80) b[k++] = (char)ch;
+            else if (k && b[k - 1] != '_') b[k++] = '_';
+        }
+        while (k && b[k - 1] == '_') k--;
+        b[k] = 0;
+        const char *base = b;
+        int own = !strcmp(b, "ctx") || !strcmp(b, "L1BASE") || (!strncmp(b, "layer", 5) && isdigit((unsigned char)b[5])) ||
+                  (!strncmp(b, "cascade", 7) && isdigit((unsigned char)b[7]));
+        if (!k) base = arena_printf("t%d", i);
+        else if (own || !isalpha((unsigned char)b[0])) base = arena_printf("t_%s", b);
+        const char *name = base;
+        for (int nth = 2;; nth++) {
+            int taken = 0;
+            for (int j = 0; j < i && !taken; j++) taken = cnames[j] && !strcmp(cnames[j], name);
+            if (!taken) break;
+            name = arena_printf("%s_%d", base, nth);
+        }
+        cnames[i] = arena_strdup(name);
+    }
+}
 
 static const char *tensor_name(const Graph *g, int i)
 {
     (void)g;
-    return arena_printf("%s__t%d", N, i);
+    if (!cnames[i]) die("internal: tensor %d is not a constant", i);
+    return arena_printf("%s__%s", N, cnames[i]);
 }
 
 /* The arena that memory mem's buffers are in: `arena` (the first, or the
@@ -321,6 +362,143 @@ static void emit_consts(const Graph *g)
     fputc('\n', F);
 }
 
+/* ---- parameter blocks with their field names --------------------------- */
+
+/* The fields of htc.h's parameter blocks (typedef struct { ... } NAME;),
+   in order, read from the htc.h being pasted: the one source of the
+   layout. A struct with a nested struct or union is not listed. */
+typedef struct { const char *type; const char **field; int n; } Fields;
+static Fields *fields;
+static int nfields;
+
+static void read_fields(const char *src, size_t len)
+{
+    /* the text without comments */
+    char *t = arena_alloc(len + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (src[i] == '/' && i + 1 < len && src[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'); i++) {}
+            i++;
+            t[n++] = ' ';
+        } else if (src[i] == '/' && i + 1 < len && src[i + 1] == '/') {
+            while (i < len && src[i] != '\n') i++;
+            t[n++] = '\n';
+        } else t[n++] = src[i];
+    }
+    t[n] = 0;
+    int cap = 0;
+    for (char *p = t; (p = strstr(p, "typedef struct {"));) {
+        char *body = p + 16, *end = strchr(body, '}');
+        if (!end) break;
+        p = end;
+        char *open = memchr(body, '{', (size_t)(end - body));
+        char *name = end + 1;
+        while (*name == ' ' || *name == '\n') name++;
+        size_t nl = 0;
+        while (isalnum((unsigned char)name[nl]) || name[nl] == '_') nl++;
+        if (open || !nl || name[nl] != ';') continue;
+        Fields fs = {arena_printf("%.*s", (int)nl, name), NULL, 0};
+        int fcap = 0;
+        for (char *d = body; d < end;) {      /* declarations, then their declarators */
+            char *semi = memchr(d, ';', (size_t)(end - d));
+            if (!semi) break;
+            for (char *a = d; a < semi;) {
+                char *comma = memchr(a, ',', (size_t)(semi - a));
+                char *b = comma ? comma : semi, *last = NULL, *q = a;
+                size_t ll = 0;
+                while (q < b) {
+                    if (*q == '[') { while (q < b && *q != ']') q++; continue; }
+                    if (isalpha((unsigned char)*q) || *q == '_') {
+                        char *r = q;
+                        while (r < b && (isalnum((unsigned char)*r) || *r == '_')) r++;
+                        last = q;
+                        ll = (size_t)(r - q);
+                        q = r;
+                    } else q++;
+                }
+                if (last) {
+                    if (fs.n == fcap) {
+                        const char **f = arena_alloc(sizeof(char *) * (size_t)(fcap = fcap ? 2 * fcap : 16));
+                        if (fs.n) memcpy(f, fs.field, sizeof(char *) * (size_t)fs.n);
+                        fs.field = f;
+                    }
+                    fs.field[fs.n++] = arena_printf("%.*s", (int)ll, last);
+                }
+                a = b + 1;
+            }
+            d = semi + 1;
+        }
+        if (nfields == cap) {
+            Fields *f = arena_alloc(sizeof(Fields) * (size_t)(cap = cap ? 2 * cap : 64));
+            if (nfields) memcpy(f, fields, sizeof(Fields) * (size_t)nfields);
+            fields = f;
+        }
+        fields[nfields++] = fs;
+    }
+}
+
+static const Fields *fields_of(const char *type, size_t n)
+{
+    for (int i = 0; i < nfields; i++)
+        if (strlen(fields[i].type) == n && !strncmp(fields[i].type, type, n)) return &fields[i];
+    return NULL;
+}
+
+/* Copies text (what emit_params wrote) to F, each parameter block's
+   positional initializer {v0, v1, ...} written with its field names,
+   HTC__F(name) v (htc.h: a designated initializer in C and C++20,
+   positional in older C++), a few to a line. */
+static void named_initializers(const char *text, size_t len)
+{
+    static const char head[] = "static const ";
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && text[e] != '\n') e++;
+        e = e < len ? e + 1 : len;
+        const char *l = text + i;
+        const Fields *fs = NULL;
+        const char *eq = NULL;
+        if ((size_t)(e - i) > sizeof head && !strncmp(l, head, sizeof head - 1)) {
+            size_t tn = strcspn(l + sizeof head - 1, " ");
+            eq = memchr(l, '=', e - i);
+            const char *br = memchr(l, '[', e - i);
+            if (eq && (!br || br > eq) && eq + 2 < text + e && eq[2] == '{') fs = fields_of(l + sizeof head - 1, tn);
+        }
+        if (!fs) {
+            fwrite(l, 1, e - i, F);
+            i = e;
+            continue;
+        }
+        fwrite(l, 1, (size_t)(eq + 2 - l), F);     /* "static const T name = " */
+        fputs("{\n   ", F);
+        size_t k = (size_t)(eq + 3 - text);
+        int col = 3, nv = 0;
+        for (;;) {                  /* one value: up to ',' or '}' at depth 0 */
+            while (k < len && (text[k] == ' ' || text[k] == '\n')) k++;
+            size_t v = k;
+            int depth = 0;
+            while (k < len && (depth || (text[k] != ',' && text[k] != '}'))) {
+                depth += text[k] == '{' ? 1 : text[k] == '}' ? -1 : 0;
+                k++;
+            }
+            if (k >= len) die("internal: unterminated parameter block in the header");
+            if (nv >= fs->n) die("internal: %s has %d fields, the block more values", fs->type, fs->n);
+            const char *fn = fs->field[nv++];
+            size_t w = strlen(fn) + 9 + (k - v);
+            const char *nlv = memchr(text + v, '\n', k - v);
+            if (col > 3 && (nlv || col + w > 110)) { fputs("\n   ", F); col = 3; }
+            fprintf(F, " HTC__F(%s) %.*s%s", fn, (int)(k - v), text + v, text[k] == ',' ? "," : "");
+            col = nlv ? 110 : col + (int)w + 1;
+            if (text[k++] == '}') break;
+        }
+        if (nv != fs->n) die("internal: %s has %d fields, the block %d values", fs->type, fs->n, nv);
+        fputs("\n};\n", F);
+        while (k < len && text[k] != '\n') k++;     /* the ";" */
+        i = k < len ? k + 1 : len;
+    }
+}
+
 static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *pn);
 
 /* A generic parameter block: Op.params_fmt lists its fields in order and
@@ -357,7 +535,7 @@ static void emit_generic(const Op *op, int li, const char *pn)
             off += es * (size_t)n;
         } else if (c == 'm' || c == 's') {
             off = (off + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
-            fprintf(F, "%s__%s%d", N, c == 'm' ? "mult" : "shift", li);
+            fprintf(F, "%s__layer%d_%s", N, li, c == 'm' ? "mult" : "shift");
             off += sizeof(void *);
         } else {
             die("internal: bad parameter format '%s'", op->params_fmt);
@@ -373,15 +551,15 @@ static void emit_offload_params(const Graph *g, const Op *op, int li);
 
 static void emit_params(const Graph *g, const Op *op, int li)
 {
-    const char *pn = arena_printf("%s__p%d", N, li);
+    const char *pn = arena_printf("%s__layer%d_params", N, li);
     if (op->tile) {
         emit_offload_params(g, op, li);
         return;
     }
     if (op->nch && op->mult) {
-        fprintf(F, "static const int32_t %s__mult%d[%d] = {", N, li, op->nch);
+        fprintf(F, "static const int32_t %s__layer%d_mult[%d] = {", N, li, op->nch);
         for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->mult[c]);
-        fprintf(F, "};\nstatic const int8_t %s__shift%d[%d] = {", N, li, op->nch);
+        fprintf(F, "};\nstatic const int8_t %s__layer%d_shift[%d] = {", N, li, op->nch);
         for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->shift[c]);
         fprintf(F, "};\n");
     }
@@ -390,7 +568,7 @@ static void emit_params(const Graph *g, const Op *op, int li)
         const htc__conv_params *p = op->params;
         const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
         fprintf(F, "static const htc__conv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
-                   " %d, %d, %d, %d, %d, %d, %s__mult%d, %s__shift%d, %s, %s};\n",
+                   " %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s};\n",
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->depth_mult,
                 p->in_zp, p->w_zp, p->out_zp, p->act_min, p->act_max, p->per_channel, N, li, N, li,
@@ -400,7 +578,7 @@ static void emit_params(const Graph *g, const Op *op, int li)
     case PB_FC: {
         const htc__fc_params *p = op->params;
         const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
-        fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__mult%d, %s__shift%d, %s, %s};\n",
+        fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s};\n",
                 pn, p->batches, p->in_features, p->out_features, p->in_zp, p->w_zp, p->out_zp, p->act_min,
                 p->act_max, p->per_channel, N, li, N, li, tensor_name(g, op->in[1]), bias);
         break;
@@ -438,9 +616,9 @@ static void emit_params(const Graph *g, const Op *op, int li)
     }
     case PB_CONCAT: {
         const htc__concat_params *p = op->params;
-        fprintf(F, "static const int32_t %s__axis%d[%d] = {", N, li, p->n);
+        fprintf(F, "static const int32_t %s__layer%d_axis[%d] = {", N, li, p->n);
         for (int i = 0; i < p->n; i++) fprintf(F, "%s%d", i ? ", " : "", p->axis_bytes[i]);
-        fprintf(F, "};\nstatic const htc__concat_params %s = {%d, %d, %d, %s__axis%d};\n", pn, p->outer,
+        fprintf(F, "};\nstatic const htc__concat_params %s = {%d, %d, %d, %s__layer%d_axis};\n", pn, p->outer,
                 p->out_axis_bytes, p->n, N, li);
         break;
     }
@@ -502,7 +680,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
         const htc__qconv_params *p = op->params;
         const char *sc = "NULL";
         if (p->scale) {
-            sc = arena_printf("%s__scale%d", N, li);
+            sc = arena_printf("%s__layer%d_scale", N, li);
             float_array(sc, p->scale, p->per_channel ? p->out_c : 1);
         }
         fprintf(F, "static const htc__qconv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
@@ -515,10 +693,10 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
     }
     case PB_FCONV: {
         const htc__fconv_params *p = op->params;
-        const char *ws = arena_printf("%s__wscale%d", N, li), *bs = "NULL";
+        const char *ws = arena_printf("%s__layer%d_wscale", N, li), *bs = "NULL";
         float_array(ws, p->w_scale, p->per_channel ? p->out_c : 1);
         if (p->bias) {
-            bs = arena_printf("%s__fbias%d", N, li);
+            bs = arena_printf("%s__layer%d_fbias", N, li);
             float_array(bs, p->bias, p->out_c);
         }
         fprintf(F, "static const htc__fconv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
@@ -546,7 +724,7 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
         const htc__qfc_params *p = op->params;
         const char *sc = "NULL";
         if (p->scale) {
-            sc = arena_printf("%s__scale%d", N, li);
+            sc = arena_printf("%s__layer%d_scale", N, li);
             float_array(sc, p->scale, p->per_channel ? p->out_features : 1);
         }
         fprintf(F, "static const htc__qfc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %s, %d};\n",
@@ -577,11 +755,11 @@ static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *p
     }
     case PB_QLINEAR: {
         const htc__qlinear_params *p = op->params;
-        const char *sc = arena_printf("%s__scale%d", N, li);
+        const char *sc = arena_printf("%s__layer%d_scale", N, li);
         float_array(sc, p->scale, p->channels);
-        fprintf(F, "static const int32_t %s__zp%d[%d] = {", N, li, p->channels);
+        fprintf(F, "static const int32_t %s__layer%d_zp[%d] = {", N, li, p->channels);
         for (int i = 0; i < p->channels; i++) fprintf(F, "%s%d", i ? ", " : "", p->zp[i]);
-        fprintf(F, "};\nstatic const htc__qlinear_params %s = {%d, %d, %d, %d, %d, %s, %s__zp%d};\n", pn, p->size,
+        fprintf(F, "};\nstatic const htc__qlinear_params %s = {%d, %d, %d, %d, %d, %s, %s__layer%d_zp};\n", pn, p->size,
                 p->channels, p->inner, p->qmin, p->qmax, sc, N, li);
         break;
     }
@@ -638,11 +816,11 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
     if (op->kind == OP_ADD_N) {         /* fn(&p, {inputs...}, output) */
         fprintf(F, "    {\n        const int8_t *const ins[%d] = {", op->nin);
         for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", ptr(g, op->in[i], 1));
-        fprintf(F, "};\n        %s(&%s__p%d, ins, %s%s);\n    }\n", fn, N, li, o, pt);
+        fprintf(F, "};\n        %s(&%s__layer%d_params, ins, %s%s);\n    }\n", fn, N, li, o, pt);
         return;
     }
     if (op->params_fmt) {               /* fn(&p, inputs..., outputs...) */
-        fprintf(F, "    %s(&%s__p%d", fn, N, li);
+        fprintf(F, "    %s(&%s__layer%d_params", fn, N, li);
         for (int k = 0; k < op->nin; k++) fprintf(F, ", %s", op->in[k] >= 0 ? ptr(g, op->in[k], 1) : "NULL");
         for (int k = 0; k < op->nout; k++) fprintf(F, ", %s", ptr(g, op->out[k], 0));
         fprintf(F, "%s);\n", pt);
@@ -651,17 +829,17 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
     if (pblock(op) == PB_QL) {      /* (params, every input, output) */
         fprintf(F, "    {\n        const void *const ins[%d] = {", op->nin);
         for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", op->in[i] >= 0 ? ptr(g, op->in[i], 1) : "NULL");
-        fprintf(F, "};\n        %s(&%s__p%d, ins, %s%s);\n    }\n", fn, N, li, o, pt);
+        fprintf(F, "};\n        %s(&%s__layer%d_params, ins, %s%s);\n    }\n", fn, N, li, o, pt);
         return;
     }
     switch (op->kind) {
     case OP_ADD: case OP_MUL:
-        fprintf(F, "    %s(&%s__p%d, %s, %s, %s%s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o, pt);
+        fprintf(F, "    %s(&%s__layer%d_params, %s, %s, %s%s);\n", fn, N, li, ptr(g, op->in[0], 1), ptr(g, op->in[1], 1), o, pt);
         break;
     case OP_CONCAT:
         fprintf(F, "    {\n        const void *const ins[%d] = {", op->nin);
         for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", ptr(g, op->in[i], 1));
-        fprintf(F, "};\n        %s(&%s__p%d, ins, %s%s);\n    }\n", fn, N, li, o, pt);
+        fprintf(F, "};\n        %s(&%s__layer%d_params, ins, %s%s);\n    }\n", fn, N, li, o, pt);
         break;
     case OP_RESHAPE: {
         const Tensor *r = out;
@@ -673,7 +851,7 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
         break;
     }
     default:
-        fprintf(F, "    %s(&%s__p%d, %s, %s%s);\n", fn, N, li, ptr(g, op->in[0], 1), o, pt);
+        fprintf(F, "    %s(&%s__layer%d_params, %s, %s%s);\n", fn, N, li, ptr(g, op->in[0], 1), o, pt);
     }
 }
 
@@ -753,7 +931,7 @@ static void expand(const Target *t, const char *path)
     size_t len;
     const char *full = target_resolve(t, path);
     const char *src = (const char *)read_file(full, &len);
-    const char *tname = full;
+    const char *tname = path;
     int skip = 0, line = 1, synced = 0;
     for (size_t i = 0; i < len;) {
         size_t e = i;
@@ -807,7 +985,7 @@ static void expand(const Target *t, const char *path)
         line++;
     }
     if (skip) die("%s: {{#if}} without {{/if}}", full);
-    if (hdr_path) line_directive(header_line() + 2, hdr_path);
+    if (hdr_path) fputs(LINE_MARK, F);
 }
 
 /* An int32 array as a static const initializer, 16 a line. */
@@ -827,18 +1005,18 @@ static void emit_offload_params(const Graph *g, const Op *op, int li)
     int K = ti->full[TD_K];
     if (ti->wlayout) {
         fprintf(F, "/* layer %d: weights in the accelerator's layout (per output channel C-y-x) */\n", li);
-        fprintf(F, "static const int8_t %s__w%d[%zu] HTC__ALIGN(16) HTC_ENGINE_WEIGHTS = {", N, li, ti->wlayout_bytes);
+        fprintf(F, "static const int8_t %s__layer%d_weights[%zu] HTC__ALIGN(16) HTC_ENGINE_WEIGHTS = {", N, li, ti->wlayout_bytes);
         put_values((const uint8_t *)ti->wlayout, DT_INT8, (int64_t)ti->wlayout_bytes);
         fprintf(F, "\n};\n");
         const int32_t *b = op->nin > 2 && op->in[2] >= 0 ? (const int32_t *)(const void *)g->tensors[op->in[2]].data : NULL;
         int32_t *bv = arena_alloc(sizeof(int32_t) * (size_t)K);
         for (int k = 0; k < K; k++) bv[k] = ti->bias ? ti->bias[k] : b ? b[k] : 0;
-        int32_array(arena_printf("%s__b%d", N, li), bv, K);
+        int32_array(arena_printf("%s__layer%d_bias", N, li), bv, K);
     }
     for (int i = 0; i < ti->nconsts; i++) {    /* the engine's own arrays (target's `constants`) */
         const EngineConst *c = &ti->consts[i];
         const uint8_t *d = c->data;
-        fprintf(F, "static const %s %s__%s%d[%lld] HTC__ALIGN(16) = {", c->ctype, N, c->name, li,
+        fprintf(F, "static const %s %s__layer%d_%s[%lld] HTC__ALIGN(16) = {", c->ctype, N, li, c->name,
                 (long long)(c->n ? c->n : 1));
         if (!strcmp(c->ctype, "float") || !strcmp(c->ctype, "uint32_t")) {
             for (int64_t j = 0; j < c->n; j++) {      /* little endian words */
@@ -856,23 +1034,23 @@ static void emit_offload_params(const Graph *g, const Op *op, int li)
         }
         fprintf(F, "%s\n};\n", c->n ? "" : "0");
     }
-    if (op->rq_shifts) int32_array(arena_printf("%s__sh%d", N, li), op->rq_shifts, op->nch);
+    if (op->rq_shifts) int32_array(arena_printf("%s__layer%d_sh", N, li), op->rq_shifts, op->nch);
     else if (op->rq == RQ_TFLITE && op->mult) {
         int32_t *m = arena_alloc(sizeof(int32_t) * (size_t)K), *sv = arena_alloc(sizeof(int32_t) * (size_t)K);
         for (int k = 0; k < K; k++) {
             m[k] = op->mult[op->nch > 1 ? k : 0];
             sv[k] = op->shift[op->nch > 1 ? k : 0];
         }
-        int32_array(arena_printf("%s__mult%d", N, li), m, K);
-        int32_array(arena_printf("%s__shift%d", N, li), sv, K);
+        int32_array(arena_printf("%s__layer%d_mult", N, li), m, K);
+        int32_array(arena_printf("%s__layer%d_shift", N, li), sv, K);
     } else if (op->rq == RQ_QUANTLIB && op->mult) {      /* RequantShift: mul, add per output channel */
         int32_t *m = arena_alloc(sizeof(int32_t) * (size_t)K), *a = arena_alloc(sizeof(int32_t) * (size_t)K);
         for (int k = 0; k < K; k++) {
             m[k] = op->mult[op->nch > 1 ? k : 0];
             a[k] = op->rq_add[op->nch > 1 ? k : 0];
         }
-        int32_array(arena_printf("%s__qmul%d", N, li), m, K);
-        int32_array(arena_printf("%s__qadd%d", N, li), a, K);
+        int32_array(arena_printf("%s__layer%d_qmul", N, li), m, K);
+        int32_array(arena_printf("%s__layer%d_qadd", N, li), a, K);
     }
 }
 
@@ -935,8 +1113,8 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
         tseti("fix", op->add_fixed); tseti("qmin", p->qmin); tseti("qmax", p->qmax);
     }
     if (ti->wlayout) {
-        tset("w", arena_printf("%s__w%d", N, li));
-        tset("b", arena_printf("%s__b%d", N, li));
+        tset("w", arena_printf("%s__layer%d_weights", N, li));
+        tset("b", arena_printf("%s__layer%d_bias", N, li));
     }
     tseti("rounding", op->exact_shift ? op->shift_round : 0);   /* of the shift kind: 0 half to even, 1 TFLite's */
     tseti("pow2", op->rq_shifts != NULL);     /* conditions: shifts only, or TFLite's multipliers and shifts */
@@ -946,14 +1124,14 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
     tseti("ql", ql);
     tseti("not_ql", !ql);
     if (ql) {
-        tset("qmul", arena_printf("%s__qmul%d", N, li));
-        tset("qadd", arena_printf("%s__qadd%d", N, li));
+        tset("qmul", arena_printf("%s__layer%d_qmul", N, li));
+        tset("qadd", arena_printf("%s__layer%d_qadd", N, li));
         tseti("qshift", op->shift[0]);
     }
-    if (op->rq_shifts) tset("sh", arena_printf("%s__sh%d", N, li));
+    if (op->rq_shifts) tset("sh", arena_printf("%s__layer%d_sh", N, li));
     else if (op->rq == RQ_TFLITE && op->mult) {
-        tset("mult", arena_printf("%s__mult%d", N, li));
-        tset("shift", arena_printf("%s__shift%d", N, li));
+        tset("mult", arena_printf("%s__layer%d_mult", N, li));
+        tset("shift", arena_printf("%s__layer%d_shift", N, li));
     }
     for (int i = 0; i < ti->nconsts; i++) {    /* {{name}}, {{name_n}}: the engine's own arrays */
         const EngineConst *c = &ti->consts[i];
@@ -961,7 +1139,7 @@ static void emit_offload(const Graph *g, const Target *t, const Op *op, int li)
         for (int k = 0; k < ntv; k++)
             if (!strcmp(tv[k].k, c->name) || !strcmp(tv[k].k, nn))
                 die("%s: constants '%s' of layer %d has the name of a placeholder htc sets (%s)", t->path, c->name, li, tv[k].k);
-        tset(c->name, arena_printf("%s__%s%d", N, c->name, li));
+        tset(c->name, arena_printf("%s__layer%d_%s", N, li, c->name));
         tseti(nn, c->n);
     }
     expand(t, eo->template_file);
@@ -976,7 +1154,7 @@ static void emit_cascade_table(const Cascade *cs, int ci)
 {
     fprintf(F, "/* cascade %d: layers %d..%d, %d steps of %d output rows */\n", ci, cs->first, cs->last, cs->nsteps,
             cs->band);
-    fprintf(F, "static const int32_t %s__cas%d[%d][%d] = {", N, ci, cs->nsteps, cs->ncols);
+    fprintf(F, "static const int32_t %s__cascade%d[%d][%d] = {", N, ci, cs->nsteps, cs->ncols);
     for (int s = 0; s < cs->nsteps; s++) {
         fprintf(F, "%s\n    {", s ? "," : "");
         for (int k = 0; k < cs->ncols; k++) fprintf(F, "%s%d", k ? ", " : "", cs->tab[(size_t)s * (size_t)cs->ncols + (size_t)k]);
@@ -1026,7 +1204,7 @@ static void emit_cascade(const Graph *g, const Target *t, const Cascade *cs, int
     }
     for (int k = cs->first; k <= cs->last; k++) mem_access(g, &g->ops[k], k);
     fprintf(F, "    HTC_PROFILE_BEGIN(\"%s\", %d, \"cascade\");\n", N, cs->first);
-    fprintf(F, "    {\n        int s_;\n        for (s_ = 0; s_ < %d; s_++) {\n            const int32_t *r = %s__cas%d[s_];\n",
+    fprintf(F, "    {\n        int s_;\n        for (s_ = 0; s_ < %d; s_++) {\n            const int32_t *r = %s__cascade%d[s_];\n",
             cs->nsteps, N, ci);
     for (int i = 0; i < cs->nbuf; i++) {
         const Tensor *x = &g->tensors[cs->buf[i]];
@@ -1046,7 +1224,7 @@ static void emit_cascade(const Graph *g, const Target *t, const Cascade *cs, int
         snprintf(lo, sizeof lo, "r[%d]", c + 2);
         const char *o = row_ptr(g, cs, op->out[0], a, 0, row_elems(out));
         fprintf(F, "            /* layer %d: %s #%d -> \"%s\" */\n", k, esc_c(op->src_name), op->src_index, esc_c(out->name));
-        fprintf(F, "            if (r[%d] < r[%d]) {\n                %s p_ = %s__p%d;\n", c, c + 1, ty, N, k);
+        fprintf(F, "            if (r[%d] < r[%d]) {\n                %s p_ = %s__layer%d_params;\n", c, c + 1, ty, N, k);
         switch (op->kind) {
         case OP_CONV2D: case OP_AVGPOOL: case OP_MAXPOOL: {
             int s = op->kind == OP_CONV2D ? ((const htc__conv_params *)op->params)->stride_h
@@ -1178,10 +1356,10 @@ static void emit_band_layer(const Graph *g, const Op *op, int li)
     const ClusterTile *ct = op->ctile;
     const char *pt = op->params_type;
     fprintf(F, "\n/* layer %d: %s #%d in L1: %d bands of %d output rows */\n"
-               "static void %s__b%d(void *ctx_, int core, int ncores)\n{\n"
+               "static void %s__layer%d_band(void *ctx_, int core, int ncores)\n{\n"
                "    const %s__ctx *ctx = (const %s__ctx *)ctx_;\n    const int t = ctx->tile;\n"
                "    const int32_t y0 = t * %d, y1 = y0 + %d < %d ? y0 + %d : %d;\n"
-               "    %s p = %s__p%d;\n",
+               "    %s p = %s__layer%d_params;\n",
             li, op->src_name, op->src_index, ct->ntiles, ct->rows, N, li, N, N, ct->rows, ct->rows, op->out_h, ct->rows,
             op->out_h, pt, N, li);
     if (ct->w_bytes) fprintf(F, "    p.weights = (const int8_t *)(const void *)(ctx->l1 + %lld);\n", (long long)ct->off_w);
@@ -1192,13 +1370,13 @@ static void emit_band_layer(const Graph *g, const Op *op, int li)
             op->split == SPLIT_CHANNELS ? "HTC_SPLIT_CHANNELS" : "HTC_SPLIT_ROWS");
     int dil = op->kind == OP_CONV2D ? op->dil_h : 1;
     long long in_row = (long long)op->in_w * op->in_c, out_row = (long long)op->out_w * op->out_c;
-    fprintf(F, "static int %s__b%d_in(uint8_t *l1, const int8_t *src, int t)\n{\n"
+    fprintf(F, "static int %s__layer%d_band_in(uint8_t *l1, const int8_t *src, int t)\n{\n"
                "    const int32_t y0 = t * %d, y1 = y0 + %d < %d ? y0 + %d : %d;\n    int32_t iy0, ih, pad;\n"
                "    htc__rows_view(%d, %d, %d, %d, %d, y0, y1, &iy0, &ih, &pad);\n    (void)pad;\n"
                "    return HTC_DMA_START(l1 + (t & 1 ? %lld : %lld), src + (size_t)iy0 * %lld, (size_t)ih * %lld);\n}\n",
             N, li, ct->rows, ct->rows, op->out_h, ct->rows, op->out_h, op->in_h, op->k_h, op->stride_h, dil, op->pad_top,
             (long long)ct->off_in[1], (long long)ct->off_in[0], in_row, in_row);
-    fprintf(F, "static int %s__b%d_out(uint8_t *l1, int8_t *dst, int t)\n{\n"
+    fprintf(F, "static int %s__layer%d_band_out(uint8_t *l1, int8_t *dst, int t)\n{\n"
                "    const int32_t y0 = t * %d, y1 = y0 + %d < %d ? y0 + %d : %d;\n"
                "    return HTC_DMA_START(dst + (size_t)y0 * %lld, l1 + (t & 1 ? %lld : %lld), (size_t)(y1 - y0) * %lld);\n}\n",
             N, li, ct->rows, ct->rows, op->out_h, ct->rows, op->out_h, out_row, (long long)ct->off_out[1],
@@ -1215,17 +1393,17 @@ static void emit_band_run(const Graph *g, const Op *op, int li)
                "        uint8_t *l1 = %s__L1BASE;\n        const int8_t *src = %s;\n        int8_t *dst = %s;\n"
                "        int t, hin, hout = 0, hw = 0, hb = 0;\n        ctx.l1 = l1;\n",
             ct->ntiles, (long long)ct->l1_bytes, N, ptr(g, op->in[0], 1), ptr(g, op->out[0], 0));
-    if (ct->w_bytes) fprintf(F, "        hw = HTC_DMA_START(l1 + %lld, %s__p%d.weights, %lld);\n", (long long)ct->off_w, N, li, (long long)ct->w_bytes);
-    if (ct->b_bytes) fprintf(F, "        if (%s__p%d.bias) hb = HTC_DMA_START(l1 + %lld, %s__p%d.bias, %lld);\n", N, li, (long long)ct->off_b, N, li, (long long)ct->b_bytes);
-    fprintf(F, "        hin = %s__b%d_in(l1, src, 0);\n"
+    if (ct->w_bytes) fprintf(F, "        hw = HTC_DMA_START(l1 + %lld, %s__layer%d_params.weights, %lld);\n", (long long)ct->off_w, N, li, (long long)ct->w_bytes);
+    if (ct->b_bytes) fprintf(F, "        if (%s__layer%d_params.bias) hb = HTC_DMA_START(l1 + %lld, %s__layer%d_params.bias, %lld);\n", N, li, (long long)ct->off_b, N, li, (long long)ct->b_bytes);
+    fprintf(F, "        hin = %s__layer%d_band_in(l1, src, 0);\n"
                "        HTC_DMA_WAIT(hw);\n        HTC_DMA_WAIT(hb);\n"
                "        for (t = 0; t < %d; t++) {\n"
                "            HTC_DMA_WAIT(hin);\n"
-               "            if (t + 1 < %d) hin = %s__b%d_in(l1, src, t + 1);\n"
+               "            if (t + 1 < %d) hin = %s__layer%d_band_in(l1, src, t + 1);\n"
                "            ctx.tile = t;\n"
-               "            HTC_PAR_RUN(%s__b%d, &ctx, %s_CORES);\n"
+               "            HTC_PAR_RUN(%s__layer%d_band, &ctx, %s_CORES);\n"
                "            if (t > 0) HTC_DMA_WAIT(hout);\n"
-               "            hout = %s__b%d_out(l1, dst, t);\n"
+               "            hout = %s__layer%d_band_out(l1, dst, t);\n"
                "        }\n        HTC_DMA_WAIT(hout);\n    }\n",
             N, li, ct->ntiles, ct->ntiles, N, li, N, li, NU, N, li);
 }
@@ -1251,7 +1429,7 @@ static int emit_par_layers(const Graph *g, const Target *t)
             if (op->cores <= 1) continue;       /* without NAME_L1: the plain call */
             fprintf(F, "#ifndef %s_L1\n", NU);
         }
-        fprintf(F, "\n/* layer %d: %s #%d, split by %s */\nstatic void %s__l%d(void *ctx_, int core, int ncores)\n{\n"
+        fprintf(F, "\n/* layer %d: %s #%d, split by %s */\nstatic void %s__layer%d_par(void *ctx_, int core, int ncores)\n{\n"
                    "    const %s__ctx *ctx = (const %s__ctx *)ctx_;\n    uint8_t *arena = ctx->arena;\n"
                    "    const void *const *inputs = ctx->inputs;\n    void *const *outputs = ctx->outputs;\n"
                    "    (void)arena;\n    (void)inputs;\n    (void)outputs;\n",
@@ -1266,6 +1444,105 @@ static int emit_par_layers(const Graph *g, const Target *t)
     return n;
 }
 
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+/* a compiler command without the directory of the compiler */
+static const char *cc_name(const char *cc)
+{
+    const char *sp = strchr(cc, ' '), *b = cc;
+    for (const char *c = cc; *c && (!sp || c < sp); c++)
+        if (*c == '/') b = c + 1;
+    return b;
+}
+
+static const PruneFile *load(const Target *t, const char *path)
+{
+    size_t len;
+    const char *src = (const char *)read_file(target_resolve(t, path), &len);
+    return prune_add(path, src, len);
+}
+
+/* After the API: the implementation's guard, the runtime it needs (the
+   files cut to what body, the implementation's own code, uses) and the
+   device models' hardware constants. */
+static void emit_runtime(const Graph *g, const Target *t, const char *body, size_t body_len, int offloaded)
+{
+    fprintf(F, "#if defined(%s_IMPLEMENTATION) && !defined(%s_IMPLEMENTED)\n#define %s_IMPLEMENTED\n\n", NU, NU, NU);
+    /* htc.h, the device models' common part, each kernel file once (in
+       target order), as the prune pass cuts them */
+    prune_reset();
+    const PruneFile *rt = load(t, "htc.h"), *dev = offloaded ? load(t, "kernels/device.c") : NULL;
+    const PruneFile **kf = arena_alloc(sizeof(PruneFile *) * (size_t)(g->nops + 1));
+    const char **done = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
+    int ndone = 0;
+    for (int i = 0; i < g->nops; i++) {
+        const char *k = g->ops[i].kernel_file;
+        if (!k) continue;
+        int seen = 0;
+        for (int j = 0; j < ndone; j++) seen |= strcmp(done[j], k) == 0;
+        if (seen) continue;
+        kf[ndone] = load(t, k);
+        done[ndone++] = k;
+    }
+    prune_roots(body, body_len);
+    prune_write(F, rt);
+    if (offloaded) {
+        prune_write(F, dev);    /* what every device model shares */
+        /* the device model checks accesses against the declared memories:
+           the core constants of the first engine (in target order) that
+           runs a layer, then the device tables of the others (a name the
+           first defined already keeps its value); and every engine's own
+           constants prefixed with its name (HTC_DEV_DIGITAL_ROWS), for a
+           model that simulates several engines in one header */
+        int first = -1;
+        for (int e = 0; e < t->nengines; e++) {
+            int used = 0;
+            for (int i = 0; i < g->nops; i++) used |= g->ops[i].tile && g->ops[i].engine == e;
+            if (!used) continue;
+            const Engine *en = &t->engines[e];
+            if (first < 0) {
+                device_defines(t, en, "");
+                first = e;
+                continue;
+            }
+            for (int k = 0; k < en->ndevice; k++)
+                fprintf(F, "#ifndef HTC_DEV_%s\n#define HTC_DEV_%s %.17g\n#endif\n", en->device_names[k], en->device_names[k],
+                        en->device_values[k]);
+        }
+        for (int e = 0; e < t->nengines; e++) {
+            int used = 0;
+            for (int i = 0; i < g->nops; i++) used |= g->ops[i].tile && g->ops[i].engine == e;
+            device_defines(t, &t->engines[e], engine_prefix(&t->engines[e]));
+            if (used) fprintf(F, "#define HTC_DEV_%sUSED 1\n", engine_prefix(&t->engines[e]));
+        }
+    }
+    for (int i = 0; i < ndone; i++) prune_write(F, kf[i]);
+}
+
+/* The implementation's own code from memory, each template's marker
+   line replaced by the #line directive back to the header's own lines. */
+static void copy_body(const char *body, size_t len)
+{
+    long line = hdr_path ? header_line() : 0;
+    const char *s = body, *e = body + len;
+    while (s < e) {
+        const char *m = hdr_path ? memchr(s, LINE_MARK[0], (size_t)(e - s)) : NULL;
+        if (!m) {
+            fwrite(s, 1, (size_t)(e - s), F);
+            break;
+        }
+        fwrite(s, 1, (size_t)(m - s), F);
+        for (const char *c = s; (c = memchr(c, '\n', (size_t)(m - c))); c++) line++;
+        line_directive(line + 2, hdr_path);
+        line++;
+        s = m + strlen(LINE_MARK);
+    }
+}
+
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
 {
     F = f;
@@ -1276,6 +1553,13 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
        NAME.h (as it is included), so the text does not depend on -o */
     hdr_path = o->path && ftell(f) == 0 ? arena_printf("%s.h", o->name) : NULL;
     N = o->name;
+    name_constants(g);
+    {   /* the parameter blocks' fields, from the htc.h pasted */
+        size_t len;
+        const char *src = (const char *)read_file(target_resolve(t, "htc.h"), &len);
+        nfields = 0;
+        read_fields(src, len);
+    }
     NU = arena_alloc(strlen(N) + 1);
     upper(N, NU);
     size_t tlen;
@@ -1283,9 +1567,11 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     uint32_t th = 2166136261u;
     for (size_t i = 0; i < tlen; i++) th = (th ^ tsrc[i]) * 16777619u;
 
+    /* the model and the target by file name and content hash: the same
+       inputs give the same bytes from any directory */
     fprintf(F, "/* %s.h - int8 inference, generated by htc %s; do not edit.\n\n", N, HTC_VERSION);
-    fprintf(F, "   command: %s\n   model:   %s (fnv1a %08x)\n   target:  %s \"%s\" (fnv1a %08x)\n",
-            esc_c(o->cmdline), esc_c(g->path), g->hash, esc_c(t->path), esc_c(t->name), th);
+    fprintf(F, "   model:   %s (fnv1a %08x)\n   target:  %s \"%s\" (fnv1a %08x)\n", esc_c(base_name(g->path)), g->hash,
+            esc_c(base_name(t->path)), esc_c(t->name), th);
     if (t->nparams) {       /* the target's parameters as this header was built with them */
         fprintf(F, "   params: ");
         for (int i = 0; i < t->nparams; i++)
@@ -1320,6 +1606,9 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
                    "   No malloc, no stdio, no globals: reentrant with one set of arenas per call.\n\n",
                 N, arena_params(0, ""), N, arena_params(0, ""), NU, NU);
     }
+    fprintf(F, "   The implementation pastes htc's runtime (htc.h) and the kernels the layers\n"
+               "   call, cut to the definitions this model reaches, each under its own guard:\n"
+               "   several models' implementations may share one file.\n\n");
     fprintf(F, "   Hooks (define before including): HTC_TRACE(model, layer, tensor, data, bytes)\n"
                "   after each layer; HTC_PROFILE_BEGIN/END(model, layer, name) around it.\n"
                "   HTC_SOFT_FLOAT_EXACT=1 / =0: onnxruntime's float arithmetic (ONNX models) by\n"
@@ -1358,16 +1647,19 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
         fprintf(F, "#define %s_ARENA_SIZE %lld\n#define %s_ARENA_ALIGN %d\n", NU, (long long)asize, NU, p->alignment);
     }
     for (int i = 0; i < p->nstack; i++) {
-        /* the compiler's name as a macro suffix: arm-none-eabi-gcc -> ARM_NONE_EABI_GCC */
+        /* the compiler's name (without its directory: reproducible) as a
+           macro suffix: arm-none-eabi-gcc -> ARM_NONE_EABI_GCC */
+        const char *cc = cc_name(p->stack_cc[i]);
         char tag[64];
         int n = 0;
-        for (const char *c = p->stack_cc[i]; *c && *c != ' ' && n < 60; c++)
+        for (const char *c = cc; *c && *c != ' ' && n < 60; c++)
             tag[n++] = (char)(isalnum((unsigned char)*c) ? toupper((unsigned char)*c) : '_');
         tag[n] = 0;
-        for (int j = 0; j < i; j++)
-            if (!strncmp(p->stack_cc[j], p->stack_cc[i], (size_t)n) && (p->stack_cc[j][n] == ' ' || !p->stack_cc[j][n]))
-                snprintf(tag + n, sizeof tag - (size_t)n, "_%d", i);
-        fprintf(F, "/* measured: %s -fstack-usage -fcallgraph-info */\n", esc_c(p->stack_cc[i]));
+        for (int j = 0; j < i; j++) {
+            const char *cj = cc_name(p->stack_cc[j]);
+            if (!strncmp(cj, cc, (size_t)n) && (cj[n] == ' ' || !cj[n])) snprintf(tag + n, sizeof tag - (size_t)n, "_%d", i);
+        }
+        fprintf(F, "/* measured: %s -fstack-usage -fcallgraph-info */\n", esc_c(cc));
         fprintf(F, "#define %s_STACK_SIZE_%s %lld\n#define %s_RAM_SIZE_%s (%s_ARENA_SIZE + %s_STACK_SIZE_%s)\n", NU, tag,
                 (long long)p->stack_bytes[i], NU, tag, NU, NU, tag);
     }
@@ -1400,55 +1692,29 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     if (nvar) fprintf(F, "void %s_reset(%s);\n", N, arena_params(1, ""));
     fprintf(F, "#ifdef __cplusplus\n}\n#endif\n#endif /* %s_H_INCLUDED */\n\n", NU);
 
-    fprintf(F, "#if defined(%s_IMPLEMENTATION) && !defined(%s_IMPLEMENTED)\n#define %s_IMPLEMENTED\n\n", NU, NU, NU);
-    paste(t, "htc.h", "htc.h");
+    /* the implementation's own code first, in memory: the names it uses
+       decide which runtime definitions are pasted before it */
+    FILE *out = F;
+    char *body = NULL;
+    size_t body_len = 0;
+    F = open_memstream(&body, &body_len);
+    if (!F) die("out of memory");
     int offloaded = 0;
     for (int i = 0; i < g->nops; i++) offloaded |= g->ops[i].tile != NULL;
-    if (offloaded) {
-        paste(t, "kernels/device.c", "kernels/device.c");    /* what every device model shares */
-        /* the device model checks accesses against the declared memories:
-           the core constants of the first engine (in target order) that
-           runs a layer, then the device tables of the others (a name the
-           first defined already keeps its value); and every engine's own
-           constants prefixed with its name (HTC_DEV_DIGITAL_ROWS), for a
-           model that simulates several engines in one header */
-        int first = -1;
-        for (int e = 0; e < t->nengines; e++) {
-            int used = 0;
-            for (int i = 0; i < g->nops; i++) used |= g->ops[i].tile && g->ops[i].engine == e;
-            if (!used) continue;
-            const Engine *en = &t->engines[e];
-            if (first < 0) {
-                device_defines(t, en, "");
-                first = e;
-                continue;
-            }
-            for (int k = 0; k < en->ndevice; k++)
-                fprintf(F, "#ifndef HTC_DEV_%s\n#define HTC_DEV_%s %.17g\n#endif\n", en->device_names[k], en->device_names[k],
-                        en->device_values[k]);
-        }
-        for (int e = 0; e < t->nengines; e++) {
-            int used = 0;
-            for (int i = 0; i < g->nops; i++) used |= g->ops[i].tile && g->ops[i].engine == e;
-            device_defines(t, &t->engines[e], engine_prefix(&t->engines[e]));
-            if (used) fprintf(F, "#define HTC_DEV_%sUSED 1\n", engine_prefix(&t->engines[e]));
-        }
-    }
-    /* each kernel file once, in target order */
-    const char **done = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
-    int ndone = 0;
-    for (int i = 0; i < g->nops; i++) {
-        const char *kf = g->ops[i].kernel_file;
-        if (!kf) continue;
-        int seen = 0;
-        for (int k = 0; k < ndone; k++) seen |= strcmp(done[k], kf) == 0;
-        if (seen) continue;
-        done[ndone++] = kf;
-        paste(t, kf, kf);
-    }
     emit_consts(g);
     fprintf(F, "/* ---- layer parameters ---- */\n");
-    for (int i = 0; i < g->nops; i++) emit_params(g, &g->ops[i], i);
+    {   /* the blocks as positional initializers, then with field names */
+        FILE *body = F;
+        char *pb = NULL;
+        size_t pb_len = 0;
+        F = open_memstream(&pb, &pb_len);
+        if (!F) die("out of memory");
+        for (int i = 0; i < g->nops; i++) emit_params(g, &g->ops[i], i);
+        if (fclose(F) != 0) die("out of memory");
+        F = body;
+        named_initializers(pb, pb_len);
+        free(pb);
+    }
     for (int i = 0; i < g->ncascades; i++) emit_cascade_table(&g->cascades[i], i);
 
     if (nvar) {                         /* the variable tensors' reset values */
@@ -1511,7 +1777,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
             fprintf(F, "#else\n");
         }
         if (op->cores > 1 && !op->inplace)
-            fprintf(F, "    HTC_PAR_RUN(%s__l%d, &ctx, %s_CORES);\n", N, i, NU);
+            fprintf(F, "    HTC_PAR_RUN(%s__layer%d_par, &ctx, %s_CORES);\n", N, i, NU);
         else
             emit_call(g, t, op, i);
         if (op->ctile && !op->inplace) fprintf(F, "#endif\n");
@@ -1545,4 +1811,9 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     }
     fprintf(F, "    if (!input || !output) return -1;\n    return %s_run_multi(ins, outs, %s);\n}\n\n", N, arena_params(0, ""));
     fprintf(F, "#endif /* %s_IMPLEMENTATION */\n", NU);
+    if (fclose(F) != 0) die("out of memory");
+    F = out;
+    emit_runtime(g, t, body, body_len, offloaded);
+    copy_body(body, body_len);
+    free(body);
 }

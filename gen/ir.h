@@ -55,8 +55,8 @@ void term_put(FILE *f, const char *s, size_t max);
 uint8_t *read_file(const char *path, size_t *len);
 
 /* Run a C compiler (argv) with its messages in errlog; if it fails, die with
-   its first error line (which names a template's or kernel's file:line
-   through the header's #line directives), else with `what` and the status. */
+   its first error line (which names a template's file:line through the
+   header's #line directives, or the header's own line), else with `what` and the status. */
 void cc_build(char *const argv[], const char *errlog, const char *what);
 /* cc_build in two steps: the compiler's exit status; the error it made. */
 int cc_run(char *const argv[], const char *errlog);
@@ -775,10 +775,17 @@ int verify_main(int argc, char **argv);        /* verify.c: htc verify */
 typedef struct {
     const char *name;           /* C identifier prefix */
     const char *cmdline;
-    const char *path;           /* the header's file (NULL: no #line directives around templates
-                                   and pasted kernels; else they name the header NAME.h) */
+    const char *path;           /* the header's file (NULL: no #line directives around templates;
+                                   else they name the header NAME.h) */
 } EmitOptions;
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o);   /* emit.c */
+/* prune.c: the runtime files a header pastes (htc.h, kernels), cut to the
+   top-level definitions the generated code reaches */
+typedef struct PruneFile PruneFile;
+void prune_reset(void);
+PruneFile *prune_add(const char *path, const char *src, size_t len);
+void prune_roots(const char *text, size_t len);   /* identifiers the generated code uses */
+void prune_write(FILE *out, const PruneFile *f);
 void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json);             /* report.c */
 void report_svg(FILE *f, Graph *g, Target *t, Plan *p);
 /* Deepest stack below name_run when the header is compiled by `cc` (a

@@ -146,7 +146,7 @@ def test_weight_layout(tmp_path, kh, dw, c, k):
     onnx.save(m, p)
     htc(["compile", p, "-t", TARGET, "-D", "engines=neureka", "-o", "m.h", "--name", "m"], tmp_path)
     text = (tmp_path / "m.h").read_text()
-    arr = re.search(r"static const u?int8_t \w+__w\d+\[\d*\][^=]*= \{([^}]*)\}", text)
+    arr = re.search(r"static const u?int8_t \w+__layer\d+_weights\[\d*\][^=]*= \{([^}]*)\}", text)
     assert arr, "no weight array in the header"
     got = np.array([int(v) % 256 for v in arr.group(1).replace("\n", " ").split(",") if v.strip()], np.uint8)
     want = encode(i["aw"], dw)

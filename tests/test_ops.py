@@ -1363,7 +1363,7 @@ def test_s16_sigmoid_every_input(op, tmp_path):
     oracle.htc("compile", path, "-t", oracle.TARGET, "-o", h)
     text = open(h).read()
     assert text.count("/* htc.sigmoid_table_uint16: int16 [256] */") == 1      # one table shared by every op
-    assert len(re.findall(r"htc__act_s16_sig\(&model__p\d+, [^,]+, model__t\d+, ", text)) == len(SIGMOID16_SCALES)
+    assert len(re.findall(r"htc__act_s16_sig\(&model__layer\d+_params, [^,]+, model__\w+, ", text)) == len(SIGMOID16_SCALES)
 
 
 def _refused_unary(op, in_q, out_q):

@@ -76,8 +76,8 @@ def check_constants(hdr, name, layer):
     if w.ndim == 2:
         w = w[:, None, None, :]                         # fc: [K][C] as [K][1][1][C]
     li = layer["index"]
-    assert (c_array(hdr, "tgt__w%d" % li) == w.transpose(1, 2, 3, 0).reshape(-1)).all(), li
-    assert (c_array(hdr, "tgt__b%d" % li) == b - in_zp * w.sum(axis=(1, 2, 3))).all(), li
+    assert (c_array(hdr, "tgt__layer%d_weights" % li) == w.transpose(1, 2, 3, 0).reshape(-1)).all(), li
+    assert (c_array(hdr, "tgt__layer%d_bias" % li) == b - in_zp * w.sum(axis=(1, 2, 3))).all(), li
     assert in_zp != 0 or name != "ad01_int8"
 
 

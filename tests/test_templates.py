@@ -53,12 +53,12 @@ def test_engine_constants(tmp_path):
     oracle.htc("compile", path, "-t", FOLDED, "-o", hdr, "--name", "ad")
     text = hdr.read_text()
     # layer 0 is 640 -> 128: its transposed weights, folded biases and the two arrays
-    assert "static const int8_t ad__w0[81920]" in text
-    assert "static const int32_t ad__m0[128] HTC__ALIGN(16)" in text and "static const int32_t ad__s0[128]" in text
+    assert "static const int8_t ad__layer0_weights[81920]" in text
+    assert "static const int32_t ad__layer0_m[128] HTC__ALIGN(16)" in text and "static const int32_t ad__layer0_s[128]" in text
     # the other element types, exactly
-    assert "static const float ad__f0[3] HTC__ALIGN(16) = {5.000000000e-01f, -1.250000000e+00f, 2.999999893e-08f" in text
-    assert "static const uint32_t ad__u0[3] HTC__ALIGN(16) = {4294967295u, 0u, 128u" in text
-    assert re.search(r"static const int16_t ad__h0\[2\] HTC__ALIGN\(16\) = \{\s*-32768,\s*32767", text)
+    assert "static const float ad__layer0_f[3] HTC__ALIGN(16) = {5.000000000e-01f, -1.250000000e+00f, 2.999999893e-08f" in text
+    assert "static const uint32_t ad__layer0_u[3] HTC__ALIGN(16) = {4294967295u, 0u, 128u" in text
+    assert re.search(r"static const int16_t ad__layer0_h\[2\] HTC__ALIGN\(16\) = \{\s*-32768,\s*32767", text)
     # the folded biases are the model's minus zp * sum_c w[c][k], one zp for every channel
     direct = tmp_path / "d.h"
     oracle.htc("compile", path, "-t", DIRECT, "-o", direct, "--name", "ad")
@@ -66,7 +66,7 @@ def test_engine_constants(tmp_path):
     def arr(t, name):
         m = re.search(r"static const int(?:8|32)_t %s\[\d+\][^=]*= \{([^}]*)\}" % name, t)
         return [int(v) for v in m.group(1).split(",") if v.strip()]
-    b_model, b_folded, w = arr(direct.read_text(), "ad__b0"), arr(text, "ad__b0"), arr(text, "ad__w0")
+    b_model, b_folded, w = arr(direct.read_text(), "ad__layer0_bias"), arr(text, "ad__layer0_bias"), arr(text, "ad__layer0_weights")
     sums = [sum(w[c * 128 + k] for c in range(640)) for k in range(128)]
     zps = {(bm - bf) // sw for bm, bf, sw in zip(b_model, b_folded, sums) if sw}
     assert len(zps) == 1 and zps != {0}, zps
@@ -74,4 +74,4 @@ def test_engine_constants(tmp_path):
     assert all(bm - bf == zp * sw for bm, bf, sw in zip(b_model, b_folded, sums))
     # the template indexes the engine's arrays and never the zero point
     body = text[text.index("folded: fc 640 -> 128"):][:600]
-    assert "ad__m0[k]" in body and "ad__s0[k]" in body and "in_zp" not in body and "- (" not in body
+    assert "ad__layer0_m[k]" in body and "ad__layer0_s[k]" in body and "in_zp" not in body and "- (" not in body

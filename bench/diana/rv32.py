@@ -4,8 +4,8 @@ the generated header of a network for targets/diana.lua as RV32IMC firmware
 qemu-system-riscv32 -icount shift=0, minstret read around every layer.
 
 The header of an accelerator configuration carries the device MODEL
-(kernels/diana.c, pasted between #ifndef HTC__SRC_KERNELS_DIANA_C and its
-#endif): a simulator of DMA, L1, weight memories and arrays that on silicon
+(kernels/diana.c, pasted between the comments /* ---- kernels/diana.c ---- */
+and /* ---- end of kernels/diana.c ---- */): a simulator of DMA, L1, weight memories and arrays that on silicon
 is hardware behind a driver of the same function names. So:
 - instructions: every call of the model's API (htc__dev_*) in the layer
   code is bracketed and its minstret left out of the count (as bench_uma.py
@@ -35,8 +35,8 @@ LINK = ["--specs=picolibc.specs", "--oslib=semihost", "--crt0=semihost",
         "-Wl,--defsym=__ram=0x80800000,--defsym=__ram_size=0x1000000"]
 QEMU = [QEMU_BIN, "-M", "virt", "-m", "64M", "-bios", "none", "-nographic", "-monitor", "none", "-serial", "none",
         "-semihosting-config", "enable=on,target=native", "-icount", "shift=0,sleep=off"]
-MODEL_BEGIN = "#ifndef HTC__SRC_KERNELS_DIANA_C"
-MODEL_END = "#endif /* HTC__SRC_KERNELS_DIANA_C */"
+MODEL_BEGIN = "/* ---- kernels/diana.c ---- */"
+MODEL_END = "/* ---- end of kernels/diana.c ---- */"
 MAXL = 1024
 
 FW = r"""
