@@ -773,8 +773,7 @@ Energy *energy_model(const Graph *g, const Target *t, const Plan *p, const doubl
 void energy_driver(FILE *f, const Graph *g, const Target *t, const Plan *p, int measured);
 int verify_main(int argc, char **argv);        /* verify.c: htc verify */
 typedef struct {
-    const char *name;           /* C identifier prefix */
-    const char *cmdline;
+    const char *name;           /* C identifier prefix (no command line: the header is reproducible) */
     const char *path;           /* the header's file (NULL: no #line directives around templates;
                                    else they name the header NAME.h) */
 } EmitOptions;

@@ -72,7 +72,6 @@ typedef struct {
     const char **inputs, **outputs;     /* --input / --output files, argc at most */
     int ninputs, noutputs, json;
     long repeat;
-    char *cmdline;
     TargetDefines defines;              /* -D NAME=VALUE */
     CascadeOptions cascade;             /* --cascade, --ram-limit, --max-overhead, --no-cascade */
     ReadOptions read;                   /* --shape, --bind, --float-fallback */
@@ -98,13 +97,6 @@ static void parse(Options *o, int argc, char **argv)
     o->cascade.max_overhead = 0.05;
     o->inputs = arena_alloc(sizeof(char *) * (size_t)(argc + 1));
     o->outputs = arena_alloc(sizeof(char *) * (size_t)(argc + 1));
-    size_t len = 4;
-    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-    o->cmdline = arena_alloc(len);
-    for (int i = 0; i < argc; i++) {
-        if (i) strcat(o->cmdline, " ");
-        strcat(o->cmdline, i ? argv[i] : "htc");
-    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 #define VALUE() (i + 1 < argc ? argv[++i] : (die("option %s needs a value", a), ""))
@@ -491,7 +483,7 @@ int main(int argc, char **argv)
 
     npy_hint_files(o.inputs, o.ninputs);   /* QuantLib graphs: input types from the data */
     PipelineOptions po = {.model = o.model, .target = o.target, .read = o.read, .defines = &o.defines, .debug = o.debug,
-                          .cascade = o.cascade, .nstack = o.nstack, .emit = {o.name, o.cmdline, o.out},
+                          .cascade = o.cascade, .nstack = o.nstack, .emit = {o.name, o.out},
                           .write_header = !strcmp(o.cmd, "compile")};
     memcpy(po.stack_cc, o.stack_cc, sizeof po.stack_cc);
     Graph *g;
