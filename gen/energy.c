@@ -134,8 +134,14 @@ void energy_driver(FILE *f, const Graph *g, const Target *t, const Plan *p, int 
     if (!measured) {
         fprintf(f, "static void print_energy(void)\n{\n"
                    "    printf(\"energy: %%.6f uJ per inference = compute %%.6f + memory %%.6f + static %%.6f uJ "
-                   "(estimated cycles: no device model)\\n\", %.17g, %.17g, %.17g, %.17g);\n}\n",
+                   "(estimated cycles: no device model)\\n\", %.17g, %.17g, %.17g, %.17g);\n",
                 E->sum_total * 1e-6, E->sum_compute * 1e-6, E->sum_memory * 1e-6, E->sum_static * 1e-6);
+        fprintf(f, "    printf(\"  per layer (nJ): compute memory static total\\n\");\n");
+        for (int i = 0; i < g->nops; i++)
+            if (E->total[i] > 0)
+                fprintf(f, "    printf(\"  %%3d %%11.3f %%11.3f %%11.3f %%11.3f\\n\", %d, %.17g, %.17g, %.17g, %.17g);\n", i,
+                        E->compute[i] * 1e-3, E->memory[i] * 1e-3, E->stat[i] * 1e-3, E->total[i] * 1e-3);
+        fprintf(f, "}\n");
         return;
     }
     /* per layer: compute's cycle-independent part, memory, and per cycle
@@ -160,6 +166,13 @@ void energy_driver(FILE *f, const Graph *g, const Target *t, const Plan *p, int 
                "        m += e_mem[i];\n"
                "        s += %.17g * (double)cyc[i];\n    }\n"
                "    printf(\"energy: %%.6f uJ per inference = compute %%.6f + memory %%.6f + static %%.6f uJ "
-               "(measured cycles; estimated %.6f uJ)\\n\", (c + m + s) * 1e-6, c * 1e-6, m * 1e-6, s * 1e-6);\n}\n",
-            spc, E->sum_total * 1e-6);
+               "(measured cycles; estimated %.6f uJ)\\n\", (c + m + s) * 1e-6, c * 1e-6, m * 1e-6, s * 1e-6);\n"
+               "    printf(\"  per layer (nJ): compute memory static total\\n\");\n"
+               "    for (i = 0; i < NL; i++) {\n"
+               "        double lc = e_fix[i] + e_busy[i] * (double)cyc[i], ls = %.17g * (double)cyc[i];\n"
+               "        if (lc + e_mem[i] + ls > 0)\n"
+               "            printf(\"  %%3d %%11.3f %%11.3f %%11.3f %%11.3f\\n\", i, lc * 1e-3, e_mem[i] * 1e-3, ls * 1e-3,"
+               " (lc + e_mem[i] + ls) * 1e-3);\n"
+               "    }\n}\n",
+            spc, E->sum_total * 1e-6, spc);
 }

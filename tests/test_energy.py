@@ -148,3 +148,9 @@ def test_run_measured(tmp_path):
     assert float(got.group(4)) == pytest.approx(4 * 1e3 / r["clock_mhz"] * measured * 1e-6, abs=2e-6)
     assert float(got.group(4)) != pytest.approx(4 * 1e3 / r["clock_mhz"] * est * 1e-6, abs=2e-6)
     assert e["static_pj"] == pytest.approx(4 * 1e3 / r["clock_mhz"] * est, rel=1e-5)
+    # per layer: the same parts, adding up to the total
+    rows = re.findall(r"^\s+(\d+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)$",
+                      out.split("per layer (nJ)")[1], re.M)
+    assert len(rows) == len(r["layers"])
+    assert sum(float(x[4]) for x in rows) * 1e-3 == pytest.approx(float(got.group(1)), abs=2e-5)
+    assert sum(float(x[3]) for x in rows) * 1e-3 == pytest.approx(float(got.group(4)), abs=2e-5)
