@@ -166,8 +166,7 @@ double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1,
 
 /* A CPU op on a cluster (cpu.cores > 1): when its kernel has a parallel
    entry point, the split (the target's split function, else the one whose
-   largest share is smallest, rows first) and the estimate: the largest
-   share's cycles (the cost model is per core) plus one fork/join. */
+   largest share is smallest, rows first). */
 static void parallel(const Graph *g, Target *t, Op *op)
 {
     const Engine *cpu = &t->engines[0];
@@ -191,34 +190,40 @@ static void parallel(const Graph *g, Target *t, Op *op)
     if (items < 2) return;
     op->cores = n;
     op->split = split;
-    op->est_cycles = op->est_cycles * (double)((items + n - 1) / n) / (double)items + cpu->fork_cycles;
 }
 
-/* With the target's cycles = function(op, share): the layer's overhead,
-   the fork/join when divided, and its slowest core's call. */
-static void call_estimate(const Graph *g, Target *t, Op *op)
+/* The layer's estimated cycles, set once: with the CPU's cycles =
+   function(op, share), the layer's overhead, the fork/join when divided
+   and its slowest core's call; else the cost per MAC and per output
+   element (the CPU divided over cores: the largest share's part of it,
+   the cost model being per core, plus one fork/join). */
+static double estimate(const Graph *g, Target *t, const Op *op)
 {
     const Engine *cpu = &t->engines[0];
+    const Tensor *out = &g->tensors[op->out[0]];
+    double est = op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out);
+    if (op->engine != 0) return est;
+    if (op->cores > 1) {
+        int64_t items = split_items(g, op, op->split), n = op->cores;
+        est = est * (double)((items + n - 1) / n) / (double)items + cpu->fork_cycles;
+    }
     int h = op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL ? op->out_h : 1;
     double c = cpu_share_cycles(t, g, op, 0, h, 0);
-    if (c < 0) return;
-    op->est_cycles = cpu->overhead_cycles + c + (op->cores > 1 ? cpu->fork_cycles : 0);
+    return c < 0 ? est : cpu->overhead_cycles + c + (op->cores > 1 ? cpu->fork_cycles : 0);
 }
 
 /* The chosen engine's kernel and cost model for op; the estimate. */
 static void bind(const Graph *g, Target *t, Op *op)
 {
     const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
-    const Tensor *out = &g->tensors[op->out[0]];
     op->kernel_file = eo ? eo->kernel_file : NULL;
     op->kernel_fn = eo ? eo->kernel_fn : NULL;
     if (op->s16 || op->f32) op->kernel_file = op->kernel_fn = NULL;   /* int16, float: htc's own kernels (target.c) */
     if (!op->kernel_file && op->engine == 0 && op->kind != OP_RESHAPE && !cpu_kernel(op, &op->kernel_file, &op->kernel_fn))
         die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
     target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
-    op->est_cycles = op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out);
     if (op->engine == 0 && t->engines[0].cores > 1) parallel(g, t, op);
-    if (op->engine == 0) call_estimate(g, t, op);
+    op->est_cycles = estimate(g, t, op);
 }
 
 /* Two passes: every engine's predicate for every op first (so each op

@@ -352,9 +352,7 @@ local K_ = {
 -- the features of one call: { name = count }, cycles = sum K_[name] * count
 local function conv_geometry(op)
   local C, OY, OX, K = op.in_shape[4], op.out_shape[2], op.out_shape[3], op.out_shape[4]
-  local pointwise = op.kernel_h == 1 and op.kernel_w == 1 and op.stride == 1 and op.in_shape[2] == OY
-                    and op.in_shape[3] == OX
-  return C, OY, OX, K, pointwise
+  return C, OY, OX, K, op.pointwise
 end
 
 -- htc.h htc__prq_ok (the FC's check) from the largest |bias| (TFLite's
@@ -530,7 +528,7 @@ return target "siracusa" {
     split = function(op)
       if op.kind ~= "conv2d" then return nil end
       if op.depthwise == 1 then return "channels" end
-      local pointwise = op.kernel_h == 1 and op.kernel_w == 1 and op.stride == 1
+      local pointwise = op.pointwise
       if not pointwise and op.out_shape[2] >= CORES then return "rows" end
       -- pointwise with 8 or more output channels a core: by channels (by
       -- pixels every core computes every channel's weight sums and
