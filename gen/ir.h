@@ -676,8 +676,9 @@ typedef struct {
     int nbinds;
     InputBinding *binds;        /* --bind NAME=FILE (ONNX): graph input NAME is a constant read from FILE (raw
                                    little-endian bytes of the input's type and shape, or a TensorProto .pb) */
-    int float_fallback;         /* --float-fallback (ONNX): QDQ groups onnxruntime computes in float are
-                                   computed in float (as onnxruntime does) instead of refused */
+    int float_fallback;         /* ONNX: QDQ groups onnxruntime computes in float are computed in float (as
+                                   onnxruntime does, a note each) unless -1 (--no-float-fallback: refused);
+                                   0 (the default) and 1 (--float-fallback) compute them */
 } ReadOptions;
 void readopt_shape(ReadOptions *o, const char *name_dims);      /* readopt.c */
 void readopt_bind(ReadOptions *o, const char *name_file);

@@ -52,9 +52,9 @@ static const char usage[] =
     "                      across several data memories spills (default: cascades tried then)\n"
     "  --bind NAME=FILE    ONNX: graph input NAME is a constant read from FILE (raw bytes,\n"
     "                      or a TensorProto if FILE ends in .pb)\n"
-    "  --float-fallback    ONNX: QDQ groups onnxruntime computes in float (unfused Conv, Add,\n"
-    "                      Mul, AveragePool, Softmax, one-row Gemm/MatMul) are computed in float on the CPU\n"
-    "                      as onnxruntime does, not refused\n"
+    "  --float-fallback    ONNX (the default): QDQ groups onnxruntime computes in float (unfused Conv,\n"
+    "                      Add, Mul, AveragePool, Softmax, one-row Gemm/MatMul) are computed in float on\n"
+    "                      the CPU as onnxruntime does, a note each; --no-float-fallback refuses them\n"
     "  --shape NAME=DIMS   the shape of graph input NAME, e.g. input_1=1x49x10x1 (repeatable):\n"
     "                      sets its symbolic dimensions (ONNX dim_param, TFLite shape_signature -1),\n"
     "                      which are 1 (ONNX) or the stored shape (TFLite) otherwise, with a note\n"
@@ -139,6 +139,7 @@ static void parse(Options *o, int argc, char **argv)
         }
         else if (!strcmp(a, "--check")) o->check = 1;
         else if (!strcmp(a, "--float-fallback")) o->read.float_fallback = 1;
+        else if (!strcmp(a, "--no-float-fallback")) o->read.float_fallback = -1;
         else if (!strcmp(a, "--shape")) readopt_shape(&o->read, VALUE());
         else if (!strcmp(a, "--stack-cc")) {
             if (o->nstack == 4) die("at most 4 --stack-cc compilers");

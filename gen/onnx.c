@@ -2038,14 +2038,15 @@ static void quantize_linear(void)
                     fail("the float result '%s' of %s '%s' is also read by %s '%s': onnxruntime does not fuse it and "
                          "computes in float%s", f->name, f->node->op_type, f->node->name,
                          GR->node[fe->use[u].node]->op_type, GR->node[fe->use[u].node]->name,
-                         OPTS->float_fallback ? " (--float-fallback reproduces " FF_OPS " groups between "
+                         OPTS->float_fallback >= 0 ? " (--float-fallback reproduces " FF_OPS " groups between "
                                           "DequantizeLinear and QuantizeLinear, not chains of float ops)" : "");
         for (size_t i = 0; i < GR->n_output; i++)
             if (!strcmp(GR->output[i]->name, f->name)) fail("the float result '%s' is a graph output", f->name);
         if (why) {
-            if (!OPTS->float_fallback)
-                fail("%s: onnxruntime does not fuse this group and computes it in float (htc --float-fallback "
-                     "computes it in float too; or quantize with uint8 activations or in the QOperator form)", why);
+            if (OPTS->float_fallback < 0)
+                fail("%s: onnxruntime does not fuse this group and computes it in float (htc's default, "
+                     "--float-fallback, computes it in float too; or quantize with uint8 activations or in the "
+                     "QOperator form)", why);
             build_float_group(f, &q, why);
             f->fused = val_find(NODE->output[0]);
             f->fscale = q.scale[0];
@@ -2707,7 +2708,7 @@ static void h_float(void)
         Val *x = input((int)i, "input");
         if (x->kind == V_FLOAT)
             fail("input '%s' is a float result that is not quantized: onnxruntime computes this in float%s", x->name,
-                 OPTS->float_fallback ? " (--float-fallback reproduces " FF_OPS " groups between DequantizeLinear and "
+                 OPTS->float_fallback >= 0 ? " (--float-fallback reproduces " FF_OPS " groups between DequantizeLinear and "
                                   "QuantizeLinear, not chains of float ops)" : "");
         if (x->kind == V_TENSOR && x->otype == DT_FLOAT32)
             fail("float input '%s': htc compiles quantized graphs (QDQ or QOperator) only", x->name);

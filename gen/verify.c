@@ -16,7 +16,7 @@
 
 static const char usage_verify[] =
     "usage: htc verify MODEL -t TARGET [-D NAME=VALUE ...] [-n N] [--seed S] [--ref REF.lua]\n"
-    "                  [--keep DIR] [--float-fallback] [--shape NAME=DIMS] [--bind NAME=FILE]\n"
+    "                  [--keep DIR] [--[no-]float-fallback] [--shape NAME=DIMS] [--bind NAME=FILE]\n"
     "  runs MODEL compiled for TARGET (accelerators on their device models) and for the CPU\n"
     "  reference (REF, default targets/cpu.lua: htc's own kernels, checked against TFLite Micro\n"
     "  and onnxruntime) on N random inputs (default 3) and compares every layer's output; names\n"
@@ -64,6 +64,7 @@ static void parse(VOpts *o, int argc, char **argv)
         else if (!strcmp(a, "--ref")) o->ref = VALUE();
         else if (!strcmp(a, "--keep")) o->keep = VALUE();
         else if (!strcmp(a, "--float-fallback")) o->read.float_fallback = 1;
+        else if (!strcmp(a, "--no-float-fallback")) o->read.float_fallback = -1;
         else if (!strcmp(a, "--shape")) readopt_shape(&o->read, VALUE());
         else if (!strcmp(a, "--bind")) readopt_bind(&o->read, VALUE());
         else if (a[0] == '-' && a[1]) die("verify: unknown option '%s' (see htc verify --help)", a);

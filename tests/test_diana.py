@@ -397,7 +397,8 @@ def test_ternary_qdq_float_groups_on_cpu(build_dir):
     import subprocess
     zoo = oo.ensure_zoo()
     model = os.path.join(zoo, "kws_ternaryqdq_stalebias_s8.onnx")
-    p = subprocess.run([oo.HTC, "compile", model, "-t", DIANA, "-o", os.path.join(str(build_dir), "stalebias.h")],
+    p = subprocess.run([oo.HTC, "compile", model, "-t", DIANA, "-o", os.path.join(str(build_dir), "stalebias.h"),
+                        "--no-float-fallback"],
                        capture_output=True, text=True,
                        cwd=oo.REPO)
     assert p.returncode == 1 and p.stderr.count("\n") == 1, p.stderr

@@ -202,13 +202,13 @@ FLOAT_GROUPS += ["%s_%sqdq_stalebias_s8" % (n, v) for n in ("kws", "vww") for v 
 
 @pytest.mark.parametrize("name", FLOAT_GROUPS)
 def test_zoo_float_refused(name, zoo, tmp_path):
-    """Without --float-fallback htc refuses a model onnxruntime partly
+    """With --no-float-fallback htc refuses a model onnxruntime partly
     computes in float, with one line naming one of those nodes."""
     model = os.path.join(zoo, name + ".onnx")
     floats = ort_float_nodes(model)
     # every model here has float groups, or it tests nothing of the fallback
     assert floats, "onnxruntime fuses every group of %s: not a float-fallback model" % name
-    p = O.htc("compile", model, "-t", O.TARGET, "-o", str(tmp_path / "m.h"), check=False)
+    p = O.htc("compile", model, "-t", O.TARGET, "-o", str(tmp_path / "m.h"), "--no-float-fallback", check=False)
     assert p.returncode == 1
     line = p.stderr.strip()
     assert "\n" not in line and "float" in line and "--float-fallback" in line, line
@@ -305,7 +305,7 @@ def test_quantizer_options(net, fmt, qt, tmp_path):
     sess = O.ort_session(path)
     inputs = O.random_inputs(sess, 3, seed=17)
     try:
-        exe = O.build(path, str(tmp_path / "b"))
+        exe = O.build(path, str(tmp_path / "b"), flags=["--no-float-fallback"])
     except O.HtcError as e:
         line = str(e).split("htc: error: ")[-1]
         assert "onnxruntime" in line and "float" in line, line

@@ -292,7 +292,7 @@ def check(model, tmp, n=4, refused_float=None):
     inputs = O.random_inputs(sess, n, seed=3)
     want = O.ort_outputs(sess, inputs)
     try:
-        exe = O.build(path, tmp)
+        exe = O.build(path, tmp, flags=["--no-float-fallback"])
     except O.HtcError as e:
         if "DoubleQDQPairsRemover" in str(e):
             # onnxruntime indeed merged two Q/DQ pairs into one
@@ -385,14 +385,15 @@ FCONV = {
 @pytest.mark.parametrize("qt", ["u8", "s8"])
 @pytest.mark.parametrize("name", sorted(FCONV))
 def test_float_fallback_conv(name, qt, tmp_path):
-    """A Conv group onnxruntime computes in float: refused without the flag
+    """A Conv group onnxruntime computes in float: refused with --no-float-fallback
     (one line naming the node), bit-exact with it; onnxruntime indeed left
     it in float."""
     model = fconv_model(qt, zlib.crc32(name.encode()) % 1000, **FCONV[name])
     path = os.path.join(str(tmp_path), "model.onnx")
     onnx.save(model, path)
     assert "Conv" in ort_float_ops(path)
-    p = O.htc("compile", path, "-t", O.TARGET, "-o", os.path.join(str(tmp_path), "m.h"), check=False)
+    p = O.htc("compile", path, "-t", O.TARGET, "-o", os.path.join(str(tmp_path), "m.h"), "--no-float-fallback",
+              check=False)
     assert p.returncode == 1 and "--float-fallback" in p.stderr and "Conv" in p.stderr, p.stderr
     sess = O.ort_session(path)
     inputs = O.random_inputs(sess, 4, seed=9)
@@ -487,7 +488,7 @@ def softmax_group(path, depth, x_scale, x_zp, opset=13, shape=None, axis=-1):
 @pytest.mark.parametrize("depth,x_scale", [(2, 0.2), (10, 0.05), (10, 0.7), (12, 0.2), (16, 0.3), (17, 0.2),
                                            (40, 0.1), (100, 0.7)])
 def test_float_fallback_softmax(depth, x_scale, tmp_path):
-    """A Softmax group onnxruntime computes in float: refused without the
+    """A Softmax group onnxruntime computes in float: refused with --no-float-fallback (not the
     flag, and with it MLAS's softmax (exp polynomial by fused multiply-adds,
     the sum in eight lanes, times 1 / sum) then QuantizeLinear, bit-exact on
     200 rows, with the AVX2 build and the portable one. Rows up to 16 give
@@ -496,7 +497,7 @@ def test_float_fallback_softmax(depth, x_scale, tmp_path):
     softmax_group(path, depth, x_scale, 100 + depth)
     assert "Softmax" in ort_float_ops(path)
     refused = os.path.join(str(tmp_path), "refused.h")
-    p = O.htc("compile", path, "-t", O.TARGET, "-o", refused, check=False)
+    p = O.htc("compile", path, "-t", O.TARGET, "-o", refused, "--no-float-fallback", check=False)
     assert p.returncode == 1 and "Softmax" in p.stderr and "--float-fallback" in p.stderr, p.stderr
     assert not os.path.exists(refused)
     sess = O.ort_session(path)

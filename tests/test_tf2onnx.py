@@ -2,12 +2,12 @@
 .tflite models converted by tf2onnx (opsets 13 and 18, committed in
 tests/onnx/tf2onnx/, made by tests/onnx/make_tf2onnx.py).
 
-Each compiles (its symbolic batch as 1, with a note) and equals onnxruntime
-bit for bit on 16 random inputs, or htc refuses with one line naming a node
-onnxruntime's optimised graph leaves in float; the same with
---float-fallback, with which all eight compile and are exact (also built
-without SIMD). EXPECT records which, so a change in either direction shows
-up here."""
+With --no-float-fallback each compiles (its symbolic batch as 1, with a
+note) and equals onnxruntime bit for bit on 16 random inputs, or htc
+refuses with one line naming a node onnxruntime's optimised graph leaves
+in float; with --float-fallback, the default, all eight compile and are
+exact (also built without SIMD). EXPECT records which, so a change in
+either direction shows up here."""
 import os
 import re
 import sys
@@ -21,7 +21,8 @@ import qdq_random as R  # noqa: E402
 
 DIR = os.path.join(os.path.dirname(__file__), "onnx", "tf2onnx")
 NETS = ("kws_ref_model", "vww_96_int8", "pretrainedResnet_quant", "ad01_int8")
-# (without --float-fallback, with it): "exact" or the op htc names as float.
+# (--no-float-fallback, --float-fallback = the default): "exact" or the op
+# htc names as float.
 # tf2onnx's graphs read the int8 graph input straight into the first
 # Conv/Gemm (onnxruntime on x86-64 computes int8 Conv in float), and quantize
 # AveragePool, Gemm and Softmax to int8 from uint8 inputs (its int8->uint8
@@ -72,9 +73,11 @@ def test_tf2onnx(name, tmp_path):
     inp = sess.get_inputs()[0]
     shape = [1] + list(inp.shape[1:])
     inputs = [[rng.integers(-128, 128, shape).astype(np.int8)] for _ in range(16)]
-    plain = outcome(model, str(tmp_path / "p"), [], inputs, sess)
+    plain = outcome(model, str(tmp_path / "p"), ["--no-float-fallback"], inputs, sess)
     ff = outcome(model, str(tmp_path / "f"), ["--float-fallback"], inputs, sess)
     assert (plain, ff) == EXPECT[name.rsplit("_op", 1)[0]], (plain, ff)
+    # the default is --float-fallback: every conversion compiles, exact
+    assert outcome(model, str(tmp_path / "d"), [], inputs, sess) == "exact"
 
 
 def test_conversions_present():

@@ -564,7 +564,7 @@ def check(seed, tmp, ninputs=3, float_fallback=True):
         inputs = [[rng.integers(-128, 128, shape).astype(np.int8)] for _ in range(ninputs)]
     want = O.ort_outputs(sess, inputs)
     desc = ", ".join(b.desc)
-    err, got = htc_run(path, os.path.join(tmp, "b"), inputs)
+    err, got = htc_run(path, os.path.join(tmp, "b"), inputs, ["--no-float-fallback"])
     if err is None:
         if got != want:
             return "mismatch", "%s: htc differs from onnxruntime (%s)" % (desc, diff(got, want))
