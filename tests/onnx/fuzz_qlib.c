@@ -49,32 +49,12 @@ uint8_t *read_file(const char *path, size_t *len)
     return p;
 }
 
-/* main.c's --shape and notes: no options; a note is one line */
-const int64_t *shape_option(const char *name, int *rank)
-{
-    (void)name;
-    (void)rank;
-    return NULL;
-}
-
-void shape_options_check(const char *model) { (void)model; }
-
-void note_later(const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    CHECK(strchr(line, '\n') == NULL);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input = data;
     input_len = size;
     if (!setjmp(on_die)) {
-        Graph *g = onnx_read("fuzz.onnx");
+        Graph *g = onnx_read("fuzz.onnx", &(ReadOptions){0});
         CHECK(g->format == SRC_ONNX && g->noutputs >= 1);      /* no cap on graph outputs */
         for (int i = 0; i < g->ntensors; i++) {
             const Tensor *t = &g->tensors[i];
@@ -100,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 CHECK(op->out_h >= 1 && op->out_w >= 1 && op->k_h >= 1 && op->k_w >= 1 && op->pad_top >= 0 &&
                       op->pad_left >= 0 && op->pad_bottom >= 0 && op->pad_right >= 0);
         }
-        onnx_lower(g);
+        lower(g);
     }
     arena_free_all();
     return 0;

@@ -18,9 +18,12 @@ $CLANG $flags -Ddie=util_die -Dread_file=util_read_file -Wno-format-nonliteral -
 $CLANG $flags -c gen/onnx.c -o "$out/onnx.o"
 $CLANG $flags -c gen/qlib.c -o "$out/qlib.o"
 $CLANG $flags -c gen/npy.c -o "$out/npy.o"
+$CLANG $flags -c gen/readopt.c -o "$out/readopt.o"
+$CLANG $flags -c gen/lower.c -o "$out/lower.o"
+$CLANG $flags -c gen/quant.c -o "$out/quant.o"
 $CLANG $flags -w -c build/pb/onnx.pb-c.c -o "$out/onnx.pb-c.o"
 $CLANG $flags -c tests/onnx/fuzz_qlib.c -o "$out/fuzz_qlib.o"
-$CLANG $flags -o "$out/fuzz_qlib" "$out/fuzz_qlib.o" "$out/onnx.o" "$out/qlib.o" "$out/npy.o" "$out/onnx.pb-c.o" "$out/util.o" -lprotobuf-c -lm
+$CLANG $flags -o "$out/fuzz_qlib" "$out/fuzz_qlib.o" "$out/onnx.o" "$out/qlib.o" "$out/npy.o" "$out/readopt.o" "$out/lower.o" "$out/quant.o" "$out/onnx.pb-c.o" "$out/util.o" -lprotobuf-c -lm
 seed="$out/seed"
 rm -rf "$seed"
 mkdir -p "$seed"
