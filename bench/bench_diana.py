@@ -11,7 +11,11 @@ paper beside htc's with the ratio, HTVM and peak as the paper times them),
 and the Fig. 4 L1 sweep
 (no heuristics / eq. 3-4 / eq. 3-5). `--layers NET CONFIG`: one Table I
 cell layer by layer; `--htvm-layers NET CONFIG`: the same for HTVM's
-networks."""
+networks; `--htvm`: only the table of HTVM's networks. With GVSOC=DIR (an
+installed GVSoC) the HTVM-network table measures the host's layers on
+GVSoC (bench/diana/gvsoc.py: one XpulpV2 core of its Siracusa model),
+without it they take targets/diana.lua's cost model; each row says
+which."""
 import json
 import os
 import subprocess
@@ -24,6 +28,7 @@ sys.path.insert(0, os.path.join(REPO, "tests", "onnx"))
 import ort_oracle as oo  # noqa: E402
 sys.path.insert(0, os.path.join(REPO, "bench", "diana"))
 import rv32  # noqa: E402
+import gvsoc  # noqa: E402
 sys.path.insert(0, os.path.join(REPO, "tests", "zoo"))
 import htvm_nets  # noqa: E402
 
@@ -293,10 +298,27 @@ def htvm_row(net, nets, tmp, configs=HTVM_CONFIGS, seed=5):
         if oo.ort_outputs(twin, [x])[0] != want:
             raise rv32.Rv32Error("%s %s: onnxruntime's int8 kernels differ from its exact float twin on this host"
                                  % (net, name))
-        r = rv32.row(oo.HTC, model, DIANA, os.path.join(tmp, net, name), b"".join(a.tobytes() for a in x),
-                     {l["index"]: (l["engine"], l["op"]) for l in rep["layers"]}, args, flags=rv32.FPU_FLAGS)
+        layers = {l["index"]: (l["engine"], l["op"]) for l in rep["layers"]}
+        xb = b"".join(a.tobytes() for a in x)
+        if gvsoc.gvsoc_dir():
+            # the host's cycles on GVSoC (XpulpV2 kernels), the device model's for offloaded layers
+            r = gvsoc.row(oo.HTC, model, DIANA, os.path.join(tmp, net, name), xb, layers, args)
+            r["how"] = "GVSoC" + (" (weights of CPU layer%s %s in L2)" % (
+                "s" if len(r["l2_cpu_layers"]) > 1 else "", ", ".join(map(str, r["l2_cpu_layers"])))
+                if r["l2_cpu_layers"] else "")
+        else:
+            # no GVSoC: the CPU layers at the cost model's cycles (targets/cpus/xpulpv2.lua, fitted on
+            # GVSoC), the issue loops and glue as RV32IMFC instructions under qemu
+            r = rv32.row(oo.HTC, model, DIANA, os.path.join(tmp, net, name), xb, layers, args, flags=rv32.FPU_FLAGS)
+            est = sum(l["est_cycles"] for l in rep["layers"] if l["engine"] == "riscv")
+            mhz = rv32.MHZ * 1e3
+            r["instr"] += est - r["cpu_layers"]
+            r["cpu_layers"] = est
+            r["ms"] = (r["instr"] + r["dev_cycles"]) / mhz
+            r["peak_ms"] = (r["instr"] - r["issue"] + r["trig"]) / mhz
+            r["how"] = "cost model"
         if r["out"] != want:
-            raise rv32.Rv32Error("%s %s: the RV32 firmware's output differs from onnxruntime's" % (net, name))
+            raise rv32.Rv32Error("%s %s: the firmware's output differs from onnxruntime's" % (net, name))
         r["engines"] = {}
         for l in rep["layers"]:
             key = "%s %s" % (l["engine"], l["op"])
@@ -385,17 +407,21 @@ def htvm_table(tmp, nets=HTVM_NETS):
         print("\nTable I, HTVM's networks: skipped - %s" % e)
         return
     hn = htvm_nets.ensure()
+    how = ("GVSoC: " + gvsoc.CORE) if gvsoc.gvsoc_dir() else \
+        ("no GVSoC (GVSOC=DIR): the CPU layers at targets/cpus/xpulpv2.lua's cycles (fitted on GVSoC), the issue"
+         "\n  loops and glue as RV32IMFC instructions under qemu")
     print("\nTable I on HTVM's own networks (tests/zoo/htvm_nets.py: HTVM b216dde relay_*.py, layer for layer; shift-4"
-          "\n  requantization, int8 input): RV32IMFC (DIANA's host has the F extension; no Xpulp) under qemu, instructions"
-          "\n  as cycles, + the device model's cycles of the offloaded layers, at 260 MHz. HTVM = the whole run; peak ="
+          "\n  requantization, int8 input). The host (DIANA's RV32IMCFXpulpV2 core) runs htc's XpulpV2 kernels, measured"
+          "\n  on %s;"
+          "\n  + the device model's cycles of the offloaded layers, at 260 MHz. HTVM = the whole run; peak ="
           "\n  CPU kernels in full + each offloaded layer's accelerator jobs from trigger to completion (weight loads"
           "\n  included; no issue loops, no activation DMA). kB = .text + .rodata + .data of the RV32 object (device"
           "\n  model replaced by its API). cpu, digital: the int8 network; analog: the ternary one; mixed (the paper's"
           "\n  Both): the mixed one, -D dispatch=mixed; both: the mixed one, htc's cost dispatch (no paper cell)."
           "\n  Outputs bit-exact with onnxruntime (QOperator graph and its exact float twin). ratio = htc / paper;"
-          "\n  '*': more than %.2fx off either way." % OFF)
-    print("%-10s %-10s %-8s %9s %9s %7s %8s %8s %7s" % ("net", "cell", "config", "htc ms", "paper ms", "ratio", "htc kB",
-                                                        "paper kB", "ratio"))
+          "\n  '*': more than %.2fx off either way; 'how': how the CPU part was measured." % (how, OFF))
+    print("%-10s %-10s %-8s %9s %9s %7s %8s %8s %7s  %s" % ("net", "cell", "config", "htc ms", "paper ms", "ratio", "htc kB",
+                                                            "paper kB", "ratio", "how"))
     rows = {}
     for net in nets:
         r = htvm_row(net, hn, tmp)
@@ -406,11 +432,13 @@ def htvm_table(tmp, nets=HTVM_NETS):
             pl, ps = lat[k], size[k]
             rl = "%.2f%s" % (v / pl, "*" if not 1 / OFF <= v / pl <= OFF else "") if pl else "-"
             rs = "%.2f%s" % (kb / ps, "*" if not 1 / OFF <= kb / ps <= OFF else "")
-            print("%-10s %-10s %-8s %9.2f %9s %7s %8.0f %8d %7s" % (HTVM_NAMES[net], col, cfg, v,
-                                                                   "%.2f" % pl if pl else "OoM", rl, kb, ps, rs))
+            print("%-10s %-10s %-8s %9.2f %9s %7s %8.0f %8d %7s  %s" % (HTVM_NAMES[net], col, cfg, v,
+                                                                       "%.2f" % pl if pl else "OoM", rl, kb, ps, rs,
+                                                                       r[cfg]["how"]))
         for cfg, meas, col in (("mixed", "ms", "Both HTVM"), ("both", "peak_ms", "both peak"), ("both", "ms", "both HTVM")):
-            print("%-10s %-10s %-8s %9.2f %9s %7s %8.0f %8s %7s" % (HTVM_NAMES[net], col, cfg, r[cfg][meas], "-", "-",
-                                                                   r[cfg]["size"]["total"] / 1e3, "-", "-"))
+            print("%-10s %-10s %-8s %9.2f %9s %7s %8.0f %8s %7s  %s" % (HTVM_NAMES[net], col, cfg, r[cfg][meas], "-", "-",
+                                                                       r[cfg]["size"]["total"] / 1e3, "-", "-",
+                                                                       r[cfg]["how"]))
         sys.stdout.flush()
     per_byte, soft = htvm_extras(tmp)
     print("\nTable I, HTVM's networks, detail: instructions (CPU layers, of which the NCHW input's transpose; the"
@@ -452,15 +480,24 @@ def htvm_layers(net, config, tmp, seed=5):
     x = oo.random_inputs(oo.ort_session(model), 1, seed)[0]
     h = os.path.join(tmp, "l.h")
     rv32.compile_header(oo.HTC, model, DIANA, h, args)
-    c = rv32.firmware_count(h, os.path.join(tmp, "lfw"), b"".join(a.tobytes() for a in x), flags=rv32.FPU_FLAGS)
-    print("%s %s (%s): per layer on RV32IMFC" % (HTVM_NAMES[net], config, " ".join(args)))
-    print("%5s %-11s %-8s %12s %10s %10s %10s  %s" % ("layer", "op", "engine", "host instr", "MACs", "dev cycles",
-                                                      "trig", "why"))
+    if gvsoc.gvsoc_dir():
+        c = gvsoc.firmware_cycles(h, os.path.join(tmp, "lgv"), b"".join(a.tobytes() for a in x))
+        print("%s %s (%s): per layer, host cycles on %s (%d bytes of constants in L2); est = targets/diana.lua's "
+              "estimate" % (HTVM_NAMES[net], config, " ".join(args), gvsoc.CORE, c["ro_l2"]))
+        unit = "host cycles"
+    else:
+        c = rv32.firmware_count(h, os.path.join(tmp, "lfw"), b"".join(a.tobytes() for a in x), flags=rv32.FPU_FLAGS)
+        print("%s %s (%s): per layer on RV32IMFC under qemu (portable kernels, no XpulpV2); est = targets/diana.lua's "
+              "estimate (XpulpV2)" % (HTVM_NAMES[net], config, " ".join(args)))
+        unit = "host instr"
+    print("%5s %-11s %-8s %12s %10s %10s %10s %10s  %s" % ("layer", "op", "engine", unit, "est", "MACs", "dev cycles",
+                                                           "trig", "why"))
     for l in rep["layers"]:
         host, _, cyc, trig = c["layers"].get(l["index"], (0, 0, 0, 0))
         off = l["engine"] != "riscv"
-        print("%5d %-11s %-8s %12d %10d %10s %10s  %s" % (l["index"], l["op"], l["engine"], host, l["macs"],
-                                                          cyc if off else "-", trig if off else "-", l["reason"]))
+        print("%5d %-11s %-8s %12d %10s %10d %10s %10s  %s" % (l["index"], l["op"], l["engine"], host,
+                                                               "-" if off else "%.0f" % l["est_cycles"], l["macs"],
+                                                               cyc if off else "-", trig if off else "-", l["reason"]))
 
 
 def layer_table(net, config, zoo, tmp, seed=5):
@@ -499,8 +536,11 @@ def main():
             sys.argv[3] in [c[0] for c in HTVM_CONFIGS]:
         htvm_layers(sys.argv[2], sys.argv[3], tmp)
         return
+    if sys.argv[1:] == ["--htvm"]:
+        htvm_table(tmp)
+        return
     if len(sys.argv) > 1:
-        sys.exit("usage: bench_diana.py [--layers kws|vww|resnet|ad %s | --htvm-layers %s %s]" % (
+        sys.exit("usage: bench_diana.py [--htvm | --layers kws|vww|resnet|ad %s | --htvm-layers %s %s]" % (
             "|".join(c[0] for c in CONFIGS + CHECK), "|".join(HTVM_NETS), "|".join(c[0] for c in HTVM_CONFIGS)))
     print("DIANA digital (virtual platform), power-of-two MLPerf Tiny models")
     print("%-8s %12s %9s %12s %7s %10s %8s %12s" % ("net", "cycles", "ms@260", "ideal", "ratio", "est", "tile ms",

@@ -107,6 +107,24 @@ static int htc__qadd_s8_int(const htc__qbinary_params *p, const int8_t *a, const
             /* in locals: the int8 stores may alias *p for the compiler */
             const int32_t n = p->size, qmin = p->qmin, qmax = p->qmax, ooff = p->out_off;
             const int32_t fix = fx + p->a_off * ra + p->b_off * rb;
+#ifdef HTC__XP
+            /* XpulpV2 (htc.h HTC__XP): four elements per word of each
+               operand, element k's products as pv.sdotsp.b with ra / rb in
+               byte k only, the clamp by p.max / p.min, out_off folded in */
+            if (m == 0 && ra >= -128 && ra <= 127 && rb >= -128 && rb <= 127) {
+                const uint32_t ua = HTC__CAST(uint8_t, ra), ub = HTC__CAST(uint8_t, rb);
+                const int32_t f = fix - ooff, lo = qmin - ooff, hi = qmax - ooff;
+                for (i = 0; i + 4 <= n; i += 4) {
+                    const uint32_t wa = htc__xp_ld4(a + i), wb = htc__xp_ld4(b + i);
+                    out[i] = HTC__CAST(int8_t, htc__xp_clamp(htc__xp_sdot4(htc__xp_sdot4(f, wa, ua), wb, ub), lo, hi));
+                    out[i + 1] = HTC__CAST(int8_t, htc__xp_clamp(htc__xp_sdot4(htc__xp_sdot4(f, wa, ua << 8), wb, ub << 8), lo, hi));
+                    out[i + 2] = HTC__CAST(int8_t, htc__xp_clamp(htc__xp_sdot4(htc__xp_sdot4(f, wa, ua << 16), wb, ub << 16), lo, hi));
+                    out[i + 3] = HTC__CAST(int8_t, htc__xp_clamp(htc__xp_sdot4(htc__xp_sdot4(f, wa, ua << 24), wb, ub << 24), lo, hi));
+                }
+                for (; i < n; i++) out[i] = HTC__CAST(int8_t, htc__xp_clamp(a[i] * ra + b[i] * rb + f, lo, hi));
+                return 1;
+            }
+#endif
             if (m == 0)
                 for (i = 0; i < n; i++) {
                     const int32_t q = a[i] * ra + b[i] * rb + fix;

@@ -21,6 +21,9 @@
 -- heuristics). bench/bench_diana.py: never worse than eq. 1 alone, up to
 -- 4.6x fewer cycles at a 4 kB L1 (conv 32->64, 32x32, 3x3).
 local rv32 = include "cpus/rv32imc.lua"
+local xpulpv2 = include "cpus/xpulpv2.lua"
+local HOST = param "host" { default = "xpulpv2", values = { "xpulpv2", "rv32imc" },
+                            description = "host core's kernels and cost model: XpulpV2 (-DHTC_XPULPV2 in the firmware) or portable RV32IMC" }
 local accel = include "parts/accel.lua"   -- the usual refusal checks
 local E = include "parts/energy.lua"      -- energy figures and their sources (DIANA's: JSSC 2023)
 local HEURISTICS = param "heuristics" { default = "3-5", values = { "none", "3-4", "3-5" },
@@ -189,11 +192,12 @@ return target "diana" {
     return engine, why
   end,
 
-  -- the RISC-V host runs what the accelerator cannot (cycles per MAC or
-  -- element of the portable kernels, RV32IMC without SIMD)
-  -- the host: DIANA's RV32IMC core (targets/cpus/rv32imc.lua: htc's own kernels and their costs)
-  cpu = rv32 { name = "riscv", memory = "L2", requant = { "tflite", "float", "fp32" },
-               energy = { pj_per_cycle = E.core_pj_per_cycle } },
+  -- the RISC-V host runs what the accelerators cannot: DIANA's
+  -- RV32IMCFXpulpV2 core with htc's XpulpV2 kernels (the firmware builds
+  -- with -DHTC_XPULPV2; targets/cpus/xpulpv2.lua: their costs, fitted on
+  -- GVSoC), or -D host=rv32imc: the portable kernels (cpus/rv32imc.lua)
+  cpu = (HOST == "xpulpv2" and xpulpv2 or rv32) { name = "riscv", memory = "L2", requant = { "tflite", "float", "fp32" },
+                                                  energy = { pj_per_cycle = E.core_pj_per_cycle } },
 
   engines = {
     digital = {

@@ -19,6 +19,7 @@
 #include "../../kernels/softmax.c"
 #include "../../kernels/table.c"
 #include "../../kernels/quantize.c"
+#include "../../kernels/ort_eltwise.c"
 
 static int npass, nfail;
 
@@ -388,6 +389,26 @@ static void test_qshift(void)
         EQ("qfc exact shift = float epilogue", memcmp(o1, o2, 33), 0);
     }
     EQ("qconv outputs compared", n > 1000 && same, 1);
+    /* QLinearAdd in integers (HTVM's residual adds: scales 1; and small
+       integer scales) = onnxruntime's float formula, odd lengths */
+    {
+        static const float r[][3] = {{1, 1, 0}, {3, -2, 5}, {1, 1, -40}, {127, 1, 0}, {-128, 2, 0}};
+        htc__qbinary_params q;
+        int k;
+        for (k = 0; k < (int)(sizeof r / sizeof r[0]); k++) {
+            memset(&q, 0, sizeof q);
+            q.size = 4 * 37 + (k & 3); q.ra = r[k][0]; q.rb = r[k][1]; q.fixed = r[k][2];
+            q.a_off = qs_rand(-9, 9); q.b_off = qs_rand(-9, 9); q.out_off = qs_rand(-9, 9);
+            q.qmin = -128 + q.out_off; q.qmax = 127 + q.out_off;
+            for (i = 0; i < q.size; i++) {
+                in[i] = (int8_t)qs_rand(-128, 127);
+                w[i] = (int8_t)qs_rand(-128, 127);
+            }
+            htc__qadd_s8_fp(&q, in, w, o1);  /* the float formula */
+            htc__qadd_s8(&q, in, w, o2);
+            EQ("qadd integer = float formula", memcmp(o1, o2, (size_t)q.size), 0);
+        }
+    }
 }
 
 int main(void)
