@@ -48,19 +48,9 @@ def features(l):
                         "field": 0 if pw else P * K, "frow": 0 if pw else P * kh}
     if op == "conv2d":
         C, OH, OW = i[3], o[1], o[2]
-        kh, _ = l["kernel"]
-        sh, sw = l["stride"]
-        W = (OW - 1) * sw + 4
-        grp = C % 4 == 0 and kh <= 512 // W
-        groups = C // 4 if grp else C
-        ny = max(1, ((512 if grp else 2048) // W - kh) // sh + 1)
-        rows, y0 = 0, 0
-        while y0 < OH:
-            y1 = min(OH, y0 + ny)
-            rows += (y1 - 1 - y0) * sh + kh
-            y0 = y1
-        return "dw", {"call": 1, "group": groups, "row": groups * rows, "px": groups * rows * min(i[2], W),
-                      "out": OH * OW * C}
+        tr = OH > OW            # lines along the longer output dimension (as htc__dwxg_tr, when they fit)
+        return "dw", {"group": C // 4 if C % 4 == 0 else C, "px": C * i[1] * i[2], "out": OH * OW * C,
+                      "line": C * (OW if tr else OH)}
     if op == "fc":
         R = int(np.prod(i[:-1]))
         b = R * c4(o[-1])
