@@ -15,8 +15,8 @@
    the roots; an item is kept when a kept item, a root or a macro they
    expand names it. Directives are always kept (macros, conditionals), but
    a conditional left empty is dropped. Each kept item is pasted between
-   #ifndef HTC__K_<name> / #endif, so two headers in one translation unit
-   define every function once whichever subset each keeps. */
+   #ifndef HTC__K_<file>_<name> / #endif, so two headers in one translation
+   unit define every function once whichever subset each keeps. */
 
 typedef enum { PC_ITEM, PC_OPEN, PC_MID, PC_CLOSE, PC_DEFINE, PC_OTHER, PC_TEXT } PieceKind;
 
@@ -461,18 +461,20 @@ void prune_write(FILE *out, const PruneFile *f)
             }
         }
     }
-    /* guards: HTC__K_<name without htc__>, _2, _3 for a name's next items */
+    /* guards: HTC__K_<file>_<name without htc__>, _2, _3 for a name's next items */
     for (int a = 0; a < nw; a++) {
         const Piece *p = &f->pc[w[a]];
         if (p->kind == PC_ITEM) {
+            /* the file's path in the guard: a name two files define (the
+               device models' htc__dev_*) stays a redefinition error */
             const char *g;
+            char *stem = arena_strdup(f->path);
+            for (char *c = stem; *c; c++) *c = ident_char((unsigned char)*c) ? *c : '_';
             if (p->name) {
                 int nth = 1;
                 for (int k = 0; k < w[a]; k++) nth += f->pc[k].kind == PC_ITEM && f->pc[k].name == p->name;
-                g = arena_printf("HTC__K_%s%s", p->name + 5, nth > 1 ? arena_printf("_%d", nth) : "");
+                g = arena_printf("HTC__K_%s_%s%s", stem, p->name + 5, nth > 1 ? arena_printf("_%d", nth) : "");
             } else {
-                char *stem = arena_strdup(f->path);
-                for (char *c = stem; *c; c++) *c = ident_char((unsigned char)*c) ? *c : '_';
                 g = arena_printf("HTC__K_%s_%d", stem, w[a]);
             }
             size_t body = piece_body(f, p);     /* the leading comment stays outside the guard */
