@@ -17,6 +17,10 @@ GVSoC; the per-layer counts are cluster
 core 0's mcycle around each layer (fork and join included). The output bytes
 GVSoC prints are compared with `htc run` (the same header on the host) on the
 same input. The estimate is `htc report --json`'s est_cycles per layer.
+DS-CNN also runs in the form Deeploy measured, its QuantLib graph
+(../shared/deeploy-tests/MLPerf_KeywordSpotting through tests/neureka/
+gvsoc_nets.py, engines=cluster, outputs equal to htc run and Deeploy's),
+and a last table puts each network's forms beside Deeploy's published ms.
 
 Environment:
   GVSOC         the install directory of GVSoC (DIR/bin/gvsoc); without it
@@ -104,6 +108,16 @@ def parse_gvsoc(text):
     return layers, total, in_fnv, data
 
 
+def dw_line(what, layers, rep, cores):
+    """the depthwise layers' MACs per cycle per core (their cycles summed)"""
+    dw = [l for l in rep["layers"] if l["op"] == "conv2d" and l.get("depthwise") and l["index"] in layers]
+    if not dw:
+        return f"{what}: no depthwise layer"
+    macs = sum(l["macs"] for l in dw)
+    cyc = sum(layers[l["index"]][1] for l in dw)
+    return f"{what}: depthwise layers {macs:,} MACs in {cyc:,} cycles: {macs / cyc / cores:.3f} MAC/cycle/core"
+
+
 def est_line(what, errs, layer=True):
     """the estimate's per-layer errors (%, layer) in one line"""
     if not errs:
@@ -111,6 +125,106 @@ def est_line(what, errs, layer=True):
     w = max(errs, key=lambda e: abs(e[0]))
     return (f"{what}: estimate within 15% of GVSoC: {sum(abs(e) <= 15 for e, _ in errs)}/{len(errs)} layers, "
             f"worst layer {'%d ' % w[1] if layer else ''}{w[0]:+.1f}%")
+
+
+# the .tflite example beside the QuantLib graph of the same network that
+# Deeploy measured (../shared/deeploy-tests): DS-CNN only (Deeploy's
+# MobileNetV1 and ResNet graphs are not among its published tests)
+QL_FORMS = [("kws", "MLPerf_KeywordSpotting")]
+
+
+def ql_form(net, cores_list, bench_dir, gvsoc, env):
+    """Deeploy's QuantLib graph on GVSoC (tests/neureka/gvsoc_nets.py's
+    build: everything in L1, engines=cluster) at each core count: per layer
+    cycles beside the estimate (htc report -D mem=l1, the layout it runs)"""
+    sys.path.insert(0, os.path.join(TOP, "tests", "neureka"))
+    import gvsoc_nets
+    d = os.path.join(gvsoc_nets.TESTS, net)
+    if not os.path.isfile(os.path.join(d, "network.onnx")):
+        say(f"bench_gvsoc: {d}: missing, the QuantLib form is skipped")
+        return None
+    res, ok = {}, True
+    old = os.environ.get("GVSOC_PYTHON")
+    if env.get("GVSOC_PYTHON"):
+        os.environ["GVSOC_PYTHON"] = env["GVSOC_PYTHON"]
+    try:
+        for n in cores_list:
+            w = os.path.join(bench_dir, "ql-%s-%d" % (net, n))
+            os.makedirs(w, exist_ok=True)
+            r, err = gvsoc_nets.run_net(net, "cluster", n, w, gvsoc)
+            if err or not (r["ok"] and r["deeploy"]):
+                say(f"bench_gvsoc: {net} cores={n}: {err or 'output differs from htc run or Deeploy'}")
+                ok = False
+                continue
+            rep = json.loads(run([HTC, "report", os.path.join(d, "network.onnx"), "-t", TARGET, "-D", f"cores={n}",
+                                  "-D", "l1_kib=64", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz"),
+                                  "--json"]).stdout)
+            res[n] = dict(layers=r["layers"], total=r["total"], est=rep)
+    finally:
+        if old is None:
+            os.environ.pop("GVSOC_PYTHON", None)
+        else:
+            os.environ["GVSOC_PYTHON"] = old
+    if not res:
+        return dict(ok=False, res={})
+    ns = sorted(res)
+    say(f"\n{net} (Deeploy's QuantLib graph of the same network): cluster cycles on GVSoC's siracusa, "
+        f"everything in L1, engines=cluster; output = htc run = Deeploy's")
+    say("layer  op          " + "".join(f"{'cores=%d' % n:>12}{'est(%d)' % n:>12}{'err':>8}" for n in ns))
+    ops = {l["index"]: l["op"] for l in res[ns[-1]]["est"]["layers"]}
+    for n in ns:
+        res[n]["errs"] = []
+    for i in sorted(set().union(*[set(res[n]["layers"]) for n in ns])):
+        line = f"{i:5d}  {ops.get(i, '?'):<10}  "
+        for n in ns:
+            c = res[n]["layers"].get(i)
+            lay = [l for l in res[n]["est"]["layers"] if l["index"] == i]
+            e = lay[0]["est_cycles"] if lay else None
+            line += f"{c:>12,}" if c else f"{'-':>12}"
+            line += f"{e:>12,}" if e is not None else f"{'-':>12}"
+            if c and e is not None and c >= 100:     # (the reshapes: a few cycles of profiling hooks)
+                err = 100.0 * (e - c) / c
+                res[n]["errs"].append((err, i))
+                line += f"{err:>+7.1f}%"
+            else:
+                line += f"{'-':>8}"
+        say(line)
+    for n in ns:
+        say(dw_line(f"{net} cores={n}", {i: ("", c) for i, c in res[n]["layers"].items()}, res[n]["est"], n))
+        say(est_line(f"{net} cores={n}", res[n]["errs"]))
+        e, t = res[n]["est"]["est_cycles"], res[n]["total"]
+        say(f"{net} cores={n}: {t:,} cycles, estimate {e:,} ({100.0 * (e - t) / t:+.1f}%)")
+    return dict(ok=ok, res=res)
+
+
+def like_for_like(summary, qlres, clock):
+    """each network in the form Deeploy measured and as .tflite, htc's ms
+    beside Deeploy's published ms (8 cores, no NPU)"""
+    say(f"\nlike for like: htc on GVSoC's siracusa vs Deeploy's published figures (8 cores, no NPU, {clock} MHz)")
+    say(f"  {'network':<12} {'form':<46} {'cores':>5} {'htc ms':>8} {'Deeploy':>8} {'ratio':>6}  estimate per layer")
+    bylabel = {label: (res, dms) for label, res, dms in summary}
+    for ex, tfl, label, dms in MODELS:
+        if dms is None:
+            continue
+        rows = []
+        q = qlres.get(ex)
+        if q and q["res"]:
+            n = max(q["res"])
+            net = dict(QL_FORMS)[ex]
+            rows.append((f"QuantLib ({net})", n, q["res"][n]["total"], q["res"][n]["errs"]))
+        elif ex not in dict(QL_FORMS):
+            rows.append(("QuantLib: not among Deeploy's published tests", None, None, None))
+        if label in bylabel:
+            res, _ = bylabel[label]
+            n = max(res)
+            rows.append((f".tflite ({tfl})", n, res[n]["total"], res[n].get("errs", [])))
+        for form, n, cyc, errs in rows:
+            if cyc is None:
+                say(f"  {label:<12} {form:<46}")
+                continue
+            ms = cyc / (clock * 1000.0)
+            within = f"{sum(abs(e) <= 15 for e, _ in errs)}/{len(errs)} within 15%" if errs else "-"
+            say(f"  {label:<12} {form:<46} {n:>5} {ms:>8.2f} {dms:>8} {ms / dms:>6.2f}  {within}")
 
 
 def main():
@@ -142,6 +256,7 @@ def main():
 
     ok = True
     summary = []
+    qlres = {}
     clock = None
     try:
         for ex, tfl, label, deeploy_ms in MODELS:
@@ -259,11 +374,23 @@ def main():
                         f"{fast}/{len(conv)} conv layers individually >= 6x")
                     res[ns[-1]]["conv"] = (c0 / c1, fast, len(conv))
             for n in ns:
+                say(dw_line(f"{label} cores={n}", res[n]["layers"], res[n]["est"], n))
+            for n in ns:
                 ms = res[n]["total"] / (clock * 1000.0)
                 say(f"{label} cores={n}: {res[n]['total']:,} cycles = {ms:.2f} ms at {clock} MHz"
                     + (f" (Deeploy, 8 cores, no NPU: {deeploy_ms} ms; ratio {ms / deeploy_ms:.2f})" if deeploy_ms and n == 8 else "")
                     + f"; output {res[n]['nbytes']} bytes {'equal to' if res[n]['same'] else 'DIFFERENT from'} htc run")
             summary.append((label, res, deeploy_ms))
+        # the same network in the form Deeploy measured: its QuantLib graph
+        # (../shared/deeploy-tests), engines=cluster
+        for ex, net in QL_FORMS:
+            if ex not in want:
+                continue
+            r = ql_form(net, cores_list, bench_dir, gvsoc, env)
+            if r is None:
+                continue
+            ok = ok and r["ok"]
+            qlres[ex] = r
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -280,6 +407,8 @@ def main():
         for n in sorted({n for _, res, _ in summary for n in res}):
             errs = [e for _, res, _ in summary if n in res for e in res[n].get("errs", [])]
             say(est_line(f"  all models cores={n}", errs, layer=False))
+    if summary or qlres:
+        like_for_like(summary, qlres, clock or 360)
     say("bench_gvsoc: %s" % ("ok: every output equal to htc run" if ok else "FAILED"))
     if os.environ.get("BENCH_NEUREKA", "1") != "0":
         # Deeploy's networks and MicroLlama with and without N-EUREKA (bench/bench_neureka.py)

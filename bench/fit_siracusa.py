@@ -63,6 +63,35 @@ def parse_bench(path):
     return runs
 
 
+def parse_nets(path):
+    """{(net, cores): {"mem": "l1", "layers": {i: cycles}}} from tests/neureka/
+    gvsoc_nets.py's output (its engines=cluster column: Deeploy's QuantLib
+    networks, built with everything in L1)"""
+    runs, key, col = {}, None, None
+    for line in open(path):
+        m = re.match(r"(\S+) on GVSoC's siracusa, (\d+) cores \(cluster cycles per layer\)", line)
+        if m:
+            key = ("net:" + m.group(1), int(m.group(2)))
+            col = None
+            continue
+        m = re.match(r"layer\s+op\s+(.*)$", line)
+        if m and key:
+            heads = m.group(1).split()
+            col = heads.index("engines=cluster") if "engines=cluster" in heads else None
+            if col is not None:
+                runs[key] = {"mem": "l1", "layers": {}}
+            continue
+        m = re.match(r"\s*(\d+)\s+(\w+)\s+(.*)$", line)
+        if m and key and col is not None:
+            vals = m.group(3).split()
+            v = vals[2 * col] if len(vals) > 2 * col else "-"
+            if v != "-" and vals[2 * col + 1] == "cluster":
+                runs[key]["layers"][int(m.group(1))] = int(v.replace(",", ""))
+        if line.startswith("total"):
+            key, col = None, None
+    return runs
+
+
 def rows_view(op, y0, y1):
     kh, sh, dh, pt, ih = op["kernel"][0], op["stride"][0], op["dilation"][0], op["pad"][0], op["in_shape"][1]
     first = max(0, y0 * sh - pt)
@@ -137,27 +166,9 @@ def features(op, s, mem):
         C, OX = op["in_shape"][3], op["out_shape"][2]
         kh, kw = op["kernel"]
         sh, sw = op["stride"]
+        ql = op.get("requant") == "quantlib"
         if op["depthwise"]:
-            W = (OX - 1) * sw + 4
-            span = (kh - 1) * op["dilation"][0] + 1
-            grp = C % 4 == 0 and span <= 512 // W
-            n4 = s["channels"] // 4 if grp else 0
-            n1 = s["channels"] - 4 * n4
-
-            def planes(PL):
-                ny = max(1, (PL // W - span) // sh + 1)
-                rows, y0 = 0, 0
-                while y0 < s["rows"]:
-                    y1 = min(s["rows"], y0 + ny)
-                    rows += (y1 - 1 - y0) * sh + span
-                    y0 = y1
-                return rows
-            r4, r1 = planes(512), planes(2048)
-            px = min(op["in_shape"][2], W)
-            n = s["rows"] * s["cols"] * s["channels"]
-            q = kh * kw < 32768     # checked per channel (htc__xrq_ok)
-            return dict(dw_call=1, dw_group=n4 + n1, dw_row=n4 * r4 + n1 * r1, dw_px4=n4 * r4 * px, dw_px1=n1 * r1 * px,
-                        dw_out=n if q else 0, dw_out_slow=0 if q else n, band=s["tile"])
+            return dict(feat_dw(op, s["rows"], s["cols"], s["channels"], ql), band=s["tile"])
         pw = pointwise(op)
         K = kh * kw * C
         K4 = K if pw else (K + 3) // 4 * 4
@@ -172,7 +183,8 @@ def features(op, s, mem):
         pairs = (P + 1) // 2
         full, part = s["channels"] // 4, 1 if s["channels"] % 4 else 0
         q = K < 32768
-        return dict(conv_call=1, conv_wsum=s["channels"] * K, conv_block=pairs * full, conv_pblock=pairs * part,
+        return dict(conv_call=1, conv_wsum=s["channels"] * K, conv_block=0 if ql else pairs * full,
+                    conv_block_ql=pairs * full if ql else 0, conv_pblock=pairs * part,
                     conv_word=pairs * (full + part) * (K4 // 4), conv_out=P * s["channels"] if q else 0,
                     conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw else P * K,
                     conv_frow=0 if pw else P * kh, band=s["tile"])
@@ -182,12 +194,18 @@ def features(op, s, mem):
         w = blocks * ((K + 3) // 4)
         n = s["rows"] * s["channels"]
         q = fast(op, K)
+        ql = op.get("requant") == "quantlib"
         # one core, no split: the kernel reads the parameter block where the
         # header has it (L2 unless mem=l1); divided, from each core's copy
         pl2 = blocks if op.get("cores", 1) == 1 and mem != "l1" else 0
         return dict(fc_call=1, fc_pl2=pl2, fc_xl2=w if mem == "tile" else 0, fc_block_l1=blocks if mem == "l1" else 0, fc_block_l2=0 if mem == "l1" else blocks,
                     fc_word_l1=w if mem == "l1" else 0, fc_word_l2=0 if mem == "l1" else w,
-                    fc_out=n if q else 0, fc_out_slow=0 if q else n)
+                    fc_out=n if q and not ql else 0, fc_out_ql=n if ql else 0, fc_out_slow=0 if q or ql else n)
+    if k == "maxpool":
+        px = s["rows"] * s["cols"]
+        words, tail = s["channels"] // 4, s["channels"] % 4
+        taps = op["kernel"][0] * op["kernel"][1]
+        return dict(mp_call=1, mp_word=px * words, mp_tap=px * words * taps, mp_byte=px * tail * taps, band=s["tile"])
     if k == "avgpool":
         n = s["rows"] * s["cols"] * s["channels"]
         inb = s["in_rows"] * op["in_shape"][2] * s["channels"]
@@ -198,6 +216,60 @@ def features(op, s, mem):
     if k == "softmax":
         return dict(sm_call=1, sm_elem=s["rows"] * s["channels"])
     return {}
+
+
+def feat_dw(op, rows, cols, channels, ql):
+    """targets/siracusa.lua feat_dw (htc__dwconv2d_xp_body's plane geometry)"""
+    kh, kw = op["kernel"]
+    sh, sw = op["stride"]
+    dh, dw = op["dilation"]
+    ih, iw, C = op["in_shape"][1], op["in_shape"][2], op["in_shape"][3]
+    oh, ow = op["out_shape"][1], op["out_shape"][2]
+
+    def before(o, st, k, d, i):
+        t = (o - 1) * st + (k - 1) * d + 1 - i
+        return t // 2 if t > 0 else 0
+    pt, pl = op["pad"][0], op["pad"][1]
+
+    def g(tr):
+        if tr:
+            r = dict(na=rows, nl=cols, sa=sh, sl=sw, dl=dw, da=dh, ka=kh, kl=kw, pa=pt, ina=ih, pl=pl, inl=iw)
+        else:
+            r = dict(na=cols, nl=rows, sa=sw, sl=sh, dl=dh, da=dw, ka=kw, kl=kh, pa=pl, ina=iw, pl=pt, inl=ih)
+        r["L"] = ((r["na"] - 1) * r["sa"] + 4 + 3) // 4 * 4
+        r["span"] = (r["kl"] - 1) * r["dl"] + 1
+        r["fits"] = r["ka"] <= 4 and r["da"] == 1 and r["kl"] <= 8 and r["span"] <= 2048 // r["L"]
+        return r
+    d = g(True)
+    if not (rows > cols and d["fits"]):
+        d = g(False)
+    grp = C % 4 == 0 and d["span"] <= 512 // d["L"]
+    PL = 512 if grp else 2048
+    n4 = channels // 4 if grp else 0
+    n1 = channels - 4 * n4
+    lines = PL // d["L"]
+    allr = (d["nl"] - 1) * d["sl"] + d["span"]
+    fill = min(lines, allr) * d["L"] // 4 * (4 if grp else 1)
+    j0 = min(d["pa"], d["L"])
+    j1 = max(j0, min(d["pa"] + d["ina"], d["L"]))
+    ny = max(1, (PL // d["L"] - d["span"]) // d["sl"] + 1)
+    inside = outside = chunks = y0 = 0
+    while y0 < d["nl"]:
+        y1 = min(d["nl"], y0 + ny)
+        nrows, il0 = (y1 - 1 - y0) * d["sl"] + d["span"], y0 * d["sl"] - d["pl"]
+        for r in range(nrows):
+            il = il0 + r
+            if il < 0 or il >= d["inl"]:
+                outside += 1
+            else:
+                inside += 1
+        chunks += 1
+        y0 = y1
+    n = rows * cols * channels
+    mis = {1: 3, 2: 2, 3: 3}.get(d["sa"], 0)
+    return dict(dw_call=1, dw_chan=channels, dw_fill=fill, dw_px4=n4 * inside * (j1 - j0), dw_px1=n1 * inside * (j1 - j0),
+                dw_padw=(n4 * 4 + n1) * outside * d["L"] // 4, dw_line=channels * d["nl"], dw_chunk=channels * chunks,
+                dw_out=0 if ql else n, dw_out_ql=n if ql else 0, dw_mis=n * d["kl"] * mis // 4)
 
 
 def add(a, b, w=1.0):
@@ -303,21 +375,34 @@ def main():
     ap.add_argument("--models", default=os.path.join(TOP, "..", "shared", "models", "mlperf_tiny"))
     ap.add_argument("--iters", type=int, default=4)
     ap.add_argument("--write", help="siracusa.lua to rewrite with the coefficients")
-    ap.add_argument("bench", nargs="+")
+    ap.add_argument("--deeploy", default=os.path.join(TOP, "..", "shared", "deeploy-tests"))
+    ap.add_argument("--nets", action="append", default=[],
+                    help="tests/neureka/gvsoc_nets.py output (Deeploy's QuantLib networks, engines=cluster)")
+    ap.add_argument("bench", nargs="*")
     a = ap.parse_args()
     runs = {}
     for p in a.bench:
         runs.update(parse_bench(p))
+    for p in a.nets:
+        runs.update(parse_nets(p))
     reps = {}
     for (model, n), r in sorted(runs.items()):
+        if model.startswith("net:"):
+            d = os.path.join(a.deeploy, model[4:])
+            j = subprocess.run([a.htc, "report", os.path.join(d, "network.onnx"), "-t", a.target, "-D", f"cores={n}",
+                                "-D", "l1_kib=64", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz"), "--json"],
+                               stdout=subprocess.PIPE, text=True)
+            reps[(model, n)] = json.loads(j.stdout)
+            continue
         cmd = [a.htc, "report", os.path.join(a.models, MODELS[model]), "-t", a.target, "-D", f"cores={n}", "--json"]
         j = subprocess.run(cmd + ["-D", f"mem={r['mem']}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if j.returncode:     # an htc / target without mem: the default configuration
             j = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         reps[(model, n)] = json.loads(j.stdout)
     names = sorted(set({"overhead_tile", "overhead_l1", "overhead_par", "conv_out_slow", "dw_out_slow", "fc_out_slow", "fork", "band", "conv_call", "conv_wsum", "conv_block", "conv_pblock",
-                    "conv_word", "conv_out", "conv_field", "conv_frow", "dw_call", "dw_group", "dw_row", "dw_px4",
-                    "dw_px1", "dw_out", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
+                    "conv_word", "conv_out", "conv_field", "conv_frow", "conv_block_ql", "dw_call", "dw_chan", "dw_fill", "dw_px4",
+                    "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_mis", "mp_call", "mp_word",
+                    "mp_tap", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
                     "pool_out", "pool_in", "add_call", "add_elem", "sm_call", "sm_elem"}) - set(FIXED))
     theta = {k: 1.0 for k in names}
     rows = []
@@ -329,6 +414,8 @@ def main():
                 i = lay["index"]
                 if i not in r["layers"] or lay["engine"] != "cluster":
                     continue
+                if model.startswith("net:") and lay["op"] not in ("conv2d", "fc", "maxpool", "reshape"):
+                    continue        # QuantLib's other layers: per-element figures, not these features
                 meas = r["layers"][i]
                 f, fixed = layer_features(lay, mem, n, theta)
                 known = fixed + sum(FIXED[k] * f.get(k, 0) for k in FIXED)

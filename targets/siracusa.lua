@@ -248,11 +248,11 @@ local function neu_constants(op, d)
 end
 
 -- The cluster's QuantLib conv / fc layers as GVSoC measured them with 8
--- cores (tests/neureka/gvsoc_nets.py, examples/llama; wall cycles of the
--- layer, fork and join included): ~5,000 + 2.3 per MAC (1x1, 3x3, one-row
--- fc: MicroLlama's 64x64 14,315-15,277, 64x256 46,033-51,782; KWS's
--- 25x5x64x64 461,387) or + 3.2 per MAC (depthwise: KWS's 233,521)
-local QL_FIXED, QL_MAC, QL_MAC_DW = 5000, 2.3, 3.2
+-- cores on the XpulpV2 paths (tests/neureka/gvsoc_nets.py; wall cycles of
+-- the layer, fork and join included): ~5,000 + 0.1 per MAC (KWS's 1x1
+-- 20x5x64x64: 44,500; its 10x4 first layer 47,300 for 256,000 MACs) or +
+-- 0.39 per MAC (depthwise: KWS's 20x5x64 3x3, 27,300)
+local QL_FIXED, QL_MAC, QL_MAC_DW = 5000, 0.1, 0.39
 
 -- QuantLib's element-wise layers on one cluster core (kernels/mul.c
 -- htc__ql_ew_fast, qlib_norm.c, qlib_eltwise.c, transpose.c), cycles per
@@ -321,13 +321,15 @@ local K_ = {
   -- loads, 8 pv.sdotsp.b), per output of a channel htc__xrq cannot take
   -- (the portable store; 61 as fitted when MobileNet's layers took it), per
   -- receptive-field byte and row copied
-  conv_call = 5619, conv_wsum = 1.022, conv_block = 228.4, conv_pblock = 411, conv_word = 13.43, conv_out = 0,
-  conv_out_slow = 61, conv_field = 2.17, conv_frow = 80.15,
-  -- depthwise (htc__dwconv2d_xp_ch): per call, per channel (or group of
-  -- four channels), per plane row built, per input pixel copied into the
-  -- planes (four channels at a time / one), per output (htc__xrq / the
-  -- slow store for a channel htc__xrq_ok refuses: the convolution's)
-  dw_call = 964.9, dw_group = 1697, dw_row = 255, dw_px4 = 11.75, dw_px1 = 1.739, dw_out = 37.11, dw_out_slow = 61,
+  conv_call = 6789, conv_wsum = 0.8862, conv_block = 223.7, conv_block_ql = 119.9, conv_pblock = 411, conv_word = 13.77, conv_out = 0,
+  conv_out_slow = 61, conv_field = 2.164, conv_frow = 68.92,
+  -- depthwise (htc__dwconv2d_xp_body, feat_dw): per call, per channel,
+  -- per padding word written at the start, per input pixel copied into
+  -- four planes / one, per word of a plane line outside the input, per
+  -- output line and per chunk of a channel, per output (TFLite's / QuantLib's
+  -- epilogue / the slow store), per misaligned window word
+  dw_call = 2449, dw_chan = 480.4, dw_fill = 5.505, dw_px4 = 20.43, dw_px1 = 9.449, dw_padw = 2.127, dw_line = 56.48, dw_chunk = 57.53,
+  dw_out = 10.17, dw_out_ql = 0, dw_out_slow = 61, dw_mis = 6.585,
   -- fully connected (htc__fc_xp): per call, per block of 4 outputs when one
   -- undivided core reads the parameter block in L2, per block and per word
   -- of its dot products (5 loads, 8 dot products) with the weights in L1 /
@@ -336,17 +338,20 @@ local K_ = {
   -- word with the input in L2 (mem=tile), per output (its requantization:
   -- 100, from ToyAdmos's 128 -> 8 layer at 2, 4 and 8 cores, one block of
   -- 4, 2, 1 outputs a core), per slow output (the convolution's)
-  fc_call = 0, fc_pl2 = 299.3, fc_xl2 = 21.55, fc_block_l1 = 277.3, fc_block_l2 = 203.8, fc_word_l1 = 14,
-  fc_word_l2 = 69.16, fc_out = 100, fc_out_slow = 61,
+  fc_call = 219.9, fc_pl2 = 313.3, fc_xl2 = 19.41, fc_block_l1 = 228.3, fc_block_l2 = 175.7, fc_word_l1 = 14,
+  fc_word_l2 = 69.41, fc_out = 100, fc_out_ql = 101.2, fc_out_slow = 61,
   -- average pool: per call, per output, per input byte summed
-  pool_call = 579, pool_out = 54.18, pool_in = 9.79,
+  pool_call = 893.5, pool_out = 56.43, pool_in = 10.07,
+  -- max pool (htc__maxpool_xp): per call, per output word, per tap of a
+  -- word, per tap of a channel past the last word
+  mp_call = 481.3, mp_word = 0, mp_tap = 6.488, mp_byte = 0,
   -- add: per call, per element
-  add_call = 12139, add_elem = 47.04,
+  add_call = 12415, add_elem = 47.02,
   -- softmax: per call (its tables), per element (data-dependent: entries
   -- below diff_min skip the exponentials)
-  sm_call = 2914, sm_elem = 142.2,
+  sm_call = 2863, sm_elem = 158.1,
   -- per band (tile = 1): the DMA starts and waits on core 0 around the fork
-  band = 1029,
+  band = 685.6,
 }
 
 -- the features of one call: { name = count }, cycles = sum K_[name] * count
@@ -361,34 +366,85 @@ local function rq_fast(op, taps)
   return taps < 32768 and op.bias_absmax < (1 << 30) - taps * 32640
 end
 
+-- The depthwise kernel's plane geometry for a call of `rows` x `cols`
+-- outputs (htc__dwxg_make): lines along the longer output dimension
+-- (input columns when the output is taller than wide and they fit)
+local function dw_geom(op, rows, cols)
+  -- the padding before (the op table has the total only by the shapes:
+  -- half of it, as SAME puts it)
+  local function before(o, st, k, dl, i)
+    local t = (o - 1) * st + (k - 1) * dl + 1 - i
+    return t > 0 and t // 2 or 0
+  end
+  local pt = rawget(op, "pad_top") or before(op.out_shape[2], op.stride_h, op.kernel_h, op.dilation_h, op.in_shape[2])
+  local pl = rawget(op, "pad_left") or before(op.out_shape[3], op.stride_w, op.kernel_w, op.dilation_w, op.in_shape[3])
+  local function g(tr)
+    local r = {}
+    if tr then
+      r.na, r.nl, r.sa, r.sl, r.dl, r.da = rows, cols, op.stride_h, op.stride_w, op.dilation_w, op.dilation_h
+      r.ka, r.kl, r.pa, r.ina = op.kernel_h, op.kernel_w, pt, op.in_shape[2]
+      r.pl, r.inl = pl, op.in_shape[3]
+    else
+      r.na, r.nl, r.sa, r.sl, r.dl, r.da = cols, rows, op.stride_w, op.stride_h, op.dilation_h, op.dilation_w
+      r.ka, r.kl, r.pa, r.ina = op.kernel_w, op.kernel_h, pl, op.in_shape[3]
+      r.pl, r.inl = pt, op.in_shape[2]
+    end
+    r.L = ((r.na - 1) * r.sa + 4 + 3) // 4 * 4
+    r.span = (r.kl - 1) * r.dl + 1
+    r.fits = r.ka <= 4 and r.da == 1 and r.kl <= 8 and r.span <= 2048 // r.L
+    return r
+  end
+  local t = g(true)
+  if rows > cols and t.fits then return t end
+  return g(false)
+end
+
+-- the features of one depthwise call (htc__dwconv2d_xp_body) on `channels`
+-- channels of `rows` x `cols` outputs: per call, per channel (constants),
+-- the padding words written once, per input pixel copied into four planes
+-- (one word load) or one, per word of a line outside the input, per output
+-- line of a channel (a hardware loop), per output (TFLite's or QuantLib's
+-- epilogue), per misaligned window word (outputs not 4 bytes apart)
+local function feat_dw(op, rows, cols, channels, ql)
+  local d = dw_geom(op, rows, cols)
+  local C = op.in_shape[4]
+  local grp = C % 4 == 0 and d.span <= 512 // d.L
+  local PL = grp and 512 or 2048
+  local n4 = grp and channels // 4 or 0
+  local n1 = channels - 4 * n4
+  local lines = PL // d.L
+  local all = (d.nl - 1) * d.sl + d.span
+  local fill = math.min(lines, all) * d.L // 4 * (grp and 4 or 1)
+  local j0 = math.min(d.pa, d.L)
+  local j1 = math.max(j0, math.min(d.pa + d.ina, d.L))
+  local ny = (PL // d.L - d.span) // d.sl + 1
+  if ny < 1 then ny = 1 end
+  local inside, outside, chunks, y0 = 0, 0, 0, 0
+  while y0 < d.nl do
+    local y1 = math.min(d.nl, y0 + ny)
+    local nrows, il0 = (y1 - 1 - y0) * d.sl + d.span, y0 * d.sl - d.pl
+    for r = 0, nrows - 1 do
+      local il = il0 + r
+      if il < 0 or il >= d.inl then outside = outside + 1 else inside = inside + 1 end
+    end
+    chunks = chunks + 1
+    y0 = y1
+  end
+  local n = rows * cols * channels
+  local mis = ({ [1] = 3, [2] = 2, [3] = 3 })[d.sa] or 0
+  return { dw_call = 1, dw_chan = channels, dw_fill = fill, dw_px4 = n4 * inside * (j1 - j0),
+           dw_px1 = n1 * inside * (j1 - j0), dw_padw = (n4 * 4 + n1) * outside * d.L // 4,
+           dw_line = channels * d.nl, dw_chunk = channels * chunks,
+           dw_out = ql and 0 or n, dw_out_ql = ql and n or 0, dw_mis = n * d.kl * mis // 4 }
+end
+
 local function feat_conv(op, s)
   local C, _, OX, _, pw = conv_geometry(op)
+  local ql = op.requant == "quantlib"
   if op.depthwise == 1 then
-    -- planes of W bytes a row, PL bytes each (2048, or 512 for four channels)
-    local W = (OX - 1) * op.stride_w + 4
-    local span = (op.kernel_h - 1) * op.dilation_h + 1
-    local grp = C % 4 == 0 and span <= 512 // W
-    local n4 = grp and s.channels // 4 or 0
-    local n1 = s.channels - 4 * n4
-    local inw = op.in_shape[3]
-    local function planes(PL)
-      -- plane rows built for one channel (group) over its chunks of output rows
-      local ny = (PL // W - span) // op.stride_h + 1
-      if ny < 1 then ny = 1 end
-      local rows, y0 = 0, 0
-      while y0 < s.rows do
-        local y1 = math.min(s.rows, y0 + ny)
-        rows = rows + (y1 - 1 - y0) * op.stride_h + span
-        y0 = y1
-      end
-      return rows
-    end
-    local r4, r1 = planes(512), planes(2048)
-    local px = math.min(inw, W)
-    local n = s.rows * s.cols * s.channels
-    local q = op.kernel_h * op.kernel_w < 32768    -- checked per channel (htc__xrq_ok), as conv2d
-    return { dw_call = 1, dw_group = n4 + n1, dw_row = n4 * r4 + n1 * r1, dw_px4 = n4 * r4 * px, dw_px1 = n1 * r1 * px,
-             dw_out = q and n or 0, dw_out_slow = q and 0 or n, band = s.tile }
+    local f = feat_dw(op, s.rows, s.cols, s.channels, ql)
+    f.band = s.tile
+    return f
   end
   local K = op.kernel_h * op.kernel_w * C
   local K4 = pw and K or (K + 3) // 4 * 4
@@ -410,7 +466,8 @@ local function feat_conv(op, s)
   -- only a multiplier or shift out of range, or h + c overflowing, which
   -- TFLite's layers do not reach; not known here): fast below 32768 taps
   local q = K < 32768
-  return { conv_call = 1, conv_wsum = s.channels * K, conv_block = pairs * full, conv_pblock = pairs * part,
+  return { conv_call = 1, conv_wsum = s.channels * K, conv_block = ql and 0 or pairs * full,
+           conv_block_ql = ql and pairs * full or 0, conv_pblock = pairs * part,
            conv_word = pairs * (full + part) * (K4 // 4), conv_out = q and P * s.channels or 0,
            conv_out_slow = q and 0 or P * s.channels, conv_field = pw and 0 or P * K,
            conv_frow = pw and 0 or P * op.kernel_h, band = s.tile }
@@ -423,19 +480,30 @@ local function feat_fc(op, s)
   local wl1 = MEM == "l1"     -- an FC has no L1 tiles: its weights are in L1 with mem=l1 only
   local n = s.rows * s.channels
   local q = rq_fast(op, K)
+  local ql = op.requant == "quantlib"
   -- one core, undivided: the kernel reads its parameter block where the
   -- header keeps it (L2 unless mem=l1); divided, each core's copy on its
   -- stack. mem=tile: the input row is in L2 too (one more L2 load a word)
   return { fc_call = 1, fc_pl2 = (s.cores == 1 and not wl1) and blocks or 0, fc_xl2 = MEM == "tile" and words or 0,
            fc_block_l1 = wl1 and blocks or 0, fc_block_l2 = wl1 and 0 or blocks,
-           fc_word_l1 = wl1 and words or 0, fc_word_l2 = wl1 and 0 or words, fc_out = q and n or 0,
-           fc_out_slow = q and 0 or n }
+           fc_word_l1 = wl1 and words or 0, fc_word_l2 = wl1 and 0 or words, fc_out = (q and not ql) and n or 0,
+           fc_out_ql = ql and n or 0, fc_out_slow = (q or ql) and 0 or n }
 end
 
 local function feat_pool(op, s)
   local n = s.rows * s.cols * s.channels
   local inb = s.in_rows * op.in_shape[3] * s.channels
   return { pool_call = 1, pool_out = n, pool_in = inb, band = s.tile }
+end
+
+-- max pooling (htc__maxpool_xp): per call, per output word of four
+-- channels, per window tap of a word (pv.max.b), per tap of a channel past
+-- the last whole word (the scalar loop)
+local function feat_maxpool(op, s)
+  local px = s.rows * s.cols
+  local words, tail = s.channels // 4, s.channels % 4
+  local taps = op.kernel_h * op.kernel_w
+  return { mp_call = 1, mp_word = px * words, mp_tap = px * words * taps, mp_byte = px * tail * taps, band = s.tile }
 end
 
 local function feat_add(op, s)
@@ -451,16 +519,24 @@ end
 -- paths; a convolution's receptive field up to HTC__XP_COLS = 576 bytes, a
 -- depthwise kernel up to 4 wide, 8 high, depth multiplier 1)
 local function tflite(op) return op.requant == "tflite" end
+-- QuantLib's layers with RequantShift take the same paths (kernels/conv2d.c
+-- htc__ql_conv_xp: dense or depthwise; fc.c htc__ql_fc_xp: alpha 1)
+local function xp_arith(op)
+  return op.requant == "tflite" or (op.requant == "quantlib" and op.int32_out == 0 and rawget(op, "ql_shift") ~= nil)
+end
 local function xp_conv(op)
-  if op.requant ~= "tflite" then return false end
-  local C, _, OX, _, pw = conv_geometry(op)
+  if not xp_arith(op) then return false end
+  local C, OY, OX, _, pw = conv_geometry(op)
   if op.depthwise == 1 then
-    local W = (OX - 1) * op.stride_w + 4
-    return op.depth_multiplier == 1 and op.kernel_w <= 4 and op.dilation_w == 1 and op.kernel_h <= 8
-           and (op.kernel_h - 1) * op.dilation_h + 1 <= 2048 // W
+    return op.depth_multiplier == 1 and dw_geom(op, OY, OX).fits
   end
+  if op.requant == "quantlib" and op.groups ~= 1 then return false end
   return pw or (op.kernel_h * op.kernel_w * C + 3) // 4 * 4 <= 576
 end
+local function xp_fc(op)
+  return op.requant == "tflite" or (xp_arith(op) and op.weight_batches == 1)
+end
+local function xp_pool(op) return true end
 
 -- the output elements of a shape
 local function numel(shape)
@@ -513,10 +589,10 @@ return target "siracusa" {
     l1 = MEM == "tile" and "L1" or nil,
     -- one fork/join through the event unit, with each core's entry into the
     -- layer's parallel function (fitted with the calls, K_)
-    fork = 1575,
+    fork = 1352,
     -- every layer: the call and the run function's bookkeeping (in L2 with
     -- mem=tile), more with the other cores started
-    overhead = (MEM == "tile" and 114.6 or 44.22) + (CORES > 1 and 21.18 or 0),
+    overhead = (MEM == "tile" and 118.3 or 7.663) + (CORES > 1 and 18.73 or 0),
     -- depthwise convolutions by channels (the XpulpV2 kernel copies each
     -- channel's plane: by rows every core would copy the rows its band
     -- shares with the next); other convolutions with a receptive field to
@@ -541,18 +617,20 @@ return target "siracusa" {
     ops = {
       conv2d     = { cycles_per_mac = conv_per_mac, cycles = call_cycles(feat_conv, xp_conv) },
       fc         = { cycles_per_mac = by_arith(4.33, 3.0), cycles_per_elem = by_arith(217, 0),
-                     cycles = call_cycles(feat_fc, tflite) },
+                     cycles = call_cycles(feat_fc, xp_fc) },
       add        = { cycles_per_elem = ql_elem("add", by_arith(47.5, 30, 14)), cycles = call_cycles(feat_add, tflite) },
       mul        = { cycles_per_elem = ql_elem("mul", by_arith(12, 14, 14)) },
       avgpool    = { cycles_per_mac = 10.6, cycles = call_cycles(feat_pool, tflite) },
-      maxpool    = { cycles_per_mac = 2 },
+      maxpool    = { cycles_per_mac = 2, cycles = call_cycles(feat_maxpool, xp_pool) },
       mean       = { cycles_per_mac = 2 },
       pad        = { cycles_per_elem = 1 },
       concat     = { cycles_per_elem = 1 },
       reshape    = { cycles_per_elem = 0, cycles = function() return 0 end },   -- moves nothing: the overhead
       transpose  = { cycles_per_elem = QL_ELEM.transpose },
       softmax    = { cycles_per_elem = 20, cycles = call_cycles(feat_softmax, tflite) },
-      table      = { cycles_per_elem = ql_elem("table", by_arith(40, 3)) },
+      -- (a table of no arithmetic kind: the byte lookup htc__lut8, e.g. a
+      -- uint8 graph input's; GVSoC: KWS's 637 bytes, 6,457 cycles on one core, 1,878 on 8)
+      table      = { cycles_per_elem = ql_elem("table", function(op) return op.requant == "none" and 8.7 or by_arith(40, 3)(op) end) },
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8 },

@@ -87,3 +87,34 @@ def test_parse_firmware_lines():
     assert data == bytes.fromhex("8080808080808080807e8082")
     # a truncated dump (fewer bytes than announced) is no output
     assert mod.parse_gvsoc("save: --write-output 13 8080")[3] is None
+
+
+def test_fit_reads_gvsoc_nets_output():
+    """bench/fit_siracusa.py takes Deeploy's networks from tests/neureka/
+    gvsoc_nets.py's table: the engines=cluster column, layers the cluster
+    ran, per network and core count"""
+    spec = importlib.util.spec_from_file_location("fit_siracusa", os.path.join(ROOT, "bench", "fit_siracusa.py"))
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    text = "\n".join([
+        "",
+        "MLPerf_KeywordSpotting on GVSoC's siracusa, 8 cores (cluster cycles per layer)",
+        "layer  op                 engines=cluster          engines=both",
+        "    0  table                1,840 cluster         1,865 cluster",
+        "    3  conv2d              27,890 cluster        24,474 neureka",
+        "   11  maxpool              3,109 cluster         3,150 cluster",
+        "total                    344,464               234,577        ",
+        "  outputs: cluster = htc run = Deeploy, both = htc run = Deeploy",
+        "",
+        "miniMobileNet on GVSoC's siracusa, 1 cores (cluster cycles per layer)",
+        "layer  op                 engines=neureka          engines=cluster",
+        "    2  conv2d               5,853 neureka        38,831 cluster",
+        "total                     23,573                 99,999        ",
+    ])
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "nets.txt")
+        with open(p, "w") as f:
+            f.write(text)
+        runs = fit.parse_nets(p)
+    assert runs == {("net:MLPerf_KeywordSpotting", 8): {"mem": "l1", "layers": {0: 1840, 3: 27890, 11: 3109}},
+                    ("net:miniMobileNet", 1): {"mem": "l1", "layers": {2: 38831}}}
