@@ -2317,6 +2317,9 @@ typedef struct {
     float y_scale, x_scale, h_scale, w_scale;
     int32_t off_decoded, off_active, off_keep_scores, off_keep_indices, off_sorted_indices, off_scratch;
     int32_t off_class_scores, off_sel_box, off_sel_scores, off_sorted_values, off_buffer, off_selected;
+    int32_t quantized, off_scores;          /* uint8 inputs (LiteRT): dequantized, scores into off_scores */
+    int32_t enc_zp, cls_zp, anc_zp;         /* stored (int8) zero points */
+    float enc_scale, cls_scale, anc_scale;
 } htc__detpp_params;
 
 /* DELAY: rows of `frame` samples, each delayed by `delay` samples */

@@ -2808,9 +2808,26 @@ static void lower_detect(Graph *g, Op *op)
     htc__detpp_params *p = op->params;            /* the reader's options */
     Tensor *enc = need(g, op, 0, "box encodings"), *cls = need(g, op, 1, "class predictions");
     Tensor *anc = need(g, op, 2, "anchors");
-    need_type(enc, DT_FLOAT32, "box encodings (TFLite Micro's kernel reads float)");
-    need_type(cls, DT_FLOAT32, "class predictions (TFLite Micro's kernel reads float)");
-    need_type(anc, DT_FLOAT32, "anchors");
+    /* float (TFLite Micro), or uint8 (LiteRT dequantizes them) */
+    p->quantized = enc->u8 || cls->u8 || anc->u8;
+    if (p->quantized) {
+        const Tensor *q[3] = {enc, cls, anc};
+        static const char *const what[3] = {"box encodings", "class predictions", "anchors"};
+        for (int k = 0; k < 3; k++)
+            if (!q[k]->u8 || q[k]->q.n != 1)
+                fail("%s '%s' must be uint8 quantized per tensor like the other inputs (LiteRT dequantizes uint8)",
+                     what[k], q[k]->name);
+        p->enc_zp = (int32_t)enc->q.zero_point[0];
+        p->cls_zp = (int32_t)cls->q.zero_point[0];
+        p->anc_zp = (int32_t)anc->q.zero_point[0];
+        p->enc_scale = enc->q.scale[0];
+        p->cls_scale = cls->q.scale[0];
+        p->anc_scale = anc->q.scale[0];
+    } else {
+        need_type(enc, DT_FLOAT32, "box encodings (TFLite Micro's kernel reads float)");
+        need_type(cls, DT_FLOAT32, "class predictions (TFLite Micro's kernel reads float)");
+        need_type(anc, DT_FLOAT32, "anchors");
+    }
     need_rank(enc, 3, "box encodings");
     need_rank(cls, 3, "class predictions");
     need_rank(anc, 2, "anchors");
@@ -2845,6 +2862,7 @@ static void lower_detect(Graph *g, Op *op)
     p->off_sorted_values = o; o += 4 * m;
     p->off_scratch = o; o += 4 * m;
     p->off_buffer = o; o += 4 * nb * nc;
+    p->off_scores = o; o += p->quantized ? 4 * nb * ncb : 0;
     p->off_active = o; o += nb;
     int t = graph_add_tensor(g);
     Tensor *s = &g->tensors[t];
@@ -2854,7 +2872,7 @@ static void lower_detect(Graph *g, Op *op)
     s->shape[0] = o;
     op->out[4] = t;
     op->nout = 5;
-    op->params_fmt = "iiiiiiiiiffffffiiiiiiiiiiii";
+    op->params_fmt = "iiiiiiiiiffffffiiiiiiiiiiiiiiiiifff";
     op->rq = RQ_NONE;
     op->nch = 0;
 }
@@ -3089,7 +3107,7 @@ static void lower_op(Graph *g, Op *op)
         static const OpKind ok[] = {OP_CONV2D, OP_FC, OP_ADD, OP_MUL, OP_AVGPOOL, OP_MAXPOOL, OP_SOFTMAX, OP_PAD,
                                     OP_CONCAT, OP_RESHAPE, OP_TRANSPOSE, OP_SLICE, OP_TILE, OP_GATHER, OP_MIRROR_PAD,
                                     OP_SPACE_TO_BATCH, OP_BATCH_TO_SPACE, OP_QUANTIZE, OP_DEQUANTIZE, OP_ARGMAX,
-                                    OP_ARGMIN, OP_RESIZE, OP_MEAN};
+                                    OP_ARGMIN, OP_RESIZE, OP_MEAN, OP_DETECT_PP};
         int known = op->kind == OP_TABLE && (!strcmp(op->src_name, "LOGISTIC") || !strcmp(op->src_name, "TANH"));
         for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) known |= op->kind == ok[k];
         if (!known) fail("uint8 %s is not supported (htc's uint8 operators: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "

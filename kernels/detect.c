@@ -152,10 +152,21 @@ static HTC__UNUSED int32_t htc__dpp_nms(const htc__detpp_params *p, uint8_t *scr
    invocation when a decoded box is empty (ymin >= ymax or xmin >= xmax);
    htc then reports no detection. Entries past the detections are 0 (TFLM's
    fast non-max suppression leaves them unwritten). */
-static HTC__UNUSED void htc__detection_pp(const htc__detpp_params *p, const float *enc, const float *cls,
-                                          const float *anchors, float *det_boxes, float *det_classes,
+/* LiteRT's Dequantizer of a uint8 value (stored as int8 with its zero point):
+   (float(x) - zero_point) * scale, the difference exact */
+static HTC__UNUSED float htc__dpp_deq(const void *t, int32_t i, int32_t zp, float scale)
+{
+    volatile float d = HTC__CAST(float, HTC__CAST(const int8_t *, t)[i] - zp);
+    d = d * scale;
+    return d;
+}
+
+static HTC__UNUSED void htc__detection_pp(const htc__detpp_params *p, const void *enc_in, const void *cls_in,
+                                          const void *anc_in, float *det_boxes, float *det_classes,
                                           float *det_scores, float *num_det, uint8_t *scr)
 {
+    const float *enc = HTC__CAST(const float *, enc_in), *anchors = HTC__CAST(const float *, anc_in);
+    const float *cls = HTC__CAST(const float *, cls_in);
     float *boxes = HTC__CAST(float *, HTC__CAST(void *, scr + p->off_decoded));
     const int32_t nb = p->num_boxes, nc = p->num_classes, ncb = p->num_classes_bg, off = ncb - nc;
     const int32_t cap = p->cap;
@@ -163,8 +174,27 @@ static HTC__UNUSED void htc__detection_pp(const htc__detpp_params *p, const floa
     for (i = 0; i < 4 * cap; i++) det_boxes[i] = 0.0f;
     for (i = 0; i < cap; i++) det_classes[i] = det_scores[i] = 0.0f;
     num_det[0] = 0.0f;
+    if (p->quantized) {             /* LiteRT: the scores dequantized first */
+        float *s = HTC__CAST(float *, HTC__CAST(void *, scr + p->off_scores));
+        for (i = 0; i < nb * ncb; i++) s[i] = htc__dpp_deq(cls_in, i, p->cls_zp, p->cls_scale);
+        cls = s;
+    }
     for (i = 0; i < nb; i++) {
-        const float *e = enc + HTC__CAST(size_t, i) * HTC__CAST(size_t, p->box_stride), *a = anchors + 4 * i;
+        float qe[4], qa[4];
+        const float *e, *a;
+        if (p->quantized) {
+            int32_t q;
+            for (q = 0; q < 4; q++) {
+                qe[q] = htc__dpp_deq(enc_in, i * p->box_stride + q, p->enc_zp, p->enc_scale);
+                qa[q] = htc__dpp_deq(anc_in, 4 * i + q, p->anc_zp, p->anc_scale);
+            }
+            e = qe;
+            a = qa;
+        } else {
+            e = enc + HTC__CAST(size_t, i) * HTC__CAST(size_t, p->box_stride);
+            a = anchors + 4 * i;
+        }
+        {
         volatile double t, u;
         volatile float yc, xc, hh, hw;
         t = HTC__CAST(double, e[0]) / HTC__CAST(double, p->y_scale);
@@ -187,6 +217,7 @@ static HTC__UNUSED void htc__detection_pp(const htc__detpp_params *p, const floa
         boxes[4 * i + 1] = xc - hw;
         boxes[4 * i + 2] = yc + hh;
         boxes[4 * i + 3] = xc + hw;
+        }
     }
     for (i = 0; i < nb; i++)       /* ValidateBoxes */
         if (boxes[4 * i] >= boxes[4 * i + 2] || boxes[4 * i + 1] >= boxes[4 * i + 3]) return;

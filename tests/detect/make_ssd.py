@@ -9,6 +9,9 @@ tests/detect/make_ssd.py tests/detect` writes them again (fixed seeds).
 - ssd_fast.tflite: fast non-max suppression (use_regular_nms false), 48
   anchors, 3 classes and background, at most 24 detections.
 - ssd_regular.tflite: regular (per-class) non-max suppression, 5 per class.
+- ssd_u8.tflite: uint8 throughout (TF1's quantized SSD): the
+  post-processing reads uint8 box encodings, scores and anchors, which
+  TFLite Micro refuses and LiteRT dequantizes (its oracle).
 """
 import os
 import sys
@@ -80,7 +83,58 @@ def ssd(regular, seed, threshold, maxdet):
     return m
 
 
-MODELS = {"ssd_fast": lambda: ssd(False, 7, 0.9, 24), "ssd_regular": lambda: ssd(True, 8, 0.9, 24)}
+def ssd_u8(seed, threshold, maxdet):
+    """The TF1 quantized SSD's form: uint8 box encodings, LOGISTIC scores and
+    anchors straight into the post-processing (LiteRT dequantizes them)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "u8"))
+    import make_u8 as U  # noqa: E402
+    rng = np.random.default_rng(seed)
+    m = tb.Model(description="htc uint8 SSD-like detector")
+    u = U.U8(m, rng)
+    x = m.input([1, 4, 4, 3], scale=U.f32(1 / 128), zp=128, dtype="uint8")
+    f = u.conv(x, 8, 3, act="RELU6", out_zp=0)
+    nb, na = 48, 3
+    box = u.conv(f, 4 * na, 1, out_zp=128)
+    cls = u.conv(f, 4 * na, 1, out_zp=128)
+    m.tensors[box].quantization.scale = [0.05]
+    b3 = u.act([1, nb, 4], 0.05, 128)
+    m.op("RESHAPE", [box, m.const(np.array([1, nb, 4], dtype=np.int32), "int32")], [b3], newShape=[1, nb, 4])
+    c3 = u.act([1, nb, 4], m.quant(cls)[0], 128)
+    m.op("RESHAPE", [cls, m.const(np.array([1, nb, 4], dtype=np.int32), "int32")], [c3], newShape=[1, nb, 4])
+    cs = u.unary("LOGISTIC", c3, 1 / 256, 0)
+    anchors = []
+    for cy in range(4):
+        for cx in range(4):
+            for a in range(na):
+                anchors.append([(cy + 0.5) / 4, (cx + 0.5) / 4, 0.2 + 0.15 * a, 0.3 + 0.1 * a])
+    qa = np.clip(np.round(np.array(anchors) / 0.004), 0, 255).astype(np.uint8)
+    an = m.const(qa, "uint8", scale=0.004, zp=0)
+    outs = [m.tensor([1, maxdet, 4], "float32"), m.tensor([1, maxdet], "float32"), m.tensor([1, maxdet], "float32"),
+            m.tensor([1], "float32")]
+    custom(m, [b3, cs, an], outs, options(False, threshold, maxdet))
+    return m
+
+
+def custom(m, ins, outs, opts):
+    oc = S.OperatorCodeT()
+    oc.deprecatedBuiltinCode = S.BuiltinOperator.CUSTOM
+    oc.builtinCode = S.BuiltinOperator.CUSTOM
+    oc.customCode = NAME
+    oc.version = 1
+    m.opcodes.append(oc)
+    o = S.OperatorT()
+    o.opcodeIndex = len(m.opcodes) - 1
+    o.inputs = ins
+    o.outputs = outs
+    o.customOptions = list(opts)
+    o.customOptionsFormat = S.CustomOptionsFormat.FLEXBUFFERS
+    m.operators.append(o)
+    for t in outs:
+        m.output(t)
+
+
+MODELS = {"ssd_fast": lambda: ssd(False, 7, 0.9, 24), "ssd_regular": lambda: ssd(True, 8, 0.9, 24),
+          "ssd_u8": lambda: ssd_u8(9, 0.5, 64)}
 
 
 def main():
