@@ -166,13 +166,25 @@ double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1,
 
 /* A CPU op on a cluster (cpu.cores > 1): when its kernel has a parallel
    entry point, the split (the target's split function, else the one whose
-   largest share is smallest, rows first). */
+   largest share is smallest, rows first), and whether to divide at all:
+   estimate() on the cores (one fork/join + the slowest core's share: the
+   target's cycles of one call per core when it gives them, else the
+   layer's per-MAC / per-element cost times the largest share's fraction)
+   against one core. A layer that does not gain, or whose split is "none",
+   stays on one core with the reason in Op.split_why; Op.est_one is the
+   one-core estimate either way. */
+static double estimate(const Graph *g, Target *t, const Op *op);
+
 static void parallel(const Graph *g, Target *t, Op *op)
 {
     const Engine *cpu = &t->engines[0];
     int splits = cpu_kernel_splits(op->kernel_fn, op->variant) & ((1 << SPLIT_COUNT) - 1);
     if (!splits) return;
     int n = cpu->cores, split = target_split(t, g, op);
+    if (split == SPLIT_NONE) {
+        op->split_why = "1 core: the target's split says none";
+        return;
+    }
     if (split >= 0 && !(splits & (1 << split)))
         die("%s: target %s: cpu.split chose %s for operator %d (%s); its kernel %s splits only by %s", g->path, t->name,
             split_names[split], op->src_index, op->src_name, arena_printf("%s%s", op->kernel_fn, op->variant ? op->variant : ""),
@@ -188,8 +200,17 @@ static void parallel(const Graph *g, Target *t, Op *op)
     if (split < 0) return;      /* nothing to divide */
     int64_t items = split_items(g, op, split);
     if (items < 2) return;
+    op->cores = 0;
+    const double one = estimate(g, t, op);
     op->cores = n;
     op->split = split;
+    const double many = estimate(g, t, op);
+    op->est_one = one;
+    if (!(many < one)) {
+        op->cores = 0;
+        op->split_why = arena_printf("1 core: %d cores by %s ~%.0f cycles (fork %g + slowest share) >= 1 core ~%.0f",
+                                     n, split_names[split], many, cpu->fork_cycles, one);
+    }
 }
 
 /* The layer's estimated cycles, set once: with the CPU's cycles =
@@ -222,8 +243,11 @@ static void bind(const Graph *g, Target *t, Op *op)
     if (!op->kernel_file && op->engine == 0 && op->kind != OP_RESHAPE && !cpu_kernel(op, &op->kernel_file, &op->kernel_fn))
         die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
     target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
+    op->est_one = 0;
+    op->split_why = NULL;
     if (op->engine == 0 && t->engines[0].cores > 1) parallel(g, t, op);
     op->est_cycles = estimate(g, t, op);
+    if (op->cores <= 1) op->est_one = op->est_cycles;
 }
 
 /* Two passes: every engine's predicate for every op first (so each op

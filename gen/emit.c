@@ -1401,11 +1401,12 @@ static void emit_band_run(const Graph *g, const Op *op, int li)
                "            HTC_DMA_WAIT(hin);\n"
                "            if (t + 1 < %d) hin = %s__layer%d_band_in(l1, src, t + 1);\n"
                "            ctx.tile = t;\n"
-               "            HTC_PAR_RUN(%s__layer%d_band, &ctx, %s_CORES);\n"
+               "            HTC_PAR_RUN(%s__layer%d_band, &ctx, %s);\n"
                "            if (t > 0) HTC_DMA_WAIT(hout);\n"
                "            hout = %s__layer%d_band_out(l1, dst, t);\n"
                "        }\n        HTC_DMA_WAIT(hout);\n    }\n",
-            N, li, ct->ntiles, ct->ntiles, N, li, N, li, NU, N, li);
+            N, li, ct->ntiles, ct->ntiles, N, li, N, li,
+            op->cores > 1 ? arena_printf("%s_CORES", NU) : "1", N, li);     /* kept on one core by the estimate: 1 */
 }
 
 /* The layers forked over the cluster's cores: one function each,
@@ -1660,14 +1661,23 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
             if (!strncmp(cj, cc, (size_t)n) && (cj[n] == ' ' || !cj[n])) snprintf(tag + n, sizeof tag - (size_t)n, "_%d", i);
         }
         fprintf(F, "/* measured: %s -fstack-usage -fcallgraph-info */\n", esc_c(cc));
-        fprintf(F, "#define %s_STACK_SIZE_%s %lld\n#define %s_RAM_SIZE_%s (%s_ARENA_SIZE + %s_STACK_SIZE_%s)\n", NU, tag,
-                (long long)p->stack_bytes[i], NU, tag, NU, NU, tag);
+        if (t->engines[0].cores > 1)    /* every other core runs layer functions on its own stack */
+            fprintf(F, "#define %s_STACK_SIZE_%s %lld  /* the calling core (core 0) */\n"
+                       "#define %s_CORE_STACK_SIZE_%s %lld  /* each other core: the layer functions, besides the fork hook's own */\n"
+                       "#define %s_RAM_SIZE_%s (%s_ARENA_SIZE + %s_STACK_SIZE_%s + (%s_CORES - 1) * %s_CORE_STACK_SIZE_%s)\n",
+                    NU, tag, (long long)p->stack_bytes[i], NU, tag, (long long)p->stack_core[i], NU, tag, NU, NU, tag, NU, NU, tag);
+        else
+            fprintf(F, "#define %s_STACK_SIZE_%s %lld\n#define %s_RAM_SIZE_%s (%s_ARENA_SIZE + %s_STACK_SIZE_%s)\n", NU, tag,
+                    (long long)p->stack_bytes[i], NU, tag, NU, NU, tag);
+        if (p->code_bytes[i] >= 0)      /* the object's code, constants (the weights among them) and initialised data */
+            fprintf(F, "#define %s_CODE_SIZE_%s %lld\n#define %s_CONST_SIZE_%s %lld\n"
+                       "#define %s_FLASH_SIZE_%s %lld  /* code + constants + initialised data */\n",
+                    NU, tag, (long long)p->code_bytes[i], NU, tag, (long long)p->const_bytes[i], NU, tag,
+                    (long long)(p->code_bytes[i] + p->const_bytes[i] + p->data_bytes[i]));
     }
-    int forks = t->engines[0].cores > 1;
-    for (int i = 0; i < g->nops; i++) forks |= g->ops[i].ctile != NULL;
-    if (forks)
-        fprintf(F, "/* cores of the cluster the layers are divided over (HTC_PAR_RUN); any count gives the same bytes */\n"
-                   "#ifndef %s_CORES\n#define %s_CORES %d\n#endif\n", NU, NU, t->engines[0].cores);
+    /* always defined (1 for one core), so code written for a multi-core header compiles against any */
+    fprintf(F, "/* cores of the cluster the layers are divided over (HTC_PAR_RUN); any count gives the same bytes */\n"
+               "#ifndef %s_CORES\n#define %s_CORES %d\n#endif\n", NU, NU, t->engines[0].cores);
     fprintf(F, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", NU, g->ninputs, NU, g->noutputs);
     size_t isz = 0, osz = 0;
     for (int i = 0; i < g->ninputs; i++) isz += tensor_bytes(&g->tensors[g->inputs[i]]);

@@ -312,6 +312,8 @@ typedef struct {
     int cores;                  /* CPU layer forked over this many cluster cores (0/1: serial) */
     struct ClusterTile *ctile;  /* tile.c: the layer's bands in the cluster's L1, or NULL */
     int split;                  /* SPLIT_ROWS / SPLIT_CHANNELS (htc.h HTC_SPLIT_*) when cores > 1 */
+    const char *split_why;      /* a cluster's CPU layer kept on one core: why (split = "none", the estimate) */
+    double est_one;             /* the layer's estimate on one core (the report's speedup), 0: est_cycles */
 
     /* dispatch.c / tile.c (accelerators) */
     int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */
@@ -597,8 +599,9 @@ enum { SPLIT_ROWS, SPLIT_CHANNELS, SPLIT_COUNT };
 #define SPLIT_BAND (1 << 8)     /* also fn<variant>_band: bands of output rows (L1 tiles) */
 int cpu_kernel_splits(const char *fn, const char *variant);
 extern const char *const split_names[SPLIT_COUNT];
-/* The target's split function for op on the CPU cluster: SPLIT_* or -1
-   (none given: the default). */
+/* The target's split function for op on the CPU cluster: SPLIT_*, -1
+   (nil, or no function: the default) or SPLIT_NONE ("none": one core). */
+#define SPLIT_NONE (-3)
 int target_split(Target *t, const Graph *g, const Op *op);
 /* One core's call of a CPU kernel: its share of the output as rows x cols
    x channels (convolution and pooling: image rows, columns, channels; a
@@ -736,7 +739,9 @@ typedef struct {
     const char *cascade_note;   /* several memories: cascades tried against spilling, and the outcome */
     int nstack;                 /* stacks measured with --stack-cc */
     const char *stack_cc[4];
-    int64_t stack_bytes[4];
+    int64_t stack_bytes[4];     /* the calling core's (core 0's) stack, a layer function's share included */
+    int64_t stack_core[4];      /* each other core's: the deepest layer function (0: none forked) */
+    int64_t code_bytes[4], const_bytes[4], data_bytes[4];   /* the object's flash (-1: not ELF) */
 } Plan;
 Plan *plan(Graph *g, Target *t);                /* plan.c */
 /* plan() without the check that the arena fits the memory (plan_check). */
@@ -790,7 +795,10 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json);             
 void report_svg(FILE *f, Graph *g, Target *t, Plan *p);
 /* Deepest stack below name_run when the header is compiled by `cc` (a
    compiler with flags), from -fstack-usage and -fcallgraph-info. */
-int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const char *cc);   /* stack.c */
+/* The Lua files the target file included (paths as found, in order), for
+   --depfile. */
+int target_includes(const char *const **paths);
+void stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, int k);   /* stack.c: p->stack_cc[k]'s figures */
 void dump_graph(FILE *f, const Graph *g, const char *after);             /* dump.c */
 
 /* pipeline.c: the one pipeline of compile, report, run, verify and sweep */

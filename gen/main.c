@@ -22,6 +22,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  compile   write one C header:      -o OUT.h [--name NAME]\n"
+    "            [--depfile F] (F: a make rule of OUT.h on the model, the target and every Lua file it includes)\n"
     "  run       build and run on the host: --input F [--input F ...] --output F [--output F ...]\n"
     "            (raw bytes, or NumPy: X.npy per tensor, or one .npz for all inputs / outputs)\n"
     "            [--dump DIR] (every layer's output as DIR/<tensor index>.bin)\n"
@@ -36,8 +37,9 @@ static const char usage[] =
     "            CPU reference on N random inputs; first differing layer and tile, cycles\n"
     "            (htc verify --help)\n"
     "  compile and report: [--stack-cc \"CC FLAGS\"] (repeatable) measure the stack of\n"
-    "            name_run compiled by CC (-fstack-usage, -fcallgraph-info): header macros\n"
-    "            NAME_STACK_SIZE_<CC> and NAME_RAM_SIZE_<CC>, and lines in the report\n"
+    "            name_run compiled by CC (-fstack-usage, -fcallgraph-info) and its flash: header macros\n"
+    "            NAME_STACK_SIZE_<CC>, NAME_RAM_SIZE_<CC>, NAME_FLASH_SIZE_<CC> (code + constants),\n"
+    "            NAME_CORE_STACK_SIZE_<CC> (each other core of a cluster), and lines in the report\n"
     "\n"
     "options:\n"
     "  -t, --target FILE   target description (targets/cpu.lua, ...)\n"    "  -D NAME=VALUE       set a parameter the target file declares (repeatable; see htc targets FILE)\n"
@@ -65,7 +67,7 @@ static const char usage[] =
 #define MAX_NAME 127                /* --name: characters */
 
 typedef struct {
-    const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug, *svg;
+    const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug, *svg, *depfile;
     int check, help_target;
     int nstack;
     const char *stack_cc[4];
@@ -114,6 +116,7 @@ static void parse(Options *o, int argc, char **argv)
         else if (!strcmp(a, "--name")) o->name = VALUE();
         else if (!strcmp(a, "--dump")) o->dump = VALUE();
         else if (!strcmp(a, "--keep")) o->keep = VALUE();
+        else if (!strcmp(a, "--depfile")) o->depfile = VALUE();
         else if (!strcmp(a, "-d")) {
             o->debug = VALUE();
             if (strcmp(o->debug, "read") && strcmp(o->debug, "lower") && strcmp(o->debug, "dispatch") &&
@@ -186,23 +189,32 @@ static void parse(Options *o, int argc, char **argv)
     if (o->out && !*o->out) die("-o: the output file name is empty");
     if (o->svg && !*o->svg) die("--svg: the file name is empty");
     if (o->out) out_check(o->out);
+    if (o->depfile && (strcmp(o->cmd, "compile") || !*o->depfile)) die("--depfile: compile only, with a file name");
+    if (o->depfile) out_check(o->depfile);
     if (o->svg) out_check(o->svg);
 }
 
 /* ---- htc run: build the header with the host compiler and run it ------- */
 
-/* accelerator targets: the device model's cycles per layer, printed after
-   the first inference next to the estimate (HTC_DEVICE_LAYER hook) */
+/* The per-layer table htc run prints after the first inference: with an
+   offloaded layer, the device model's cycles per layer (HTC_DEVICE_LAYER
+   hook) next to the estimate; CPU layers are not measured (the device
+   model's clock counts their estimate: "-" in the measured column). A
+   CPU-only target whose cpu has several cores: the table of estimates,
+   each layer's cores or why it stays on one. */
 static void driver_cycles(FILE *f, const Graph *g, const Target *t)
 {
     int offloaded = 0;
     for (int i = 0; i < g->nops; i++) offloaded |= g->ops[i].tile != NULL;
-    if (!offloaded) {
+    if (!offloaded && t->engines[0].cores <= 1) {
         fprintf(f, "static int counting;\nstatic void print_cycles(void) {}\n");
         return;
     }
-    double ideal = 0;
-    for (int i = 0; i < g->nops; i++) ideal += g->ops[i].tile ? g->ops[i].tile->ideal_cycles : g->ops[i].est_cycles;
+    double ideal = 0, est = 0;
+    for (int i = 0; i < g->nops; i++) {
+        ideal += g->ops[i].tile ? g->ops[i].tile->ideal_cycles : g->ops[i].est_cycles;
+        est += g->ops[i].est_cycles;
+    }
     fprintf(f, "#define NL %d\nstatic unsigned long long cyc[NL + 1];\nstatic int counting, last;\n"
                "#define HTC_DEVICE_LAYER(l, c) do { int l_ = (l) < 0 ? last : (l); last = l_;"
                " if (counting && l_ >= 0 && l_ < NL) cyc[l_] += (c); } while (0)\n", g->nops);
@@ -214,18 +226,43 @@ static void driver_cycles(FILE *f, const Graph *g, const Target *t)
     fprintf(f, "};\nstatic const char *const lengine[NL] = {");
     for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", esc_c(esc_term(t->engines[g->ops[i].engine].name)));
     fprintf(f, "};\nstatic const char *const lwhy[NL] = {");
-    for (int i = 0; i < g->nops; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", esc_c(esc_term(g->ops[i].reason ? g->ops[i].reason : "")));
+    for (int i = 0; i < g->nops; i++) {
+        const Op *op = &g->ops[i];
+        const char *why = op->reason ? op->reason : "";
+        if (op->cores > 1) why = arena_printf("[%d cores by %s] %s", op->cores, split_names[op->split], why);
+        else if (op->split_why) why = arena_printf("[%s] %s", op->split_why, why);
+        fprintf(f, "%s\"%s\"", i ? ", " : "", esc_c(esc_term(why)));
+    }
     fprintf(f, "};\nstatic const char *const target_name = \"%s\";\n", esc_c(esc_term(t->name)));
     fprintf(f, "static const double lest[NL] = {");
     for (int i = 0; i < g->nops; i++) fprintf(f, "%s%.0f", i ? ", " : "", g->ops[i].est_cycles);
+    fprintf(f, "};\nstatic const char lmeasured[NL] = {");
+    for (int i = 0; i < g->nops; i++) fprintf(f, "%s%d", i ? ", " : "", g->ops[i].tile != NULL);
+    if (!offloaded) {
+        fprintf(f, "};\n"
+                   "static void print_cycles(void)\n{\n"
+                   "    int i;\n"
+                   "    printf(\"htc run: estimated cycles per layer (target %%s, %d cores; the host runs every core's share in turn: not measured)\\n"
+                   "  #  op          engine       measured   estimated  why\\n\", target_name);\n"
+                   "    for (i = 0; i < NL; i++)\n"
+                   "        if (lest[i] > 0) printf(\"%%3d  %%-11s %%-9s %%11s %%11.0f  %%s\\n\", i, lname[i], lengine[i], \"-\", lest[i], lwhy[i]);\n"
+                   "    (void)cyc;\n    (void)lmeasured;\n"
+                   "    printf(\"total: estimated %.0f cycles = %.3f ms at %g MHz\\n\");\n}\n",
+                t->engines[0].cores, est, est / (t->clock_mhz * 1e3), t->clock_mhz);
+        return;
+    }
     fprintf(f, "};\n"
                "static void print_cycles(void)\n{\n"
                "    unsigned long long tot = 0;\n    int i;\n"
-               "    printf(\"htc run: device model cycles per layer (target %%s)\\n  #  op          engine       measured   estimated  why\\n\", target_name);\n"
+               "    printf(\"htc run: device model cycles per layer (target %%s)\\n"
+               "  (CPU layers are not measured: '-'; the total counts their estimate)\\n"
+               "  #  op          engine       measured   estimated  why\\n\", target_name);\n"
                "    for (i = 0; i < NL; i++) {\n"
                "        tot += cyc[i];\n"
-               "        if (cyc[i] || lest[i] > 0)\n"
+               "        if (lmeasured[i])\n"
                "            printf(\"%%3d  %%-11s %%-9s %%11llu %%11.0f  %%s\\n\", i, lname[i], lengine[i], cyc[i], lest[i], lwhy[i]);\n"
+               "        else if (lest[i] > 0)\n"
+               "            printf(\"%%3d  %%-11s %%-9s %%11s %%11.0f  %%s\\n\", i, lname[i], lengine[i], \"-\", lest[i], lwhy[i]);\n"
                "    }\n"
                "    printf(\"total: %%llu cycles = %%.3f ms at %g MHz; ideal %.0f, measured / ideal = %%.2f\\n\", tot,"
                " (double)tot / (%.17g * 1e3), (double)tot / %.17g);\n}\n",
@@ -474,6 +511,39 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     if (numpy) npy_run_finish(g, o->outputs, o->noutputs, outs0);
 }
 
+/* A path in a make rule: spaces, '#' and '$' escaped (make and Ninja read
+   this form); absolute when it exists, so that a build tool finds it from
+   any directory. */
+static void dep_path(FILE *f, const char *path)
+{
+    char *abs = realpath(path, NULL);
+    for (const char *c = abs ? abs : path; *c; c++) {
+        if (*c == ' ' || *c == '#' || *c == '\\') fputc('\\', f);
+        if (*c == '$') fputc('$', f);
+        fputc(*c, f);
+    }
+    free(abs);
+}
+
+/* --depfile FILE: "OUT.h: MODEL TARGET INCLUDED..." -- the files whose
+   change must regenerate the header beyond htc and its kernels (a build
+   tool's depfile: CMake's add_custom_command DEPFILE, make's include). */
+static void depfile(const Options *o)
+{
+    const char *const *inc;
+    int n = target_includes(&inc);
+    FILE *f = out_open(o->depfile);
+    dep_path(f, o->out);
+    fputs(":", f);
+    const char *files[2] = {o->model, o->target};
+    for (int i = 0; i < 2 + n; i++) {
+        fputs(" \\\n  ", f);
+        dep_path(f, i < 2 ? files[i] : inc[i - 2]);
+    }
+    fputc('\n', f);
+    out_commit(f);
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -503,6 +573,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(o.cmd, "run")) {
         run(&o, g, t, p, &po.emit);
     }
+    if (o.depfile) depfile(&o);
     target_close(t);
     arena_free_all();
     return 0;

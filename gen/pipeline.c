@@ -44,7 +44,7 @@ Plan *pipeline(const PipelineOptions *o, Graph **gp, Target **tp)
     after(o, g, "plan");
     for (int i = 0; i < o->nstack; i++) {
         p->stack_cc[i] = o->stack_cc[i];
-        p->stack_bytes[i] = stack_measure(g, t, p, &o->emit, o->stack_cc[i]);
+        stack_measure(g, t, p, &o->emit, i);
     }
     p->nstack = o->nstack;
     if (o->write_header) {

@@ -210,12 +210,14 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
     int ntiled = 0;
     for (int i = 0; i < g->nops; i++) ntiled += g->ops[i].tile != NULL;
     int64_t wtot = 0, macs = 0;
-    double cyc = 0;
+    double cyc = 0, one = 0;       /* one: every layer on one core (a cluster's CPU) */
     for (int i = 0; i < g->nops; i++) {
         wtot += weight_bytes(g, &g->ops[i]);
         macs += g->ops[i].macs;
         cyc += g->ops[i].est_cycles;
+        one += g->ops[i].est_one > 0 ? g->ops[i].est_one : g->ops[i].est_cycles;
     }
+    const int cores = t->engines[0].cores;
     if (json) {
         fprintf(f, "{\n  \"htc\": \"%s\",\n  \"model\": ", HTC_VERSION);
         json_str(f, g->path);
@@ -239,14 +241,24 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         for (int i = 0; i < p->nstack; i++) {
             fprintf(f, "%s{\"cc\": ", i ? ", " : "");
             json_str(f, p->stack_cc[i]);
-            fprintf(f, ", \"bytes\": %lld, \"ram_bytes\": %lld}", (long long)p->stack_bytes[i],
-                    (long long)(p->arena_size + p->stack_bytes[i]));
+            fprintf(f, ", \"bytes\": %lld, \"ram_bytes\": %lld", (long long)p->stack_bytes[i],
+                    (long long)(p->arena_size + p->stack_bytes[i] + (int64_t)(cores - 1) * p->stack_core[i]));
+            if (cores > 1) fprintf(f, ", \"core_stack_bytes\": %lld", (long long)p->stack_core[i]);
+            if (p->code_bytes[i] >= 0)
+                fprintf(f, ", \"code_bytes\": %lld, \"const_bytes\": %lld, \"data_bytes\": %lld, \"flash_bytes\": %lld",
+                        (long long)p->code_bytes[i], (long long)p->const_bytes[i], (long long)p->data_bytes[i],
+                        (long long)(p->code_bytes[i] + p->const_bytes[i] + p->data_bytes[i]));
+            fputc('}', f);
         }
         fprintf(f, "]");
         fprintf(f, ",\n  \"plan_total_ms\": %.3f", p->total_ms);
         fprintf(f, ",\n  \"plan_ms\": %.3f,\n  \"inplace_ops\": %d,\n"
-                   "  \"weight_bytes\": %lld,\n  \"macs\": %lld,\n  \"est_cycles\": %.0f,\n  \"layers\": [\n",
+                   "  \"weight_bytes\": %lld,\n  \"macs\": %lld,\n  \"est_cycles\": %.0f,\n",
                 p->solve_ms, p->ninplace, (long long)wtot, (long long)macs, cyc);
+        if (cores > 1)
+            fprintf(f, "  \"cores\": %d,\n  \"est_cycles_one_core\": %.0f,\n  \"speedup_vs_one_core\": %.3f,\n", cores, one,
+                    cyc > 0 ? one / cyc : 0);
+        fprintf(f, "  \"layers\": [\n");
         for (int i = 0; i < g->nops; i++) {
             const Op *op = &g->ops[i];
             const Tensor *out = &g->tensors[op->out[0]];
@@ -265,6 +277,11 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                     (long long)weight_bytes(g, op), op->est_cycles);
             if (op->tile) tile_json(f, op->tile);
             if (op->cores > 1) fprintf(f, ", \"cores\": %d, \"split\": \"%s\"", op->cores, split_names[op->split]);
+            if (op->split_why) {
+                fprintf(f, ", \"split_why\": ");
+                json_str(f, op->split_why);
+            }
+            if (cores > 1 && op->engine == 0) fprintf(f, ", \"est_cycles_one_core\": %.0f", op->est_one > 0 ? op->est_one : op->est_cycles);
             if ((op->kind == OP_CONV2D || op->kind == OP_FC) && op->nin > 2 && op->in[2] >= 0 && g->tensors[op->in[2]].data &&
                 g->tensors[op->in[2]].type == DT_INT32)   /* a target's cost model may depend on it, as its kernels do */
                 fprintf(f, ", \"bias_absmax\": %lld", (long long)op_bias_absmax(g, op));
@@ -343,11 +360,13 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
         fprintf(f, "%3d  %-22s %-9s %-8s %-16s %-8s %9lld %9lld %11.0f  %s\n", i, src, op_name(op->kind),
                 esc_term(t->engines[op->engine].name), sh, storage_name(out->storage), (long long)out->offset,
                 (long long)op->macs, op->est_cycles,
-                esc_term(op->ctile ? arena_printf("[%d cores by %s; L1: %d tiles of %d rows, %lld B, DMA %lld B] %s",
-                                                  op->cores > 1 ? op->cores : 1, split_names[op->split], op->ctile->ntiles,
+                esc_term(op->ctile ? arena_printf("[%s; L1: %d tiles of %d rows, %lld B, DMA %lld B] %s",
+                                                  op->cores > 1 ? arena_printf("%d cores by %s", op->cores, split_names[op->split])
+                                                  : op->split_why ? op->split_why : "1 core", op->ctile->ntiles,
                                                   op->ctile->rows, (long long)op->ctile->l1_bytes,
                                                   (long long)op->ctile->dma_bytes, op->reason)
                          : op->cores > 1 ? arena_printf("[%d cores by %s] %s", op->cores, split_names[op->split], op->reason)
+                         : op->split_why ? arena_printf("[%s] %s", op->split_why, op->reason)
                                          : op->reason));
     }
     int nfloat = 0;
@@ -370,11 +389,23 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
     }
     if (p->reordered)
         fprintf(f, "op order: memory-aware (lower bound %lld in the model's order)\n", (long long)p->original_bound);
-    for (int i = 0; i < p->nstack; i++)
-        fprintf(f, "stack of the run function (%s): %lld bytes; RAM = arena + stack = %lld bytes\n", esc_term(p->stack_cc[i]),
-                (long long)p->stack_bytes[i], (long long)(p->arena_size + p->stack_bytes[i]));
+    for (int i = 0; i < p->nstack; i++) {
+        if (cores > 1)
+            fprintf(f, "stack of the run function (%s): %lld bytes on core 0, %lld on each other core; RAM = arena + stacks = %lld bytes\n",
+                    esc_term(p->stack_cc[i]), (long long)p->stack_bytes[i], (long long)p->stack_core[i],
+                    (long long)(p->arena_size + p->stack_bytes[i] + (int64_t)(cores - 1) * p->stack_core[i]));
+        else
+            fprintf(f, "stack of the run function (%s): %lld bytes; RAM = arena + stack = %lld bytes\n", esc_term(p->stack_cc[i]),
+                    (long long)p->stack_bytes[i], (long long)(p->arena_size + p->stack_bytes[i]));
+        if (p->code_bytes[i] >= 0)
+            fprintf(f, "flash (%s): code %lld + constants %lld + initialised data %lld = %lld bytes\n", esc_term(p->stack_cc[i]),
+                    (long long)p->code_bytes[i], (long long)p->const_bytes[i], (long long)p->data_bytes[i],
+                    (long long)(p->code_bytes[i] + p->const_bytes[i] + p->data_bytes[i]));
+    }
     fprintf(f, "weights: %lld bytes; %lld MACs\n", (long long)wtot, (long long)macs);
     fprintf(f, "estimated: %.0f cycles = %.3f ms at %g MHz\n", cyc, cyc / (t->clock_mhz * 1e3), t->clock_mhz);
+    if (cores > 1)
+        fprintf(f, "on one core: %.0f cycles estimated; %d cores %.2fx faster\n", one, cores, cyc > 0 ? one / cyc : 0);
     cascades_print(f, g, p, 0);
     arenas_print(f, g, t, p, 0);
     energy_print(f, g, t, E, 0);

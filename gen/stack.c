@@ -1,6 +1,8 @@
 /* stack.c - the stack a generated header needs, measured, not guessed:
-   the compiler's -fstack-usage frames along its -fcallgraph-info graph. */
+   the compiler's -fstack-usage frames along its -fcallgraph-info graph;
+   and its flash: the code and constant bytes of the same object. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +74,66 @@ static int64_t deepest(int i, int *unbounded)
     return n->memo;
 }
 
-/* Compile the header with `cc` (a command line: compiler and flags) and
-   return the deepest stack below name_run, in bytes. */
-int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const char *cc)
+/* A multi-core header's layer function (name__layer<N>_par, or
+   name__layer<N>_band for a band of L1 tiles; maybe with gcc's
+   ".constprop.0"-style suffix) as a callgraph node's title
+   ("unit.c:name__layer3_par" for a static function). */
+static int layer_fn(const char *title, const char *name)
 {
+    const char *c = strrchr(title, ':');
+    const char *f = c ? c + 1 : title;
+    size_t n = strlen(name);
+    if (strncmp(f, name, n) || strncmp(f + n, "__layer", 7)) return 0;
+    const char *d = f + n + 7;
+    if (!isdigit((unsigned char)*d)) return 0;
+    while (isdigit((unsigned char)*d)) d++;
+    if (strncmp(d, "_band", 5) && strncmp(d, "_par", 4)) return 0;
+    d += d[1] == 'b' ? 5 : 4;
+    return *d == 0 || *d == '.';
+}
+
+static uint64_t rd(const unsigned char *b, int bytes, int be)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) v |= (uint64_t)b[be ? bytes - 1 - i : i] << (8 * i);
+    return v;
+}
+
+/* The allocated sections of an ELF relocatable object: executable (code),
+   read-only (constants), initialised writable (data: flash holds their
+   initial values; .bss is not counted). 0, or -1 when it is not ELF. */
+static int elf_sizes(const unsigned char *b, size_t n, int64_t *code, int64_t *consts, int64_t *data)
+{
+    *code = *consts = *data = 0;
+    if (n < 64 || memcmp(b, "\177ELF", 4) || (b[4] != 1 && b[4] != 2) || (b[5] != 1 && b[5] != 2)) return -1;
+    const int w = b[4] == 2 ? 8 : 4, be = b[5] == 2;
+    const uint64_t shoff = rd(b + (w == 8 ? 0x28 : 0x20), w, be);
+    const uint64_t shentsize = rd(b + (w == 8 ? 0x3a : 0x2e), 2, be), shnum = rd(b + (w == 8 ? 0x3c : 0x30), 2, be);
+    if (shentsize < (uint64_t)(w == 8 ? 64 : 40) || shoff > n || shnum > (n - shoff) / shentsize) return -1;
+    for (uint64_t i = 0; i < shnum; i++) {
+        const unsigned char *h = b + shoff + i * shentsize;
+        const uint64_t type = rd(h + 4, 4, be), flags = rd(h + 8, w, be), size = rd(h + (w == 8 ? 32 : 20), w, be);
+        if (!(flags & 2) || type == 8) continue;            /* not SHF_ALLOC, or SHT_NOBITS */
+        if (flags & 4) *code += (int64_t)size;              /* SHF_EXECINSTR */
+        else if (flags & 1) *data += (int64_t)size;         /* SHF_WRITE */
+        else *consts += (int64_t)size;
+    }
+    return 0;
+}
+
+/* Compile the header with the compiler command line p->stack_cc[k]
+   (compiler and flags) and fill p's figures for it: stack_bytes, the
+   deepest stack below name_run on the calling core (with a layer
+   function's share, run inside the fork hook); stack_core, the deepest
+   layer function (name__layerN_par, name__layerN_band: what every other core runs, besides
+   the firmware's own hook); code_bytes, const_bytes, data_bytes of the
+   object (the flash it needs: code + constants + initialised data). The
+   fork hook is an external function in that compile, so the layer
+   functions stay functions of their own; its own frames are the
+   firmware's. */
+void stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, int k)
+{
+    const char *cc = p->stack_cc[k];
     const char *dir = scratch_dir("htc-stack");   /* removed on error and on a signal too */
     char *hdr = arena_printf("%s/model.h", dir), *src = arena_printf("%s/unit.c", dir);
     FILE *f = out_open(hdr);
@@ -87,9 +145,10 @@ int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const
         up[i] = (char)(eo->name[i] >= 'a' && eo->name[i] <= 'z' ? eo->name[i] - 32 : eo->name[i]);
     up[i] = 0;
     f = out_open(src);
-    fprintf(f, "#define %s_IMPLEMENTATION\n#include \"model.h\"\n", up);
+    fprintf(f, "void htc_stack_fork(void (*fn)(void *, int, int), void *ctx, int ncores);\n"
+               "#define HTC_PAR_RUN(fn, ctx, ncores) htc_stack_fork((fn), (ctx), (ncores))\n"
+               "#define %s_IMPLEMENTATION\n#include \"model.h\"\n", up);
     out_commit(f);
-
     /* cc is split on spaces: "arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb" */
     char *words = arena_strdup(cc), *argv[64];
     int n = 0;
@@ -114,6 +173,9 @@ int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const
     if (rc != 0) die("--stack-cc '%s': the compiler failed on the generated header (exit %d)", cc, rc);
 
     size_t len;
+    unsigned char *obj = read_file(arena_printf("%s/unit.o", dir), &len);
+    if (elf_sizes(obj, len, &p->code_bytes[k], &p->const_bytes[k], &p->data_bytes[k]))
+        p->code_bytes[k] = p->const_bytes[k] = p->data_bytes[k] = -1;     /* not ELF: no flash figure */
     char *ci = (char *)read_file(arena_printf("%s/unit.ci", dir), &len);
     ci[len] = 0;
     nnodes = 0;
@@ -154,7 +216,13 @@ int64_t stack_measure(Graph *g, Target *t, Plan *p, const EmitOptions *eo, const
         if (!strcmp(nodes[k].title, entry)) root = k;
     if (root < 0) die("--stack-cc '%s': no %s in the call graph", cc, entry);
     int unbounded = 0;
-    int64_t d = deepest(root, &unbounded);
+    int64_t d = deepest(root, &unbounded), layer = 0;
+    for (int q = 0; q < nnodes; q++)
+        if (layer_fn(nodes[q].title, eo->name)) {
+            int64_t l = deepest(q, &unbounded);
+            if (l > layer) layer = l;
+        }
     if (unbounded) die("--stack-cc '%s': the stack of %s is not bounded (dynamic frame or recursion)", cc, entry);
-    return d;
+    p->stack_bytes[k] = d + layer;
+    p->stack_core[k] = layer;
 }

@@ -296,8 +296,9 @@ static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", "over
 
 /* The cpu table (at the top) as a cluster: cores = N identical cores (a
    plain MCU: 1, the default), l1 = its shared local memory, split =
-   function(op) returning "rows" or "channels" (how a layer's output is
-   divided over the cores; optional), fork = cycles of one fork/join,
+   function(op) returning "rows", "channels" (how a layer's output is
+   divided over the cores), "none" (one core) or nil (htc's choice;
+   optional), fork = cycles of one fork/join (default 0),
    overhead = cycles of every layer beyond its kernel's calls. */
 static void read_cluster(LoadedTarget *lt, Engine *cpu)
 {
@@ -328,7 +329,7 @@ static void read_cluster(LoadedTarget *lt, Engine *cpu)
     } else {
         if (ty != LUA_TNIL) {
             ck[1] = "split";
-            field_error(lt, ck, 2, "expected a function(op) returning \"rows\" or \"channels\"");
+            field_error(lt, ck, 2, "expected a function(op) returning \"rows\", \"channels\", \"none\" or nil");
         }
         lua_pop(L, 1);
     }
@@ -844,6 +845,13 @@ void target_describe(FILE *f, const Target *t)
             if (en->weight_memory >= 0) fprintf(f, ", weights in %s", esc_term(t->memories[en->weight_memory].name));
             if (en->out_memory >= 0) fprintf(f, ", outputs in %s", esc_term(t->memories[en->out_memory].name));
         }
+        if (en->is_cpu && en->cores > 1)
+            fprintf(f, "; %d cores, fork %g cycles%s, split %s%s", en->cores, en->fork_cycles,
+                    en->fork_cycles == 0 ? " (the default: none stated)" : "",
+                    en->has_split ? "by the target's function, else " : "",
+                    "the estimate's (fewest cycles; one core when a fork does not pay)");
+        else fprintf(f, "; 1 core");
+        if (en->is_cpu && en->l1_memory >= 0) fprintf(f, ", L1 tiles in %s", esc_term(t->memories[en->l1_memory].name));
         if (en->description) fprintf(f, "; %s", esc_term(en->description));
         fprintf(f, "; ops");
         for (int i = 0; i < en->nops; i++)

@@ -360,6 +360,7 @@ int target_split(Target *t, const Graph *g, const Op *op)
         die("%s (in cpu.split, for operator %d %s)", sandbox_error(L), op->src_index, op->src_name);
     int r = -2;
     if (lua_isnil(L, -1)) r = -1;
+    else if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "none") == 0) r = SPLIT_NONE;
     else if (lua_type(L, -1) == LUA_TSTRING)
         for (int i = 0; i < SPLIT_COUNT; i++)
             if (strcmp(lua_tostring(L, -1), split_names[i]) == 0) r = i;
@@ -369,7 +370,7 @@ int target_split(Target *t, const Graph *g, const Op *op)
         lua_Debug ar;
         lua_rawgeti(L, LUA_REGISTRYINDEX, lt->split_ref);
         lua_getinfo(L, ">S", &ar);
-        die("%s:%d: cpu.split returned %s (for operator %d %s); expected \"rows\", \"channels\" or nil", t->path,
+        die("%s:%d: cpu.split returned %s (for operator %d %s); expected \"rows\", \"channels\", \"none\" or nil", t->path,
             ar.linedefined, got, op->src_index, op->src_name);
     }
     lua_pop(L, 1);

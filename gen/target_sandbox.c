@@ -45,6 +45,8 @@ static struct {
     long cpu_left_us, wall_left_us;     /* -1: not started */
     int lua_depth;                      /* nesting of protected calls: the timer runs at depth 1 */
     int include_depth;
+    const char **included;              /* every file an include ran, in order (--depfile) */
+    int nincluded, capincluded;
 } sandbox = {.cpu_seconds = LUA_CPU_SECONDS, .wall_seconds = LUA_WALL_SECONDS, .cpu_left_us = -1, .wall_left_us = -1};
 
 /* file:line of the innermost Lua function running (full path, not Lua's
@@ -144,13 +146,24 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 }
 
 /* string functions that run long in C (patterns, rep) note their caller's
-   line first, for the CPU limit's message */
+   line first, for the CPU limit's message. Called from this C function,
+   the original's own argument errors would name it '?': they name it
+   (upvalue 2, "string.rep"). */
 static int traced(lua_State *L)
 {
     set_cpu_where(L);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    if (lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0) != LUA_OK) {
+        const char *m = lua_tostring(L, -1), *q = m ? strstr(m, " to '?'") : NULL;
+        if (q && lua_type(L, -1) == LUA_TSTRING) {
+            lua_pushfstring(L, "%s to '%s'%s", lua_pushlstring(L, m, (size_t)(q - m)), lua_tostring(L, lua_upvalueindex(2)),
+                            q + 7);
+            lua_replace(L, -3);
+            lua_pop(L, 1);
+        }
+        return lua_error(L);
+    }
     return lua_gettop(L);
 }
 
@@ -160,7 +173,8 @@ static void trace_string_functions(lua_State *L)
     lua_getglobal(L, "string");
     for (int i = 0; fns[i]; i++) {
         rawfield(L, -1, fns[i]);
-        lua_pushcclosure(L, traced, 1);
+        lua_pushfstring(L, "string.%s", fns[i]);
+        lua_pushcclosure(L, traced, 2);
         lua_setfield(L, -2, fns[i]);
     }
     lua_pop(L, 1);
@@ -401,6 +415,13 @@ static int l_include(lua_State *L)
     lua_setupvalue(L, -2, 1);
     lua_pushboolean(L, 0);
     lua_setfield(L, cache, path);
+    if (sandbox.nincluded == sandbox.capincluded) {
+        sandbox.capincluded = sandbox.capincluded ? 2 * sandbox.capincluded : 16;
+        const char **a = arena_alloc(sizeof(char *) * (size_t)sandbox.capincluded);
+        if (sandbox.nincluded) memcpy(a, sandbox.included, sizeof(char *) * (size_t)sandbox.nincluded);
+        sandbox.included = a;
+    }
+    sandbox.included[sandbox.nincluded++] = arena_strdup(path);
     sandbox.include_depth++;
     lua_call(L, 0, 1);
     sandbox.include_depth--;
@@ -411,6 +432,12 @@ static int l_include(lua_State *L)
     lua_pushvalue(L, -1);
     lua_setfield(L, cache, path);
     return 1;
+}
+
+int target_includes(const char *const **paths)
+{
+    *paths = sandbox.included;
+    return sandbox.nincluded;
 }
 
 void sandbox_push_env(lua_State *L)

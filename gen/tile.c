@@ -975,7 +975,7 @@ static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *c
     const Tensor *out = &g->tensors[op->out[0]];
     const double serial_row = (op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out)) / op->out_h;
     const int px = op_pointwise(op);
-    const int nc = cpu->cores;
+    const int nc = op->cores > 1 ? op->cores : 1;     /* a layer the estimate keeps on one core: 1 */
     double *in_c = arena_alloc(sizeof(double) * (size_t)(n + 1)), *out_c = arena_alloc(sizeof(double) * (size_t)(n + 1));
     memset(ct, 0, sizeof *ct);
     ct->rows = rows;
@@ -1024,6 +1024,21 @@ static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *c
     ct->est_cycles = c;
 }
 
+/* The band height with the least modelled cycles among all that fit the
+   L1 (every height tried: exact), ties to the taller band; how many fit. */
+static int band_search(Target *t, const Graph *g, const Op *op, const Engine *cpu, const Memory *l1, ClusterTile *best)
+{
+    ClusterTile cur;
+    int found = 0;
+    for (int rows = op->out_h; rows >= 1; rows--) {
+        band_model(t, g, op, cpu, l1, rows, &cur);
+        if (cur.l1_bytes > l1->size) continue;
+        if (!found || cur.est_cycles < best->est_cycles) *best = cur;
+        found++;
+    }
+    return found;
+}
+
 /* Every CPU layer of a cluster with an L1 (one core too: a one-core
    header still computes from L1) whose kernel runs bands (fn_band; each
    band divided over the cores by the op's split), one image: the band height minimising the
@@ -1041,19 +1056,22 @@ static void tile_cluster(Graph *g, Target *t)
         Op *op = &g->ops[i];
         if (op->engine != 0 || op->batches != 1 || op->out_h < 1) continue;
         if (!(cpu_kernel_splits(op->kernel_fn, op->variant) & SPLIT_BAND)) continue;
-        ClusterTile best, cur;
-        int found = 0;
-        for (int rows = op->out_h; rows >= 1; rows--) {
-            band_model(t, g, op, cpu, l1, rows, &cur);
-            if (cur.l1_bytes > l1->size) continue;
-            if (!found || cur.est_cycles < best.est_cycles) best = cur;
-            found++;
-        }
+        ClusterTile best;
+        int found = band_search(t, g, op, cpu, l1, &best);
         if (!found) continue;
         best.candidates = found;
         op->ctile = arena_alloc(sizeof *op->ctile);
         *op->ctile = best;
-        op->est_cycles = best.est_cycles + (cpu_share_cycles(t, g, op, 0, 1, 1) >= 0 ? cpu->overhead_cycles : 0);
+        const double over = cpu_share_cycles(t, g, op, 0, 1, 1) >= 0 ? cpu->overhead_cycles : 0;
+        op->est_cycles = best.est_cycles + over;
+        op->est_one = op->est_cycles;
+        if (op->cores > 1) {    /* the same layer on one core, for the report's speedup */
+            ClusterTile one;
+            const int cores = op->cores;
+            op->cores = 0;
+            if (band_search(t, g, op, cpu, l1, &one)) op->est_one = one.est_cycles + over;
+            op->cores = cores;
+        }
     }
 }
 

@@ -4,7 +4,11 @@
 #   host      configures, builds (htc runs as a build step), runs
 #   oracle    its output bytes equal TFLite Micro's interpreter on the same input
 #   regen     touching the target file regenerates the header; a second build
-#             with nothing changed does not
+#             with nothing changed does not; touching a Lua file the target
+#             includes (cpus/cortex-m4.lua) regenerates it too (htc --depfile)
+#   figures   the build prints the header's arena, stack, RAM and flash
+#             (MEASURE: htc --stack-cc with the project's compiler), equal
+#             to the header's macros
 #   m4        cross-builds with examples/cmake/cortex-m4.cmake, runs under
 #             qemu-system-arm, "result:" lines equal the host's
 #   install   `make install PREFIX=...` then a project using find_package(htc)
@@ -32,8 +36,9 @@ for t in cmake arm-none-eabi-gcc qemu-system-arm; do
     command -v $t >/dev/null 2>&1 || bad "missing tool: $t (.ci/deps.sh installs it)"
 done
 
-# host
+# host (the target's includes next to it, so that the test can touch one)
 cp targets/cpu.lua "$W/mycpu.lua"
+cp -r targets/cpus "$W/cpus"
 if cmake -S examples/cmake -B "$W/host" -DHTC_EXECUTABLE="$HTC" -DHTC_MODELS="$HTC_MODELS" \
         -DHTC_TARGET="$W/mycpu.lua" >"$W/host.log" 2>&1 &&
    cmake --build "$W/host" >>"$W/host.log" 2>&1 &&
@@ -60,10 +65,32 @@ else
     bad "regen: unchanged build ran htc, or a touched target did not"; show "$W/re1.log" 5; show "$W/re2.log" 5
 fi
 
+sleep 1; touch "$W/cpus/cortex-m4.lua"
+cmake --build "$W/host" >"$W/re3.log" 2>&1
+if grep -q 'htc: ' "$W/re3.log"; then
+    ok "regen: header rebuilt when a Lua file the target includes changed"
+else
+    bad "regen: touching cpus/cortex-m4.lua (included by the target) did not rebuild the header"; show "$W/re3.log" 5
+fi
+
+# the figures the build prints equal the header's macros
+h=$W/host/htc/kws/kws.h
+arena=$(sed -n 's/^#define KWS_ARENA_SIZE \([0-9]*\).*/\1/p' "$h" 2>/dev/null)
+stack=$(sed -n 's/^#define KWS_STACK_SIZE_[A-Z0-9_]* \([0-9]*\).*/\1/p' "$h" 2>/dev/null | head -1)
+flash=$(sed -n 's/^#define KWS_FLASH_SIZE_[A-Z0-9_]* \([0-9]*\).*/\1/p' "$h" 2>/dev/null | head -1)
+if [ -n "$arena" ] && [ -n "$stack" ] && [ -n "$flash" ] && grep -q "htc: kws.h: arena $arena B" "$W/re3.log" &&
+   grep -qE "htc: kws.h \([A-Z0-9_]+\): stack $stack B, RAM $((arena + stack)) B, flash $flash B \(code [0-9]+ \+ constants [0-9]+\)" "$W/re3.log" &&
+   [ "$flash" -gt 24368 ]; then
+    ok "figures: arena $arena B, stack $stack B, flash $flash B printed by the build (the header's macros)"
+else
+    bad "figures: the build's figures are missing or differ from the header's macros"; show "$W/re3.log" 8
+fi
+
 # Cortex-M4
 if cmake -S examples/cmake -B "$W/m4" -DCMAKE_TOOLCHAIN_FILE="$ROOT/examples/cmake/cortex-m4.cmake" \
         -DHTC_EXECUTABLE="$HTC" -DHTC_MODELS="$HTC_MODELS" >"$W/m4.log" 2>&1 &&
    cmake --build "$W/m4" >>"$W/m4.log" 2>&1 &&
+   grep -qE "htc: kws.h \(ARM_NONE_EABI_GCC\): stack [0-9]+ B, RAM [0-9]+ B, flash [0-9]+ B" "$W/m4.log" &&
    timeout 120 qemu-system-arm -M mps2-an386 -nographic -semihosting-config enable=on,target=native \
         -kernel "$W/m4/kws_cmake" </dev/null >"$W/m4.out" 2>&1; then
     if [ "$(grep -c '^result:' "$W/m4.out")" -ge 2 ] &&

@@ -29,7 +29,7 @@
    last share signals.
 
    Never slower than one core: a layer is one function (the header's
-   name__lN), and the pool times its calls. Its first and third calls run
+   name__layerN_par), and the pool times its calls. Its first and third calls run
    on every core, its second on the calling thread alone; from then on each
    call takes the faster way (the divided time the better of its two: the
    first call's caches are cold), measured again every HTC_POOL_RECHECK

@@ -1,4 +1,4 @@
--- split returns "rows", "channels" or nil
+-- split returns "rows", "channels", "none" or nil
 return target "t" {
   clock_mhz = 100,
   memory = { L2 = { size = 65536 } },
