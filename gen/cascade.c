@@ -18,9 +18,15 @@ enum { BK_NONE, BK_WINDOW, BK_PAD, BK_ROWS };
 #define CALL_CYCLES_PER_CHANNEL 12.0
 
 /* Search limits: segments of at most CAS_MAX_OPS ops, sinks of at most
-   CAS_MAX_ROWS rows (every band height is tried). */
+   CAS_MAX_ROWS rows; every band height is tried until CAS_MAX_WORK op-steps
+   (ops x steps x 2 passes) have been simulated, then only band heights of
+   at most CAS_LATE_STEPS steps, with one warning (counted, never timed: the
+   same inputs give the same plan; HTC_CASCADE_WORK=N lowers the budget to N
+   op-steps, never raises it: tests). */
 #define CAS_MAX_OPS 160
 #define CAS_MAX_ROWS 4096
+#define CAS_MAX_WORK 50000000LL
+#define CAS_LATE_STEPS 64
 
 typedef struct {
     int kind;                   /* BK_* */
@@ -53,6 +59,16 @@ typedef struct {
     int64_t *calls;             /* simulate: CAS_MAX_OPS */
     int *caps;                  /* scan: CAS_MAX_OPS */
     Cand *all;                  /* scan: CAS_MAX_ROWS + 1 */
+    struct OpSim *os;           /* scan_l: CAS_MAX_OPS */
+    int64_t *sbuf;              /* scan_l: 3 x CAS_MAX_BANDS x CAS_MAX_OPS suffix sums */
+    char *sbad;                 /* scan_l: CAS_MAX_BANDS x CAS_MAX_OPS */
+    int *bandv;                 /* scan_l: CAS_MAX_BANDS */
+    int64_t *rowb;              /* per op: bytes of one row of its output */
+    int64_t work, max_work;     /* op-steps simulated so far, and the budget */
+    int check;                  /* HTC_CASCADE_CHECK: jumps against every step */
+    int *jw;                    /* simulate_ops: 5 * CAS_MAX_OPS */
+    int64_t *jmove;             /* simulate_ops: CAS_MAX_OPS */
+    int warned;
 } Ctx;
 
 static int64_t align_up(int64_t x, int a) { return (x + a - 1) / a * a; }
@@ -308,6 +324,198 @@ static int simulate(const Ctx *c, int f, int l, int band, SimOut *so, Cascade *c
     return 1;
 }
 
+/* simulate() for every segment [f, l], f >= F, at once: op k's schedule
+   depends only on the ops after it (its readers, all inside), so one pass
+   over [F, l] gives each op's part of every segment's totals. Per op k
+   (index k - F): band buffer bytes (k < l), call overhead cycles (an
+   integer: every sum of them is exact in a double, whatever the order),
+   rows' bytes moved, and whether a windowed call would read no rows.
+   Returns 0 when no segment ending at l works at this band. */
+typedef struct OpSim {
+    int64_t buf, moved, over_int;
+    int fail;
+} OpSim;
+
+/* rows_in, and in *room the steps by which [a, b) may move down (by
+   `band` rows a step) before the clipping changes: 0 when it clips at the
+   top now (the clipping would change). */
+static void rows_in_room(const RowMap *m, int a, int b, int *lo, int *hi, int band, int64_t *room)
+{
+    int64_t l = a, h = b;
+    if (m->kind == BK_WINDOW) {
+        l = (int64_t)a * m->s - m->pt;
+        h = (int64_t)(b - 1) * m->s - m->pt + m->keff;
+    } else if (m->kind == BK_PAD) {
+        l = a - m->pt;
+        h = b - m->pt;
+    }
+    if (l < 0 || h > m->h_in || l > h) *room = 0;
+    else if ((m->h_in - h) / band < *room) *room = (m->h_in - h) / band;
+    rows_in(m, a, b, lo, hi);
+}
+
+/* simulate() for every segment [f, l], f >= F, at once: op k's schedule
+   depends only on the ops after it (its readers, all inside), so one pass
+   over [F, l] gives each op's part of every segment's totals. Per op k
+   (index k - F): band buffer bytes (k < l), call overhead cycles (an
+   integer: every sum of them is exact in a double, whatever the order),
+   rows' bytes moved, and whether a windowed call would read no rows.
+   Returns 0 when no segment ending at l works at this band.
+
+   Steady state (jump): when every op of [F, l] maps rows one to one (stride
+   1) and a step is the previous one moved down by `band` rows in every
+   state variable, with no clipping and no comparison against a fixed row
+   count that could change within J more steps, those J steps are that step
+   again, moved: their moves, calls and failures are added J times and the
+   state moved by J x band rows. Exact (HTC_CASCADE_CHECK=1 compares it with
+   the step-by-step simulation). */
+static int simulate_ops_j(const Ctx *c, int F, int l, int band, OpSim *os, int *caps, int jump, int64_t *steps)
+{
+    const Graph *g = c->g;
+    int f = F, n = l - f + 1, H = c->rm[l].h_out, T = (H + band - 1) / band;
+    int *e = c->iw, *en = e + n, *c0 = en + n, *base = c0 + n, *cap = base + n, *orig = cap + n;
+    int *pe = c->jw, *pc0 = pe + n, *pbase = pc0 + n, *swin = pbase + n, *scall = swin + n;
+    int64_t *smove = c->jmove;
+    int64_t *calls = c->calls;
+    for (int k = 0; k < n && jump; k++) {
+        const RowMap *m = &c->rm[f + k];
+        if (m->kind == BK_WINDOW && m->s != 1) jump = 0;
+    }
+    memset(calls, 0, sizeof(int64_t) * (size_t)n);
+    for (int k = 0; k < n; k++) os[k] = (OpSim){0, 0, 0, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        memset(e, 0, sizeof(int) * (size_t)n * 5);
+        memset(orig, 0, sizeof(int) * (size_t)n);
+        if (pass) memcpy(cap, caps, sizeof(int) * (size_t)n);
+        for (int t = 1; t <= T; t++) {
+            ++*steps;
+            int64_t room = INT32_MAX;       /* steps the comparisons of this step stay as they are */
+            en[n - 1] = t * band < H ? t * band : H;
+            c0[n - 1] = e[n - 1];
+            int capped = 0;
+            for (int k = n - 1; k >= 0; k--) {
+                if (k < n - 1) {
+                    const int x = g->ops[f + k].out[0], nr = c->nread[x];
+                    const int *rop = c->rop[x];
+                    int hi = e[k], lo = INT32_MAX;
+                    for (int r = 0; r < nr; r++) {
+                        int q = rop[r] - f, a, b;
+                        const RowMap *m = &c->rm[f + q];
+                        if (c0[q] < en[q]) {
+                            rows_in_room(m, c0[q], en[q], &a, &b, band, &room);
+                            if (b > hi) hi = b;
+                            if (a < lo) lo = a;
+                        } else if (en[q] < m->h_out) {
+                            if ((m->h_out - 1 - en[q]) / band < room) room = (m->h_out - 1 - en[q]) / band;
+                            rows_in_room(m, en[q], en[q] + 1, &a, &b, band, &room);
+                            if (a < lo) lo = a;
+                        } else {
+                            room = 0;
+                        }
+                    }
+                    en[k] = hi;
+                    int bs = lo < hi ? lo : hi;
+                    if (bs < base[k]) bs = base[k];
+                    base[k] = bs;
+                    c0[k] = e[k] > bs ? e[k] : bs;
+                    if (!pass) {
+                        if (hi - bs > cap[k]) cap[k] = hi - bs, capped = 1;
+                        continue;
+                    }
+                    smove[k] = (int64_t)(e[k] > bs ? e[k] - bs : 0) * c->rowb[f + k];    /* a move's bytes */
+                    swin[k] = hi - bs;
+                    if (hi - orig[k] > cap[k]) {
+                        int mv = e[k] > bs ? e[k] - bs : 0;
+                        orig[k] = bs;
+                        os[k].moved += (int64_t)mv * c->rowb[f + k];
+                    }
+                } else if (!pass) {
+                    continue;
+                }
+                /* pass 2: op k's call of this step (its readers' rows are final) */
+                scall[k] = 0;
+                if (c0[k] >= en[k]) continue;
+                calls[k]++;
+                scall[k] = 1;
+                const RowMap *m = &c->rm[f + k];
+                if (m->kind == BK_WINDOW && m->nmap) {
+                    int a, b;
+                    rows_in_room(m, c0[k], en[k], &a, &b, band, &room);
+                    if (b <= a) os[k].fail = 1;
+                }
+            }
+            int J = 0;
+            if (jump && t > 1 && !capped && t * band < H) {
+                /* the sink moves down unclipped while (t + J) band <= H */
+                int64_t sink = (int64_t)(H - t * band) / band;
+                J = (int)(room < sink ? room : sink);
+                if (J > T - t) J = T - t;
+                for (int k = 0; k < n && J > 0; k++)
+                    if (en[k] - pe[k] != band || c0[k] - pc0[k] != band || (k < n - 1 && base[k] - pbase[k] != band))
+                        J = 0;
+            }
+            memcpy(e, en, sizeof(int) * (size_t)n);
+            if (J > 0) {            /* J more steps, each this one moved down */
+                for (int k = 0; k < n; k++) {
+                    if (pass && k < n - 1) {
+                        /* buffer k's origin alone does not move with the rest:
+                           D = its last row - origin grows by band a step, and
+                           past cap a move resets it to swin (the rows it keeps):
+                           moves after j1, then every P steps */
+                        int64_t D = e[k] - orig[k], P = (cap[k] - swin[k]) / band + 1;
+                        int64_t j1 = D + band > cap[k] ? 1 : (cap[k] - D) / band + 1, cnt = 0;
+                        if (j1 <= J) {
+                            cnt = 1 + (J - j1) / P;
+                            D = swin[k] + (J - (j1 + (cnt - 1) * P)) * (int64_t)band;
+                        } else {
+                            D += (int64_t)J * band;
+                        }
+                        os[k].moved += cnt * smove[k];
+                        orig[k] = (int)(e[k] + (int64_t)J * band - D);
+                    }
+                    e[k] += J * band;
+                    base[k] += J * band;
+                    if (pass) calls[k] += (int64_t)J * scall[k];
+                }
+                t += J;
+            }
+            memcpy(pe, e, sizeof(int) * (size_t)n);
+            for (int k = 0; k < n; k++) {
+                pc0[k] = c0[k] + J * band;
+                pbase[k] = base[k];
+            }
+        }
+        if (!pass) {
+            if (e[n - 1] != H) return 0;
+            memcpy(caps, cap, sizeof(int) * (size_t)n);
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        const Op *op = &g->ops[f + k];
+        int64_t per = (int64_t)CALL_CYCLES + (op->kind == OP_CONV2D ? (int64_t)CALL_CYCLES_PER_CHANNEL * op->out_c : 0);
+        if (calls[k] > 1) os[k].over_int = per * (calls[k] - 1);
+        if (k < n - 1) os[k].buf = align_up((int64_t)caps[k] * c->rowb[f + k], c->align);
+    }
+    return 1;
+}
+
+static int simulate_ops(Ctx *c, int F, int l, int band, OpSim *os, int *caps)
+{
+    int64_t steps = 0;
+    int r = simulate_ops_j(c, F, l, band, os, caps, 1, &steps);
+    c->work += steps * (l - F + 1);
+    if (c->check) {             /* the jumps against every step */
+        int n = l - F + 1;
+        OpSim *o2 = arena_alloc(sizeof(OpSim) * (size_t)n);
+        int *caps2 = arena_alloc(sizeof(int) * (size_t)n);
+        memcpy(caps2, caps, sizeof(int) * (size_t)n);
+        int r2 = simulate_ops_j(c, F, l, band, o2, caps2, 0, &steps);
+        if (r != r2 || (r && (memcmp(caps, caps2, sizeof(int) * (size_t)n) || memcmp(os, o2, sizeof(OpSim) * (size_t)n))))
+            die("internal: cascade jump differs: ops %d..%d band %d", F, l, band);
+    }
+    return r;
+}
+
 static int cand_cmp(const void *x, const void *y)
 {
     const Cand *a = x, *b = y;
@@ -316,25 +524,11 @@ static int cand_cmp(const void *x, const void *y)
     return a->band - b->band;
 }
 
-/* Every band height of [f, l]: the (peak, overhead) pairs no other pair
-   beats on both, in c->cand. */
-static void scan(Ctx *c, int f, int l, char *mark)
+/* The (peak, overhead) pairs of segment [f, l] no other pair beats on
+   both, from its candidates all[0..na), in c->cand. */
+static void pareto(Ctx *c, Cand *all, int na)
 {
     c->ncand = 0;
-    int H = c->rm[l].h_out;
-    if (H > CAS_MAX_ROWS) return;
-    int64_t fixed = seg_fixed(c, f, l, mark);
-    int *caps = c->caps;
-    Cand *all = c->all;
-    int na = 0, lastT = -1;
-    for (int band = 1; band <= H; band++) {
-        int T = (H + band - 1) / band;
-        if (T == lastT) continue;           /* the same steps, more rows per buffer */
-        lastT = T;
-        SimOut so;
-        if (!simulate(c, f, l, band, &so, NULL, caps)) continue;
-        all[na++] = (Cand){fixed + so.bufbytes, so.over, band};
-    }
     qsort(all, (size_t)na, sizeof(Cand), cand_cmp);
     double best = 1e300;
     for (int i = 0; i < na; i++)
@@ -348,7 +542,88 @@ typedef struct {
     int nseg;
     int *sf, *sl, *soff, *scnt;     /* per valid segment: first, last, candidates in pool */
     Cand *pool;
+    int npool, cap, cappool;
 } Space;
+
+static void space_add(Space *s, const Ctx *c, int f, int l)
+{
+    if (s->nseg == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        int *nf = arena_alloc(sizeof(int) * (size_t)s->cap * 4);
+        if (s->nseg) {
+            memcpy(nf, s->sf, sizeof(int) * (size_t)s->nseg);
+            memcpy(nf + s->cap, s->sl, sizeof(int) * (size_t)s->nseg);
+            memcpy(nf + 2 * s->cap, s->soff, sizeof(int) * (size_t)s->nseg);
+            memcpy(nf + 3 * s->cap, s->scnt, sizeof(int) * (size_t)s->nseg);
+        }
+        s->sf = nf, s->sl = nf + s->cap, s->soff = nf + 2 * s->cap, s->scnt = nf + 3 * s->cap;
+    }
+    if (s->npool + c->ncand > s->cappool) {
+        s->cappool = 2 * (s->npool + c->ncand) + 64;
+        Cand *np = arena_alloc(sizeof(Cand) * (size_t)s->cappool);
+        if (s->npool) memcpy(np, s->pool, sizeof(Cand) * (size_t)s->npool);
+        s->pool = np;
+    }
+    memcpy(s->pool + s->npool, c->cand, sizeof(Cand) * (size_t)c->ncand);
+    s->sf[s->nseg] = f, s->sl[s->nseg] = l, s->soff[s->nseg] = s->npool, s->scnt[s->nseg] = c->ncand;
+    s->npool += c->ncand;
+    s->nseg++;
+}
+
+/* Distinct step counts ceil(H / band) of H <= CAS_MAX_ROWS rows: at most
+   2 sqrt(H). */
+#define CAS_MAX_BANDS 130
+
+/* Every valid segment [f, l] ending at l (f falling, as the shortest path
+   reads them) with its Pareto band heights: every band height with a step
+   count of its own is simulated once for all of them (simulate_ops), each
+   segment's totals are suffix sums. Per l: O(bands x steps x ops). */
+static void scan_l(Ctx *c, Space *s, int l, char *mark, const int *fs, int nf)
+{
+    int H = c->rm[l].h_out;
+    if (!nf || H > CAS_MAX_ROWS) return;
+    int F = fs[nf - 1], n = l - F + 1;
+    int64_t *buf = c->sbuf, *ovr = buf + CAS_MAX_BANDS * CAS_MAX_OPS, *mov = ovr + CAS_MAX_BANDS * CAS_MAX_OPS;
+    char *bad = c->sbad;
+    int nb = 0, lastT = -1;
+    OpSim *os = c->os;
+    for (int band = 1; band <= H; band++) {
+        int T = (H + band - 1) / band;
+        if (T == lastT) continue;           /* the same steps, more rows per buffer */
+        lastT = T;
+        if (c->work > c->max_work && T > CAS_LATE_STEPS) {
+            if (!c->warned++)
+                warn("%s: cascade search: over %lld million op-steps simulated; segments ending at operator %d and later "
+                     "try only band heights of at most %d steps (README, Limits)", c->g->path,
+                     (long long)(c->max_work / 1000000), l, CAS_LATE_STEPS);
+            continue;
+        }
+        if (!simulate_ops(c, F, l, band, os, c->caps)) continue;
+        if (nb == CAS_MAX_BANDS) die("internal: more than %d band heights", CAS_MAX_BANDS);
+        /* suffix sums from op k to l */
+        int64_t sb = 0, so = 0, sm = 0;
+        int sf = 0;
+        for (int k = n - 1; k >= 0; k--) {
+            sb += os[k].buf, so += os[k].over_int, sm += os[k].moved, sf |= os[k].fail;
+            size_t i = (size_t)nb * CAS_MAX_OPS + (size_t)k;
+            buf[i] = sb, ovr[i] = so, mov[i] = sm, bad[i] = (char)sf;
+        }
+        c->bandv[nb++] = band;
+    }
+    for (int i = 0; i < nf; i++) {
+        int f = fs[i], k = f - F, na = 0;
+        int64_t fixed = seg_fixed(c, f, l, mark);
+        for (int b = 0; b < nb; b++) {
+            size_t j = (size_t)b * CAS_MAX_OPS + (size_t)k;
+            if (bad[j]) continue;
+            c->all[na++] = (Cand){fixed + buf[j], (double)ovr[j] + MOVE_CYCLES_PER_BYTE * (double)mov[j], c->bandv[b]};
+        }
+        pareto(c, c->all, na);
+        if (c->ncand) space_add(s, c, f, l);
+    }
+}
+
+
 
 /* Least overhead with every step's live bytes <= R: a shortest path over
    op positions (layer by layer, or a segment at one of its band heights).
@@ -444,9 +719,20 @@ void cascade(Graph *g, Target *t, const CascadeOptions *o)
     c.caps = arena_alloc(sizeof(int) * CAS_MAX_OPS);
     c.all = arena_alloc(sizeof(Cand) * (CAS_MAX_ROWS + 1));
     c.cand = arena_alloc(sizeof(Cand) * (CAS_MAX_ROWS + 1));
+    c.os = arena_alloc(sizeof(OpSim) * CAS_MAX_OPS);
+    c.sbuf = arena_alloc(sizeof(int64_t) * 3 * CAS_MAX_BANDS * CAS_MAX_OPS);
+    c.sbad = arena_alloc((size_t)CAS_MAX_BANDS * CAS_MAX_OPS);
+    c.bandv = arena_alloc(sizeof(int) * CAS_MAX_BANDS);
+    c.rowb = arena_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    c.jw = arena_alloc(sizeof(int) * 5 * CAS_MAX_OPS);
+    c.jmove = arena_alloc(sizeof(int64_t) * CAS_MAX_OPS);
+    c.check = getenv("HTC_CASCADE_CHECK") && atoi(getenv("HTC_CASCADE_CHECK")) > 0;
+    c.max_work = CAS_MAX_WORK;
+    const char *mw = getenv("HTC_CASCADE_WORK");
+    if (mw && atoll(mw) > 0 && atoll(mw) < c.max_work) c.max_work = atoll(mw);
     for (int i = 0; i < n; i++) {
         g->ops[i].cascade = 0;
-        row_map(g, t, &g->ops[i], &c.rm[i]);
+        if (row_map(g, t, &g->ops[i], &c.rm[i])) c.rowb[i] = row_bytes(&g->tensors[g->ops[i].out[0]]);
         c.total_cycles += g->ops[i].est_cycles;
     }
     for (int i = 0; i < nt; i++) g->tensors[i].band_rows = 0;
@@ -495,39 +781,18 @@ void cascade(Graph *g, Target *t, const CascadeOptions *o)
 
     /* every valid segment and its Pareto band heights */
     Space s = {0};
-    int cap = 0;
     char *mark = arena_alloc((size_t)nt + 1);
-    Cand *pool = NULL;
-    int npool = 0, cappool = 0;
-    for (int l = 0; l < n; l++)
+    int *fs = arena_alloc(sizeof(int) * CAS_MAX_OPS);
+    for (int l = 0; l < n; l++) {
+        int nf = 0;
         for (int f = l - 1; f >= 0 && l - f < CAS_MAX_OPS; f--) {
             if (c.rm[f].kind == BK_NONE) break;
-            if (!seg_valid(&c, f, l)) continue;
-            scan(&c, f, l, mark);
-            if (!c.ncand) continue;
-            if (s.nseg == cap) {
-                cap = cap ? 2 * cap : 64;
-                int *nf = arena_alloc(sizeof(int) * (size_t)cap * 4);
-                if (s.nseg) {
-                    memcpy(nf, s.sf, sizeof(int) * (size_t)s.nseg);
-                    memcpy(nf + cap, s.sl, sizeof(int) * (size_t)s.nseg);
-                    memcpy(nf + 2 * cap, s.soff, sizeof(int) * (size_t)s.nseg);
-                    memcpy(nf + 3 * cap, s.scnt, sizeof(int) * (size_t)s.nseg);
-                }
-                s.sf = nf, s.sl = nf + cap, s.soff = nf + 2 * cap, s.scnt = nf + 3 * cap;
-            }
-            if (npool + c.ncand > cappool) {
-                cappool = 2 * (npool + c.ncand) + 64;
-                Cand *np = arena_alloc(sizeof(Cand) * (size_t)cappool);
-                if (npool) memcpy(np, pool, sizeof(Cand) * (size_t)npool);
-                pool = np;
-            }
-            memcpy(pool + npool, c.cand, sizeof(Cand) * (size_t)c.ncand);
-            s.sf[s.nseg] = f, s.sl[s.nseg] = l, s.soff[s.nseg] = npool, s.scnt[s.nseg] = c.ncand;
-            npool += c.ncand;
-            s.nseg++;
+            if (seg_valid(&c, f, l)) fs[nf++] = f;
         }
-    s.pool = pool;
+        scan_l(&c, &s, l, mark, fs, nf);
+    }
+    int npool = s.npool;
+    Cand *pool = s.pool;
     /* undo the storage change (plan recomputes storage anyway) */
     for (int x = 0; x < nt; x++)
         if (c.root[x] == x && tensor_root(g, x, NULL) != x) g->tensors[x].storage = ST_ALIAS;
