@@ -251,8 +251,11 @@ end
 -- cores on the XpulpV2 paths (tests/neureka/gvsoc_nets.py; wall cycles of
 -- the layer, fork and join included): ~5,000 + 0.1 per MAC (KWS's 1x1
 -- 20x5x64x64: 44,500; its 10x4 first layer 47,300 for 256,000 MACs) or +
--- 0.39 per MAC (depthwise: KWS's 20x5x64 3x3, 27,300)
-local QL_FIXED, QL_MAC, QL_MAC_DW = 5000, 0.1, 0.39
+-- 0.39 per MAC (depthwise: KWS's 20x5x64 3x3, 27,300); a one-row fc as
+-- measured before its XpulpV2 path (MicroLlama's 64x64 14,315-15,277,
+-- 64x256 46,033-51,782: + 2.3 per MAC; not measured since, so its
+-- layers stay on N-EUREKA and their weights in its weight memory)
+local QL_FIXED, QL_MAC, QL_MAC_DW, QL_MAC_FC = 5000, 0.1, 0.39, 2.3
 
 -- QuantLib's element-wise layers on one cluster core (kernels/mul.c
 -- htc__ql_ew_fast, qlib_norm.c, qlib_eltwise.c, transpose.c), cycles per
@@ -284,7 +287,7 @@ local function choose(op, cand)
   local w = mode == "dw" and neu_wbytes(mode, K) or K * neu_wbytes(mode, C)
   local ne = NEU_SETUP + neu_steps(mode, OY, OX, K, C) + 3 * L1_SETUP + (w + 8 * K) / L1_BPC
              + 2 * L1_SETUP + (pixels(op.in_shape) * C + OY * OX * K) / L1_BPC
-  local cl = QL_FIXED + op.macs * (mode == "dw" and QL_MAC_DW or QL_MAC) * 8 / CORES
+  local cl = QL_FIXED + op.macs * (op.kind == "fc" and QL_MAC_FC or mode == "dw" and QL_MAC_DW or QL_MAC) * 8 / CORES
   if ne < cl then
     return "neureka", ("N-EUREKA ~%d cycles < cluster ~%d"):format(math.floor(ne), math.floor(cl))
   end
