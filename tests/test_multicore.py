@@ -108,7 +108,7 @@ def test_targets_show_cores():
     out = htc("targets", os.path.join(REPO, "targets", "npu.lua"))
     assert len(re.findall(r"; 1 core[;,]", out)) == 2, out
     out = htc("targets", os.path.join(REPO, "targets", "siracusa.lua"), "-D", "cores=8")
-    assert "; 8 cores, fork 1575 cycles, split by the target's function" in out and "L1 tiles in L1" in out, out
+    assert re.search(r"; 8 cores, fork \d+ cycles, split by the target's function", out) and "L1 tiles in L1" in out, out
 
 
 def test_run_tables(tmp_path):
