@@ -87,8 +87,22 @@ void arena_release(ArenaMark m)
     if (blocks) blocks->used = m.used;
 }
 
+/* The error exit of refuse_flush: die, unless a fuzz harness that compiles
+   this file with -Ddie=util_die routes it to its own (HTC_REFUSE_DIE). */
+#ifndef HTC_REFUSE_DIE
+#define HTC_REFUSE_DIE die
+#else
+void HTC_REFUSE_DIE(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+#endif
+
+static void refuse_reset(void);
+
+/* Frees every block; the refusals recorded in arena memory go with them
+   (a reader that died mid-operator leaves its list and catcher behind:
+   the fuzz harnesses read many models in one process). */
 void arena_free_all(void)
 {
+    refuse_reset();
     while (blocks) {
         Block *b = blocks->next;
         free(blocks);
@@ -269,6 +283,13 @@ static jmp_buf *refuse_jb;
 
 void refuse_catch(jmp_buf *jb) { refuse_jb = jb; }
 
+static void refuse_reset(void)
+{
+    problems = NULL;
+    nproblems = problems_cap = 0;
+    refuse_jb = NULL;
+}
+
 void refuse(const char *path, int index, const char *fmt, ...)
 {
     va_list ap;
@@ -307,7 +328,7 @@ void refuse_flush(const char *path)
     if (!nproblems) return;
     int n = nproblems;
     nproblems = 0;
-    if (n == 1) die("%s: %s", path, problems[0].msg);
+    if (n == 1) HTC_REFUSE_DIE("%s: %s", path, problems[0].msg);
     size_t len = 0;
     for (int i = 0; i < n; i++) len += strlen(problems[i].msg) + 2;
     char *all = arena_alloc(len + 1), *q = all;
@@ -328,7 +349,7 @@ void refuse_flush(const char *path)
         term_put(stderr, problems[i].msg, MSG_MAX);
         fputc('\n', stderr);
     }
-    die("%s: %s", path, problems[n - 1].msg);
+    HTC_REFUSE_DIE("%s: %s", path, problems[n - 1].msg);
 }
 
 /* ---- escaping: the one way text from a model, a target file or the command
