@@ -1038,8 +1038,10 @@ Plan *plan_try(Graph *g, Target *t)
 
 /* The target parameter that sets memory m's size, by the targets'
    convention (memory L2: param "l2_kib", its value in KiB the size in use),
-   and the value that holds need bytes: ": -D l2_kib=N fits it", or "". */
-static const char *size_hint(const Target *t, const Memory *m, long long need)
+   and the value that holds need bytes: ": -D l2_kib=N fits it", or "".
+   With several arenas (place) the buffers' split moves with the memories'
+   sizes, so N is only the least that memory must grow to: said so. */
+static const char *size_hint(const Target *t, const Memory *m, long long need, int several)
 {
     char want[64];
     size_t n = 0;
@@ -1051,7 +1053,9 @@ static const char *size_hint(const Target *t, const Memory *m, long long need)
         char *end;
         long long v = strtoll(q->value, &end, 10);
         if (!strcmp(q->name, want) && !*end && v * 1024 == m->size)
-            return arena_printf(": -D %s=%lld fits it", q->name, (need + 1023) / 1024);
+            return several ? arena_printf(": -D %s=%lld at least (the split over the memories moves with their sizes)",
+                                          q->name, (need + 1023) / 1024)
+                           : arena_printf(": -D %s=%lld fits it", q->name, (need + 1023) / 1024);
     }
     return "";
 }
@@ -1063,7 +1067,7 @@ void plan_check(const Graph *g, const Target *t, const Plan *p)
         if (p->arena_size > m->size)
             die("%s: the arena needs %lld bytes but memory %s of target '%s' has %lld%s",
                 g->path, (long long)p->arena_size, m->name, t->name, (long long)m->size,
-                size_hint(t, m, (long long)p->arena_size));
+                size_hint(t, m, (long long)p->arena_size, 0));
         return;
     }
     for (int k = 0; k < p->narenas; k++) {
@@ -1071,7 +1075,7 @@ void plan_check(const Graph *g, const Target *t, const Plan *p)
         if (p->arenas[k].size > m->size)
             die("%s: the arenas need %lld bytes in all; the one in memory %s needs %lld bytes but %s of target '%s' has %lld%s",
                 g->path, (long long)p->arena_size, m->name, (long long)p->arenas[k].size, m->name, t->name, (long long)m->size,
-                size_hint(t, m, (long long)p->arenas[k].size));
+                size_hint(t, m, (long long)p->arenas[k].size, 1));
     }
 }
 

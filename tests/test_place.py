@@ -216,7 +216,7 @@ BAD = {
     "empty": ("cost = 4", "{}", 11, r"cpu\.memory: expected a memory name or a list of names"),
     "not a list": ("cost = 4", "{ fast = \"SRAM\" }", 11, r"cpu\.memory: expected a memory name or a list of names"),
     "not a name": ("cost = 4", '{ "SRAM", 7 }', 11, r"cpu\.memory: entry 2: expected a memory name, got number"),
-    "unknown field": ("speed = 4", '{ "SRAM", "PSRAM" }', 6, r"memory\.PSRAM\.speed: unknown field \(expected one of: size, alignment, dma, cost\)"),
+    "unknown field": ("speed = 4", '{ "SRAM", "PSRAM" }', 6, r"memory\.PSRAM\.speed: unknown field \(expected one of: size, alignment, dma, cost, energy\)"),
 }
 
 
@@ -254,7 +254,20 @@ def test_too_small(tmp_path):
     r = oracle.htc("report", VWW, "-t", PSRAM, "-D", "sram_kib=4", "-D", "psram_kib=4", check=False)
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
     assert re.fullmatch(r"htc: error: .*vww_96_int8\.tflite: the arenas need \d+ bytes in all; the one in memory \w+ needs "
-                        r"\d+ bytes but \w+ of target 'mcu-psram' has 4096\n", r.stderr), r.stderr
+                        r"\d+ bytes but \w+ of target 'mcu-psram' has 4096: -D \w+_kib=\d+ at least \(the split over "
+                        r"the memories moves with their sizes\)\n", r.stderr), r.stderr
+
+
+def test_too_small_hint():
+    """Several arenas: the memories' split moves with their sizes, so the
+    hint is the least the short memory must grow to, said as such; the
+    memory given that much is no longer the short one."""
+    r = oracle.htc("report", VWW, "-t", PSRAM, "-D", "sram_kib=4", "-D", "psram_kib=32", check=False)
+    m = re.fullmatch(r"htc: error: .*: the arenas need \d+ bytes in all; the one in memory PSRAM needs (\d+) bytes but "
+                     r"PSRAM of target 'mcu-psram' has 32768: -D psram_kib=(\d+) at least \(the split over the "
+                     r"memories moves with their sizes\)\n", r.stderr)
+    assert r.returncode == 1 and m, r.stderr
+    assert int(m.group(2)) == (int(m.group(1)) + 1023) // 1024
 
 
 DRIVER = r"""
@@ -338,7 +351,7 @@ def test_cluster_split(tmp_path):
     data in two memories: 32 KiB of L2 and an L3 at cost 4; the forked layers
     reach both arenas through their context. Bit-exact with the interpreter."""
     src = open(os.path.join(oracle.REPO, "targets", "siracusa.lua")).read()
-    src, n1 = re.subn(r"    L2 = \{ size = L2_KIB \* KiB, alignment = 16 \},",
+    src, n1 = re.subn(r"    L2 = \{ size = L2_KIB \* KiB, alignment = 16,[^\n]*\},",
                       "    L2 = { size = 32 * KiB, alignment = 16 },\n    L3 = { size = 8192 * KiB, alignment = 16, cost = 4 },", src)
     src, n2 = re.subn(r'    memory = MEM == "tile" and "L2" or "L1",\n    cores = CORES,', '    memory = { "L2", "L3" },\n    cores = CORES,', src)
     assert n1 == n2 == 1
