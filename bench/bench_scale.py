@@ -10,6 +10,7 @@ and htc opens it only after reading the model (`htc: error: ... cannot
 open`), so those seconds are the read alone."""
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -88,6 +89,7 @@ def main():
         ok = (p.returncode == 1 and want_err in p.stderr) if want_err else p.returncode == 0
         print("%-62s %6.2f s wall %6.2f s cpu%s" % (what, wall, cpu, "" if ok else "  FAILED: " + p.stderr.strip()[:200]))
         print("    " + " ".join(os.path.relpath(a, REPO) if a.startswith(REPO) else a for a in args))
+    shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":
