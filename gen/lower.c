@@ -2895,7 +2895,7 @@ static int u8_xor(Graph *g, int in, DType ty, const char *name, int *op_index)
     y->q = x->q;
     y->q.zero_point = arena_alloc(sizeof(int64_t) * (size_t)(x->q.n ? x->q.n : 1));
     for (int k = 0; k < x->q.n; k++) y->q.zero_point[k] = x->q.zero_point[k] + (ty == DT_UINT8 ? 128 : -128);
-    y->src_index = -1;                  /* not traced: a u8 tensor is dumped as stored (int8) */
+    y->src_index = -1;
     int o = graph_add_op(g);
     Op *op = &g->ops[o];
     op->kind = OP_TABLE;
@@ -3032,6 +3032,8 @@ static void u8_storage(Graph *g)
         Tensor *x = &g->tensors[ti], *y = &g->tensors[u];
         y->is_input = x->is_input;
         x->is_input = 0;
+        y->src_index = x->src_index;    /* the model's tensor is the uint8 one; its int8 copy untraced */
+        x->src_index = -1;
         x->name = arena_printf("%s.s8", y->name);
         g->inputs[k] = u;
         nfront++;
@@ -3043,6 +3045,8 @@ static void u8_storage(Graph *g)
         Tensor *x = &g->tensors[ti], *y = &g->tensors[u];
         y->is_output = x->is_output;
         x->is_output = 0;
+        y->src_index = x->src_index;    /* traced (dumped) as the model's uint8 bytes */
+        x->src_index = -1;
         x->name = arena_printf("%s.s8", y->name);
         g->outputs[k] = u;
     }
