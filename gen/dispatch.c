@@ -253,7 +253,10 @@ static void bind(const Graph *g, Target *t, Op *op)
 /* Two passes: every engine's predicate for every op first (so each op
    knows its ordinal among the weighted layers some accelerator accepts,
    op.eligible_index / eligible_count, before the target's dispatch picks),
-   then the choice. Each predicate still runs once per op and engine. */
+   then the choice. Each predicate still runs once per op and engine. The
+   target's dispatch also gets each candidate's estimated cycles (bind()
+   on that engine: its cost model before tiling, the CPU's split decided),
+   so a cost-based rule needs no copy of the engines' cost models. */
 void dispatch(Graph *g, Target *t)
 {
     int *ncand = arena_alloc(sizeof(int) * (size_t)(g->nops + 1));
@@ -286,7 +289,18 @@ void dispatch(Graph *g, Target *t)
         Op *op = &g->ops[i];
         int n = ncand[i];
         op->eligible_count = eligible;
-        op->engine = target_dispatch(t, g, op, cands[i], n, &op->reason);
+        double *est = NULL;
+        if (n > 1 && t->has_dispatch) {         /* each candidate's estimate, for the target's rule */
+            Op saved = *op;
+            est = arena_alloc(sizeof(double) * (size_t)n);
+            for (int k = 0; k < n; k++) {
+                op->engine = cands[i][k];
+                bind(g, t, op);
+                est[k] = op->est_cycles;
+                *op = saved;
+            }
+        }
+        op->engine = target_dispatch(t, g, op, cands[i], n, est, &op->reason);
         if (n == 1 && op->engine == 0 && why_nots[i])
             op->reason = arena_printf("fallback: %s", why_nots[i]);
         else if (n == 1 && op->engine == 0)

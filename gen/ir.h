@@ -585,7 +585,8 @@ void target_describe(FILE *f, const Target *t);
 int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const char **why);
 /* The target's dispatch function picks among candidates (engine indices);
    returns the chosen index and a reason. Without one: the first. */
-int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const char **reason);
+int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const double *est,
+                    const char **reason);
 void target_close(Target *t);
 /* The engine's cost of op: cycles per MAC and per output element. */
 void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *per_mac, double *per_elem);

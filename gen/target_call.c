@@ -311,7 +311,8 @@ int target_call_cycles(Target *t, const Graph *g, const Op *op, const CallShare 
     return 1;
 }
 
-int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const char **reason)
+int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const double *est,
+                    const char **reason)
 {
     LoadedTarget *lt = (LoadedTarget *)t;
     if (!t->has_dispatch || ncand == 1) {
@@ -327,7 +328,12 @@ int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, in
         lua_pushstring(L, t->engines[cand[i]].name);
         lua_rawseti(L, -2, i + 1);
     }
-    if (sandbox_pcall(L, 2, 2) != LUA_OK)
+    lua_createtable(L, 0, ncand);               /* estimates[name] = cycles on that engine */
+    for (int i = 0; i < ncand; i++) {
+        lua_pushnumber(L, est ? est[i] : 0);
+        lua_setfield(L, -2, t->engines[cand[i]].name);
+    }
+    if (sandbox_pcall(L, 3, 2) != LUA_OK)
         die("%s (in dispatch, for operator %d %s)", sandbox_error(L), op->src_index, op->src_name);
     const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
     int chosen = -1;

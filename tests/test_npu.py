@@ -146,3 +146,40 @@ def test_params_listed_and_checked():
         line = [i + 1 for i, l in enumerate(open(NPU)) if 'param "%s"' % d.split("=")[0] in l]
         want = want % (line[0] if "%d" in want else NPU) if "%" in want else want
         assert want in r.stderr, (want, r.stderr)
+
+
+def test_dispatch_gets_estimates(tmp_path):
+    """dispatch(op, candidates, estimates): each candidate's estimated cycles
+    by engine name (its cost model before tiling), so a cost-aware rule needs
+    no copy of the engines' cost models. A rule that keeps the CPU unless the
+    NPU is 2x cheaper, with the figures in its reason: every CPU layer's
+    report estimate is the figure the rule saw, and each choice follows it."""
+    src = open(NPU).read()
+    rule = ('  dispatch = function(op, cand, est)\n'
+            '    local host = cand[#cand]\n'
+            '    for _, e in ipairs(cand) do\n'
+            '      if e ~= host and est[e] * 2 <= est[host] then\n'
+            '        return e, string.format("%s %.0f <= cpu %.0f / 2", e, est[e], est[host])\n'
+            '      end\n'
+            '    end\n'
+            '    return cand[#cand], string.format("est %.0f", est[cand[#cand]])\n'
+            '  end,\n}\n')
+    assert src.rstrip().endswith("}")
+    tgt = tmp_path / "npu_cost.lua"
+    tgt.write_text(src.rstrip()[:-1] + rule)
+    p = subprocess.run([oracle.HTC, "report", model_path("kws_ref_model"), "-t", str(tgt), "--json"],
+                       capture_output=True, text=True, cwd=oracle.REPO)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(p.stdout)
+    seen = 0
+    for l in rep["layers"]:
+        m = re.fullmatch(r"(\w+) (\d+) <= cpu (\d+) / 2", l["reason"])
+        if m:
+            assert l["engine"] == m.group(1) != "mcu" and 2 * int(m.group(2)) <= int(m.group(3)) + 1, l
+            seen += 1
+        m = re.fullmatch(r"est (\d+)", l["reason"])
+        if m:
+            assert l["engine"] == "mcu" and abs(l["est_cycles"] - int(m.group(1))) <= 1, l
+            seen += 1
+    assert seen >= 5, [l["reason"] for l in rep["layers"]]
+    assert any(l["engine"] != "cpu" for l in rep["layers"])
