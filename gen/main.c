@@ -258,7 +258,7 @@ static void driver_cycles(FILE *f, const Graph *g, const Target *t)
                "  (CPU layers are not measured: '-'; the total counts their estimate)\\n"
                "  #  op          engine       measured   estimated  why\\n\", target_name);\n"
                "    for (i = 0; i < NL; i++) {\n"
-               "        tot += cyc[i];\n"
+               "        tot += lmeasured[i] ? cyc[i] : (unsigned long long)lest[i];\n"
                "        if (lmeasured[i])\n"
                "            printf(\"%%3d  %%-11s %%-9s %%11llu %%11.0f  %%s\\n\", i, lname[i], lengine[i], cyc[i], lest[i], lwhy[i]);\n"
                "        else if (lest[i] > 0)\n"

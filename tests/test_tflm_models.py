@@ -225,7 +225,7 @@ def test_memory_sizes_are_parameters(target):
     the defaults are the sizes the targets had (memory sizes in KiB)."""
     path = os.path.join(oracle.REPO, "targets", target)
     base, params = _memories(path)
-    if "L2" in base or target != "mcu-psram.lua":      # its memories are SRAM and PSRAM (sram_kib, psram_kib)
+    if "L2" in base:       # mcu-psram (SRAM, PSRAM) and dual-m33 (SRAM) name theirs sram_kib, psram_kib
         assert "l2_kib" in params and base["L2"] == params["l2_kib"][0] * 1024
     covered = set()
     for name, (value, lo, hi) in params.items():
