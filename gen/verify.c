@@ -1,6 +1,7 @@
 /* verify.c - htc verify: a model on a target's virtual platform against the
    CPU reference, N random inputs, every layer's output compared. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -95,12 +96,35 @@ static void mkdirs(const char *path)
     if (mkdir(p, 0777) != 0 && errno != EEXIST) die("%s: cannot create: %s", p, strerror(errno));
 }
 
+/* --keep DIR is verify's build directory, reused as a cache, where the
+   compiler writes: so that no link planted in it is followed, DIR must be
+   the user's own and not writable by others, and hold no symbolic link. */
+static void keep_dir_check(const char *d)
+{
+    struct stat st;
+    if (lstat(d, &st) != 0 || !S_ISDIR(st.st_mode)) die("--keep %s: not a directory", d);
+    if (st.st_uid != geteuid() || (st.st_mode & S_IWOTH))
+        die("--keep %s: %s; links planted in it would be followed: give a directory of your own", d,
+            st.st_uid != geteuid() ? "owned by another user" : "writable by others");
+    DIR *dir = opendir(d);
+    if (!dir) die("--keep %s: cannot read: %s", d, strerror(errno));
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (lstat(arena_printf("%s/%s", d, e->d_name), &st) == 0 && S_ISLNK(st.st_mode)) {
+            const char *name = arena_strdup(e->d_name);
+            closedir(dir);
+            die("--keep %s: %s is a symbolic link; htc verify builds in this directory and follows none", d, name);
+        }
+    }
+    closedir(dir);
+}
+
 /* The build directory: --keep, else one per (model, target, reference)
    under the user's cache, so that the next run reuses what did not change. */
 static const char *build_dir(const VOpts *o)
 {
     if (o->keep) {
         mkdirs(o->keep);
+        keep_dir_check(o->keep);
         return o->keep;
     }
     const char *base = getenv("XDG_CACHE_HOME");

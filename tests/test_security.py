@@ -577,3 +577,28 @@ def test_run_keep_planted_links(work, tmp_path):
     # kept again over the same files: replaced, still no stray temporaries
     htc("run", model, "-t", CPU, "--input", tmp_path / "in.bin", "--output", out, "--keep", clean)
     assert sorted(os.listdir(clean)) == ["cc.err", "driver.c", "model.h", "raw0.bin", "run"]
+
+
+def test_verify_keep_planted_links(work, tmp_path):
+    """htc verify --keep DIR builds in DIR (a cache reused by the next run):
+    a symbolic link planted there, or a DIR that others may write, is
+    refused with one line before anything is built, and the victim keeps
+    its bytes; a DIR of the user's own works."""
+    model = work / "h.tflite"
+    keep = tmp_path / "keep"
+    keep.mkdir(mode=0o700)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    os.symlink(victim, keep / "tgt.o")
+    rc, _, err = htc("verify", model, "-t", CPU, "-n", 1, "--keep", keep, ok=False)
+    assert rc == 1 and err.count("\n") == 1 and "tgt.o is a symbolic link" in err, err
+    assert victim.read_bytes() == b"precious" and os.path.islink(keep / "tgt.o")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    rc, _, err = htc("verify", model, "-t", CPU, "-n", 1, "--keep", shared, ok=False)
+    assert rc == 1 and err.count("\n") == 1 and "writable by others" in err, err
+    assert os.listdir(shared) == []
+    own = tmp_path / "own"
+    rc, out, err = htc("verify", model, "-t", CPU, "-n", 1, "--keep", own)
+    assert rc == 0 and "1 passed, 0 failed" in out, (out, err)
