@@ -151,7 +151,7 @@ def run_litert(model_path, inputs):
     (BUILTIN_REF) and every tensor preserved: (outputs, {tensor index: array}).
     Used only to show where it differs from TFLM."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    it = Interpreter(model_path=model_path,
+    it = Interpreter(model_path=model_path, num_threads=1,
                      experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
                      experimental_preserve_all_tensors=True)
     it.allocate_tensors()
