@@ -114,5 +114,5 @@ def test_c_tiled_where_the_scratchpad_forces_it():
 def test_targets_lists_the_memories():
     p = subprocess.run([oracle.HTC, "targets", TARGET], capture_output=True, text=True, cwd=oracle.REPO, timeout=60)
     assert p.returncode == 0, p.stderr
-    assert ("engine sa: requant tflite; array 8x8; tiles in SP, weights in SP, outputs in ACC; "
+    assert ("engine sa: requant tflite; array 8x8; tiles in SP, weights in SP, outputs in ACC; 1 core; "
             "ops conv2d (C tiled, partial sums) fc (C tiled, partial sums)") in p.stdout, p.stdout
