@@ -87,12 +87,14 @@ void arena_release(ArenaMark m)
     if (blocks) blocks->used = m.used;
 }
 
-/* The error exit of refuse_flush: die, unless a fuzz harness that compiles
-   this file with -Ddie=util_die routes it to its own (HTC_REFUSE_DIE). */
-#ifndef HTC_REFUSE_DIE
-#define HTC_REFUSE_DIE die
+/* The error exit of refuse_flush: die. A fuzz harness compiles this file
+   with -Ddie=util_die to supply its own die; -DHTC_FUZZ_DIE binds
+   refuse_flush to that symbol by its assembler name, which the macro
+   does not rename. */
+#ifdef HTC_FUZZ_DIE
+void refuse_die(const char *fmt, ...) __asm__("die") __attribute__((noreturn, format(printf, 1, 2)));
 #else
-void HTC_REFUSE_DIE(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+#define refuse_die die
 #endif
 
 static void refuse_reset(void);
@@ -328,7 +330,7 @@ void refuse_flush(const char *path)
     if (!nproblems) return;
     int n = nproblems;
     nproblems = 0;
-    if (n == 1) HTC_REFUSE_DIE("%s: %s", path, problems[0].msg);
+    if (n == 1) refuse_die("%s: %s", path, problems[0].msg);
     size_t len = 0;
     for (int i = 0; i < n; i++) len += strlen(problems[i].msg) + 2;
     char *all = arena_alloc(len + 1), *q = all;
@@ -349,7 +351,7 @@ void refuse_flush(const char *path)
         term_put(stderr, problems[i].msg, MSG_MAX);
         fputc('\n', stderr);
     }
-    HTC_REFUSE_DIE("%s: %s", path, problems[n - 1].msg);
+    refuse_die("%s: %s", path, problems[n - 1].msg);
 }
 
 /* ---- escaping: the one way text from a model, a target file or the command

@@ -35,18 +35,6 @@ void die(const char *fmt, ...)
     longjmp(on_die, 1);
 }
 
-/* refuse_flush's exit: util.c is compiled with -DHTC_REFUSE_DIE=fuzz_die. */
-void fuzz_die(const char *fmt, ...);
-void fuzz_die(const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    die("%s", msg);
-}
-
 uint8_t *read_file(const char *path, size_t *len)
 {
     (void)path;

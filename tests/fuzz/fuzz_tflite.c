@@ -36,19 +36,6 @@ void die(const char *fmt, ...)
     longjmp(on_die, 1);
 }
 
-/* refuse_flush's exit: util.c is compiled with -DHTC_REFUSE_DIE=fuzz_die,
-   so a model's collected refusals end here too, not in util.c's exit. */
-void fuzz_die(const char *fmt, ...);
-void fuzz_die(const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    die("%s", msg);
-}
-
 /* The model bytes, in arena memory as util.c's read_file gives them. */
 uint8_t *read_file(const char *path, size_t *len)
 {

@@ -15,7 +15,7 @@ fuzz() {
     local name=$1 reader=$2 max_len=$3 seeds=$4 dict=${5:-} out=build/fuzz/$1
     mkdir -p "$out/corpus"
     # util.c's die() and read_file() are replaced by the harness's
-    $CLANG $flags -Ddie=util_die -DHTC_REFUSE_DIE=fuzz_die -Dread_file=util_read_file -Wno-format-nonliteral -c gen/util.c -o "$out/util.o"
+    $CLANG $flags -Ddie=util_die -DHTC_FUZZ_DIE -Dread_file=util_read_file -Wno-format-nonliteral -c gen/util.c -o "$out/util.o"
     $CLANG $flags -c "$reader" -o "$out/reader.o"
     $CLANG $flags -c gen/readopt.c -o "$out/readopt.o"       # the reader's options (--shape)
     $CLANG $flags -c "tests/fuzz/$name.c" -o "$out/$name.o"

@@ -11,7 +11,7 @@ out=build/fuzz-onnx
 mkdir -p "$out/corpus"
 make -s build/pb/onnx.pb-c.c
 flags="-std=c11 -g -O1 -Wall -Wextra -Wno-unused-parameter -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Ibuild/pb"
-$CLANG $flags -Ddie=util_die -DHTC_REFUSE_DIE=fuzz_die -Dread_file=util_read_file -Wno-format-nonliteral -c gen/util.c -o "$out/util.o"
+$CLANG $flags -Ddie=util_die -DHTC_FUZZ_DIE -Dread_file=util_read_file -Wno-format-nonliteral -c gen/util.c -o "$out/util.o"
 $CLANG $flags -c gen/onnx.c -o "$out/onnx.o"
 $CLANG $flags -c gen/qlib.c -o "$out/qlib.o"      # QuantLib's integer form, reached from onnx_read
 $CLANG $flags -c gen/npy.c -o "$out/npy.o"
