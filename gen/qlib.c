@@ -1925,6 +1925,13 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
         v->off = dt == DT_UINT8 ? 128 : 0;
     }
     if (GR->n_output == 0) fail("the graph has no outputs");
+    /* every node has an op_type: fusion looks ahead at the nodes reading a value */
+    for (size_t n = 0; n < GR->n_node; n++)
+        if (!GR->node[n]->op_type) {
+            NODE = GR->node[n];
+            NODE_INDEX = (int)n;
+            fail("node without op_type");
+        }
     /* in file order, a node whose inputs are not yet defined in a later pass
        (the heap above): the inputs each node still misses */
     missing = arena_alloc(sizeof(int) * (GR->n_node + 1));

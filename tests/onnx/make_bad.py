@@ -169,6 +169,15 @@ def ql_cases():
     save("ql_pad_too_large", pad, "node 0 'pad0' (Pad): 'y' would have 17180131329 elements (at most 1073741824")
     ga = ql([helper.make_node("Gather", ["x", "i"], ["y"], name="g0", axis=1 << 40)], (1, 4), {"i": np.array([0], np.int64)})
     save("ql_gather_axis_huge", ga, "node 0 'g0' (Gather): attribute 'axis' is 1099511627776, outside -2..1")
+    # a node without op_type read by a Conv's fusion look-ahead (a NULL
+    # strcmp, found by fuzzing): refused before any node is read
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="c0"),
+             helper.make_node("Identity", ["y"], ["z"], name="nameless"),
+             helper.make_node("RequantShift", ["z", "m", "a"], ["r"], name="rq", domain="PACTOps", div=256, n_levels_out=256,
+                              signed=1)]
+    nodes[1].ClearField("op_type")
+    save("ql_no_op_type", ql(nodes, (1, 1, 8, 8), {"w": w, "m": np.float32(1), "a": np.float32(0)}),
+         "node 1 'nameless' (?): node without op_type")
     b = np.ones((3, 2), np.float32)
 
     def gemm(c, **kw):
