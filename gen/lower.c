@@ -513,6 +513,11 @@ static void lower_table(Graph *g, Op *op)
     if (op->u8 && (!strcmp(n, "LOGISTIC") || !strcmp(n, "TANH"))) {
         /* LiteRT's uint8 LOGISTIC / TANH: its float table (LUTPopulate) */
         quant_table_float(is, iz, os, oz, n[0] == 'L' ? logistic_f : tanh_f, lut);
+    } else if (op->u8 && !strncmp(n, "RELU", 4)) {
+        /* LiteRT's uint8 RELU family (QuantizedReluX): rescaled, then clamped */
+        float lo = !strcmp(n, "RELU_N1_TO_1") ? -1.0f : 0.0f;
+        float hi = !strcmp(n, "RELU6") ? 6.0f : (!strcmp(n, "RELU") ? INFINITY : 1.0f);
+        quant_table_relux(is, iz, os, oz, lo, hi, lut);
     } else if (!strcmp(n, "LOGISTIC")) {
         if (oz != -128 || os != 1.0f / 256) fail("int8 logistic output must have scale 1/256 and zero point -128");
         quant_table_logistic(is, iz, lut);
@@ -664,7 +669,18 @@ static void lower_ew(Graph *g, Op *op)
     p->a_offset = -az;
     p->b_offset = -bz;
     p->out_zp = oz;
-    if (op->kind == OP_SUB) {
+    if (op->kind == OP_SUB && op->u8) {
+        /* LiteRT's sub.cc PrepareGeneralSubOp: double arithmetic (ADD's) */
+        htc__binary_params q;
+        quant_add_params(as, az, bs, bz, os, oz, &q);
+        p->left_shift = q.left_shift;
+        p->a_mult = q.a_mult, p->a_shift = q.a_shift;
+        p->b_mult = q.b_mult, p->b_shift = q.b_shift;
+        p->out_mult = q.out_mult, p->out_shift = q.out_shift;
+        act_range(op, out);
+        p->act_min = op->act_min;
+        p->act_max = op->act_max;
+    } else if (op->kind == OP_SUB) {
         /* sub_common.cc CalculateOpDataSub: float arithmetic, then double */
         volatile float twice = 2 * (as > bs ? as : bs);
         volatile float ra = as / twice, rb = bs / twice;
@@ -1614,10 +1630,14 @@ static void lower_l2norm(Graph *g, Op *op)
     need_type(out, DT_INT8, "output");
     if (in->rank > 4) fail("input '%s' has rank %d, at most 4", in->name, in->rank);
     if (op->act != ACT_NONE) fail("fused activation is not supported (TFLite Micro refuses it)");
+    if (op->u8 && (out->q.scale[0] != 1.0f / 128 || qzp(out, "output") != 0))
+        fail("uint8 output '%s' must have scale 1/128 and zero point 128 (LiteRT's L2_NORMALIZATION refuses others)",
+             out->name);
     htc__l2norm_params *p = gparams(op, sizeof *p, "htc__l2norm_params", "iii");
     p->depth = in->shape[in->rank - 1];
     p->outer = (int32_t)(tensor_numel(in) / p->depth);
     p->in_zp = qzp(in, "input");
+    if (op->u8) op->variant = "_u8";    /* LiteRT's uint8 rounding (kernels/reduce.c) */
     op->rq = RQ_TFLITE;
     op->nch = 1;
     op->macs = tensor_numel(in);
@@ -3111,11 +3131,18 @@ static void lower_op(Graph *g, Op *op)
         static const OpKind ok[] = {OP_CONV2D, OP_FC, OP_ADD, OP_MUL, OP_AVGPOOL, OP_MAXPOOL, OP_SOFTMAX, OP_PAD,
                                     OP_CONCAT, OP_RESHAPE, OP_TRANSPOSE, OP_SLICE, OP_TILE, OP_GATHER, OP_MIRROR_PAD,
                                     OP_SPACE_TO_BATCH, OP_BATCH_TO_SPACE, OP_QUANTIZE, OP_DEQUANTIZE, OP_ARGMAX,
-                                    OP_ARGMIN, OP_RESIZE, OP_MEAN, OP_DETECT_PP};
-        int known = op->kind == OP_TABLE && (!strcmp(op->src_name, "LOGISTIC") || !strcmp(op->src_name, "TANH"));
+                                    OP_ARGMIN, OP_RESIZE, OP_MEAN, OP_DETECT_PP, OP_SUB, OP_L2NORM, OP_MAXIMUM, OP_MINIMUM,
+                                    OP_SUM, OP_REDUCE_MAX, OP_REDUCE_MIN, OP_COMPARE, OP_PRELU, OP_LOG_SOFTMAX};
+        static const char *const tables[] = {"LOGISTIC", "TANH", "RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1",
+                                             "LEAKY_RELU", "HARD_SWISH", "GELU"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
+            known |= op->kind == OP_TABLE && !strcmp(op->src_name, tables[k]);
         for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) known |= op->kind == ok[k];
-        if (!known) fail("uint8 %s is not supported (htc's uint8 operators: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
-                         "ADD, MUL, pooling, SOFTMAX, LOGISTIC, TANH, PAD, RESIZE, MEAN, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN "
+        if (!known) fail("uint8 %s is not supported (htc's uint8 operators, those LiteRT's reference kernels run: "
+                         "CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, MAXIMUM/MINIMUM, comparisons, "
+                         "pooling, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, the RELUs, LEAKY_RELU, PRELU, HARD_SWISH, GELU, "
+                         "L2_NORMALIZATION, PAD, RESIZE, MEAN, SUM, REDUCE_MAX/MIN, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN "
                          "and data movement)", op->src_name);
     }
     int signal = op->kind >= OP_WINDOW && op->kind <= OP_OVERLAP_ADD;

@@ -398,6 +398,33 @@ void quant_table_relu(float in_scale, int32_t in_zp, float out_scale, int32_t ou
     }
 }
 
+/* LiteRT activations.cc QuantizedReluX (RELU, RELU6, RELU_N1_TO_1,
+   RELU_0_TO_1 on uint8, stored as int8): the multiplier
+   double(float(in_scale / out_scale)), clamp [max(min, zp + roundf(lo /
+   out_scale)), min(max, zp + roundf(hi / out_scale))], no upper bound when
+   hi is infinite (RELU). */
+void quant_table_relux(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, float lo_f, float hi_f,
+                       int8_t *lut)
+{
+    volatile float r = in_scale / out_scale;
+    volatile float ql = lo_f / out_scale, qh = hi_f / out_scale;
+    int32_t m;
+    int s;
+    quant_multiplier((double)r, &m, &s);
+    int32_t lo = out_zp + (int32_t)roundf(ql), hi = 127;
+    if (lo < -128) lo = -128;
+    if (!isinf(hi_f)) {
+        hi = out_zp + (int32_t)roundf(qh);
+        if (hi > 127) hi = 127;
+    }
+    for (int32_t v = -128; v <= 127; v++) {
+        int32_t y = out_zp + htc__mulq(v - in_zp, m, s);
+        y = y < lo ? lo : y;
+        y = y > hi ? hi : y;
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
+}
+
 /* TFLM RELU6 int8: clamp to [in_zp, six] with six = FloatToQuantizedType(6,
    in_scale, in_zp) (round(6 / scale) + zp, saturated); the output's
    quantization is not read. */

@@ -50,6 +50,8 @@ void quant_table_tanh(float in_scale, int32_t in_zp, int8_t *lut);
 int quant_table_hard_swish(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut);
 void quant_table_relu(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut);
 void quant_table_relu6(float in_scale, int32_t in_zp, int8_t *lut);
+void quant_table_relux(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, float lo_f, float hi_f,
+                       int8_t *lut);
 void quant_table_leaky_relu(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, float alpha,
                             int8_t *lut);
 void quant_table_abs(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t *lut);

@@ -72,6 +72,25 @@ static HTC__UNUSED void htc__l2norm_s8(const htc__l2norm_params *p, const int8_t
     }
 }
 
+/* LiteRT's uint8 L2_NORMALIZATION (reference_ops::L2Normalization on
+   uint8, stored as int8): MultiplyByQuantizedMultiplierSmallerThanOneExp(128
+   * diff), one rounding after the high product, not htc__mulq's shift by
+   s + 7; 128 + that, clamped to [0, 255], is the int8 value + 128. */
+static HTC__UNUSED void htc__l2norm_s8_u8(const htc__l2norm_params *p, const int8_t *in, int8_t *out)
+{
+    int32_t o, i;
+    for (o = 0; o < p->outer; o++) {
+        const int8_t *x = in + HTC__CAST(size_t, o) * p->depth;
+        int32_t acc = 0, m;
+        int s;
+        for (i = 0; i < p->depth; i++) acc += (x[i] - p->in_zp) * (x[i] - p->in_zp);
+        htc__inv_sqrt(acc, &m, &s);
+        for (i = 0; i < p->depth; i++)
+            *out++ = HTC__CAST(int8_t, htc__clamp(htc__rdivpot(htc__srdhm(128 * (x[i] - p->in_zp), m), s < 0 ? -s : 0),
+                                                  -128, 127));
+    }
+}
+
 /* the first index holding the largest (smallest) value: a later equal
    value does not replace it (std::greater / std::less) */
 static HTC__UNUSED void htc__argminmax_s8(const htc__argminmax_params *p, const int8_t *in, void *out)

@@ -66,24 +66,27 @@ def test_u8_litert(name):
 
 
 def test_u8_unchecked_refused(tmp_path):
-    """A uint8 operator not checked against LiteRT (RELU, SUB) is
-    refused naming it; every such operator listed at once, in graph order."""
+    """A uint8 operator LiteRT's reference kernels refuse too (ABS,
+    SQUARED_DIFFERENCE) is refused naming it; every such operator listed at
+    once, in graph order."""
     import tflite_build as tb
     m = tb.Model()
     x = m.input([1, 4, 4, 2], scale=0.1, zp=128, dtype="uint8")
     y = m.tensor([1, 4, 4, 2], "uint8", 0.1, 128)
-    m.op("RELU", [x], [y])
+    m.op("ABS", [x], [y])
     z = m.tensor([1, 4, 4, 2], "uint8", 0.1, 128)
-    m.op("SUB", [x, x], [z])
+    m.op("SQUARED_DIFFERENCE", [x, x], [z])
     m.output(y)
     m.output(z)
-    path = m.save(str(tmp_path / "u8_mean.tflite"))
+    path = m.save(str(tmp_path / "u8_abs.tflite"))
     r = oracle.htc("compile", path, "-t", "targets/cpu.lua", "-o", str(tmp_path / "m.h"), check=False)
     lines = r.stderr.splitlines()
     assert r.returncode == 1 and len(lines) == 3, r.stderr
-    assert "2 operators refused, in graph order: operator 0 (RELU): uint8 RELU is not supported" in lines[0], r.stderr
-    assert lines[1].endswith("operator 0 (RELU): uint8 RELU is not supported (htc's uint8 operators: CONV_2D, "
-                             "DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL, pooling, SOFTMAX, LOGISTIC, TANH, PAD, "
-                             "RESIZE, MEAN, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN and data movement)"), r.stderr
-    assert "operator 1 (SUB): uint8 SUB is not supported" in lines[2], r.stderr
+    assert "2 operators refused, in graph order: operator 0 (ABS): uint8 ABS is not supported" in lines[0], r.stderr
+    assert lines[1].endswith("operator 0 (ABS): uint8 ABS is not supported (htc's uint8 operators, those LiteRT's "
+                             "reference kernels run: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, "
+                             "MAXIMUM/MINIMUM, comparisons, pooling, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, the RELUs, "
+                             "LEAKY_RELU, PRELU, HARD_SWISH, GELU, L2_NORMALIZATION, PAD, RESIZE, MEAN, SUM, "
+                             "REDUCE_MAX/MIN, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN and data movement)"), r.stderr
+    assert "operator 1 (SQUARED_DIFFERENCE): uint8 SQUARED_DIFFERENCE is not supported" in lines[2], r.stderr
     assert not (tmp_path / "m.h").exists()

@@ -15,6 +15,13 @@ this script; `python3 tests/u8/make_u8.py tests/u8` writes them again
 - u8_resize.tflite: RESIZE_BILINEAR up (plain, half-pixel centers, align
   corners) and down, RESIZE_NEAREST_NEIGHBOR; CONCATENATION of three inputs
   each quantized unlike the output; MEAN over height and width.
+- u8_act.tflite: RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1 (LiteRT rescales
+  uint8 to the output's quantization, then clamps), HARD_SWISH,
+  LEAKY_RELU, SUB (of two activations, with a fused RELU6, and of a
+  broadcast constant), L2_NORMALIZATION.
+- u8_more.tflite: MAXIMUM, MINIMUM, SUM, REDUCE_MAX / REDUCE_MIN,
+  EQUAL / LESS / GREATER_EQUAL of inputs quantized unlike each other,
+  PRELU with a per-channel constant alpha, LOG_SOFTMAX, GELU.
 """
 import os
 import sys
@@ -190,7 +197,71 @@ def resize():
     return m
 
 
-MODELS = {"u8_mobilenet": mobilenet, "u8_ops": ops, "u8_resize": resize}
+def act():
+    rng = np.random.default_rng(362)
+    m = tb.Model(description="htc uint8 test: activations, SUB, L2_NORMALIZATION")
+    u = U8(m, rng)
+    x = m.input([1, 6, 6, 5], scale=0.06, zp=121, dtype="uint8")
+    s, z = m.quant(x)
+    outs = [u.unary("RELU", x, f32(s * 0.7), 9),
+            u.unary("RELU6", x, f32(s * 0.45), 3),       # 6 / scale inside the range: the upper clamp bites
+            u.unary("RELU_N1_TO_1", x, f32(1 / 100), 131),
+            u.unary("RELU_0_TO_1", x, f32(1 / 200), 17),
+            u.unary("HARD_SWISH", x, f32(s * 0.8), 140)]
+    lk = u.act(m.shape(x), f32(s * 0.9), 100)
+    m.op("LEAKY_RELU", [x], [lk], alpha=0.2)
+    outs.append(lk)
+    cv = u.conv(x, 5, 3)
+    outs.append(u.binary("SUB", x, cv, f32(s * 1.7), 126))
+    outs.append(u.binary("SUB", cv, x, f32(s * 1.1), 130, act="RELU6"))
+    c = m.const(rng.integers(0, 256, size=[1, 1, 1, 5]).astype(np.uint8), "uint8", scale=f32(0.03), zp=110)
+    outs.append(u.binary("SUB", x, c, f32(s * 1.3), 128))      # broadcast of a constant
+    outs.append(u.unary("L2_NORMALIZATION", cv, f32(1 / 128), 128))
+    for y in outs:
+        m.output(y)
+    return m
+
+
+def more():
+    rng = np.random.default_rng(363)
+    m = tb.Model(description="htc uint8 test: min/max, reductions, comparisons, PRELU, LOG_SOFTMAX, GELU")
+    u = U8(m, rng)
+    x = m.input([1, 5, 4, 6], scale=0.05, zp=120, dtype="uint8")
+    x2 = m.input([1, 5, 4, 6], scale=0.04, zp=133, dtype="uint8")
+    s, z = m.quant(x)
+    outs = []
+    for op in ("MAXIMUM", "MINIMUM"):
+        y = u.act(m.shape(x), s, z)
+        m.op(op, [x, x], [y])
+        outs.append(y)
+    ax = m.const(np.array([1, 2], dtype=np.int32), "int32")
+    y = u.act([1, 1, 1, 6], f32(s * 9), 40)
+    m.op("SUM", [x, ax], [y], keepDims=True)
+    outs.append(y)
+    for op in ("REDUCE_MAX", "REDUCE_MIN"):         # LiteRT requires the input's quantization
+        y = u.act([1, 6], s, z)
+        m.op(op, [x, ax], [y], keepDims=False)
+        outs.append(y)
+    for op in ("EQUAL", "LESS", "GREATER_EQUAL"):   # rescaled to a common scale
+        y = m.tensor(m.shape(x), "bool")
+        m.op(op, [x, x2], [y])
+        outs.append(y)
+    al = m.const(rng.integers(0, 256, size=[6]).astype(np.uint8), "uint8", scale=f32(0.008), zp=60)
+    y = u.act(m.shape(x), f32(s * 0.8), 110)
+    m.op("PRELU", [x2, al], [y])
+    outs.append(y)
+    y = u.act(m.shape(x), f32(16 / 256), 255)       # LiteRT's uint8 LOG_SOFTMAX output
+    m.op("LOG_SOFTMAX", [x], [y])
+    outs.append(y)
+    y = u.act(m.shape(x), f32(s * 0.7), 30)
+    m.op("GELU", [x2], [y])
+    outs.append(y)
+    for y in outs:
+        m.output(y)
+    return m
+
+
+MODELS = {"u8_mobilenet": mobilenet, "u8_ops": ops, "u8_resize": resize, "u8_act": act, "u8_more": more}
 
 
 def main():
