@@ -84,6 +84,18 @@ void out_check(const char *path);
 /* A file copied to an output through out_open / out_commit. */
 void out_copy(const char *from, const char *path);
 
+/* htc run --cache DIR (runcache.c): a run's printed text and outputs kept
+   under the content of what makes them (the compiler's argv, its paths in
+   the run's scratch directory by a fixed name, the header but
+   its params: comment line, the driver, the inputs). rcache_get on a hit
+   prints the text, writes the outputs and returns 1; rcache_put stores a
+   finished run (its stdout in the file `text`), atomically. */
+typedef struct RunCache RunCache;
+RunCache *rcache_open(const char *dir, char *const ccargv[], const char *scratch, const char *header,
+                      const char *driver, const char *const *inputs, int ninputs, int noutputs);
+int rcache_get(RunCache *c, const char *const *outputs, int noutputs);
+void rcache_put(RunCache *c, const char *text, const char *const *outputs, int noutputs);
+
 /* ---- tensors --------------------------------------------------------------- */
 
 typedef enum {

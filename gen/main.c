@@ -28,6 +28,8 @@ static const char usage[] =
     "            [--dump DIR] (every layer's output as DIR/<tensor index>.bin)\n"
     "            [--repeat N] (time N inferences)  [--keep DIR] (keep the generated files)\n"
     "            [--check] (AddressSanitizer build; each layer may touch only its planned buffers)\n"
+    "            [--cache DIR] (a run whose program and inputs equal a cached run's is not built\n"
+    "            again: its printed text and outputs come from DIR; not with --repeat, --dump, --keep)\n"
     "  report    per-layer table: engine and why, storage, MACs, cycles  [--json]\n"
     "            [--svg FILE] (the memory plan over time as a picture)\n"
     "  sweep     MODEL... -t TARGET -D NAME=V1,V2,... : every parameter combination x model,\n"
@@ -67,7 +69,7 @@ static const char usage[] =
 #define MAX_NAME 127                /* --name: characters */
 
 typedef struct {
-    const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug, *svg, *depfile;
+    const char *cmd, *model, *target, *out, *name, *dump, *keep, *debug, *svg, *depfile, *cache;
     int check, help_target;
     int nstack;
     const char *stack_cc[4];
@@ -116,6 +118,7 @@ static void parse(Options *o, int argc, char **argv)
         else if (!strcmp(a, "--name")) o->name = VALUE();
         else if (!strcmp(a, "--dump")) o->dump = VALUE();
         else if (!strcmp(a, "--keep")) o->keep = VALUE();
+        else if (!strcmp(a, "--cache")) o->cache = VALUE();
         else if (!strcmp(a, "--depfile")) o->depfile = VALUE();
         else if (!strcmp(a, "-d")) {
             o->debug = VALUE();
@@ -192,6 +195,10 @@ static void parse(Options *o, int argc, char **argv)
     if (o->depfile && (strcmp(o->cmd, "compile") || !*o->depfile)) die("--depfile: compile only, with a file name");
     if (o->depfile) out_check(o->depfile);
     if (o->svg) out_check(o->svg);
+    if (o->cache && (strcmp(o->cmd, "run") || !*o->cache)) die("--cache: run only, with a directory name");
+    if (o->cache && (o->repeat || o->dump || o->keep))
+        die("--cache: not with %s (a cached run prints its text and writes its outputs, nothing else)",
+            o->repeat ? "--repeat (timed anew each run)" : o->dump ? "--dump" : "--keep");
 }
 
 /* ---- htc run: build the header with the host compiler and run it ------- */
@@ -487,6 +494,8 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
         cargv[7] = "-fno-omit-frame-pointer";
         cargv[8] = drv;
     }
+    RunCache *cache = o->cache ? rcache_open(o->cache, cargv, dir, hdr, drv, ins, g->ninputs, g->noutputs) : NULL;
+    if (cache && rcache_get(cache, outs, g->noutputs)) goto outputs;
     int ccrc = cc_run(cargv, arena_printf("%s/cc.err", dir));
     if (o->keep) keep_files(dir, o->keep);
     if (ccrc) cc_fail(cargv, arena_printf("%s/cc.err", dir), hdr, ccrc);
@@ -503,9 +512,27 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     for (int i = 0; i < g->noutputs; i++) rargv[n++] = (char *)outs[i];
     rargv[n] = NULL;
     fflush(stdout);
+    if (cache) {            /* the program's text to a file: printed, then stored with the outputs */
+        const char *text = arena_printf("%s/stdout.txt", dir);
+        int saved = dup(1), fd = open(text, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (saved < 0 || fd < 0) die("%s: cannot create: %s", text, strerror(errno));
+        dup2(fd, 1);
+        close(fd);
+        rc = run_command(rargv, 0);
+        dup2(saved, 1);
+        close(saved);
+        if (rc) die("%s: the generated program failed (exit %d)", g->path, rc);
+        size_t n;
+        const uint8_t *t = read_file(text, &n);
+        fwrite(t, 1, n, stdout);
+        fflush(stdout);
+        rcache_put(cache, text, outs, g->noutputs);
+        goto outputs;
+    }
     rc = run_command(rargv, 0);
     if (o->keep) keep_files(dir, o->keep);
     if (rc) die("%s: the generated program failed (exit %d)", g->path, rc);
+outputs:
     for (int i = 0; i < g->noutputs; i++)
         if (outs0[i] == o->outputs[i]) out_copy(outs[i], o->outputs[i]);
     if (numpy) npy_run_finish(g, o->outputs, o->noutputs, outs0);

@@ -50,12 +50,15 @@ typedef struct {
 
 static const char usage_sweep[] =
     "usage: htc sweep MODEL... -t TARGET -D NAME=V1,V2,... [-D ...] [-j N] [--csv F] [--json]\n"
-    "                 [--html F] [--measure] [--shard K/N --save F] [--merge F]...\n"
+    "                 [--html F] [--measure [--cache DIR]] [--shard K/N --save F] [--merge F]...\n"
     "  every combination of the -D values x every model, through dispatch, tiling and planning\n"
     "  (no C compiled): offloaded layers, tiles, largest L1 and weight memory used, estimated\n"
     "  and ideal cycles per point; --measure also builds and runs each point on the host\n"
     "  virtual platform (htc run) for the device model's cycles; with an energy model, energy per\n"
     "  inference; each model's Pareto front (latency x energy x memory) marked in every output\n"
+    "  --cache DIR  measured points whose program and inputs are the same (their header but its\n"
+    "               params: comment, driver, compiler flags) share one build and run, kept in DIR\n"
+    "               (created if missing; shards may share it): results equal an uncached run's\n"
     "  --shard K/N  only the points p with p %% N == K - 1; --save F  their results to F\n"
     "  --merge F    no point run: the results saved by every shard (give each file), then the\n"
     "               outputs of the whole sweep, exactly as one unsharded run writes them\n";
@@ -102,10 +105,10 @@ static TargetDefines *config_defines(const Axis *ax, int nax, int c)
 /* --measure, in the point's child: htc run on random inputs, stdout to a
    file; the device model's total is the line "total: N cycles" */
 static double measure(const char *self, Graph *g, const char *model, const char *target, const Axis *ax, int nax, int c,
-                      double *energy)
+                      const char *cache, double *energy)
 {
     const char *dir = scratch_dir("htc-sweep");
-    char **argv = arena_alloc(sizeof(char *) * (size_t)(16 + 2 * nax + 2 * g->ninputs));
+    char **argv = arena_alloc(sizeof(char *) * (size_t)(18 + 2 * nax + 2 * g->ninputs + 2 * g->noutputs));
     int n = 0;
     argv[n++] = (char *)self;
     argv[n++] = "run";
@@ -117,7 +120,11 @@ static double measure(const char *self, Graph *g, const char *model, const char 
         argv[n++] = arena_printf("%s=%s", ax[a].name, ax[a].v[cc % ax[a].n]);
         cc /= ax[a].n;
     }
-    uint32_t seed = 12345u + (uint32_t)c;
+    if (cache) {
+        argv[n++] = "--cache";
+        argv[n++] = (char *)cache;
+    }
+    uint32_t seed = 12345u;     /* every configuration of a model on the same input bytes */
     for (int i = 0; i < g->ninputs; i++) {
         size_t bytes = tensor_bytes(&g->tensors[g->inputs[i]]);
         const char *p = arena_printf("%s/in%d.bin", dir, i);
@@ -173,7 +180,7 @@ static void point_print(FILE *f, const Point *r)
 /* One point, in a forked child: the pipeline from the lowered graph on
    (dispatch, tile, plan / cascades), as htc report; results on fd 1. */
 static void point_child(const char *self, Graph *g, const char *model, const char *target, const Axis *ax, int nax,
-                        int c, int do_measure)
+                        int c, int do_measure, const char *cache)
 {
     PipelineOptions po = PIPELINE_OPTIONS;
     po.model = model;
@@ -215,7 +222,7 @@ static void point_child(const char *self, Graph *g, const char *model, const cha
         for (int a = 0; a < p->narenas; a++) arena |= p->arenas[a].memory == k;
         if (!arena && p->narenas) r.mem_kib += (double)t->memories[k].size / 1024.0;
     }
-    r.measured = do_measure && r.offloaded ? measure(self, g, model, target, ax, nax, c, &r.m_uj) : -1;
+    r.measured = do_measure && r.offloaded ? measure(self, g, model, target, ax, nax, c, cache, &r.m_uj) : -1;
     printf("\nR ");
     point_print(stdout, &r);
     fflush(stdout);
@@ -580,7 +587,7 @@ int sweep_main(int argc, char **argv)
 {
     const char **models = arena_alloc(sizeof(char *) * (size_t)argc);
     int nmodels = 0, nax = 0, jobs = 1, json = 0, do_measure = 0, shard_k = 0, shard_n = 0, nmerge = 0;
-    const char *target = NULL, *csv = NULL, *html = NULL, *save = NULL;
+    const char *target = NULL, *csv = NULL, *html = NULL, *save = NULL, *cache = NULL;
     const char **merge = arena_alloc(sizeof(char *) * (size_t)argc);
     Axis *ax = arena_alloc(sizeof(Axis) * MAX_AXES);
     for (int i = 2; i < argc; i++) {
@@ -618,6 +625,7 @@ int sweep_main(int argc, char **argv)
         else if (!strcmp(a, "--html")) html = VALUE();
         else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--measure")) do_measure = 1;
+        else if (!strcmp(a, "--cache")) cache = VALUE();
         else if (!strcmp(a, "--shard")) {
             const char *v = VALUE();
             char *end, *end2;
@@ -635,6 +643,7 @@ int sweep_main(int argc, char **argv)
     if (!nmodels) die("sweep: no model file given (htc sweep MODEL... -t TARGET -D NAME=V1,V2)");
     if (!target) die("sweep: no target given (-t targets/....lua)");
     if ((csv && !*csv) || (html && !*html) || (save && !*save)) die("sweep: an output file name is empty");
+    if (cache && (!do_measure || !*cache)) die("sweep: --cache DIR keeps measured runs: give it with --measure");
     if (shard_n && !save) die("sweep: --shard K/N needs --save FILE (the shard's results, for --merge)");
     if (save && !shard_n) die("sweep: --save is the results of a --shard");
     if (shard_n && (csv || html || json)) die("sweep: a --shard saves its results (--save); --csv, --html, --json are --merge's");
@@ -720,7 +729,7 @@ int sweep_main(int argc, char **argv)
                 close(fds[1]);
                 for (int j = 0; j < jobs; j++)
                     if (ch[j].pid) close(ch[j].fd);
-                point_child(self, graphs[m], models[m], target, ax, nax, c, do_measure);
+                point_child(self, graphs[m], models[m], target, ax, nax, c, do_measure, cache);
             }
             close(fds[1]);
             ch[k] = (Child){pid, fds[0], p, NULL, 0, 0};

@@ -715,6 +715,10 @@ void scratch_remove(const char *dir)
    The child runs in a process group of its own, to which a signal to htc is
    passed on (on_signal), and dies with htc (PR_SET_PDEATHSIG, for SIGKILL).
    Returns the exit status, or 128 + signal. */
+/* cc_run's stderr while the compiler's goes to its log: where an error
+   that the compiler could not be started goes */
+static int cc_saved_stderr = -1;
+
 int run_command(char *const argv[], int quiet)
 {
     int fds[2];
@@ -769,7 +773,10 @@ int run_command(char *const argv[], int quiet)
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) die("waitpid: %s", strerror(errno));
     child_pid = 0;
-    if (got == (ssize_t)sizeof err) die("cannot run %s: %s", argv[0], strerror(err));
+    if (got == (ssize_t)sizeof err) {
+        if (cc_saved_stderr >= 0) dup2(cc_saved_stderr, 2);
+        die("cannot run %s: %s", argv[0], strerror(err));
+    }
     if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
     return WEXITSTATUS(st);
 }
@@ -783,7 +790,9 @@ int cc_run(char *const argv[], const char *errlog)
     int saved = dup(2), efd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
     if (saved >= 0 && efd >= 0) dup2(efd, 2);
     if (efd >= 0) close(efd);
+    cc_saved_stderr = saved;
     int rc = run_command(argv, 0);
+    cc_saved_stderr = -1;
     if (saved >= 0) {
         dup2(saved, 2);
         close(saved);
