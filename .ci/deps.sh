@@ -24,8 +24,9 @@ if [ "$what" = all ] && ! .venv/bin/python -c "import tflite_micro, ai_edge_lite
     .venv/bin/pip install -q tflite-micro==0.dev20261023182759 ai-edge-litert==2.3.0 onnx==1.23.2 onnxruntime==1.31.1 numpy pytest
 fi
 # the engine tools/sweep_dask.py runs sweep shards on (tests/test_sweep_scale.py:
-# a LocalCluster of 2 workers); dask-jobqueue is for Slurm/PBS clusters only (docs/sweep.md)
-if [ "$what" = all ] && ! .venv/bin/python -c "import dask, distributed" 2>/dev/null; then
-    echo "installing dask, distributed into .venv"
-    .venv/bin/pip install -q dask==2026.8.0 distributed==2026.8.0
+# a LocalCluster of 2 workers); dask-jobqueue for Slurm clusters (--slurm; the
+# test prints its job script, no Slurm here: docs/sweep.md)
+if [ "$what" = all ] && ! .venv/bin/python -c "import dask, distributed, dask_jobqueue" 2>/dev/null; then
+    echo "installing dask, distributed, dask-jobqueue into .venv"
+    .venv/bin/pip install -q dask==2026.8.0 distributed==2026.8.0 dask-jobqueue==0.9.0
 fi

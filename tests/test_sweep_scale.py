@@ -155,3 +155,23 @@ def test_dask_local_cluster_measured(tmp_path):
     assert (p.stdout, (tmp_path / "d.csv").read_bytes()) == full
     assert (tmp_path / "d.html").read_bytes() == (tmp_path / "full.html").read_bytes()
     assert sorted(os.listdir(keep)) == ["shard-%d-of-3.txt" % k for k in (1, 2, 3)]
+
+
+def test_slurm_job_script(tmp_path):
+    """--slurm N --slurm-script: the job script dask_jobqueue.SLURMCluster
+    would submit with sbatch for each worker, printed; nothing submitted
+    (no Slurm on this machine: a real Slurm run is not tested here)"""
+    import dask_jobqueue  # noqa: F401  (pinned in .ci/deps.sh: missing is a failure)
+    p = subprocess.run([sys.executable, os.path.join(oracle.REPO, "tools", "sweep_dask.py"), "--slurm", "16",
+                        "--slurm-cores", "4", "--slurm-memory", "8GB", "--slurm-queue", "normal", "--slurm-walltime",
+                        "02:00:00", "--shards", "256", "--slurm-script", "--", model("kws_ref_model"), "-t", DLA,
+                        "-D", "pes=32,64", "--measure", "-j", "1", "--json"],
+                       capture_output=True, text=True, cwd=str(tmp_path), env=dict(os.environ, PATH="/usr/bin:/bin"))
+    assert p.returncode == 0, p.stderr[-3000:]
+    s = p.stdout
+    for line in ("#SBATCH -p normal", "#SBATCH --cpus-per-task=4", "#SBATCH --mem=8G", "#SBATCH -t 02:00:00"):
+        assert line in s.splitlines(), s
+    assert "distributed.cli.dask_worker tcp://" in s and "--nthreads 4" in s, s
+    assert "--slurm-script goes with --slurm" in subprocess.run(
+        [sys.executable, os.path.join(oracle.REPO, "tools", "sweep_dask.py"), "--shards", "2", "--slurm-script", "--",
+         model("kws_ref_model"), "-t", DLA], capture_output=True, text=True).stderr

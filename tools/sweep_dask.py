@@ -7,6 +7,7 @@ into exactly the outputs one unsharded run writes (docs/sweep.md).
   tools/sweep_dask.py --local 2 --shards 8 -- MODEL... -t TARGET -D ... [--measure] [--json] [--csv F] [--html F]
   tools/sweep_dask.py --scheduler tcp://HOST:8786 --shards 64 -- ...
   tools/sweep_dask.py --slurm 16 --slurm-cores 4 --slurm-memory 8GB --shards 64 -- ...
+  tools/sweep_dask.py --slurm 16 --slurm-cores 4 ... --slurm-script   (print the sbatch script, submit nothing)
 
 After `--`: htc sweep's own arguments. --json, --csv and --html are the
 merge's; the rest (models, -t, -D, --measure, -j) every shard's. The
@@ -52,14 +53,20 @@ def run_shard(htc, args, k, n, cwd):
             return f.read()
 
 
+def slurm_cluster(o):
+    """dask_jobqueue.SLURMCluster (pinned in .ci/deps.sh): one Slurm job per
+    Dask worker, --slurm-cores threads each; no job submitted before scale()"""
+    from dask_jobqueue import SLURMCluster
+    return SLURMCluster(cores=o.slurm_cores, processes=1, memory=o.slurm_memory, queue=o.slurm_queue,
+                        walltime=o.slurm_walltime, account=o.slurm_account)
+
+
 def client_for(o):
     from dask.distributed import Client, LocalCluster
     if o.scheduler:
         return Client(o.scheduler), None
     if o.slurm:
-        from dask_jobqueue import SLURMCluster
-        cluster = SLURMCluster(cores=o.slurm_cores, processes=1, memory=o.slurm_memory, queue=o.slurm_queue,
-                               walltime=o.slurm_walltime, account=o.slurm_account)
+        cluster = slurm_cluster(o)
         cluster.scale(jobs=o.slurm)
         return Client(cluster), cluster
     cluster = LocalCluster(n_workers=o.local, threads_per_worker=1, processes=True, dashboard_address=None)
@@ -77,6 +84,8 @@ def main(argv=None):
     ap.add_argument("--slurm-queue", default=None)
     ap.add_argument("--slurm-walltime", default="01:00:00")
     ap.add_argument("--slurm-account", default=None)
+    ap.add_argument("--slurm-script", action="store_true",
+                    help="print the job script each Slurm job would run (sbatch), submit nothing, and exit")
     ap.add_argument("--shards", type=int, required=True, help="shards the points are split into (Dask tasks)")
     ap.add_argument("--htc", default=os.path.join(TOP, "htc"), help="the htc executable (the same path on every worker)")
     ap.add_argument("--keep", help="keep the shards' files in this directory")
@@ -89,6 +98,15 @@ def main(argv=None):
     shard_args, merge_args = split_args(argv[cut + 1:])
     if o.shards < 1:
         ap.error("--shards must be at least 1")
+    if o.slurm_script:
+        if not o.slurm:
+            ap.error("--slurm-script goes with --slurm N")
+        cluster = slurm_cluster(o)
+        try:
+            print(cluster.job_script())
+        finally:
+            cluster.close()
+        return 0
     htc = os.path.abspath(o.htc)
     cwd = os.getcwd()
     client, cluster = client_for(o)
