@@ -27,6 +27,7 @@
    stops with an error naming the node. Data movement (Reshape, Flatten,
    Transpose, MaxPool) commutes with dequantization and runs on the integers. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -69,6 +70,7 @@ static const Onnx__NodeProto *NODE;
    (onnx_u8s8_note). */
 static const char *U8S8_NODE;
 static int NODE_INDEX;
+static int AFTER_NODES;         /* the graph's outputs are checked: a problem there follows every node's */
 
 static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
 {
@@ -87,6 +89,10 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
     /* names come from the file: no control characters in the one-line error */
     for (char *c = line; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    /* a node's problem is recorded and the next node translated (onnx_read);
+       every problem is then listed at once, in graph order */
+    if (NODE) refuse(PATH, NODE_INDEX, "%s", line);
+    if (AFTER_NODES) refuse(PATH, INT_MAX, "%s", line);
     die("%s: %s", PATH, line);
 }
 
@@ -295,6 +301,7 @@ typedef struct Val {
     float fscale;               /* ... and the QuantizeLinear parameters */
     int32_t fzp;
     DType ftype;
+    int refused;                /* an output of a refused node: its consumers are not checked */
 } Val;
 
 static Val **vals;
@@ -3153,12 +3160,72 @@ static void check_opsets(const Onnx__ModelProto *m, int versions)
     if (!has_default && m->n_opset_import) fail("the model imports no default ONNX opset");
 }
 
+/* The outputs of a refused node (or of a node reading one), marked: their
+   consumers are not checked. */
+static void node_poison(const Onnx__NodeProto *nd)
+{
+    for (size_t o = 0; o < nd->n_output; o++) {
+        if (!nd->output[o] || !nd->output[o][0]) continue;
+        Val *v = val_find(nd->output[o]);
+        if (!v) v = val_new(nd->output[o], V_TENSOR);
+        v->refused = 1;
+    }
+}
+
+/* One node translated by its handler. A node reading an output of a
+   refused node is not checked (its inputs are unknown) unless htc has no
+   handler for it: it is then refused too, and its outputs marked. */
+static void node_translate(const Onnx__GraphProto *gr, size_t n)
+{
+    NODE = gr->node[n];
+    NODE_INDEX = (int)n;
+    if (!NODE->op_type) fail("node without op_type");
+    if (NODE->n_output < 1) fail("node without outputs");
+    const Handler *hd = NULL;
+    for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; k++)
+        if (!strcmp(handlers[k].op, NODE->op_type) &&
+            ((!*handlers[k].domain && is_onnx_domain(NODE->domain)) ||
+             (*handlers[k].domain && NODE->domain && !strcmp(NODE->domain, handlers[k].domain))))
+            hd = &handlers[k];
+    if (!hd) fail("unsupported operator");
+    for (size_t i = 0; i < NODE->n_input; i++) {
+        Val *v = NODE->input[i][0] ? val_find(NODE->input[i]) : NULL;
+        if (v && v->refused) {
+            node_poison(NODE);
+            return;
+        }
+    }
+    for (size_t i = 1; i < NODE->n_output; i++)
+        if (NODE->output[i][0] && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
+    hd->fn();
+    /* count the uses of the new value(s) */
+    for (size_t o = 0; o < 1; o++) {
+        Val *v = val_find(NODE->output[o]);
+        if (!v) continue;
+        const Name *e = name_get(v->name, 0);
+        for (int u = 0; u < e->nuse; u++) v->uses += e->use[u].node > (int)n;
+        v->uses += e->nout;
+    }
+}
+
+/* 1 when node n translated, 0 when it was refused (recorded by refuse) */
+static int node_try(const Onnx__GraphProto *gr, size_t n)
+{
+    jmp_buf jb;
+    if (setjmp(jb)) return 0;
+    refuse_catch(&jb);
+    node_translate(gr, n);
+    refuse_catch(NULL);
+    return 1;
+}
+
 Graph *onnx_read(const char *path, const ReadOptions *opts)
 {
     PATH = path;
     OPTS = opts;
     SHAPE_USED = arena_alloc((size_t)opts->nshapes + 1);
     NODE = NULL;
+    AFTER_NODES = 0;
     vals = NULL;
     nvals = capvals = 0;
     size_t len;
@@ -3246,31 +3313,21 @@ Graph *onnx_read(const char *path, const ReadOptions *opts)
         }
     }
 
-    /* nodes, in order */
+    /* nodes, in order: a refused node's outputs are marked and the next
+       node translated, so every problem is listed at once (node_try) */
+    char **out0 = arena_alloc(sizeof(char *) * (gr->n_node + 1));
+    for (size_t n = 0; n < gr->n_node; n++) out0[n] = gr->node[n]->n_output ? gr->node[n]->output[0] : NULL;
+    int refused = 0;
     for (size_t n = 0; n < gr->n_node; n++) {
-        NODE = gr->node[n];
-        NODE_INDEX = (int)n;
-        if (!NODE->op_type) fail("node without op_type");
-        if (NODE->n_output < 1) fail("node without outputs");
-        const Handler *hd = NULL;
-        for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; k++)
-            if (!strcmp(handlers[k].op, NODE->op_type) &&
-                ((!*handlers[k].domain && is_onnx_domain(NODE->domain)) ||
-                 (*handlers[k].domain && NODE->domain && !strcmp(NODE->domain, handlers[k].domain))))
-                hd = &handlers[k];
-        if (!hd) fail("unsupported operator");
-        for (size_t i = 1; i < NODE->n_output; i++)
-            if (NODE->output[i][0] && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
-        hd->fn();
-        /* count the uses of the new value(s) */
-        for (size_t o = 0; o < 1; o++) {
-            Val *v = val_find(NODE->output[o]);
-            if (!v) continue;
-            const Name *e = name_get(v->name, 0);
-            for (int u = 0; u < e->nuse; u++) v->uses += e->use[u].node > (int)n;
-            v->uses += e->nout;
-        }
+        if (node_try(gr, n)) continue;
+        refused = 1;
+        for (size_t k = 0; k < gr->n_node; k++)     /* a fusion may have renamed an earlier node's output */
+            if (gr->node[k]->n_output) gr->node[k]->output[0] = out0[k];
+        node_poison(gr->node[n]);
     }
+    NODE = NULL;
+    AFTER_NODES = 1;
+    (void)refused;
     NODE = NULL;
 
     /* graph outputs: model layout and type */
@@ -3278,6 +3335,7 @@ Graph *onnx_read(const char *path, const ReadOptions *opts)
         const char *name = gr->output[i]->name;
         Val *v = val_find(name);
         if (!v) fail("graph output '%s' is not produced by any node", name);
+        if (v->refused) continue;
         int t;
         if (v->kind == V_DQ) {
             t = dq_tensor(v);
@@ -3309,6 +3367,8 @@ Graph *onnx_read(const char *path, const ReadOptions *opts)
         T->name = arena_strdup(name);
         graph_add_output(g, t);
     }
+    refuse_flush(path);
+    AFTER_NODES = 0;
     onnx__model_proto__free_unpacked(m, &pb_arena);
     if (g->nops == 0) fail("the graph computes nothing");
     return g;

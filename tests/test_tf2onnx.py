@@ -44,9 +44,12 @@ def outcome(model, tmp, flags, inputs, sess):
     notes = [ln for ln in p.stderr.strip().split("\n") if ln.startswith("htc: note: ")]
     if p.returncode:
         lines = p.stderr.strip().split("\n")
-        assert p.returncode == 1 and len(lines) == 1 and lines[0].startswith("htc: error: "), p.stderr
+        # one line, or several problems: the line counting them, then one line each
+        many = re.search(r": (\d+) operators refused, in graph order: ", lines[0])
+        assert p.returncode == 1 and len(lines) == (int(many.group(1)) + 1 if many else 1), p.stderr
+        assert all(ln.startswith("htc: error: ") for ln in lines), p.stderr
         assert not os.path.exists(os.path.join(tmp, "m.h"))
-        line = lines[0]
+        line = lines[1] if many else lines[0]      # the first problem
         assert "in float" in line, line
         floats = R.ort_float_nodes(model)
         named = set(re.findall(r"(\w+) '([^']*)'", line))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tests/onnx/make_bad.py - writes the corrupt and unsupported ONNX models of
-tests/onnx/bad/ (each NAME.onnx with the expected one-line error, a
-substring, in NAME.expect). Run it again after changing a case; the files
+tests/onnx/bad/ (each NAME.onnx with the expected error, a substring of
+each line htc writes, in NAME.expect: one line, or for several problems the
+line counting them and one per problem). Run it again after changing a case; the files
 are small and committed."""
 import os
 
@@ -130,6 +131,32 @@ def main():
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 8
     save("qdq_conv_one_input", m, "node 1 'conv' (Conv): missing input 1 (Conv has two operands)")
+    # several problems: every one listed at once, in graph order, on a first
+    # line counting them, then one line each. A node reading a refused
+    # node's output is not checked (its input is unknown) unless htc has no
+    # operator for it (node 4); node 3 is not listed.
+    conv = ["xs", "xz", "w", "ws", "wz", "ys", "yz"]
+    nodes = [helper.make_node("QLinearConv", ["x"] + conv, ["y0"], name="c0"),
+             helper.make_node("Einsum", ["y0"], ["y1"], name="e1", equation="ij->ji"),
+             helper.make_node("QLinearConv", ["y0", "xs", "xz", "wf"] + conv[3:], ["y2"], name="c2"),
+             helper.make_node("QLinearConv", ["y1"] + conv, ["y3"], name="c3"),
+             helper.make_node("TopK", ["y1", "k"], ["y4", "i4"], name="t4"),
+             helper.make_node("QLinearConv", ["y0"] + conv, ["y5"], name="c5", group=3)]
+    inits = qconv().graph.initializer[:] + [numpy_helper.from_array(np.ones((2, 1, 1, 1), np.float32), "wf"),
+                                            numpy_helper.from_array(np.array([1], np.int64), "k")]
+    g = helper.make_graph(nodes, "bad", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 1, 4, 4])],
+                          [helper.make_tensor_value_info(n, TensorProto.UINT8, None) for n in ("y2", "y3", "y4", "y5")],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save("several_problems", m, "\n".join([
+        "4 operators refused, in graph order: node 1 'e1' (Einsum): unsupported operator; node 2 'c2' (QLinearConv): "
+        "weights 'wf' are float32, expected int8 or uint8; node 4 't4' (TopK): unsupported operator; node 5 'c5' "
+        "(QLinearConv): group 3 does not fit",
+        "node 1 'e1' (Einsum): unsupported operator",
+        "node 2 'c2' (QLinearConv): weights 'wf' are float32, expected int8 or uint8",
+        "node 4 't4' (TopK): unsupported operator",
+        "node 5 'c5' (QLinearConv): group 3 does not fit 2 input channels"]))
     ql_cases()
 
 
