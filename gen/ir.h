@@ -795,6 +795,8 @@ typedef struct {
     const char *name;           /* C identifier prefix (no command line: the header is reproducible) */
     const char *path;           /* the header's file (NULL: no #line directives around templates;
                                    else they name the header NAME.h) */
+    const char *blob;           /* NULL (compile), or htc run / verify's build: the constant tensors'
+                                   bytes written to this file, the header reading them by .incbin */
 } EmitOptions;
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o);   /* emit.c */
 /* prune.c: the runtime files a header pastes (htc.h, kernels), cut to the

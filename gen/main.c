@@ -482,6 +482,10 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     FILE *f = out_open(hdr);
     EmitOptions e = *eo;
     e.path = hdr;
+    /* the constants as a file the assembler includes, not C text (a big
+       model builds in a fraction of the time); --keep keeps a header that
+       stands alone, as compile writes it */
+    if (!o->keep) e.blob = arena_printf("%s/consts.bin", dir);
     emit(f, g, t, p, &e);
     out_commit(f);
     write_driver(drv, g, t, p, e.name, o->check);
