@@ -342,6 +342,10 @@ typedef struct {
 /* ---- tile.c: per offloaded layer, from one MILP ---------------------------- */
 
 enum { TD_K, TD_C, TD_OY, TD_OX, TD_COUNT };     /* tile dimensions */
+/* derived tile variables (t.dma_bytes, t.tiles): the layer's DMA bytes and
+   tile count as tile.c's walk counts them, for objectives, constraints and
+   tie_break only (not linear: such a layer is enumerated, never an MILP) */
+enum { TD_DMA = TD_COUNT, TD_NTILES, TD_VARS };
 typedef struct TileInfo {
     const char *geom;           /* "conv", "dw", "fc", "add" */
     int full[TD_COUNT];         /* layer dimensions */
@@ -543,6 +547,7 @@ typedef struct {
     int cores;                  /* identical cores running each parallel layer (1: one core) */
     int l1_memory;              /* the cluster's local memory (index into Target.memories), or -1 */
     int has_split;              /* split = function(op) present (target_split) */
+    int has_band;               /* band = function(b, op) present (target_band) */
     double fork_cycles;         /* cycles of one fork/join (HTC_PAR_RUN) */
     double overhead_cycles;     /* every layer's cycles beyond its kernel's calls (cpu.overhead) */
     /* energy = { pj_per_mac, pj_per_elem, pj_per_cycle, static_mw } (gen/energy.c) */
@@ -616,6 +621,10 @@ extern const char *const split_names[SPLIT_COUNT];
    (nil, or no function: the default) or SPLIT_NONE ("none": one core). */
 #define SPLIT_NONE (-3)
 int target_split(Target *t, const Graph *g, const Op *op);
+/* cpu.band(b, op) on one band height that fits the L1 (ct): 1 with *obj
+   (to minimise: a maximize is negated) and *tie (the least wins among
+   equal objectives) when its constraints hold, 0 when one excludes it. */
+int target_band(Target *t, const Graph *g, const Op *op, const struct ClusterTile *ct, double *obj, double *tie);
 /* One core's call of a CPU kernel: its share of the output as rows x cols
    x channels (convolution and pooling: image rows, columns, channels; a
    pointwise convolution divided by pixels: 1 x pixels; other ops: every
@@ -656,10 +665,12 @@ typedef struct {
     Expr *out_bytes;            /* the output tiles in the engine's `outputs` memory, or NULL */
     int ncons;
     Expr **cons;                /* EX_LE / EX_GE / EX_EQ */
+    Expr *tie_break;            /* among equal objectives the least wins (default: t.tiles) */
+    int derived;                /* the objective, a constraint or tie_break uses t.dma_bytes / t.tiles */
     int tied_c;                 /* depthwise: C is K */
     double macs_per_cycle;      /* this layer's peak rate (0: the op's macs_per_cycle) */
     const char *where;          /* "file:line: engine.ops.kind.tile", for messages */
-    const char *where_obj, *where_cycles, *where_l1, *where_w, *where_out, *where_cons;   /* the same at each field's line */
+    const char *where_obj, *where_cycles, *where_l1, *where_w, *where_out, *where_cons, *where_tie;   /* the same at each field's line */
     Expr *core_l1, *core_w;     /* the core's own sizes (t.l1_bytes, t.w_bytes) */
 } TileSpec;
 /* Calls engines[e].ops[kind].tile(t, op) with the layer geometry. */

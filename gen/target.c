@@ -87,7 +87,8 @@ static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "en
 static const char *const mem_keys[] = {"size", "alignment", "dma", "cost", "energy", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", "pj_per_byte", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights", "outputs",
-                                          "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", "energy", NULL};
+                                          "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", "energy",
+                                          "band", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
                                       "tile", "double_buffer", "macs_per_cycle", "constants", "partial_sums", "cycles", NULL};
@@ -292,14 +293,15 @@ static void read_requant(LoadedTarget *lt, const char **kk, int nkeys, RequantSe
     if (n == 0 || lua_rawlen(L, -1) == 0) field_error(lt, kk, nkeys, "an empty list: no op could run here");
 }
 
-static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", "overhead", NULL};
+static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", "overhead", "band", NULL};
 
 /* The cpu table (at the top) as a cluster: cores = N identical cores (a
    plain MCU: 1, the default), l1 = its shared local memory, split =
    function(op) returning "rows", "channels" (how a layer's output is
    divided over the cores), "none" (one core) or nil (htc's choice;
    optional), fork = cycles of one fork/join (default 0),
-   overhead = cycles of every layer beyond its kernel's calls. */
+   overhead = cycles of every layer beyond its kernel's calls, band =
+   function(b, op) choosing the L1 band height (tile.c, needs l1). */
 static void read_cluster(LoadedTarget *lt, Engine *cpu)
 {
     lua_State *L = lt->L;
@@ -331,6 +333,19 @@ static void read_cluster(LoadedTarget *lt, Engine *cpu)
             ck[1] = "split";
             field_error(lt, ck, 2, "expected a function(op) returning \"rows\", \"channels\", \"none\" or nil");
         }
+        lua_pop(L, 1);
+    }
+    lt->band_ref = LUA_NOREF;
+    ty = rawfield(L, -1, "band");
+    if (ty == LUA_TFUNCTION && cpu->l1_memory >= 0) {
+        cpu->has_band = 1;
+        lt->band_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else {
+        ck[1] = "band";
+        if (ty == LUA_TFUNCTION)
+            field_error(lt, ck, 2, "the cpu has no l1 memory: there are no bands to choose");
+        if (ty != LUA_TNIL)
+            field_error(lt, ck, 2, "expected a function(b, op) returning { minimize = ..., constraints = { ... } }");
         lua_pop(L, 1);
     }
 }
@@ -780,7 +795,7 @@ Target *target_load(const char *path, const TargetDefines *defines)
                 lua_pop(L, 1);
                 if (cty != LUA_TNIL) {
                     ek[2] = *ck2;
-                    field_error(lt, ek, 3, "only the cpu engine is a cluster of cores (cores, l1, split, fork)");
+                    field_error(lt, ek, 3, "only the cpu engine is a cluster of cores (cores, l1, split, fork, band)");
                 }
             }
             t->nengines++;

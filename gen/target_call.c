@@ -426,9 +426,9 @@ static Expr *to_expr(LoadedTarget *lt, const char *where, int depth, int *nodes)
     } else if (e->kind == EX_VAR) {
         rawfield(L, -1, "name");
         const char *n = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        static const char *names[TD_COUNT] = {"K", "C", "OY", "OX"};
+        static const char *names[TD_VARS] = {"K", "C", "OY", "OX", "dma_bytes", "tiles"};
         e->var = -1;
-        for (int i = 0; i < TD_COUNT; i++)
+        for (int i = 0; i < TD_VARS; i++)
             if (n && !strcmp(n, names[i])) e->var = i;
         if (e->var < 0) die("%s: unknown tile variable '%.40s'", where, n ? n : "?");
         lua_pop(L, 1);
@@ -443,6 +443,14 @@ static Expr *to_expr(LoadedTarget *lt, const char *where, int depth, int *nodes)
         }
     }
     return e;
+}
+
+/* the expression uses a derived variable (t.dma_bytes, t.tiles) */
+static int uses_derived(const Expr *e)
+{
+    if (!e) return 0;
+    if (e->kind == EX_VAR) return e->var >= TD_COUNT;
+    return uses_derived(e->a) || uses_derived(e->b);
 }
 
 static Expr *field_expr(LoadedTarget *lt, const char *k, const char *where, int *nodes)
@@ -474,6 +482,96 @@ static int fn_key_line(const LoadedTarget *lt, int ref, const char *key)
         if (l <= ar.lastlinedefined) return l;
     }
     return ar.linedefined;
+}
+
+/* ---- the cluster's L1 bands: cpu.band(b, op) ---------------------------------- */
+
+static int uses_var(const Expr *e)
+{
+    return e && (e->kind == EX_VAR || uses_var(e->a) || uses_var(e->b));
+}
+
+/* one returned field: a number, or an expression of numbers (le(b.x, 4)) */
+static double band_value(LoadedTarget *lt, const char *at, const Op *op, int want_cons)
+{
+    int nodes = 0;
+    Expr *e = to_expr(lt, at, 0, &nodes);
+    int cons = e->kind == EX_LE || e->kind == EX_GE || e->kind == EX_EQ;
+    if (uses_var(e)) die("%s: a band has no tile variables (b holds numbers)", at);
+    if (cons != want_cons)
+        die("%s: expected %s (for operator %d %s)", at, want_cons ? "le(a, b), ge(a, b) or eq(a, b)" : "a number",
+            op->src_index, op->src_name);
+    double v = expr_eval(e, NULL);
+    if (!isfinite(v)) die("%s is %g for operator %d %s: not a finite number", at, v, op->src_index, op->src_name);
+    return v;
+}
+
+int target_band(Target *t, const Graph *g, const Op *op, const ClusterTile *ct, double *obj, double *tie)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    lua_State *L = lt->L;
+    const int ref = lt->band_ref;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_newtable(L);
+    set_int(L, "rows", ct->rows);
+    set_int(L, "tiles", ct->ntiles);
+    set_int(L, "l1_bytes", ct->l1_bytes);
+    set_int(L, "dma_bytes", ct->dma_bytes);
+    set_int(L, "in_buf", ct->in_buf);
+    set_int(L, "out_buf", ct->out_buf);
+    set_int(L, "w_bytes", ct->w_bytes + ct->b_bytes);
+    lua_pushnumber(L, ct->est_cycles);
+    lua_setfield(L, -2, "cycles");
+    lua_pushnumber(L, ct->compute_cycles);
+    lua_setfield(L, -2, "compute_cycles");
+    lua_pushnumber(L, ct->dma_cycles);
+    lua_setfield(L, -2, "dma_cycles");
+    push_op(L, g, op);
+    if (sandbox_pcall(L, 2, 1) != LUA_OK)
+        die("%s (in cpu.band, for operator %d %s)", sandbox_error(L), op->src_index, op->src_name);
+    const char *where = arena_printf("%s:%d: cpu.band", t->path, fn_key_line(lt, ref, NULL));
+    if (!lua_istable(L, -1))
+        die("%s must return a table { minimize = ..., constraints = { ... } }, got %s (for operator %d %s)", where,
+            luaL_typename(L, -1), op->src_index, op->src_name);
+    static const char *const keys[] = {"minimize", "maximize", "constraints", "tie_break", NULL};
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+        if (!in_list(k, keys))
+            die("%s:%d: cpu.band returned an unknown field '%s' (expected one of: minimize, maximize, constraints, "
+                "tie_break)", t->path, fn_key_line(lt, ref, k), k);
+    }
+#define AT(k) arena_printf("%s:%d: cpu.band.%s", t->path, fn_key_line(lt, ref, k), k)
+    int ok = 1, mx = rawfield(L, -1, "maximize") != LUA_TNIL;
+    lua_pop(L, 1);
+    int mn = rawfield(L, -1, "minimize") != LUA_TNIL;
+    if (mx && mn) die("%s returned both maximize and minimize", AT("minimize"));
+    if (mn) *obj = band_value(lt, AT("minimize"), op, 0);
+    lua_pop(L, 1);
+    if (mx) {
+        rawfield(L, -1, "maximize");
+        *obj = -band_value(lt, AT("maximize"), op, 0);
+        lua_pop(L, 1);
+    }
+    if (!mx && !mn) *obj = ct->est_cycles;
+    *tie = 0;
+    if (rawfield(L, -1, "tie_break") != LUA_TNIL) *tie = band_value(lt, AT("tie_break"), op, 0);
+    lua_pop(L, 1);
+    int tc = rawfield(L, -1, "constraints");
+    if (tc != LUA_TTABLE && tc != LUA_TNIL) die("%s: expected a list { le(a, b), ... }", AT("constraints"));
+    if (tc == LUA_TTABLE) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        if (n > TILE_MAX_CONSTRAINTS) die("%s: %lld constraints, at most %d", AT("constraints"), (long long)n, TILE_MAX_CONSTRAINTS);
+        for (int i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            if (band_value(lt, arena_printf("%s[%d]", AT("constraints"), i), op, 1) == 0) ok = 0;
+            lua_pop(L, 1);
+        }
+    }
+#undef AT
+    lua_pop(L, 2);
+    return ok;
 }
 
 /* ---- constants: an engine's compile-time data for one layer ------------------
@@ -732,14 +830,16 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
        default (maximise would silently maximise l1_bytes) */
     {
         static const char *const tile_keys[] = {"maximize", "minimize", "cycles", "dma_cycles", "w_dma_cycles",
-                                                "constraints", "l1_bytes", "w_bytes", "out_bytes", "macs_per_cycle", NULL};
+                                                "constraints", "l1_bytes", "w_bytes", "out_bytes", "macs_per_cycle",
+                                                "tie_break", NULL};
         lua_pushnil(L);
         while (lua_next(L, -2)) {
             lua_pop(L, 1);
             const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
             if (!in_list(k, tile_keys))
                 die("%s:%d: %s returned an unknown field '%s' (expected one of: maximize, minimize, cycles, dma_cycles, "
-                    "w_dma_cycles, constraints, l1_bytes, w_bytes, out_bytes, macs_per_cycle)", t->path, fn_key_line(lt, fref, k), where, k);
+                    "w_dma_cycles, constraints, l1_bytes, w_bytes, out_bytes, macs_per_cycle, tie_break)", t->path,
+                    fn_key_line(lt, fref, k), where, k);
         }
     }
 #define AT(k) arena_printf("%s:%d: %s.%s", t->path, fn_key_line(lt, fref, k), where, k)
@@ -797,8 +897,23 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
             lua_pop(L, 1);
         }
     }
-#undef AT
     lua_pop(L, 1);
+    ts->where_tie = AT("tie_break");
+    ts->tie_break = field_expr(lt, "tie_break", AT("tie_break"), &nodes);
+    if (ts->tie_break && (ts->tie_break->kind == EX_LE || ts->tie_break->kind == EX_GE || ts->tie_break->kind == EX_EQ))
+        die("%s: expected an expression (the least wins among equal objectives), got a constraint", AT("tie_break"));
+    /* t.dma_bytes and t.tiles count the whole layer: never inside one tile's sizes or cycles */
+    {
+        const Expr *per_tile[] = {ts->cycles, ts->dma_cycles, ts->w_dma_cycles, ts->l1_bytes, ts->w_bytes, ts->out_bytes};
+        static const char *const pk[] = {"cycles", "dma_cycles", "w_dma_cycles", "l1_bytes", "w_bytes", "out_bytes"};
+        for (int i = 0; i < 6; i++)
+            if (uses_derived(per_tile[i]))
+                die("%s: t.dma_bytes and t.tiles (the whole layer's) may appear only in maximize / minimize, "
+                    "constraints and tie_break", AT(pk[i]));
+    }
+    ts->derived = uses_derived(ts->maximize) || uses_derived(ts->tie_break);
+    for (int i = 0; i < ts->ncons; i++) ts->derived |= uses_derived(ts->cons[i]);
+#undef AT
     lua_settop(L, tv - 1);
     return ts;
 }

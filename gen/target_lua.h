@@ -36,6 +36,7 @@ typedef struct {
     int root_ref;               /* registry ref of the target table */
     int dispatch_ref;
     int split_ref;              /* cpu.split = function(op), or LUA_NOREF */
+    int band_ref;               /* cpu.band = function(b, op), or LUA_NOREF */
     int (*accepts_ref)[OP_COUNT];   /* per engine, per op kind: registry ref or LUA_NOREF */
     int (*tile_ref)[OP_COUNT];      /* per engine, per op kind: tile function */
     int (*const_ref)[OP_COUNT];     /* per engine, per op kind: constants function */

@@ -324,6 +324,8 @@ static const char expr_prelude[] =
     "  local t = {}\n"
     "  for _, n in ipairs{'K', 'C', 'OY', 'OX'} do t[n] = node{op='v', name=n} end\n"
     "  if g.geom == 'dw' then t.C = t.K end\n"
+    "  -- the whole layer's DMA bytes and tile count at this tiling, as the report counts them\n"
+    "  t.dma_bytes = node{op='v', name='dma_bytes'}; t.tiles = node{op='v', name='tiles'}\n"
     "  t.IY = env.min((t.OY - 1) * g.s_h + g.k_h, g.in_h)\n"
     "  t.IX = env.min((t.OX - 1) * g.s_w + g.k_w, g.in_w)\n"
     "  local db = g.double_buffer and 2 or 1\n"

@@ -318,7 +318,10 @@ static Lin lower_expr(Milp *m, const Expr *e, const int *vcol)
     Lin r = {0};
     switch (e->kind) {
     case EX_CONST: r.k = e->v; return r;
-    case EX_VAR: lin_add(&r, vcol[e->var], 1); return r;
+    case EX_VAR:
+        if (e->var >= TD_COUNT) die("internal: %s: t.dma_bytes / t.tiles in an MILP", where_);
+        lin_add(&r, vcol[e->var], 1);
+        return r;
     case EX_NEG: { Lin a = lower_expr(m, e->a, vcol); return lin_scaled(&a, -1); }
     case EX_ADD: case EX_SUB: {
         Lin a = lower_expr(m, e->a, vcol), b = lower_expr(m, e->b, vcol);
@@ -428,17 +431,108 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
     return 1;
 }
 
+/* ---- derived variables: the layer's DMA bytes and tile count at a tiling ------------------ */
+
+/* What walk() counts, in closed form: the input rows (columns) a tiling of
+   OY (OX) reads summed over its tiles, clipped at the borders, depend on
+   that one size only (ry, rx, per size); the weights on K and C only. A
+   C split (an engine with partial sums, C below whole) re-reads the
+   weights for every output tile. walk() checks the two agree on every
+   layer it tiles. */
+typedef struct {
+    const TileInfo *ti;
+    const TileSpec *ts;
+    int64_t *ry, *ny, *rx, *nx;         /* per tile size: rows read, tiles */
+    int key_k, key_c;                   /* the weights' cache: its K and C sizes */
+    int64_t w_whole, w_parts;           /* per layer: C whole; C split, per output tile */
+} Deriv;
+
+static void deriv_rows(int full, int in, int s, int k, int pad, int plain, int64_t **r, int64_t **n)
+{
+    *r = arena_alloc(sizeof(int64_t) * (size_t)(full + 1));
+    *n = arena_alloc(sizeof(int64_t) * (size_t)(full + 1));
+    for (int sz = 1; sz <= full; sz++) {
+        int64_t sum = 0, cnt = 0;
+        for (int y0 = 0; y0 < full; y0 += sz) {
+            int yt = full - y0 < sz ? full - y0 : sz;
+            int a = y0 * s - pad, b = (y0 + yt - 1) * s - pad + k;
+            if (plain) { a = y0; b = y0 + yt; }
+            a = a < 0 ? 0 : a;
+            b = b > in ? in : b;
+            sum += b - a;
+            cnt++;
+        }
+        (*r)[sz] = sum;
+        (*n)[sz] = cnt;
+    }
+}
+
+static void deriv_init(Deriv *d, const TileInfo *ti, const TileSpec *ts)
+{
+    memset(d, 0, sizeof *d);
+    d->ti = ti;
+    d->ts = ts;
+    const int plain = !strcmp(ti->geom, "add") || !strcmp(ti->geom, "fc");
+    deriv_rows(ti->full[TD_OY], ti->in_h, ti->s_h, ti->k_h, ti->pad_top, plain, &d->ry, &d->ny);
+    deriv_rows(ti->full[TD_OX], ti->in_w, ti->s_w, ti->k_w, ti->pad_left, plain, &d->rx, &d->nx);
+}
+
+/* one weight transfer's bytes, as weight_dma counts them */
+static int64_t deriv_w(const TileSpec *ts, int kt, int ct)
+{
+    if (!ts->w_bytes) return 0;
+    double x[TD_COUNT] = {kt, ct, 1, 1}, wb = expr_eval(ts->w_bytes, x);
+    return wb > 0 ? (int64_t)wb : 0;
+}
+
+/* x[TD_DMA], x[TD_NTILES] at the tile sizes x[TD_K..TD_OX] */
+static void deriv_at(Deriv *d, double *x)
+{
+    const TileInfo *ti = d->ti;
+    const int *F = ti->full;
+    int S[TD_COUNT];
+    for (int i = 0; i < TD_COUNT; i++) S[i] = (int)x[i];
+    const int tiled = c_tiled(ti), split = !tiled && ti->c_free && S[TD_C] < F[TD_C];
+    const int64_t nk = (F[TD_K] + S[TD_K] - 1) / S[TD_K], nc = (F[TD_C] + S[TD_C] - 1) / S[TD_C];
+    const int64_t ny = d->ny[S[TD_OY]], nx = d->nx[S[TD_OX]], rows = d->ry[S[TD_OY]] * d->rx[S[TD_OX]];
+    const int64_t outs = (int64_t)F[TD_OY] * F[TD_OX];
+    if (d->key_k != S[TD_K] || d->key_c != S[TD_C]) {
+        d->key_k = S[TD_K];
+        d->key_c = S[TD_C];
+        d->w_whole = d->w_parts = 0;
+        for (int k0 = 0; k0 < F[TD_K]; k0 += S[TD_K]) {
+            int kt = F[TD_K] - k0 < S[TD_K] ? F[TD_K] - k0 : S[TD_K];
+            d->w_whole += deriv_w(d->ts, kt, d->ts->tied_c ? kt : F[TD_C]);
+            if (split)
+                for (int p0 = 0; p0 < F[TD_C]; p0 += S[TD_C])
+                    d->w_parts += deriv_w(d->ts, kt, F[TD_C] - p0 < S[TD_C] ? F[TD_C] - p0 : S[TD_C]);
+        }
+    }
+    int64_t dma;
+    if (tiled)          /* add (two inputs) and pool: per K tile every C tile in and out */
+        dma = d->w_whole + nk * ((int64_t)F[TD_C] * rows * (!strcmp(ti->geom, "add") ? 2 : 1) + (int64_t)F[TD_C] * outs);
+    else if (split)
+        dma = d->w_parts * ny * nx + nk * (int64_t)F[TD_C] * rows + (int64_t)F[TD_K] * outs;
+    else
+        dma = d->w_whole + (d->ts->tied_c ? (int64_t)F[TD_K] : nk * F[TD_C]) * rows + (int64_t)F[TD_K] * outs;
+    x[TD_DMA] = (double)dma;
+    x[TD_NTILES] = (double)(nk * (tiled || split ? nc : 1) * ny * nx);
+}
+
 /* every tiling in the box; the best objective over the feasible ones */
 static double brute(const TileInfo *ti, const TileSpec *ts, const Caps *caps, int64_t *points)
 {
-    double best = -INFINITY, x[TD_COUNT];
+    double best = -INFINITY, x[TD_VARS];
     int64_t n = 0;
+    Deriv dv;
+    if (ts->derived) deriv_init(&dv, ti, ts);
     int c0 = ti->c_free ? 1 : ti->full[TD_C];
     for (int k = 1; k <= ti->full[TD_K]; k++)
         for (int c = ts->tied_c ? k : c0; c <= (ts->tied_c ? k : ti->full[TD_C]); c++)
             for (int oy = 1; oy <= ti->full[TD_OY]; oy++)
                 for (int ox = 1; ox <= ti->full[TD_OX]; ox++) {
                     x[TD_K] = k; x[TD_C] = c; x[TD_OY] = oy; x[TD_OX] = ox;
+                    if (ts->derived) deriv_at(&dv, x);
                     n++;
                     int ok = 1;
                     for (int i = 0; ok && i < caps->n; i++) ok = expr_eval(caps->e[i], x) <= caps->cap[i];
@@ -485,7 +579,7 @@ static void prog_levels(Prog *p)
     int *lev = arena_alloc(sizeof(int) * (size_t)(p->n + 1));
     for (int i = 0; i < p->n; i++) {
         const Ins *in = &p->ins[i];
-        int l = in->kind == EX_VAR ? in->var : -1;
+        int l = in->kind == EX_VAR ? (in->var < TD_COUNT ? in->var : TD_OX) : -1;   /* derived: innermost */
         if (in->a >= 0 && lev[in->a] > l) l = lev[in->a];
         if (in->b >= 0 && lev[in->b] > l) l = lev[in->b];
         lev[i] = l;
@@ -594,15 +688,30 @@ static Grid coarse_grid(const TileInfo *ti)
     return g;
 }
 
+/* The tie-break of the tiling x: the target's tie_break, else the tile
+   count (t.tiles); the least wins. */
+static const Expr default_tie = {EX_VAR, 0, TD_NTILES, NULL, NULL};
+static double tie_value(const TileSpec *ts, Deriv *dv, double *x)
+{
+    const Expr *t = ts->tie_break ? ts->tie_break : &default_tie;
+    deriv_at(dv, x);
+    return expr_eval(t, x);
+}
+
 /* Every tiling of the box: the feasible one with the best objective
-   (maximise, or minimise when minimize), first found on ties. Exact. */
+   (maximise, or minimise when minimize); among equal objectives (within
+   1e-9) the least tie_break (default: the fewest tiles), then the first
+   found (K, C, OY, OX ascending). Exact. */
 static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr, const Expr *obj, int minimize,
                           const Caps *caps, int *size, double *value)
 {
     /* programs: the capacities, the objective (ob), the constraints; one register file each */
     const int ncap = caps->n, ob = ncap, np = ncap + 1 + ts->ncons;
     Prog *pg = arena_alloc(sizeof(Prog) * (size_t)np);
-    double **r = arena_alloc(sizeof(double *) * (size_t)np), x[TD_COUNT] = {0}, best = 0;
+    double **r = arena_alloc(sizeof(double *) * (size_t)np), x[TD_VARS] = {0}, best = 0, best_tie = 0;
+    int tie_known = 0;
+    Deriv dv;
+    deriv_init(&dv, ti, ts);
     for (int i = 0; i < ncap; i++) prog_add(&pg[i], caps->e[i]);
     prog_add(&pg[ob], obj);
     for (int i = 0; i < ts->ncons; i++) prog_add(&pg[ob + 1 + i], ts->cons[i]);
@@ -631,6 +740,7 @@ static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr
                 for (int ix = 0; ix < gr->n[TD_OX]; ix++) {
                     int ox = gr->v[TD_OX][ix];
                     x[TD_OX] = ox;
+                    if (ts->derived) deriv_at(&dv, x);
                     int ok = 1;
                     for (int q = 0; ok && q < np; q++) {
                         if (q == ob) continue;
@@ -640,7 +750,18 @@ static int tile_enumerate(const TileInfo *ti, const TileSpec *ts, const Grid *gr
                     if (!ok) continue;
                     prog_level(&pg[ob], TD_OX, x, r[ob]);
                     double v = RESULT(ob);
-                    if (!found || (minimize ? v < best - 1e-9 : v > best + 1e-9)) {
+                    int take = !found || (minimize ? v < best - 1e-9 : v > best + 1e-9);
+                    if (!take && fabs(v - best) <= 1e-9) {      /* a tie: the least tie_break */
+                        if (!tie_known) {
+                            double xb[TD_VARS] = {size[TD_K], size[TD_C], size[TD_OY], size[TD_OX]};
+                            best_tie = tie_value(ts, &dv, xb);
+                            tie_known = 1;
+                        }
+                        double xt[TD_VARS] = {k, c, oy, ox}, tv = tie_value(ts, &dv, xt);
+                        if (tv < best_tie - 1e-9) { take = 1; best_tie = tv; }
+                    } else if (take)
+                        tie_known = 0;
+                    if (take) {
                         found = 1;
                         best = v;
                         size[TD_K] = k; size[TD_C] = c; size[TD_OY] = oy; size[TD_OX] = ox;
@@ -778,6 +899,15 @@ static void walk(TileInfo *ti, const TileSpec *ts, const Memory *act, const Memo
     }
     ti->ntiles = n;
     ti->dma_bytes = dma;
+    {   /* t.dma_bytes and t.tiles are these figures */
+        Deriv dv;
+        double x[TD_VARS] = {S[TD_K], S[TD_C], S[TD_OY], S[TD_OX]};
+        deriv_init(&dv, ti, ts);
+        deriv_at(&dv, x);
+        if (x[TD_DMA] != (double)dma || x[TD_NTILES] != (double)n)
+            die("internal: %s: operator %d %s: t.dma_bytes %.0f / t.tiles %.0f, walked %lld / %d", ts->where,
+                op->src_index, op->src_name, x[TD_DMA], x[TD_NTILES], (long long)dma, n);
+    }
     ti->est_cycles = est;
 }
 
@@ -831,6 +961,18 @@ static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimiz
         Grid gr = full_grid(ti, ts);
         *method = "enumeration";
         return tile_enumerate(ti, ts, &gr, obj, minimize, caps, size, val);
+    }
+    if (ts->derived) {
+        /* t.dma_bytes / t.tiles are no MILP expressions: every tiling up to
+           TILE_ENUM_FALLBACK, else the coarse grid */
+        const int all = box_points(ti, ts) <= TILE_ENUM_FALLBACK;
+        Grid gr = all ? full_grid(ti, ts) : coarse_grid(ti);
+        *method = all ? "enumeration" : "coarse enumeration";
+        if (!all)
+            warn("%s: t.dma_bytes / t.tiles and %.0f tilings (more than %.0f): tiled by a coarse enumeration, not "
+                 "proven optimal", where_, box_points(ti, ts), TILE_ENUM_FALLBACK);
+        int r = tile_enumerate(ti, ts, &gr, obj, minimize, caps, size, val);
+        return all ? r : r ? 1 : -1;
     }
     long limit = brute_on ? TILE_PROOF_ITERS : TILE_MILP_ITERS < model_left ? TILE_MILP_ITERS : model_left;
     long used = 0;
@@ -1025,15 +1167,25 @@ static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *c
 }
 
 /* The band height with the least modelled cycles among all that fit the
-   L1 (every height tried: exact), ties to the taller band; how many fit. */
+   L1 (every height tried: exact), ties to the taller band; how many fit.
+   With cpu.band (target_band): among the heights that fit and satisfy its
+   constraints, the least objective (default: the modelled cycles), then
+   the least tie_break, then the taller band. */
 static int band_search(Target *t, const Graph *g, const Op *op, const Engine *cpu, const Memory *l1, ClusterTile *best)
 {
     ClusterTile cur;
     int found = 0;
+    double bo = 0, bt = 0;
     for (int rows = op->out_h; rows >= 1; rows--) {
         band_model(t, g, op, cpu, l1, rows, &cur);
         if (cur.l1_bytes > l1->size) continue;
-        if (!found || cur.est_cycles < best->est_cycles) *best = cur;
+        double o = cur.est_cycles, tb = 0;
+        if (cpu->has_band && !target_band(t, g, op, &cur, &o, &tb)) continue;
+        if (!found || o < bo || (o == bo && tb < bt)) {
+            *best = cur;
+            bo = o;
+            bt = tb;
+        }
         found++;
     }
     return found;

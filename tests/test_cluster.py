@@ -303,3 +303,43 @@ def test_siracusa_mem():
     r = subprocess.run([oracle.HTC, "report", model, "-t", SIRACUSA, "-D", "mem=l1", "-D", "engines=both"],
                        capture_output=True, text=True)
     assert r.returncode != 0 and "mem=l1 is for engines=cluster" in r.stderr, r.stderr
+
+
+def test_band_hook(tmp_path):
+    """cpu.band(b, op) chooses the cluster's L1 band height as a tile
+    function chooses an accelerator's tiles (issue 38 item 7): b holds one
+    height's rows, tiles, l1_bytes, dma_bytes and modelled cycles; the
+    returned objective, constraints and tie_break pick among the heights
+    that fit. Minimising DMA under a 32 kB cap: every banded layer keeps
+    under it and moves no more than the default (fewest cycles) choice
+    wherever that fits the cap too; maximising the tile count: one-row
+    bands everywhere. The report shows the band the hook chose."""
+    src = open(SIRACUSA).read()
+    anchor = '    name = "cluster",\n'
+    assert src.count(anchor) == 1
+    model = os.path.join(oracle.MODELS, "vww_96_int8.tflite")
+
+    def bands(hook):
+        tgt = tmp_path / "band.lua"
+        tgt.write_text(src.replace(anchor, anchor + "    band = %s,\n" % hook) if hook else src)
+        r = subprocess.run([oracle.HTC, "report", model, "-t", str(tgt), "-D", "cores=8", "--json"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return {l["index"]: l["l1"] for l in json.loads(r.stdout)["layers"] if "l1" in l}
+
+    base = bands(None)
+    dma = bands("function(b, op) return { minimize = b.dma_bytes, tie_break = b.tiles, "
+                "constraints = { le(b.l1_bytes, 32768) } } end")
+    ones = bands("function(b, op) return { maximize = b.tiles } end")
+    assert len(base) >= 10 and set(dma) <= set(base) and set(ones) == set(base)
+    capped = 0
+    for i, b in base.items():
+        assert ones[i]["rows"] == 1 and ones[i]["tiles"] >= b["tiles"], (i, ones[i])
+        if i in dma:
+            assert dma[i]["l1_bytes"] <= 32768, (i, dma[i])
+            if b["l1_bytes"] <= 32768:
+                assert dma[i]["dma_bytes"] <= b["dma_bytes"], (i, dma[i], b)
+            else:
+                capped += 1
+                assert dma[i]["rows"] < b["rows"], (i, dma[i], b)
+    assert capped >= 1 and sum(o["tiles"] for o in ones.values()) > sum(b["tiles"] for b in base.values())

@@ -185,3 +185,44 @@ def test_dispatch_gets_estimates(tmp_path):
             seen += 1
     assert seen >= 5, [l["reason"] for l in rep["layers"]]
     assert any(l["engine"] != "cpu" for l in rep["layers"])
+
+
+def test_tile_dma_bytes_objective(tmp_path):
+    """t.dma_bytes in a tile function is the layer's DMA bytes as htc counts
+    them (the report's figure, no hand formula: issue 38 item 7). An
+    objective minimising it, on SRAMs small enough to tile VWW: every conv
+    layer's objective equals its report dma_bytes and is at most the DMA of
+    the bundled cycle objective's tiling (which is feasible for it too).
+    Ties between equal DMA go to the fewest tiles (no 1x1-pixel tiles), or
+    to the target's tie_break: the most tiles, the same DMA, never fewer
+    tiles."""
+    src = open(NPU).read()
+    old = "minimize = layer_cycles(t, op, w),"
+    assert src.count(old) == 1
+    path = model_path("vww_96_int8")
+    args = ("-D", "sram_kib=8", "-D", "wsram_kib=4")
+    base = {l["index"]: l["tile"] for l in report(path, *args)["layers"] if "tile" in l}
+
+    def run(name, repl):
+        tgt = tmp_path / name
+        tgt.write_text(src.replace(old, repl))
+        p = subprocess.run([oracle.HTC, "report", path, "-t", str(tgt), "--json"] + list(args),
+                           capture_output=True, text=True, cwd=oracle.REPO)
+        assert p.returncode == 0, p.stderr
+        return {l["index"]: l["tile"] for l in json.loads(p.stdout)["layers"] if "tile" in l}
+
+    dma = run("npu_dma.lua", "minimize = t.dma_bytes,")
+    most = run("npu_most.lua", "minimize = t.dma_bytes, tie_break = -t.tiles,")
+    convs = [i for i, t in dma.items() if t["geom"] != "fc"]
+    assert len(convs) >= 20 and set(dma) == set(base)
+    smaller = 0
+    for i in convs:
+        t, b, m = dma[i], base[i], most[i]
+        assert t["objective"] == t["dma_bytes"] <= b["dma_bytes"], (i, t, b)
+        smaller += t["dma_bytes"] < b["dma_bytes"]
+        assert t["size"]["OY"] * t["size"]["OX"] > 1, (i, t)
+        assert m["dma_bytes"] == t["dma_bytes"] and m["tiles"] >= t["tiles"], (i, t, m)
+    assert smaller >= 5
+    assert any(most[i]["tiles"] > dma[i]["tiles"] for i in convs)
+    # layer 0: 8 kB SRAM, 3x3 conv 3 -> 8 channels at 48x48
+    assert (dma[0]["dma_bytes"], dma[0]["tiles"]) == (47265, 6), dma[0]
