@@ -164,6 +164,29 @@ double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1,
     return worst < 0 ? 0 : worst;
 }
 
+/* Cores computing from one memory at once: each accesses it in a fraction
+   a of its cycles, uniformly over its B banks, so an access meets another
+   core's in the same bank with probability 1 - (1 - a / B)^(n - 1) and
+   waits one cycle; the slowdown of each core's cycles is 1 + a times that.
+   (B = 1, a = 1: every cycle collides, two cores take twice as long.) */
+double bank_contention(const Memory *m, int cores)
+{
+    if (!m || m->banks < 1 || cores < 2) return 1;
+    return 1 + m->bank_access * (1 - pow(1 - m->bank_access / m->banks, cores - 1));
+}
+
+/* the contention of the CPU's data memories (the worst), n cores */
+static double cpu_contention(const Target *t, int n)
+{
+    const Engine *cpu = &t->engines[0];
+    double f = 1;
+    for (int i = 0; i < cpu->ndata; i++) {
+        double c = bank_contention(&t->memories[cpu->data_memories[i]], n);
+        if (c > f) f = c;
+    }
+    return f;
+}
+
 /* A CPU op on a cluster (cpu.cores > 1): when its kernel has a parallel
    entry point, the split (the target's split function, else the one whose
    largest share is smallest, rows first), and whether to divide at all:
@@ -208,8 +231,10 @@ static void parallel(const Graph *g, Target *t, Op *op)
     op->est_one = one;
     if (!(many < one)) {
         op->cores = 0;
-        op->split_why = arena_printf("1 core: %d cores by %s ~%.0f cycles (fork %g + slowest share) >= 1 core ~%.0f",
-                                     n, split_names[split], many, cpu->fork_cycles, one);
+        const double f = cpu_contention(t, n);
+        op->split_why = arena_printf("1 core: %d cores by %s ~%.0f cycles (fork %g + slowest share%s) >= 1 core ~%.0f",
+                                     n, split_names[split], many, cpu->fork_cycles,
+                                     f > 1 ? arena_printf(" x %.3f bank contention", f) : "", one);
     }
 }
 
@@ -224,13 +249,15 @@ static double estimate(const Graph *g, Target *t, const Op *op)
     const Tensor *out = &g->tensors[op->out[0]];
     double est = op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out);
     if (op->engine != 0) return est;
+    /* the cores contend for the banks of the memory they compute from */
+    const double f = op->cores > 1 ? cpu_contention(t, op->cores) : 1;
     if (op->cores > 1) {
         int64_t items = split_items(g, op, op->split), n = op->cores;
-        est = est * (double)((items + n - 1) / n) / (double)items + cpu->fork_cycles;
+        est = est * (double)((items + n - 1) / n) / (double)items * f + cpu->fork_cycles;
     }
     int h = op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL ? op->out_h : 1;
     double c = cpu_share_cycles(t, g, op, 0, h, 0);
-    return c < 0 ? est : cpu->overhead_cycles + c + (op->cores > 1 ? cpu->fork_cycles : 0);
+    return c < 0 ? est : cpu->overhead_cycles + c * f + (op->cores > 1 ? cpu->fork_cycles : 0);
 }
 
 /* The chosen engine's kernel and cost model for op; the estimate. */

@@ -496,6 +496,10 @@ typedef struct {
     double pj_per_byte;         /* a byte read or written in it */
     double static_mw;           /* leakage, the whole inference */
     double dma_pj_per_byte;     /* the DMA engine, per byte it moves into or out of it */
+    /* banks = { count, access }: cores sharing it contend for its banks
+       (bank_contention), 0: no contention stated */
+    int banks;
+    double bank_access;         /* the fraction of a core's cycles that access it */
 } Memory;
 
 /* A CPU may spread its arena over this many data memories. */
@@ -621,6 +625,9 @@ extern const char *const split_names[SPLIT_COUNT];
    (nil, or no function: the default) or SPLIT_NONE ("none": one core). */
 #define SPLIT_NONE (-3)
 int target_split(Target *t, const Graph *g, const Op *op);
+/* dispatch.c: the slowdown of `cores` cores computing from memory m at
+   once, from its banks (1: none stated, or one core) */
+double bank_contention(const Memory *m, int cores);
 /* cpu.band(b, op) on one band height that fits the L1 (ct): 1 with *obj
    (to minimise: a maximize is negated) and *tie (the least wins among
    equal objectives) when its constraints hold, 0 when one excludes it. */

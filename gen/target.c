@@ -84,7 +84,8 @@ field_error(const LoadedTarget *lt, const char *const *keys, int nkeys, const ch
 /* ---- reading fields ----------------------------------------------------------- */
 
 static const char *const top_keys[] = {"name", "clock_mhz", "memory", "cpu", "engines", "dispatch", "description", NULL};
-static const char *const mem_keys[] = {"size", "alignment", "dma", "cost", "energy", NULL};
+static const char *const mem_keys[] = {"size", "alignment", "dma", "cost", "energy", "banks", NULL};
+static const char *const bank_keys[] = {"count", "access", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", "pj_per_byte", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights", "outputs",
                                           "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", "energy",
@@ -244,6 +245,17 @@ static void read_memories(LoadedTarget *lt)
         } else if (!lua_isnil(L, -1)) {
             keys[2] = "dma";
             field_error(lt, keys, 3, "expected a table { bytes_per_cycle = n, setup = cycles }");
+        }
+        lua_pop(L, 1);
+        /* banks = { count = B, access = a }: the cores contend for B banks */
+        if (rawfield(L, -1, "banks") == LUA_TTABLE) {
+            keys[2] = "banks";
+            check_keys(lt, keys, 3, bank_keys);
+            m->banks = (int)get_number(lt, keys, 3, "count", 1, 0, 1, 4096, 1);
+            m->bank_access = get_number(lt, keys, 3, "access", 1, 0, 0, 1, 0);
+        } else if (!lua_isnil(L, -1)) {
+            keys[2] = "banks";
+            field_error(lt, keys, 3, "expected a table { count = banks, access = fraction of a core's cycles }");
         }
         lua_pop(L, 2);
     }

@@ -89,6 +89,33 @@ def test_split_none(tmp_path):
     assert sum(l.get("cores", 1) == 2 for l in r["layers"]) == 10
 
 
+def test_bank_contention(tmp_path):
+    """memory.banks = { count, access }: the cores contend for the SRAM's
+    banks and each divided layer's share is slowed by 1 + a (1 - (1 - a /
+    B)^(cores - 1)). Four banks accessed in a quarter of the cycles: x
+    1.015625 on every divided layer's share (the fork not), the same
+    layers divided; one bank accessed every cycle: x 2, so no layer gains
+    from the second core and each says so with the factor."""
+    old = "SRAM = { size = SRAM_KIB * KiB, alignment = 16 },"
+    base = report(DUAL)
+    four = report(variant(tmp_path, "banks4.lua", old, old[:-2] + ", banks = { count = 4, access = 0.25 } },"))
+    one = report(variant(tmp_path, "banks1.lua", old, old[:-2] + ", banks = { count = 1, access = 1 } },"))
+    fork = 60
+    div = 0
+    for b, f, o in zip(base["layers"], four["layers"], one["layers"]):
+        assert b.get("cores", 1) == f.get("cores", 1) and "cores" not in o, (b, f, o)
+        assert o["est_cycles"] == b["est_cycles_one_core"], (b, o)
+        if b.get("cores", 1) == 2:
+            div += 1
+            assert abs((f["est_cycles"] - fork) - 1.015625 * (b["est_cycles"] - fork)) <= 1, (b, f)      # whole cycles in the report
+            assert re.match(r"1 core: 2 cores by \w+ ~\d+ cycles \(fork 60 \+ slowest share x 2\.000 bank contention\) "
+                            r">= 1 core ~\d+$", o["split_why"]), o
+        else:
+            assert f["est_cycles"] == b["est_cycles"], (b, f)
+    assert div == 11 and one["speedup_vs_one_core"] == 1.0
+    assert 1.85 < four["speedup_vs_one_core"] < base["speedup_vs_one_core"]
+
+
 def test_cores_macro_always(tmp_path):
     """NAME_CORES in a one-core header too: code written for the two-core
     header compiles against it"""
