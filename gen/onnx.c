@@ -3296,6 +3296,8 @@ Graph *onnx_read(const char *path, const ReadOptions *opts)
         if (!bound[k]) die("--bind %s: the model has no graph input of that name", OPTS->binds[k].name);
     readopt_shapes_check(OPTS, SHAPE_USED, path);
     if (gr->n_output == 0) fail("the graph has no outputs");
+    for (size_t i = 0; i < gr->n_output; i++)
+        if (!gr->output[i]->name || !*gr->output[i]->name) fail("graph output %zu has no name", i);
 
     /* every node has an op_type: later passes look ahead at all of them */
     for (size_t n = 0; n < gr->n_node; n++)

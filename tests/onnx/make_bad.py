@@ -55,6 +55,11 @@ def main():
     save("nested_too_deep", deep, "nested too deeply")
     save("no_graph", helper.make_model(helper.make_graph([], "g", [], [])).SerializeToString()[:0] + b"\x08\x08",
          "has no graph")
+    # a graph output without a name: the QDQ fusion compared it with strcmp
+    # (a NULL read, found by fuzzing)
+    m = qconv()
+    m.graph.output[0].ClearField("name")
+    save("output_no_name", m, "graph output 0 has no name")
     m = qconv(w=np.ones((2, 1, 1, 1), np.float32))
     save("float_weights", m, "node 0 'conv0' (QLinearConv): weights 'w' are float32, expected int8 or uint8")
     save("missing_initializer", qconv(drop=("w",)),
