@@ -226,6 +226,15 @@ static HTC__UNUSED void htc__neu_job(int32_t mode, uint32_t in_off, int32_t ih, 
 }
 
 /* end of an offloaded layer */
+/* the engine on operands outside its tiles: never in the device model
+   (its memories are its own; the caller copies through the tiles) */
+static HTC__UNUSED int htc__neu_fc_direct(const int8_t *in, int8_t *out, int32_t c, int32_t k, const void *w,
+                                          const int32_t *scale, const int32_t *bias, int32_t shift)
+{
+    (void)in, (void)out, (void)c, (void)k, (void)w, (void)scale, (void)bias, (void)shift;
+    return 0;
+}
+
 static HTC__UNUSED void htc__dev_sync(int32_t layer) { htc__devclock_layer(&htc__neu.clk, layer); }
 
 /* a layer on the cluster: cycles from the target's per-kernel cost model,
@@ -342,11 +351,13 @@ static HTC__UNUSED void htc__neu_flip(uint32_t off, uint32_t bytes)
     for (; i < bytes; i++) p[i] ^= 0x80u;
 }
 
-/* One job, as htc__neu_job of the device model: acquire a job slot, write
-   the 24 job registers, trigger, and wait until the engine is idle. */
-static HTC__UNUSED void htc__neu_job(int32_t mode, uint32_t in_off, int32_t ih, int32_t iw, int32_t c, int32_t y0,
-                                     int32_t x0, uint32_t out_off, int32_t k, int32_t oy, int32_t ox, uint32_t w_off,
-                                     uint32_t sb_off, int32_t shift, int32_t pad, int32_t flags)
+/* One job on operands by address (in, out, scale and bias in L1, the
+   weights in the weight memory): acquire a job slot, write the 24 job
+   registers, trigger, and wait until the engine is idle. */
+static HTC__UNUSED void htc__neu_job_at(int32_t mode, const uint8_t *in, int32_t ih, int32_t iw, int32_t c, int32_t y0,
+                                        int32_t x0, uint8_t *out, int32_t k, int32_t oy, int32_t ox, const uint8_t *w,
+                                        const int32_t *scale, const int32_t *bias, int32_t shift, int32_t pad,
+                                        int32_t flags)
 {
     const int32_t taps = mode == HTC__NEU_1X1 ? 1 : 3;
     const int32_t sub_k = mode == HTC__NEU_DW ? 28 : 32, sub_c = mode == HTC__NEU_1X1 ? 32 : 28;
@@ -355,21 +366,17 @@ static HTC__UNUSED void htc__neu_job(int32_t mode, uint32_t in_off, int32_t ih, 
     const int32_t pr = x0 + ox + taps - 1 > iw ? x0 + ox + taps - 1 - iw : 0;
     const int32_t nki = HTC__CAST(int32_t, htc__cdiv(c, sub_c));
     const int32_t rko = (k - 1) % sub_k + 1, rki = (c - 1) % sub_c + 1, rho = (oy - 1) % 6 + 1, rwo = (ox - 1) % 6 + 1;
-    const uint64_t wlen = mode == HTC__NEU_DW ? htc__neu_wbytes(mode, k) : HTC__CAST(uint64_t, k) * htc__neu_wbytes(mode, c);
-    const uint8_t *in = htc__neu_mem(0, in_off, HTC__CAST(uint64_t, ih) * iw * c);
     uint32_t r[24];
     int32_t i;
-    (void)htc__neu_mem(0, out_off, HTC__CAST(uint64_t, oy) * ox * k);
-    (void)htc__neu_mem(0, sb_off, 8u * HTC__CAST(uint64_t, k));
     if (mode == HTC__NEU_DW && c != k) HTC_DEVICE_FAULT("N-EUREKA depthwise: input and output channels differ");
     if (pt > 2 || pl > 2 || pb > 2 || pr > 2) HTC_DEVICE_FAULT("N-EUREKA: padding > 2");
-    r[0] = HTC__CAST(uint32_t, HTC__CAST(uintptr_t, htc__neu_mem(1, w_off, wlen))) - HTC_NEU_WMEM_BASE;
+    r[0] = HTC__CAST(uint32_t, HTC__CAST(uintptr_t, w)) - HTC_NEU_WMEM_BASE;
     /* the input pointer as if the padding were stored (y0, x0 <= 0 there) */
     r[1] = HTC__CAST(uint32_t, HTC__CAST(uintptr_t, in) + HTC__CAST(uint32_t, (y0 * iw + x0) * c));
-    r[2] = HTC__CAST(uint32_t, HTC__CAST(uintptr_t, htc__neu_mem(0, out_off, 0)));
-    r[3] = HTC__CAST(uint32_t, HTC__CAST(uintptr_t, htc__neu_mem(0, sb_off, 0)));
+    r[2] = HTC__CAST(uint32_t, HTC__CAST(uintptr_t, out));
+    r[3] = HTC__CAST(uint32_t, HTC__CAST(uintptr_t, scale));
     r[4] = 0;
-    r[5] = r[3] + 4u * HTC__CAST(uint32_t, k);
+    r[5] = HTC__CAST(uint32_t, HTC__CAST(uintptr_t, bias));
     r[6] = HTC__CAST(uint32_t, c);                      /* input: bytes per pixel, per row */
     r[7] = HTC__CAST(uint32_t, iw * c);
     r[8] = 0;
@@ -399,6 +406,46 @@ static HTC__UNUSED void htc__neu_job(int32_t mode, uint32_t in_off, int32_t ih, 
     HTC__NEU_REG(0x00) = 0;
     while (HTC__NEU_REG(0x0C) != 0u) {
     }
+}
+
+/* One job, as htc__neu_job of the device model: its operands at offsets
+   into the engine's L1 tiles (scale [k] then bias [k] at sb_off) and the
+   weight memory */
+static HTC__UNUSED void htc__neu_job(int32_t mode, uint32_t in_off, int32_t ih, int32_t iw, int32_t c, int32_t y0,
+                                     int32_t x0, uint32_t out_off, int32_t k, int32_t oy, int32_t ox, uint32_t w_off,
+                                     uint32_t sb_off, int32_t shift, int32_t pad, int32_t flags)
+{
+    const uint64_t wlen = mode == HTC__NEU_DW ? htc__neu_wbytes(mode, k) : HTC__CAST(uint64_t, k) * htc__neu_wbytes(mode, c);
+    const int32_t *sb = HTC__CAST(const int32_t *, HTC__CAST(void *, htc__neu_mem(0, sb_off, 8u * HTC__CAST(uint64_t, k))));
+    htc__neu_job_at(mode, htc__neu_mem(0, in_off, HTC__CAST(uint64_t, ih) * iw * c), ih, iw, c, y0, x0,
+                    htc__neu_mem(0, out_off, HTC__CAST(uint64_t, oy) * ox * k), k, oy, ox, htc__neu_mem(1, w_off, wlen), sb,
+                    sb + k, shift, pad, flags);
+}
+
+/* A linear layer (one pixel, c -> k) straight on its operands, without
+   copies, when the engine reaches every one: input, output, scale and
+   bias in the cluster's L1 (HTC_NEU_IN_L1, the binding's test; the arena
+   and the constants there), the weights in the weight memory, the input
+   signed and not overlapping the output. Returns 0 when it cannot (the
+   caller then copies through the engine's tiles). */
+static HTC__UNUSED int htc__neu_fc_direct(const int8_t *in, int8_t *out, int32_t c, int32_t k, const void *w,
+                                          const int32_t *scale, const int32_t *bias, int32_t shift)
+{
+#ifdef HTC_NEU_IN_L1
+    const uintptr_t pw = HTC__CAST(uintptr_t, w), base = HTC__CAST(uintptr_t, HTC_NEU_WMEM);
+    const uintptr_t pi = HTC__CAST(uintptr_t, in), po = HTC__CAST(uintptr_t, out);
+    const uint32_t wlen = HTC__CAST(uint32_t, k) * htc__neu_wbytes(HTC__NEU_1X1, c);
+    if (!HTC_NEU_IN_L1(in, c) || !HTC_NEU_IN_L1(out, k) || !HTC_NEU_IN_L1(scale, 4 * k) || !HTC_NEU_IN_L1(bias, 4 * k))
+        return 0;
+    if (pw < base || pw - base + wlen > HTC__CAST(uintptr_t, HTC_DEV_W_SIZE)) return 0;
+    if (pi < po + HTC__CAST(uintptr_t, k) && po < pi + HTC__CAST(uintptr_t, c)) return 0;
+    htc__neu_job_at(HTC__NEU_1X1, HTC__CAST(const uint8_t *, in), 1, 1, c, 0, 0, HTC__CAST(uint8_t *, out), k, 1, 1,
+                    HTC__CAST(const uint8_t *, w), scale, bias, shift, 0, 0);
+    return 1;
+#else
+    (void)in, (void)out, (void)c, (void)k, (void)w, (void)scale, (void)bias, (void)shift;
+    return 0;
+#endif
 }
 
 /* the device model's accounting hooks: the cycles are the chip's own */

@@ -186,7 +186,9 @@ local function neu_constants(op, d)
   local K, C = d.K, d.C
   local s = op.ql_shift
   local off = -op.out_zp
-  local zp = op.in_zp == -128 and 0 or op.in_zp    -- -128: the unsigned mode reads x + 128
+  -- -128 on a 3x3 / depthwise layer: the unsigned mode reads x + 128 (its
+  -- padding right); 1x1 layers (no padding) take every zero point here
+  local zp = (op.in_zp == -128 and mode ~= "1x1") and 0 or op.in_zp
   local bytes, scale, bias = {}, {}, {}
   local function u(k, c, y, x) return d.w(k, c, y, x) + 128 end
   if mode == "1x1" then

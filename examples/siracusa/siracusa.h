@@ -135,6 +135,8 @@ void sir_fault(const char *what) __attribute__((noreturn));
 #define HTC_DEVICE_FAULT(what) sir_fault(what)
 #define HTC_NEU_L1 sir_neu_l1
 #define HTC_NEU_L1_SIZE SIR_NEU_L1_SIZE
+/* n bytes at p in the cluster's L1 (the engine reaches them without a copy) */
+#define HTC_NEU_IN_L1(p, n) ((uint32_t)(uintptr_t)(p) - SIR_L1_BASE + (uint32_t)(n) <= SIR_L1_SIZE)
 #define HTC_NEU_WMEM ((uint8_t *)0x10800000u)
 #define HTC_NEU_COPY(dst, src, row, rows, dst_stride, src_stride) \
     sir_copy_2d((dst), (src), (row), (rows), (dst_stride), (src_stride))
