@@ -290,6 +290,7 @@ void dispatch(Graph *g, Target *t)
     int **cands = arena_alloc(sizeof(int *) * (size_t)(g->nops + 1));
     const char **why_nots = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
     int eligible = 0;
+    const int wants_dma = target_dispatch_wants_dma(t);
     for (int i = 0; i < g->nops; i++) g->ops[i].eligible_index = g->ops[i].eligible_count = -1;
     for (int i = 0; i < g->nops; i++) {
         Op *op = &g->ops[i];
@@ -317,17 +318,20 @@ void dispatch(Graph *g, Target *t)
         int n = ncand[i];
         op->eligible_count = eligible;
         double *est = NULL;
+        int64_t *dma = NULL;
         if (n > 1 && t->has_dispatch) {         /* each candidate's estimate, for the target's rule */
             Op saved = *op;
             est = arena_alloc(sizeof(double) * (size_t)n);
+            if (wants_dma) dma = arena_alloc(sizeof(int64_t) * (size_t)n);
             for (int k = 0; k < n; k++) {
                 op->engine = cands[i][k];
                 bind(g, t, op);
                 est[k] = op->est_cycles;
+                if (dma) dma[k] = tile_trial_dma(g, t, op);    /* its tiling's DMA bytes */
                 *op = saved;
             }
         }
-        op->engine = target_dispatch(t, g, op, cands[i], n, est, &op->reason);
+        op->engine = target_dispatch(t, g, op, cands[i], n, est, dma, &op->reason);
         if (n == 1 && op->engine == 0 && why_nots[i])
             op->reason = arena_printf("fallback: %s", why_nots[i]);
         else if (n == 1 && op->engine == 0)

@@ -606,8 +606,10 @@ void target_describe(FILE *f, const Target *t);
 int target_accepts(Target *t, int engine, const Graph *g, const Op *op, const char **why);
 /* The target's dispatch function picks among candidates (engine indices);
    returns the chosen index and a reason. Without one: the first. */
+/* the target's dispatch reads a fourth argument (dma): worth a trial tiling */
+int target_dispatch_wants_dma(Target *t);
 int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const double *est,
-                    const char **reason);
+                    const int64_t *dma, const char **reason);
 void target_close(Target *t);
 /* The engine's cost of op: cycles per MAC and per output element. */
 void target_cost(Target *t, int engine, const Graph *g, const Op *op, double *per_mac, double *per_elem);
@@ -686,6 +688,9 @@ TileSpec *target_tile_spec(Target *t, int engine, const Graph *g, const Op *op, 
    ti->consts; `w` replaces ti->wlayout, `b` ti->bias. */
 void target_constants(Target *t, int engine, const Graph *g, const Op *op, TileInfo *ti);
 void tile(Graph *g, Target *t);                 /* tile.c */
+/* dispatch: op's DMA bytes on its engine as tile() would count them (the
+   accelerator's tiling, the cluster's L1 bands, else 0); -1: none fits */
+int64_t tile_trial_dma(Graph *g, Target *t, Op *op);
 double expr_eval(const Expr *e, const double *vars);
 const EngineOp *engine_op(const Engine *e, OpKind k);
 

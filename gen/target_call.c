@@ -311,8 +311,18 @@ int target_call_cycles(Target *t, const Graph *g, const Op *op, const CallShare 
     return 1;
 }
 
+int target_dispatch_wants_dma(Target *t)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    if (!t->has_dispatch) return 0;
+    lua_Debug ar;
+    lua_rawgeti(lt->L, LUA_REGISTRYINDEX, lt->dispatch_ref);
+    lua_getinfo(lt->L, ">u", &ar);
+    return ar.nparams >= 4 || ar.isvararg;
+}
+
 int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, int ncand, const double *est,
-                    const char **reason)
+                    const int64_t *dma, const char **reason)
 {
     LoadedTarget *lt = (LoadedTarget *)t;
     if (!t->has_dispatch || ncand == 1) {
@@ -333,7 +343,13 @@ int target_dispatch(Target *t, const Graph *g, const Op *op, const int *cand, in
         lua_pushnumber(L, est ? est[i] : 0);
         lua_setfield(L, -2, t->engines[cand[i]].name);
     }
-    if (sandbox_pcall(L, 3, 2) != LUA_OK)
+    lua_createtable(L, 0, ncand);               /* dma[name] = DMA bytes on that engine (nil: nothing fits) */
+    for (int i = 0; dma && i < ncand; i++) {
+        if (dma[i] < 0) continue;
+        lua_pushinteger(L, dma[i]);
+        lua_setfield(L, -2, t->engines[cand[i]].name);
+    }
+    if (sandbox_pcall(L, 4, 2) != LUA_OK)
         die("%s (in dispatch, for operator %d %s)", sandbox_error(L), op->src_index, op->src_name);
     const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
     int chosen = -1;

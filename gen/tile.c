@@ -949,6 +949,8 @@ static void weight_layout(const Graph *g, const Op *op, TileInfo *ti)
 
 static long model_left = TILE_MODEL_ITERS;     /* simplex iterations left for this model */
 static int budget_warned;
+static int trial_;         /* dispatch's trial tiling (tile_trial_dma): no warnings */
+#define twarn(...) do { if (!trial_) warn(__VA_ARGS__); } while (0)
 
 /* The best tiling of obj: exact enumeration of small boxes, else the MILP
    within its iteration limit and the model's budget, else the coarse grid.
@@ -969,7 +971,7 @@ static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimiz
         Grid gr = all ? full_grid(ti, ts) : coarse_grid(ti);
         *method = all ? "enumeration" : "coarse enumeration";
         if (!all)
-            warn("%s: t.dma_bytes / t.tiles and %.0f tilings (more than %.0f): tiled by a coarse enumeration, not "
+            twarn("%s: t.dma_bytes / t.tiles and %.0f tilings (more than %.0f): tiled by a coarse enumeration, not "
                  "proven optimal", where_, box_points(ti, ts), TILE_ENUM_FALLBACK);
         int r = tile_enumerate(ti, ts, &gr, obj, minimize, caps, size, val);
         return all ? r : r ? 1 : -1;
@@ -981,31 +983,31 @@ static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimiz
     if (!brute_on) model_left -= used;
     *method = "milp";
     if (r == 1 && !proven)
-        warn("%s: the MILP stopped at its limit of %ld simplex iterations; the tiling is the best found, not "
+        twarn("%s: the MILP stopped at its limit of %ld simplex iterations; the tiling is the best found, not "
              "proven optimal", where_, limit);
     if (r >= 0) return r;
     if (r == -2 && box_points(ti, ts) <= TILE_ENUM_FALLBACK) {
         /* a numerical failure (large products of tile counts): the exact enumeration */
-        warn("%s: lp_solve failed numerically; enumerating every tiling instead", where_);
+        twarn("%s: lp_solve failed numerically; enumerating every tiling instead", where_);
         Grid gr = full_grid(ti, ts);
         *method = "enumeration";
         return tile_enumerate(ti, ts, &gr, obj, minimize, caps, size, val);
     }
     /* stopped before it found a tiling, too big, or the model's budget is used up */
     if (r == -2)
-        warn("%s: lp_solve failed numerically and the layer has too many tilings to enumerate: tiled by a coarse "
+        twarn("%s: lp_solve failed numerically and the layer has too many tilings to enumerate: tiled by a coarse "
              "enumeration, not proven optimal", where_);
     else if (*nrows > TILE_MILP_ROWS)
-        warn("%s: the MILP has %d rows (more than %d): tiled by a coarse enumeration, not proven optimal", where_,
+        twarn("%s: the MILP has %d rows (more than %d): tiled by a coarse enumeration, not proven optimal", where_,
              *nrows, TILE_MILP_ROWS);
     else if (limit < TILE_MILP_ITERS && !brute_on) {
         if (!budget_warned)
-            warn("%s: the model's MILP budget (%ld simplex iterations) is used up: this and the remaining MILP "
+            twarn("%s: the model's MILP budget (%ld simplex iterations) is used up: this and the remaining MILP "
                  "layers are tiled by a coarse enumeration (powers of two and fractions of each dimension), not "
                  "proven optimal", where_, TILE_MODEL_ITERS);
         budget_warned = 1;
     } else
-        warn("%s: the MILP found no tiling within its limit of %ld simplex iterations: tiled by a coarse "
+        twarn("%s: the MILP found no tiling within its limit of %ld simplex iterations: tiled by a coarse "
              "enumeration, not proven optimal", where_, limit);
     Grid gr = coarse_grid(ti);
     *method = "coarse enumeration";
@@ -1272,6 +1274,94 @@ static void place(const Engine *e, TileInfo *ti)
     if (e->weight_memory >= 0 && e->weight_memory == e->act_memory) ti->w_base = (ti->l1_bytes + 3) & ~(int64_t)3;
 }
 
+/* An accelerator layer htc can tile (die_rq: its arithmetic must be
+   offloadable, else an error; 0 without a geometry) */
+static int tileable(const Graph *g, const Op *op, const Engine *e, TileInfo *ti, int die_rq)
+{
+    if (!(op->rq == RQ_FLOAT ||
+          ((op->rq == RQ_TFLITE || op->rq == RQ_QUANTLIB) && (op->kind == OP_CONV2D || op->kind == OP_FC)))) {
+        if (!die_rq) return 0;
+        die("%s: operator %d (%s): engine %s: htc cannot offload %s with %s arithmetic", g->path, op->src_index,
+            op->src_name, e->name, op_name(op->kind), requant_name(op->rq));
+    }
+    return geometry(g, op, ti);
+}
+
+/* The tiling of op on its engine (ti from tileable): the target's tile
+   spec (*tsp), the capacity rows, the best sizes into ti->size and the
+   objective; choose()'s result. C is split only where the memories force
+   it (no tiling with C whole) or the objective is strictly better with it. */
+static int tile_pick(Graph *g, Target *t, Op *op, TileInfo *ti, TileSpec **tsp, Caps *caps, double *val, int brute_on)
+{
+    const Engine *e = &t->engines[op->engine];
+    const EngineOp *eo = engine_op(e, op->kind);
+    ti->double_buffer = eo->double_buffer;
+    ti->c_free = c_tiled(ti);
+    /* an engine with partial sums: C may be tiled too (conv, fc) */
+    const int partial = eo->partial_sums && (!strcmp(ti->geom, "conv") || !strcmp(ti->geom, "fc")) &&
+                        ti->full[TD_C] > 1;
+    where_ = arena_printf("%s: %s.ops.%s.tile (operator %d %s)", t->path, e->name, op_name(op->kind),
+                          op->src_index, op->src_name);
+    TileSpec *ts = *tsp = target_tile_spec(t, op->engine, g, op, ti);
+    build_caps(t, e, ts, caps);
+    int r = choose(ti, ts, ts->maximize, ts->minimize, caps, ti->size, val, brute_on, &ti->method,
+                   &ti->nvars, &ti->nrows);
+    if (partial) {
+        int sz[TD_COUNT], nv, nr;
+        double v2;
+        const char *m2;
+        ti->c_free = 1;
+        int r2 = choose(ti, ts, ts->maximize, ts->minimize, caps, sz, &v2, brute_on, &m2, &nv, &nr);
+        double eps = 1e-9 * fmax(1, fabs(*val));
+        if (r2 == 1 && (r != 1 || (ts->minimize ? v2 < *val - eps : v2 > *val + eps))) {
+            memcpy(ti->size, sz, sizeof sz);
+            *val = v2;
+            ti->method = m2;
+            ti->nvars = nv;
+            ti->nrows = nr;
+            r = 1;
+        } else if (r != 1)
+            r = r2;
+    }
+    ti->c_split = partial && r == 1 && ti->size[TD_C] < ti->full[TD_C];
+    return r;
+}
+
+/* dispatch: the DMA bytes of op on its engine as tile() would count them
+   (an accelerator: its tiling, chosen quietly, the MILP budget untouched;
+   the cluster: its L1 bands; else 0), -1 when no tiling fits. */
+int64_t tile_trial_dma(Graph *g, Target *t, Op *op)
+{
+    const Engine *e = &t->engines[op->engine];
+    if (e->is_cpu) {
+        if (op->engine != 0 || e->l1_memory < 0 || op->batches != 1 || op->out_h < 1 ||
+            !(cpu_kernel_splits(op->kernel_fn, op->variant) & SPLIT_BAND))
+            return 0;
+        ClusterTile ct;
+        return band_search(t, g, op, e, &t->memories[e->l1_memory], &ct) ? ct.dma_bytes : 0;
+    }
+    const EngineOp *eo = engine_op(e, op->kind);
+    TileInfo ti;
+    memset(&ti, 0, sizeof ti);
+    if (!eo || !eo->has_tile || !tileable(g, op, e, &ti, 0)) return -1;
+    const long left = model_left;
+    const int warned = budget_warned;
+    TileSpec *ts;
+    Caps caps;
+    double val;
+    trial_ = 1;
+    int r = tile_pick(g, t, op, &ti, &ts, &caps, &val, 0);
+    trial_ = 0;
+    model_left = left;
+    budget_warned = warned;
+    if (r != 1) return -1;
+    Deriv dv;
+    double x[TD_VARS] = {ti.size[TD_K], ti.size[TD_C], ti.size[TD_OY], ti.size[TD_OX]};
+    deriv_init(&dv, &ti, ts);
+    deriv_at(&dv, x);
+    return (int64_t)x[TD_DMA];
+}
+
 void tile(Graph *g, Target *t)
 {
     tile_cluster(g, t);
@@ -1282,51 +1372,19 @@ void tile(Graph *g, Target *t)
         const EngineOp *eo = engine_op(e, op->kind);
         if (e->is_cpu || !eo || !eo->has_tile) continue;
         TileInfo *ti = arena_alloc(sizeof *ti);
-        if (!(op->rq == RQ_FLOAT ||
-              ((op->rq == RQ_TFLITE || op->rq == RQ_QUANTLIB) && (op->kind == OP_CONV2D || op->kind == OP_FC))))
-            die("%s: operator %d (%s): engine %s: htc cannot offload %s with %s arithmetic", g->path,
-                op->src_index, op->src_name, e->name, op_name(op->kind), requant_name(op->rq));
-        if (!geometry(g, op, ti))
+        if (!tileable(g, op, e, ti, 1))
             die("%s: operator %d (%s): engine %s has no tiling geometry for %s", g->path, op->src_index,
                 op->src_name, e->name, op_name(op->kind));
-        ti->double_buffer = eo->double_buffer;
-        ti->c_free = c_tiled(ti);
-        /* an engine with partial sums: C may be tiled too (conv, fc) */
-        const int partial = eo->partial_sums && (!strcmp(ti->geom, "conv") || !strcmp(ti->geom, "fc")) &&
-                            ti->full[TD_C] > 1;
-        where_ = arena_printf("%s: %s.ops.%s.tile (operator %d %s)", t->path, e->name, op_name(op->kind),
-                              op->src_index, op->src_name);
-        TileSpec *ts = target_tile_spec(t, op->engine, g, op, ti);
         const Memory *act = &t->memories[e->act_memory];
         const Memory *wm = e->weight_memory >= 0 ? &t->memories[e->weight_memory] : NULL;
         const Memory *om = e->out_memory >= 0 ? &t->memories[e->out_memory] : NULL;
+        TileSpec *ts;
         Caps caps;
-        build_caps(t, e, ts, &caps);
-        struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
         double val;
         int brute_on = brute_env && *brute_env == '1';
-        int r = choose(ti, ts, ts->maximize, ts->minimize, &caps, ti->size, &val, brute_on, &ti->method,
-                       &ti->nvars, &ti->nrows);
-        if (partial) {
-            /* C is split only where the memories force it (no tiling with
-               C whole) or the objective is strictly better with it */
-            int sz[TD_COUNT], nv, nr;
-            double v2;
-            const char *m2;
-            ti->c_free = 1;
-            int r2 = choose(ti, ts, ts->maximize, ts->minimize, &caps, sz, &v2, brute_on, &m2, &nv, &nr);
-            double eps = 1e-9 * fmax(1, fabs(val));
-            if (r2 == 1 && (r != 1 || (ts->minimize ? v2 < val - eps : v2 > val + eps))) {
-                memcpy(ti->size, sz, sizeof sz);
-                val = v2;
-                ti->method = m2;
-                ti->nvars = nv;
-                ti->nrows = nr;
-                r = 1;
-            } else if (r != 1)
-                r = r2;
-        }
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        int r = tile_pick(g, t, op, ti, &ts, &caps, &val, brute_on);
         if (r < 0)
             die("%s: operator %d (%s): no tiling found on %s within the tiling limits (an MILP of %ld simplex "
                 "iterations, then a coarse enumeration)", g->path, op->src_index, op->src_name, e->name,
@@ -1335,7 +1393,6 @@ void tile(Graph *g, Target *t)
         clock_gettime(CLOCK_MONOTONIC, &b);
         ti->solve_ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
         ti->objective = val;
-        ti->c_split = partial && ti->size[TD_C] < ti->full[TD_C];
         /* one buffer each, for the emitter's L1 offsets */
         {
             int kt = ti->size[TD_K], ct = ti->size[TD_C], yt = ti->size[TD_OY], xt = ti->size[TD_OX];

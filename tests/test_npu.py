@@ -226,3 +226,39 @@ def test_tile_dma_bytes_objective(tmp_path):
     assert any(most[i]["tiles"] > dma[i]["tiles"] for i in convs)
     # layer 0: 8 kB SRAM, 3x3 conv 3 -> 8 channels at 48x48
     assert (dma[0]["dma_bytes"], dma[0]["tiles"]) == (47265, 6), dma[0]
+
+
+def test_dispatch_gets_dma(tmp_path):
+    """dispatch(op, candidates, estimates, dma): dma[name] is the layer's DMA
+    bytes on that engine, from the tiling htc would choose there (the same
+    figure the report then prints for the chosen engine; the CPU without
+    an L1: 0). A rule that offloads only layers moving under 20 kB: each
+    offloaded layer's report dma_bytes is the figure the rule saw."""
+    src = open(NPU).read()
+    rule = ('  dispatch = function(op, cand, est, dma)\n'
+            '    local host = cand[#cand]\n'
+            '    for _, e in ipairs(cand) do\n'
+            '      if e ~= host and dma[e] and dma[e] < 20000 then\n'
+            '        return e, string.format("%s dma %d, %s dma %d", e, dma[e], host, dma[host])\n'
+            '      end\n'
+            '    end\n'
+            '    return host, string.format("%s dma %s", cand[1], tostring(dma[cand[1]]))\n'
+            '  end,\n}\n')
+    tgt = tmp_path / "npu_dma_rule.lua"
+    tgt.write_text(src.rstrip()[:-1] + rule)
+    args = ["-D", "sram_kib=8", "-D", "wsram_kib=4"]
+    p = subprocess.run([oracle.HTC, "report", model_path("vww_96_int8"), "-t", str(tgt), "--json"] + args,
+                       capture_output=True, text=True, cwd=oracle.REPO)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(p.stdout)
+    off = kept = 0
+    for l in rep["layers"]:
+        m = re.fullmatch(r"(\w+) dma (\d+), mcu dma 0", l["reason"])
+        if m:
+            assert l["engine"] == m.group(1) and l["tile"]["dma_bytes"] == int(m.group(2)) < 20000, l
+            off += 1
+        m = re.fullmatch(r"npu dma (\d+)", l["reason"])
+        if m:
+            assert l["engine"] == "mcu" and int(m.group(1)) >= 20000, l
+            kept += 1
+    assert off >= 3 and kept >= 10, [l["reason"] for l in rep["layers"]]
