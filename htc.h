@@ -1349,7 +1349,9 @@ typedef struct {
     const int32_t *mult;
     const int8_t *shift;
     const int8_t *weights;          /* [out_features][in_features] */
-    const int32_t *bias;            /* [out_features] or NULL */
+    const int32_t *bias;            /* [out_features] or NULL; the generator folds the input offset
+                                       into it when it can (gen/lower.c fold_bias: bias - in_zp * the
+                                       row's weight sum, written with in_zp 0) */
 } htc__fc_params;
 
 typedef struct {

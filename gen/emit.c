@@ -328,7 +328,7 @@ static int reads_data(const Op *op, int j)
     switch (pblock(op)) {
     case PB_QL: return 1;
     case PB_CONV: return j <= 2 && !(j == 1 && op->kernel_weights >= 0);
-    case PB_FC: return j <= 2;
+    case PB_FC: return j <= 1 || (j == 2 && !op->fbias);    /* a folded bias replaces it (emit_fbias) */
     case PB_BINARY: case PB_QBINARY: case PB_FBINARY: return j <= 1;
     case PB_QCONV: case PB_QFC: case PB_FCONV: return j <= 3;
     case PB_GENERIC: return 1;
@@ -602,6 +602,16 @@ static void emit_generic(const Op *op, int li, const char *pn)
    C++ alike). Pointers name the constant arrays written above. */
 static void emit_offload_params(const Graph *g, const Op *op, int li);
 
+/* A block's bias with the input offset folded in (Op.fbias, gen/lower.c
+   fold_bias): its array written, its name returned. */
+static const char *emit_fbias(const Op *op, int li, int n)
+{
+    fprintf(F, "static const int32_t %s__layer%d_bias_fold[%d] = {", N, li, n);
+    for (int c = 0; c < n; c++) fprintf(F, "%s%d", c ? (c % 16 ? ", " : ",\n    ") : "", op->fbias[c]);
+    fprintf(F, "};\n");
+    return arena_printf("%s__layer%d_bias_fold", N, li);
+}
+
 static void emit_params(const Graph *g, const Op *op, int li)
 {
     const char *pn = arena_printf("%s__layer%d_params", N, li);
@@ -631,8 +641,11 @@ static void emit_params(const Graph *g, const Op *op, int li)
     case PB_FC: {
         const htc__fc_params *p = op->params;
         const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
+        /* the input offset folded into the bias (the kernel then sees in_zp 0): an FC reads
+           every input, so every path may take it */
+        if (op->fbias) bias = emit_fbias(op, li, p->out_features);
         fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s};\n",
-                pn, p->batches, p->in_features, p->out_features, p->in_zp, p->w_zp, p->out_zp, p->act_min,
+                pn, p->batches, p->in_features, p->out_features, op->fbias ? 0 : p->in_zp, p->w_zp, p->out_zp, p->act_min,
                 p->act_max, p->per_channel, N, li, N, li, tensor_name(g, op->in[1]), bias);
         break;
     }

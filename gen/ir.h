@@ -296,6 +296,8 @@ typedef struct {
     int8_t *shift;              /* [nch] */
     const float *fscale;        /* RQ_FLOAT: [nch] float scales (onnxruntime's) */
     int32_t *rq_add;            /* RQ_QUANTLIB: [nch] the additive term (mult: the multiplier, shift: the shift) */
+    int32_t *fbias;             /* [out_c] bias - in_zp * (sum of the channel's weights) (lower.c
+                                   fold_bias; htc__fc_params: written as the bias with in_zp 0), or NULL */
     int32_t act_min, act_max;   /* output clamp, stored domain */
     void *params;               /* kernel parameter block (htc.h struct) */
     size_t params_size;

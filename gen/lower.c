@@ -162,6 +162,38 @@ static int dw_canonical(Graph *g, int wi)
     return t;
 }
 
+/* The input offset folded into the bias once, at compile time: fbias[c] =
+   bias[c] - in_zp * sum of channel c's K weights (rows of K bytes in the
+   weight tensor wi), the accumulator of sum x * w started there instead of
+   sum (x - in_zp) * w from the bias (equal in integers). Only when the
+   weights have no zero point and every partial sum of fbias[c] and up to
+   K products x * w (|x * w| <= 2^14) fits int32, so no path can overflow;
+   else (and when in_zp is 0: fbias would be the bias) op->fbias stays
+   NULL. Set for FCs; their blocks are written with it as the bias and
+   in_zp 0 (gen/emit.c emit_fbias), so every CPU path takes it. */
+static void fold_bias(Graph *g, Op *op, int wi, int bi, int32_t in_zp, int32_t w_zp, int nch)
+{
+    const Tensor *w = &g->tensors[wi], *b = bi >= 0 ? &g->tensors[bi] : NULL;
+    op->fbias = NULL;
+    if (!in_zp || w_zp || !w->data || w->type != DT_INT8 || nch <= 0 || (b && (!b->data || b->type != DT_INT32))) return;
+    int64_t n = tensor_numel(w), K = n / nch;
+    if (K <= 0 || K * nch != n || K > (1 << 16)) return;
+    int32_t *fb = arena_alloc(sizeof(int32_t) * (size_t)nch);
+    for (int c = 0; c < nch; c++) {
+        int64_t s = 0, v = 0;
+        for (int64_t k = 0; k < K; k++) s += (int8_t)w->data[c * K + k];
+        if (b) {
+            int32_t bv;
+            memcpy(&bv, b->data + 4 * (size_t)c, 4);
+            v = bv;
+        }
+        v -= (int64_t)in_zp * s;
+        if ((v < 0 ? -v : v) + K * 16384 >= ((int64_t)1 << 31)) return;
+        fb[c] = (int32_t)v;
+    }
+    op->fbias = fb;
+}
+
 static void lower_conv(Graph *g, Op *op)
 {
     int dw = op->depthwise;
@@ -262,6 +294,7 @@ static void lower_fc(Graph *g, Op *op)
     op->in_zp = p->in_zp;
     op->out_zp = p->out_zp;
     op->has_w_zp = p->w_zp != 0;
+    fold_bias(g, op, op->in[1], op->nin > 2 ? op->in[2] : -1, p->in_zp, p->w_zp, n_out);
 }
 
 /* Right-align a shape to 4 dims. */

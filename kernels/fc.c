@@ -286,10 +286,10 @@ static HTC__NOINLINE void htc__fc_dspx(const htc__fc_params *p, const int8_t *in
     }
 }
 
-/* row . (x - in_zp) */
-static HTC__UNUSED int32_t htc__fc_dsp1(const int8_t *x, const int8_t *w, int32_t n, int32_t off)
+/* row . (x - in_zp), o2 = -in_zp in both halves (htc__dup16) */
+static HTC__UNUSED int32_t htc__fc_dsp1(const int8_t *x, const int8_t *w, int32_t n, int32_t o2)
 {
-    const int32_t o2 = htc__dup16(off);
+    const int32_t off = HTC__CAST(int32_t, HTC__CAST(uint32_t, o2) << 16) >> 16;
     const int8_t *end = x + (n & ~3);
     int32_t a = 0, i;
     for (; x != end; x += 4, w += 4) {
@@ -305,9 +305,9 @@ static HTC__UNUSED int32_t htc__fc_dsp1(const int8_t *x, const int8_t *w, int32_
    group of four; every row of layers htc__dsprq cannot requantize) */
 static HTC__NOINLINE HTC__COLD void htc__fc_dsp_rows(const htc__fc_params *p, const int8_t *in, int32_t o, int8_t *out)
 {
-    const int32_t n = p->in_features, mstep = p->per_channel ? 1 : 0;
+    const int32_t n = p->in_features, mstep = p->per_channel ? 1 : 0, o2 = htc__dup16(-p->in_zp);
     for (; o < p->out_features; o++) {
-        const int32_t a = (p->bias ? p->bias[o] : 0) + htc__fc_dsp1(in, p->weights + (size_t)o * n, n, -p->in_zp);
+        const int32_t a = (p->bias ? p->bias[o] : 0) + htc__fc_dsp1(in, p->weights + (size_t)o * n, n, o2);
         out[o] = HTC__CAST(int8_t, htc__requant(a, p->mult[o * mstep], p->shift[o * mstep], p->out_zp, p->act_min, p->act_max));
     }
 }
@@ -366,28 +366,35 @@ static HTC__INLINE void htc__fc_rows4(const htc__fc_params *p, int32_t o, const 
 
 #if !defined(HTC__SSE2) && !defined(HTC__DSP) && !defined(HTC__XP)
 /* Portable path (weights without zero point): four output rows per pass, each
-   input byte (with the offset added once) feeding four multiply-adds, four
+   input byte (with the offset added once, unless the generator folded it
+   into the bias: in_zp 0) feeding four multiply-adds, four
    inputs per iteration at fixed offsets; requantization as the portable
    convolution's (htc__prq when htc__prq_ok, else htc__requant). */
-static HTC__NOINLINE HTC__NOSCHED void htc__fc_port4(const int8_t *x, const int8_t *const *r, int32_t n, int32_t off,
-                                                     int32_t *acc)
-{
-    const int8_t *w = r[0], *w1 = r[1], *w2 = r[2], *w3 = r[3], *end = x + (n & ~3);
-    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], u;
-#define HTC__F14(I)                                                         \
-    u = x[I] + off;                                                         \
-    a0 += u * w[I]; a1 += u * w1[I]; a2 += u * w2[I]; a3 += u * w3[I];
-    while (x != end) {
-        HTC__F14(0) HTC__F14(1) HTC__F14(2) HTC__F14(3)
-        x += 4; w += 4; w1 += 4; w2 += 4; w3 += 4;
-    }
-    for (n &= 3; n > 0; n--) {
-        HTC__F14(0)
-        x++; w++; w1++; w2++; w3++;
-    }
-#undef HTC__F14
-    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+#define HTC__FC_PORT4(NAME, OFF_ARG, OFF)                                   \
+static HTC__NOINLINE HTC__NOSCHED void NAME(const int8_t *x, const int8_t *const *r, int32_t n OFF_ARG, \
+                                            int32_t *acc)                   \
+{                                                                           \
+    const int8_t *w = r[0], *w1 = r[1], *w2 = r[2], *w3 = r[3], *end = x + (n & ~3); \
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], u;          \
+    while (x != end) {                                                      \
+        HTC__F14(0, OFF) HTC__F14(1, OFF) HTC__F14(2, OFF) HTC__F14(3, OFF) \
+        x += 4; w += 4; w1 += 4; w2 += 4; w3 += 4;                          \
+    }                                                                       \
+    for (n &= 3; n > 0; n--) {                                              \
+        HTC__F14(0, OFF)                                                    \
+        x++; w++; w1++; w2++; w3++;                                         \
+    }                                                                       \
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;                     \
 }
+#define HTC__F14(I, OFF)                                                    \
+    u = x[I] OFF;                                                           \
+    a0 += u * w[I]; a1 += u * w1[I]; a2 += u * w2[I]; a3 += u * w3[I];
+#define HTC__FC_OFF_ARG , int32_t off
+HTC__FC_PORT4(htc__fc_port4, HTC__FC_OFF_ARG, + off)
+HTC__FC_PORT4(htc__fc_port4f, , )
+#undef HTC__FC_OFF_ARG
+#undef HTC__F14
+#undef HTC__FC_PORT4
 
 static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
@@ -400,7 +407,8 @@ static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in
             const int8_t *r[4];
             int32_t acc[4];
             htc__fc_rows4(p, o, r, acc);
-            htc__fc_port4(in, r, n, off, acc);
+            if (off) htc__fc_port4(in, r, n, off, acc);
+            else htc__fc_port4f(in, r, n, acc);    /* the offset folded into the bias at compile time */
             htc__fc_rq4(p, acc, o, nb, fast, out);
         }
     }
@@ -594,9 +602,10 @@ static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__fc_gen(const htc__fc_params
 #ifdef HTC__MVE
 /* Helium path (weights without zero point): four output rows at a time; per
    16 inputs one input load, four weight loads and four VMLADAVA (the last
-   step predicated when in_features % 16 != 0). The input offset is
+   step predicated when in_features % 16 != 0). The generator folds the
+   input offset into the bias (in_zp 0: nothing more to do); otherwise it is
    off * (sum of the row's weights), summed by VADDVA in a first pass over
-   the group's rows (htc__mve_sum8x4); when in_zp is -128 (after a ReLU)
+   the group's rows (htc__mve_sum8x4), or, when in_zp is -128 (after a ReLU)
    the products are taken unsigned instead, x + 128 times w + 128 (both the
    bytes with the top bit flipped), less 128 * sum (x + 128) once per input
    row, and the weights need no sums. The four accumulators are requantized as one vector
@@ -607,10 +616,13 @@ static HTC__NOINLINE void htc__fc_mve(const htc__fc_params *p, const int8_t *in,
     const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp, nf = n & ~15;
     const mve_pred16_t pt = vctp8q(HTC__CAST(uint32_t, n & 15));
     const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    /* in_zp 0 (the generator folded the offset into the bias): plain products */
+    const int32_t *bias = p->bias;
+    const int folded = off == 0, uns = off == 128;
     int32_t b, o;
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
         uint32_t sx = 0;        /* sum of x + 128 (when in_zp is -128) */
-        if (off == 128) {
+        if (uns) {
             const uint8_t *xu = HTC__CAST(const uint8_t *, HTC__CAST(const void *, in));
             int32_t i;
             for (i = 0; i < n; i += 16) {
@@ -625,7 +637,7 @@ static HTC__NOINLINE void htc__fc_mve(const htc__fc_params *p, const int8_t *in,
             const int8_t *w3 = w0 + (nr > 3 ? 3 * n : (w2 - w0)), *x = in;
             int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, i;
             int32x4_t v, m, sh, ws;
-            if (off == 128) {
+            if (uns) {
                 /* x - in_zp = x + 128 = x ^ 0x80 read unsigned (x'); with w' = w ^ 0x80 = w + 128,
                    sum x' w = sum x' w' - 128 sum x': unsigned VMLADAVA, no sums of the weights */
                 const uint8x16_t k = vdupq_n_u8(0x80);
@@ -653,7 +665,7 @@ static HTC__NOINLINE void htc__fc_mve(const htc__fc_params *p, const int8_t *in,
                 a2 = HTC__CAST(int32_t, c2);
                 a3 = HTC__CAST(int32_t, c3);
             } else {
-            ws = vmulq_n_s32(htc__mve_sum8x4(w0, w1, w2, w3, n), off);
+            ws = folded ? vdupq_n_s32(0) : vmulq_n_s32(htc__mve_sum8x4(w0, w1, w2, w3, n), off);
             for (i = 0; i < nf; i += 16, x += 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
                 const int8x16_t xv = vldrbq_s8(x);
                 a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0));
@@ -670,7 +682,7 @@ static HTC__NOINLINE void htc__fc_mve(const htc__fc_params *p, const int8_t *in,
             }
             }
             v = vaddq_s32(ws, vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3));
-            if (p->bias) v = vaddq_s32(v, vldrwq_z_s32(p->bias + o, vctp32q(HTC__CAST(uint32_t, nr))));
+            if (bias) v = vaddq_s32(v, vldrwq_z_s32(bias + o, vctp32q(HTC__CAST(uint32_t, nr))));
             if (p->per_channel) {
                 const mve_pred16_t pr = vctp32q(HTC__CAST(uint32_t, nr));
                 m = vldrwq_z_s32(p->mult + o, pr);

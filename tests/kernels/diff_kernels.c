@@ -47,7 +47,7 @@ static uint32_t fnv(const int8_t *p, int32_t n)
 static int typ;
 
 static int8_t in_buf[MAXBUF], in2_buf[MAXBUF] HTC__UNUSED, out_buf[MAXBUF + 64], w_buf[MAXBUF];
-static int32_t bias_buf[512], mult_buf[512];
+static int32_t bias_buf[512], mult_buf[512], fbias_buf[512];
 static int8_t shift_buf[512];
 
 /* random int8 data: full range, or mostly near a value (zero points) */
@@ -301,6 +301,17 @@ static void fc_case(int k)
     p.shift = shift_buf;
     p.weights = w_buf;
     p.bias = typ || urange(0, 5) ? bias_buf : NULL;
+    if (p.w_zp == 0 && urange(0, 1)) {
+        /* the generator's folded bias (gen/lower.c fold_bias): bias - in_zp * sum of the row */
+        int32_t o;
+        for (o = 0; o < p.out_features; o++) {
+            int32_t s = 0;
+            for (i = 0; i < p.in_features; i++) s += w_buf[o * p.in_features + i];
+            fbias_buf[o] = (p.bias ? p.bias[o] : 0) - p.in_zp * s;
+        }
+        p.bias = fbias_buf;
+        p.in_zp = 0;
+    }
     memset(out_buf, 0x5a, sizeof out_buf);
     htc__fc_s8(&p, in_buf, out_buf);
     printf("fc %d n%d %dx%d pc%d wzp%d %08lx %08lx\n", k, (int)p.batches, (int)p.in_features, (int)p.out_features,
