@@ -134,12 +134,12 @@ void energy_driver(FILE *f, const Graph *g, const Target *t, const Plan *p, int 
     if (!measured) {
         fprintf(f, "static void print_energy(void)\n{\n"
                    "    printf(\"energy: %%.6f uJ per inference = compute %%.6f + memory %%.6f + static %%.6f uJ "
-                   "(estimated cycles: no device model)\\n\", %.17g, %.17g, %.17g, %.17g);\n",
+                   "(estimated cycles: no device model)\\n\", %.17e, %.17e, %.17e, %.17e);\n",
                 E->sum_total * 1e-6, E->sum_compute * 1e-6, E->sum_memory * 1e-6, E->sum_static * 1e-6);
         fprintf(f, "    printf(\"  per layer (nJ): compute memory static total\\n\");\n");
         for (int i = 0; i < g->nops; i++)
             if (E->total[i] > 0)
-                fprintf(f, "    printf(\"  %%3d %%11.3f %%11.3f %%11.3f %%11.3f\\n\", %d, %.17g, %.17g, %.17g, %.17g);\n", i,
+                fprintf(f, "    printf(\"  %%3d %%11.3f %%11.3f %%11.3f %%11.3f\\n\", %d, %.17e, %.17e, %.17e, %.17e);\n", i,
                         E->compute[i] * 1e-3, E->memory[i] * 1e-3, E->stat[i] * 1e-3, E->total[i] * 1e-3);
         fprintf(f, "}\n");
         return;
