@@ -20,7 +20,7 @@
 /* TFLite enums (schema.fbs) this reader needs. */
 enum {
     TT_FLOAT32 = 0, TT_INT32 = 2, TT_UINT8 = 3, TT_INT64 = 4, TT_BOOL = 6,
-    TT_INT16 = 7, TT_INT8 = 9, TT_UINT64 = 12, TT_UINT32 = 15
+    TT_INT16 = 7, TT_INT8 = 9, TT_UINT64 = 12, TT_RESOURCE = 13, TT_UINT32 = 15
 };
 enum {
     BO_ADD = 0, BO_AVERAGE_POOL_2D = 1, BO_CONCATENATION = 2, BO_CONV_2D = 3,
@@ -40,6 +40,7 @@ enum {
     BO_DEPTH_TO_SPACE = 5, BO_SPACE_TO_DEPTH = 26, BO_ARG_MAX = 56, BO_ARG_MIN = 79, BO_REDUCE_MIN = 89,
     BO_MIRROR_PAD = 100, BO_REVERSE_V2 = 105, BO_BROADCAST_TO = 130,
     BO_UNIDIRECTIONAL_SEQUENCE_LSTM = 44, BO_SVDF = 27, BO_WHILE = 119, BO_IF = 118, BO_CALL_ONCE = 129,
+    BO_VAR_HANDLE = 142, BO_READ_VARIABLE = 143, BO_ASSIGN_VARIABLE = 144,
     /* TFLite Micro parity, int8 graphs */
     BO_EMBEDDING_LOOKUP = 7, BO_DIV = 42, BO_CAST = 53, BO_LESS = 58, BO_GREATER = 61, BO_GREATER_EQUAL = 62,
     BO_LESS_EQUAL = 63, BO_EQUAL = 71, BO_NOT_EQUAL = 72, BO_LOGICAL_OR = 84, BO_LOGICAL_AND = 86,
@@ -56,7 +57,8 @@ enum {
     OPT_GATHER = 23, OPT_SUB = 28, OPT_STRIDED_SLICE = 32, OPT_SPLIT = 35, OPT_TRANSPOSE_CONV = 49,
     OPT_PACK = 59, OPT_UNPACK = 64, OPT_RESIZE_NEAREST = 74, OPT_LEAKY_RELU = 75, OPT_SPLIT_V = 79,
     OPT_BATCH_MATMUL = 101, OPT_GELU = 116, OPT_SPACE_TO_DEPTH = 19, OPT_MIRROR_PAD = 77,
-    OPT_DEPTH_TO_SPACE = 94, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71, OPT_DIV = 29, OPT_CUMSUM = 102, OPT_SVDF = 6
+    OPT_DEPTH_TO_SPACE = 94, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71, OPT_DIV = 29, OPT_CUMSUM = 102, OPT_SVDF = 6,
+    OPT_CALL_ONCE = 103, OPT_VAR_HANDLE = 111
 };
 
 /* BuiltinOperator names, indexed by code (schema.fbs order, no gaps). */
@@ -429,6 +431,26 @@ static void read_data(Reader *r, const Vec *buffers, uint32_t bi, Tensor *T, int
 static uint8_t *dyn;
 static int *dyn_dim;
 
+/* Resource variables (TFLite Micro's VAR_HANDLE / READ_VARIABLE /
+   ASSIGN_VARIABLE, set up by CALL_ONCE; microWakeWord's streaming models
+   keep their ring buffers in them): each variable is one arena variable
+   tensor of the graph (Tensor.variable, reset to the value CALL_ONCE's
+   subgraph assigns it, which must be one byte repeated), READ_VARIABLE
+   and ASSIGN_VARIABLE copies from and into it (whole-tensor slices). */
+typedef struct {
+    const char *key;            /* container/shared_name */
+    int tensor;                 /* the init subgraph's constant (in init) */
+    int state;                  /* its state tensor in the graph, or -1 */
+} RVarInit;
+typedef struct {
+    uint8_t *handle;            /* per tensor of subgraph 0: a resource handle */
+    int *state;                 /* per tensor of subgraph 0: its variable's state tensor, or -1 */
+    RVarInit *init;
+    int ninit;
+    Graph *g1;                  /* the init subgraph's tensors */
+} RVars;
+static RVars *rvars;
+
 /* Tensor i of the subgraph into g->tensors[i]. */
 static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buffers, int i)
 {
@@ -477,7 +499,15 @@ static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buff
                     r->path, i, T->name, d, v, T->shape[d]);
         }
     }
-    T->type = map_type(r, get_i8(r, &t, 1, TT_FLOAT32, "type"), i, T->name);
+    int tt = get_i8(r, &t, 1, TT_FLOAT32, "type");
+    if (tt == TT_RESOURCE && rvars) {   /* a resource variable's handle: its state, set by VAR_HANDLE */
+        T->type = DT_INT8;
+        T->rank = 0;
+        rvars->handle[i] = 1;
+        r->ctx[0] = 0;
+        return;
+    }
+    T->type = map_type(r, tt, i, T->name);
     if (numel * (int64_t)dtype_size(T->type) > MAX_TENSOR_BYTES)
         die("%s: tensor %d ('%s'): too large: %" PRId64 " elements of %s are %" PRId64 " bytes, at most %" PRId64
             " per tensor", r->path, i, T->name, numel, dtype_name(T->type), numel * (int64_t)dtype_size(T->type),
@@ -1478,6 +1508,140 @@ static void custom_refusals(Reader *r, const Vec *ops, const OpCode *codes, uint
     }
 }
 
+static const char *var_key(Reader *r, const Tab *ot, int index, const char *name)
+{
+    Tab opt;
+    if (!options(r, ot, OPT_VAR_HANDLE, &opt, index, name)) return "/";
+    const char *c = get_string(r, &opt, 0, "container"), *sn = get_string(r, &opt, 1, "shared_name");
+    return arena_printf("%s/%s", c ? c : "", sn ? sn : "");
+}
+
+static void copy_op(Reader *r, Graph *g, int index, const char *name, int from, int to)
+{
+    const Tensor *x = &g->tensors[from], *y = &g->tensors[to];
+    if (x->type != y->type || x->rank != y->rank || memcmp(x->shape, y->shape, sizeof(int32_t) * (size_t)x->rank))
+        die("%s: operator %d (%s): the variable and '%s' differ in type or shape", r->path, index, name,
+            g->tensors[to].variable ? x->name : y->name);
+    int o = graph_add_op(g);                /* may move g->ops */
+    Op *op = &g->ops[o];
+    op->kind = OP_SLICE;
+    op->src_index = index;
+    op->src_name = name;
+    op->nin = op->nout = 1;
+    op->in[0] = from;
+    op->out[0] = to;
+    for (int a = 0; a < x->rank; a++) {
+        op->begin[a] = 0;
+        op->step[a] = 1;
+        op->count[a] = x->shape[a];
+    }
+}
+
+static void read_rvar(Reader *r, Graph *g, const Tab *ot, int i, int code, const char *name)
+{
+    int in[2], out[1];
+    if (!rvars) die("%s: operator %d (%s): a resource variable outside CALL_ONCE's form", r->path, i, name);
+    if (code == BO_CALL_ONCE) {
+        Tab opt;
+        if (!options(r, ot, OPT_CALL_ONCE, &opt, i, name) || get_i32(r, &opt, 0, 0, "init_subgraph_index") != 1)
+            die("%s: operator %d (%s): the init subgraph must be subgraph 1", r->path, i, name);
+        read_indices(r, ot, 1, in, 0, 0, 0, g->ntensors, i, name, "input");
+        return;
+    }
+    if (code == BO_VAR_HANDLE) {
+        read_indices(r, ot, 2, out, 1, 1, 0, g->ntensors, i, name, "output");
+        const char *key = var_key(r, ot, i, name);
+        if (!rvars->handle[out[0]]) die("%s: operator %d (%s): output is not a resource tensor", r->path, i, name);
+        if (rvars->state[out[0]] >= 0) return;
+        RVarInit *v = NULL;
+        for (int k = 0; k < rvars->ninit; k++)
+            if (!strcmp(rvars->init[k].key, key)) v = &rvars->init[k];
+        if (!v) die("%s: operator %d (%s): variable '%s' is not assigned by CALL_ONCE's subgraph", r->path, i, name, key);
+        /* one state tensor per variable: a second handle of the same key shares it */
+        int st = v->state;
+        if (st < 0) {
+            const Tensor *c = &rvars->g1->tensors[v->tensor];
+            Tensor *T = &g->tensors[out[0]];
+            T->type = c->type;
+            T->rank = c->rank;
+            memcpy(T->shape, c->shape, sizeof T->shape);
+            T->q = c->q;
+            T->variable = 1;
+            T->reset_byte = c->nbytes ? c->data[0] : 0;
+            st = v->state = out[0];
+        }
+        rvars->state[out[0]] = st;
+        return;
+    }
+    if (code == BO_READ_VARIABLE) {
+        read_indices(r, ot, 1, in, 1, 1, 0, g->ntensors, i, name, "input");
+        read_indices(r, ot, 2, out, 1, 1, 0, g->ntensors, i, name, "output");
+        if (!rvars->handle[in[0]] || rvars->state[in[0]] < 0)
+            die("%s: operator %d (%s): input is not a variable's handle (VAR_HANDLE before)", r->path, i, name);
+        copy_op(r, g, i, name, rvars->state[in[0]], out[0]);
+        return;
+    }
+    read_indices(r, ot, 1, in, 2, 2, 0, g->ntensors, i, name, "input");
+    read_indices(r, ot, 2, out, 0, 0, 0, g->ntensors, i, name, "output");
+    if (!rvars->handle[in[0]] || rvars->state[in[0]] < 0)
+        die("%s: operator %d (%s): input 0 is not a variable's handle (VAR_HANDLE before)", r->path, i, name);
+    if (rvars->handle[in[1]]) die("%s: operator %d (%s): the value is a resource handle", r->path, i, name);
+    copy_op(r, g, i, name, in[1], rvars->state[in[0]]);
+}
+
+/* CALL_ONCE's init subgraph: VAR_HANDLE and ASSIGN_VARIABLE of constants
+   only, each constant one byte repeated (the reset is a memset). */
+static void read_init_subgraph(Reader *r, const Tab *sg1, const Vec *buffers, const OpCode *codes, uint32_t ncodes,
+                               uint32_t n0)
+{
+    Vec tensors, ops;
+    get_vec(r, sg1, 0, 4, &tensors, "subgraph tensors");
+    get_vec(r, sg1, 3, 4, &ops, "subgraph operators");
+    if (tensors.n > MAX_TENSORS || ops.n > MAX_OPS) die("%s: CALL_ONCE's subgraph is too large", r->path);
+    rvars = arena_alloc(sizeof *rvars);
+    rvars->handle = arena_alloc(tensors.n + n0 + 1);
+    rvars->g1 = arena_alloc(sizeof *rvars->g1);
+    rvars->g1->path = r->path;
+    rvars->init = arena_alloc(sizeof(RVarInit) * (ops.n + 1));
+    dyn = arena_alloc(tensors.n + 1);
+    dyn_dim = arena_alloc(sizeof(int) * (tensors.n + 1));
+    for (uint32_t i = 0; i < tensors.n; i++) read_tensor(r, rvars->g1, &tensors, buffers, (int)i);
+    const char **key = arena_alloc(sizeof(char *) * (tensors.n + 1));
+    for (uint32_t i = 0; i < ops.n; i++) {
+        Tab ot = vec_table(r, &ops, i, "table");
+        uint32_t oc = get_u32(r, &ot, 0, 0, "opcode_index");
+        if (oc >= ncodes) die("%s: CALL_ONCE's subgraph: operator %" PRIu32 ": opcode index out of range", r->path, i);
+        int code = codes[oc].code, in[2], out[1];
+        const char *name = builtin_name(code);
+        if (code == BO_VAR_HANDLE) {
+            read_indices(r, &ot, 2, out, 1, 1, 0, (int)tensors.n, (int)i, name, "output");
+            if (!rvars->handle[out[0]]) die("%s: CALL_ONCE's subgraph: VAR_HANDLE's output is not a resource", r->path);
+            key[out[0]] = var_key(r, &ot, (int)i, name);
+        } else if (code == BO_ASSIGN_VARIABLE) {
+            read_indices(r, &ot, 1, in, 2, 2, 0, (int)tensors.n, (int)i, name, "input");
+            read_indices(r, &ot, 2, out, 0, 0, 0, (int)tensors.n, (int)i, name, "output");
+            const Tensor *c = &rvars->g1->tensors[in[1]];
+            if (!key[in[0]]) die("%s: CALL_ONCE's subgraph: ASSIGN_VARIABLE %" PRIu32 " before its VAR_HANDLE", r->path, i);
+            if (!c->data || rvars->handle[in[1]])
+                die("%s: CALL_ONCE's subgraph: variable '%s' is assigned a value that is not a constant", r->path,
+                    key[in[0]]);
+            for (size_t k = 1; k < c->nbytes; k++)
+                if (c->data[k] != c->data[0])
+                    die("%s: CALL_ONCE's subgraph: variable '%s' starts from a constant that is not one byte repeated "
+                        "(not supported)", r->path, key[in[0]]);
+            rvars->init[rvars->ninit].key = key[in[0]];
+            rvars->init[rvars->ninit].state = -1;
+            rvars->init[rvars->ninit++].tensor = in[1];
+        } else {
+            die("%s: CALL_ONCE's subgraph: operator %" PRIu32 " (%s): htc reads only VAR_HANDLE and ASSIGN_VARIABLE "
+                "of constants there", r->path, i, name);
+        }
+    }
+    memset(rvars->handle, 0, tensors.n + n0 + 1);
+    rvars->state = arena_alloc(sizeof(int) * (n0 + 1));
+    for (uint32_t i = 0; i <= n0; i++) rvars->state[i] = -1;
+}
+
 static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, uint32_t ncodes, int i)
 {
     snprintf(r->ctx, sizeof r->ctx, "operator %d", i);
@@ -1504,6 +1668,11 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         return;
     }
 
+    if (code == BO_CALL_ONCE || code == BO_VAR_HANDLE || code == BO_READ_VARIABLE || code == BO_ASSIGN_VARIABLE) {
+        read_rvar(r, g, &ot, i, code, name);
+        r->ctx[0] = 0;
+        return;
+    }
     if (code == BO_UNIDIRECTIONAL_SEQUENCE_LSTM) {
         read_lstm(r, g, &ot, i, name);
         r->ctx[0] = 0;
@@ -2059,7 +2228,20 @@ Graph *tflite_read(const char *path, const ReadOptions *opts)
     get_vec(r, &model, 2, 4, &subgraphs, "subgraphs");
     get_vec(r, &model, 4, 4, &buffers, "buffers");
     if (subgraphs.n == 0) die("%s: model has no subgraph", path);
-    if (subgraphs.n > 1) {
+    rvars = NULL;
+    int call_once = 0, flow = 0;
+    for (uint32_t k = 0; k < ncodes; k++) {
+        call_once |= codes[k].code == BO_CALL_ONCE;
+        flow |= codes[k].code == BO_WHILE || codes[k].code == BO_IF;
+    }
+    if (subgraphs.n == 2 && call_once && !flow) {   /* resource variables set up once (read_rvar) */
+        Tab sg1 = vec_table(r, &subgraphs, 1, "subgraph");
+        Tab sg0 = vec_table(r, &subgraphs, 0, "subgraph");
+        Vec t0;
+        get_vec(r, &sg0, 0, 4, &t0, "subgraph tensors");
+        if (t0.n > MAX_TENSORS) die("%s: %" PRIu32 " tensors, at most %d are supported", path, t0.n, MAX_TENSORS);
+        read_init_subgraph(r, &sg1, &buffers, codes, ncodes, t0.n);
+    } else if (subgraphs.n > 1) {
         /* control flow (a Keras RNN without unroll=True becomes a WHILE loop) */
         for (uint32_t k = 0; k < ncodes; k++)
             if (codes[k].code == BO_WHILE || codes[k].code == BO_IF || codes[k].code == BO_CALL_ONCE)

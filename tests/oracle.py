@@ -47,6 +47,9 @@ class HtcError(Exception):
 
 # ---- the model, as the file states it ------------------------------------------
 
+S_RESOURCE = 13                 # TensorType.RESOURCE
+
+
 class ModelInfo:
     """Tensors and operators of a .tflite file (subgraph 0)."""
 
@@ -62,7 +65,9 @@ class ModelInfo:
             self.tensors.append({
                 "name": t.name.decode() if isinstance(t.name, bytes) else t.name,
                 "shape": [int(s) for s in (t.shape if t.shape is not None else [])],
-                "dtype": np.dtype(tb.NP_OF_TFL[t.type]),
+                # a resource variable's handle (VAR_HANDLE): htc dumps the variable, TFLM the handle
+                "dtype": np.dtype(np.int8 if t.type == S_RESOURCE else tb.NP_OF_TFL[t.type]),
+                "resource": t.type == S_RESOURCE,
                 "scale": [float(s) for s in q.scale] if q is not None and q.scale is not None else [],
                 "zero_point": [int(z) for z in q.zeroPoint] if q is not None and q.zeroPoint is not None else [],
                 "const": t.buffer > 0 and m.buffers[t.buffer].data is not None and len(m.buffers[t.buffer].data) > 0,
@@ -139,6 +144,8 @@ def run_interpreter(model_path, inputs, it=None, info=None):
     it.invoke()
     tensors = {}
     for t, _ in info.op_outputs():
+        if info.tensors[t].get("resource"):
+            continue
         g = it.GetTensor(t, 0)
         a = np.asarray(g["tensor_data"]).copy()
         tensors[t] = a.reshape([int(s) for s in g["shape"]]) if a.size == int(np.prod(g["shape"])) else a
@@ -199,6 +206,8 @@ def _read_dumps(info, d):
         idx = int(m.group(1))
         if idx >= len(info.tensors):
             raise AssertionError("dump %s names tensor %d; the model has %d tensors" % (f, idx, len(info.tensors)))
+        if info.tensors[idx].get("resource"):
+            continue
         with open(os.path.join(d, f), "rb") as fh:
             dumps[idx] = _decode(fh.read(), info.tensors[idx])
     return dumps

@@ -1,0 +1,164 @@
+"""test_wild.py - published models nobody here made, against their oracle.
+
+tests/wild/okay_nabu.tflite (microWakeWord's "Okay Nabu", shipped in the
+pymicro-wakeword wheel: tests/wild/NOTICE) is a streaming int8 model that
+keeps six ring buffers in resource variables: CALL_ONCE runs a subgraph of
+VAR_HANDLE / ASSIGN_VARIABLE setting them, then every invoke READ_VARIABLE
+-> CONCATENATION with the new frames -> STRIDED_SLICE -> ASSIGN_VARIABLE.
+htc keeps each variable as an arena variable (reset to CALL_ONCE's value
+by NAME_reset, kept between runs with NAME_KEEP_STATE). Checked against
+TFLite Micro: every output and every operator output from the reset state
+(a fresh interpreter), and 12 consecutive runs against 12 Invoke()s of one
+interpreter, with a ring buffer's contents made the graph output (the
+probability is 0 on these inputs)."""
+import hashlib
+import os
+
+import numpy as np
+
+import oracle
+import tflite_build as tb
+from test_rnn import stream
+from tflite_build import S
+
+WILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wild")
+NABU = os.path.join(WILD, "okay_nabu.tflite")
+SHA = "d89128c4d16a72de429119fb2254ce46649553c2a24f5dd840175c80d7b9d094"
+
+
+def frames(n, seed):
+    """n inputs [1, 3, 40] of int8 features: noise over a moving ripple."""
+    rng = np.random.default_rng(seed)
+    k = np.arange(40)
+    return [(rng.integers(-40, 40, size=(1, 3, 40)) + 60 * np.sin(k / 4.0 + 0.7 * j)).clip(-128, 127).astype(np.int8)
+            for j in range(n)]
+
+
+def rvar_model(init=3, bad=None):
+    """The same form, small: a ring buffer of 2 frames of 4 in a resource
+    variable (CALL_ONCE sets it to `init`), the output the 3 frames the
+    layer reads (also the fuzz corpus seed tests/fuzz/corpus/rvar.tflite)."""
+    m = tb.Model("resource variable")
+    x = m.input([1, 1, 4], scale=0.1, zp=3)
+
+    def handle(sg_tensors, name):
+        t = S.TensorT()
+        t.shape, t.type, t.name = [], 13, name      # RESOURCE
+        sg_tensors.append(t)
+        return len(sg_tensors) - 1
+
+    def var_handle(o):
+        o.builtinOptionsType = S.BuiltinOptions.VarHandleOptions
+        o.builtinOptions = S.VarHandleOptionsT()
+        o.builtinOptions.sharedName = "ring"
+        return o
+
+    init_val = np.full([1, 2, 4], init, np.int8)
+    if bad == "not_uniform":
+        init_val[0, 0, 0] += 1
+    c0 = m.const(init_val, "int8", scale=0.1, zp=3)
+    m.op("CALL_ONCE", [], [])
+    m.operators[-1].builtinOptionsType = S.BuiltinOptions.CallOnceOptions
+    m.operators[-1].builtinOptions = S.CallOnceOptionsT()
+    m.operators[-1].builtinOptions.initSubgraphIndex = 1
+    h = handle(m.tensors, "h")
+    m.op("VAR_HANDLE", [], [h])
+    var_handle(m.operators[-1])
+    st = m.tensor([1, 2, 4], scale=0.1, zp=3)
+    m.op("READ_VARIABLE", [h], [st])
+    c = m.tensor([1, 3, 4], scale=0.1, zp=3)
+    m.op("CONCATENATION", [st, x], [c], axis=1)
+    b = m.const(np.array([0, 1, 0], np.int32), "int32")
+    e = m.const(np.array([1, 3, 4], np.int32), "int32")
+    one = m.const(np.array([1, 1, 1], np.int32), "int32")
+    ns = m.tensor([1, 2, 4], scale=0.1, zp=3)
+    m.op("STRIDED_SLICE", [c, b, e, one], [ns])
+    m.op("ASSIGN_VARIABLE", [h, ns], [])
+    m.output(c)
+    sg = S.SubGraphT()
+    sg.tensors, sg.inputs, sg.outputs, sg.operators = [], [], [], []
+    h1 = handle(sg.tensors, "h1")
+    sg.tensors.append(m.tensors[c0])
+    for name, ins, outs in (("VAR_HANDLE", [], [h1]), ("ASSIGN_VARIABLE", [h1, 1], [])):
+        m.op(name, ins, outs)
+        o = m.operators.pop()
+        if name == "VAR_HANDLE":
+            var_handle(o)
+        if bad == "other_op" and name == "ASSIGN_VARIABLE":
+            o.opcodeIndex = m._opcode_index["CONCATENATION"]
+        sg.operators.append(o)
+    m.extra_subgraphs.append(sg)
+    return m
+
+
+def test_rvar_small(tmp_path):
+    """Three consecutive runs from the reset state, and a fresh run: TFLM's answers."""
+    p = rvar_model().save(str(tmp_path / "rvar.tflite"))
+    xs = [np.array([[[10 * k + j for j in range(4)]]], np.int8) for k in range(3)]
+    ref = stream(p, xs, tmp_path)
+    # run k reads the frames of runs k-2 and k-1 kept in the variable (the reset value 3 before)
+    assert ref[0].tolist() == [[[3] * 4, [3] * 4, [0, 1, 2, 3]]]
+    assert ref[2].tolist() == [[[0, 1, 2, 3], [10, 11, 12, 13], [20, 21, 22, 23]]]
+    want, _ = oracle.run_interpreter(p, [xs[0]])
+    (outs, _), = oracle.run_htc_batch(p, [[xs[0]]])
+    assert np.array_equal(want[0], outs[0].reshape(want[0].shape))
+
+
+def test_rvar_refused(tmp_path):
+    """What htc does not read of CALL_ONCE's subgraph: one line naming it."""
+    for bad, want in (("not_uniform", "starts from a constant that is not one byte repeated"),
+                      ("other_op", "htc reads only VAR_HANDLE and ASSIGN_VARIABLE of constants there")):
+        p = rvar_model(bad=bad).save(str(tmp_path / (bad + ".tflite")))
+        r = oracle.htc("compile", p, "-t", oracle.TARGET, "-o", tmp_path / "m.h", check=False)
+        assert r.returncode == 1 and r.stderr.count("\n") == 1 and want in r.stderr, r.stderr
+        assert not (tmp_path / "m.h").exists()
+
+
+def test_nabu_unchanged():
+    with open(NABU, "rb") as f:
+        assert hashlib.sha256(f.read()).hexdigest() == SHA
+
+
+def test_nabu_fresh_state():
+    info = oracle.ModelInfo(NABU)
+    assert sum(o["op"] == "ASSIGN_VARIABLE" for o in info.ops) == 6
+    sets = [[x] for x in frames(3, 0)]
+    got = oracle.run_htc_batch(NABU, sets)
+    compared = 0
+    for ins, (outs, dumps) in zip(sets, got):
+        ref, tens = oracle.run_interpreter(NABU, ins)
+        for want, have in zip(ref, outs):
+            assert np.array_equal(want, have.reshape(want.shape))
+        for t, want in tens.items():
+            if t in dumps:
+                assert np.array_equal(want.reshape(-1), dumps[t].reshape(-1)), info.tensors[t]["name"]
+                compared += 1
+    # every operator output but the handles and the CALL_ONCE / ASSIGN_VARIABLE (no outputs)
+    assert compared == 3 * 51, compared
+
+
+def test_nabu_streaming(tmp_path):
+    """Consecutive runs keep the ring buffers, as TFLM's interpreter does."""
+    m = tb.read_model(NABU)
+    sg = m.subgraphs[0]
+    names = [t.name.decode() for t in sg.tensors]
+    ring = [k for k, n in enumerate(names) if n == "model_1/stream_11/concat"]
+    assert len(ring) == 1, names
+    # the output: ring buffer stream_11 as the last layer reads it (16 kept frames x 64 + the new one)
+    sg.outputs = ring
+    import flatbuffers
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    path = str(tmp_path / "nabu3.tflite")
+    with open(path, "wb") as f:
+        f.write(bytes(b.Output()))
+    xs = frames(12, 1)
+    ref = stream(path, xs, tmp_path)
+    # the ring buffer moved: later runs see earlier frames' results
+    assert len({r.tobytes() for r in ref}) == 12
+
+
+if __name__ == "__main__":
+    # the fuzz corpus seed: .venv/bin/python tests/test_wild.py tests/fuzz/corpus/rvar.tflite
+    import sys
+    rvar_model().save(sys.argv[1])
