@@ -1536,12 +1536,12 @@ static const PruneFile *load(const Target *t, const char *path)
 /* After the API: the implementation's guard, the runtime it needs (the
    files cut to what body, the implementation's own code, uses) and the
    device models' hardware constants. */
-static void emit_runtime(const Graph *g, const Target *t, const char *body, size_t body_len, int offloaded)
+static void emit_runtime(const Graph *g, const Target *t, const char *body, size_t body_len, int offloaded, unsigned isa)
 {
     fprintf(F, "#if defined(%s_IMPLEMENTATION) && !defined(%s_IMPLEMENTED)\n#define %s_IMPLEMENTED\n\n", NU, NU, NU);
     /* htc.h, the device models' common part, each kernel file once (in
        target order), as the prune pass cuts them */
-    prune_reset();
+    prune_reset(isa);
     const PruneFile *rt = load(t, "htc.h"), *dev = offloaded ? load(t, "kernels/device.c") : NULL;
     const PruneFile **kf = arena_alloc(sizeof(PruneFile *) * (size_t)(g->nops + 1));
     const char **done = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
@@ -1610,6 +1610,22 @@ static void copy_body(const char *body, size_t len)
     }
 }
 
+/* The instruction sets whose paths the header keeps: the CPU's, and x86's
+   when htc itself compiles it for this machine (htc run, verify) */
+static unsigned header_isa(const Target *t, const EmitOptions *o)
+{
+    return t->engines[0].isa | (o->host ? ISA_X86 : 0);
+}
+
+static const char *isa_names(unsigned isa)
+{
+    static const char *const names[] = {"x86", "arm-dsp", "mve", "xpulpv2"};
+    const char *s = "";
+    for (int k = 0; k < 4; k++)
+        if (isa & 1u << k) s = arena_printf("%s%s, ", s, names[k]);
+    return arena_printf("%sportable C", s);
+}
+
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
 {
     F = f;
@@ -1646,6 +1662,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
             fprintf(F, " %s=%s%s", esc_c(t->params[i].name), esc_c(t->params[i].value), t->params[i].set ? " (-D)" : "");
         fputc('\n', F);
     }
+    fprintf(F, "   isa:     %s\n", isa_names(header_isa(t, o)));
     fputc('\n', F);
     if (p->narenas <= 1) {
         fprintf(F, "   Usage: in exactly one C or C++ file\n"
@@ -1890,7 +1907,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     fprintf(F, "#endif /* %s_IMPLEMENTATION */\n", NU);
     if (fclose(F) != 0) die("out of memory");
     F = out;
-    emit_runtime(g, t, body, body_len, offloaded);
+    emit_runtime(g, t, body, body_len, offloaded, header_isa(t, o));
     copy_body(body, body_len);
     free(body);
 }

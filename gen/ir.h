@@ -504,6 +504,11 @@ typedef struct {
     double bank_access;         /* the fraction of a core's cycles that access it */
 } Memory;
 
+/* Instruction-set extensions with fast paths in htc.h and the kernels
+   (the cpu's `isa` list): a header keeps the paths of those its target
+   names, and the portable C always. */
+enum { ISA_X86 = 1, ISA_ARM_DSP = 2, ISA_MVE = 4, ISA_XPULPV2 = 8, ISA_ALL = 15 };
+
 /* A CPU may spread its arena over this many data memories. */
 #define MAX_DATA_MEMORIES 8
 
@@ -556,6 +561,7 @@ typedef struct {
     int has_band;               /* band = function(b, op) present (target_band) */
     double fork_cycles;         /* cycles of one fork/join (HTC_PAR_RUN) */
     double overhead_cycles;     /* every layer's cycles beyond its kernel's calls (cpu.overhead) */
+    unsigned isa;               /* the CPU: its instruction sets (ISA_*, cpu.isa; ISA_ALL when not stated) */
     /* energy = { pj_per_mac, pj_per_elem, pj_per_cycle, static_mw } (gen/energy.c) */
     int has_energy;
     double pj_per_mac;          /* a MAC of its layers */
@@ -822,12 +828,13 @@ typedef struct {
                                    else they name the header NAME.h) */
     const char *blob;           /* NULL (compile), or htc run / verify's build: the constant tensors'
                                    bytes written to this file, the header reading them by .incbin */
+    int host;                   /* htc run / verify: compiled here by cc, so the x86 paths kept too */
 } EmitOptions;
 void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o);   /* emit.c */
 /* prune.c: the runtime files a header pastes (htc.h, kernels), cut to the
    top-level definitions the generated code reaches */
 typedef struct PruneFile PruneFile;
-void prune_reset(void);
+void prune_reset(unsigned isa);     /* the instruction sets whose paths the files keep (ISA_*) */
 PruneFile *prune_add(const char *path, const char *src, size_t len);
 void prune_roots(const char *text, size_t len);   /* identifiers the generated code uses */
 void prune_write(FILE *out, const PruneFile *f);

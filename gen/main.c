@@ -486,6 +486,7 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
        model builds in a fraction of the time); --keep keeps a header that
        stands alone, as compile writes it */
     if (!o->keep) e.blob = arena_printf("%s/consts.bin", dir);
+    e.host = 1;
     emit(f, g, t, p, &e);
     out_commit(f);
     write_driver(drv, g, t, p, e.name, o->check);

@@ -16,7 +16,12 @@
    expand names it. Directives are always kept (macros, conditionals), but
    a conditional left empty is dropped. Each kept item is pasted between
    #ifndef HTC__K_<file>_<name> / #endif, so two headers in one translation
-   unit define every function once whichever subset each keeps. */
+   unit define every function once whichever subset each keeps.
+
+   Before that, a file loses the fast paths of the instruction sets the
+   target does not name (isa_cut): their macros (HTC__SSE2, HTC__DSP, ...)
+   are known undefined, so every #if on them is decided here, and the
+   blocks of htc.h that define them go with their helpers. */
 
 typedef enum { PC_ITEM, PC_OPEN, PC_MID, PC_CLOSE, PC_DEFINE, PC_OTHER, PC_TEXT } PieceKind;
 
@@ -27,7 +32,8 @@ typedef struct {
     const char **refs;          /* identifiers it uses (code, not comments or strings) */
     int nrefs;
     int keep;
-    const char *guard;          /* item: its HTC__K_ macro */
+    int orig;                   /* item: its index in the file as written (before isa_cut) */
+    int decl;                   /* item: a function's declaration (no body) */
 } Piece;
 
 struct PruneFile {
@@ -91,6 +97,7 @@ static Sym *sym(const char *s, size_t n)
 
 static void add_def(const char *name, int file, int piece)
 {
+    if (file < 0) return;       /* a file split only to number its items */
     Sym *y = sym(name, strlen(name));
     if (y->ndefs == y->cap) {
         int *d = arena_alloc(sizeof(int) * (size_t)(y->cap = y->cap ? 2 * y->cap : 4));
@@ -298,6 +305,7 @@ static int split(PruneFile *f, int fi)
             }
             if (cond) return 0;
             p->kind = PC_ITEM;
+            p->decl = !is_func && seen_paren && !seen_eq && !typedef_like;
             p->name = last;
             p->end = line_end(s, k, e);
             /* what follows on the closing line must be a comment */
@@ -327,10 +335,362 @@ static int split(PruneFile *f, int fi)
     return 1;
 }
 
+/* ---- the instruction sets the target names -------------------------------- */
+
+/* The macros htc.h defines for each instruction-set extension; a header
+   for a target without it has them undefined: every conditional on them
+   decided here, their definitions (and the blocks that define them, with
+   their helpers) left out. */
+static const struct {
+    unsigned isa;
+    const char *macro;
+} isa_macros[] = {
+    {ISA_X86, "HTC__SSE2"},   {ISA_X86, "HTC__AVX2"}, {ISA_ARM_DSP, "HTC__DSP"}, {ISA_ARM_DSP, "HTC__DSP_ASM"},
+    {ISA_MVE, "HTC__MVE"},    {ISA_XPULPV2, "HTC__XP"}, {ISA_XPULPV2, "HTC__XP_ASM"},
+};
+static unsigned isa_kept = ISA_ALL;
+
+static int isa_undefined(const char *s, size_t n)
+{
+    for (size_t k = 0; k < sizeof isa_macros / sizeof isa_macros[0]; k++)
+        if (!(isa_kept & isa_macros[k].isa) && strlen(isa_macros[k].macro) == n && !memcmp(isa_macros[k].macro, s, n))
+            return 1;
+    return 0;
+}
+
+/* A #if expression decided as far as the undefined macros decide it:
+   V_FALSE, V_TRUE or V_OPEN with the text of what is left (the operands
+   it does not decide, as written). */
+enum { V_FALSE, V_TRUE, V_OPEN };
+typedef struct {
+    int v;
+    const char *text;
+} Cond;
+typedef struct {
+    const char *s;
+    size_t i, e;
+    int bad;            /* a token this parser does not know: the expression stays as written */
+    int touched;        /* an undefined macro decided part of it */
+} CondParser;
+
+static void cp_space(CondParser *p)
+{
+    for (;;) {
+        while (p->i < p->e && (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' || p->s[p->i] == '\r' ||
+                               (p->s[p->i] == '\\' && p->i + 1 < p->e && p->s[p->i + 1] == '\n')))
+            p->i++;
+        if (p->i + 1 < p->e && p->s[p->i] == '/' && (p->s[p->i + 1] == '*' || p->s[p->i + 1] == '/'))
+            p->i = skip_comment(p->s, p->i, p->e);
+        else
+            return;
+    }
+}
+
+static int cp_is(CondParser *p, const char *tok)
+{
+    cp_space(p);
+    size_t n = strlen(tok);
+    if (p->i + n > p->e || memcmp(p->s + p->i, tok, n)) return 0;
+    /* "&" is not the start of "&&", nor "|" of "||" */
+    if (n == 1 && (tok[0] == '&' || tok[0] == '|') && p->i + 1 < p->e && p->s[p->i + 1] == tok[0]) return 0;
+    if (n == 1 && (tok[0] == '<' || tok[0] == '>' || tok[0] == '!' || tok[0] == '=') && p->i + 1 < p->e &&
+        (p->s[p->i + 1] == '=' || p->s[p->i + 1] == tok[0]))
+        return 0;
+    p->i += n;
+    return 1;
+}
+
+static Cond cp_or(CondParser *p);
+
+static Cond cp_ident(CondParser *p, size_t *a, size_t *b)
+{
+    cp_space(p);
+    *a = p->i;
+    while (p->i < p->e && ident_char((unsigned char)p->s[p->i])) p->i++;
+    *b = p->i;
+    if (*a == *b) p->bad = 1;
+    return (Cond){V_OPEN, arena_printf("%.*s", (int)(*b - *a), p->s + *a)};
+}
+
+static Cond cp_primary(CondParser *p)
+{
+    cp_space(p);
+    if (cp_is(p, "!")) {
+        Cond c = cp_primary(p);
+        if (c.v != V_OPEN) return (Cond){!c.v, NULL};
+        return (Cond){V_OPEN, arena_printf("!%s", c.text)};
+    }
+    if (cp_is(p, "(")) {
+        Cond c = cp_or(p);
+        if (!cp_is(p, ")")) p->bad = 1;
+        if (c.v != V_OPEN) return c;
+        return (Cond){V_OPEN, arena_printf("(%s)", c.text)};
+    }
+    size_t a, b;
+    if (p->i < p->e && isdigit((unsigned char)p->s[p->i])) {
+        a = p->i;
+        while (p->i < p->e && ident_char((unsigned char)p->s[p->i])) p->i++;
+        return (Cond){V_OPEN, arena_printf("%.*s", (int)(p->i - a), p->s + a)};
+    }
+    Cond c = cp_ident(p, &a, &b);
+    if (b - a == 7 && !memcmp(p->s + a, "defined", 7)) {
+        int paren = cp_is(p, "(");
+        cp_ident(p, &a, &b);
+        if (paren && !cp_is(p, ")")) p->bad = 1;
+        if (isa_undefined(p->s + a, b - a)) {
+            p->touched = 1;
+            return (Cond){V_FALSE, NULL};
+        }
+        return (Cond){V_OPEN, arena_printf(paren ? "defined(%.*s)" : "defined %.*s", (int)(b - a), p->s + a)};
+    }
+    if (isa_undefined(p->s + a, b - a)) p->bad = 1;     /* its value, not defined(): left to the compiler */
+    if (cp_is(p, "(")) p->bad = 1;                        /* a function-like macro */
+    return c;
+}
+
+/* primary (op primary)*: any operator but && and || keeps it open */
+static Cond cp_rel(CondParser *p)
+{
+    static const char *const ops[] = {"==", "!=", "<=", ">=", "<<", ">>", "<", ">", "&", "|", "^", "+", "-", "*", "/", "%", NULL};
+    Cond c = cp_primary(p);
+    for (;;) {
+        int k = 0;
+        while (ops[k] && !cp_is(p, ops[k])) k++;
+        if (!ops[k]) return c;
+        Cond r = cp_primary(p);
+        if (c.v != V_OPEN || r.v != V_OPEN) p->bad = 1;
+        c = (Cond){V_OPEN, arena_printf("%s %s %s", c.text ? c.text : "", ops[k], r.text ? r.text : "")};
+    }
+}
+
+static Cond cp_and(CondParser *p)
+{
+    Cond c = cp_rel(p);
+    while (cp_is(p, "&&")) {
+        Cond r = cp_rel(p);
+        if (c.v == V_FALSE || r.v == V_FALSE) c = (Cond){V_FALSE, NULL};
+        else if (c.v == V_TRUE) c = r;
+        else if (r.v == V_OPEN) c.text = arena_printf("%s && %s", c.text, r.text);
+    }
+    return c;
+}
+
+static Cond cp_or(CondParser *p)
+{
+    Cond c = cp_and(p);
+    while (cp_is(p, "||")) {
+        Cond r = cp_and(p);
+        if (c.v == V_TRUE || r.v == V_TRUE) c = (Cond){V_TRUE, NULL};
+        else if (c.v == V_FALSE) c = r;
+        else if (r.v == V_OPEN) c.text = arena_printf("%s || %s", c.text, r.text);
+    }
+    return c;
+}
+
+/* The condition of the directive at s[a, b) (#if, #ifdef, #ifndef, #elif
+   or #else); *text: the directive to write when it stays open. */
+static int directive_cond(const char *s, size_t a, size_t b, const char **text)
+{
+    size_t i = a;
+    while (i < b && (s[i] == '#' || s[i] == ' ' || s[i] == '\t')) i++;
+    size_t j = i;
+    while (j < b && isalpha((unsigned char)s[j])) j++;
+    const char *kw = s + i;
+    size_t n = j - i;
+    *text = arena_printf("%.*s", (int)(b - a), s + a);
+    if (n == 4 && !memcmp(kw, "else", 4)) return V_TRUE;
+    CondParser p = {s, j, b, 0, 0};
+    Cond c;
+    if ((n == 5 && !memcmp(kw, "ifdef", 5)) || (n == 6 && !memcmp(kw, "ifndef", 6))) {
+        size_t x, y;
+        cp_ident(&p, &x, &y);
+        if (!isa_undefined(s + x, y - x)) return V_OPEN;
+        return n == 5 ? V_FALSE : V_TRUE;
+    }
+    c = cp_or(&p);
+    cp_space(&p);
+    if (p.bad || p.i < b) return V_OPEN;
+    if (c.v == V_OPEN && p.touched) *text = arena_printf("#%.*s %s\n", (int)n, kw, c.text);
+    return c.v;
+}
+
+typedef struct {
+    size_t start, end;
+    int kind;           /* PieceKind of a directive; PC_TEXT: code lines */
+    const char *macro;  /* #define / #undef: the macro */
+    int defines_isa;    /* an #if / #elif / #else whose branch itself defines an undefined macro */
+} Line;
+
+/* where a byte of the cut text comes from: segments (out offset, src offset) */
+typedef struct {
+    size_t *out, *src;
+    int n;
+} CutMap;
+
+/* src without the paths of the instruction sets isa_kept lacks */
+static const char *isa_cut(const char *s, size_t e, size_t *outlen, CutMap *map)
+{
+    /* the directives, and the code between them (block comments spanning
+       lines, strings: a '#' inside them is no directive) */
+    int cap = 256, n = 0;
+    Line *ln = arena_alloc(sizeof(Line) * (size_t)cap);
+    int in_comment = 0;
+    for (size_t i = 0; i < e;) {
+        if (n + 1 >= cap) {
+            Line *x = arena_alloc(sizeof(Line) * (size_t)(cap *= 2));
+            memcpy(x, ln, sizeof(Line) * (size_t)n);
+            ln = x;
+        }
+        size_t j = i;
+        while (j < e && (s[j] == ' ' || s[j] == '\t')) j++;
+        if (!in_comment && j < e && s[j] == '#') {
+            size_t k = directive_end(s, j, e);
+            const char *m;
+            int kind = directive_kind(s, j, k, &m);
+            if (kind == PC_OTHER) {
+                size_t d = j + 1;
+                while (d < k && (s[d] == ' ' || s[d] == '\t')) d++;
+                if (k - d > 5 && !memcmp(s + d, "undef", 5)) {
+                    d += 5;
+                    while (d < k && (s[d] == ' ' || s[d] == '\t')) d++;
+                    size_t q = d;
+                    while (q < k && ident_char((unsigned char)s[q])) q++;
+                    m = sym(s + d, q - d)->name;
+                }
+            }
+            ln[n++] = (Line){i, k, kind, m, 0};
+            i = k;
+            continue;
+        }
+        size_t k = i;
+        while (k < e && s[k] != '\n') {
+            if (in_comment) {
+                if (s[k] == '*' && k + 1 < e && s[k + 1] == '/') { in_comment = 0; k += 2; }
+                else k++;
+            } else if (s[k] == '/' && k + 1 < e && s[k + 1] == '*') { in_comment = 1; k += 2; }
+            else if (s[k] == '/' && k + 1 < e && s[k + 1] == '/') { while (k < e && s[k] != '\n') k++; }
+            else if (s[k] == '"' || s[k] == '\'') k = skip_quoted(s, k, e);
+            else k++;
+        }
+        k = k < e ? k + 1 : e;
+        if (n && ln[n - 1].kind == PC_TEXT) ln[n - 1].end = k;
+        else ln[n++] = (Line){i, k, PC_TEXT, NULL, 0};
+        i = k;
+    }
+    /* branches that define an undefined macro themselves */
+    int *open = arena_alloc(sizeof(int) * (size_t)(n + 1)), depth = 0;
+    for (int k = 0; k < n; k++) {
+        if (ln[k].kind == PC_OPEN) open[depth++] = k;
+        else if (ln[k].kind == PC_MID && depth) open[depth - 1] = k;
+        else if (ln[k].kind == PC_CLOSE && depth) depth--;
+        else if (ln[k].kind == PC_DEFINE && depth && ln[k].macro && isa_undefined(ln[k].macro, strlen(ln[k].macro)))
+            ln[open[depth - 1]].defines_isa = 1;
+    }
+    /* the output: each conditional's branches decided (dropped, kept with
+       its directive, or kept without one when it is the one taken); a
+       conditional left out goes with the comment just before it */
+    typedef struct {
+        int dead;       /* inside a dropped branch */
+        int mode;       /* this branch: 0 dropped, 1 kept, 2 kept unwrapped */
+        int written;    /* a directive of it written */
+        int taken;      /* a branch known true seen: the rest dropped */
+        int content;    /* a branch kept */
+        size_t cut;     /* where its comment starts in the output */
+    } Frame;
+    Frame *st = arena_alloc(sizeof(Frame) * (size_t)(n + 2));
+    int sp = 0;
+    char *out = arena_alloc(e + 1);
+    size_t o = 0, text_end = (size_t)-1, comment_at = 0;
+    map->out = arena_alloc(sizeof(size_t) * (size_t)(n + 1));
+    map->src = arena_alloc(sizeof(size_t) * (size_t)(n + 1));
+    map->n = 0;
+#define LIVE (sp == 0 || (!st[sp - 1].dead && st[sp - 1].mode))
+#define PUT(a, b) (map->out[map->n] = o, map->src[map->n++] = (a), memcpy(out + o, s + (a), (b) - (a)), o += (b) - (a))
+#define PUTS(t) (memcpy(out + o, (t), strlen(t)), o += strlen(t))
+    for (int k = 0; k < n; k++) {
+        Line *l = &ln[k];
+        switch (l->kind) {
+        case PC_OPEN:
+        case PC_MID: {
+            Frame *f;
+            if (l->kind == PC_OPEN) {
+                int dead = !LIVE;
+                f = &st[sp++];
+                *f = (Frame){dead, 0, 0, 0, 0, text_end == o ? comment_at : o};
+            } else {
+                if (!sp) { PUT(l->start, l->end); break; }
+                f = &st[sp - 1];
+            }
+            if (f->dead) break;
+            if (f->taken) { f->mode = 0; break; }
+            const char *text;
+            int v = l->defines_isa ? V_FALSE : directive_cond(s, l->start, l->end, &text);
+            if (v == V_FALSE) { f->mode = 0; break; }
+            f->content = 1;
+            if (v == V_TRUE) {
+                f->taken = 1;
+                f->mode = f->written ? 1 : 2;
+                if (f->written) PUTS("#else\n");
+                break;
+            }
+            f->mode = 1;
+            if (!f->written && l->kind == PC_MID) {
+                /* the first branch written: #elif COND becomes #if COND */
+                const char *t = text;
+                while (*t == '#' || *t == ' ' || *t == '\t') t++;
+                PUTS("#if");
+                PUTS(t + 4);
+            } else {
+                PUTS(text);
+            }
+            f->written = 1;
+            break;
+        }
+        case PC_CLOSE:
+            if (!sp) { PUT(l->start, l->end); break; }
+            sp--;
+            if (!st[sp].dead && st[sp].written) PUT(l->start, l->end);
+            if (!st[sp].dead && !st[sp].content) {
+                o = st[sp].cut;
+                while (map->n && map->out[map->n - 1] >= o) map->n--;
+            }
+            break;
+        case PC_TEXT:
+            if (!LIVE) break;
+            {
+                /* where its trailing comment (and blank) lines start */
+                size_t c = l->start;
+                for (size_t i = l->start; i < l->end;) {
+                    if (s[i] == '/' && i + 1 < l->end && (s[i + 1] == '*' || s[i + 1] == '/')) i = skip_comment(s, i, l->end);
+                    else if (isspace((unsigned char)s[i])) i++;
+                    else {
+                        i = (s[i] == '"' || s[i] == '\'') ? skip_quoted(s, i, l->end) : i + 1;
+                        c = line_end(s, i - 1, l->end);
+                    }
+                }
+                PUT(l->start, l->end);
+                text_end = o;
+                comment_at = o - (l->end - c);
+            }
+            break;
+        default:
+            if (!LIVE) break;
+            if ((l->kind == PC_DEFINE || l->kind == PC_OTHER) && l->macro && isa_undefined(l->macro, strlen(l->macro))) break;
+            PUT(l->start, l->end);
+        }
+    }
+#undef LIVE
+#undef PUT
+#undef PUTS
+    *outlen = o;
+    return out;
+}
+
 /* ---- the interface ------------------------------------------------------ */
 
-void prune_reset(void)
+void prune_reset(unsigned isa)
 {
+    isa_kept = isa;
     nfiles = 0;
     syms = NULL;
     nsyms = symcap = 0;
@@ -342,11 +702,33 @@ PruneFile *prune_add(const char *path, const char *src, size_t len)
     if (nfiles == PRUNE_MAX_FILES) die("internal: more than %d files pasted into one header", PRUNE_MAX_FILES);
     PruneFile *f = &files[nfiles];
     memset(f, 0, sizeof *f);
-    f->path = path;
-    f->src = src;
-    f->len = len;
+    /* the file as written, split to number its items (their guards do not
+       depend on the instruction sets cut out), then cut */
+    PruneFile whole = {path, src, len, NULL, 0, 0, {-1, -1, -1}};
+    int split_ok = split(&whole, isa_kept == ISA_ALL ? nfiles : -1);
+    for (int k = 0; k < whole.npc; k++) whole.pc[k].orig = k;
+    if (!split_ok || isa_kept == ISA_ALL) {
+        *f = whole;
+    } else {
+        CutMap map;
+        f->src = isa_cut(src, len, &f->len, &map);
+        f->path = path;
+        split_ok = split(f, nfiles);
+        /* each item's index in the file as written, from its last line's place there */
+        for (int k = 0, m = 0, q = 0; split_ok && k < f->npc; k++) {
+            Piece *p = &f->pc[k];
+            if (p->kind != PC_ITEM) continue;
+            size_t at = p->end - 1;
+            while (m + 1 < map.n && map.out[m + 1] <= at) m++;
+            size_t o = map.src[m] + (at - map.out[m]);
+            while (q < whole.npc && whole.pc[q].end <= o) q++;
+            if (q == whole.npc || whole.pc[q].kind != PC_ITEM || whole.pc[q].name != p->name)
+                die("internal: %s: item at byte %zu of the cut text not found in the file", path, at);
+            p->orig = whole.pc[q].orig;
+        }
+    }
     f->skip_guard[0] = f->skip_guard[1] = f->skip_guard[2] = -1;
-    if (!split(f, nfiles)) {
+    if (!split_ok) {
         if (getenv("HTC_PRUNE_DEBUG")) fprintf(stderr, "prune: %s pasted whole\n", path);
         f->whole = 1;
         f->npc = 0;
@@ -461,22 +843,24 @@ void prune_write(FILE *out, const PruneFile *f)
             }
         }
     }
-    /* guards: HTC__K_<file>_<name without htc__>, _2, _3 for a name's next items */
+    /* guards: HTC__K_<file>_<name without htc__> (_decl: a declaration), or
+       HTC__K_<file>_<index> for an item that names nothing */
     for (int a = 0; a < nw; a++) {
         const Piece *p = &f->pc[w[a]];
         if (p->kind == PC_ITEM) {
             /* the file's path in the guard: a name two files define (the
-               device models' htc__dev_*) stays a redefinition error */
+               device models' htc__dev_*) stays a redefinition error. The
+               definitions of one name (alternatives in #if branches) share
+               it: in two headers of one translation unit whose instruction
+               sets differ (one has decided a branch the other leaves to the
+               compiler) the first header's definition stands for both */
             const char *g;
             char *stem = arena_strdup(f->path);
             for (char *c = stem; *c; c++) *c = ident_char((unsigned char)*c) ? *c : '_';
-            if (p->name) {
-                int nth = 1;
-                for (int k = 0; k < w[a]; k++) nth += f->pc[k].kind == PC_ITEM && f->pc[k].name == p->name;
-                g = arena_printf("HTC__K_%s_%s%s", stem, p->name + 5, nth > 1 ? arena_printf("_%d", nth) : "");
-            } else {
-                g = arena_printf("HTC__K_%s_%d", stem, w[a]);
-            }
+            if (p->name)
+                g = arena_printf("HTC__K_%s_%s%s", stem, p->name + 5, p->decl ? "_decl" : "");
+            else
+                g = arena_printf("HTC__K_%s_%d", stem, p->orig);
             size_t body = piece_body(f, p);     /* the leading comment stays outside the guard */
             fwrite(f->src + p->start, 1, body - p->start, out);
             fprintf(out, "#ifndef %s\n#define %s\n", g, g);

@@ -89,7 +89,7 @@ static const char *const bank_keys[] = {"count", "access", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", "pj_per_byte", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights", "outputs",
                                           "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", "energy",
-                                          "band", NULL};
+                                          "band", "isa", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
                                       "tile", "double_buffer", "macs_per_cycle", "constants", "partial_sums", "cycles", NULL};
@@ -360,6 +360,44 @@ static void read_cluster(LoadedTarget *lt, Engine *cpu)
             field_error(lt, ck, 2, "expected a function(b, op) returning { minimize = ..., constraints = { ... } }");
         lua_pop(L, 1);
     }
+}
+
+/* isa = { "arm-dsp" }: the instruction-set extensions of the CPU whose
+   fast paths the header keeps (the portable C always; "mve" brings
+   "arm-dsp", which every Helium core has). Not stated: all of them. */
+static void read_isa(LoadedTarget *lt, Engine *cpu)
+{
+    static const struct { const char *name; unsigned bits; } sets[] = {
+        {"portable", 0}, {"x86", ISA_X86}, {"arm-dsp", ISA_ARM_DSP}, {"mve", ISA_MVE | ISA_ARM_DSP}, {"xpulpv2", ISA_XPULPV2},
+    };
+    lua_State *L = lt->L;
+    const char *ck[2] = {"cpu", "isa"};
+    int ty = rawfield(L, -1, "isa");
+    cpu->isa = ISA_ALL;
+    if (ty == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    int n = ty == LUA_TTABLE ? (int)lua_rawlen(L, -1) : -1, m = 0;
+    if (n > 0) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) { m++; lua_pop(L, 1); }
+    }
+    if (n <= 0 || m != n)
+        field_error(lt, ck, 2, "expected a list of instruction sets: \"portable\", \"x86\", \"arm-dsp\", \"mve\", \"xpulpv2\"");
+    cpu->isa = 0;
+    for (int i = 1; i <= n; i++) {
+        const char *name = lua_rawgeti(L, -1, i) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        size_t k = 0;
+        while (name && k < sizeof sets / sizeof sets[0] && strcmp(sets[k].name, name)) k++;
+        if (!name || k == sizeof sets / sizeof sets[0])
+            field_error(lt, ck, 2, "entry %d: %s%s%s is no instruction set of htc's kernels (\"portable\", \"x86\", "
+                        "\"arm-dsp\", \"mve\", \"xpulpv2\")", i, name ? "'" : "", name ? name : luaL_typename(L, -1),
+                        name ? "'" : "");
+        cpu->isa |= sets[k].bits;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
 }
 
 /* The CPU's data memories, memory = { "SRAM", "PSRAM" } (the list at the
@@ -765,6 +803,7 @@ Target *target_load(const char *path, const TargetDefines *defines)
     if (!cpu->name) cpu->name = "cpu";
     read_engine(lt, cpu, 0, ck, 1);
     read_cluster(lt, cpu);
+    read_isa(lt, cpu);
     lua_pop(L, 1);
     t->nengines = 1;
 
@@ -810,6 +849,11 @@ Target *target_load(const char *path, const TargetDefines *defines)
                     field_error(lt, ek, 3, "only the cpu engine is a cluster of cores (cores, l1, split, fork, band)");
                 }
             }
+            if (rawfield(L, -1, "isa") != LUA_TNIL) {
+                ek[2] = "isa";
+                field_error(lt, ek, 3, "only the cpu names instruction sets (an accelerator's code is its templates)");
+            }
+            lua_pop(L, 1);
             t->nengines++;
             lua_pop(L, 2);
         }

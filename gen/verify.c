@@ -174,7 +174,7 @@ static void build_side(const char *dir, const char *name, int side, Graph *g, Ta
 {
     const char *hdr = arena_printf("%s/%s.h", dir, name), *fresh = arena_printf("%s/%s.new.h", dir, name);
     const char *src = arena_printf("%s/%s.c", dir, name), *obj = arena_printf("%s/%s.o", dir, name);
-    EmitOptions e = {name, hdr, arena_printf("%s/%s.bin", dir, name)};    /* constants by .incbin */
+    EmitOptions e = {name, hdr, arena_printf("%s/%s.bin", dir, name), 1};    /* constants by .incbin; x86 paths */
     FILE *f = out_open(fresh);
     emit(f, g, t, p, &e);
     out_commit(f);

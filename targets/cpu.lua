@@ -10,6 +10,14 @@ local KiB = 1024
 local L2_KIB = param "l2_kib" { default = 512, min = 1, max = 1048576,
                                 description = "main RAM in KiB: the CPU's arena (every intermediate tensor)" }
 
+-- which fast paths the header keeps beside the portable C (the cpu's isa):
+-- a header for one processor carries that processor's code only
+local ISAS = { portable = { "portable" }, x86 = { "x86" }, ["arm-dsp"] = { "arm-dsp" }, mve = { "mve" },
+               xpulpv2 = { "xpulpv2" }, all = { "x86", "arm-dsp", "mve", "xpulpv2" } }
+local ISA = param "isa" { default = "portable", values = { "portable", "x86", "arm-dsp", "mve", "xpulpv2", "all" },
+                          description = "fast paths beside the portable C: x86 (SSE2/AVX2), arm-dsp (Cortex-M4/M33), " ..
+                                        "mve (Cortex-M55 Helium, with arm-dsp), xpulpv2 (PULP), all" }
+
 local m4 = include "cpus/cortex-m4.lua"   -- the CPU: its kernels and their costs
 local E = include "parts/energy.lua"      -- energy figures and their sources (stand-ins)
 
@@ -26,6 +34,7 @@ return target "cpu" {
   -- each costs (Cortex-M4 class, no SIMD) is in targets/cpus/cortex-m4.lua
   cpu = m4 {
     name = "cpu",
+    isa = ISAS[ISA],
     memory = "L2",
     energy = { pj_per_cycle = E.core_pj_per_cycle },
     requant = { "tflite", "float", "fp32", "quantlib" },  -- TFLite fixed-point multiplier + shift; onnxruntime float scale; QuantLib RequantShift

@@ -586,6 +586,7 @@ return target "siracusa" {
 
   cpu = {
     name = "cluster",
+    isa = { "xpulpv2" },   -- the kernels' XpulpV2 paths (-DHTC_XPULPV2 in the firmware's build)
     -- a busy core-cycle: one instruction; the cores' leakage and the cluster's background
     energy = { pj_per_cycle = GV_INSN_PJ, static_mw = GV_PES * GV_CORE_LEAK_MW + GV_CLUSTER_MW },
     -- the arena: in L2 with L1 tiles (mem=tile), else in L1 (no tiles)

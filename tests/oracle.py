@@ -322,6 +322,8 @@ def run_htc_batch(model_path, input_sets, workdir=None, target=TARGET, name="m",
     workdir = workdir or tempfile.mkdtemp(prefix="htc-test-")
     try:
         hdr = os.path.join(workdir, "model.h")
+        if target == TARGET and not any(str(a).startswith("isa=") for a in args):
+            args = ("-D", "isa=x86") + tuple(args)     # built for this host: its SSE2/AVX2 paths too
         htc("compile", model_path, "-t", target, "-o", hdr, "--name", name, *args)
         up = name.upper()
         src = (_DRIVER.replace("@UP@", up).replace("@NAME@", name)

@@ -27,7 +27,7 @@ part() {   # part NAME COMMAND...
 
 [ -x "$HTC" ] || { echo "no $HTC: run make first"; exit 1; }
 for t in tests/kernels/run.sh tests/targets/test_targets.sh tests/bad/test_bad_models.sh tests/bad/test_outputs.sh tests/bad/test_limits.sh \
-         tests/test_header_compile.sh tests/test_reproducible.sh tests/test_prune.sh tests/test_examples.sh tests/test_dual_m33.sh tests/test_cmake.sh; do
+         tests/test_header_compile.sh tests/test_reproducible.sh tests/test_prune.sh tests/test_isa.sh tests/test_examples.sh tests/test_dual_m33.sh tests/test_cmake.sh; do
     [ -f "$t" ] && part "$t" bash "$t"
 done
 ls tests/test_*.py >/dev/null 2>&1 && part pytest "$PY" -m pytest -q -p no:cacheprovider tests

@@ -121,7 +121,10 @@ header: $(HEADER)
 
 # The command itself is a dependency: another TARGET, model or htc also
 # regenerates the header (build/htc.cmd changes only when the command does).
-HTC_CMD := $(HTC) compile $(MODEL_FILE) -t $(TARGET) -o $(HEADER) --name $(MODEL)
+# One header for the four programs: every processor's fast paths (-D
+# isa=all when the target declares that parameter, as targets/cpu.lua does)
+ISA_FLAGS ?= $(if $(shell grep -l 'param "isa"' $(TARGET) 2>/dev/null),-D isa=all)
+HTC_CMD := $(HTC) compile $(MODEL_FILE) -t $(TARGET) $(ISA_FLAGS) -o $(HEADER) --name $(MODEL)
 $(B)/htc.cmd: FORCE
 	@mkdir -p $(B); echo '$(HTC_CMD)' | cmp -s - $@ || echo '$(HTC_CMD)' >$@
 FORCE:

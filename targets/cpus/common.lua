@@ -36,12 +36,16 @@ end
 -- A CPU description as a function of the target's own fields: the engine
 -- table is those fields (name, memory, requant, cores, ...) with `ops` =
 -- the description's costs (op = cycles, see entry), entries of the
--- target's `ops` added or replacing (e.g. another kernel for one op).
+-- target's `ops` added or replacing (e.g. another kernel for one op), and
+-- `isa` = the description's `isa` (the core's instruction sets: the fast
+-- paths its headers keep) unless the target states its own.
 function M.cpu(costs)
   return function(fields)
-    local e, o = {}, {}
+    local e, o = { isa = costs.isa }, {}
     for k, v in pairs(fields) do e[k] = v end
-    for k, v in pairs(costs) do o[k] = entry(k, v) end
+    for k, v in pairs(costs) do
+      if k ~= "isa" then o[k] = entry(k, v) end
+    end
     for k, v in pairs(fields.ops or {}) do o[k] = entry(k, v) end
     e.ops = o
     return e

@@ -64,4 +64,8 @@ costs.add = { cycles_per_elem = tfl(function() return 41.99 end, m4_cost("add", 
 costs.avgpool = { cycles_per_mac = tfl(function() return 6.652 end, m4_cost("avgpool", "cycles_per_mac")) }
 costs.softmax = { cycles_per_elem = tfl(function() return 157.0 end, m4_cost("softmax", "cycles_per_elem")) }
 
+-- its headers keep the DSP paths (compiled where the compiler has the
+-- extension, __ARM_FEATURE_DSP; +nodsp builds take the portable C)
+costs.isa = { "arm-dsp" }
+
 return common.cpu(costs)

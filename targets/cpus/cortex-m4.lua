@@ -9,6 +9,7 @@ local common = include "common.lua"
 local by_arith = common.by_arith
 
 return common.cpu {
+  isa = { "arm-dsp" },   -- the DSP extension's paths (SMLAD: HTC__DSP) in its headers
   conv2d     = by_arith(2.0, 2.5, 6, 3.0),
   fc         = 1.5,
   add        = by_arith(12, 30, 12),

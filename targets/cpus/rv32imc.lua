@@ -8,6 +8,7 @@ local common = include "common.lua"
 local by_arith = common.by_arith
 
 return common.cpu {
+  isa = { "portable" },  -- no SIMD: the portable C paths only
   -- the MAC-bound layers
   conv2d = by_arith(9, 9, 6, 11), fc = 8, maxpool = 4, mean = 4,
   avgpool = function(op)    -- onnxruntime's windowed pool sums floats

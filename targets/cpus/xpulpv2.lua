@@ -97,6 +97,7 @@ local function add_cycles(op, s)
 end
 
 return common.cpu {
+  isa = { "xpulpv2" },   -- the XpulpV2 paths (HTC__XP, -DHTC_XPULPV2) in its headers
   -- the portable code's costs (targets/cpus/rv32imc.lua) where no cycles
   -- function describes the call
   conv2d = { cycles_per_mac = by_arith(9, 9, 6, 11), cycles = conv_cycles },

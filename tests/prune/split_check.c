@@ -1,6 +1,7 @@
 /* split_check.c - every file named on the command line splits into the
-   pieces gen/prune.c cuts (none would be pasted whole). Prints one line
-   per file that does not and exits 1. Built by tests/test_prune.sh. */
+   pieces gen/prune.c cuts (none would be pasted whole), as it is and as
+   each instruction-set choice cuts it (isa = {}, { "x86" }, ...). Prints
+   one line per file that does not. Built by tests/test_prune.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,8 +13,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         size_t len;
         const char *s = (const char *)read_file(argv[i], &len);
-        prune_reset();
-        prune_add(argv[i], s, len);
+        for (unsigned isa = 0; isa <= ISA_ALL; isa++) {
+            prune_reset(isa);
+            prune_add(argv[i], s, len);
+        }
     }
     return 0;
 }

@@ -1,0 +1,7 @@
+-- an instruction set htc has no paths for
+return target "t" {
+  clock_mhz = 100,
+  memory = { L2 = { size = 65536 } },
+  cpu = { memory = "L2", requant = { "tflite" }, isa = { "arm-dsp", "neon" },
+          ops = { conv2d = {}, fc = {}, avgpool = {}, reshape = {}, softmax = {} } },
+}
