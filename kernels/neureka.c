@@ -456,3 +456,26 @@ static HTC__UNUSED void htc__dev_cpu(int32_t layer, double units, double cycles_
 }
 static HTC__UNUSED void htc__dev_reset(void) { HTC__NEU_REG(0x14) = 0; }
 #endif /* HTC_NEUREKA_REGS */
+
+/* L2 region -> L1 [h + pb][w + pr][c]: the pb rows below and the pr pixels
+   right of the region set to v. The padding the engine fills with 0 below
+   and right of its input, stored instead: a padded layer with a zero point
+   runs in the signed mode with v = its zero point (above / left: the job's
+   padding value) */
+static HTC__UNUSED void htc__neu_dma_in_pad(uint32_t off, const int8_t *src, int32_t h, int32_t w, int32_t c,
+                                            int32_t row_stride, int32_t pix_stride, int32_t pb, int32_t pr, int32_t v)
+{
+    const int32_t W = w + pr;
+    uint8_t *d = HTC__CAST(uint8_t *, htc__neu_mem(0, off, HTC__CAST(uint64_t, h + pb) * W * c));
+    int32_t y;
+    if (pr == 0) {
+        htc__neu_dma_in(off, src, h, w, c, row_stride, pix_stride);
+    } else {
+        for (y = 0; y < h; y++) {
+            htc__neu_dma_in(off + HTC__CAST(uint32_t, y * W * c), src + HTC__CAST(size_t, y) * row_stride, 1, w, c, row_stride,
+                            pix_stride);
+            memset(d + HTC__CAST(size_t, y * W + w) * c, v & 0xff, HTC__CAST(size_t, pr * c));
+        }
+    }
+    if (pb > 0) memset(d + HTC__CAST(size_t, h) * W * c, v & 0xff, HTC__CAST(size_t, pb) * W * c);
+}

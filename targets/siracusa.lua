@@ -63,14 +63,29 @@ local ENGINES = param "engines" { default = "cluster", values = { "cluster", "ne
                                   description = "cluster only, N-EUREKA for every layer it accepts, or both by estimated cycles" }
 local WMEM_KIB = param "wmem_kib" { default = 4096, min = 1, max = 8192,
                                     description = "N-EUREKA's weight memory (SRAM) in KiB" }
--- per job and per step of one 6x6 x 32 output subtile and input-channel
--- group: a least-squares fit of 27 jobs driven through the registers on
--- GVSoC (tests/neureka/gvsoc_jobs.txt and 11 more; cluster cycles from the
--- trigger to idle, within +-20%): 2,198 per job, 112 per 1x1 step, 271 per
--- 3x3 step, 314 per depthwise step
+-- per step of one 6x6 x 32 output subtile and input-channel group: a
+-- least-squares fit of 27 jobs driven through the registers on GVSoC
+-- (tests/neureka/gvsoc_jobs.txt and 11 more), confirmed by the jobs of
+-- Deeploy's KWS timed from trigger to idle (its 20x5 64->64 pointwise, 16
+-- steps: 2,158 cycles; its 20x5x64 depthwise, 12 steps: 4,057): 112 per
+-- 1x1 step, 271 per 3x3 step, 314 per depthwise step.
 local NEU_STEP = { ["1x1"] = 112, ["3x3"] = 271, dw = 314 }
-local NEU_SETUP = 2200
-local L1_BPC, L1_SETUP = 8, 80
+-- The rest of a layer is core 0's, refitted by least squares on GVSoC's
+-- layers with N-EUREKA (8 cores, tests/neureka/gvsoc_nets.py ENGINES=both
+-- --input: KWS's 20x5x64 pointwise 7,050 and depthwise 21,200,
+-- miniMobileNet's four convolutions, Conv_DW_2D_RQ's 16x16x5 depthwise
+-- 5,826): per conv job 2,360 (the 24 registers, trigger and wait, the
+-- scale and bias into L1, the template's loop: NEU_SETUP + NEU_CONV);
+-- 4.75 bytes a cycle for the copies between the arena and the engine's
+-- tiles (blocking cluster DMA); a padded layer with a zero point stores
+-- its padding below / right with the core, 7.33 cycles a byte. Errors:
+-- within 10% but Conv_DW_2D_RQ's depthwise (+19%) and miniMobileNet's
+-- first 3x3 stride-2 layer of 3 channels (-25%). A linear layer: 900 +
+-- 51 per group of 32 outputs + 85 per step (MicroLlama's 64->64 1,207,
+-- 64->256 2,529, 256->64 2,222 without copies; KWS's 64->12 1,261 and
+-- miniMobileNet's 256->10 2,101 with them).
+local NEU_SETUP, NEU_CONV, NEU_BPC, NEU_PAD_BYTE = 900, 1460, 4.75, 7.33
+local NEU_FC_KGROUP, NEU_FC_STEP = 51, 85
 
 local function neu_mode(op)
   if op.kind == "fc" then return "1x1" end
@@ -134,8 +149,9 @@ local function neu_accepts(op)
     return false, ("clip [%d, %d] is not int8 (N-EUREKA's ReLU clips to [0, 255])"):format(op.qmin, op.qmax)
   end
   -- GVSoC's N-EUREKA pads below and right of the input with 0 whatever the
-  -- padding value: a padded layer is exact with a zero point of 0, or of
-  -- -128 in its unsigned mode (the template adds 128 to the input tile)
+  -- padding value: a padded layer with a zero point stores that padding in
+  -- its input tile (templates/neureka/conv2d.c.in; checked on GVSoC with 0
+  -- and -128, the zero points QuantLib's graphs have)
   local padded = op.kind == "conv2d" and
                  ((op.out_shape[2] - 1) * op.stride - op.in_shape[2] + KH) + ((op.out_shape[3] - 1) * op.stride - op.in_shape[3] + KW) > 0
   if op.in_zp ~= 0 and op.in_zp ~= -128 and padded then
@@ -144,7 +160,7 @@ local function neu_accepts(op)
   if op.ql_shift < 0 or op.ql_shift > 31 then return false, "shift outside 0..31" end
   local C = op.in_shape[#op.in_shape] // G
   local wabs = math.max(-op.weight_min, op.weight_max, 0)
-  local xabs = op.in_zp == -128 and 255 or 128     -- the unsigned mode reads 0..255
+  local xabs = op.in_zp == -128 and 255 or 128     -- (the signed mode reads -128..127: a bound)
   local acc = (xabs * wabs) * C * KH * KW
   local s = op.ql_shift
   local bias = op.ql_mul_absmax * (op.bias_absmax + (128 * wabs) * C * KH * KW)
@@ -155,26 +171,47 @@ local function neu_accepts(op)
   return true
 end
 
+-- core 0's cycles of one conv job beyond NEU_SETUP: its copies (bytes in
+-- and out) and its stored padding (bytes)
+local function neu_copies(in_b, out_b, pad_b)
+  return NEU_CONV + (in_b + out_b) / NEU_BPC + pad_b * NEU_PAD_BYTE
+end
+
 local function neu_tile(t, op)
   local mode = neu_mode(op)
   local C = op.in_shape[#op.in_shape]
   local w = mode == "dw" and neu_wbytes(mode, op.K) or t.K * neu_wbytes(mode, C)
-  local tiles = cdiv(op.OY, t.OY) * cdiv(op.OX, t.OX)
   -- stride 2: a stride-1 job of (2 OY - 1) x (2 OX - 1) pixels into L1
   -- after the scale and bias, every other pixel copied out
   local s2 = op.kind == "conv2d" and op.stride == 2
   local jy, jx = t.OY, t.OX
   if s2 then jy, jx = 2 * t.OY - 1, 2 * t.OX - 1 end
-  local steps
-  if mode == "dw" then steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 28) * NEU_STEP.dw
-  elseif mode == "1x1" then steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 32) * (cdiv(C, 32) * NEU_STEP["1x1"])
-  else steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 32) * (cdiv(C, 28) * NEU_STEP["3x3"]) end
-  local wdma = L1_SETUP + w / L1_BPC + 2 * L1_SETUP + 8 * t.K / L1_BPC
+  local steps, dma
+  if op.kind == "fc" then
+    steps = cdiv(t.K, 32) * (NEU_FC_KGROUP + cdiv(C, 32) * NEU_FC_STEP)
+    dma = 0
+  else
+    if mode == "dw" then steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 28) * NEU_STEP.dw
+    elseif mode == "1x1" then steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 32) * (cdiv(C, 32) * NEU_STEP["1x1"])
+    else steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 32) * (cdiv(C, 28) * NEU_STEP["3x3"]) end
+    local cin = mode == "dw" and t.K or C
+    -- (the stored padding counted on every tile of such a layer: an upper bound)
+    local zpad = mode ~= "1x1" and op.in_zp ~= 0
+    dma = neu_copies(t.l1_in, t.l1_out, zpad and (jy + jx + 3) * cin or 0)
+  end
+  -- (the scale and bias into L1 in NEU_CONV / NEU_SETUP; the weights stay in the weight memory)
+  local wdma = 0
+  local cin = mode == "dw" and t.K or C
+  local pin = (mode ~= "1x1" and op.in_zp ~= 0) and (jy + 2) * (jx + 2) * cin or 0
+  local tiles = cdiv(op.OY, t.OY) * cdiv(op.OX, t.OX)
   return {
-    l1_bytes = t.l1_in + t.l1_out + 3 + 8 * t.K + (s2 and jy * jx * t.K or 0),
+    -- a padded 3x3 / depthwise layer with a zero point: a tile of its input
+    -- with the padding below / right stored (the template's pin)
+    l1_bytes = t.l1_in + t.l1_out + 3 + 8 * t.K + (s2 and jy * jx * t.K or 0) + pin,
     w_bytes = w + 4 * t.K,    -- (room the core counts for the biases)
-    minimize = cdiv(op.K, t.K) * (wdma + tiles * (NEU_SETUP + steps + 2 * L1_SETUP + (t.l1_in + t.l1_out) / L1_BPC)),
+    minimize = cdiv(op.K, t.K) * (wdma + tiles * (NEU_SETUP + steps + dma)),
     cycles = steps,
+    dma_cycles = dma,
     w_dma_cycles = wdma,
     constraints = mode == "dw" and { eq(t.K, op.K) } or nil,
   }
@@ -186,9 +223,9 @@ local function neu_constants(op, d)
   local K, C = d.K, d.C
   local s = op.ql_shift
   local off = -op.out_zp
-  -- -128 on a 3x3 / depthwise layer: the unsigned mode reads x + 128 (its
-  -- padding right); 1x1 layers (no padding) take every zero point here
-  local zp = (op.in_zp == -128 and mode ~= "1x1") and 0 or op.in_zp
+  -- signed input, the zero point in the bias (a padded layer's padding
+  -- below / right stored in its tile: templates/neureka/conv2d.c.in)
+  local zp = op.in_zp
   local bytes, scale, bias = {}, {}, {}
   local function u(k, c, y, x) return d.w(k, c, y, x) + 128 end
   if mode == "1x1" then
@@ -286,9 +323,16 @@ local function choose(op, cand)
   local OY, OX = 1, pixels(op.out_shape)
   if op.kind == "conv2d" then OY, OX = op.out_shape[2], op.out_shape[3] end
   if op.kind == "conv2d" and op.stride == 2 then OY, OX = 2 * OY - 1, 2 * OX - 1 end
-  local w = mode == "dw" and neu_wbytes(mode, K) or K * neu_wbytes(mode, C)
-  local ne = NEU_SETUP + neu_steps(mode, OY, OX, K, C) + 3 * L1_SETUP + (w + 8 * K) / L1_BPC
-             + 2 * L1_SETUP + (pixels(op.in_shape) * C + OY * OX * K) / L1_BPC
+  local ne
+  if op.kind == "fc" then
+    ne = NEU_SETUP + cdiv(K, 32) * (NEU_FC_KGROUP + cdiv(C, 32) * NEU_FC_STEP)
+  else
+    local cin = mode == "dw" and K or C
+    local zpad = mode ~= "1x1" and op.in_zp ~= 0
+    ne = NEU_SETUP + neu_steps(mode, OY, OX, K, C)
+         + neu_copies(pixels(op.in_shape) * C, op.out_shape[2] * op.out_shape[3] * K,
+                      zpad and (op.in_shape[2] + op.in_shape[3] + 1) * cin or 0)
+  end
   local cl = QL_FIXED + op.macs * (op.kind == "fc" and QL_MAC_FC or mode == "dw" and QL_MAC_DW or QL_MAC) * 8 / CORES
   if ne < cl then
     return "neureka", ("N-EUREKA ~%d cycles < cluster ~%d"):format(math.floor(ne), math.floor(cl))
