@@ -366,6 +366,7 @@ static void milp_constraint(Milp *m, const Expr *c, const int *vcol)
    the limit (or the size limit: more than TILE_MILP_ROWS rows) stopped it
    before it found one, -2 when lp_solve failed numerically. */
 static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimize, const Caps *caps,
+                      const Expr *keep, double keep_val, int keep_min,
                       int *size, double *value, int *nvars, int *nrows, long limit, long *used, int *proven)
 {
     *used = 0;
@@ -383,6 +384,11 @@ static int tile_solve(const TileInfo *ti, const TileSpec *ts, const Expr *obj, i
     for (int i = 0; i < caps->n; i++) {
         Lin l = lower_expr(&m, caps->e[i], vcol);
         add_row(&m, l, LE, caps->cap[i]);
+    }
+    if (keep) {     /* the tie-break's solve: the first objective kept at its optimum */
+        Lin l = lower_expr(&m, keep, vcol);
+        const double tol = 1e-9 * fmax(1, fabs(keep_val));
+        add_row(&m, l, keep_min ? LE : GE, keep_min ? keep_val + tol : keep_val - tol);
     }
     Lin o = lower_expr(&m, obj, vcol);
     *nvars = m.ncols;
@@ -979,9 +985,29 @@ static int choose(TileInfo *ti, const TileSpec *ts, const Expr *obj, int minimiz
     long limit = brute_on ? TILE_PROOF_ITERS : TILE_MILP_ITERS < model_left ? TILE_MILP_ITERS : model_left;
     long used = 0;
     int proven = 0;
-    int r = tile_solve(ti, ts, obj, minimize, caps, size, val, nvars, nrows, limit, &used, &proven);
+    int r = tile_solve(ti, ts, obj, minimize, caps, NULL, 0, 0, size, val, nvars, nrows, limit, &used, &proven);
     if (!brute_on) model_left -= used;
     *method = "milp";
+    if (r == 1 && ts->tie_break && obj == ts->maximize) {
+        /* the target's tie_break: a second MILP, the least tie_break with the
+           objective kept at its optimum (its remaining budget; on failure
+           the first optimum stands) */
+        long limit2 = brute_on ? TILE_PROOF_ITERS : TILE_MILP_ITERS < model_left ? TILE_MILP_ITERS : model_left;
+        int sz[TD_COUNT], nv, nr, pr;
+        double tv;
+        long used2 = 0;
+        int r2 = limit2 > 0 ? tile_solve(ti, ts, ts->tie_break, 1, caps, obj, *val, minimize, sz, &tv, &nv, &nr,
+                                         limit2, &used2, &pr) : -1;
+        if (!brute_on) model_left -= used2;
+        if (r2 == 1) {
+            double x[TD_VARS] = {sz[TD_K], sz[TD_C], sz[TD_OY], sz[TD_OX]};
+            const double v2 = expr_eval(obj, x);
+            if (fabs(v2 - *val) <= 1e-6 * fmax(1, fabs(*val))) {
+                memcpy(size, sz, sizeof sz);
+                *val = v2;
+            }
+        }
+    }
     if (r == 1 && !proven)
         twarn("%s: the MILP stopped at its limit of %ld simplex iterations; the tiling is the best found, not "
              "proven optimal", where_, limit);

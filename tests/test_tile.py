@@ -289,3 +289,28 @@ def test_partial_sums_c_tiled_where_memory_forces(case, tmp_path):
         assert t["dma_bytes"] == walk_dma(c, k, h, w, ks, s, z), t
     assert abs(t["objective"] - t["brute"]) <= 1e-6 * max(1.0, abs(t["brute"])), t
     assert (t["l1_bytes"] + 3) // 4 * 4 + t["w_bytes"] <= sp, t
+
+
+def test_tie_break_milp_equals_enumeration(tmp_path):
+    """tie_break among equal objectives: an objective with many optimal
+    tilings (maximize min(K, 4)) and tie_break = -(16 OY + OX) + K (the
+    tallest, widest tile, then the fewest channels): the enumeration keeps
+    the least tie_break, and the MILP (HTC_TILE_BRUTE=1) reaches the same
+    value by a second solve with the objective held at its optimum."""
+    model = str(tmp_path / "conv.onnx")
+    conv_model(model, 8, 12, 6, 11, 3, 1, False, seed=5)
+    src = open(TINY).read()
+    a = src.index("              maximize = 1e-3")
+    b = src.index("              constraints")
+    src = src[:a] + "              maximize = min(t.K, 4),\n              tie_break = t.K - (16 * t.OY + t.OX),\n" + src[b:]
+    tgt = tmp_path / "tie.lua"
+    tgt.write_text(src.replace("L1_SIZE", "2000").replace("W_SIZE", "4096").replace("DOUBLE", "true"))
+    got = {}
+    for mode in ("0", "1"):
+        p = subprocess.run([oo.HTC, "report", model, "-t", str(tgt), "--json"], capture_output=True, text=True,
+                           env=dict(os.environ, HTC_TILE_BRUTE=mode))
+        assert p.returncode == 0, p.stderr
+        t = [l["tile"] for l in json.loads(p.stdout)["layers"] if "tile" in l][0]
+        got[mode] = (t["method"], t["objective"], t["size"]["K"] - (16 * t["size"]["OY"] + t["size"]["OX"]))
+    assert got["0"][0] == "enumeration" and got["1"][0] == "milp", got
+    assert got["0"][1:] == got["1"][1:] and got["0"][1] == 4, got
