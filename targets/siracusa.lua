@@ -607,8 +607,13 @@ local function call_cycles(feat, fits)
   return function(op, s)
     if not fits(op) then return nil end
     local f = feat(op, s)
+    -- summed in the order of the names: pairs' order follows the string
+    -- hashes, whose seed depends on the heap, and float sums round by order
+    local ks = {}
+    for k in pairs(f) do ks[#ks + 1] = k end
+    table.sort(ks)
     local c = 0
-    for k, v in pairs(f) do c = c + K_[k] * v end
+    for _, k in ipairs(ks) do c = c + K_[k] * f[k] end
     return c
   end
 end
