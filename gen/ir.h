@@ -21,6 +21,18 @@ typedef struct { void *block; size_t used; } ArenaMark;
 ArenaMark arena_mark(void);                   /* arena_release(m) frees what was allocated since */
 void arena_release(ArenaMark m);
 
+/* A map from strings to pointers (util.c): FNV-1a with its low bits mixed,
+   open addressing, at most half full, so a model's names are found in
+   constant time. Keys are not copied (they must outlive the map); a zeroed
+   StrMap is empty. */
+typedef struct {
+    const char **keys;
+    void **vals;
+    size_t cap, n;
+} StrMap;
+void *strmap_get(const StrMap *m, const char *key);         /* NULL when absent */
+void strmap_put(StrMap *m, const char *key, void *val);     /* adds or replaces */
+
 /* Print "htc: error: <msg>" on one line to stderr and exit(1). Any output
    file registered with out_open() and not yet committed is removed. */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -326,48 +326,24 @@ typedef struct {
     int nuse, cap, nout, producer;
 } Name;
 
-static Name *names;
-static size_t capnames, nnames;
-
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
+static StrMap names;             /* name -> Name */
 
 /* The entry of `s`, made (empty) when `make` is set, else NULL if absent. */
 static Name *name_get(const char *s, int make)
 {
     if (!s) return NULL;
-    if (make && 2 * (nnames + 1) > capnames) {
-        size_t oldcap = capnames;
-        Name *old = names;
-        capnames = capnames ? 2 * capnames : 256;
-        names = arena_alloc(sizeof(Name) * capnames);
-        memset(names, 0, sizeof(Name) * capnames);
-        for (size_t i = 0; i < oldcap; i++)
-            if (old[i].name) {
-                size_t j = name_hash(old[i].name) & (capnames - 1);
-                while (names[j].name) j = (j + 1) & (capnames - 1);
-                names[j] = old[i];
-            }
-    }
-    if (!capnames) return NULL;
-    size_t j = name_hash(s) & (capnames - 1);
-    for (; names[j].name; j = (j + 1) & (capnames - 1))
-        if (!strcmp(names[j].name, s)) return &names[j];
-    if (!make) return NULL;
-    nnames++;
-    names[j].name = s;
-    names[j].producer = -1;
-    return &names[j];
+    Name *e = strmap_get(&names, s);
+    if (e || !make) return e;
+    e = arena_alloc(sizeof *e);
+    e->name = s;
+    e->producer = -1;
+    strmap_put(&names, s, e);
+    return e;
 }
 
 static void index_graph(const Onnx__GraphProto *gr)
 {
-    names = NULL;
-    capnames = nnames = 0;
+    names = (StrMap){0};
     for (size_t k = 0; k < gr->n_node; k++) {
         const Onnx__NodeProto *nd = gr->node[k];
         for (size_t i = 0; i < nd->n_input; i++) {

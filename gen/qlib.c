@@ -146,45 +146,20 @@ typedef struct {
     int first;                  /* its first read in rd_node / rd_next, or -1 */
 } QName;
 
-static QName *names;
-static size_t capnames, nnames;
+static StrMap names;             /* name -> QName */
 static int *rd_node, *rd_next;  /* the reads of a name, as a list: node, next read */
-
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u;   /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    h ^= h >> 16;               /* FNV's low bits, which index the table, mixed */
-    h *= 0x85ebca6bu;
-    return h ^ h >> 13;
-}
 
 /* The entry of `name`; NULL when absent and !add. */
 static QName *name_get(const char *name, int add)
 {
-    if (add && 2 * (nnames + 1) > capnames) {       /* at most half full */
-        QName *old = names;
-        size_t oldcap = capnames;
-        capnames = capnames ? 2 * capnames : 1024;
-        names = arena_alloc(sizeof(QName) * capnames);
-        memset(names, 0, sizeof(QName) * capnames);
-        for (size_t i = 0; i < oldcap; i++)
-            if (old[i].name) {
-                size_t j = name_hash(old[i].name) & (capnames - 1);
-                while (names[j].name) j = (j + 1) & (capnames - 1);
-                names[j] = old[i];
-            }
-    }
-    if (!capnames) return NULL;
-    size_t j = name_hash(name) & (capnames - 1);
-    for (; names[j].name; j = (j + 1) & (capnames - 1))
-        if (!strcmp(names[j].name, name)) return &names[j];
-    if (!add) return NULL;
-    nnames++;
-    names[j].name = arena_strdup(name);
-    names[j].reader = names[j].first = -1;
-    names[j].rq_only = 1;
-    return &names[j];
+    QName *e = strmap_get(&names, name);
+    if (e || !add) return e;
+    e = arena_alloc(sizeof *e);
+    e->name = arena_strdup(name);
+    e->reader = e->first = -1;
+    e->rq_only = 1;
+    strmap_put(&names, e->name, e);
+    return e;
 }
 
 static QV *val_find(const char *name)
@@ -1884,8 +1859,7 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
     NODE = NULL;
     vals = NULL;
     nvals = capvals = 0;
-    names = NULL;
-    capnames = nnames = 0;
+    names = (StrMap){0};
     missing = NULL;
     nheap = PASS = 0;
     done = arena_alloc(GR->n_node + 1);

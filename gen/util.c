@@ -69,6 +69,54 @@ char *arena_printf(const char *fmt, ...)
     return s;
 }
 
+/* ---- StrMap: strings -> pointers ----------------------------------------- */
+
+static uint32_t strmap_hash(const char *s)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    h ^= h >> 16;               /* FNV's low bits, which index the table, mixed */
+    h *= 0x85ebca6bu;
+    return h ^ h >> 13;
+}
+
+/* the slot of key: where it is, or the empty one where it would go */
+static size_t strmap_slot(const StrMap *m, const char *key)
+{
+    size_t j = strmap_hash(key) & (m->cap - 1);
+    while (m->keys[j] && strcmp(m->keys[j], key)) j = (j + 1) & (m->cap - 1);
+    return j;
+}
+
+void *strmap_get(const StrMap *m, const char *key)
+{
+    if (!m->cap || !key) return NULL;
+    size_t j = strmap_slot(m, key);
+    return m->keys[j] ? m->vals[j] : NULL;
+}
+
+void strmap_put(StrMap *m, const char *key, void *val)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        StrMap old = *m;
+        m->cap = m->cap ? 2 * m->cap : 256;
+        m->keys = arena_alloc(sizeof(char *) * m->cap);
+        m->vals = arena_alloc(sizeof(void *) * m->cap);
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.keys[i]) {
+                size_t j = strmap_slot(m, old.keys[i]);
+                m->keys[j] = old.keys[i];
+                m->vals[j] = old.vals[i];
+            }
+    }
+    size_t j = strmap_slot(m, key);
+    if (!m->keys[j]) {
+        m->keys[j] = key;
+        m->n++;
+    }
+    m->vals[j] = val;
+}
+
 /* Everything allocated after arena_mark() is given back by arena_release()
    (whole blocks freed, the current one rewound): a loop's temporaries. */
 ArenaMark arena_mark(void)
