@@ -601,6 +601,9 @@ static HTC__UNUSED int htc__prq_ok(const int32_t *mult, const int8_t *shift, int
     return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
 }
 
+/* the words of a channel's record in htc__conv_params.xq2 (htc__xq2_apply) */
+enum { HTC__XQ2_F, HTC__XQ2_W, HTC__XQ2_ML, HTC__XQ2_MH, HTC__XQ2_RLO, HTC__XQ2_RHI, HTC__XQ2_S, HTC__XQ2_N };
+
 /* ---- XpulpV2 (PULP's RI5CY-class cores: Siracusa's cluster, GAP8, Vega) ----
    -DHTC_XPULPV2 in the firmware's build (no compiler defines a macro for
    it) selects the kernels' HTC__XP paths: 4-way int8 dot products
@@ -933,6 +936,39 @@ static inline htc__xrq htc__xql_make(int32_t mul, int32_t add, int32_t shift, in
 static inline int32_t htc__xql_apply(htc__xrq q, int32_t acc)
 {
     return HTC__CAST(int32_t, HTC__CAST(uint32_t, acc) * q.m2 + HTC__CAST(uint32_t, q.c)) >> q.e;
+}
+
+/* TFLite's requantization in final form, one record of HTC__XQ2_N words
+   per output channel written by the generator (gen/quant.c quant_xq2)
+   where it is exact for every int32 accumulator the layer can reach: f the
+   start value (bias - in_zp * the weight sums - a, folded at compile
+   time), u = clamp(acc - a, 0, w) the accumulator's offset into the only
+   window where the output is neither act_min nor act_max (w < 2^17), then
+   (((rlo + u * ml) >> 15) + u * mh + rhi) >> s with m = mh * 2^15 + ml:
+   u * m exactly in two 32-bit products (no 64-bit multiply), TFLite's two
+   roundings, out_zp and act_min in the constants rlo, rhi, and act_min /
+   act_max met by the clamp of u (no output clamp). Every sum is below 2^32
+   (the window holds 256 outputs at most), the last one's value within
+   int32. */
+static inline int32_t htc__xq2_apply(const int32_t *r, int32_t acc)
+{
+    const uint32_t u = HTC__CAST(uint32_t, htc__xp_clamp(acc, 0, r[HTC__XQ2_W]));
+    const uint32_t t = (HTC__CAST(uint32_t, r[HTC__XQ2_RLO]) + u * HTC__CAST(uint32_t, r[HTC__XQ2_ML])) >> 15;
+    return HTC__CAST(int32_t, t + u * HTC__CAST(uint32_t, r[HTC__XQ2_MH]) + HTC__CAST(uint32_t, r[HTC__XQ2_RHI])) >> r[HTC__XQ2_S];
+}
+
+/* two outputs of one channel's record r, its words loaded once (before
+   any store, which could alias them) */
+static inline void htc__xq2_pair(const int32_t *r, int32_t a0, int32_t a1, int8_t *o0, int8_t *o1)
+{
+    const int32_t w = r[HTC__XQ2_W], s = r[HTC__XQ2_S];
+    const uint32_t ml = HTC__CAST(uint32_t, r[HTC__XQ2_ML]), mh = HTC__CAST(uint32_t, r[HTC__XQ2_MH]);
+    const uint32_t rlo = HTC__CAST(uint32_t, r[HTC__XQ2_RLO]), rhi = HTC__CAST(uint32_t, r[HTC__XQ2_RHI]);
+    const uint32_t u0 = HTC__CAST(uint32_t, htc__xp_clamp(a0, 0, w)), u1 = HTC__CAST(uint32_t, htc__xp_clamp(a1, 0, w));
+    const int32_t v0 = HTC__CAST(int32_t, ((rlo + u0 * ml) >> 15) + u0 * mh + rhi) >> s;
+    const int32_t v1 = HTC__CAST(int32_t, ((rlo + u1 * ml) >> 15) + u1 * mh + rhi) >> s;
+    *o0 = HTC__CAST(int8_t, v0);
+    *o1 = HTC__CAST(int8_t, v1);
 }
 
 /* the requantization of kind ql (a constant where it is inlined): 0
@@ -1331,6 +1367,7 @@ typedef struct {
     const int8_t *shift;            /* [out_c] or [1] */
     const int8_t *weights;          /* conv: OHWI [out_c][k_h][k_w][in_c]; dw: [k_h][k_w][out_c] */
     const int32_t *bias;            /* [out_c] or NULL */
+    const int32_t *xq2;             /* XpulpV2 cores: [out_c][HTC__XQ2_N] (htc__xq2_apply) or NULL */
 } htc__conv_params;
 
 /* FULLY_CONNECTED as TFLite Micro computes it (fully_connected_common.cc,

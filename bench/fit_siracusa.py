@@ -167,8 +167,9 @@ def features(op, s, mem):
         kh, kw = op["kernel"]
         sh, sw = op["stride"]
         ql = op.get("requant") == "quantlib"
+        x2 = op.get("xq2", False)
         if op["depthwise"]:
-            return dict(feat_dw(op, s["rows"], s["cols"], s["channels"], ql), band=s["tile"])
+            return dict(feat_dw(op, s["rows"], s["cols"], s["channels"], ql, x2), band=s["tile"])
         pw = pointwise(op)
         K = kh * kw * C
         K4 = K if pw else (K + 3) // 4 * 4
@@ -183,8 +184,8 @@ def features(op, s, mem):
         pairs = (P + 1) // 2
         full, part = s["channels"] // 4, 1 if s["channels"] % 4 else 0
         q = K < 32768
-        return dict(conv_call=1, conv_wsum=s["channels"] * K, conv_block=0 if ql else pairs * full,
-                    conv_block_ql=pairs * full if ql else 0, conv_pblock=pairs * part,
+        return dict(conv_call=1, conv_wsum=0 if x2 else s["channels"] * K, conv_block=0 if ql or x2 else pairs * full,
+                    conv_block_ql=pairs * full if ql else 0, conv_block_x2=pairs * full if x2 else 0, conv_pblock=pairs * part,
                     conv_word=pairs * (full + part) * (K4 // 4), conv_out=P * s["channels"] if q else 0,
                     conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw else P * K,
                     conv_frow=0 if pw else P * kh, band=s["tile"])
@@ -218,7 +219,7 @@ def features(op, s, mem):
     return {}
 
 
-def feat_dw(op, rows, cols, channels, ql):
+def feat_dw(op, rows, cols, channels, ql, x2=False):
     """targets/siracusa.lua feat_dw (htc__dwconv2d_xp_body's plane geometry)"""
     kh, kw = op["kernel"]
     sh, sw = op["stride"]
@@ -269,7 +270,8 @@ def feat_dw(op, rows, cols, channels, ql):
     mis = {1: 3, 2: 2, 3: 3}.get(d["sa"], 0)
     return dict(dw_call=1, dw_chan=channels, dw_fill=fill, dw_px4=n4 * inside * (j1 - j0), dw_px1=n1 * inside * (j1 - j0),
                 dw_padw=(n4 * 4 + n1) * outside * d["L"] // 4, dw_line=channels * d["nl"], dw_chunk=channels * chunks,
-                dw_out=0 if ql else n, dw_out_ql=n if ql else 0, dw_mis=n * d["kl"] * mis // 4)
+                dw_out=0 if ql or x2 else n, dw_out_ql=n if ql else 0, dw_out_x2=n if x2 else 0,
+                dw_mis=n * d["kl"] * mis // 4)
 
 
 def add(a, b, w=1.0):
@@ -400,8 +402,8 @@ def main():
             j = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         reps[(model, n)] = json.loads(j.stdout)
     names = sorted(set({"overhead_tile", "overhead_l1", "overhead_par", "conv_out_slow", "dw_out_slow", "fc_out_slow", "fork", "band", "conv_call", "conv_wsum", "conv_block", "conv_pblock",
-                    "conv_word", "conv_out", "conv_field", "conv_frow", "conv_block_ql", "dw_call", "dw_chan", "dw_fill", "dw_px4",
-                    "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_mis", "mp_call", "mp_word",
+                    "conv_word", "conv_out", "conv_field", "conv_frow", "conv_block_ql", "conv_block_x2", "dw_call", "dw_chan", "dw_fill", "dw_px4",
+                    "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "mp_call", "mp_word",
                     "mp_tap", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
                     "pool_out", "pool_in", "add_call", "add_elem", "sm_call", "sm_elem"}) - set(FIXED))
     theta = {k: 1.0 for k in names}

@@ -261,6 +261,33 @@ static double estimate(const Graph *g, Target *t, const Op *op)
 }
 
 /* The chosen engine's kernel and cost model for op; the estimate. */
+/* XpulpV2 cores (cpu.isa names xpulpv2, cpu.requant_records): a TFLite int8 convolution's requantization
+   in final form, the weight sums times in_zp in its start values, when
+   exact for every channel (quant_xq2); the kernels read it from the
+   parameter block (htc__conv_params.xq2), the estimate from op.xq2 */
+static void xq2(const Graph *g, const Target *t, Op *op)
+{
+    op->xq2 = NULL;
+    if (op->engine != 0 || !t->engines[0].requant_records ||
+        t->engines[0].isa == ISA_ALL || !(t->engines[0].isa & ISA_XPULPV2) || op->kind != OP_CONV2D || op->u8 || !op->kernel_fn || !op->params_type ||
+        strcmp(op->params_type, "htc__conv_params") || !op->mult || op->nch < 1)
+        return;
+    int dw = !strcmp(op->kernel_fn, "htc__dwconv2d_s8");
+    if (!dw && strcmp(op->kernel_fn, "htc__conv2d_s8")) return;
+    htc__conv_params p = *(const htc__conv_params *)op->params;
+    const Tensor *w = &g->tensors[op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]];
+    const Tensor *b = op->nin > 2 && op->in[2] >= 0 ? &g->tensors[op->in[2]] : NULL;
+    if (!w->data || w->type != DT_INT8 || tensor_numel(w) != (int64_t)p.out_c * p.k_h * p.k_w * (dw ? 1 : p.in_c) ||
+        op->nch != (p.per_channel ? p.out_c : 1) || (b && (!b->data || b->type != DT_INT32 || tensor_numel(b) != p.out_c)))
+        return;
+    p.mult = op->mult;
+    p.shift = op->shift;
+    p.bias = b ? (const int32_t *)(const void *)b->data : NULL;
+    int32_t *rec = arena_alloc(sizeof(int32_t) * HTC__XQ2_N * (size_t)p.out_c);
+    int n = quant_xq2(&p, (const int8_t *)w->data, dw, rec);
+    if (dw ? n > 0 : n == p.out_c) op->xq2 = rec;
+}
+
 static void bind(const Graph *g, Target *t, Op *op)
 {
     const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
@@ -269,6 +296,7 @@ static void bind(const Graph *g, Target *t, Op *op)
     if (op->s16 || op->f32) op->kernel_file = op->kernel_fn = NULL;   /* int16, float: htc's own kernels (target.c) */
     if (!op->kernel_file && op->engine == 0 && op->kind != OP_RESHAPE && !cpu_kernel(op, &op->kernel_file, &op->kernel_fn))
         die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
+    xq2(g, t, op);
     target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
     op->est_one = 0;
     op->split_why = NULL;

@@ -630,12 +630,20 @@ static void emit_params(const Graph *g, const Op *op, int li)
     case PB_CONV: {
         const htc__conv_params *p = op->params;
         const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
+        const char *xq = "NULL";
+        if (op->xq2) {          /* XpulpV2: the requantization in final form, HTC__XQ2_N words a channel */
+            xq = arena_printf("%s__layer%d_xq", N, li);
+            fprintf(F, "static const int32_t %s[%d] = {", xq, p->out_c * HTC__XQ2_N);
+            for (int c = 0; c < p->out_c * HTC__XQ2_N; c++)
+                fprintf(F, "%s%d", c ? (c % HTC__XQ2_N ? ", " : ",\n    ") : "", op->xq2[c]);
+            fprintf(F, "};\n");
+        }
         fprintf(F, "static const htc__conv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
-                   " %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s};\n",
+                   " %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s, %s};\n",
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->depth_mult,
                 p->in_zp, p->w_zp, p->out_zp, p->act_min, p->act_max, p->per_channel, N, li, N, li,
-                tensor_name(g, op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]), bias);
+                tensor_name(g, op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]), bias, xq);
         break;
     }
     case PB_FC: {

@@ -343,6 +343,8 @@ typedef struct {
 
     /* dispatch.c / tile.c (accelerators) */
     int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */
+    int32_t *xq2;               /* XpulpV2 CPU conv2d: [out_c][HTC__XQ2_N] final-form requantization
+                                   (gen/quant.c quant_xq2, htc.h htc__xq2_apply), or NULL */
     int shift_round;            /* its rounding: ROUND_HALF_EVEN (onnxruntime's float scale 2^-s)
                                    or ROUND_TFLITE (multiplier 2^30: gemmlowp's rounding doubling high
                                    multiply, then rounding divide by 2^(s-1), half away from zero) */
@@ -574,6 +576,7 @@ typedef struct {
     double fork_cycles;         /* cycles of one fork/join (HTC_PAR_RUN) */
     double overhead_cycles;     /* every layer's cycles beyond its kernel's calls (cpu.overhead) */
     unsigned isa;               /* the CPU: its instruction sets (ISA_*, cpu.isa; ISA_ALL when not stated) */
+    int requant_records;        /* cpu.requant_records: the XpulpV2 requantization records (dispatch.c xq2) */
     /* energy = { pj_per_mac, pj_per_elem, pj_per_cycle, static_mw } (gen/energy.c) */
     int has_energy;
     double pj_per_mac;          /* a MAC of its layers */

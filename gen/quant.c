@@ -592,3 +592,76 @@ int quant_checked_log2(float x, int *log2_result)
     *log2_result = (int)r;
     return fabsf(frac) < 1e-3f;
 }
+
+/* The XpulpV2 kernels' final-form requantization records (htc.h
+   htc__xq2_apply, HTC__XQ2_N words per output channel) of TFLite int8
+   convolutions. The second rounding of TFLite's (RoundingDivideByPOT) is
+   half away from zero; the record rounds half up, which equals it where
+   the output moves: act_min - out_zp >= 0 (a fused ReLU) puts every output
+   step at acc > 0. Exactness is then checked, not assumed: at both sides of
+   every output step the record gives htc__requant's output, and both are
+   non-decreasing in acc. One channel: 1 and r filled, else 0. */
+static int xq2_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32_t lo, int32_t hi, int32_t *r)
+{
+    const int32_t L = lo - zp, H = hi - zp;
+    memset(r, 0, sizeof(int32_t) * HTC__XQ2_N);
+    if (m == 0) {               /* a dead channel: out_zp clamped, for every acc */
+        r[HTC__XQ2_S] = 16;
+        r[HTC__XQ2_RHI] = (int32_t)((uint32_t)(zp < lo ? lo : zp > hi ? hi : zp) << 16);
+        return 1;
+    }
+    if (m < 0 || e < 1 || e > 8 || L < 0 || H <= L) return 0;
+    const int D = 31 + e, S = D - 15;
+    const int64_t Kc = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e));
+    const int64_t nA = ((int64_t)(L + 1) << D) - Kc, nB = ((int64_t)H << D) - Kc;
+    const int64_t A = (nA + m - 1) / m - 1, B = (nB + m - 1) / m;     /* both numerators > 0 */
+    if (B - A < 1 || B - A >= ((int64_t)1 << 17)) return 0;
+    const int64_t V = A * m + Kc, Q = V >> D, R = V - (Q << D);
+    if (Q != L) return 0;
+    f -= A;
+    /* every accumulator in int32 after the offset: |f| + K * 128 * 128 */
+    if ((f < 0 ? -f : f) + (int64_t)K * 16384 >= ((int64_t)1 << 31)) return 0;
+    r[HTC__XQ2_F] = (int32_t)f;
+    r[HTC__XQ2_W] = (int32_t)(B - A);
+    r[HTC__XQ2_ML] = m & 0x7fff;
+    r[HTC__XQ2_MH] = m >> 15;
+    r[HTC__XQ2_RLO] = (int32_t)(R & 0x7fff);
+    r[HTC__XQ2_RHI] = (int32_t)((R >> 15) + (int64_t)(Q + zp) * ((int64_t)1 << S));
+    r[HTC__XQ2_S] = S;
+    /* the kernel's arithmetic (32-bit words) at both sides of every step */
+    for (int32_t j = L + 1; j <= H; j++) {
+        const int64_t T = ((((int64_t)j << D) - Kc) + m - 1) / m;     /* the first acc of output j */
+        for (int64_t a = T - 1; a <= T; a++) {
+            const uint32_t u = (uint32_t)(a - A < 0 ? 0 : a - A > B - A ? B - A : a - A);
+            const uint32_t t = ((uint32_t)r[HTC__XQ2_RLO] + u * (uint32_t)r[HTC__XQ2_ML]) >> 15;
+            const uint64_t s64 = (uint64_t)t + (uint64_t)u * (uint32_t)r[HTC__XQ2_MH] + (uint64_t)(uint32_t)(R >> 15);
+            const uint32_t s = t + u * (uint32_t)r[HTC__XQ2_MH] + (uint32_t)r[HTC__XQ2_RHI];
+            if (a < INT32_MIN || a > INT32_MAX || s64 >= ((uint64_t)1 << 32) ||
+                ((int32_t)s >> S) != htc__requant((int32_t)a, m, -e, zp, lo, hi))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* p with weights w (OHWI, or depthwise [k_h][k_w][C] with one multiplier
+   per channel): how many channels have a record in rec. A convolution's
+   kernel takes the records only when every channel has one; a depthwise
+   channel without one is marked w = -1 (its kernel falls back per channel). */
+int quant_xq2(const htc__conv_params *p, const int8_t *w, int dw, int32_t *rec)
+{
+    const int32_t nch = p->out_c, K = dw ? p->k_h * p->k_w : p->k_h * p->k_w * p->in_c;
+    int n = 0;
+    if (!w || (dw && p->depth_mult != 1) || p->w_zp != 0 || K >= 32768) return 0;
+    for (int32_t c = 0; c < nch; c++) {
+        int32_t *r = rec + (size_t)c * HTC__XQ2_N;
+        int64_t f = p->bias ? p->bias[c] : 0;
+        for (int32_t i = 0; i < K; i++) f -= (int64_t)p->in_zp * w[dw ? (size_t)i * nch + c : (size_t)c * K + i];
+        if (xq2_channel(p->mult[p->per_channel ? c : 0], -p->shift[p->per_channel ? c : 0], f, K, p->out_zp, p->act_min,
+                        p->act_max, r))
+            n++;
+        else
+            r[HTC__XQ2_W] = -1;
+    }
+    return n;
+}

@@ -87,4 +87,9 @@ int quant_sigmoid16_tensor(Graph *g);
    of two within 1e-3 in the exponent. */
 int quant_checked_log2(float x, int *log2_result);
 
+/* The XpulpV2 kernels' final-form TFLite requantization records (htc.h
+   htc__xq2_apply) of an int8 convolution (dw: depthwise), rec: out_c *
+   HTC__XQ2_N words: how many channels are exact (the others: w = -1). */
+int quant_xq2(const htc__conv_params *p, const int8_t *w, int dw, int32_t *rec);
+
 #endif

@@ -89,7 +89,7 @@ static const char *const bank_keys[] = {"count", "access", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", "pj_per_byte", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights", "outputs",
                                           "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", "energy",
-                                          "band", "isa", NULL};
+                                          "band", "isa", "requant_records", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
                                       "tile", "double_buffer", "macs_per_cycle", "constants", "partial_sums", "cycles", NULL};
@@ -305,7 +305,7 @@ static void read_requant(LoadedTarget *lt, const char **kk, int nkeys, RequantSe
     if (n == 0 || lua_rawlen(L, -1) == 0) field_error(lt, kk, nkeys, "an empty list: no op could run here");
 }
 
-static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", "overhead", "band", NULL};
+static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", "overhead", "band", "requant_records", NULL};
 
 /* The cpu table (at the top) as a cluster: cores = N identical cores (a
    plain MCU: 1, the default), l1 = its shared local memory, split =
@@ -335,8 +335,17 @@ static void read_cluster(LoadedTarget *lt, Engine *cpu)
                 field_error(lt, ck, 2, "memory '%s' is also a data memory of the cpu (its arena); the L1 tiles need their own", l1);
             }
     }
+    /* requant_records = true: with isa xpulpv2, the header carries the
+       XpulpV2 paths' compile-time requantization records (op.xq2) */
+    int ty = rawfield(L, -1, "requant_records");
+    if (ty == LUA_TBOOLEAN) cpu->requant_records = lua_toboolean(L, -1);
+    else if (ty != LUA_TNIL) {
+        ck[1] = "requant_records";
+        field_error(lt, ck, 2, "expected true or false, got %s", lua_typename(L, ty));
+    }
+    lua_pop(L, 1);
     lt->split_ref = LUA_NOREF;
-    int ty = rawfield(L, -1, "split");
+    ty = rawfield(L, -1, "split");
     if (ty == LUA_TFUNCTION) {
         cpu->has_split = 1;
         lt->split_ref = luaL_ref(L, LUA_REGISTRYINDEX);

@@ -78,6 +78,7 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     set_int(L, "dilation", op->dil_h > op->dil_w ? op->dil_h : op->dil_w);
     set_int(L, "macs", op->macs);
     set_int(L, "per_channel", op->nch > 1);
+    set_int(L, "xq2", op->xq2 != NULL);         /* XpulpV2: the final-form requantization (dispatch.c xq2) */
     lua_pushboolean(L, op_pointwise(op));   /* a 1x1 convolution, stride 1, no padding (util.c) */
     lua_setfield(L, -2, "pointwise");
     /* the arithmetic's own numbers: zero points and clamp (stored domain),

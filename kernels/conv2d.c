@@ -2268,6 +2268,15 @@ static HTC__NOINLINE void htc__xp_sum4(const int8_t *w, int32_t ws, int32_t n, i
     s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3;
 }
 
+/* one output of requantization kind ql (HTC__XQ_APPLY's, 3: the layer's
+   final-form record x2, htc__xq2_apply: zp and the clamp in it) */
+static HTC__INLINE int32_t htc__xp_out(int ql, const htc__xrq *q, const int32_t *x2, int32_t acc, int32_t zp, int32_t lo,
+                                       int32_t hi)
+{
+    if (ql == 3) return htc__xq2_apply(x2, acc);
+    return htc__xp_clamp(HTC__XQ_APPLY(ql, *q, acc) + zp, lo, hi);
+}
+
 /* One block of four output channels by two pixels with the fast
    requantization: start values s[0..3], the dot products of x0 and x1 with
    the weight rows w, w + ws, w + 2 ws, w + 3 ws over n bytes
@@ -2278,8 +2287,8 @@ static HTC__NOINLINE void htc__xp_sum4(const int8_t *w, int32_t ws, int32_t n, i
    TFLite's, QuantLib's with zp 0, folded into q, or onnxruntime's exact
    shift), a constant of each inlined loop. */
 static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t ws, int32_t n, int tail,
-                                       const int32_t *s, const htc__xrq *q, int8_t *o0, int8_t *o1, int32_t zp, int32_t lo,
-                                       int32_t hi, int ql)
+                                       const int32_t *s, const htc__xrq *q, const int32_t *x2, int8_t *o0, int8_t *o1,
+                                       int32_t zp, int32_t lo, int32_t hi, int ql)
 {
     const int8_t *r[4];
     int32_t acc[8];
@@ -2293,8 +2302,12 @@ static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const
     acc[3] = acc[7] = s[3];
     htc__xp_dot2x4(x0, x1, r, tail ? n : n & ~3, acc);
 #define HTC__XB(K)                                                                                   \
-    o0[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[K]) + zp, lo, hi));          \
-    o1[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[4 + K]) + zp, lo, hi));
+    if (ql == 3) {                                                                                   \
+        htc__xq2_pair(x2 + (K) * HTC__XQ2_N, acc[K], acc[4 + K], o0 + (K), o1 + (K));                \
+    } else {                                                                                         \
+        o0[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[K]) + zp, lo, hi));      \
+        o1[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[4 + K]) + zp, lo, hi));  \
+    }
     HTC__XB(0) HTC__XB(1) HTC__XB(2) HTC__XB(3)
 #undef HTC__XB
 }
@@ -2318,6 +2331,7 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
        array) then takes the last K % 4 taps as one more word (products
        with zero: the same sums) instead of byte by byte */
     const int32_t K4 = pw ? K : (K + 3) & ~3;
+    const int32_t *x2 = p->xq2;     /* kind 3's records (else unused) */
     int32_t s0[HTC__XP_OC];
     htc__xrq rq[HTC__XP_OC];
     int32_t c0, b, q, oc, k;
@@ -2343,13 +2357,18 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
             ws = K4;
             wo = c0;
         }
-        /* the weight sums four rows at a time (the last group ending at c1) */
-        for (oc = c0; oc < c1; oc += 4) {
+        /* the weight sums four rows at a time (the last group ending at c1;
+           kind 3: folded into the records' start values at compile time) */
+        for (oc = c0; oc < c1 && ql != 3; oc += 4) {
             const int32_t g = c1 - oc < 4 ? c1 - 4 : oc;
             if (g >= c0) htc__xp_sum4(p->weights + HTC__CAST(size_t, g) * K, K, K, s0 + (g - c0));
             else for (k = oc; k < c1; k++) s0[k - c0] = htc__xp_sum(p->weights + HTC__CAST(size_t, k) * K, K);
         }
         for (oc = c0; oc < c1; oc++) {
+            if (ql == 3) {
+                s0[oc - c0] = p->xq2[HTC__CAST(size_t, oc) * HTC__XQ2_N + HTC__XQ2_F];
+                continue;
+            }
             s0[oc - c0] = (p->bias ? p->bias[oc] : 0) - p->in_zp * s0[oc - c0];
             if (ql == 2)
                 rq[oc - c0] = htc__xrq_rne_make(xq->rne[p->per_channel ? oc : 0]);
@@ -2395,12 +2414,12 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                     const int32_t ce = ws == K4 || c1 < out_c || K4 == K ? c1 : c1 - 4;
                     for (; oc + 4 <= ce; oc += 4)
                         htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
-                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
+                                       x2 + HTC__CAST(size_t, oc) * HTC__XQ2_N, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
                 } else if (fast) {
                     /* pointwise with K % 4 != 0: the same with the byte tail */
                     for (; oc + 4 <= c1; oc += 4)
                         htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K, 1, s0 + (oc - c0), rq + (oc - c0),
-                                       out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
+                                       x2 + HTC__CAST(size_t, oc) * HTC__XQ2_N, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
                 }
                 for (; oc < c1; oc += 4) {
                     const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;
@@ -2413,15 +2432,16 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                         /* the precomputed requantization of each channel */
                         int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
                         const htc__xrq *qk = rq + (oc - c0);
+                        const int32_t *xk = x2 + HTC__CAST(size_t, oc) * HTC__XQ2_N;
                         if (nb == 4) {
                             for (k = 0; k < 4; k++) {
-                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, qk[k], acc[k]) + zp, lo, hi));
-                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, qk[k], acc[4 + k]) + zp, lo, hi));
+                                o0[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * HTC__XQ2_N, acc[k], zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * HTC__XQ2_N, acc[4 + k], zp, lo, hi));
                             }
                         } else {
                             for (k = 0; k < nb; k++) {
-                                o0[k] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, qk[k], acc[k]) + zp, lo, hi));
-                                o1[k] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, qk[k], acc[4 + k]) + zp, lo, hi));
+                                o0[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * HTC__XQ2_N, acc[k], zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * HTC__XQ2_N, acc[4 + k], zp, lo, hi));
                             }
                         }
                     } else if (ql) {
@@ -2445,6 +2465,13 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
                                              int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
     htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi);
+}
+
+/* TFLite's requantization in final form (p->xq2, every channel exact) */
+static HTC__NOINLINE void htc__conv2d_xp_run_x2(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
+                                                int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_ql(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
@@ -2482,6 +2509,10 @@ static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int
 {
     int8_t xb[2 * HTC__XP_COLS];
     if (!htc__conv2d_xp_fits(p)) return 0;
+    if (p->xq2) {
+        htc__conv2d_xp_run_x2(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+        return 1;
+    }
     htc__conv2d_xp_run(p, in, out, htc__xrq_ok(p, p->k_h * p->k_w * p->in_c, oc_lo, oc_hi), htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo,
                        oc_hi, q_lo, q_hi);
     return 1;
@@ -3929,6 +3960,7 @@ typedef struct {
     uint32_t w0, w1, w2;
     htc__xrq q;
     int32_t zp, lo, hi;
+    const int32_t *x2;      /* kind 3: the channel's final-form record (htc__xq2_apply) */
 } htc__dw3k;
 
 /* nl output lines of na outputs of one channel's plane, a 3-line kernel:
@@ -3957,6 +3989,34 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                 acc = htc__xp_sdot4(acc, htc__xp_ld4(x2), k->w2);
                 *d = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_rne(k->q, acc) + k->zp, k->lo, k->hi));
             }
+        } else if (ql == 3) {
+            /* htc__xq2_apply: the clamp of u (p.max with zero, p.min), two
+               p.mac (rD += rs1 * rs2) around the shift by 15 */
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 32\n\t"
+                             ".insn r 0x0b, 7, 0x10, t0, %[x0], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t1, %[x1], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t2, %[x2], %[sa]\n\t"
+                             "mv %[acc], %[f]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                             ".insn r 0x33, 6, 0x02, %[acc], %[acc], x0\n\t"
+                             ".insn r 0x33, 4, 0x02, %[acc], %[acc], %[w]\n\t"
+                             "mv t0, %[rlo]\n\t"
+                             ".insn r 0x33, 0, 0x21, t0, %[acc], %[ml]\n\t"
+                             "srli t0, t0, 15\n\t"
+                             ".insn r 0x33, 0, 0x21, t0, %[acc], %[mh]\n\t"
+                             "add t0, t0, %[rhi]\n\t"
+                             "sra t0, t0, %[s]\n\t"
+                             ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
+                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(k->f), [w0] "r"(k->w0), [w1] "r"(k->w1),
+                               [w2] "r"(k->w2), [w] "r"(k->x2[HTC__XQ2_W]), [rlo] "r"(k->x2[HTC__XQ2_RLO]),
+                               [ml] "r"(k->x2[HTC__XQ2_ML]), [mh] "r"(k->x2[HTC__XQ2_MH]), [rhi] "r"(k->x2[HTC__XQ2_RHI]),
+                               [s] "r"(k->x2[HTC__XQ2_S])
+                             : "t0", "t1", "t2", "memory");
         } else if (ql) {
             __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
                              ".insn i 0x7b, 4, x0, %[n], 26\n\t"
@@ -4014,7 +4074,7 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
             acc = htc__xp_sdot4(k->f, htc__xp_ld4(x0), k->w0);
             acc = htc__xp_sdot4(acc, htc__xp_ld4(x1), k->w1);
             acc = htc__xp_sdot4(acc, htc__xp_ld4(x2), k->w2);
-            *d = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, k->q, acc) + k->zp, k->lo, k->hi));
+            *d = HTC__CAST(int8_t, htc__xp_out(ql, &k->q, k->x2, acc, k->zp, k->lo, k->hi));
         }
 #endif
     }
@@ -4024,6 +4084,12 @@ static HTC__NOINLINE void htc__dw_xp_lines3_tfl(const int8_t *x, int32_t dl, int
                                                 int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
 {
     htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 0);
+}
+
+static HTC__NOINLINE void htc__dw_xp_lines3_x2(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
+                                               int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
+{
+    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 3);
 }
 
 static HTC__NOINLINE void htc__dw_xp_lines3_ql(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
@@ -4046,9 +4112,9 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
 {
     const int32_t C = p->in_c, k_w = p->k_w, lo = p->act_min, hi = p->act_max;
     const int32_t zp = ql == 1 ? 0 : p->out_zp;              /* QuantLib's: in its constants */
-    /* weight (channel c, tap t): TFLite's [k_h][k_w][C], QuantLib's and onnxruntime's [C][k_h][k_w] */
-    const int32_t w_c = ql ? p->k_h * k_w : 1, w_t = ql ? 1 : C;
-    const int fast = ql == 2 || (ql ? htc__xql_ok(p, xq, p->k_h * k_w, c_lo, c_hi) : htc__xrq_ok(p, p->k_h * k_w, c_lo, c_hi));
+    /* weight (channel c, tap t): TFLite's [k_h][k_w][C] (kinds 0, 3), QuantLib's and onnxruntime's [C][k_h][k_w] */
+    const int32_t w_c = ql == 1 || ql == 2 ? p->k_h * k_w : 1, w_t = ql == 1 || ql == 2 ? 1 : C;
+    const int fast = ql >= 2 || (ql ? htc__xql_ok(p, xq, p->k_h * k_w, c_lo, c_hi) : htc__xrq_ok(p, p->k_h * k_w, c_lo, c_hi));
     const int8_t izp = HTC__CAST(int8_t, p->in_zp);
     const uint32_t zp4 = 0x01010101u * HTC__CAST(uint8_t, izp);
     htc__dwxg g;
@@ -4076,22 +4142,32 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
             const int32_t ny = (PL / g.L - g.span) / g.sl + 1;    /* output lines per chunk */
             htc__xrq qs[4];
             int32_t fs[4], ms[4], ss[4];
+            /* kind 3, per channel: its record (x3 1), or (a channel the
+               generator found inexact, w < 0) TFLite's htc__xrq, fast
+               when htc__xrq_ok (ok3) */
+            int x3[4], ok3[4];
             uint32_t wr[4][8];
             nc = grp && c % 4 == 0 && c + 4 <= c_hi ? 4 : 1;
             for (k = 0; k < nc; k++) {
                 const int32_t ck = c + k;
+                x3[k] = ql == 3 && p->xq2[HTC__CAST(size_t, ck) * HTC__XQ2_N + HTC__XQ2_W] >= 0;
+                ok3[k] = x3[k] || (ql == 3 && htc__xrq_ok(p, p->k_h * k_w, ck, ck + 1));
                 if (ql == 2) {
                     qs[k] = htc__xrq_rne_make(xq->rne[p->per_channel ? ck : 0]);
                     ms[k] = ss[k] = 0;
-                } else if (ql) {
+                } else if (ql == 1) {
                     qs[k] = htc__xql_make(xq->mul[p->per_channel ? ck : 0], xq->add[p->per_channel ? ck : 0], xq->shift, p->out_zp);
                     ms[k] = ss[k] = 0;
+                } else if (x3[k]) {
+                    ms[k] = ss[k] = 0;
+                    qs[k] = htc__xrq_rne_make(1);       /* unused */
                 } else {
                     ms[k] = p->mult[p->per_channel ? ck : 0];
                     ss[k] = p->shift[p->per_channel ? ck : 0];
                     qs[k] = htc__xrq_make(ms[k], ss[k]);
                 }
-                fs[k] = p->bias ? p->bias[ck] : 0;
+                /* kind 3: bias - in_zp * the weight sums folded at compile time */
+                fs[k] = x3[k] ? p->xq2[HTC__CAST(size_t, ck) * HTC__XQ2_N + HTC__XQ2_F] : p->bias ? p->bias[ck] : 0;
                 /* line l's taps a = 0..ka-1 in one word */
                 for (l = 0; l < g.kl; l++) {
                     uint32_t w = 0;
@@ -4099,7 +4175,7 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
                         const int32_t t = g.tr ? a * k_w + l : l * k_w + a;
                         const int8_t v = p->weights[HTC__CAST(size_t, ck) * w_c + HTC__CAST(size_t, t) * w_t];
                         w |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, v)) << (8 * a);
-                        fs[k] -= p->in_zp * v;
+                        if (!x3[k]) fs[k] -= p->in_zp * v;
                     }
                     wr[k][l] = w;
                 }
@@ -4132,7 +4208,7 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
                 for (k = 0; k < nc; k++) {
                     const htc__xrq q = qs[k];
                     const int32_t f = fs[k];
-                    if (g.kl == 3 && fast) {
+                    if (g.kl == 3 && (ql == 3 ? ok3[k] : fast)) {
                         htc__dw3k kc;
                         kc.f = f;
                         kc.w0 = wr[k][0];
@@ -4142,10 +4218,14 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
                         kc.zp = zp;
                         kc.lo = lo;
                         kc.hi = hi;
-                        if (ql == 2)
+                        kc.x2 = ql == 3 ? p->xq2 + HTC__CAST(size_t, c + k) * HTC__XQ2_N : HTC__CAST(const int32_t *, 0);
+                        if (ql == 3 && x3[k])
+                            htc__dw_xp_lines3_x2(plane + k * PL, g.dl * g.L, g.sl * g.L, g.sa, g.na, y1 - y0,
+                                                 out_b + HTC__CAST(size_t, y0) * g.ol + c + k, g.oa, g.ol, &kc);
+                        else if (ql == 2)
                             htc__dw_xp_lines3_rne(plane + k * PL, g.dl * g.L, g.sl * g.L, g.sa, g.na, y1 - y0,
                                                   out_b + HTC__CAST(size_t, y0) * g.ol + c + k, g.oa, g.ol, &kc);
-                        else if (ql)
+                        else if (ql == 1)
                             htc__dw_xp_lines3_ql(plane + k * PL, g.dl * g.L, g.sl * g.L, g.sa, g.na, y1 - y0,
                                                  out_b + HTC__CAST(size_t, y0) * g.ol + c + k, g.oa, g.ol, &kc);
                         else
@@ -4160,7 +4240,9 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
                             const int8_t *x = line + a * g.sa;
                             int32_t acc = f, v;
                             for (l = 0; l < g.kl; l++) acc = htc__xp_sdot4(acc, htc__xp_ld4(x + l * g.dl * g.L), wr[k][l]);
-                            if (fast) {
+                            if (x3[k]) {
+                                v = htc__xq2_apply(p->xq2 + HTC__CAST(size_t, c + k) * HTC__XQ2_N, acc);
+                            } else if (ql == 3 ? ok3[k] : fast) {
                                 v = HTC__XQ_APPLY(ql, q, acc) + zp;
                                 v = v < lo ? lo : (v > hi ? hi : v);
                             } else if (ql == 1) {
@@ -4177,9 +4259,16 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
     }
 }
 
+/* TFLite's requantization in final form (p->xq2) */
+static HTC__NOINLINE void htc__dwconv2d_xp_ch_x2(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi)
+{
+    htc__dwconv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, c_lo, c_hi);
+}
+
 static HTC__NOINLINE void htc__dwconv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t c_lo, int32_t c_hi)
 {
-    htc__dwconv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, c_lo, c_hi);
+    if (p->xq2) htc__dwconv2d_xp_ch_x2(p, in, out, c_lo, c_hi);
+    else htc__dwconv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, c_lo, c_hi);
 }
 
 static HTC__NOINLINE void htc__dwconv2d_xp_ch_ql(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,

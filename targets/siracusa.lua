@@ -371,6 +371,10 @@ local K_ = {
   -- (the portable store; 61 as fitted when MobileNet's layers took it), per
   -- receptive-field byte and row copied
   conv_call = 6789, conv_wsum = 0.8862, conv_block = 223.7, conv_block_ql = 119.9, conv_pblock = 411, conv_word = 13.77, conv_out = 0,
+  -- a 2x4 block with TFLite's requantization in final form (op.xq2: its
+  -- records' 6 words a channel, 2 multiplies and no 64-bit product an
+  -- output; no weight sums, folded at compile time)
+  conv_block_x2 = 199,
   conv_out_slow = 61, conv_field = 2.164, conv_frow = 68.92,
   -- depthwise (htc__dwconv2d_xp_body, feat_dw): per call, per channel,
   -- per padding word written at the start, per input pixel copied into
@@ -379,6 +383,8 @@ local K_ = {
   -- epilogue / the slow store), per misaligned window word
   dw_call = 2449, dw_chan = 480.4, dw_fill = 5.505, dw_px4 = 20.43, dw_px1 = 9.449, dw_padw = 2.127, dw_line = 56.48, dw_chunk = 57.53,
   dw_out = 10.17, dw_out_ql = 0, dw_out_slow = 61, dw_mis = 6.585,
+  -- per output with TFLite's requantization in final form (op.xq2)
+  dw_out_x2 = 1.5,
   -- fully connected (htc__fc_xp): per call, per block of 4 outputs when one
   -- undivided core reads the parameter block in L2, per block and per word
   -- of its dot products (5 loads, 8 dot products) with the weights in L1 /
@@ -454,7 +460,7 @@ end
 -- (one word load) or one, per word of a line outside the input, per output
 -- line of a channel (a hardware loop), per output (TFLite's or QuantLib's
 -- epilogue), per misaligned window word (outputs not 4 bytes apart)
-local function feat_dw(op, rows, cols, channels, ql)
+local function feat_dw(op, rows, cols, channels, ql, x2)
   local d = dw_geom(op, rows, cols)
   local C = op.in_shape[4]
   local grp = C % 4 == 0 and d.span <= 512 // d.L
@@ -484,14 +490,16 @@ local function feat_dw(op, rows, cols, channels, ql)
   return { dw_call = 1, dw_chan = channels, dw_fill = fill, dw_px4 = n4 * inside * (j1 - j0),
            dw_px1 = n1 * inside * (j1 - j0), dw_padw = (n4 * 4 + n1) * outside * d.L // 4,
            dw_line = channels * d.nl, dw_chunk = channels * chunks,
-           dw_out = ql and 0 or n, dw_out_ql = ql and n or 0, dw_mis = n * d.kl * mis // 4 }
+           dw_out = (ql or x2) and 0 or n, dw_out_ql = ql and n or 0, dw_out_x2 = x2 and n or 0,
+           dw_mis = n * d.kl * mis // 4 }
 end
 
 local function feat_conv(op, s)
   local C, _, OX, _, pw = conv_geometry(op)
   local ql = op.requant == "quantlib"
+  local x2 = op.xq2 == 1
   if op.depthwise == 1 then
-    local f = feat_dw(op, s.rows, s.cols, s.channels, ql)
+    local f = feat_dw(op, s.rows, s.cols, s.channels, ql, x2)
     f.band = s.tile
     return f
   end
@@ -515,8 +523,8 @@ local function feat_conv(op, s)
   -- only a multiplier or shift out of range, or h + c overflowing, which
   -- TFLite's layers do not reach; not known here): fast below 32768 taps
   local q = K < 32768
-  return { conv_call = 1, conv_wsum = s.channels * K, conv_block = ql and 0 or pairs * full,
-           conv_block_ql = ql and pairs * full or 0, conv_pblock = pairs * part,
+  return { conv_call = 1, conv_wsum = x2 and 0 or s.channels * K, conv_block = (ql or x2) and 0 or pairs * full,
+           conv_block_ql = ql and pairs * full or 0, conv_block_x2 = x2 and pairs * full or 0, conv_pblock = pairs * part,
            conv_word = pairs * (full + part) * (K4 // 4), conv_out = q and P * s.channels or 0,
            conv_out_slow = q and 0 or P * s.channels, conv_field = pw and 0 or P * K,
            conv_frow = pw and 0 or P * op.kernel_h, band = s.tile }
@@ -641,6 +649,14 @@ return target "siracusa" {
     -- the arena: in L2 with L1 tiles (mem=tile), else in L1 (no tiles)
     memory = MEM == "tile" and "L2" or "L1",
     cores = CORES,
+    -- the XpulpV2 paths' compile-time constants in the header (TFLite's
+    -- requantization in final form, htc.h htc__xq2_apply, 28 bytes an
+    -- output channel) where
+    -- the constants are in L1; from L2 (mem=tile, l2) the kernels' reads of
+    -- them cost more than they save (GVSoC, MobileNetV1 mem=tile:
+    -- 1,861,546 cycles without, 2,094,578 with: its pointwise layers 2 and
+    -- 6 read the records per pixel pair, 166,623 -> 337,011 cycles)
+    requant_records = MEM == "l1",
     l1 = MEM == "tile" and "L1" or nil,
     -- one fork/join through the event unit, with each core's entry into the
     -- layer's parallel function (fitted with the calls, K_)

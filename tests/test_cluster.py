@@ -129,6 +129,41 @@ def test_deeploy_xpulpv2_twin(net, tmp_path):
         assert np.array_equal(got[gk], outs["portable"][pk])
 
 
+@pytest.mark.parametrize("name", ("kws_ref_model", "vww_96_int8"))
+def test_tiny_xpulpv2_twin(name, tmp_path):
+    """The .tflite models through the kernels' XpulpV2 paths (-DHTC_XPULPV2
+    on the host, each instruction's C twin) on 8 cores' shares, TFLite's
+    requantization in final form where the generator found it exact
+    (htc__conv_params.xq2, gen/quant.c quant_xq2, weight sums folded at
+    compile time): every layer's output equals the portable build's, which
+    test_tiny_tflm holds to TFLite Micro."""
+    path = os.path.join(oracle.MODELS, name + ".tflite")
+    hdr = tmp_path / "m.h"
+    # mem=l1: the records are the header's only with the constants in L1 (siracusa.lua cpu.requant_records)
+    r = subprocess.run([oracle.HTC, "compile", path, "-t", SIRACUSA, "-D", "cores=8", "-D", "mem=l1", "-o", str(hdr), "--name", "m"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    n = len(re.findall(r"static const int32_t m__layer\d+_xq\[", hdr.read_text()))
+    assert n >= 8, "%s: only %d layers with final-form requantization records" % (name, n)
+    info = oracle.ModelInfo(path)
+    inp = tmp_path / "in.npz"
+    np.savez(str(inp), *info.random_inputs(7))
+    cc = tmp_path / "cc-xpulpv2"
+    cc.write_text('#!/bin/sh\nexec "${HTC_TEST_CC:-cc}" -DHTC_XPULPV2 "$@"\n')
+    cc.chmod(0o755)
+    dumps = {}
+    for label, env in (("xpulpv2", dict(os.environ, CC=str(cc))), ("portable", dict(os.environ))):
+        d = tmp_path / ("dump-" + label)
+        r = subprocess.run([oracle.HTC, "run", path, "-t", SIRACUSA, "-D", "cores=8", "-D", "mem=l1", "--input", str(inp),
+                            "--output", str(tmp_path / ("out-%s.npz" % label)), "--dump", str(d)],
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        dumps[label] = {f: (d / f).read_bytes() for f in os.listdir(d)}
+    assert dumps["xpulpv2"] and sorted(dumps["xpulpv2"]) == sorted(dumps["portable"])
+    for f, b in dumps["portable"].items():
+        assert dumps["xpulpv2"][f] == b, "%s: tensor %s differs between the XpulpV2 twin and the portable build" % (name, f)
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_threads_tsan(name, tmp_path):
     """examples/cluster: HTC_PAR_RUN on 8 POSIX threads (examples/common/

@@ -411,6 +411,51 @@ static void test_qshift(void)
     }
 }
 
+/* gen/quant.c quant_xq2: the final-form record (htc.h htc__xq2_apply,
+   written out here so every build runs it) equals htc__requant for every
+   accumulator within 2^20 of the output window, and for the extremes, on
+   random channels of e = 1..8 with a fused ReLU; channels it refuses are
+   counted (some must be accepted), never wrong */
+static void test_xq2(void)
+{
+    uint32_t x = 12345u;
+    int accepted = 0, tried = 0, bad = 0;
+    for (int n = 0; n < 60; n++) {
+        int32_t m, b;
+        int8_t sh;
+        int32_t rec[HTC__XQ2_N];
+        int8_t w = 1;
+        htc__conv_params p;
+        x = x * 1664525u + 1013904223u;
+        m = (int32_t)((1u << 30) + (x >> 2) % (1u << 30));
+        x = x * 1664525u + 1013904223u;
+        sh = (int8_t)-(1 + (int)(x >> 8) % 8);
+        b = (int32_t)(x % 200001u) - 100000;
+        memset(&p, 0, sizeof p);
+        p.batches = p.in_h = p.in_w = p.in_c = p.out_h = p.out_w = p.out_c = p.k_h = p.k_w = 1;
+        p.in_zp = -128 + (int32_t)(x >> 20) % 50;
+        p.out_zp = n % 3 == 0 ? -128 : -128 + (int32_t)(x >> 12) % 100;
+        p.act_min = n % 3 == 0 ? -128 : p.out_zp;
+        p.act_max = n % 5 == 0 ? 100 : 127;
+        p.mult = &m;
+        p.shift = &sh;
+        p.bias = &b;
+        tried++;
+        if (quant_xq2(&p, &w, 0, rec) != 1) continue;
+        accepted++;
+        const int32_t f = rec[HTC__XQ2_F], a = b - p.in_zp * w - f;   /* the window's start */
+        for (int64_t acc = (int64_t)a - (1 << 20); acc <= (int64_t)a + (1 << 20) + 2; acc++) {
+            const int64_t v = acc + f - b + p.in_zp * w;   /* acc as the kernel holds it: acc - a */
+            const uint32_t u = (uint32_t)(v < 0 ? 0 : v > rec[HTC__XQ2_W] ? rec[HTC__XQ2_W] : v);
+            const uint32_t t = ((uint32_t)rec[HTC__XQ2_RLO] + u * (uint32_t)rec[HTC__XQ2_ML]) >> 15;
+            const int32_t got = (int32_t)(t + u * (uint32_t)rec[HTC__XQ2_MH] + (uint32_t)rec[HTC__XQ2_RHI]) >> rec[HTC__XQ2_S];
+            bad += got != htc__requant((int32_t)acc, m, sh, p.out_zp, p.act_min, p.act_max);
+        }
+    }
+    EQ("xq2 records equal htc__requant", bad, 0);
+    EQ("xq2 records: some channels accepted", accepted > tried / 2, 1);
+}
+
 int main(void)
 {
     test_srdhm();
@@ -422,6 +467,7 @@ int main(void)
     test_fixedpoint();
     test_kernels();
     test_qshift();
+    test_xq2();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }
