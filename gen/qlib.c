@@ -1925,6 +1925,7 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
         NODE = GR->node[n];
         NODE_INDEX = n;
         if (!NODE->op_type) fail("node without op_type");
+        if (NODE->n_output < 1) fail("node without outputs");
         if (NODE->n_output != 1 && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
         int found = 0;
         for (size_t k = 0; k < sizeof handlers / sizeof handlers[0] && !found; k++)

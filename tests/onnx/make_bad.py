@@ -193,6 +193,11 @@ def ql_cases():
     save("ql_conv_group_huge", conv(group=(1 << 32) + 1), "node 0 'c0' (Conv): attribute 'group' is 4294967297, outside 1..1")
     mp = ql([helper.make_node("MaxPool", ["x"], ["y"], name="p0", kernel_shape=[2, 2], strides=[0, 1])], (1, 1, 8, 8), {})
     save("ql_maxpool_stride_zero", mp, "node 0 'p0' (MaxPool): attribute 'strides' holds 0, outside 1..1024")
+    # a MaxPool without outputs (MaxPool may have two, so the one-output
+    # check let it through to a NULL output name; found by fuzzing)
+    mp = ql([helper.make_node("MaxPool", ["x"], ["y"], name="p0", kernel_shape=[2, 2])], (1, 1, 8, 8), {})
+    del mp.graph.node[0].output[:]
+    save("ql_maxpool_no_output", mp, "node 0 'p0' (MaxPool): node without outputs")
     mp = ql([helper.make_node("MaxPool", ["x"], ["y"], name="p0", kernel_shape=[2, 0])], (1, 1, 8, 8), {})
     save("ql_maxpool_kernel_zero", mp, "node 0 'p0' (MaxPool): the kernel is 2x0 (each side 1..4096)")
     # 131073 x 131073 = 1.7e10 elements
