@@ -8,8 +8,12 @@
 #include "ir.h"
 #include "quant.h"
 
-static const Graph *G;
-static const Op *OP;
+/* What fail() names: the model and the operator being lowered (set by
+   lower() and lower_op(), read by fail() alone). */
+static struct {
+    const char *path;
+    const Op *op;
+} lowering;
 
 /* One-line error naming the model and the operator being lowered. */
 static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
@@ -19,7 +23,8 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    refuse(G->path, OP->src_index, "operator %d (%s): %s", OP->src_index, OP->src_name, msg);
+    const Op *op = lowering.op;
+    refuse(lowering.path, op->src_index, "operator %d (%s): %s", op->src_index, op->src_name, msg);
 }
 
 static Tensor *T(Graph *g, int i) { return i >= 0 ? &g->tensors[i] : NULL; }
@@ -3144,7 +3149,7 @@ void lower(Graph *g)
         lower_onnx(g);
         return;
     }
-    G = g;
+    lowering.path = g->path;
     u8_storage(g);
     for (int i = 0; i < g->nops; i++) lower_caught(g, &g->ops[i]);
     refuse_flush(g->path);
@@ -3153,7 +3158,7 @@ void lower(Graph *g)
 /* One op: checks, then the lowering of its kind. */
 static void lower_op(Graph *g, Op *op)
 {
-    OP = op;
+    lowering.op = op;
     if (op->src_name == U8_IO || op->src_name == U8_RQ) return;  /* u8_storage's byte tables */
     op->variant = "";
     for (int k = -1; k < op->nin; k++) {
