@@ -277,10 +277,33 @@ static void set_ins(Op *op, int n, const int *ins)
 
 static const int TO_NHWC[4] = {0, 2, 3, 1}, TO_NCHW[4] = {0, 3, 1, 2};
 
+/* the transposes made so far (their input, output and permutation): a
+   transpose of a transpose's output becomes one transpose of its input
+   (an alias when the two cancel, e.g. a Transpose feeding MatMul's b) */
+typedef struct {
+    int in, out, rank, perm[MAX_RANK];
+} QTrans;
+static QTrans *trans;
+static int ntrans, captrans;
+
 /* out = transpose(in, perm): a transpose op, or an alias when only size-1
    axes move. */
 static int transpose(int in, const int *perm, int rank, const char *why)
 {
+    /* through aliases of the same shape (a value's view of a tensor) */
+    for (int i = G->nops - 1; i >= 0; i--) {
+        const Op *op = &G->ops[i];
+        if (op->nout != 1 || op->out[0] != in) continue;
+        if (op->kind == OP_RESHAPE && op->nin == 1 && G->tensors[op->in[0]].rank == rank &&
+            !memcmp(G->tensors[op->in[0]].shape, G->tensors[in].shape, (size_t)rank * sizeof G->tensors[in].shape[0]))
+            in = op->in[0], i = G->nops;
+    }
+    for (int i = 0; i < ntrans; i++)
+        if (trans[i].out == in && trans[i].rank == rank) {
+            int comp[MAX_RANK];
+            for (int d = 0; d < rank; d++) comp[d] = trans[i].perm[perm[d]];
+            return transpose(trans[i].in, comp, rank, why);
+        }
     Tensor tin = G->tensors[in];
     int32_t shape[MAX_RANK] = {0};
     for (int d = 0; d < rank; d++) shape[d] = tin.shape[perm[d]];
@@ -300,6 +323,17 @@ static int transpose(int in, const int *perm, int rank, const char *why)
     Op *op = new_op(OP_TRANSPOSE, out, "htc__transpose_params", sizeof(htc__transpose_params));
     set_ins(op, 1, &in);
     op->rq = RQ_NONE;
+    if (ntrans == captrans) {
+        captrans = captrans ? 2 * captrans : 16;
+        QTrans *nt = arena_alloc((size_t)captrans * sizeof *nt);
+        if (ntrans) memcpy(nt, trans, (size_t)ntrans * sizeof *nt);
+        trans = nt;
+    }
+    trans[ntrans].in = in;
+    trans[ntrans].out = out;
+    trans[ntrans].rank = rank;
+    memcpy(trans[ntrans].perm, perm, (size_t)rank * sizeof *perm);
+    ntrans++;
     htc__transpose_params *p = op->params;
     p->rank = rank;
     p->elem = (int32_t)dtype_size(tin.type);
@@ -1851,6 +1885,28 @@ static int xor_op(int in, DType out_type, const char *name)
     return out;
 }
 
+/* transposes and reshapes whose output nothing reads (a transpose folded
+   into the next one leaves its first half so) dropped, until none is left */
+static void drop_unread_moves(Graph *g)
+{
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = g->nops - 1; i >= 0; i--) {
+            const Op *op = &g->ops[i];
+            if ((op->kind != OP_TRANSPOSE && op->kind != OP_RESHAPE) || op->nout != 1 || g->tensors[op->out[0]].is_output)
+                continue;
+            int read = 0;
+            for (int j = 0; j < g->nops && !read; j++)
+                for (int k = 0; k < g->ops[j].nin; k++)
+                    if (g->ops[j].in[k] == op->out[0]) read = 1;
+            if (read) continue;
+            memmove(&g->ops[i], &g->ops[i + 1], (size_t)(g->nops - i - 1) * sizeof *g->ops);
+            g->nops--;
+            changed = 1;
+        }
+    }
+}
+
 Graph *qlib_read(Graph *g, const void *graph, const char *path)
 {
     PATH = path;
@@ -1862,6 +1918,8 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
     names = (StrMap){0};
     missing = NULL;
     nheap = PASS = 0;
+    trans = NULL;
+    ntrans = captrans = 0;
     done = arena_alloc(GR->n_node + 1);
     memset(done, 0, GR->n_node + 1);
     index_names();
@@ -1963,6 +2021,7 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
         g->tensors[t].name = arena_strdup(name);
         graph_add_output(g, t);
     }
+    drop_unread_moves(g);
     if (g->nops == 0) fail("the graph computes nothing");
     return g;
 }
