@@ -48,6 +48,9 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
         snprintf(line, sizeof line, "%s", msg);
     for (char *c = line; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    /* a node's problem is recorded and the other nodes translated
+       (qnode_try); every problem is then listed at once, in graph order */
+    if (NODE) refuse(PATH, NODE_INDEX, "%s", line);
     die("%s: %s", PATH, line);
 }
 
@@ -128,6 +131,7 @@ typedef struct {
     int off;                    /* int8 storage: value = stored + off (0 or 128) */
     int rank;
     int32_t shape[MAX_RANK];    /* ONNX shape */
+    int refused;                /* an output of a refused node: its consumers are not checked */
 } QV;
 
 static QV **vals;
@@ -1907,12 +1911,64 @@ static void drop_unread_moves(Graph *g)
     }
 }
 
+static int QREFUSED;            /* a node was refused: nodes whose inputs never come are not checked */
+
+/* The outputs of a refused node (or of a node reading one), marked. */
+static void qnode_poison(const Onnx__NodeProto *nd)
+{
+    for (size_t o = 0; o < nd->n_output; o++) {
+        QV *v = nd->output[o] && *nd->output[o] ? val_find(nd->output[o]) : NULL;
+        if (v) v->refused = 1;
+    }
+}
+
+/* Node n translated (run: its inputs are defined), or, when its inputs are
+   never all defined, explained. A node reading a refused node's output is
+   not checked unless htc has no operator for it. 0: refused (recorded). */
+static int qnode_try(int n, int run)
+{
+    jmp_buf jb;
+    if (setjmp(jb)) {
+        qnode_poison(GR->node[n]);
+        QREFUSED = 1;
+        return 0;
+    }
+    refuse_catch(&jb);
+    NODE = GR->node[n];
+    NODE_INDEX = n;
+    if (!NODE->op_type) fail("node without op_type");
+    int found = -1;
+    for (size_t k = 0; k < sizeof handlers / sizeof handlers[0] && found < 0; k++)
+        if (!strcmp(handlers[k].op, NODE->op_type)) found = (int)k;
+    if (found < 0) fail("unsupported operator in QuantLib's integer form");
+    for (size_t i = 0; i < NODE->n_input; i++) {
+        QV *v = *NODE->input[i] ? val_find(NODE->input[i]) : NULL;
+        if ((v && v->refused) || (!run && !v && QREFUSED)) {
+            qnode_poison(NODE);
+            refuse_catch(NULL);
+            return 1;
+        }
+    }
+    if (run) {
+        if (NODE->n_output < 1) fail("node without outputs");
+        if (NODE->n_output != 1 && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
+        handlers[found].fn();
+    } else {                    /* an input nothing defines: input() says which */
+        for (size_t i = 0; i < NODE->n_input; i++)
+            if (*NODE->input[i]) input((int)i);
+        fail("its inputs are never all defined");
+    }
+    refuse_catch(NULL);
+    return 1;
+}
+
 Graph *qlib_read(Graph *g, const void *graph, const char *path)
 {
     PATH = path;
     G = g;
     GR = graph;
     NODE = NULL;
+    QREFUSED = 0;
     vals = NULL;
     nvals = capvals = 0;
     names = (StrMap){0};
@@ -1975,34 +2031,19 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
             missing[n] += *nd->input[i] && !name_get(nd->input[i], 0)->defined;
         if (!missing[n]) heap_push((int64_t)n);
     }
+    int refused = 0;
     while (nheap) {
         int64_t key = heap_pop();
         int n = (int)(uint32_t)key;
         if (done[n]) continue;
         PASS = (int)(key >> 32);
-        NODE = GR->node[n];
-        NODE_INDEX = n;
-        if (!NODE->op_type) fail("node without op_type");
-        if (NODE->n_output < 1) fail("node without outputs");
-        if (NODE->n_output != 1 && strcmp(NODE->op_type, "MaxPool")) fail("only one output is supported");
-        int found = 0;
-        for (size_t k = 0; k < sizeof handlers / sizeof handlers[0] && !found; k++)
-            if (!strcmp(handlers[k].op, NODE->op_type)) {
-                handlers[k].fn();
-                found = 1;
-            }
-        if (!found) fail("unsupported operator in QuantLib's integer form");
+        if (!qnode_try(n, 1)) refused = 1;
         done[n] = 1;
     }
     for (size_t n = 0; n < GR->n_node; n++)
-        if (!done[n]) {         /* an input nothing defines: input() says which */
-            NODE = GR->node[n];
-            NODE_INDEX = (int)n;
-            for (size_t i = 0; i < NODE->n_input; i++)
-                if (*NODE->input[i]) input((int)i);
-            fail("its inputs are never all defined");
-        }
+        if (!done[n] && !qnode_try((int)n, 0)) refused = 1;
     NODE = NULL;
+    if (refused) refuse_flush(PATH);
     for (size_t i = 0; i < GR->n_output; i++) {
         const char *name = GR->output[i]->name;
         QV *v = val_find(name);

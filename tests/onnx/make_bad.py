@@ -215,6 +215,24 @@ def ql_cases():
     nodes[1].ClearField("op_type")
     save("ql_no_op_type", ql(nodes, (1, 1, 8, 8), {"w": w, "m": np.float32(1), "a": np.float32(0)}),
          "node 1 'nameless' (?): node without op_type")
+    # several problems in QuantLib's form: listed at once, in graph order;
+    # the MaxPool reading the refused Conv's output is not checked
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y0"], name="c0", strides=[0, 0]),
+             helper.make_node("Frobnicate", ["x"], ["y1"], name="e1", domain="PACTOps"),
+             helper.make_node("MaxPool", ["y0"], ["y2"], name="p2", kernel_shape=[2, 2]),
+             helper.make_node("Conv", ["x", "w"], ["y3"], name="c3", pads=[-1, 0, 0, 0])]
+    g = helper.make_graph(nodes, "bad", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 8, 8])],
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y1", "y2", "y3")],
+                          [numpy_helper.from_array(w, "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save("ql_several_problems", m, "\n".join([
+        "3 operators refused, in graph order: node 0 'c0' (Conv): attribute 'strides' holds 0, outside 1..1024; "
+        "node 1 'e1' (Frobnicate): unsupported operator in QuantLib's integer form; node 3 'c3' (Conv): attribute "
+        "'pads' holds -1, outside 0..4096",
+        "node 0 'c0' (Conv): attribute 'strides' holds 0, outside 1..1024",
+        "node 1 'e1' (Frobnicate): unsupported operator in QuantLib's integer form",
+        "node 3 'c3' (Conv): attribute 'pads' holds -1, outside 0..4096"]))
     b = np.ones((3, 2), np.float32)
 
     def gemm(c, **kw):
