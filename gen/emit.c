@@ -327,7 +327,7 @@ static int reads_data(const Op *op, int j)
     if (op->kind == OP_CONCAT) return 1;
     switch (pblock(op)) {
     case PB_QL: return 1;
-    case PB_CONV: return j <= 2 && !(j == 1 && op->kernel_weights >= 0);
+    case PB_CONV: return j <= 2 && !(j == 1 && op->kernel_weights >= 0) && !(j == 2 && op->fbias);
     case PB_FC: return j <= 1 || (j == 2 && !op->fbias);    /* a folded bias replaces it (emit_fbias) */
     case PB_BINARY: case PB_QBINARY: case PB_FBINARY: return j <= 1;
     case PB_QCONV: case PB_QFC: case PB_FCONV: return j <= 3;
@@ -638,11 +638,12 @@ static void emit_params(const Graph *g, const Op *op, int li)
                 fprintf(F, "%s%d", c ? (c % HTC__XQ2_N ? ", " : ",\n    ") : "", op->xq2[c]);
             fprintf(F, "};\n");
         }
+        if (op->fbias) bias = emit_fbias(op, li, p->out_c);     /* unpadded: as an FC's */
         fprintf(F, "static const htc__conv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
                    " %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s, %s};\n",
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->depth_mult,
-                p->in_zp, p->w_zp, p->out_zp, p->act_min, p->act_max, p->per_channel, N, li, N, li,
+                op->fbias ? 0 : p->in_zp, p->w_zp, p->out_zp, p->act_min, p->act_max, p->per_channel, N, li, N, li,
                 tensor_name(g, op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]), bias, xq);
         break;
     }

@@ -174,8 +174,10 @@ static int dw_canonical(Graph *g, int wi)
    weights have no zero point and every partial sum of fbias[c] and up to
    K products x * w (|x * w| <= 2^14) fits int32, so no path can overflow;
    else (and when in_zp is 0: fbias would be the bias) op->fbias stays
-   NULL. Set for FCs; their blocks are written with it as the bias and
-   in_zp 0 (gen/emit.c emit_fbias), so every CPU path takes it. */
+   NULL. Set for FCs and for convolutions without padding (no tap outside
+   the input, where the offset is not to be added); their blocks are
+   written with it as the bias and in_zp 0 (gen/emit.c emit_fbias), so
+   every CPU path takes it. */
 static void fold_bias(Graph *g, Op *op, int wi, int bi, int32_t in_zp, int32_t w_zp, int nch)
 {
     const Tensor *w = &g->tensors[wi], *b = bi >= 0 ? &g->tensors[bi] : NULL;
@@ -262,6 +264,9 @@ static void lower_conv(Graph *g, Op *op)
         else p->depth_mult = 1;                         /* one input channel: a plain conv (conv2d.c) */
     }
     op->depthwise = op->groups > 1 && op->groups == op->in_c;
+    /* no padding: every tap of every output reads the input, so the offset folds as an FC's */
+    if (!op->pad_top && !op->pad_left && !op->pad_bottom && !op->pad_right)
+        fold_bias(g, op, op->in[1], op->nin > 2 ? op->in[2] : -1, p->in_zp, p->w_zp, oc);
 }
 
 static void lower_fc(Graph *g, Op *op)

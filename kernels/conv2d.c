@@ -1368,8 +1368,8 @@ static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_flat(const htc__conv_params 
         const int32_t b0 = p->bias ? p->bias[oc] : 0, b1 = p->bias ? p->bias[oc + nc - 1] : 0;
         htc__dsp_pair pr;
         htc__dsp_pair_init(&pr, &d, oc, nc);
-        htc__dsp_direct_run(in, K, 2 * K, 0, 1, K, w0, K, npix >> 1, b0 + off * htc__dsp_wsum(w0, K), b1 + off * htc__dsp_wsum(w1, K),
-                            &pr, out + oc, out_c);
+        htc__dsp_direct_run(in, K, 2 * K, 0, 1, K, w0, K, npix >> 1, b0 + (off ? off * htc__dsp_wsum(w0, K) : 0),
+                            b1 + (off ? off * htc__dsp_wsum(w1, K) : 0), &pr, out + oc, out_c);
         if (npix & 1) {
             int32_t acc[2];
             acc[0] = b0;
@@ -1399,8 +1399,8 @@ static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_direct(const htc__conv_param
         htc__dsp_pair pr;
         htc__dsp_pair_init(&pr, &d, oc, nc);
         for (ky = 0; ky < k_h && pairs; ky++) {
-            rs0[ky] = off * htc__dsp_wsum(w0 + ky * rowb, rowb);
-            rs1[ky] = off * htc__dsp_wsum(w1 + ky * rowb, rowb);
+            rs0[ky] = off ? off * htc__dsp_wsum(w0 + ky * rowb, rowb) : 0;
+            rs1[ky] = off ? off * htc__dsp_wsum(w1 + ky * rowb, rowb) : 0;
         }
         for (b = 0; b < p->batches; b++) {
             const int8_t *in_b = in + (size_t)b * in_h * row_stride;
@@ -1685,7 +1685,8 @@ static HTC__NOINLINE void htc__conv2d_port_1x1(const htc__conv_params *p, const 
         const int8_t *r[4];
         int32_t s0[4];
         htc__port_rows(p->weights, K, oc, out_c, r);
-        for (k = 0; k < 4; k++) s0[k] = (p->bias ? p->bias[oc + k < out_c ? oc + k : out_c - 1] : 0) + off * htc__port_wsum(r[k], K);
+        for (k = 0; k < 4; k++)
+            s0[k] = (p->bias ? p->bias[oc + k < out_c ? oc + k : out_c - 1] : 0) + (off ? off * htc__port_wsum(r[k], K) : 0);
         for (q = 0; q < npix; q += 2) {
             const int np = q + 1 < npix ? 2 : 1;
             const int8_t *x0 = in + (size_t)q * K;
@@ -2043,7 +2044,7 @@ static HTC__INLINE void htc__conv2d_mve_buf(const htc__conv_params *p, const int
             for (i = 0; i < 4; i++) {
                 const int32_t j = c + (i == 1 ? 2 : (i == 2 ? 1 : i)), ch = oc + (j < noc ? j : noc - 1);
                 const int32_t sh = p->shift[ch * mstep];
-                tb[4 * c + i] = (p->bias ? p->bias[ch] : 0) + off * htc__mve_sum8(p->weights + (size_t)ch * K, K);
+                tb[4 * c + i] = (p->bias ? p->bias[ch] : 0) + (off ? off * htc__mve_sum8(p->weights + (size_t)ch * K, K) : 0);
                 tb[4 * c + 4 + i] = p->mult[ch * mstep];
                 tb[4 * c + 8 + i] = sh > 0 ? sh : 0;
                 tb[4 * c + 12 + i] = sh > 0 ? 0 : sh;
