@@ -247,8 +247,8 @@ static int split(PruneFile *f, int fi)
         } else {
             /* an item: up to the ';' at depth 0, or a function body's '}' */
             int depth = 0, paren = 0, is_func = 0, typedef_like = 0, frozen = 0, first = 1, cond = 0;
-            int seen_paren = 0, seen_eq = 0;
-            const char *last = NULL;
+            int seen_paren = 0, seen_eq = 0, macro_call = 0;
+            const char *last = NULL, *inner = NULL;
             size_t k = j;
             for (;;) {
                 if (k >= e) return 0;
@@ -277,6 +277,10 @@ static int split(PruneFile *f, int fi)
                     if (first && (is_word(s, k, q - k, "typedef") || is_word(s, k, q - k, "struct") ||
                                   is_word(s, k, q - k, "union") || is_word(s, k, q - k, "enum")))
                         typedef_like = 1;
+                    /* a definition made by a macro, NAME(htc__x, ...) on its own lines */
+                    if (first && isupper((unsigned char)c) && q < e && s[q] == '(') macro_call = 1;
+                    if (macro_call && !inner && depth == 0 && paren == 1 && q - k > 5 && !memcmp(s + k, "htc__", 5))
+                        inner = sym(s + k, q - k)->name;
                     first = 0;
                     if (depth == 0 && paren == 0 && !frozen && q - k > 5 && !memcmp(s + k, "htc__", 5)) last = sym(s + k, q - k)->name;
                     refs_add(&r, s + k, q - k);
@@ -292,8 +296,17 @@ static int split(PruneFile *f, int fi)
                 if (c == '(') {
                     if (depth == 0 && paren == 0) { seen_paren = 1; if (!typedef_like) frozen = 1; }
                     paren++;
-                } else if (c == ')') paren--;
-                else if (c == '=' && depth == 0 && paren == 0) { seen_eq = 1; if (!typedef_like) frozen = 1; }
+                } else if (c == ')') {
+                    /* the macro call ends the item when nothing follows it on its line */
+                    if (--paren == 0 && depth == 0 && macro_call) {
+                        size_t q = k;
+                        while (q < e && (s[q] == ' ' || s[q] == '\t')) q++;
+                        if (q >= e || s[q] == '\n') {
+                            last = inner;
+                            break;
+                        }
+                    }
+                } else if (c == '=' && depth == 0 && paren == 0) { seen_eq = 1; if (!typedef_like) frozen = 1; }
                 else if (c == '[' && depth == 0 && paren == 0 && !typedef_like) frozen = 1;
                 else if (c == '{') {
                     if (depth == 0 && paren == 0 && seen_paren && !seen_eq && !typedef_like) is_func = 1;
@@ -305,7 +318,7 @@ static int split(PruneFile *f, int fi)
             }
             if (cond) return 0;
             p->kind = PC_ITEM;
-            p->decl = !is_func && seen_paren && !seen_eq && !typedef_like;
+            p->decl = !is_func && seen_paren && !seen_eq && !typedef_like && !macro_call;
             p->name = last;
             p->end = line_end(s, k, e);
             /* what follows on the closing line must be a comment */
