@@ -220,12 +220,29 @@ static HTC__NOINLINE void htc__add_xp(const htc__binary_params *p, const int8_t 
     const int32_t om = p->out_mult, zp = p->out_zp, lo = p->act_min, hi = p->act_max;
     const int32_t sc = HTC__CAST(int32_t, 1) << ls;
     int32_t ta[256], tb[256], i;
+    const int32_t *pa = ta + 128, *pb = tb + 128;
     for (i = 0; i < 256; i++) {
         ta[i] = htc__add_rdiv(htc__add_srdhm((i - 128 + p->a_offset) * sc, p->a_mult), ca, ma, ea);
         tb[i] = htc__add_rdiv(htc__add_srdhm((i - 128 + p->b_offset) * sc, p->b_mult), cb, mb, eb);
     }
+    if (om >= 0 && eo >= 1 && eo <= 31) {
+        /* the output's rescaling as htc__xrq_apply (one MULHSU, no 64-bit
+           sum): the same value while |s| < 2^29 (htc__add_port_ok's
+           bounds), h + c within int32; the tables indexed by the signed byte */
+        const htc__xrq q = htc__xrq_make(om, -eo);
+#ifdef HTC__XP_ASM
+        /* the tables' addresses held in registers (GCC would rebuild each
+           from the stack pointer per element) */
+        __asm__("" : "+r"(pa), "+r"(pb));
+#endif
+        for (i = 0; i < n; i++) {
+            const int32_t s = pa[a[i]] + pb[b[i]];
+            out[i] = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_apply(q, s) + zp, lo, hi));
+        }
+        return;
+    }
     for (i = 0; i < n; i++) {
-        const int32_t s = ta[a[i] + 128] + tb[b[i] + 128];
+        const int32_t s = pa[a[i]] + pb[b[i]];
         out[i] = HTC__CAST(int8_t, htc__xp_clamp(htc__add_rdiv(htc__add_srdhm(s, om), co, mo, eo) + zp, lo, hi));
     }
 }

@@ -400,8 +400,10 @@ local K_ = {
   -- max pool (htc__maxpool_xp): per call, per output word, per tap of a
   -- word, per tap of a channel past the last word
   mp_call = 481.3, mp_word = 0, mp_tap = 6.488, mp_byte = 0,
-  -- add: per call, per element
-  add_call = 12415, add_elem = 47.02,
+  -- add (htc__add_xp): per call (its two 256-entry tables), per element
+  -- (two table reads, htc__xrq_apply, the clamp; fitted on ResNet's three
+  -- adds at 8 cores: 81,523 / 47,507 / 30,649 cycles)
+  add_call = 12100, add_elem = 33.2,
   -- softmax: per call (its tables), per element (data-dependent: entries
   -- below diff_min skip the exponentials)
   sm_call = 2863, sm_elem = 158.1,
