@@ -261,6 +261,7 @@ static Op *new_op(OpKind kind, int out, const char *ptype, size_t psize)
     op->variant = "";
     op->nout = 1;
     op->out[0] = out;
+    if (out >= 0) G->tensors[out].producer = o;     /* for writer(); plan sets it again */
     op->rq = RQ_QUANTLIB;
     op->stride_h = op->stride_w = op->dil_h = op->dil_w = 1;
     if (ptype) {
@@ -289,25 +290,33 @@ typedef struct {
 } QTrans;
 static QTrans *trans;
 static int ntrans, captrans;
+static int *trans_of;           /* per tensor: 1 + its QTrans when a transpose made it, else 0 */
+static int ntrans_of;
+
+/* The op that wrote tensor t so far (the producer new_op recorded), or NULL:
+   a constant time look-up, so long chains stay linear. */
+static const Op *writer(int t)
+{
+    int p = G->tensors[t].producer;
+    return p >= 0 && p < G->nops && G->ops[p].nout == 1 && G->ops[p].out[0] == t ? &G->ops[p] : NULL;
+}
 
 /* out = transpose(in, perm): a transpose op, or an alias when only size-1
    axes move. */
 static int transpose(int in, const int *perm, int rank, const char *why)
 {
     /* through aliases of the same shape (a value's view of a tensor) */
-    for (int i = G->nops - 1; i >= 0; i--) {
-        const Op *op = &G->ops[i];
-        if (op->nout != 1 || op->out[0] != in) continue;
-        if (op->kind == OP_RESHAPE && op->nin == 1 && G->tensors[op->in[0]].rank == rank &&
-            !memcmp(G->tensors[op->in[0]].shape, G->tensors[in].shape, (size_t)rank * sizeof G->tensors[in].shape[0]))
-            in = op->in[0], i = G->nops;
+    for (const Op *op; (op = writer(in)) && op->kind == OP_RESHAPE && op->nin == 1 &&
+                       G->tensors[op->in[0]].rank == rank &&
+                       !memcmp(G->tensors[op->in[0]].shape, G->tensors[in].shape,
+                               (size_t)rank * sizeof G->tensors[in].shape[0]);)
+        in = op->in[0];
+    if (in < ntrans_of && trans_of[in] && trans[trans_of[in] - 1].rank == rank) {
+        const QTrans *tr = &trans[trans_of[in] - 1];
+        int comp[MAX_RANK];
+        for (int d = 0; d < rank; d++) comp[d] = tr->perm[perm[d]];
+        return transpose(tr->in, comp, rank, why);
     }
-    for (int i = 0; i < ntrans; i++)
-        if (trans[i].out == in && trans[i].rank == rank) {
-            int comp[MAX_RANK];
-            for (int d = 0; d < rank; d++) comp[d] = trans[i].perm[perm[d]];
-            return transpose(trans[i].in, comp, rank, why);
-        }
     Tensor tin = G->tensors[in];
     int32_t shape[MAX_RANK] = {0};
     for (int d = 0; d < rank; d++) shape[d] = tin.shape[perm[d]];
@@ -338,6 +347,14 @@ static int transpose(int in, const int *perm, int rank, const char *why)
     trans[ntrans].rank = rank;
     memcpy(trans[ntrans].perm, perm, (size_t)rank * sizeof *perm);
     ntrans++;
+    if (out >= ntrans_of) {
+        int n = 2 * out + 16, *nt = arena_alloc((size_t)n * sizeof *nt);
+        memset(nt, 0, (size_t)n * sizeof *nt);
+        if (ntrans_of) memcpy(nt, trans_of, (size_t)ntrans_of * sizeof *nt);
+        trans_of = nt;
+        ntrans_of = n;
+    }
+    trans_of[out] = ntrans;
     htc__transpose_params *p = op->params;
     p->rank = rank;
     p->elem = (int32_t)dtype_size(tin.type);
@@ -1893,22 +1910,26 @@ static int xor_op(int in, DType out_type, const char *name)
    into the next one leaves its first half so) dropped, until none is left */
 static void drop_unread_moves(Graph *g)
 {
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int i = g->nops - 1; i >= 0; i--) {
-            const Op *op = &g->ops[i];
-            if ((op->kind != OP_TRANSPOSE && op->kind != OP_RESHAPE) || op->nout != 1 || g->tensors[op->out[0]].is_output)
-                continue;
-            int read = 0;
-            for (int j = 0; j < g->nops && !read; j++)
-                for (int k = 0; k < g->ops[j].nin; k++)
-                    if (g->ops[j].in[k] == op->out[0]) read = 1;
-            if (read) continue;
-            memmove(&g->ops[i], &g->ops[i + 1], (size_t)(g->nops - i - 1) * sizeof *g->ops);
-            g->nops--;
-            changed = 1;
-        }
+    /* readers of each tensor; ops are in execution order, so one pass from
+       the end sees every reader of an op's output decided before the op */
+    int *reads = arena_alloc(sizeof(int) * (size_t)(g->ntensors + 1));
+    char *drop = arena_alloc((size_t)g->nops + 1);
+    memset(reads, 0, sizeof(int) * (size_t)(g->ntensors + 1));
+    for (int j = 0; j < g->nops; j++)
+        for (int k = 0; k < g->ops[j].nin; k++)
+            if (g->ops[j].in[k] >= 0) reads[g->ops[j].in[k]]++;
+    for (int i = g->nops - 1; i >= 0; i--) {
+        const Op *op = &g->ops[i];
+        drop[i] = (op->kind == OP_TRANSPOSE || op->kind == OP_RESHAPE) && op->nout == 1 &&
+                  !g->tensors[op->out[0]].is_output && !reads[op->out[0]];
+        if (drop[i])
+            for (int k = 0; k < op->nin; k++)
+                if (op->in[k] >= 0) reads[op->in[k]]--;
     }
+    int n = 0;
+    for (int i = 0; i < g->nops; i++)
+        if (!drop[i]) g->ops[n++] = g->ops[i];
+    g->nops = n;
 }
 
 static int QREFUSED;            /* a node was refused: nodes whose inputs never come are not checked */
@@ -1976,6 +1997,8 @@ Graph *qlib_read(Graph *g, const void *graph, const char *path)
     nheap = PASS = 0;
     trans = NULL;
     ntrans = captrans = 0;
+    trans_of = NULL;
+    ntrans_of = 0;
     done = arena_alloc(GR->n_node + 1);
     memset(done, 0, GR->n_node + 1);
     index_names();
