@@ -484,8 +484,9 @@ static void run(const Options *o, Graph *g, Target *t, Plan *p, const EmitOption
     e.path = hdr;
     /* the constants as a file the assembler includes, not C text (a big
        model builds in a fraction of the time); --keep keeps a header that
-       stands alone, as compile writes it */
-    if (!o->keep) e.blob = arena_printf("%s/consts.bin", dir);
+       stands alone, as compile writes it; so does --cache, whose key is
+       the header's text: constants included, no scratch path) */
+    if (!o->keep && !o->cache) e.blob = arena_printf("%s/consts.bin", dir);
     e.host = 1;
     emit(f, g, t, p, &e);
     out_commit(f);

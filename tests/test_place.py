@@ -216,7 +216,7 @@ BAD = {
     "empty": ("cost = 4", "{}", 11, r"cpu\.memory: expected a memory name or a list of names"),
     "not a list": ("cost = 4", "{ fast = \"SRAM\" }", 11, r"cpu\.memory: expected a memory name or a list of names"),
     "not a name": ("cost = 4", '{ "SRAM", 7 }', 11, r"cpu\.memory: entry 2: expected a memory name, got number"),
-    "unknown field": ("speed = 4", '{ "SRAM", "PSRAM" }', 6, r"memory\.PSRAM\.speed: unknown field \(expected one of: size, alignment, dma, cost, energy\)"),
+    "unknown field": ("speed = 4", '{ "SRAM", "PSRAM" }', 6, r"memory\.PSRAM\.speed: unknown field \(expected one of: size, alignment, dma, cost, energy, banks\)"),
 }
 
 

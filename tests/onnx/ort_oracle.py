@@ -68,8 +68,10 @@ def build(model, tmp, binds=(), flags=(), cflags=()):
     flags: more htc options (e.g. --float-fallback); cflags: more compiler
     options (e.g. -DHTC_NO_SIMD)."""
     os.makedirs(tmp, exist_ok=True)
-    # built for this host: the SSE2/AVX2 paths beside the portable C (-D isa=x86)
-    args = ["compile", model, "-t", TARGET, "-D", "isa=x86", "-o", os.path.join(tmp, "m.h"), "--name", "m"] + list(flags)
+    # built for this host: the SSE2/AVX2 paths beside the portable C (-D isa=x86,
+    # a parameter of targets/cpu.lua; other targets name their own ISAs)
+    isa = ["-D", "isa=x86"] if os.path.abspath(TARGET) == os.path.join(REPO, "targets", "cpu.lua") else []
+    args = ["compile", model, "-t", TARGET] + isa + ["-o", os.path.join(tmp, "m.h"), "--name", "m"] + list(flags)
     for name, path in binds:
         args += ["--bind", "%s=%s" % (name, path)]
     htc(*args)
