@@ -46,44 +46,7 @@ SRCS = [os.path.join(SIR, "crt0.S"), os.path.join(SIR, "siracusa.c")]
 CORE = ("GVSoC siracusa, cluster core 0 alone (RV32IMC + XpulpV2 code, RI5CY class), cluster clock domain, "
         "cycles at 260 MHz; L1 TCDM 1-cycle loads, L2 ~15")
 
-FW = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "siracusa.h"
-static uint32_t dev_t0, dev_n, lay_t0, lay_dev0, host[MAXL], model[MAXL];
-static uint64_t cyc[MAXL], trig[MAXL], trig_n, lay_trig0;
-#define HTC_BENCH_DEV(f, ...) (dev_t0 = sir_cycles(), f(__VA_ARGS__), dev_n += sir_cycles() - dev_t0)
-#define HTC_PROFILE_BEGIN(m, l, name) (lay_dev0 = dev_n, lay_trig0 = trig_n, lay_t0 = sir_cycles())
-#define HTC_PROFILE_END(m, l, name) (host[l] += sir_cycles() - lay_t0 - (dev_n - lay_dev0), model[l] += dev_n - lay_dev0, \
-                                     trig[l] += trig_n - lay_trig0)
-#define HTC_DEVICE_TRIGGERED(c) (trig_n += (c))
-#define HTC_DEVICE_LAYER(l, c) ((l) >= 0 ? (void)(cyc[l] += (c)) : (void)0)
-#define HTC_DEVICE_FAULT(what) (printf("device fault: %s\n", what), sir_exit(4))
-#define M_IMPLEMENTATION
-#include "m.h"
-#include "input.h"
-static uint8_t arena[M_ARENA_SIZE] __attribute__((aligned(64)));
-static uint8_t output[M_OUTPUT_SIZE];
-int main(void)
-{
-    uint32_t t0, t1, i;
-    int rc;
-    t0 = sir_cycles();
-    rc = m_run(input, output, arena);
-    t1 = sir_cycles();
-    printf("rc %d total %lu model %lu\n", rc, (unsigned long)(t1 - t0), (unsigned long)dev_n);
-    for (i = 0; i < MAXL; i++)
-        if (host[i] || model[i] || cyc[i])
-            printf("L %lu %lu %lu %llu %llu\n", (unsigned long)i, (unsigned long)host[i], (unsigned long)model[i],
-                   (unsigned long long)cyc[i], (unsigned long long)trig[i]);
-    printf("out");
-    for (i = 0; i < M_OUTPUT_SIZE; i++) printf(" %u", output[i]);
-    printf("\n");
-    return rc;
-}
-"""
+PRELUDE = '#include "siracusa.h"'
 
 
 class GvsocError(Exception):
@@ -140,18 +103,9 @@ def build(header, tmp, input_bytes):
     where its constants are: (elf, bytes of constants in L1, in L2). The
     constant arrays (one section each) go to L1 smallest first while they
     fit beside the data, .bss and core 0's stack; the rest to L2."""
-    os.makedirs(tmp, exist_ok=True)
-    with open(header) as f:
-        text = f.read()
-    with open(os.path.join(tmp, "m.h"), "w") as f:
-        f.write(rv32.bracket_device_calls(text))
-    with open(os.path.join(tmp, "input.h"), "w") as f:
-        f.write("static const uint8_t input[%d] __attribute__((aligned(16))) = {%s};\n" %
-                (max(len(input_bytes), 1), ", ".join(str(b) for b in input_bytes) or "0"))
-    with open(os.path.join(tmp, "fw.c"), "w") as f:
-        f.write("#define MAXL %d\n" % rv32.MAXL + FW)
+    src = rv32.write_firmware(header, tmp, input_bytes, PRELUDE, "sir_cycles()", "sir_exit")
     obj = os.path.join(tmp, "fw.o")
-    p = subprocess.run([CC] + FLAGS + ["-I" + tmp, "-c", "-o", obj, os.path.join(tmp, "fw.c")],
+    p = subprocess.run([CC] + FLAGS + ["-I" + tmp, "-c", "-o", obj, src],
                        capture_output=True, text=True)
     if p.returncode:
         raise GvsocError("firmware build failed: %s" % p.stderr[-1500:])
@@ -188,15 +142,11 @@ def firmware_cycles(header, tmp, input_bytes, timeout=3600):
     env = dict(os.environ, TIMEOUT=str(timeout))
     p = subprocess.run([os.path.join(SIR, "run.sh"), elf], capture_output=True, text=True, errors="replace", env=env)
     out = p.stdout + p.stderr
-    m = re.search(r"rc (-?\d+) total (\d+) model (\d+)\n", out)
-    o = re.search(r"^out([ \d]*)$", out, re.M)
-    if p.returncode or not m or m.group(1) != "0" or not o:
+    c = rv32.parse_firmware(out)
+    if p.returncode or not c:
         raise GvsocError("firmware on GVSoC failed (exit %d): %s" % (p.returncode, out[-800:]))
-    layers = {}
-    for l in re.finditer(r"^L (\d+) (\d+) (\d+) (\d+) (\d+)$", out, re.M):
-        layers[int(l.group(1))] = (int(l.group(2)), int(l.group(3)), int(l.group(4)), int(l.group(5)))
-    return {"total": int(m.group(2)), "model": int(m.group(3)), "layers": layers,
-            "out": bytes(int(v) for v in o.group(1).split()), "ro_l1": ro_l1, "ro_l2": ro_l2, "l2_names": l2_names}
+    c.update(ro_l1=ro_l1, ro_l2=ro_l2, l2_names=l2_names)
+    return c
 
 
 def l2_layers(header, l2_names):
@@ -225,33 +175,10 @@ def row(htc, model, target, tmp, input_bytes, layers, args=()):
     os.makedirs(tmp, exist_ok=True)
     h = os.path.join(tmp, "gen.h")
     rv32.compile_header(htc, model, target, h, args)
-    with open(h) as f:
-        defs = {}
-        for k, v in re.findall(r"^#define HTC_DEV_(\w+) (\S+)$", f.read(), re.M):
-            defs.setdefault(k, v)
     c = firmware_cycles(h, os.path.join(tmp, "gv"), input_bytes)
     s = rv32.firmware_size(h, os.path.join(tmp, "sz"), flags=rv32.FPU_FLAGS)
-    cpu_layers = issue = dev = io = trig = 0
-    per = {}
-    for l, (host, _, cyc, tcyc) in c["layers"].items():
-        if l not in layers:
-            raise GvsocError("layer %d of the firmware is not in the report" % l)
-        eng, op = layers[l]
-        per[l] = (host, cyc, tcyc)
-        if eng in ("riscv", "cpu"):
-            cpu_layers += host
-            if op in ("quantize", "dequantize"):
-                io += host
-        else:
-            issue += host
-            dev += cyc
-            trig += tcyc
-    instr = c["total"] - c["model"]
-    peak = (instr - issue) + trig
-    mhz = rv32.MHZ * 1e3
-    return {"trig": trig, "peak_ms": peak / mhz, "instr": instr, "cpu_layers": cpu_layers, "issue": issue,
-            "glue": instr - cpu_layers - issue, "dev_cycles": dev, "ms": (instr + dev) / mhz, "io": io,
-            "ms_no_io": (instr - io + dev) / mhz, "size": s, "out": c["out"], "model_instr": c["model"],
-            "defines": defs, "ro_l2": c["ro_l2"], "layers": per,
-            "l2_cpu_layers": sorted(l for l in l2_layers(os.path.join(tmp, "gv", "m.h"), c["l2_names"])
-                                    if layers.get(l, ("",))[0] in ("riscv", "cpu"))}
+    r = rv32.summary(c, layers, s, rv32.header_defines(h), GvsocError)
+    r["ro_l2"] = c["ro_l2"]
+    r["l2_cpu_layers"] = sorted(l for l in l2_layers(os.path.join(tmp, "gv", "m.h"), c["l2_names"])
+                                if layers.get(l, ("",))[0] in ("riscv", "cpu"))
+    return r

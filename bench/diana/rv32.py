@@ -42,20 +42,20 @@ MAXL = 1024
 FW = r"""
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-static inline uint32_t minstret(void) { uint32_t v; __asm__ volatile("csrr %0, minstret" : "=r"(v)); return v; }
+@PRELUDE@
 static uint32_t dev_t0, dev_n, lay_t0, lay_dev0, host[MAXL], model[MAXL];
 static uint64_t cyc[MAXL], trig[MAXL], trig_n, lay_trig0;
 /* a call into the device model: its instructions are not the firmware's */
-#define HTC_BENCH_DEV(f, ...) (dev_t0 = minstret(), f(__VA_ARGS__), dev_n += minstret() - dev_t0)
-#define HTC_PROFILE_BEGIN(m, l, name) (lay_dev0 = dev_n, lay_trig0 = trig_n, lay_t0 = minstret())
-#define HTC_PROFILE_END(m, l, name) (host[l] += minstret() - lay_t0 - (dev_n - lay_dev0), model[l] += dev_n - lay_dev0, \
+#define HTC_BENCH_DEV(f, ...) (dev_t0 = @COUNT@, f(__VA_ARGS__), dev_n += @COUNT@ - dev_t0)
+#define HTC_PROFILE_BEGIN(m, l, name) (lay_dev0 = dev_n, lay_trig0 = trig_n, lay_t0 = @COUNT@)
+#define HTC_PROFILE_END(m, l, name) (host[l] += @COUNT@ - lay_t0 - (dev_n - lay_dev0), model[l] += dev_n - lay_dev0, \
                                      trig[l] += trig_n - lay_trig0)
 /* an accelerator job's cycles from trigger to completion (the paper's peak) */
 #define HTC_DEVICE_TRIGGERED(c) (trig_n += (c))
 #define HTC_DEVICE_LAYER(l, c) ((l) >= 0 ? (void)(cyc[l] += (c)) : (void)0)
-#define HTC_DEVICE_FAULT(what) (printf("device fault: %s\n", what), exit(4))
-#include <stdlib.h>
+#define HTC_DEVICE_FAULT(what) (printf("device fault: %s\n", what), @EXIT@(4))
 #define M_IMPLEMENTATION
 #include "m.h"
 #include "input.h"
@@ -65,9 +65,9 @@ int main(void)
 {
     uint32_t t0, t1, i;
     int rc;
-    t0 = minstret();
+    t0 = @COUNT@;
     rc = m_run(input, output, arena);
-    t1 = minstret();
+    t1 = @COUNT@;
     printf("rc %d total %lu model %lu\n", rc, (unsigned long)(t1 - t0), (unsigned long)dev_n);
     for (i = 0; i < MAXL; i++)
         if (host[i] || model[i] || cyc[i])
@@ -79,6 +79,7 @@ int main(void)
     return rc;
 }
 """
+MINSTRET = "static inline uint32_t minstret(void) { uint32_t v; __asm__ volatile(\"csrr %0, minstret\" : \"=r\"(v)); return v; }"
 MAIN = "#define M_IMPLEMENTATION\n#include \"m.h\"\nstatic unsigned char a[M_ARENA_SIZE] __attribute__((aligned(64))), " \
        "i[M_INPUT_SIZE], o[M_OUTPUT_SIZE];\nint main(void) { return m_run(i, o, a); }\n"
 
@@ -142,14 +143,11 @@ def model_as_prototypes(text):
     return pre + "/* device model replaced by the driver API (not counted) */\n" + "\n".join(protos) + "\n" + post
 
 
-def compile_header(htc, model, target, out_h, args=()):
-    _run([htc, "compile", model, "-t", target, "-o", out_h, "--name", "m"] + list(args), "htc compile")
-
-
-def firmware_count(header, tmp, input_bytes, timeout=900, flags=CPU_FLAGS):
-    """run the header as RV32 firmware under qemu on input_bytes; returns
-    dict(total, model, layers={l: (host instructions, model instructions,
-    device cycles, triggered cycles)}, out=bytes)"""
+def write_firmware(header, tmp, input_bytes, prelude=MINSTRET, count="minstret()", exit_fn="exit"):
+    """tmp/m.h (the header with its device calls bracketed), tmp/input.h
+    and tmp/fw.c (FW counting with `count`, the device-fault exit exit_fn);
+    returns the path of fw.c. Shared by this file (qemu, minstret) and
+    gvsoc.py (GVSoC, the cluster's cycle counter)"""
     os.makedirs(tmp, exist_ok=True)
     with open(header) as f:
         text = f.read()
@@ -158,24 +156,97 @@ def firmware_count(header, tmp, input_bytes, timeout=900, flags=CPU_FLAGS):
     with open(os.path.join(tmp, "input.h"), "w") as f:
         f.write("static const uint8_t input[%d] __attribute__((aligned(16))) = {%s};\n" %
                 (max(len(input_bytes), 1), ", ".join(str(b) for b in input_bytes) or "0"))
-    with open(os.path.join(tmp, "fw.c"), "w") as f:
-        f.write("#define MAXL %d\n" % MAXL + FW)
-    elf = os.path.join(tmp, "fw.elf")
-    _run([CC] + list(flags) + LINK + ["-I" + tmp, "-o", elf, os.path.join(tmp, "fw.c")], "RV32 firmware build")
-    try:
-        p = subprocess.run(QEMU + ["-kernel", elf], capture_output=True, text=True, errors="replace", timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Rv32Error("qemu did not finish in %d s" % timeout)
-    out = p.stdout + p.stderr
+    src = os.path.join(tmp, "fw.c")
+    with open(src, "w") as f:
+        f.write("#define MAXL %d\n" % MAXL +
+                FW.replace("@PRELUDE@", prelude).replace("@COUNT@", count).replace("@EXIT@", exit_fn))
+    return src
+
+
+def parse_firmware(out):
+    """dict(total, model, layers={l: (host, model, device cycles,
+    triggered)}, out=bytes) of FW's printout, or None when it did not end
+    with rc 0 and its output line"""
     m = re.search(r"rc (-?\d+) total (\d+) model (\d+)\n", out)
     o = re.search(r"^out([ \d]*)$", out, re.M)
-    if p.returncode or not m or m.group(1) != "0" or not o:
-        raise Rv32Error("firmware under qemu failed (exit %d): %s" % (p.returncode, out[-600:]))
+    if not m or m.group(1) != "0" or not o:
+        return None
     layers = {}
     for l in re.finditer(r"^L (\d+) (\d+) (\d+) (\d+) (\d+)$", out, re.M):
         layers[int(l.group(1))] = (int(l.group(2)), int(l.group(3)), int(l.group(4)), int(l.group(5)))
     return {"total": int(m.group(2)), "model": int(m.group(3)), "layers": layers,
             "out": bytes(int(v) for v in o.group(1).split())}
+
+
+def header_defines(h):
+    """{NAME: value} of the header's #define HTC_DEV_NAME lines (the first
+    of each: a later #ifndef default does not count)"""
+    with open(h) as f:
+        defs = {}
+        for k, v in re.findall(r"^#define HTC_DEV_(\w+) (\S+)$", f.read(), re.M):
+            defs.setdefault(k, v)
+    return defs
+
+
+def tally(c, layers, err):
+    """the split of a firmware count c (firmware_count's dict) by engine:
+    (cpu_layers, issue, dev_cycles, io, trig, per-layer {l: (host, device
+    cycles, triggered)}); err: the exception class for a layer the report
+    (layers: {l: (engine, op)}) does not have"""
+    cpu_layers = issue = dev = io = trig = 0
+    per = {}
+    for l, (host, _, cyc, tcyc) in c["layers"].items():
+        if l not in layers:
+            raise err("layer %d of the firmware is not in the report" % l)
+        eng, op = layers[l]
+        per[l] = (host, cyc, tcyc)
+        if eng in ("riscv", "cpu"):
+            cpu_layers += host
+            if op in ("quantize", "dequantize"):
+                io += host
+        else:
+            issue += host
+            dev += cyc
+            trig += tcyc
+    return cpu_layers, issue, dev, io, trig, per
+
+
+def summary(c, layers, size, defs, err):
+    """rv32.row's dict from a firmware count c: instr = host instructions
+    (or cycles) per inference without the device model's, the split by
+    engine, ms at MHZ, the HTVM paper's peak (CPU kernels and glue in full,
+    each offloaded layer from the trigger of its jobs to their completion,
+    no issue loops, no activation DMA)"""
+    cpu_layers, issue, dev, io, trig, per = tally(c, layers, err)
+    instr = c["total"] - c["model"]
+    peak = (instr - issue) + trig
+    mhz = MHZ * 1e3
+    return {"trig": trig, "peak_ms": peak / mhz, "instr": instr, "cpu_layers": cpu_layers, "issue": issue,
+            "glue": instr - cpu_layers - issue, "dev_cycles": dev, "ms": (instr + dev) / mhz, "io": io,
+            "ms_no_io": (instr - io + dev) / mhz, "size": size, "out": c["out"], "model_instr": c["model"],
+            "defines": defs, "layers": per}
+
+
+def compile_header(htc, model, target, out_h, args=()):
+    _run([htc, "compile", model, "-t", target, "-o", out_h, "--name", "m"] + list(args), "htc compile")
+
+
+def firmware_count(header, tmp, input_bytes, timeout=900, flags=CPU_FLAGS):
+    """run the header as RV32 firmware under qemu on input_bytes; returns
+    dict(total, model, layers={l: (host instructions, model instructions,
+    device cycles, triggered cycles)}, out=bytes)"""
+    src = write_firmware(header, tmp, input_bytes)
+    elf = os.path.join(tmp, "fw.elf")
+    _run([CC] + list(flags) + LINK + ["-I" + tmp, "-o", elf, src], "RV32 firmware build")
+    try:
+        p = subprocess.run(QEMU + ["-kernel", elf], capture_output=True, text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Rv32Error("qemu did not finish in %d s" % timeout)
+    out = p.stdout + p.stderr
+    c = parse_firmware(out)
+    if p.returncode or not c:
+        raise Rv32Error("firmware under qemu failed (exit %d): %s" % (p.returncode, out[-600:]))
+    return c
 
 
 def firmware_size(header, tmp, flags=CPU_FLAGS):
@@ -216,38 +287,14 @@ def row(htc, model, target, tmp, input_bytes, layers, args=(), flags=CPU_FLAGS):
     trig = the offloaded layers' jobs from trigger to completion (device
     model, HTC_DEVICE_TRIGGERED), peak_ms = (instr - issue + trig) / 260 MHz,
     size, out, model_instr = instructions spent simulating, defines = the
-    header's HTC_DEV_* hardware constants)"""
+    header's HTC_DEV_* hardware constants, layers = per layer (host,
+    device cycles, triggered))"""
     os.makedirs(tmp, exist_ok=True)
     h = os.path.join(tmp, "gen.h")
     compile_header(htc, model, target, h, args)
-    with open(h) as f:
-        defs = {}
-        for k, v in re.findall(r"^#define HTC_DEV_(\w+) (\S+)$", f.read(), re.M):
-            defs.setdefault(k, v)       # the first: a later #ifndef default does not count
     c = firmware_count(h, os.path.join(tmp, "fw"), input_bytes, flags=flags)
     s = firmware_size(h, os.path.join(tmp, "sz"), flags=flags)
-    cpu_layers = issue = dev = io = trig = 0
-    for l, (host, _, cyc, tcyc) in c["layers"].items():
-        if l not in layers:
-            raise Rv32Error("layer %d of the firmware is not in the report" % l)
-        eng, op = layers[l]
-        if eng in ("riscv", "cpu"):
-            cpu_layers += host
-            if op in ("quantize", "dequantize"):
-                io += host
-        else:
-            issue += host
-            dev += cyc
-            trig += tcyc
-    instr = c["total"] - c["model"]
-    # the HTVM paper's peak: CPU kernels (and the run's glue) in full, each
-    # offloaded layer only from the trigger of its accelerator jobs to their
-    # completion (weight loads included), no issue loops, no activation DMA
-    peak = (instr - issue) + trig
-    return {"trig": trig, "peak_ms": peak / (MHZ * 1e3),"instr": instr, "cpu_layers": cpu_layers, "issue": issue, "glue": instr - cpu_layers - issue,
-            "dev_cycles": dev, "ms": (instr + dev) / (MHZ * 1e3),
-            "io": io, "ms_no_io": (instr - io + dev) / (MHZ * 1e3), "size": s, "out": c["out"],
-            "model_instr": c["model"], "defines": defs}
+    return summary(c, layers, s, header_defines(h), Rv32Error)
 
 
 SNIPPET = r"""
