@@ -5,7 +5,13 @@
    returns the fuzz input, die() checks the message (one line, naming the
    model) and longjmps back. A model that reads is lowered too. Memory that
    a longjmp skips (the decoded protobuf) is not freed: run with
-   -detect_leaks=0. */
+   -detect_leaks=0.
+   Built with -DFUZZ_QLIB it is the target for QuantLib's integer graphs
+   (gen/qlib.c through gen/onnx.c; tests/onnx/fuzz_qlib.sh seeds it with
+   Deeploy's networks and tests/onnx/qlib.dict) and checks more: every
+   tensor of a graph that reads holds within the per-tensor limits (2^30
+   elements, 2^31 - 1 bytes, no negative dimension) and every windowed op
+   has strides and dilations >= 1 and an output of at least one row. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -48,16 +54,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     input_len = size;
     if (!setjmp(on_die)) {
         Graph *g = onnx_read("fuzz.onnx", &(ReadOptions){0});
+#ifdef FUZZ_QLIB
+        CHECK(g->format == SRC_ONNX && g->noutputs >= 1);      /* no cap on graph outputs */
+#else
         CHECK(g->format == SRC_ONNX && g->noutputs >= 1 && g->noutputs <= OP_MAX_IO);
+#endif
         for (int i = 0; i < g->ntensors; i++) {
             const Tensor *t = &g->tensors[i];
             CHECK(t->rank >= 0 && t->rank <= MAX_RANK);
+#ifdef FUZZ_QLIB
+            int64_t n = 1;
+            for (int d = 0; d < t->rank; d++) {
+                CHECK(t->shape[d] >= 0);
+                n *= t->shape[d];
+                CHECK(n <= ((int64_t)1 << 30));
+            }
+            CHECK(n * (int64_t)dtype_size(t->type) <= INT32_MAX);
+#endif
             if (t->data) {
                 volatile uint8_t sum = 0;          /* ASan: all of it readable */
                 for (size_t k = 0; k < t->nbytes; k++) sum ^= t->data[k];
                 (void)sum;
             }
         }
+#ifdef FUZZ_QLIB
+        for (int i = 0; i < g->nops; i++) {
+            const Op *op = &g->ops[i];
+            if (op->kind != OP_CONV2D && op->kind != OP_MAXPOOL && op->kind != OP_AVGPOOL) continue;
+            CHECK(op->stride_h >= 1 && op->stride_w >= 1 && op->dil_h >= 1 && op->dil_w >= 1);
+            if (op->params_type && !strcmp(op->params_type, "htc__ql_conv_params"))
+                CHECK(op->out_h >= 1 && op->out_w >= 1 && op->k_h >= 1 && op->k_w >= 1 && op->pad_top >= 0 &&
+                      op->pad_left >= 0 && op->pad_bottom >= 0 && op->pad_right >= 0);
+        }
+#endif
         lower(g);
     }
     arena_free_all();

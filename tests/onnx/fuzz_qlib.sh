@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/onnx/fuzz_qlib.sh - build the libFuzzer target for QuantLib's integer
-# graphs (tests/onnx/fuzz_qlib.c: gen/qlib.c through gen/onnx.c) with ASan +
+# graphs (tests/onnx/fuzz_onnx.c -DFUZZ_QLIB: gen/qlib.c through gen/onnx.c) with ASan +
 # UBSan and run it for $FUZZ_SECONDS (default 30), seeded with Deeploy's
 # networks ($DEEPLOY_SEEDS, default ../shared/deeploy-tests), the QuantLib
 # bad models and the zoo's power-of-two models ($HTC_ZOO, build/zoo), with
@@ -22,7 +22,7 @@ $CLANG $flags -c gen/readopt.c -o "$out/readopt.o"
 $CLANG $flags -c gen/lower.c -o "$out/lower.o"
 $CLANG $flags -c gen/quant.c -o "$out/quant.o"
 $CLANG $flags -w -c build/pb/onnx.pb-c.c -o "$out/onnx.pb-c.o"
-$CLANG $flags -c tests/onnx/fuzz_qlib.c -o "$out/fuzz_qlib.o"
+$CLANG $flags -DFUZZ_QLIB -c tests/onnx/fuzz_onnx.c -o "$out/fuzz_qlib.o"
 $CLANG $flags -o "$out/fuzz_qlib" "$out/fuzz_qlib.o" "$out/onnx.o" "$out/qlib.o" "$out/npy.o" "$out/readopt.o" "$out/lower.o" "$out/quant.o" "$out/onnx.pb-c.o" "$out/util.o" -lprotobuf-c -lm
 seed="$out/seed"
 rm -rf "$seed"
