@@ -118,13 +118,22 @@ def dw_line(what, layers, rep, cores):
     return f"{what}: depthwise layers {macs:,} MACs in {cyc:,} cycles: {macs / cyc / cores:.3f} MAC/cycle/core"
 
 
-def est_line(what, errs, layer=True):
-    """the estimate's per-layer errors (%, layer) in one line"""
+def est_line(what, errs, layer=True, nocode=0):
+    """the estimate's per-layer errors (%, layer) in one line; nocode: the
+    layers that run no code (reshapes sharing their input's storage: no
+    profile hooks, estimated 0 cycles), listed apart"""
     if not errs:
         return f"{what}: no layer to compare"
     w = max(errs, key=lambda e: abs(e[0]))
     return (f"{what}: estimate within 15% of GVSoC: {sum(abs(e) <= 15 for e, _ in errs)}/{len(errs)} layers, "
-            f"worst layer {'%d ' % w[1] if layer else ''}{w[0]:+.1f}%")
+            f"worst layer {'%d ' % w[1] if layer else ''}{w[0]:+.1f}%"
+            + (f" ({nocode} reshapes share their input's storage: no code, estimated 0)" if nocode else ""))
+
+
+def nocode(rep):
+    """the report's layers that run no code: reshapes sharing storage"""
+    return {l["index"] for l in rep["layers"] if l["op"] == "reshape" and l.get("storage") == "alias"
+            and l["est_cycles"] == 0}
 
 
 # the .tflite example beside the QuantLib graph of the same network that
@@ -174,15 +183,15 @@ def ql_form(net, cores_list, bench_dir, gvsoc, env):
     ops = {l["index"]: l["op"] for l in res[ns[-1]]["est"]["layers"]}
     for n in ns:
         res[n]["errs"] = []
-    for i in sorted(set().union(*[set(res[n]["layers"]) for n in ns])):
+    for i in sorted(set().union(*[set(res[n]["layers"]) | nocode(res[n]["est"]) for n in ns])):
         line = f"{i:5d}  {ops.get(i, '?'):<10}  "
         for n in ns:
             c = res[n]["layers"].get(i)
             lay = [l for l in res[n]["est"]["layers"] if l["index"] == i]
             e = lay[0]["est_cycles"] if lay else None
-            line += f"{c:>12,}" if c else f"{'-':>12}"
+            line += f"{c:>12,}" if c else f"{'no code' if i in nocode(res[n]['est']) else '-':>12}"
             line += f"{e:>12,}" if e is not None else f"{'-':>12}"
-            if c and e is not None and c >= 100:     # (the reshapes: a few cycles of profiling hooks)
+            if c and e is not None:
                 err = 100.0 * (e - c) / c
                 res[n]["errs"].append((err, i))
                 line += f"{err:>+7.1f}%"
@@ -191,7 +200,7 @@ def ql_form(net, cores_list, bench_dir, gvsoc, env):
         say(line)
     for n in ns:
         say(dw_line(f"{net} cores={n}", {i: ("", c) for i, c in res[n]["layers"].items()}, res[n]["est"], n))
-        say(est_line(f"{net} cores={n}", res[n]["errs"]))
+        say(est_line(f"{net} cores={n}", res[n]["errs"], nocode=len(nocode(res[n]["est"]))))
         e, t = res[n]["est"]["est_cycles"], res[n]["total"]
         say(f"{net} cores={n}: {t:,} cycles, estimate {e:,} ({100.0 * (e - t) / t:+.1f}%)")
     return dict(ok=ok, res=res)
@@ -201,7 +210,8 @@ def like_for_like(summary, qlres, clock):
     """each network in the form Deeploy measured and as .tflite, htc's ms
     beside Deeploy's published ms (8 cores, no NPU)"""
     say(f"\nlike for like: htc on GVSoC's siracusa vs Deeploy's published figures (8 cores, no NPU, {clock} MHz)")
-    say(f"  {'network':<12} {'form':<46} {'cores':>5} {'htc ms':>8} {'Deeploy':>8} {'ratio':>6}  estimate per layer")
+    say(f"  {'network':<12} {'form':<46} {'cores':>5} {'htc ms':>8} {'Deeploy':>8} {'ratio':>6}  {'est total':>9}  "
+        "estimate per layer")
     bylabel = {label: (res, dms) for label, res, dms in summary}
     for ex, tfl, label, dms in MODELS:
         if dms is None:
@@ -211,20 +221,25 @@ def like_for_like(summary, qlres, clock):
         if q and q["res"]:
             n = max(q["res"])
             net = dict(QL_FORMS)[ex]
-            rows.append((f"QuantLib ({net})", n, q["res"][n]["total"], q["res"][n]["errs"]))
+            rows.append((f"QuantLib ({net})", n, q["res"][n]["total"], q["res"][n]["errs"], q["res"][n]["est"]))
         elif ex not in dict(QL_FORMS):
-            rows.append(("QuantLib: not among Deeploy's published tests", None, None, None))
+            rows.append(("QuantLib: not among Deeploy's published tests", None, None, None, None))
         if label in bylabel:
             res, _ = bylabel[label]
             n = max(res)
-            rows.append((f".tflite ({tfl})", n, res[n]["total"], res[n].get("errs", [])))
-        for form, n, cyc, errs in rows:
+            rows.append((f".tflite ({tfl})", n, res[n]["total"], res[n].get("errs", []), res[n]["est"]))
+        for form, n, cyc, errs, rep in rows:
             if cyc is None:
                 say(f"  {label:<12} {form:<46}")
                 continue
             ms = cyc / (clock * 1000.0)
-            within = f"{sum(abs(e) <= 15 for e, _ in errs)}/{len(errs)} within 15%" if errs else "-"
-            say(f"  {label:<12} {form:<46} {n:>5} {ms:>8.2f} {dms:>8} {ms / dms:>6.2f}  {within}")
+            within = "-"
+            if errs:
+                w = max(errs, key=lambda e: abs(e[0]))
+                within = (f"{sum(abs(e) <= 15 for e, _ in errs)}/{len(errs)} layers within 15%, "
+                          f"worst layer {w[1]} {w[0]:+.1f}%")
+            et = f"{100.0 * (rep['est_cycles'] - cyc) / cyc:+.1f}%"
+            say(f"  {label:<12} {form:<46} {n:>5} {ms:>8.2f} {dms:>8} {ms / dms:>6.2f}  {et:>9}  {within}")
 
 
 def main():
@@ -331,11 +346,13 @@ def main():
                 head += f"{'speedup':>9}"
             head += "".join(f"{'est(%d)' % n:>12}{'err':>8}" for n in ns)
             say(head)
-            idx = sorted(set().union(*[set(res[n]["layers"]) for n in ns]))
+            idx = sorted(set().union(*[set(res[n]["layers"]) | nocode(res[n]["est"]) for n in ns]))
             for i in idx:
-                name = next(res[n]["layers"][i][0] for n in ns if i in res[n]["layers"])
+                name = next((res[n]["layers"][i][0] for n in ns if i in res[n]["layers"]), "reshape")
                 cyc = [res[n]["layers"].get(i, ("", None))[1] for n in ns]
-                line = f"{i:5d}  {name:<10}  " + "".join(f"{c:>12,}" if c is not None else f"{'-':>12}" for c in cyc)
+                line = f"{i:5d}  {name:<10}  " + "".join(
+                    f"{c:>12,}" if c is not None else f"{'no code' if i in nocode(res[n]['est']) else '-':>12}"
+                    for n, c in zip(ns, cyc))
                 if len(ns) > 1:
                     line += f"{cyc[0] / cyc[-1]:>8.2f}x" if cyc[0] and cyc[-1] else f"{'-':>9}"
                 for n, c in zip(ns, cyc):
@@ -353,7 +370,8 @@ def main():
                     if c and lay:
                         errs.append((100.0 * (lay[0]["est_cycles"] - c) / c, i))
                 res[n]["errs"] = errs
-                say(est_line(f"{label} cores={n}", errs))
+                res[n]["nocode"] = len(nocode(res[n]["est"]))
+                say(est_line(f"{label} cores={n}", errs, nocode=res[n]["nocode"]))
             tot = [res[n]["total"] for n in ns]
             line = f"total{'':13}" + "".join(f"{t:>12,}" for t in tot)
             if len(ns) > 1:

@@ -247,6 +247,9 @@ static double estimate(const Graph *g, Target *t, const Op *op)
 {
     const Engine *cpu = &t->engines[0];
     const Tensor *out = &g->tensors[op->out[0]];
+    /* a reshape whose output is not a graph output shares its input's
+       storage (plan.c): nothing runs, no layer is emitted around it */
+    if (op->kind == OP_RESHAPE && !out->is_output && !out->data) return 0;
     double est = op->cycles_per_mac * (double)op->macs + op->cycles_per_elem * (double)tensor_numel(out);
     if (op->engine != 0) return est;
     /* the cores contend for the banks of the memory they compute from */

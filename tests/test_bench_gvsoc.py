@@ -118,3 +118,15 @@ def test_fit_reads_gvsoc_nets_output():
         runs = fit.parse_nets(p)
     assert runs == {("net:MLPerf_KeywordSpotting", 8): {"mem": "l1", "layers": {0: 1840, 3: 27890, 11: 3109}},
                     ("net:miniMobileNet", 1): {"mem": "l1", "layers": {2: 38831}}}
+
+
+def test_est_line_counts_and_nocode():
+    """the per-layer line: N/M within 15%, the worst layer, and the
+    reshapes that run no code (estimated 0) named apart"""
+    mod = load()
+    rep = {"layers": [{"index": 0, "op": "conv2d", "est_cycles": 90}, {"index": 1, "op": "reshape", "storage": "alias",
+                                                                         "est_cycles": 0}]}
+    assert mod.nocode(rep) == {1}
+    line = mod.est_line("x cores=8", [(-10.0, 0), (20.0, 2)], nocode=1)
+    assert line == ("x cores=8: estimate within 15% of GVSoC: 1/2 layers, worst layer 2 +20.0% "
+                    "(1 reshapes share their input's storage: no code, estimated 0)")

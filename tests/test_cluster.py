@@ -335,10 +335,30 @@ def test_siracusa_mem():
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         layers = json.loads(r.stdout)["layers"]
-        assert not any("l1" in l for l in layers) and all(l["est_cycles"] > 0 for l in layers), layers
+        assert not any("l1" in l for l in layers), layers
+        assert all((l["est_cycles"] == 0) == (l["op"] == "reshape") for l in layers), layers
     r = subprocess.run([oracle.HTC, "report", model, "-t", SIRACUSA, "-D", "mem=l1", "-D", "engines=both"],
                        capture_output=True, text=True)
     assert r.returncode != 0 and "mem=l1 is for engines=cluster" in r.stderr, r.stderr
+
+
+def test_alias_reshape_runs_nothing(tmp_path):
+    """A reshape that shares its input's storage runs no code: the header
+    has no profile hooks around it (the firmware measures nothing) and
+    its estimate is 0 cycles, on every target."""
+    model = os.path.join(oracle.MODELS, "kws_ref_model.tflite")
+    h = tmp_path / "m.h"
+    r = subprocess.run([oracle.HTC, "compile", model, "-t", SIRACUSA, "-o", str(h), "--name", "m"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = h.read_text()
+    assert "/* reshape: shares storage with its input */" in text
+    assert 'HTC_PROFILE_BEGIN("m", 10, "reshape")' not in text and 'HTC_PROFILE_BEGIN("m", 9, "avgpool")' in text
+    for t in (SIRACUSA, os.path.join(REPO, "targets", "vanilla.lua")):
+        r = subprocess.run([oracle.HTC, "report", model, "-t", t, "--json"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        lay = json.loads(r.stdout)["layers"][10]
+        assert lay["op"] == "reshape" and lay["storage"] == "alias" and lay["est_cycles"] == 0, lay
 
 
 def test_band_hook(tmp_path):

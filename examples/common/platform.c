@@ -50,6 +50,9 @@ __attribute__((noinline)) void platform_mark_end(void) { __asm__ volatile(""); }
 #endif
 static uint64_t prof_start[MAX_LAYERS], prof_cycles[MAX_LAYERS];
 static const char *prof_name[MAX_LAYERS];
+/* the layers' regions in the order they were opened (a layer with no
+   hooks, e.g. a reshape that shares its input's storage, opens none) */
+static int prof_region[MAX_LAYERS], prof_opened;
 static int prof_layers;
 static uint64_t run_start, run_cycles;
 
@@ -57,6 +60,7 @@ void platform_prof_begin(int layer, const char *name)
 {
     if (layer < 0 || layer >= MAX_LAYERS) return;
     prof_name[layer] = name;
+    prof_region[layer] = ++prof_opened;
     if (layer >= prof_layers) prof_layers = layer + 1;
     platform_mark_begin();
 #if defined(PLATFORM_SIRACUSA) && defined(PLATFORM_PERF)
@@ -84,6 +88,7 @@ void platform_prof_end(int layer, const char *name)
 void platform_run_begin(void)
 {
     prof_layers = 0;
+    prof_opened = 0;
     platform_mark_begin();
     run_start = platform_counter();
 }
@@ -101,13 +106,14 @@ void platform_prof_print(const char *model)
     if (!PLATFORM_HAS_COUNTER) {
         /* common/insncount.awk puts the plugin's counts into these lines */
         for (i = 0; i < prof_layers; i++)
-            printf("prof: layer %2d %-10s region %d\n", i, prof_name[i] ? prof_name[i] : "?", i + 1);
+            if (prof_name[i]) printf("prof: layer %2d %-10s region %d\n", i, prof_name[i], prof_region[i]);
         printf("prof: %s total region 0 on %s\n", model, PLATFORM_NAME);
         return;
     }
     for (i = 0; i < prof_layers; i++)
-        printf("prof: layer %2d %-10s %12s %s\n", i, prof_name[i] ? prof_name[i] : "?",
-               platform_u64(prof_cycles[i], b), PLATFORM_COUNTER_UNIT);
+        if (prof_name[i])
+            printf("prof: layer %2d %-10s %12s %s\n", i, prof_name[i], platform_u64(prof_cycles[i], b),
+                   PLATFORM_COUNTER_UNIT);
     printf("prof: %s total %s %s on %s\n", model, platform_u64(run_cycles, b), PLATFORM_COUNTER_UNIT,
            PLATFORM_NAME);
 }
