@@ -119,6 +119,14 @@ static void share(int64_t n, int c, int nc, int64_t *lo, int64_t *hi)
     *hi = n * (c + 1) / nc;
 }
 
+/* One fork/join of op over the cluster's cores: the op entry's fork when
+   the target gives one, else cpu.fork. */
+double cpu_fork_cycles(const Target *t, const Op *op)
+{
+    const EngineOp *eo = engine_op(&t->engines[0], op->kind);
+    return eo && eo->fork_cycles >= 0 ? eo->fork_cycles : t->engines[0].fork_cycles;
+}
+
 double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1, int tile)
 {
     const Tensor *out = &g->tensors[op->out[0]];
@@ -233,7 +241,7 @@ static void parallel(const Graph *g, Target *t, Op *op)
         op->cores = 0;
         const double f = cpu_contention(t, n);
         op->split_why = arena_printf("1 core: %d cores by %s ~%.0f cycles (fork %g + slowest share%s) >= 1 core ~%.0f",
-                                     n, split_names[split], many, cpu->fork_cycles,
+                                     n, split_names[split], many, cpu_fork_cycles(t, op),
                                      f > 1 ? arena_printf(" x %.3f bank contention", f) : "", one);
     }
 }
@@ -256,11 +264,11 @@ static double estimate(const Graph *g, Target *t, const Op *op)
     const double f = op->cores > 1 ? cpu_contention(t, op->cores) : 1;
     if (op->cores > 1) {
         int64_t items = split_items(g, op, op->split), n = op->cores;
-        est = est * (double)((items + n - 1) / n) / (double)items * f + cpu->fork_cycles;
+        est = est * (double)((items + n - 1) / n) / (double)items * f + cpu_fork_cycles(t, op);
     }
     int h = op->kind == OP_CONV2D || op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL ? op->out_h : 1;
     double c = cpu_share_cycles(t, g, op, 0, h, 0);
-    return c < 0 ? est : cpu->overhead_cycles + c * f + (op->cores > 1 ? cpu->fork_cycles : 0);
+    return c < 0 ? est : cpu->overhead_cycles + c * f + (op->cores > 1 ? cpu_fork_cycles(t, op) : 0);
 }
 
 /* The chosen engine's kernel and cost model for op; the estimate. */

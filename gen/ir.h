@@ -548,6 +548,7 @@ typedef struct {
     double cycles_per_elem;     /* for ops without MACs */
     int cost_fn;                /* cycles_per_mac / _elem is a function(op) (bit 1 / bit 2) */
     int has_cycles;             /* the cpu's cycles = function(op, share) (target_call_cycles) */
+    double fork_cycles;         /* the cpu's op: its fork/join on the cores (fork = ...), or -1: cpu.fork */
     int has_accepts;            /* Lua predicate present (called by target_accepts) */
 } EngineOp;
 
@@ -676,6 +677,7 @@ int target_call_cycles(Target *t, const Graph *g, const Op *op, const CallShare 
    [y0, y1) (tile: from L1 tiles) with the op's split; -1 without a
    cycles function. */
 double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1, int tile);
+double cpu_fork_cycles(const Target *t, const Op *op);
 
 /* Tiling expressions (the target's tile function builds them in Lua). */
 typedef enum { EX_CONST, EX_VAR, EX_ADD, EX_SUB, EX_MUL, EX_MOD, EX_NEG, EX_MIN, EX_MAX,

@@ -92,7 +92,7 @@ static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "d
                                           "band", "isa", "requant_records", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
-                                      "tile", "double_buffer", "macs_per_cycle", "constants", "partial_sums", "cycles", NULL};
+                                      "tile", "double_buffer", "macs_per_cycle", "constants", "partial_sums", "cycles", "fork", NULL};
 
 /* Every key of the table at the top of the stack must be in `allowed`. */
 static void check_keys(LoadedTarget *lt, const char *const *keys, int nkeys, const char *const *allowed)
@@ -633,6 +633,14 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
                 field_error(lt, kk, nkeys + 3, "expected a function(op, share) returning one core's cycles");
             }
             lua_pop(L, 1);
+        }
+        /* fork = cycles: this op's fork/join and each core's entry when
+           divided over a cluster's cores, instead of cpu.fork (kernels
+           with no parameter block to copy per core start sooner) */
+        o->fork_cycles = get_number(lt, kk, nkeys + 2, "fork", 0, -1, 0, 1e9, 0);
+        if (o->fork_cycles >= 0 && !e->is_cpu) {
+            kk[nkeys + 2] = "fork";
+            field_error(lt, kk, nkeys + 3, "'fork' is for the cpu's ops only");
         }
         /* the kernel file must exist now, not at emit time */
         const char *why;

@@ -1179,12 +1179,12 @@ static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *c
     for (int t = 0; t < n; t++) {
         int y0 = t * rows, y1 = y0 + rows < op->out_h ? y0 + rows : op->out_h;
         int64_t items = (int64_t)(y1 - y0) * (px ? op->out_w : 1);
-        double comp = serial_row * (double)((items + nc - 1) / nc) / (px ? op->out_w : 1) * bank + cpu->fork_cycles;
+        double comp = serial_row * (double)((items + nc - 1) / nc) / (px ? op->out_w : 1) * bank + cpu_fork_cycles(tg, op);
         if (op->split == SPLIT_CHANNELS)    /* every row of the band, the largest share of the channels */
-            comp = serial_row * (y1 - y0) * (double)((op->out_c + nc - 1) / nc) / op->out_c * bank + cpu->fork_cycles;
+            comp = serial_row * (y1 - y0) * (double)((op->out_c + nc - 1) / nc) / op->out_c * bank + cpu_fork_cycles(tg, op);
         /* the target's cycles of one call: the slowest core's share of the band */
         double call = cpu_share_cycles(tg, g, op, y0, y1, 1);
-        if (call >= 0) comp = call * bank + (op->cores > 1 ? cpu->fork_cycles : 0);
+        if (call >= 0) comp = call * bank + (op->cores > 1 ? cpu_fork_cycles(tg, op) : 0);
         double moving = (t + 1 < n ? in_c[t + 1] : 0) + (t > 0 ? out_c[t - 1] : 0);
         ct->compute_cycles += comp;
         c += comp > moving ? comp : moving;

@@ -409,7 +409,24 @@ local K_ = {
   sm_call = 2863, sm_elem = 158.1,
   -- per band (tile = 1): the DMA starts and waits on core 0 around the fork
   band = 685.6,
+  -- the byte lookup (htc__lut8, a uint8 graph input's table): per call, per
+  -- byte of the core's share of the elements; its fork below. GVSoC, Deeploy's
+  -- KWS / miniMobileNet / Conv_DW_2D_RQ (637, 192, 1,280 bytes): 6,457 /
+  -- 2,003 / 12,863 cycles on one core, 1,880 / 1,295 / 2,692 on 8
+  tab_call = 79, tab_elem = 9.98,
+  -- transpose (htc__transpose_rows): per call, per output row (the outer
+  -- index walk), per element (a strided load and a store); GVSoC, the same
+  -- networks' layout transposes (256 rows of 5, 80 of 16, 64 of 3, 128 of 2:
+  -- 17,052 / 11,679 / 3,885 / 7,029 cycles on one core, 3,718 / 2,846 /
+  -- 1,832 / 2,407 on 8) and MicroLlama's (4 rows of 4 on one core:
+  -- 930-1,124, 1,030 taken; 64 rows of 2 on 8: 1,757-1,861), least squares
+  -- of the relative errors
+  tp_call = 790.5, tp_row = 33.01, tp_elem = 6.295,
 }
+-- the fork/join of the kernels with no parameter block to set up per core
+-- (the cpu's fork, 1,352, is the convolutions'): fitted with the calls above
+-- (the transposes' median)
+local FORK_TABLE, FORK_TRANSPOSE = 970, 692
 
 -- the features of one call: { name = count }, cycles = sum K_[name] * count
 local function conv_geometry(op)
@@ -570,6 +587,17 @@ local function feat_add(op, s)
   return { add_call = 1, add_elem = n }
 end
 
+-- htc__lut8_par divides the elements (not rows) over the cores
+local function feat_table(op, s)
+  local n = 1
+  for i = 1, #op.out_shape do n = n * op.out_shape[i] end
+  return { tab_call = 1, tab_elem = n * (s.core + 1) // s.cores - n * s.core // s.cores }
+end
+
+local function feat_transpose(op, s)
+  return { tp_call = 1, tp_row = s.rows, tp_elem = s.rows * s.channels }
+end
+
 local function feat_softmax(op, s)
   return { sm_call = 1, sm_elem = s.rows * s.channels }
 end
@@ -699,11 +727,14 @@ return target "siracusa" {
       pad        = { cycles_per_elem = 1 },
       concat     = { cycles_per_elem = 1 },
       reshape    = { cycles_per_elem = 0, cycles = function() return 0 end },   -- moves nothing: the overhead
-      transpose  = { cycles_per_elem = QL_ELEM.transpose },
+      transpose  = { cycles_per_elem = QL_ELEM.transpose, fork = FORK_TRANSPOSE,
+                     cycles = call_cycles(feat_transpose, function() return true end) },
       softmax    = { cycles_per_elem = 20, cycles = call_cycles(feat_softmax, tflite) },
       -- (a table of no arithmetic kind: the byte lookup htc__lut8, e.g. a
       -- uint8 graph input's; GVSoC: KWS's 637 bytes, 6,457 cycles on one core, 1,878 on 8)
-      table      = { cycles_per_elem = ql_elem("table", function(op) return op.requant == "none" and 8.7 or by_arith(40, 3)(op) end) },
+      table      = { cycles_per_elem = ql_elem("table", function(op) return op.requant == "none" and 8.7 or by_arith(40, 3)(op) end),
+                     cycles = call_cycles(feat_table, function(op) return op.requant == "none" end),
+                     fork = FORK_TABLE },
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8 },
