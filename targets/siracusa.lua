@@ -347,9 +347,11 @@ end
 -- model that fits: no L1 tiles); l2 = the weights in L2, the arena in L1.
 local MEM = param "mem" { default = "tile", values = { "tile", "l1", "l2" },
                           description = "arena and weights: tile (L2, layers in L1 tiles), l1 (both in L1), l2 (weights in L2, arena in L1)" }
-if MEM ~= "tile" and ENGINES ~= "cluster" then
-  error("mem=" .. MEM .. " is for engines=cluster (N-EUREKA's tiles need the L1 beside the cluster's)")
-end
+-- With N-EUREKA (engines neureka / both) mem=l1 or l2 says the same of the
+-- firmware (examples/siracusa netrun.c, examples/llama SIR_MEM=l1 / l2: the
+-- arena in L1, the cluster's layers without L1 tiles); the plan still
+-- counts the arena apart from L1, where N-EUREKA's tiles are planned
+local ARENA_PLAN = (MEM == "tile" or ENGINES ~= "cluster") and "L2" or "L1"
 
 -- The estimate of a layer (gen/dispatch.c, gen/tile.c): cpu.overhead +
 -- (when divided over the cores) cpu.fork + the slowest core's call; a layer
@@ -676,8 +678,9 @@ return target "siracusa" {
     isa = { "xpulpv2" },   -- the kernels' XpulpV2 paths (-DHTC_XPULPV2 in the firmware's build)
     -- a busy core-cycle: one instruction; the cores' leakage and the cluster's background
     energy = { pj_per_cycle = GV_INSN_PJ, static_mw = GV_PES * GV_CORE_LEAK_MW + GV_CLUSTER_MW },
-    -- the arena: in L2 with L1 tiles (mem=tile), else in L1 (no tiles)
-    memory = MEM == "tile" and "L2" or "L1",
+    -- the arena: in L2 with L1 tiles (mem=tile), else in L1 (no tiles;
+    -- planned apart from L1 with N-EUREKA, whose tiles the plan puts there)
+    memory = ARENA_PLAN,
     cores = CORES,
     -- the XpulpV2 paths' compile-time constants in the header (TFLite's
     -- requantization in final form, htc.h htc__xq2_apply, 28 bytes an

@@ -328,7 +328,9 @@ def test_share_cycles(tmp_path):
 def test_siracusa_mem():
     """-D mem says where the firmware puts the arena and weights: with l1 or
     l2 (arena in L1) no layer has L1 tiles and every layer is estimated from
-    its plain calls; N-EUREKA's tiles need mem=tile."""
+    its plain calls; with N-EUREKA too (engines=both, mem=l1: netrun.c's
+    layout) the cluster's layers have no L1 tiles and the layer overhead
+    is mem=l1's, the arena still planned apart from N-EUREKA's L1."""
     model = os.path.join(oracle.MODELS, "kws_ref_model.tflite")
     for mem in ("l1", "l2"):
         r = subprocess.run([oracle.HTC, "report", model, "-t", SIRACUSA, "-D", "mem=" + mem, "--json"],
@@ -337,9 +339,17 @@ def test_siracusa_mem():
         layers = json.loads(r.stdout)["layers"]
         assert not any("l1" in l for l in layers), layers
         assert all((l["est_cycles"] == 0) == (l["op"] == "reshape") for l in layers), layers
-    r = subprocess.run([oracle.HTC, "report", model, "-t", SIRACUSA, "-D", "mem=l1", "-D", "engines=both"],
-                       capture_output=True, text=True)
-    assert r.returncode != 0 and "mem=l1 is for engines=cluster" in r.stderr, r.stderr
+    kws = os.path.join(test_deeploy.TESTS, "MLPerf_KeywordSpotting")
+    rep = {}
+    for mem in ("tile", "l1"):
+        r = subprocess.run([oracle.HTC, "report", os.path.join(kws, "network.onnx"), "-t", SIRACUSA, "-D", "mem=" + mem,
+                            "-D", "engines=both", "-D", "cores=8", "-D", "l1_kib=64", "--json"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        rep[mem] = json.loads(r.stdout)
+    pool = [[l for l in rep[m]["layers"] if l["op"] == "maxpool"][0] for m in ("tile", "l1")]
+    assert "l1" in pool[0] and "l1" not in pool[1] and pool[1]["est_cycles"] < pool[0]["est_cycles"], pool
+    assert [l["engine"] for l in rep["tile"]["layers"]] == [l["engine"] for l in rep["l1"]["layers"]]
+    assert rep["tile"]["arena_bytes"] == rep["l1"]["arena_bytes"]
 
 
 def test_alias_reshape_runs_nothing(tmp_path):

@@ -36,7 +36,9 @@ def carr(name, b):
 def run_net(net, engines, cores, tmp, gvsoc):
     d = os.path.join(TESTS, net)
     model, inputs = os.path.join(d, "network.onnx"), os.path.join(d, "inputs.npz")
-    flags = ["-t", TARGET, "-D", "engines=" + engines, "-D", "cores=%d" % cores, "-D", "l1_kib=64"]
+    # mem=l1: what netrun.c runs (the arena in L1, the cluster's layers
+    # without L1 tiles; the weights in L1 unless only sir-l2.ld links)
+    flags = ["-t", TARGET, "-D", "engines=" + engines, "-D", "cores=%d" % cores, "-D", "l1_kib=64", "-D", "mem=l1"]
     w = os.path.join(tmp, "%s-%s" % (net, engines))
     os.makedirs(w, exist_ok=True)
     keep = os.path.join(w, "keep")
