@@ -1442,6 +1442,8 @@ typedef struct {
     int32_t outer, depth;
     int32_t input_multiplier, input_left_shift, diff_min;
     int32_t out_zp;                 /* -128 for int8 output, -32768 for int16 */
+    int32_t n_exp;                  /* entries of exp_tab (0: none, the exponentials computed) */
+    const int32_t *exp_tab;         /* [i] = the row's exponential of diff = -i, i < n_exp (gen/quant.c) */
 } htc__softmax_params;
 
 /* QUANTIZE float->int8/uint8: round-half-away(x / scale) + zp, saturated;

@@ -699,8 +699,15 @@ static void emit_params(const Graph *g, const Op *op, int li)
     }
     case PB_SOFTMAX: {
         const htc__softmax_params *p = op->params;
-        fprintf(F, "static const htc__softmax_params %s = {%d, %d, %d, %d, %d, %d};\n", pn, p->outer, p->depth,
-                p->input_multiplier, p->input_left_shift, p->diff_min, p->out_zp);
+        if (p->n_exp > 0) {
+            fprintf(F, "static const int32_t %s__layer%d_exp[%d] = {", N, li, p->n_exp);
+            for (int i = 0; i < p->n_exp; i++) fprintf(F, "%s%d", i ? (i % 8 ? ", " : ",\n    ") : "", p->exp_tab[i]);
+            fprintf(F, "};\n");
+        }
+        fprintf(F, "static const htc__softmax_params %s = {%d, %d, %d, %d, %d, %d, %d, ", pn, p->outer, p->depth,
+                p->input_multiplier, p->input_left_shift, p->diff_min, p->out_zp, p->n_exp);
+        if (p->n_exp > 0) fprintf(F, "%s__layer%d_exp};\n", N, li);
+        else fprintf(F, "0};\n");
         break;
     }
     case PB_QUANT: {

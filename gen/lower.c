@@ -515,6 +515,11 @@ static void lower_softmax(Graph *g, Op *op)
         fail("int8 softmax output must have scale 1/256 and zero point -128");
     htc__softmax_params *p = params(op, sizeof *p, "htc__softmax_params");
     quant_softmax_params(op->beta, in->q.scale[0], p);
+    if (p->diff_min <= 0) {     /* (else no entry is ever computed) */
+        int32_t *tab = arena_alloc(256 * sizeof *tab);
+        p->n_exp = quant_softmax_exp_table(p, tab);
+        p->exp_tab = tab;
+    }
     p->depth = in->shape[in->rank - 1];
     p->outer = (int32_t)(tensor_numel(in) / p->depth);
     p->out_zp = o16 ? -32768 : -128;

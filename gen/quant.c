@@ -176,6 +176,23 @@ void quant_softmax_params(float beta, float in_scale, htc__softmax_params *p)
     p->input_multiplier = m;
     p->input_left_shift = s;
     p->diff_min = (int32_t)(-1.0 * input_radius(int_bits, s, 31));
+    p->n_exp = 0;
+    p->exp_tab = NULL;
+}
+
+/* The int8 softmax's exponentials (kernels/softmax.c htc__softmax_exp:
+   gemmlowp's exp_on_negative_values of diff * beta in Q5.26) for every
+   diff = x - max the kernel computes one of, -i for i = 0 .. n - 1: n =
+   1 - diff_min up to 256 (an int8 difference is at least -255). The
+   kernel looks them up instead of evaluating them twice an entry. */
+int quant_softmax_exp_table(const htc__softmax_params *p, int32_t *tab)
+{
+    int n = 1 - p->diff_min < 256 ? 1 - p->diff_min : 256;
+    for (int i = 0; i < n; i++) {
+        const int32_t scaled = htc__srdhm((int32_t)((uint32_t)-i << p->input_left_shift), p->input_multiplier);
+        tab[i] = htc__exp_neg(scaled, 5);
+    }
+    return n;
 }
 
 /* TFLite Micro's int8 LOGISTIC (logistic_common.cc Prepare +

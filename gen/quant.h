@@ -40,6 +40,7 @@ void quant_mul_params(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
 
 /* SOFTMAX int8 (beta, input scale) -> multiplier, left shift, diff_min. */
 void quant_softmax_params(float beta, float in_scale, htc__softmax_params *p);
+int quant_softmax_exp_table(const htc__softmax_params *p, int32_t *tab);   /* entries written (<= 256) */
 
 /* Element-wise int8 tables, lut[(uint8_t)x] = TFLite Micro's int8 kernel
    (its Prepare, then its Eval arithmetic) applied to x. LOGISTIC: output

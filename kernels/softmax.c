@@ -9,6 +9,8 @@
 
 static HTC__UNUSED HTC__COLD int32_t htc__softmax_exp(const htc__softmax_params *p, int32_t diff)
 {
+    /* the compile-time table (gen/quant.c quant_softmax_exp_table): the same values */
+    if (-diff < p->n_exp) return p->exp_tab[-diff];
     /* MultiplyByQuantizedMultiplierGreaterThanOne: shift >= 0 */
     const int32_t scaled = htc__srdhm(HTC__CAST(int32_t, HTC__CAST(uint32_t, diff) << p->input_left_shift), p->input_multiplier);
     return htc__exp_neg(scaled, 5);

@@ -406,9 +406,12 @@ local K_ = {
   -- (two table reads, htc__xrq_apply, the clamp; fitted on ResNet's three
   -- adds at 8 cores: 81,523 / 47,507 / 30,649 cycles)
   add_call = 12100, add_elem = 33.2,
-  -- softmax: per call (its tables), per element (data-dependent: entries
-  -- below diff_min skip the exponentials)
-  sm_call = 2863, sm_elem = 158.1,
+  -- softmax (kernels/softmax.c, the exponentials looked up in the layer's
+  -- compile-time table): per call (the reciprocal), per element 18.6 and
+  -- per entry at or above diff_min 72.5 more (two lookups, the products),
+  -- two in five entries taken to be (data-dependent: GVSoC, DS-CNN 3 of 12
+  -- 1,862 cycles, ResNet 7 of 10 2,115, MobileNetV1 2 of 2 1,604)
+  sm_call = 1414, sm_elem = 47.6,
   -- per band (tile = 1): the DMA starts and waits on core 0 around the fork
   band = 685.6,
   -- the byte lookup (htc__lut8, a uint8 graph input's table): per call, per
