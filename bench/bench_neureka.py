@@ -8,6 +8,8 @@ published figures; every output equal to `htc run` and Deeploy's goldens.
 
   Deeploy's networks (../shared/deeploy-tests): KeywordSpotting,
   miniMobileNet, Conv_DW_2D_RQ (tests/neureka/gvsoc_nets.py's run).
+  Per layer the estimate's error against GVSoC and a count of the layers
+  within 15%.
   MicroLlama: examples/llama (16 autoregressive steps, KV cache carried),
   cluster cycles per token and tokens/s at the target's clock beside
   Deeploy's 340 tokens/s: cluster-only (constants in L2), with N-EUREKA
@@ -95,6 +97,46 @@ def energy_line(what, uj):
         what, ", ".join("%s %.1f uJ/token" % (k, v) for k, v in uj if v is not None), DEEPLOY_UJ_TOKEN))
 
 
+def est_table(net, res, deeploy_dir):
+    """per layer GVSoC's cycles beside `htc report`'s estimate (the flags
+    gvsoc_nets.py builds with: 8 cores, l1_kib=64, mem=l1) for each
+    engines setting; the count of layers within 15% and the totals"""
+    d = os.path.join(deeploy_dir, net)
+    reps = {}
+    for e in res:
+        r = subprocess.run([HTC, "report", os.path.join(d, "network.onnx"), "-t", TARGET, "-D", "engines=" + e,
+                            "-D", "cores=8", "-D", "l1_kib=64", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz"),
+                            "--json"], capture_output=True, text=True)
+        if r.returncode:
+            say("bench_neureka: %s: htc report failed: %s" % (net, r.stderr[-300:]))
+            return
+        reps[e] = {l["index"]: l for l in json.loads(r.stdout)["layers"]}
+        reps[e]["total"] = json.loads(r.stdout)["est_cycles"]
+    say("\n%s: cluster cycles on GVSoC per layer beside the estimate (8 cores)" % net)
+    say("layer  op        " + "".join("%-9s%10s%10s%8s  " % ("", e, "est", "err") for e in res))
+    errs = {e: [] for e in res}
+    for i in sorted(k for k in reps[next(iter(res))] if k != "total"):
+        line = "%5d  %-9s " % (i, reps[next(iter(res))][i]["op"])
+        for e, r in res.items():
+            lay, c = reps[e].get(i), r["layers"].get(i)
+            est = lay["est_cycles"] if lay else None
+            line += "%-9s" % (lay["engine"] if lay else "")
+            line += "%10s" % ("{:,}".format(c) if c else "no code" if est == 0 else "-")
+            line += "%10s" % ("{:,}".format(int(est)) if est is not None else "-")
+            if c and est is not None:
+                errs[e].append((100.0 * (est - c) / c, i))
+                line += "%+7.1f%%  " % errs[e][-1][0]
+            else:
+                line += "%8s  " % "-"
+        say(line)
+    for e, r in res.items():
+        w = max(errs[e], key=lambda x: abs(x[0])) if errs[e] else (0.0, -1)
+        say("%s engines=%s: estimate within 15%% of GVSoC: %d/%d layers, worst layer %d %+.1f%%; total %s cycles, "
+            "estimate %s (%+.1f%%)" % (net, e, sum(abs(x) <= 15 for x, _ in errs[e]), len(errs[e]), w[1], w[0],
+                                       "{:,}".format(r["total"]), "{:,}".format(int(reps[e]["total"])),
+                                       100.0 * (reps[e]["total"] - r["total"]) / r["total"]))
+
+
 def main():
     gvsoc = os.environ.get("GVSOC", "")
     deeploy_dir = os.environ.get("HTC_DEEPLOY") or os.path.join(TOP, "..", "shared", "deeploy-tests")
@@ -127,6 +169,8 @@ def main():
                     ok = False
                     continue
                 res[e] = r
+            if res:
+                est_table(net, res, deeploy_dir)
             if len(res) == 2:
                 c, b = res["cluster"]["total"], res["both"]["total"]
                 nneu = sum(1 for v in res["both"]["eng"].values() if v[1] == "neureka")
