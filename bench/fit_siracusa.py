@@ -151,7 +151,8 @@ def shares(op, y0, y1, tile):
 # 100, from ToyAdmos's 128 -> 8 layer at 2, 4 and 8 cores (one block of 4, 2
 # and 1 outputs a core: 4,133, 3,924, 3,823 cycles; elsewhere outputs and
 # blocks go together)
-FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "conv_out_slow": 61.0, "conv_pblock": 411.0, "fc_out": 100.0}
+FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "conv_out_slow": 61.0, "conv_pblock": 411.0, "fc_out": 100.0,
+         "conv_field_s": 2.164, "conv_frow_s": 68.92}
 
 
 def fast(op, taps):
@@ -184,11 +185,13 @@ def features(op, s, mem):
         pairs = (P + 1) // 2
         full, part = s["channels"] // 4, 1 if s["channels"] % 4 else 0
         q = K < 32768
+        short = kw * C < 8      # siracusa.lua: a field row copied without the hardware loop
         return dict(conv_call=1, conv_wsum=0 if x2 else s["channels"] * K, conv_block=0 if ql or x2 else pairs * full,
                     conv_block_ql=pairs * full if ql else 0, conv_block_x2=pairs * full if x2 else 0, conv_pblock=pairs * part,
                     conv_word=pairs * (full + part) * (K4 // 4), conv_out=P * s["channels"] if q else 0,
-                    conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw else P * K,
-                    conv_frow=0 if pw else P * kh, band=s["tile"])
+                    conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw or short else P * K,
+                    conv_frow=0 if pw or short else P * kh, conv_field_s=P * K if short and not pw else 0,
+                    conv_frow_s=P * kh if short and not pw else 0, band=s["tile"])
     if k == "fc":
         K = op["in_shape"][-1]
         blocks = s["rows"] * ((s["channels"] + 3) // 4)
@@ -402,7 +405,7 @@ def main():
             j = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         reps[(model, n)] = json.loads(j.stdout)
     names = sorted(set({"overhead_tile", "overhead_l1", "overhead_par", "conv_out_slow", "dw_out_slow", "fc_out_slow", "fork", "band", "conv_call", "conv_wsum", "conv_block", "conv_pblock",
-                    "conv_word", "conv_out", "conv_field", "conv_frow", "conv_block_ql", "conv_block_x2", "dw_call", "dw_chan", "dw_fill", "dw_px4",
+                    "conv_word", "conv_out", "conv_field", "conv_frow", "conv_field_s", "conv_frow_s", "conv_block_ql", "conv_block_x2", "dw_call", "dw_chan", "dw_fill", "dw_px4",
                     "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "mp_call", "mp_word",
                     "mp_tap", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
                     "pool_out", "pool_in", "add_call", "add_elem", "sm_call", "sm_elem"}) - set(FIXED))

@@ -377,7 +377,9 @@ local K_ = {
   -- records' 6 words a channel, 2 multiplies and no 64-bit product an
   -- output; no weight sums, folded at compile time)
   conv_block_x2 = 199,
-  conv_out_slow = 61, conv_field = 2.164, conv_frow = 68.92,
+  -- (rows of 8 or more bytes: htc__xp_copy's hardware loop, two words a
+  -- step, fitted; shorter rows: its word / byte loop, the fit before it)
+  conv_out_slow = 61, conv_field = 0.498, conv_frow = 98.24, conv_field_s = 2.164, conv_frow_s = 68.92,
   -- depthwise (htc__dwconv2d_xp_body, feat_dw): per call, per channel,
   -- per padding word written at the start, per input pixel copied into
   -- four planes / one, per word of a plane line outside the input, per
@@ -547,11 +549,14 @@ local function feat_conv(op, s)
   -- only a multiplier or shift out of range, or h + c overflowing, which
   -- TFLite's layers do not reach; not known here): fast below 32768 taps
   local q = K < 32768
+  -- a receptive-field row shorter than 8 bytes: copied without the hardware loop
+  local short = op.kernel_w * C < 8
   return { conv_call = 1, conv_wsum = x2 and 0 or s.channels * K, conv_block = (ql or x2) and 0 or pairs * full,
            conv_block_ql = ql and pairs * full or 0, conv_block_x2 = x2 and pairs * full or 0, conv_pblock = pairs * part,
            conv_word = pairs * (full + part) * (K4 // 4), conv_out = q and P * s.channels or 0,
-           conv_out_slow = q and 0 or P * s.channels, conv_field = pw and 0 or P * K,
-           conv_frow = pw and 0 or P * op.kernel_h, band = s.tile }
+           conv_out_slow = q and 0 or P * s.channels, conv_field = (pw or short) and 0 or P * K,
+           conv_frow = (pw or short) and 0 or P * op.kernel_h, conv_field_s = (short and not pw) and P * K or 0,
+           conv_frow_s = (short and not pw) and P * op.kernel_h or 0, band = s.tile }
 end
 
 local function feat_fc(op, s)
