@@ -92,5 +92,8 @@ int quant_checked_log2(float x, int *log2_result);
    htc__xq2_apply) of an int8 convolution (dw: depthwise), rec: out_c *
    HTC__XQ2_N words: how many channels are exact (the others: w = -1). */
 int quant_xq2(const htc__conv_params *p, const int8_t *w, int dw, int32_t *rec);
+/* A dense convolution's three-product records (htc.h htc__xq3_apply),
+   HTC__XQ3_N words a channel: how many channels are exact. */
+int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec);
 
 #endif

@@ -2269,12 +2269,14 @@ static HTC__NOINLINE void htc__xp_sum4(const int8_t *w, int32_t ws, int32_t n, i
     s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3;
 }
 
-/* one output of requantization kind ql (HTC__XQ_APPLY's, 3: the layer's
-   final-form record x2, htc__xq2_apply: zp and the clamp in it) */
+/* one output of requantization kind ql (HTC__XQ_APPLY's; 3, 4: the
+   layer's final-form record x2, htc__xq2_apply / htc__xq3_apply: zp and
+   the clamp in it) */
 static HTC__INLINE int32_t htc__xp_out(int ql, const htc__xrq *q, const int32_t *x2, int32_t acc, int32_t zp, int32_t lo,
                                        int32_t hi)
 {
     if (ql == 3) return htc__xq2_apply(x2, acc);
+    if (ql == 4) return htc__xq3_apply(x2, acc);
     return htc__xp_clamp(HTC__XQ_APPLY(ql, *q, acc) + zp, lo, hi);
 }
 
@@ -2305,6 +2307,8 @@ static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const
 #define HTC__XB(K)                                                                                   \
     if (ql == 3) {                                                                                   \
         htc__xq2_pair(x2 + (K) * HTC__XQ2_N, acc[K], acc[4 + K], o0 + (K), o1 + (K));                \
+    } else if (ql == 4) {                                                                            \
+        htc__xq3_pair(x2 + (K) * HTC__XQ3_N, acc[K], acc[4 + K], o0 + (K), o1 + (K));                \
     } else {                                                                                         \
         o0[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[K]) + zp, lo, hi));      \
         o1[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[4 + K]) + zp, lo, hi));  \
@@ -2332,7 +2336,9 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
        array) then takes the last K % 4 taps as one more word (products
        with zero: the same sums) instead of byte by byte */
     const int32_t K4 = pw ? K : (K + 3) & ~3;
-    const int32_t *x2 = p->xq2;     /* kind 3's records (else unused) */
+    /* kinds 3, 4: the records after the word naming their form (else unused) */
+    const int32_t *x2 = ql >= 3 ? p->xq2 + 1 : p->xq2;
+    const int32_t xn = ql == 4 ? HTC__XQ3_N : HTC__XQ2_N;
     int32_t s0[HTC__XP_OC];
     htc__xrq rq[HTC__XP_OC];
     int32_t c0, b, q, oc, k;
@@ -2360,14 +2366,14 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
         }
         /* the weight sums four rows at a time (the last group ending at c1;
            kind 3: folded into the records' start values at compile time) */
-        for (oc = c0; oc < c1 && ql != 3; oc += 4) {
+        for (oc = c0; oc < c1 && ql < 3; oc += 4) {
             const int32_t g = c1 - oc < 4 ? c1 - 4 : oc;
             if (g >= c0) htc__xp_sum4(p->weights + HTC__CAST(size_t, g) * K, K, K, s0 + (g - c0));
             else for (k = oc; k < c1; k++) s0[k - c0] = htc__xp_sum(p->weights + HTC__CAST(size_t, k) * K, K);
         }
         for (oc = c0; oc < c1; oc++) {
-            if (ql == 3) {
-                s0[oc - c0] = p->xq2[HTC__CAST(size_t, oc) * HTC__XQ2_N + HTC__XQ2_F];
+            if (ql >= 3) {
+                s0[oc - c0] = x2[HTC__CAST(size_t, oc) * xn + HTC__XQ2_F];
                 continue;
             }
             s0[oc - c0] = (p->bias ? p->bias[oc] : 0) - p->in_zp * s0[oc - c0];
@@ -2415,12 +2421,12 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                     const int32_t ce = ws == K4 || c1 < out_c || K4 == K ? c1 : c1 - 4;
                     for (; oc + 4 <= ce; oc += 4)
                         htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
-                                       x2 + HTC__CAST(size_t, oc) * HTC__XQ2_N, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
+                                       x2 + HTC__CAST(size_t, oc) * xn, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
                 } else if (fast) {
                     /* pointwise with K % 4 != 0: the same with the byte tail */
                     for (; oc + 4 <= c1; oc += 4)
                         htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K, 1, s0 + (oc - c0), rq + (oc - c0),
-                                       x2 + HTC__CAST(size_t, oc) * HTC__XQ2_N, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
+                                       x2 + HTC__CAST(size_t, oc) * xn, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
                 }
                 for (; oc < c1; oc += 4) {
                     const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;
@@ -2433,16 +2439,16 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                         /* the precomputed requantization of each channel */
                         int8_t *o0 = out_b + HTC__CAST(size_t, q) * out_c + oc, *o1 = out_b + HTC__CAST(size_t, q1) * out_c + oc;
                         const htc__xrq *qk = rq + (oc - c0);
-                        const int32_t *xk = x2 + HTC__CAST(size_t, oc) * HTC__XQ2_N;
+                        const int32_t *xk = x2 + HTC__CAST(size_t, oc) * xn;
                         if (nb == 4) {
                             for (k = 0; k < 4; k++) {
-                                o0[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * HTC__XQ2_N, acc[k], zp, lo, hi));
-                                o1[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * HTC__XQ2_N, acc[4 + k], zp, lo, hi));
+                                o0[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * xn, acc[k], zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * xn, acc[4 + k], zp, lo, hi));
                             }
                         } else {
                             for (k = 0; k < nb; k++) {
-                                o0[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * HTC__XQ2_N, acc[k], zp, lo, hi));
-                                o1[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * HTC__XQ2_N, acc[4 + k], zp, lo, hi));
+                                o0[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * xn, acc[k], zp, lo, hi));
+                                o1[k] = HTC__CAST(int8_t, htc__xp_out(ql, qk + k, xk + k * xn, acc[4 + k], zp, lo, hi));
                             }
                         }
                     } else if (ql) {
@@ -2468,11 +2474,19 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
     htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi);
 }
 
-/* TFLite's requantization in final form (p->xq2, every channel exact) */
+/* TFLite's requantization in final form (p->xq2, every channel exact: a
+   word naming the records' form, 2 (htc__xq2_apply) or 3 (htc__xq3_apply),
+   then the records; gen/dispatch.c xq2) */
 static HTC__NOINLINE void htc__conv2d_xp_run_x2(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
     htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
+}
+
+static HTC__NOINLINE void htc__conv2d_xp_run_x3(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
+                                                int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_ql(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
@@ -2510,6 +2524,10 @@ static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int
 {
     int8_t xb[2 * HTC__XP_COLS];
     if (!htc__conv2d_xp_fits(p)) return 0;
+    if (p->xq2 && p->xq2[0] == 3) {
+        htc__conv2d_xp_run_x3(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+        return 1;
+    }
     if (p->xq2) {
         htc__conv2d_xp_run_x2(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;

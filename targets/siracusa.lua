@@ -372,14 +372,16 @@ local K_ = {
   -- loads, 8 pv.sdotsp.b), per output of a channel htc__xrq cannot take
   -- (the portable store; 61 as fitted when MobileNet's layers took it), per
   -- receptive-field byte and row copied
-  conv_call = 6789, conv_wsum = 0.8862, conv_block = 223.7, conv_block_ql = 119.9, conv_pblock = 411, conv_word = 13.77, conv_out = 0,
-  -- a 2x4 block with TFLite's requantization in final form (op.xq2: its
-  -- records' 6 words a channel, 2 multiplies and no 64-bit product an
-  -- output; no weight sums, folded at compile time)
-  conv_block_x2 = 199,
+  conv_call = 6552, conv_wsum = 0.9537, conv_block = 219.7, conv_block_ql = 119.9, conv_pblock = 411, conv_word = 13.81, conv_out = 0,
+  -- a 2x4 block with TFLite's requantization in final form (op.xq2: a
+  -- dense layer's three-product records (op.xq3, htc__xq3_apply: 7 words a
+  -- channel, 3 p.mac and no 64-bit product an output; the two-product
+  -- form where a channel has no such record is not told apart); no weight
+  -- sums, folded at compile time)
+  conv_block_x2 = 172.8,
   -- (rows of 8 or more bytes: htc__xp_copy's hardware loop, two words a
   -- step, fitted; shorter rows: its word / byte loop, the fit before it)
-  conv_out_slow = 61, conv_field = 0.498, conv_frow = 98.24, conv_field_s = 2.164, conv_frow_s = 68.92,
+  conv_out_slow = 61, conv_field = 0.6471, conv_frow = 96.73, conv_field_s = 2.164, conv_frow_s = 68.92,
   -- depthwise (htc__dwconv2d_xp_body, feat_dw): per call, per channel,
   -- per padding word written at the start, per input pixel copied into
   -- four planes / one, per word of a plane line outside the input, per

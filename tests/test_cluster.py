@@ -129,13 +129,15 @@ def test_deeploy_xpulpv2_twin(net, tmp_path):
         assert np.array_equal(got[gk], outs["portable"][pk])
 
 
-@pytest.mark.parametrize("name,records", (("kws_ref_model", 8), ("vww_96_int8", 8), ("pretrainedResnet_quant", 0)))
+@pytest.mark.parametrize("name,records", (("kws_ref_model", 8), ("vww_96_int8", 8), ("pretrainedResnet_quant", 4)))
 def test_tiny_xpulpv2_twin(name, records, tmp_path):
     """The .tflite models through the kernels' XpulpV2 paths (-DHTC_XPULPV2
     on the host, each instruction's C twin) on 8 cores' shares, TFLite's
     requantization in final form where the generator found it exact
-    (htc__conv_params.xq2, gen/quant.c quant_xq2, weight sums folded at
-    compile time; ResNet's shifts are beyond them, its ADDs on htc__add_xp):
+    (htc__conv_params.xq2, gen/quant.c quant_xq2, a dense layer's
+    three-product quant_xq3, weight sums folded at compile time; ResNet's
+    four layers with a fused ReLU, right shifts 7..11; its ADDs on
+    htc__add_xp):
     every layer's output equals the portable build's, which test_tiny_tflm
     holds to TFLite Micro."""
     path = os.path.join(oracle.MODELS, name + ".tflite")
