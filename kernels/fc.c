@@ -913,13 +913,66 @@ static HTC__NOINLINE void htc__ql_fc_xp(const htc__ql_matmul_params *p, const vo
         }
     }
 }
+
+/* Tiny products (k, n <= HTC__QL_SMALL: MicroLlama's per-head attention
+   matmuls, 16 heads of 1 x 4 x 2): htc__ql_fc_xp's setup per row (four
+   column pointers, a call of htc__xp_dot1x4w, its sums of b) costs more
+   than the products, so each output is summed directly, (a + a_off)(b +
+   b_off) a word at a time when both offsets are 0, and the exactness check
+   runs once for a scalar requantization without bias. Same results as
+   htc__ql_fc_xp (the same acc, the same htc__xql_apply / htc__ql_rq).
+   Rows [r_lo, r_hi) of b * m + r. */
+#define HTC__QL_SMALL 16
+static HTC__NOINLINE void htc__ql_fc_small(const htc__ql_matmul_params *p, const void *const *ins, void *out, int32_t r_lo,
+                                           int32_t r_hi)
+{
+    const int8_t *a = HTC__CAST(const int8_t *, ins[0]), *wb = HTC__CAST(const int8_t *, ins[1]);
+    const int32_t *bias = p->bias_mode ? HTC__CAST(const int32_t *, ins[2]) : HTC__CAST(const int32_t *, 0);
+    const int32_t *mul = HTC__CAST(const int32_t *, ins[3]), *add = HTC__CAST(const int32_t *, ins[4]);
+    const int32_t k = p->k, n = p->n, m = p->m, ao = p->a_off, bo = p->b_off;
+    const int32_t lo = p->lo - p->out_off, hi = p->hi - p->out_off, k4 = (ao || bo) ? 0 : k & ~3;
+    const int fast = htc__ql_fc_xp_exact(p, bias, mul, add, 0, (bias || p->rq_mode) ? n : 1);
+    const htc__xrq x0 = htc__xql_make(mul[0], add[0], p->shift, -p->out_off);
+    int8_t *orow = HTC__CAST(int8_t *, out) + HTC__CAST(size_t, r_lo) * n;
+    int32_t r, c, i, b = r_lo / m, rr = r_lo - b * m;
+    for (r = r_lo; r < r_hi; r++, orow += n) {
+        const int8_t *x = a + HTC__CAST(size_t, b) * p->a_bstride + HTC__CAST(size_t, rr) * k;
+        const int8_t *w = wb + HTC__CAST(size_t, b) * p->b_bstride;
+        if (++rr == m) {
+            rr = 0;
+            b++;
+        }
+        if (fast && !bias && !p->rq_mode && !ao && !bo) {     /* attention's form: one loop */
+            for (c = 0; c < n; c++, w += k) {
+                int32_t v = 0;
+                for (i = 0; i < k4; i += 4) v = htc__xp_sdot4(v, htc__xp_ld4(x + i), htc__xp_ld4(w + i));
+                for (; i < k; i++) v += x[i] * w[i];
+                orow[c] = HTC__CAST(int8_t, htc__xp_clamp(htc__xql_apply(x0, v), lo, hi));
+            }
+            continue;
+        }
+        for (c = 0; c < n; c++, w += k) {
+            int32_t v = bias ? bias[c] : 0;
+            for (i = 0; i < k4; i += 4) v = htc__xp_sdot4(v, htc__xp_ld4(x + i), htc__xp_ld4(w + i));
+            for (; i < k; i++) v += (x[i] + ao) * (w[i] + bo);
+            if (fast) {
+                const htc__xrq xq = p->rq_mode ? htc__xql_make(mul[c], add[c], p->shift, -p->out_off) : x0;
+                orow[c] = HTC__CAST(int8_t, htc__xp_clamp(htc__xql_apply(xq, v), lo, hi));
+            } else {
+                const int32_t q = p->rq_mode ? c : 0;
+                orow[c] = HTC__CAST(int8_t, htc__ql_rq(v, mul[q], add[q], p->shift, p->lo, p->hi) - p->out_off);
+            }
+        }
+    }
+}
 #endif
 
 static HTC__UNUSED void htc__ql_matmul(const htc__ql_matmul_params *p, const void *const *ins, void *out)
 {
 #ifdef HTC__XP
     if (htc__ql_fc_xp_ok(p)) {
-        htc__ql_fc_xp(p, ins, out, 0, p->batches * p->m, 0, p->n);
+        if (p->k <= HTC__QL_SMALL && p->n <= HTC__QL_SMALL) htc__ql_fc_small(p, ins, out, 0, p->batches * p->m);
+        else htc__ql_fc_xp(p, ins, out, 0, p->batches * p->m, 0, p->n);
         return;
     }
 #endif
@@ -935,6 +988,7 @@ static HTC__UNUSED void htc__ql_matmul_par(const htc__ql_matmul_params *p, const
         htc__share(split == HTC_SPLIT_CHANNELS ? p->n : p->batches * p->m, core, ncores, &lo, &hi);
         if (hi <= lo) return;
         if (split == HTC_SPLIT_CHANNELS) htc__ql_fc_xp(p, ins, out, 0, p->batches * p->m, lo, hi);
+        else if (p->k <= HTC__QL_SMALL && p->n <= HTC__QL_SMALL) htc__ql_fc_small(p, ins, out, lo, hi);
         else htc__ql_fc_xp(p, ins, out, lo, hi, 0, p->n);
         return;
     }

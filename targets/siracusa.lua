@@ -674,6 +674,34 @@ local function call_cycles(feat, fits)
   end
 end
 
+-- QuantLib's products of two activations with k, n <= 16 (kernels/fc.c
+-- htc__ql_fc_small: MicroLlama's per-head attention matmuls): per output
+-- (a word of k at a time) and per byte of k past its last word. GVSoC,
+-- constants in L1, 16 heads x 1 x 4 -> 2: 2,592 cycles on one core, 1,495
+-- to 1,640 on 8; 16 x 1 x 2 -> 4: 5,040 on one core, 2,356 on 8 (what runs:
+-- the fit is on 8 cores' shares after the fork, the cores' shared
+-- instruction cache and TCDM making a small share dearer an output)
+local QL_MM_OUT, QL_MM_TAIL = 76, 12
+local fc_xp_cycles = call_cycles(feat_fc, xp_fc)
+local function fc_cycles(op, s)
+  local K, N = op.in_shape[#op.in_shape], op.out_shape[#op.out_shape]
+  if xp_arith(op) and op.requant == "quantlib" and op.weight_batches ~= 1 and K <= 16 and N <= 16 then
+    return (QL_MM_OUT + QL_MM_TAIL * (K % 4)) * s.rows * s.channels
+  end
+  return fc_xp_cycles(op, s)
+end
+
+-- QuantLib's iSoftmax in 32 bits (kernels/qlib_norm.c htc__ql_softmax32):
+-- per call (the code cold in L2) and per element (a division each);
+-- GVSoC, MicroLlama's 16 rows of 2: 3,850 cycles on one core, 2,396 to
+-- 2,652 on 8
+local QL_SM_CALL, QL_SM_ELEM = 730, 97.5
+local sm_xp_cycles = call_cycles(feat_softmax, tflite)
+local function sm_cycles(op, s)
+  if op.requant == "quantlib" then return QL_SM_CALL + QL_SM_ELEM * s.rows * s.channels end
+  return sm_xp_cycles(op, s)
+end
+
 return target "siracusa" {
   description = "Siracusa: fabric controller + 8-core RV32 cluster, 256 KiB L1 (16 banks), 2 MiB L2, cluster DMA",
   clock_mhz = CLOCK,
@@ -737,7 +765,7 @@ return target "siracusa" {
     ops = {
       conv2d     = { cycles_per_mac = conv_per_mac, cycles = call_cycles(feat_conv, xp_conv) },
       fc         = { cycles_per_mac = by_arith(4.33, 3.0), cycles_per_elem = by_arith(217, 0),
-                     cycles = call_cycles(feat_fc, xp_fc) },
+                     cycles = fc_cycles },
       add        = { cycles_per_elem = ql_elem("add", by_arith(47.5, 30, 14)), cycles = call_cycles(feat_add, tflite) },
       mul        = { cycles_per_elem = ql_elem("mul", by_arith(12, 14, 14)) },
       avgpool    = { cycles_per_mac = 10.6, cycles = call_cycles(feat_pool, tflite) },
@@ -748,7 +776,7 @@ return target "siracusa" {
       reshape    = { cycles_per_elem = 0, cycles = function() return 0 end },   -- moves nothing: the overhead
       transpose  = { cycles_per_elem = QL_ELEM.transpose, fork = FORK_TRANSPOSE,
                      cycles = call_cycles(feat_transpose, function() return true end) },
-      softmax    = { cycles_per_elem = 20, cycles = call_cycles(feat_softmax, tflite) },
+      softmax    = { cycles_per_elem = 20, cycles = sm_cycles },
       -- (a table of no arithmetic kind: the byte lookup htc__lut8, e.g. a
       -- uint8 graph input's; GVSoC: KWS's 637 bytes, 6,457 cycles on one core, 1,878 on 8)
       table      = { cycles_per_elem = ql_elem("table", function(op) return op.requant == "none" and 8.7 or by_arith(40, 3)(op) end),
