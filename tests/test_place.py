@@ -353,7 +353,7 @@ def test_cluster_split(tmp_path):
     src = open(os.path.join(oracle.REPO, "targets", "siracusa.lua")).read()
     src, n1 = re.subn(r"    L2 = \{ size = L2_KIB \* KiB, alignment = 16,[^\n]*\},",
                       "    L2 = { size = 32 * KiB, alignment = 16 },\n    L3 = { size = 8192 * KiB, alignment = 16, cost = 4 },", src)
-    src, n2 = re.subn(r'    memory = MEM == "tile" and "L2" or "L1",\n    cores = CORES,', '    memory = { "L2", "L3" },\n    cores = CORES,', src)
+    src, n2 = re.subn(r'    memory = ARENA_PLAN,\n    cores = CORES,', '    memory = { "L2", "L3" },\n    cores = CORES,', src)
     assert n1 == n2 == 1
     tgt = tmp_path / "sir2.lua"
     tgt.write_text(src)
