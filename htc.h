@@ -2193,11 +2193,12 @@ typedef struct {
 
 /* TRANSPOSE_CONV (kernels/transpose_conv.c): NHWC, weights OHWI, TFLite
    Micro's reference_integer_ops::TransposeConv computed output-stationary
-   (the same int32 sums), per-channel requantization. */
+   (the same int32 sums), per-channel requantization; w_zp is uint8
+   models' weight zero point (LiteRT's reference_ops::TransposeConv), else 0. */
 typedef struct {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
     int32_t k_h, k_w, stride_h, stride_w, pad_top, pad_left;
-    int32_t in_zp, out_zp, act_min, act_max, per_channel;
+    int32_t in_zp, w_zp, out_zp, act_min, act_max, per_channel;
     const int32_t *mult;
     const int8_t *shift;
 } htc__tconv_params;

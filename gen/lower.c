@@ -873,7 +873,7 @@ static void lower_tconv(Graph *g, Op *op)
     int th = (fh - 1) * op->stride_h + kh - out->shape[1], tw = (fw - 1) * op->stride_w + kw - out->shape[2];
     weights_quant(op, in, w, out, oc, 0);
     act_range(op, out);
-    htc__tconv_params *p = gparams(op, sizeof *p, "htc__tconv_params", "iiiiiiiiiiiiiiiiiims");
+    htc__tconv_params *p = gparams(op, sizeof *p, "htc__tconv_params", "iiiiiiiiiiiiiiiiiiims");
     p->batches = in->shape[0];
     p->in_h = in->shape[1]; p->in_w = in->shape[2]; p->in_c = in->shape[3];
     p->out_h = out->shape[1]; p->out_w = out->shape[2]; p->out_c = oc;
@@ -882,9 +882,12 @@ static void lower_tconv(Graph *g, Op *op)
     p->pad_top = op->pad_top = th > 0 ? th / 2 : 0;
     p->pad_left = op->pad_left = tw > 0 ? tw / 2 : 0;
     p->in_zp = qzp(in, "input");
+    p->w_zp = op->u8 ? (int32_t)w->q.zero_point[0] : 0;     /* TFLM's int8 / 16x8 kernels add no filter offset */
+    if (op->u8 && w->q.n > 1) fail("uint8 weights '%s' have %d scales (LiteRT's uint8 kernel takes one)", w->name, w->q.n);
     p->out_zp = qzp(out, "output");
     p->act_min = op->act_min; p->act_max = op->act_max;
     p->per_channel = op->nch > 1;
+    op->has_w_zp = p->w_zp != 0;
     op->k_h = kh; op->k_w = kw;
     op->batches = p->batches;
     op->in_h = p->in_h; op->in_w = p->in_w; op->in_c = p->in_c;
@@ -3180,7 +3183,8 @@ static void lower_op(Graph *g, Op *op)
                                     OP_CONCAT, OP_RESHAPE, OP_TRANSPOSE, OP_SLICE, OP_TILE, OP_GATHER, OP_MIRROR_PAD,
                                     OP_SPACE_TO_BATCH, OP_BATCH_TO_SPACE, OP_QUANTIZE, OP_DEQUANTIZE, OP_ARGMAX,
                                     OP_ARGMIN, OP_RESIZE, OP_MEAN, OP_DETECT_PP, OP_SUB, OP_L2NORM, OP_MAXIMUM, OP_MINIMUM,
-                                    OP_SUM, OP_REDUCE_MAX, OP_REDUCE_MIN, OP_COMPARE, OP_PRELU, OP_LOG_SOFTMAX};
+                                    OP_SUM, OP_REDUCE_MAX, OP_REDUCE_MIN, OP_COMPARE, OP_PRELU, OP_LOG_SOFTMAX,
+                                    OP_DIV, OP_TRANSPOSE_CONV};
         static const char *const tables[] = {"LOGISTIC", "TANH", "RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1",
                                              "LEAKY_RELU", "HARD_SWISH", "GELU"};
         int known = 0;
@@ -3188,8 +3192,8 @@ static void lower_op(Graph *g, Op *op)
             known |= op->kind == OP_TABLE && !strcmp(op->src_name, tables[k]);
         for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) known |= op->kind == ok[k];
         if (!known) fail("uint8 %s is not supported (htc's uint8 operators, those LiteRT's reference kernels run: "
-                         "CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, MAXIMUM/MINIMUM, comparisons, "
-                         "pooling, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, the RELUs, LEAKY_RELU, PRELU, HARD_SWISH, GELU, "
+                         "CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED, ADD, SUB, MUL, DIV, "
+                         "MAXIMUM/MINIMUM, comparisons, pooling, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, the RELUs, LEAKY_RELU, PRELU, HARD_SWISH, GELU, "
                          "L2_NORMALIZATION, PAD, RESIZE, MEAN, SUM, REDUCE_MAX/MIN, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN "
                          "and data movement)", op->src_name);
     }

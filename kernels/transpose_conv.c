@@ -3,7 +3,9 @@
    every input pixel into an int32 buffer of the output's size; the same
    int32 sums are formed here per output pixel (no buffer): output (oy, ox)
    gathers input (iy, ix) through tap (ky, kx) when oy = iy * stride -
-   pad_top + ky. Then bias, per-channel multiplier, zero point, clamp. */
+   pad_top + ky. Then bias, per-channel multiplier, zero point, clamp.
+   uint8 models (stored as int8) subtract the weights' zero point too, as
+   LiteRT's uint8 reference_ops::TransposeConv does. */
 
 static HTC__UNUSED void htc__tconv_s8(const htc__tconv_params *p, const int8_t *in, const int8_t *w,
                                       const int32_t *bias, int8_t *out)
@@ -23,7 +25,7 @@ static HTC__UNUSED void htc__tconv_s8(const htc__tconv_params *p, const int8_t *
                             if (at < 0) continue;
                             x = in + at;
                             f = w + ((HTC__CAST(size_t, oc) * p->k_h + ky) * p->k_w + kx) * p->in_c;
-                            for (c = 0; c < p->in_c; c++) acc += (x[c] - p->in_zp) * f[c];
+                            for (c = 0; c < p->in_c; c++) acc += (x[c] - p->in_zp) * (f[c] - p->w_zp);
                         }
                     if (bias) acc += bias[oc];
                     *out++ = HTC__CAST(int8_t, htc__clamp(htc__mulq(acc, p->mult[q], p->shift[q]) + p->out_zp,

@@ -84,8 +84,8 @@ def test_u8_unchecked_refused(tmp_path):
     assert r.returncode == 1 and len(lines) == 3, r.stderr
     assert "2 operators refused, in graph order: operator 0 (ABS): uint8 ABS is not supported" in lines[0], r.stderr
     assert lines[1].endswith("operator 0 (ABS): uint8 ABS is not supported (htc's uint8 operators, those LiteRT's "
-                             "reference kernels run: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, "
-                             "MAXIMUM/MINIMUM, comparisons, pooling, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, the RELUs, "
+                             "reference kernels run: CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED, "
+                             "ADD, SUB, MUL, DIV, MAXIMUM/MINIMUM, comparisons, pooling, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, the RELUs, "
                              "LEAKY_RELU, PRELU, HARD_SWISH, GELU, L2_NORMALIZATION, PAD, RESIZE, MEAN, SUM, "
                              "REDUCE_MAX/MIN, QUANTIZE, DEQUANTIZE, ARG_MAX/MIN and data movement)"), r.stderr
     assert "operator 1 (SQUARED_DIFFERENCE): uint8 SQUARED_DIFFERENCE is not supported" in lines[2], r.stderr

@@ -22,6 +22,15 @@ this script; `python3 tests/u8/make_u8.py tests/u8` writes them again
 - u8_more.tflite: MAXIMUM, MINIMUM, SUM, REDUCE_MAX / REDUCE_MIN,
   EQUAL / LESS / GREATER_EQUAL of inputs quantized unlike each other,
   PRELU with a per-channel constant alpha, LOG_SOFTMAX, GELU.
+- u8_div.tflite: DIV (LiteRT's uint8 reference_ops::Div: reciprocal of
+  the divisor, negative divisors flipped) of an activation by a shifted
+  activation (never 0), by a broadcast constant with negative values, and
+  with a fused RELU6. No divisor equals its zero point (undefined in
+  LiteRT).
+- u8_tconv.tflite: TRANSPOSE_CONV (LiteRT's uint8 reference_ops::
+  TransposeConv: input and weight zero points, one scale) stride 2 SAME
+  with a bias and RELU, stride 1 VALID 3x3 without bias, stride 2 VALID
+  2x3 kernel.
 """
 import os
 import sys
@@ -261,7 +270,55 @@ def more():
     return m
 
 
-MODELS = {"u8_mobilenet": mobilenet, "u8_ops": ops, "u8_resize": resize, "u8_act": act, "u8_more": more}
+def div():
+    rng = np.random.default_rng(3636)
+    m = tb.Model(description="htc uint8 test: DIV")
+    u = U8(m, rng)
+    x = m.input([1, 4, 5, 6], scale=0.05, zp=120, dtype="uint8")
+    x2 = m.input([1, 4, 5, 6], scale=0.03, zp=0, dtype="uint8")
+    # x2 + 0.3 (10 steps), zero point 0: the divisor is 10..255, never 0
+    c = m.const(np.full([1], 10, np.uint8), "uint8", scale=0.03, zp=0)
+    d = u.binary("ADD", x2, c, 0.03, 0)
+    outs = [u.binary("DIV", x, d, 0.08, 110)]
+    k = rng.integers(0, 256, size=[6]).astype(np.uint8)
+    k[k == 128] = 77                                # negative, positive, never the zero point
+    kc = m.const(k, "uint8", scale=0.02, zp=128)
+    outs.append(u.binary("DIV", x, kc, 0.9, 128))
+    outs.append(u.binary("DIV", d, kc, 0.05, 0, act="RELU6"))
+    outs.append(u.binary("DIV", x, d, 0.011, 3))     # large quotients saturate
+    for y in outs:
+        m.output(y)
+    return m
+
+
+def tconv():
+    rng = np.random.default_rng(3637)
+    m = tb.Model(description="htc uint8 test: TRANSPOSE_CONV")
+    x = m.input([1, 5, 4, 3], scale=0.04, zp=117, dtype="uint8")
+    outs = []
+    for oc, kh, kw, st, pad, bias, act in ((4, 3, 3, 2, "SAME", True, "RELU"), (5, 3, 3, 1, "VALID", False, None),
+                                           (3, 2, 3, 2, "VALID", True, None)):
+        n, h, w, c = m.shape(x)
+        oh, ow = (h * st, w * st) if pad == "SAME" else ((h - 1) * st + kh, (w - 1) * st + kw)
+        ws = f32(0.004 + 0.02 * rng.random())
+        wt = m.const(rng.integers(0, 256, size=[oc, kh, kw, c]).astype(np.uint8), "uint8", scale=ws,
+                     zp=int(rng.integers(100, 156)))
+        shape = m.const(np.array([n, oh, ow, oc], np.int32), "int32")
+        ins = [shape, wt, x]
+        if bias:
+            ins.append(m.const(rng.integers(-3000, 3001, size=[oc]).astype(np.int32), "int32",
+                               scale=f32(0.04 * ws), zp=0))
+        out_scale = tb.Model.auto_out_scale(0.04, ws, kh * kw * c // (st * st) + 1)
+        y = m.tensor([n, oh, ow, oc], "uint8", f32(out_scale), int(rng.integers(60, 200)))
+        outs.append(m.op("TRANSPOSE_CONV", ins, [y], padding=tb.PADDING[pad], strideH=st, strideW=st,
+                         fusedActivationFunction=tb.ACT[act]))
+    for y in outs:
+        m.output(y)
+    return m
+
+
+MODELS = {"u8_mobilenet": mobilenet, "u8_ops": ops, "u8_resize": resize, "u8_act": act, "u8_more": more,
+          "u8_div": div, "u8_tconv": tconv}
 
 
 def main():
