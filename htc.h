@@ -604,7 +604,8 @@ static HTC__UNUSED int htc__prq_ok(const int32_t *mult, const int8_t *shift, int
 /* the words of a channel's record in htc__conv_params.xq2 (htc__xq2_apply) */
 enum { HTC__XQ2_F, HTC__XQ2_W, HTC__XQ2_ML, HTC__XQ2_MH, HTC__XQ2_RLO, HTC__XQ2_RHI, HTC__XQ2_S, HTC__XQ2_N };
 /* a dense convolution's record instead (htc__xq3_apply): three products */
-enum { HTC__XQ3_F, HTC__XQ3_W, HTC__XQ3_M0, HTC__XQ3_M1, HTC__XQ3_M2, HTC__XQ3_R, HTC__XQ3_RH, HTC__XQ3_S, HTC__XQ3_N };
+enum { HTC__XQ3_F, HTC__XQ3_W, HTC__XQ3_M0, HTC__XQ3_M1, HTC__XQ3_M2, HTC__XQ3_R, HTC__XQ3_RH, HTC__XQ3_S, HTC__XQ3_U,
+       HTC__XQ3_N };
 
 /* ---- XpulpV2 (PULP's RI5CY-class cores: Siracusa's cluster, GAP8, Vega) ----
    -DHTC_XPULPV2 in the firmware's build (no compiler defines a macro for
@@ -1012,30 +1013,41 @@ static inline uint32_t htc__xp_mac(uint32_t c, uint32_t a, uint32_t b)
    act_min in rh. Each sum is below 2^32, the last one's value within
    int32 (checked per channel by the generator at both sides of every
    output step, against htc__requant). 20 instructions a channel's two
-   outputs on GVSoC's cluster against 25 and two MULHSU for htc__xrq. */
-static inline int32_t htc__xq3_apply(const int32_t *r, int32_t acc)
+   outputs on GVSoC's cluster against 25 and two MULHSU for htc__xrq.
+   two (a layer without a fused ReLU, the record's form 4): outputs below
+   out_zp + 1 round their ties the other way (TFLite's second rounding is
+   half away from zero), 2^31 less in the rounding constant: 512 less in
+   rh for u below the record's u0 (the first u of output out_zp + 1). */
+static inline int32_t htc__xq3_apply(const int32_t *r, int32_t acc, int two)
 {
     const uint32_t u = HTC__CAST(uint32_t, htc__xp_clamp(acc, 0, r[HTC__XQ3_W]));
     uint32_t t = htc__xp_mac(HTC__CAST(uint32_t, r[HTC__XQ3_R]), u, HTC__CAST(uint32_t, r[HTC__XQ3_M0])) >> 11;
+    uint32_t rh = HTC__CAST(uint32_t, r[HTC__XQ3_RH]);
+    if (two) rh -= HTC__CAST(uint32_t, u < HTC__CAST(uint32_t, r[HTC__XQ3_U])) << 9;
     t = htc__xp_mac(t, u, HTC__CAST(uint32_t, r[HTC__XQ3_M1])) >> 11;
-    t = htc__xp_mac(t + HTC__CAST(uint32_t, r[HTC__XQ3_RH]), u, HTC__CAST(uint32_t, r[HTC__XQ3_M2]));
+    t = htc__xp_mac(t + rh, u, HTC__CAST(uint32_t, r[HTC__XQ3_M2]));
     return HTC__CAST(int32_t, t) >> r[HTC__XQ3_S];
 }
 
 /* two outputs of one channel's record r, its words loaded once (before
    any store, which could alias them) */
-static inline void htc__xq3_pair(const int32_t *r, int32_t a0, int32_t a1, int8_t *o0, int8_t *o1)
+static inline void htc__xq3_pair(const int32_t *r, int32_t a0, int32_t a1, int8_t *o0, int8_t *o1, int two)
 {
     const int32_t w = r[HTC__XQ3_W], s = r[HTC__XQ3_S];
     const uint32_t m0 = HTC__CAST(uint32_t, r[HTC__XQ3_M0]), m1 = HTC__CAST(uint32_t, r[HTC__XQ3_M1]);
     const uint32_t m2 = HTC__CAST(uint32_t, r[HTC__XQ3_M2]), r0 = HTC__CAST(uint32_t, r[HTC__XQ3_R]);
     const uint32_t rh = HTC__CAST(uint32_t, r[HTC__XQ3_RH]);
     const uint32_t u0 = HTC__CAST(uint32_t, htc__xp_clamp(a0, 0, w)), u1 = HTC__CAST(uint32_t, htc__xp_clamp(a1, 0, w));
-    uint32_t t0 = htc__xp_mac(r0, u0, m0), t1 = htc__xp_mac(r0, u1, m0);
+    uint32_t t0 = htc__xp_mac(r0, u0, m0), t1 = htc__xp_mac(r0, u1, m0), h0 = rh, h1 = rh;
+    if (two) {
+        const uint32_t uu = HTC__CAST(uint32_t, r[HTC__XQ3_U]);
+        h0 -= HTC__CAST(uint32_t, u0 < uu) << 9;
+        h1 -= HTC__CAST(uint32_t, u1 < uu) << 9;
+    }
     t0 = htc__xp_mac(t0 >> 11, u0, m1);
     t1 = htc__xp_mac(t1 >> 11, u1, m1);
-    t0 = htc__xp_mac((t0 >> 11) + rh, u0, m2);
-    t1 = htc__xp_mac((t1 >> 11) + rh, u1, m2);
+    t0 = htc__xp_mac((t0 >> 11) + h0, u0, m2);
+    t1 = htc__xp_mac((t1 >> 11) + h1, u1, m2);
     *o0 = HTC__CAST(int8_t, HTC__CAST(int32_t, t0) >> s);
     *o1 = HTC__CAST(int8_t, HTC__CAST(int32_t, t1) >> s);
 }

@@ -54,7 +54,7 @@ def parse_bench(path):
             continue
         m = re.match(r"\s*(\d+)\s+(\w+)\s+(.*)$", line)
         if m and model and cores:
-            vals = m.group(3).split()
+            vals = m.group(3).replace("no code", "-").split()     # an aliased reshape: no code
             for n, v in zip(cores, vals):
                 if v != "-":
                     runs[(model, n)]["layers"][int(m.group(1))] = int(v.replace(",", ""))
@@ -83,7 +83,7 @@ def parse_nets(path):
             continue
         m = re.match(r"\s*(\d+)\s+(\w+)\s+(.*)$", line)
         if m and key and col is not None:
-            vals = m.group(3).split()
+            vals = m.group(3).replace("no code", "-").split()     # an aliased reshape: no code
             v = vals[2 * col] if len(vals) > 2 * col else "-"
             if v != "-" and vals[2 * col + 1] == "cluster":
                 runs[key]["layers"][int(m.group(1))] = int(v.replace(",", ""))
@@ -169,6 +169,7 @@ def features(op, s, mem):
         sh, sw = op["stride"]
         ql = op.get("requant") == "quantlib"
         x2 = op.get("xq2", False)
+        x4 = x2 and op.get("xq3u", False)     # siracusa.lua: the three-product form without a fused ReLU
         if op["depthwise"]:
             return dict(feat_dw(op, s["rows"], s["cols"], s["channels"], ql, x2), band=s["tile"])
         pw = pointwise(op)
@@ -187,7 +188,8 @@ def features(op, s, mem):
         q = K < 32768
         short = kw * C < 8      # siracusa.lua: a field row copied without the hardware loop
         return dict(conv_call=1, conv_wsum=0 if x2 else s["channels"] * K, conv_block=0 if ql or x2 else pairs * full,
-                    conv_block_ql=pairs * full if ql else 0, conv_block_x2=pairs * full if x2 else 0, conv_pblock=pairs * part,
+                    conv_block_ql=pairs * full if ql else 0, conv_block_x2=pairs * full if x2 and not x4 else 0,
+                    conv_block_x4=pairs * full if x4 else 0, conv_pblock=pairs * part,
                     conv_word=pairs * (full + part) * (K4 // 4), conv_out=P * s["channels"] if q else 0,
                     conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw or short else P * K,
                     conv_frow=0 if pw or short else P * kh, conv_field_s=P * K if short and not pw else 0,
@@ -405,7 +407,7 @@ def main():
             j = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         reps[(model, n)] = json.loads(j.stdout)
     names = sorted(set({"overhead_tile", "overhead_l1", "overhead_par", "conv_out_slow", "dw_out_slow", "fc_out_slow", "fork", "band", "conv_call", "conv_wsum", "conv_block", "conv_pblock",
-                    "conv_word", "conv_out", "conv_field", "conv_frow", "conv_field_s", "conv_frow_s", "conv_block_ql", "conv_block_x2", "dw_call", "dw_chan", "dw_fill", "dw_px4",
+                    "conv_word", "conv_out", "conv_field", "conv_frow", "conv_field_s", "conv_frow_s", "conv_block_ql", "conv_block_x2", "conv_block_x4", "dw_call", "dw_chan", "dw_fill", "dw_px4",
                     "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "mp_call", "mp_word",
                     "mp_tap", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
                     "pool_out", "pool_in", "add_call", "add_elem", "sm_call", "sm_elem"}) - set(FIXED))

@@ -300,11 +300,14 @@ static void xq2(const Graph *g, const Target *t, Op *op)
         return;
     }
     /* dense: a word naming the form, then the records: 3, the
-       three-product ones (htc__xq3_apply: right shifts up to 11, and on
+       three-product ones (htc__xq3_apply: right shifts up to 11; 4 the
+       same with outputs below out_zp + 1 rounded as TFLite's negative
+       ones, a layer without a fused ReLU; and on
        GVSoC fewer cycles than xq2's: DS-CNN 456,645 -> 454,904 at 8
        cores), else 2, htc__xq2_apply's, where every channel has one */
     int32_t *rec = arena_alloc(sizeof(int32_t) * (1 + HTC__XQ3_N * (size_t)p.out_c));
-    if (quant_xq3(&p, (const int8_t *)w->data, rec + 1) == p.out_c) rec[0] = 3;
+    int two = 0;
+    if (quant_xq3(&p, (const int8_t *)w->data, rec + 1, &two) == p.out_c) rec[0] = two ? 4 : 3;
     else if (quant_xq2(&p, (const int8_t *)w->data, 0, rec + 1) == p.out_c) rec[0] = 2;
     else return;
     op->xq2 = rec;

@@ -632,10 +632,10 @@ static void emit_params(const Graph *g, const Op *op, int li)
         const char *bias = op->nin > 2 && op->in[2] >= 0 ? tensor_name(g, op->in[2]) : "NULL";
         const char *xq = "NULL";
         if (op->xq2) {          /* XpulpV2: the requantization in final form, HTC__XQ2_N words a channel
-                                   (a dense convolution's: a word naming the form, 2 or 3 (HTC__XQ3_N
+                                   (a dense convolution's: a word naming the form, 2, 3 or 4 (HTC__XQ3_N
                                    words a channel), then the records; gen/dispatch.c xq2) */
             const int hd = strcmp(op->kernel_fn, "htc__dwconv2d_s8") != 0;
-            const int nw = hd && op->xq2[0] == 3 ? HTC__XQ3_N : HTC__XQ2_N;
+            const int nw = hd && op->xq2[0] >= 3 ? HTC__XQ3_N : HTC__XQ2_N;
             xq = arena_printf("%s__layer%d_xq", N, li);
             fprintf(F, "static const int32_t %s[%d] = {", xq, hd + p->out_c * nw);
             if (hd) fprintf(F, "%d,\n    ", op->xq2[0]);

@@ -345,7 +345,7 @@ typedef struct {
     int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */
     int32_t *xq2;               /* XpulpV2 CPU conv2d: [out_c][HTC__XQ2_N] final-form requantization
                                    (gen/quant.c quant_xq2, htc.h htc__xq2_apply; a dense convolution's:
-                                   [0] its form, 2 or 3, then the records, 3: [out_c][HTC__XQ3_N],
+                                   [0] its form, 2, 3 or 4, then the records, 3, 4: [out_c][HTC__XQ3_N],
                                    quant_xq3, htc__xq3_apply), or NULL */
     int shift_round;            /* its rounding: ROUND_HALF_EVEN (onnxruntime's float scale 2^-s)
                                    or ROUND_TFLITE (multiplier 2^30: gemmlowp's rounding doubling high

@@ -661,14 +661,25 @@ static int xq2_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32
     return 1;
 }
 
+/* ceil(n / m), m > 0, any sign of n */
+static int64_t cdiv(int64_t n, int64_t m)
+{
+    return n >= 0 ? (n + m - 1) / m : -((-n) / m);
+}
+
 /* The three-product record of a dense convolution's channel (htc.h
    htc__xq3_apply, HTC__XQ3_N words): the window, f and TFLite's constants
    as xq2_channel's, u * m in parts of 11 bits (u < 2^20: each product
    below 2^31), so right shifts up to 11 (ResNet's 8-11) fit where the
-   window is below 2^20. Checked as xq2_channel's: at both sides of every
-   output step the record's 32-bit arithmetic (each sum below 2^32) gives
-   htc__requant's output. 1 and r filled, else 0. */
-static int xq3_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32_t lo, int32_t hi, int32_t *r)
+   window is below 2^20. Without a fused ReLU (act_min - out_zp < 0) the
+   outputs up to out_zp round their ties down (TFLite's half away from
+   zero): their steps come 2^31 later in acc * m, which the record's u0
+   (the first u of output out_zp + 1) applies (form 4; *two set). Checked
+   as xq2_channel's: at both sides of every output step (of either
+   rounding) the record's 32-bit arithmetic (each product sum below 2^32,
+   the last value within int32) gives htc__requant's output. 1 and r
+   filled, else 0. */
+static int xq3_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32_t lo, int32_t hi, int32_t *r, int *two)
 {
     const int32_t L = lo - zp, H = hi - zp;
     memset(r, 0, sizeof(int32_t) * HTC__XQ3_N);
@@ -677,55 +688,66 @@ static int xq3_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32
         r[HTC__XQ3_RH] = (int32_t)((uint32_t)(zp < lo ? lo : zp > hi ? hi : zp) << 16);
         return 1;
     }
-    if (m < 0 || e < 1 || e > 22 || L < 0 || H <= L) return 0;
+    if (m < 0 || e < 1 || e > 22 || H <= L || H < 1) return 0;
     const int D = 31 + e, S = D - 22;
-    const int64_t Kc = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e));
-    const int64_t nA = ((int64_t)(L + 1) << D) - Kc, nB = ((int64_t)H << D) - Kc;
-    const int64_t A = (nA + m - 1) / m - 1, B = (nB + m - 1) / m;     /* both numerators > 0 */
+    const int64_t Kc = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e)), half = (int64_t)1 << 31;
+    /* the first acc of output j (its tie rounded down when j <= 0) */
+#define HTC__XQ3_T(j) cdiv((int64_t)(j) * ((int64_t)1 << D) - Kc + ((j) <= 0 ? half : 0), m)
+    const int64_t A = HTC__XQ3_T(L + 1) - 1, B = HTC__XQ3_T(H);
     if (B - A < 1 || B - A >= ((int64_t)1 << 20)) return 0;
-    const int64_t V = A * m + Kc, Q = V >> D, R = V - (Q << D);
-    if (Q != L) return 0;
+    const int64_t V = A * m + Kc, Q = V >> D, R = V - Q * ((int64_t)1 << D);
+    const int64_t U0 = L + 1 <= 0 ? HTC__XQ3_T(1) - A : 0;
+    if (U0 < 0 || U0 > B - A + 1) return 0;
     f -= A;
     /* every accumulator in int32 after the offset: |f| + K * 128 * 128 */
     if ((f < 0 ? -f : f) + (int64_t)K * 16384 >= ((int64_t)1 << 31)) return 0;
     const uint32_t m0 = (uint32_t)m & 0x7ffu, m1 = ((uint32_t)m >> 11) & 0x7ffu, m2 = (uint32_t)m >> 22;
     const uint32_t r0 = (uint32_t)(R & 0x3fffff);
+    const int64_t rh = (R >> 22) + (Q + zp) * ((int64_t)1 << S);
     r[HTC__XQ3_F] = (int32_t)f;
     r[HTC__XQ3_W] = (int32_t)(B - A);
     r[HTC__XQ3_M0] = (int32_t)m0;
     r[HTC__XQ3_M1] = (int32_t)m1;
     r[HTC__XQ3_M2] = (int32_t)m2;
     r[HTC__XQ3_R] = (int32_t)r0;
-    r[HTC__XQ3_RH] = (int32_t)(uint32_t)((uint64_t)(R >> 22) + (uint64_t)((Q + zp) * ((int64_t)1 << S)));
+    r[HTC__XQ3_RH] = (int32_t)(uint32_t)(uint64_t)rh;     /* the kernel's sums are modulo 2^32 */
     r[HTC__XQ3_S] = S;
-    /* the kernel's arithmetic (32-bit words) at both sides of every step */
+    r[HTC__XQ3_U] = (int32_t)U0;
+    /* the kernel's arithmetic at both sides of every step of either rounding */
     for (int32_t j = L + 1; j <= H; j++) {
-        const int64_t T = ((((int64_t)j << D) - Kc) + m - 1) / m;     /* the first acc of output j */
-        for (int64_t a = T - 1; a <= T; a++) {
-            const uint64_t u = (uint64_t)(a - A < 0 ? 0 : a - A > B - A ? B - A : a - A);
-            const uint64_t s1 = r0 + u * m0, s2 = (s1 >> 11) + u * m1, s3 = (s2 >> 11) + u * m2 + (uint64_t)(R >> 22);
-            const uint32_t t = (uint32_t)((s2 >> 11) + u * m2) + (uint32_t)r[HTC__XQ3_RH];
-            if (a < INT32_MIN || a > INT32_MAX || s1 >= ((uint64_t)1 << 32) || s2 >= ((uint64_t)1 << 32) ||
-                s3 >= ((uint64_t)1 << 32) || ((int32_t)t >> S) != htc__requant((int32_t)a, m, -e, zp, lo, hi))
-                return 0;
+        for (int k = 0; k < 2; k++) {
+            const int64_t T = cdiv((int64_t)j * ((int64_t)1 << D) - Kc + (k ? half : 0), m);
+            for (int64_t a = T - 1; a <= T; a++) {
+                const uint64_t u = (uint64_t)(a - A < 0 ? 0 : a - A > B - A ? B - A : a - A);
+                const uint64_t s1 = r0 + u * m0, s2 = (s1 >> 11) + u * m1;
+                const int64_t v = (int64_t)((s2 >> 11) + u * m2) + rh - ((int64_t)u < U0 ? 512 : 0);
+                if (a < INT32_MIN || a > INT32_MAX || s1 >= ((uint64_t)1 << 32) || s2 >= ((uint64_t)1 << 32) ||
+                    (s2 >> 11) + u * m2 >= ((uint64_t)1 << 31) || v < INT32_MIN || v > INT32_MAX ||
+                    ((int32_t)v >> S) != htc__requant((int32_t)a, m, -e, zp, lo, hi))
+                    return 0;
+            }
         }
     }
+#undef HTC__XQ3_T
+    if (U0 > 0) *two = 1;
     return 1;
 }
 
 /* p's records of xq3_channel (a dense convolution, OHWI weights w): how
-   many channels have one (the others: w = -1) */
-int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec)
+   many channels have one (the others: w = -1); *two set when a channel
+   needs form 4 (no fused ReLU) */
+int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec, int *two)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c;
     int n = 0;
+    *two = 0;
     if (!w || p->w_zp != 0 || K >= 32768) return 0;
     for (int32_t c = 0; c < p->out_c; c++) {
         int32_t *r = rec + (size_t)c * HTC__XQ3_N;
         int64_t f = p->bias ? p->bias[c] : 0;
         for (int32_t i = 0; i < K; i++) f -= (int64_t)p->in_zp * w[(size_t)c * K + i];
         if (xq3_channel(p->mult[p->per_channel ? c : 0], -p->shift[p->per_channel ? c : 0], f, K, p->out_zp, p->act_min,
-                        p->act_max, r))
+                        p->act_max, r, two))
             n++;
         else
             r[HTC__XQ3_W] = -1;

@@ -93,7 +93,8 @@ int quant_checked_log2(float x, int *log2_result);
    HTC__XQ2_N words: how many channels are exact (the others: w = -1). */
 int quant_xq2(const htc__conv_params *p, const int8_t *w, int dw, int32_t *rec);
 /* A dense convolution's three-product records (htc.h htc__xq3_apply),
-   HTC__XQ3_N words a channel: how many channels are exact. */
-int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec);
+   HTC__XQ3_N words a channel: how many channels are exact; *two: some
+   channel needs the form without a fused ReLU (htc__xq3_apply's two). */
+int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec, int *two);
 
 #endif

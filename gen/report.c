@@ -295,6 +295,8 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
                         op->kind == OP_CONV2D ? op->dil_w : 1, op->pad_top, op->pad_left, op->kind == OP_CONV2D && op->depthwise,
                         op_pointwise(op) ? "true" : "false");
             if (op->xq2) fprintf(f, ", \"xq2\": true");     /* XpulpV2: final-form requantization (dispatch.c) */
+            if (op->xq2 && op->kind == OP_CONV2D && !op->depthwise && op->xq2[0] == 4)
+                fprintf(f, ", \"xq3u\": true");               /* its form without a fused ReLU (htc__xq3_apply's two) */
             if (op->ctile)
                 fprintf(f, ", \"l1\": {\"rows\": %d, \"tiles\": %d, \"l1_bytes\": %lld, \"dma_bytes\": %lld, \"compute_cycles\": %.0f, \"dma_cycles\": %.0f, \"candidates\": %d}",
                         op->ctile->rows, op->ctile->ntiles, (long long)op->ctile->l1_bytes, (long long)op->ctile->dma_bytes,

@@ -79,7 +79,8 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     set_int(L, "macs", op->macs);
     set_int(L, "per_channel", op->nch > 1);
     set_int(L, "xq2", op->xq2 != NULL);         /* XpulpV2: the final-form requantization (dispatch.c xq2) */
-    set_int(L, "xq3", op->xq2 && strcmp(op->kernel_fn, "htc__dwconv2d_s8") && op->xq2[0] == 3);   /* its three-product form */
+    set_int(L, "xq3", op->xq2 && strcmp(op->kernel_fn, "htc__dwconv2d_s8") && op->xq2[0] >= 3);   /* its three-product form */
+    set_int(L, "xq3u", op->xq2 && strcmp(op->kernel_fn, "htc__dwconv2d_s8") && op->xq2[0] == 4);  /* without a fused ReLU */
     lua_pushboolean(L, op_pointwise(op));   /* a 1x1 convolution, stride 1, no padding (util.c) */
     lua_setfield(L, -2, "pointwise");
     /* the arithmetic's own numbers: zero points and clamp (stored domain),

@@ -2276,7 +2276,7 @@ static HTC__INLINE int32_t htc__xp_out(int ql, const htc__xrq *q, const int32_t 
                                        int32_t hi)
 {
     if (ql == 3) return htc__xq2_apply(x2, acc);
-    if (ql == 4) return htc__xq3_apply(x2, acc);
+    if (ql >= 4) return htc__xq3_apply(x2, acc, ql == 5);
     return htc__xp_clamp(HTC__XQ_APPLY(ql, *q, acc) + zp, lo, hi);
 }
 
@@ -2307,8 +2307,8 @@ static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const
 #define HTC__XB(K)                                                                                   \
     if (ql == 3) {                                                                                   \
         htc__xq2_pair(x2 + (K) * HTC__XQ2_N, acc[K], acc[4 + K], o0 + (K), o1 + (K));                \
-    } else if (ql == 4) {                                                                            \
-        htc__xq3_pair(x2 + (K) * HTC__XQ3_N, acc[K], acc[4 + K], o0 + (K), o1 + (K));                \
+    } else if (ql >= 4) {                                                                            \
+        htc__xq3_pair(x2 + (K) * HTC__XQ3_N, acc[K], acc[4 + K], o0 + (K), o1 + (K), ql == 5);       \
     } else {                                                                                         \
         o0[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[K]) + zp, lo, hi));      \
         o1[K] = HTC__CAST(int8_t, htc__xp_clamp(HTC__XQ_APPLY(ql, q[K], acc[4 + K]) + zp, lo, hi));  \
@@ -2336,9 +2336,9 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
        array) then takes the last K % 4 taps as one more word (products
        with zero: the same sums) instead of byte by byte */
     const int32_t K4 = pw ? K : (K + 3) & ~3;
-    /* kinds 3, 4: the records after the word naming their form (else unused) */
+    /* kinds 3..5: the records after the word naming their form (else unused) */
     const int32_t *x2 = ql >= 3 ? p->xq2 + 1 : p->xq2;
-    const int32_t xn = ql == 4 ? HTC__XQ3_N : HTC__XQ2_N;
+    const int32_t xn = ql >= 4 ? HTC__XQ3_N : HTC__XQ2_N;
     int32_t s0[HTC__XP_OC];
     htc__xrq rq[HTC__XP_OC];
     int32_t c0, b, q, oc, k;
@@ -2475,8 +2475,8 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
 }
 
 /* TFLite's requantization in final form (p->xq2, every channel exact: a
-   word naming the records' form, 2 (htc__xq2_apply) or 3 (htc__xq3_apply),
-   then the records; gen/dispatch.c xq2) */
+   word naming the records' form, 2 (htc__xq2_apply), 3 or 4 (htc__xq3_apply,
+   4 with two = 1), then the records; gen/dispatch.c xq2) */
 static HTC__NOINLINE void htc__conv2d_xp_run_x2(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
@@ -2487,6 +2487,13 @@ static HTC__NOINLINE void htc__conv2d_xp_run_x3(const htc__conv_params *p, const
                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
     htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
+}
+
+/* form 4: the three-product records of a layer without a fused ReLU */
+static HTC__NOINLINE void htc__conv2d_xp_run_x4(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
+                                                int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_ql(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
@@ -2524,6 +2531,10 @@ static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int
 {
     int8_t xb[2 * HTC__XP_COLS];
     if (!htc__conv2d_xp_fits(p)) return 0;
+    if (p->xq2 && p->xq2[0] == 4) {
+        htc__conv2d_xp_run_x4(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+        return 1;
+    }
     if (p->xq2 && p->xq2[0] == 3) {
         htc__conv2d_xp_run_x3(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;

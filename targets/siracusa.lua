@@ -378,16 +378,19 @@ local K_ = {
   -- loads, 8 pv.sdotsp.b), per output of a channel htc__xrq cannot take
   -- (the portable store; 61 as fitted when MobileNet's layers took it), per
   -- receptive-field byte and row copied
-  conv_call = 6552, conv_wsum = 0.9537, conv_block = 219.7, conv_block_ql = 119.9, conv_pblock = 411, conv_word = 13.81, conv_out = 0,
+  conv_call = 5415, conv_wsum = 1.137, conv_block = 223.7, conv_block_ql = 119.9, conv_pblock = 411, conv_word = 13.81, conv_out = 0,
   -- a 2x4 block with TFLite's requantization in final form (op.xq2: a
   -- dense layer's three-product records (op.xq3, htc__xq3_apply: 7 words a
   -- channel, 3 p.mac and no 64-bit product an output; the two-product
   -- form where a channel has no such record is not told apart); no weight
   -- sums, folded at compile time)
-  conv_block_x2 = 172.8,
+  conv_block_x2 = 176.5,
+  -- the same without a fused ReLU (op.xq3u, form 4: a compare, shift and
+  -- subtract more an output)
+  conv_block_x4 = 198.6,
   -- (rows of 8 or more bytes: htc__xp_copy's hardware loop, two words a
   -- step, fitted; shorter rows: its word / byte loop, the fit before it)
-  conv_out_slow = 61, conv_field = 0.6471, conv_frow = 96.73, conv_field_s = 2.164, conv_frow_s = 68.92,
+  conv_out_slow = 61, conv_field = 0.9712, conv_frow = 93.01, conv_field_s = 2.164, conv_frow_s = 68.92,
   -- depthwise (htc__dwconv2d_xp_body, feat_dw): per call, per channel,
   -- per padding word written at the start, per input pixel copied into
   -- four planes / one, per word of a plane line outside the input, per
@@ -532,6 +535,7 @@ local function feat_conv(op, s)
   local C, _, OX, _, pw = conv_geometry(op)
   local ql = op.requant == "quantlib"
   local x2 = op.xq2 == 1
+  local x4 = x2 and op.xq3u == 1
   if op.depthwise == 1 then
     local f = feat_dw(op, s.rows, s.cols, s.channels, ql, x2)
     f.band = s.tile
@@ -560,7 +564,8 @@ local function feat_conv(op, s)
   -- a receptive-field row shorter than 8 bytes: copied without the hardware loop
   local short = op.kernel_w * C < 8
   return { conv_call = 1, conv_wsum = x2 and 0 or s.channels * K, conv_block = (ql or x2) and 0 or pairs * full,
-           conv_block_ql = ql and pairs * full or 0, conv_block_x2 = x2 and pairs * full or 0, conv_pblock = pairs * part,
+           conv_block_ql = ql and pairs * full or 0, conv_block_x2 = (x2 and not x4) and pairs * full or 0,
+           conv_block_x4 = x4 and pairs * full or 0, conv_pblock = pairs * part,
            conv_word = pairs * (full + part) * (K4 // 4), conv_out = q and P * s.channels or 0,
            conv_out_slow = q and 0 or P * s.channels, conv_field = (pw or short) and 0 or P * K,
            conv_frow = (pw or short) and 0 or P * op.kernel_h, conv_field_s = (short and not pw) and P * K or 0,

@@ -459,12 +459,12 @@ static void test_xq2(void)
 /* gen/quant.c quant_xq3: the three-product record (htc.h htc__xq3_apply,
    written out here so every build runs it) equals htc__requant
    for every accumulator within 2^20 of the output window, on random
-   channels of right shift 1..11 with a fused ReLU (ResNet's 8..11 among
-   them) */
+   channels of right shift 1..11 (ResNet's 8..11 among them), with a fused
+   ReLU and without (form 4: u0) */
 static void test_xq3(void)
 {
     uint32_t x = 777u;
-    int accepted = 0, tried = 0, bad = 0, big = 0;
+    int accepted = 0, tried = 0, bad = 0, big = 0, twos = 0;
     for (int n = 0; n < 60; n++) {
         int32_t m, b;
         int8_t sh;
@@ -480,14 +480,16 @@ static void test_xq3(void)
         p.batches = p.in_h = p.in_w = p.in_c = p.out_h = p.out_w = p.out_c = p.k_h = p.k_w = 1;
         p.in_zp = -128 + (int32_t)(x >> 20) % 50;
         p.out_zp = n % 3 == 0 ? -128 : -128 + (int32_t)(x >> 12) % 100;
-        p.act_min = n % 3 == 0 ? -128 : p.out_zp;
+        p.act_min = n % 3 == 0 ? -128 : n % 3 == 1 ? -128 : p.out_zp;   /* n % 3 == 1: no ReLU (out_zp > -128) */
         p.act_max = n % 5 == 0 ? 100 : 127;
         p.mult = &m;
         p.shift = &sh;
         p.bias = &b;
         tried++;
-        if (quant_xq3(&p, &w, rec) != 1) continue;
+        int two = 0;
+        if (quant_xq3(&p, &w, rec, &two) != 1) continue;
         accepted++;
+        twos += two;
         big += sh <= -9;
         const int32_t f = rec[HTC__XQ3_F], a = b - p.in_zp * w - f;   /* the window's start */
         for (int64_t acc = (int64_t)a - (1 << 20); acc <= (int64_t)a + (1 << 21) + 2; acc++) {
@@ -495,13 +497,14 @@ static void test_xq3(void)
             const uint32_t u = (uint32_t)(v < 0 ? 0 : v > rec[HTC__XQ3_W] ? rec[HTC__XQ3_W] : v);
             uint32_t t = ((uint32_t)rec[HTC__XQ3_R] + u * (uint32_t)rec[HTC__XQ3_M0]) >> 11;
             t = (t + u * (uint32_t)rec[HTC__XQ3_M1]) >> 11;
-            t = t + (uint32_t)rec[HTC__XQ3_RH] + u * (uint32_t)rec[HTC__XQ3_M2];
+            t = t + (uint32_t)rec[HTC__XQ3_RH] - ((uint32_t)(u < (uint32_t)rec[HTC__XQ3_U]) << 9) + u * (uint32_t)rec[HTC__XQ3_M2];
             bad += ((int32_t)t >> rec[HTC__XQ3_S]) != htc__requant((int32_t)acc, m, sh, p.out_zp, p.act_min, p.act_max);
         }
     }
     EQ("xq3 records equal htc__requant", bad, 0);
-    EQ("xq3 records: most channels accepted", accepted > tried * 3 / 4, 1);
+    EQ("xq3 records: most channels accepted", accepted > tried * 9 / 10, 1);
     EQ("xq3 records: shifts 9..11 accepted", big > 5, 1);
+    EQ("xq3 records: layers without a fused ReLU accepted (form 4)", twos > 5, 1);
 }
 
 int main(void)
