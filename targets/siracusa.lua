@@ -78,12 +78,15 @@ local NEU_STEP = { ["1x1"] = 112, ["3x3"] = 271, dw = 314 }
 -- scale and bias into L1, the template's loop: NEU_SETUP + NEU_CONV);
 -- 4.75 bytes a cycle for the copies between the arena and the engine's
 -- tiles (blocking cluster DMA); a padded layer with a zero point stores
--- its padding below / right with the core, 7.33 cycles a byte. Errors:
+-- its padding below / right with the core (a DMA per input row, the
+-- border filled a word at a time: htc__neu_fill), 3.0 cycles per byte of
+-- (rows + columns + 3) x channels (KWS's depthwise 14,114-14,243 against
+-- 8,823 without it; Conv_DW_2D_RQ's 6,162 against 5,725). Errors:
 -- within 10% but Conv_DW_2D_RQ's depthwise (+19%) and miniMobileNet's
 -- first 3x3 stride-2 layer of 3 channels (-25%: GVSoC times its job
 -- alone, registers to idle, at 3,728 cycles for 4 subtiles, the 3x3 step
 -- being 271; its scale and bias loads 547).
-local NEU_SETUP, NEU_CONV, NEU_BPC, NEU_PAD_BYTE = 900, 1460, 4.75, 7.33
+local NEU_SETUP, NEU_CONV, NEU_BPC, NEU_PAD_BYTE = 900, 1460, 4.75, 3.0
 -- A linear layer's job (one pixel, 1x1 mode) as GVSoC times it, the
 -- layer's cycles: 431 + 159 per group of 32 inputs + 443 per group of 64
 -- outputs (relative least squares, all within 4%: MicroLlama's 64->64
