@@ -1839,8 +1839,17 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
             if (g->tensors[i].variable && g->tensors[i].storage == ST_ARENA) {
                 int64_t aoff;
                 int r = tensor_root(g, i, &aoff);
+                const Tensor *v = &g->tensors[i];
+                if (v->reset_data) {    /* a resource variable's constant start */
+                    size_t n = tensor_bytes(v);
+                    fprintf(F, "    {\n        static const uint8_t v[%zu] = {", n);
+                    for (size_t k = 0; k < n; k++) fprintf(F, "%s%u", k ? (k % 24 ? "," : ",\n            ") : "", v->reset_data[k]);
+                    fprintf(F, "};\n        memcpy(%s + %lld, v, %zu);\n    }\n", arena_var(g->tensors[r].memory),
+                            (long long)(g->tensors[r].offset + aoff), n);
+                    continue;
+                }
                 fprintf(F, "    memset(%s + %lld, %d, %zu);\n", arena_var(g->tensors[r].memory), (long long)(g->tensors[r].offset + aoff),
-                        g->tensors[i].reset_byte, tensor_bytes(&g->tensors[i]));
+                        v->reset_byte, tensor_bytes(v));
             }
         for (int k = 0; k < p->narenas; k++) fprintf(F, "    (void)arena%.0d;\n", k);
         fprintf(F, "}\n");

@@ -139,8 +139,9 @@ typedef struct {
     int is_input, is_output;    /* graph input / output position + 1, or 0 */
     int variable;               /* state kept from one run to the next (a TFLite variable tensor:
                                    LSTM, SVDF): live during the whole run, each byte set to
-                                   reset_byte by NAME_reset */
+                                   reset_byte by NAME_reset, or to reset_data when not NULL */
     uint8_t reset_byte;
+    const uint8_t *reset_data;  /* a variable's nbytes reset value (a resource variable's constant) */
     int u8;                     /* the model's uint8 (TFLite legacy quantization) stored as int8: value -
                                    128, zero point - 128 (lower.c u8_storage); data flipped */
     /* filled by later passes */

@@ -3084,6 +3084,14 @@ static void u8_storage(Graph *g)
         int64_t *zp = arena_alloc(sizeof(int64_t) * (size_t)t->q.n);
         for (int k = 0; k < t->q.n; k++) zp[k] = t->q.zero_point[k] - 128;
         t->q.zero_point = zp;
+        if (t->variable) {              /* a resource variable's reset value, flipped as the constants */
+            t->reset_byte ^= 0x80;
+            if (t->reset_data) {
+                uint8_t *d = arena_alloc(tensor_bytes(t) + 1);
+                for (size_t k = 0; k < tensor_bytes(t); k++) d[k] = (uint8_t)(t->reset_data[k] ^ 0x80);
+                t->reset_data = d;
+            }
+        }
         if (t->data) {
             uint8_t *d = arena_alloc(t->nbytes ? t->nbytes : 1);
             for (size_t k = 0; k < t->nbytes; k++) d[k] = (uint8_t)(t->data[k] ^ 0x80);

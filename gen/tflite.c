@@ -435,7 +435,8 @@ static int *dyn_dim;
    ASSIGN_VARIABLE, set up by CALL_ONCE; microWakeWord's streaming models
    keep their ring buffers in them): each variable is one arena variable
    tensor of the graph (Tensor.variable, reset to the value CALL_ONCE's
-   subgraph assigns it, which must be one byte repeated), READ_VARIABLE
+   subgraph assigns it: a memset when one byte repeated, else a copy of
+   the constant), READ_VARIABLE
    and ASSIGN_VARIABLE copies from and into it (whole-tensor slices). */
 typedef struct {
     const char *key;            /* container/shared_name */
@@ -1568,6 +1569,8 @@ static void read_rvar(Reader *r, Graph *g, const Tab *ot, int i, int code, const
             T->q = c->q;
             T->variable = 1;
             T->reset_byte = c->nbytes ? c->data[0] : 0;
+            for (size_t k = 1; k < c->nbytes; k++)
+                if (c->data[k] != c->data[0]) T->reset_data = c->data;     /* not one byte repeated: copied */
             st = v->state = out[0];
         }
         rvars->state[out[0]] = st;
@@ -1590,7 +1593,7 @@ static void read_rvar(Reader *r, Graph *g, const Tab *ot, int i, int code, const
 }
 
 /* CALL_ONCE's init subgraph: VAR_HANDLE and ASSIGN_VARIABLE of constants
-   only, each constant one byte repeated (the reset is a memset). */
+   only. */
 static void read_init_subgraph(Reader *r, const Tab *sg1, const Vec *buffers, const OpCode *codes, uint32_t ncodes,
                                uint32_t n0)
 {
@@ -1625,10 +1628,6 @@ static void read_init_subgraph(Reader *r, const Tab *sg1, const Vec *buffers, co
             if (!c->data || rvars->handle[in[1]])
                 die("%s: CALL_ONCE's subgraph: variable '%s' is assigned a value that is not a constant", r->path,
                     key[in[0]]);
-            for (size_t k = 1; k < c->nbytes; k++)
-                if (c->data[k] != c->data[0])
-                    die("%s: CALL_ONCE's subgraph: variable '%s' starts from a constant that is not one byte repeated "
-                        "(not supported)", r->path, key[in[0]]);
             rvars->init[rvars->ninit].key = key[in[0]];
             rvars->init[rvars->ninit].state = -1;
             rvars->init[rvars->ninit++].tensor = in[1];

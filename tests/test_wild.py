@@ -37,7 +37,8 @@ def frames(n, seed):
 def rvar_model(init=3, bad=None):
     """The same form, small: a ring buffer of 2 frames of 4 in a resource
     variable (CALL_ONCE sets it to `init`), the output the 3 frames the
-    layer reads (also the fuzz corpus seed tests/fuzz/corpus/rvar.tflite)."""
+    layer reads (also the fuzz corpus seed tests/fuzz/corpus/rvar.tflite);
+    `init` a number (a memset reset) or a [1, 2, 4] array (a copied one)."""
     m = tb.Model("resource variable")
     x = m.input([1, 1, 4], scale=0.1, zp=3)
 
@@ -53,9 +54,7 @@ def rvar_model(init=3, bad=None):
         o.builtinOptions.sharedName = "ring"
         return o
 
-    init_val = np.full([1, 2, 4], init, np.int8)
-    if bad == "not_uniform":
-        init_val[0, 0, 0] += 1
+    init_val = np.full([1, 2, 4], init, np.int8) if np.isscalar(init) else np.asarray(init, np.int8)
     c0 = m.const(init_val, "int8", scale=0.1, zp=3)
     m.op("CALL_ONCE", [], [])
     m.operators[-1].builtinOptionsType = S.BuiltinOptions.CallOnceOptions
@@ -104,10 +103,26 @@ def test_rvar_small(tmp_path):
     assert np.array_equal(want[0], outs[0].reshape(want[0].shape))
 
 
+def test_rvar_not_uniform(tmp_path):
+    """A variable starting from a constant of differing values (NAME_reset
+    copies it): 4 consecutive runs twice with a reset between, and a fresh
+    run, equal to TFLM."""
+    init = np.array([[[-128, -1, 0, 127], [5, -7, 33, -90]]], np.int8)
+    p = rvar_model(init=init).save(str(tmp_path / "rvar_init.tflite"))
+    xs = [np.array([[[10 * k + j - 20 for j in range(4)]]], np.int8) for k in range(4)]
+    ref = stream(p, xs, tmp_path)
+    assert ref[0].tolist() == [init[0].tolist() + [[-20, -19, -18, -17]]]
+    assert ref[1].tolist() == [[init[0, 1].tolist(), [-20, -19, -18, -17], [-10, -9, -8, -7]]]
+    want, _ = oracle.run_interpreter(p, [xs[2]])
+    (outs, _), = oracle.run_htc_batch(p, [[xs[2]]])
+    assert np.array_equal(want[0], outs[0].reshape(want[0].shape)) and want[0][0, 0].tolist() == init[0, 0].tolist()
+    hdr = (tmp_path / "model.h").read_text()
+    assert "memcpy(" in hdr and "128,255,0,127,5,249,33,166" in hdr, "the reset copies the constant's bytes"
+
+
 def test_rvar_refused(tmp_path):
     """What htc does not read of CALL_ONCE's subgraph: one line naming it."""
-    for bad, want in (("not_uniform", "starts from a constant that is not one byte repeated"),
-                      ("other_op", "htc reads only VAR_HANDLE and ASSIGN_VARIABLE of constants there")):
+    for bad, want in (("other_op", "htc reads only VAR_HANDLE and ASSIGN_VARIABLE of constants there"),):
         p = rvar_model(bad=bad).save(str(tmp_path / (bad + ".tflite")))
         r = oracle.htc("compile", p, "-t", oracle.TARGET, "-o", tmp_path / "m.h", check=False)
         assert r.returncode == 1 and r.stderr.count("\n") == 1 and want in r.stderr, r.stderr
