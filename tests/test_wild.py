@@ -34,13 +34,13 @@ def frames(n, seed):
             for j in range(n)]
 
 
-def rvar_model(init=3, bad=None):
+def rvar_model(init=3, bad=None, dtype="int8"):
     """The same form, small: a ring buffer of 2 frames of 4 in a resource
     variable (CALL_ONCE sets it to `init`), the output the 3 frames the
     layer reads (also the fuzz corpus seed tests/fuzz/corpus/rvar.tflite);
     `init` a number (a memset reset) or a [1, 2, 4] array (a copied one)."""
     m = tb.Model("resource variable")
-    x = m.input([1, 1, 4], scale=0.1, zp=3)
+    x = m.input([1, 1, 4], scale=0.1, zp=3, dtype=dtype)
 
     def handle(sg_tensors, name):
         t = S.TensorT()
@@ -54,8 +54,8 @@ def rvar_model(init=3, bad=None):
         o.builtinOptions.sharedName = "ring"
         return o
 
-    init_val = np.full([1, 2, 4], init, np.int8) if np.isscalar(init) else np.asarray(init, np.int8)
-    c0 = m.const(init_val, "int8", scale=0.1, zp=3)
+    init_val = np.full([1, 2, 4], init, dtype) if np.isscalar(init) else np.asarray(init, dtype)
+    c0 = m.const(init_val, dtype, scale=0.1, zp=3)
     m.op("CALL_ONCE", [], [])
     m.operators[-1].builtinOptionsType = S.BuiltinOptions.CallOnceOptions
     m.operators[-1].builtinOptions = S.CallOnceOptionsT()
@@ -63,14 +63,14 @@ def rvar_model(init=3, bad=None):
     h = handle(m.tensors, "h")
     m.op("VAR_HANDLE", [], [h])
     var_handle(m.operators[-1])
-    st = m.tensor([1, 2, 4], scale=0.1, zp=3)
+    st = m.tensor([1, 2, 4], dtype, scale=0.1, zp=3)
     m.op("READ_VARIABLE", [h], [st])
-    c = m.tensor([1, 3, 4], scale=0.1, zp=3)
+    c = m.tensor([1, 3, 4], dtype, scale=0.1, zp=3)
     m.op("CONCATENATION", [st, x], [c], axis=1)
     b = m.const(np.array([0, 1, 0], np.int32), "int32")
     e = m.const(np.array([1, 3, 4], np.int32), "int32")
     one = m.const(np.array([1, 1, 1], np.int32), "int32")
-    ns = m.tensor([1, 2, 4], scale=0.1, zp=3)
+    ns = m.tensor([1, 2, 4], dtype, scale=0.1, zp=3)
     m.op("STRIDED_SLICE", [c, b, e, one], [ns])
     m.op("ASSIGN_VARIABLE", [h, ns], [])
     m.output(c)
@@ -118,6 +118,19 @@ def test_rvar_not_uniform(tmp_path):
     assert np.array_equal(want[0], outs[0].reshape(want[0].shape)) and want[0][0, 0].tolist() == init[0, 0].tolist()
     hdr = (tmp_path / "model.h").read_text()
     assert "memcpy(" in hdr and "128,255,0,127,5,249,33,166" in hdr, "the reset copies the constant's bytes"
+
+
+def test_rvar_uint8(tmp_path):
+    """uint8 variables (stored as int8, the reset value flipped as the
+    constants), a repeated byte and differing bytes: LiteRT's answer (TFLM
+    refuses uint8) from the reset state."""
+    x = np.array([[[0, 77, 128, 255]]], np.uint8)
+    for name, init in (("byte", 200), ("bytes", np.array([[[0, 1, 127, 128], [129, 200, 254, 255]]], np.uint8))):
+        p = rvar_model(init=init, dtype="uint8").save(str(tmp_path / ("rvar_u8_%s.tflite" % name)))
+        want, _ = oracle.run_litert(p, [x])
+        (outs, _), = oracle.run_htc_batch(p, [[x]])
+        assert want[0].dtype == np.uint8 and np.array_equal(want[0], outs[0].reshape(want[0].shape)), (name, want, outs)
+        assert want[0][0, :2].tolist() == np.broadcast_to(init, (1, 2, 4))[0].tolist()
 
 
 def test_rvar_refused(tmp_path):
