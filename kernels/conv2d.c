@@ -2338,7 +2338,7 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
     const int32_t K4 = pw ? K : (K + 3) & ~3;
     /* kinds 3..5: the records after the word naming their form (else unused) */
     const int32_t *x2 = ql >= 3 ? p->xq2 + 1 : p->xq2;
-    const int32_t xn = ql >= 4 ? HTC__XQ3_N : HTC__XQ2_N;
+    const int32_t xn = ql >= 4 ? HTC__CAST(int32_t, HTC__XQ3_N) : HTC__CAST(int32_t, HTC__XQ2_N);
     int32_t s0[HTC__XP_OC];
     htc__xrq rq[HTC__XP_OC];
     int32_t c0, b, q, oc, k;
