@@ -14,6 +14,8 @@ within 15%; paste the coefficients into siracusa.lua's K_ table (and fork,
 overhead).
 
   bench/fit_siracusa.py [--htc PATH] [--target PATH] [--write LUA] BENCH_OUTPUT...
+  bench/fit_siracusa.py --neureka-jobs tests/neureka/gvsoc_jobs.txt [--neureka-job MODE,OY,OX,C,K,CYCLES]...
+    (N-EUREKA's dense 3x3 job terms NEU_3X3_STEP and NEU_3X3_K)
 
 --target names the target file the measured runs were compiled with (their
 band heights and splits; a copy of the old siracusa.lua when the
@@ -90,6 +92,41 @@ def parse_nets(path):
         if line.startswith("total"):
             key, col = None, None
     return runs
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def parse_neureka_jobs(jobs_c, cycles_txt):
+    """[(mode, oy, ox, c, k, cycles)]: tests/neureka/jobs.c's job table
+    beside the '# cycles N C' lines tests/neureka/gvsoc_jobs.py wrote"""
+    jobs = []
+    for line in open(jobs_c):
+        m = re.match(r"\s*\{HTC__NEU_(1X1|3X3|DW),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),", line)
+        if m:
+            jobs.append((m.group(1).lower(),) + tuple(int(m.group(i)) for i in range(2, 6)))
+    cyc = {}
+    for line in open(cycles_txt):
+        m = re.match(r"# cycles (\d+) (\d+)", line)
+        if m:
+            cyc[int(m.group(1))] = int(m.group(2))
+    return [j + (cyc[i],) for i, j in enumerate(jobs) if i in cyc]
+
+
+def fit_neureka_3x3(jobs):
+    """siracusa.lua's dense 3x3 job: intercept + NEU_3X3_STEP per subtile,
+    input-channel group and group of 32 outputs + NEU_3X3_K per output
+    channel per subtile and input-channel group (relative least squares);
+    returns (intercept, step, per_k, [(job, fitted)])"""
+    rows = [j for j in jobs if j[0] == "3x3"]
+    A, b = [], []
+    for _, oy, ox, c, k, cyc in rows:
+        n = cdiv(oy, 6) * cdiv(ox, 6) * cdiv(c, 28)
+        A.append([1.0 / cyc, n * cdiv(k, 32) / cyc, n * k / cyc])
+        b.append(1.0)
+    x = np.linalg.lstsq(np.array(A), np.array(b), rcond=None)[0]
+    return x[0], x[1], x[2], [(j, float(np.dot(a, x)) * j[5]) for j, a in zip(rows, A)]
 
 
 def rows_view(op, y0, y1):
@@ -385,8 +422,22 @@ def main():
     ap.add_argument("--deeploy", default=os.path.join(TOP, "..", "shared", "deeploy-tests"))
     ap.add_argument("--nets", action="append", default=[],
                     help="tests/neureka/gvsoc_nets.py output (Deeploy's QuantLib networks, engines=cluster)")
+    ap.add_argument("--neureka-jobs", metavar="CYCLES_TXT",
+                    help="tests/neureka/gvsoc_jobs.txt: fit N-EUREKA's 3x3 step (NEU_3X3_STEP, NEU_3X3_K) and stop")
+    ap.add_argument("--neureka-job", action="append", default=[], metavar="MODE,OY,OX,C,K,CYCLES",
+                    help="one more job timed on GVSoC (e.g. 3x3,7,7,3,32,3728: miniMobileNet's)")
     ap.add_argument("bench", nargs="*")
     a = ap.parse_args()
+    if a.neureka_jobs:
+        jobs = parse_neureka_jobs(os.path.join(TOP, "tests", "neureka", "jobs.c"), a.neureka_jobs)
+        for e in a.neureka_job:
+            f = e.split(",")
+            jobs.append((f[0].lower(),) + tuple(int(v) for v in f[1:6]))
+        base, step, per_k, fitted = fit_neureka_3x3(jobs)
+        print(f"N-EUREKA 3x3 job: intercept {base:.1f}; NEU_3X3_STEP = {step:.1f}, NEU_3X3_K = {per_k:.2f}")
+        for (mode, oy, ox, c, k, cyc), est in fitted:
+            print(f"  {mode} {oy}x{ox} {c}->{k}: gvsoc {cyc:>6,} fit {est:>8,.0f} {100.0 * (est - cyc) / cyc:+6.1f}%")
+        return 0
     runs = {}
     for p in a.bench:
         runs.update(parse_bench(p))

@@ -7,6 +7,7 @@ itself are `GVSOC=DIR make bench` (README, "Siracusa on GVSoC").
 """
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -130,3 +131,23 @@ def test_est_line_counts_and_nocode():
     line = mod.est_line("x cores=8", [(-10.0, 0), (20.0, 2)], nocode=1)
     assert line == ("x cores=8: estimate within 15% of GVSoC: 1/2 layers, worst layer 2 +20.0% "
                     "(1 reshapes share their input's storage: no code, estimated 0)")
+
+
+def test_fit_neureka_3x3_matches_target():
+    """bench/fit_siracusa.py --neureka-jobs: tests/neureka/jobs.c's table
+    beside gvsoc_jobs.txt's cycles (16 jobs, 6 dense 3x3), plus
+    miniMobileNet's 7x7 3->32 job, give siracusa.lua's NEU_3X3_STEP and
+    NEU_3X3_K, every 3x3 job within 4%"""
+    spec = importlib.util.spec_from_file_location("fit_siracusa", os.path.join(ROOT, "bench", "fit_siracusa.py"))
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    jobs = fit.parse_neureka_jobs(os.path.join(ROOT, "tests", "neureka", "jobs.c"),
+                                  os.path.join(ROOT, "tests", "neureka", "gvsoc_jobs.txt"))
+    assert len(jobs) == 16 and sum(j[0] == "3x3" for j in jobs) == 6
+    base, step, per_k, fitted = fit.fit_neureka_3x3(jobs + [("3x3", 7, 7, 3, 32, 3728)])
+    lua = open(os.path.join(ROOT, "targets", "siracusa.lua")).read()
+    m = re.search(r"local NEU_3X3_STEP, NEU_3X3_K = ([\d.]+), ([\d.]+)", lua)
+    assert m, "siracusa.lua has no NEU_3X3_STEP / NEU_3X3_K"
+    assert abs(step - float(m.group(1))) < 0.1 and abs(per_k - float(m.group(2))) < 0.01, (step, per_k)
+    assert 2100 < base < 2300
+    assert all(abs(est - j[5]) / j[5] < 0.04 for j, est in fitted), fitted
