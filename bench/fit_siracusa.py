@@ -16,6 +16,7 @@ overhead).
   bench/fit_siracusa.py [--htc PATH] [--target PATH] [--write LUA] BENCH_OUTPUT...
   bench/fit_siracusa.py --neureka-jobs tests/neureka/gvsoc_jobs.txt [--neureka-job MODE,OY,OX,C,K,CYCLES]...
     (N-EUREKA's dense 3x3 job terms NEU_3X3_STEP and NEU_3X3_K)
+  bench/fit_siracusa.py --neureka-fc C,K,CYCLES...   (its linear layers' NEU_FC_*)
 
 --target names the target file the measured runs were compiled with (their
 band heights and splits; a copy of the old siracusa.lua when the
@@ -127,6 +128,16 @@ def fit_neureka_3x3(jobs):
         b.append(1.0)
     x = np.linalg.lstsq(np.array(A), np.array(b), rcond=None)[0]
     return x[0], x[1], x[2], [(j, float(np.dot(a, x)) * j[5]) for j, a in zip(rows, A)]
+
+
+def fit_neureka_fc(layers):
+    """siracusa.lua's N-EUREKA linear layer: NEU_FC_BASE + NEU_FC_CGROUP per
+    group of 32 inputs + NEU_FC_K64 per group of 64 outputs, from layers
+    [(c, k, cycles)] GVSoC timed (relative least squares); returns (base,
+    cgroup, k64, [(layer, fitted)])"""
+    A = [[1.0 / cyc, cdiv(c, 32) / cyc, cdiv(k, 64) / cyc] for c, k, cyc in layers]
+    x = np.linalg.lstsq(np.array(A), np.ones(len(A)), rcond=None)[0]
+    return x[0], x[1], x[2], [(l, float(np.dot(a, x)) * l[2]) for l, a in zip(layers, A)]
 
 
 def rows_view(op, y0, y1):
@@ -426,8 +437,16 @@ def main():
                     help="tests/neureka/gvsoc_jobs.txt: fit N-EUREKA's 3x3 step (NEU_3X3_STEP, NEU_3X3_K) and stop")
     ap.add_argument("--neureka-job", action="append", default=[], metavar="MODE,OY,OX,C,K,CYCLES",
                     help="one more job timed on GVSoC (e.g. 3x3,7,7,3,32,3728: miniMobileNet's)")
+    ap.add_argument("--neureka-fc", action="append", default=[], metavar="C,K,CYCLES",
+                    help="an N-EUREKA linear layer GVSoC timed (bench_neureka.py's table): fit NEU_FC_* and stop")
     ap.add_argument("bench", nargs="*")
     a = ap.parse_args()
+    if a.neureka_fc:
+        base, cg, k64, fitted = fit_neureka_fc([tuple(int(v) for v in e.split(",")) for e in a.neureka_fc])
+        print(f"N-EUREKA fc: NEU_FC_BASE, NEU_FC_CGROUP, NEU_FC_K64 = {base:.1f}, {cg:.1f}, {k64:.1f}")
+        for (c, k, cyc), est in fitted:
+            print(f"  fc {c}->{k}: gvsoc {cyc:>6,} fit {est:>8,.0f} {100.0 * (est - cyc) / cyc:+6.1f}%")
+        return 0
     if a.neureka_jobs:
         jobs = parse_neureka_jobs(os.path.join(TOP, "tests", "neureka", "jobs.c"), a.neureka_jobs)
         for e in a.neureka_job:
