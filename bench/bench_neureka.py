@@ -223,6 +223,27 @@ def main():
         say("MicroLlama with N-EUREKA (constants in L1), the last token per operator kind (cluster cycles):")
         for k, cyc in agg.most_common():
             say("  %-22s %4d layers %10s %5.1f%%" % (k, n[k], "{:,}".format(cyc), 100.0 * cyc / tot))
+        # the estimate per layer (the report above: the flags the bench
+        # compiles with) against GVSoC's last token
+        if rep.returncode == 0:
+            est = {l["index"]: l for l in json.loads(rep.stdout)["layers"]}
+            errs = []
+            say("MicroLlama with N-EUREKA (constants in L1), the last token per layer: GVSoC, estimate, error")
+            for i, cyc in sorted(lres["both", "l1"][1].items()):
+                lay = est.get(i)
+                if not lay or not cyc:
+                    continue
+                errs.append((100.0 * (lay["est_cycles"] - cyc) / cyc, i))
+                say("  %5d %-10s %-8s c%-2s %8s %8s %+7.1f%%" % (i, lay["op"], lay["engine"], lay.get("cores", 1),
+                                                            "{:,}".format(cyc), "{:,}".format(int(lay["est_cycles"])),
+                                                            errs[-1][0]))
+            w = max(errs, key=lambda x: abs(x[0])) if errs else (0.0, -1)
+            e_tot = sum(est[i]["est_cycles"] for _, i in errs)
+            m_tot = sum(lres["both", "l1"][1][i] for _, i in errs) or 1
+            say("microLlama engines=both: estimate within 15%% of GVSoC: %d/%d layers, worst layer %d %+.1f%%; "
+                "layers' total %s cycles, estimate %s (%+.1f%%)" % (
+                    sum(abs(x) <= 15 for x, _ in errs), len(errs), w[1], w[0], "{:,}".format(m_tot),
+                    "{:,}".format(int(e_tot)), 100.0 * (e_tot - m_tot) / m_tot))
     say("bench_neureka: %s" % ("ok: every output equal to htc run and Deeploy" if ok else "FAILED"))
     return 0 if ok else 1
 

@@ -698,8 +698,10 @@ local function call_cycles(feat, fits)
   end
 end
 
--- QuantLib's products of two activations with k, n <= 16 (kernels/fc.c
--- htc__ql_fc_small: MicroLlama's per-head attention matmuls): per output
+-- QuantLib's matmuls with k, n <= 16 (kernels/fc.c htc__ql_fc_small, by
+-- rows: MicroLlama's per-head attention matmuls of two activations and
+-- its 16 x 4 x 4 one of constant weights, 2,093 cycles on 8 cores when
+-- its code is warm, ~2,700 cold): per output
 -- (a word of k at a time) and per byte of k past its last word. GVSoC,
 -- constants in L1, 16 heads x 1 x 4 -> 2: 2,592 cycles on one core, 1,495
 -- to 1,640 on 8; 16 x 1 x 2 -> 4: 5,040 on one core, 2,356 on 8 (what runs:
@@ -709,7 +711,7 @@ local QL_MM_OUT, QL_MM_TAIL = 76, 12
 local fc_xp_cycles = call_cycles(feat_fc, xp_fc)
 local function fc_cycles(op, s)
   local K, N = op.in_shape[#op.in_shape], op.out_shape[#op.out_shape]
-  if xp_arith(op) and op.requant == "quantlib" and op.weight_batches ~= 1 and K <= 16 and N <= 16 then
+  if xp_arith(op) and op.requant == "quantlib" and K <= 16 and N <= 16 and s.channels == N then
     return (QL_MM_OUT + QL_MM_TAIL * (K % 4)) * s.rows * s.channels
   end
   return fc_xp_cycles(op, s)
@@ -724,6 +726,44 @@ local sm_xp_cycles = call_cycles(feat_softmax, tflite)
 local function sm_cycles(op, s)
   if op.requant == "quantlib" then return QL_SM_CALL + QL_SM_ELEM * s.rows * s.channels end
   return sm_xp_cycles(op, s)
+end
+
+-- QuantLib's small element-wise layers (MicroLlama's 2 to 256 elements):
+-- per call the code's first run from L2 (instruction-cache misses) and the
+-- parameter set-up, then per element of the core's share. GVSoC, one core
+-- / 8 cores, less the fork (1,352) and the layer's overhead (137 as the
+-- MicroLlama bench compiles it): Add 64 elements ~3,363 / 1,184 (8 a
+-- core), Mul 256 ~9,988 / 2,265; iRMSNorm 64 ~9,563 / 2,836 (its call also
+-- the row's statistics on every core: a 64-bit square an element of the
+-- whole row and the isqrt; per output a 64-bit division); table
+-- (htc__ql_table) on one core 64 / 32 elements 880 / 442 (on 8 cores the
+-- fork's figure, FORK_TABLE, covers its call); Requantize of 2 elements
+-- 660; concat (htc__concat) 16 rows of 2 pieces of 4 bytes 1,520 (per
+-- piece the loop and a word copy).
+local QL_CALL = { add = 873, mul = 1162, norm = 1875, table = 4, requantize = 651 }
+local QL_ELEM1 = { add = 38.9, mul = 34.5, norm = 120, table = 13.7, requantize = 4 }
+local QL_BCAST_ROW = 126
+local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 752, 20, 1
+local function ql_cycles(kind, other)
+  return function(op, s)
+    if op.requant ~= "quantlib" then return other and other(op, s) or nil end
+    if kind == "table" and s.cores > 1 then return nil end   -- per element + FORK_TABLE
+    -- a broadcasting Add / Mul (htc__ql_ew_fast): per row of the last
+    -- dimension the index walk (MicroLlama's mask add, 16 rows of 2 on one
+    -- core 4,135: 126 a row past the elements)
+    local walk = (kind == "add" or kind == "mul") and rawget(op, "broadcast") == 1 and QL_BCAST_ROW * s.rows or 0
+    return QL_CALL[kind] + QL_ELEM1[kind] * s.rows * s.cols * s.channels + walk
+  end
+end
+local function concat_cycles(op, s)
+  local ins, outs, outer, n = op.in_shape, op.out_shape, 1, 1
+  local numel = function(t) local k = 1 for _, d in ipairs(t) do k = k * d end return k end
+  for i = 1, #outs do
+    if ins[i] ~= outs[i] then break end
+    outer = outer * outs[i]
+  end
+  n = math.max(1, numel(outs) // math.max(1, numel(ins)))
+  return CONCAT_CALL + CONCAT_PIECE * outer * n + CONCAT_BYTE * numel(outs)
 end
 
 return target "siracusa" {
@@ -790,13 +830,13 @@ return target "siracusa" {
       conv2d     = { cycles_per_mac = conv_per_mac, cycles = call_cycles(feat_conv, xp_conv) },
       fc         = { cycles_per_mac = by_arith(4.33, 3.0), cycles_per_elem = by_arith(217, 0),
                      cycles = fc_cycles },
-      add        = { cycles_per_elem = ql_elem("add", by_arith(47.5, 30, 14)), cycles = call_cycles(feat_add, tflite) },
-      mul        = { cycles_per_elem = ql_elem("mul", by_arith(12, 14, 14)) },
+      add        = { cycles_per_elem = ql_elem("add", by_arith(47.5, 30, 14)), cycles = ql_cycles("add", call_cycles(feat_add, tflite)) },
+      mul        = { cycles_per_elem = ql_elem("mul", by_arith(12, 14, 14)), cycles = ql_cycles("mul") },
       avgpool    = { cycles_per_mac = 10.6, cycles = call_cycles(feat_pool, tflite) },
       maxpool    = { cycles_per_mac = 2, cycles = call_cycles(feat_maxpool, xp_pool) },
       mean       = { cycles_per_mac = 2 },
       pad        = { cycles_per_elem = 1 },
-      concat     = { cycles_per_elem = 1 },
+      concat     = { cycles_per_elem = 1, cycles = concat_cycles },
       reshape    = { cycles_per_elem = 0, cycles = function() return 0 end },   -- moves nothing: the overhead
       transpose  = { cycles_per_elem = QL_ELEM.transpose, fork = FORK_TRANSPOSE,
                      cycles = call_cycles(feat_transpose, function() return true end) },
@@ -804,12 +844,12 @@ return target "siracusa" {
       -- (a table of no arithmetic kind: the byte lookup htc__lut8, e.g. a
       -- uint8 graph input's; GVSoC: KWS's 637 bytes, 6,457 cycles on one core, 1,878 on 8)
       table      = { cycles_per_elem = ql_elem("table", function(op) return op.requant == "none" and 8.7 or by_arith(40, 3)(op) end),
-                     cycles = call_cycles(feat_table, function(op) return op.requant == "none" end),
+                     cycles = ql_cycles("table", call_cycles(feat_table, function(op) return op.requant == "none" end)),
                      fork = FORK_TABLE },
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
-      requantize = { cycles_per_elem = 8 },
-      norm       = { cycles_per_elem = ql_elem("norm", 12) },
+      requantize = { cycles_per_elem = 8, cycles = ql_cycles("requantize") },
+      norm       = { cycles_per_elem = ql_elem("norm", 12), cycles = ql_cycles("norm") },
       gather     = { cycles_per_elem = 1 },
     },
   },
