@@ -358,25 +358,6 @@ static inline int32_t htc__dsprq_apply(htc__dsprq q, int32_t acc)
 #define HTC__DSP_ASM 1
 #endif
 
-/* 1 if every channel's multiplier and shift suit htc__dsprq */
-/* nq multipliers; bias[0..nb) (or NULL) and taps products per output bound
-   |acc| by max|bias| + taps * 255 * 128 */
-static HTC__UNUSED HTC__COLD int htc__dsp_rq_ok(const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
-                                      int32_t taps)
-{
-    int32_t i, mb = 0, big = 0;
-    for (i = 0; i < nq; i++) {
-        if (mult[i] < (HTC__CAST(int32_t, 1) << 30) || shift[i] > -1 || shift[i] < -31) return 0;
-        big |= shift[i] < -23;
-    }
-    if (!big) return 1;
-    for (i = 0; bias && i < nb; i++) {
-        const int32_t a = bias[i] < 0 ? -(bias[i] + 1) : bias[i];
-        mb = a > mb ? a : mb;
-    }
-    return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
-}
-
 /* clamp to [lo, hi] (int8 range or narrower) */
 static inline int32_t htc__dsp_clamp(int32_t v, int32_t lo, int32_t hi)
 {
@@ -599,6 +580,44 @@ static HTC__UNUSED int htc__prq_ok(const int32_t *mult, const int8_t *shift, int
         mb = a > mb ? a : mb;
     }
     return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
+}
+
+/* 1 if every channel's multiplier and shift suit htc__dsprq */
+/* nq multipliers; bias[0..nb) (or NULL) and taps products per output bound
+   |acc| by max|bias| + taps * 255 * 128 */
+static HTC__UNUSED HTC__COLD int htc__dsp_rq_ok(const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
+                                      int32_t taps)
+{
+    int32_t i, mb = 0, big = 0;
+    for (i = 0; i < nq; i++) {
+        if (mult[i] < (HTC__CAST(int32_t, 1) << 30) || shift[i] > -1 || shift[i] < -31) return 0;
+        big |= shift[i] < -23;
+    }
+    if (!big) return 1;
+    for (i = 0; bias && i < nb; i++) {
+        const int32_t a = bias[i] < 0 ? -(bias[i] + 1) : bias[i];
+        mb = a > mb ? a : mb;
+    }
+    return taps < 32768 && mb < (HTC__CAST(int32_t, 1) << 30) - taps * 32640;
+}
+
+/* The generator's decision (htc__conv_params.rq, htc__fc_params.rq):
+   HTC__RQ_SET with HTC__RQ_PRQ when htc__prq_ok holds for the layer and
+   HTC__RQ_DSP when htc__dsp_rq_ok does (both checked once at compile time
+   with the bias the block holds and the kernel's tap count, gen/emit.c
+   rq_flags); 0 leaves the check to the kernel, at every call. */
+enum { HTC__RQ_PRQ = 1, HTC__RQ_DSP = 2, HTC__RQ_SET = 4 };
+
+static inline int htc__prq_okr(int32_t rq, const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
+                               int32_t taps)
+{
+    return rq ? (rq & HTC__RQ_PRQ) != 0 : htc__prq_ok(mult, shift, nq, bias, nb, taps);
+}
+
+static inline int htc__dsp_rq_okr(int32_t rq, const int32_t *mult, const int8_t *shift, int32_t nq, const int32_t *bias, int32_t nb,
+                                  int32_t taps)
+{
+    return rq ? (rq & HTC__RQ_DSP) != 0 : htc__dsp_rq_ok(mult, shift, nq, bias, nb, taps);
 }
 
 /* the words of a channel's record in htc__conv_params.xq2 (htc__xq2_apply) */
@@ -1449,6 +1468,7 @@ typedef struct {
     const int8_t *weights;          /* conv: OHWI [out_c][k_h][k_w][in_c]; dw: [k_h][k_w][out_c] */
     const int32_t *bias;            /* [out_c] or NULL */
     const int32_t *xq2;             /* XpulpV2 cores: [out_c][HTC__XQ2_N] (htc__xq2_apply) or NULL */
+    int32_t rq;                     /* HTC__RQ_* decided by the generator, or 0 (the kernel checks) */
 } htc__conv_params;
 
 /* FULLY_CONNECTED as TFLite Micro computes it (fully_connected_common.cc,
@@ -1470,6 +1490,7 @@ typedef struct {
     const int32_t *bias;            /* [out_features] or NULL; the generator folds the input offset
                                        into it when it can (gen/lower.c fold_bias: bias - in_zp * the
                                        row's weight sum, written with in_zp 0) */
+    int32_t rq;                     /* HTC__RQ_* decided by the generator, or 0 (the kernel checks) */
 } htc__fc_params;
 
 typedef struct {

@@ -612,6 +612,25 @@ static const char *emit_fbias(const Op *op, int li, int n)
     return arena_printf("%s__layer%d_bias_fold", N, li);
 }
 
+/* The requantization checks of the CPU kernels (htc.h htc__prq_ok,
+   htc__dsp_rq_ok) done once here, on the multipliers, shifts and the bias
+   the block holds (folded or not) with the tap count the kernel passes:
+   HTC__RQ_SET | the paths that are exact, written as the block's rq so no
+   kernel loops over the channels at every call; 0 (the kernel checks)
+   when a bias is not a constant or the kernel is not htc's own conv /
+   depthwise (depth_mult 1) / FC. */
+static int32_t rq_flags(const Graph *g, const Op *op, const int32_t *bias, int32_t nb, int32_t taps)
+{
+    if (!op->mult || !op->shift || op->nch < 1) return 0;
+    if (!bias && op->nin > 2 && op->in[2] >= 0) {
+        const Tensor *b = &g->tensors[op->in[2]];
+        if (!b->data || b->type != DT_INT32 || tensor_numel(b) != nb) return 0;
+        bias = (const int32_t *)(const void *)b->data;
+    }
+    return HTC__RQ_SET | (htc__prq_ok(op->mult, op->shift, op->nch, bias, nb, taps) ? HTC__RQ_PRQ : 0) |
+           (htc__dsp_rq_ok(op->mult, op->shift, op->nch, bias, nb, taps) ? HTC__RQ_DSP : 0);
+}
+
 static void emit_params(const Graph *g, const Op *op, int li)
 {
     const char *pn = arena_printf("%s__layer%d_params", N, li);
@@ -644,12 +663,18 @@ static void emit_params(const Graph *g, const Op *op, int li)
             fprintf(F, "};\n");
         }
         if (op->fbias) bias = emit_fbias(op, li, p->out_c);     /* unpadded: as an FC's */
+        const int dw = op->kernel_fn && !strcmp(op->kernel_fn, "htc__dwconv2d_s8");
+        const int32_t rq = (dw ? p->depth_mult == 1 && p->in_c == p->out_c
+                               : op->kernel_fn && !strcmp(op->kernel_fn, "htc__conv2d_s8")) &&
+                                   op->nch == (p->per_channel ? p->out_c : 1)
+                               ? rq_flags(g, op, op->fbias, p->out_c, dw ? p->k_h * p->k_w : p->k_h * p->k_w * p->in_c)
+                               : 0;
         fprintf(F, "static const htc__conv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
-                   " %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s, %s};\n",
+                   " %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s, %s, %d};\n",
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->depth_mult,
                 op->fbias ? 0 : p->in_zp, p->w_zp, p->out_zp, p->act_min, p->act_max, p->per_channel, N, li, N, li,
-                tensor_name(g, op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]), bias, xq);
+                tensor_name(g, op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]), bias, xq, rq);
         break;
     }
     case PB_FC: {
@@ -658,9 +683,12 @@ static void emit_params(const Graph *g, const Op *op, int li)
         /* the input offset folded into the bias (the kernel then sees in_zp 0): an FC reads
            every input, so every path may take it */
         if (op->fbias) bias = emit_fbias(op, li, p->out_features);
-        fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s};\n",
+        const int32_t rq = op->kernel_fn && !strcmp(op->kernel_fn, "htc__fc_s8") && op->nch == (p->per_channel ? p->out_features : 1)
+                               ? rq_flags(g, op, op->fbias, p->out_features, p->in_features)
+                               : 0;
+        fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s, %d};\n",
                 pn, p->batches, p->in_features, p->out_features, op->fbias ? 0 : p->in_zp, p->w_zp, p->out_zp, p->act_min,
-                p->act_max, p->per_channel, N, li, N, li, tensor_name(g, op->in[1]), bias);
+                p->act_max, p->per_channel, N, li, N, li, tensor_name(g, op->in[1]), bias, rq);
         break;
     }
     case PB_POOL: {

@@ -315,7 +315,7 @@ static HTC__NOINLINE HTC__COLD void htc__fc_dsp_rows(const htc__fc_params *p, co
 static HTC__NOINLINE void htc__fc_dsp(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t n = p->in_features, nout = p->out_features;
-    const int fast = htc__dsp_rq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
+    const int fast = htc__dsp_rq_okr(p->rq, p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
     int32_t b;
     if (fast && htc__fc_dspx_ok(p)) {
         htc__fc_dspx(p, in, out);
@@ -399,7 +399,7 @@ HTC__FC_PORT4(htc__fc_port4f, , )
 static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in, int8_t *out)
 {
     const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp;
-    const int fast = htc__prq_ok(p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
+    const int fast = htc__prq_okr(p->rq, p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
     int32_t b, o;
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
         for (o = 0; o < nout; o += 4) {

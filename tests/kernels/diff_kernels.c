@@ -208,6 +208,12 @@ static void conv_case(int k, int dw)
             p.in_zp = 0;
         }
     }
+    if (urange(0, 1) && (!dw || (p.depth_mult == 1 && p.in_c == p.out_c))) {
+        /* the generator's decision (gen/emit.c rq_flags) in the block */
+        const int32_t taps = dw ? p.k_h * p.k_w : p.k_h * p.k_w * p.in_c, nq = p.per_channel ? p.out_c : 1;
+        p.rq = HTC__RQ_SET | (htc__prq_ok(p.mult, p.shift, nq, p.bias, p.out_c, taps) ? HTC__RQ_PRQ : 0) |
+               (htc__dsp_rq_ok(p.mult, p.shift, nq, p.bias, p.out_c, taps) ? HTC__RQ_DSP : 0);
+    }
     memset(out_buf, 0x5a, sizeof out_buf);
     if (dw) htc__dwconv2d_s8(&p, in_buf, out_buf);
     else htc__conv2d_s8(&p, in_buf, out_buf);
@@ -329,6 +335,12 @@ static void fc_case(int k)
         }
         p.bias = fbias_buf;
         p.in_zp = 0;
+    }
+    if (urange(0, 1)) {
+        /* the generator's decision (gen/emit.c rq_flags) in the block */
+        const int32_t nq = p.per_channel ? p.out_features : 1;
+        p.rq = HTC__RQ_SET | (htc__prq_ok(p.mult, p.shift, nq, p.bias, p.out_features, p.in_features) ? HTC__RQ_PRQ : 0) |
+               (htc__dsp_rq_ok(p.mult, p.shift, nq, p.bias, p.out_features, p.in_features) ? HTC__RQ_DSP : 0);
     }
     memset(out_buf, 0x5a, sizeof out_buf);
     htc__fc_s8(&p, in_buf, out_buf);
