@@ -488,6 +488,18 @@ static HTC__UNUSED void htc__neu_dma_in_pad(uint32_t off, const int8_t *src, int
     int32_t y;
     if (pr == 0) {
         htc__neu_dma_in(off, src, h, w, c, row_stride, pix_stride);
+#ifdef HTC_NEUREKA_REGS
+    } else if (pix_stride == c && h > 1 && pr * c <= row_stride) {
+        /* two copies instead of one a row (each a blocking DMA, ~270 cycles
+           L1 to L1): rows 0..h-2 as w + pr pixels, their last pr read from
+           the source's next row (inside the tensor: pr * c <= row_stride)
+           and overwritten by the fill below; the last row as w pixels */
+        HTC_NEU_COPY(d, src, HTC__CAST(uint32_t, W * c), HTC__CAST(uint32_t, h - 1), HTC__CAST(uint32_t, W * c),
+                     HTC__CAST(uint32_t, row_stride));
+        htc__neu_dma_in(off + HTC__CAST(uint32_t, (h - 1) * W * c), src + HTC__CAST(size_t, h - 1) * row_stride, 1, w, c,
+                        row_stride, pix_stride);
+        for (y = 0; y < h; y++) htc__neu_fill(d + HTC__CAST(size_t, y * W + w) * c, HTC__CAST(size_t, pr * c), v);
+#endif
     } else {
         for (y = 0; y < h; y++) {
             htc__neu_dma_in(off + HTC__CAST(uint32_t, y * W * c), src + HTC__CAST(size_t, y) * row_stride, 1, w, c, row_stride,

@@ -77,6 +77,14 @@ local NEU_STEP = { ["1x1"] = 112, ["3x3"] = 271, dw = 314 }
 -- part; 271 a step was 11-18% off on the jobs of 5, 8 and 9 outputs and
 -- -17.5% on miniMobileNet's). (The device model keeps NEU_STEP.)
 local NEU_3X3_STEP, NEU_3X3_K = 47.1, 10.0
+-- A depthwise step likewise by its channels: 217.7 + 5.64 per channel of
+-- its group of 28, solved from KWS's 20x5x64 job (12 steps of 64
+-- channels, 4,057 cycles of steps) and Conv_DW_2D_RQ's 16x16x5 (9 steps
+-- of 5 channels, 2,213; 314 a step said 2,826).
+local NEU_DW_STEP, NEU_DW_K = 217.7, 5.64
+local function neu_dw(k)
+  return cdiv(k, 28) * NEU_DW_STEP + k * NEU_DW_K
+end
 local function neu_3x3(k)
   return cdiv(k, 32) * NEU_3X3_STEP + k * NEU_3X3_K
 end
@@ -88,13 +96,15 @@ end
 -- scale and bias into L1, the template's loop: NEU_SETUP + NEU_CONV);
 -- 4.75 bytes a cycle for the copies between the arena and the engine's
 -- tiles (blocking cluster DMA); a padded layer with a zero point stores
--- its padding below / right with the core (a DMA per input row, the
--- border filled a word at a time: htc__neu_fill), 3.0 cycles per byte of
--- (rows + columns + 3) x channels (KWS's depthwise 14,114-14,243 against
--- 8,823 without it; Conv_DW_2D_RQ's 6,162 against 5,725). Errors
--- (bench/bench_neureka.py, engines=both): every N-EUREKA layer of KWS,
--- miniMobileNet and Conv_DW_2D_RQ within 8.0%, totals within 1.7%.
-local NEU_SETUP, NEU_CONV, NEU_BPC, NEU_PAD_BYTE = 900, 1460, 4.75, 3.0
+-- its padding below / right with the core (kernels/neureka.c
+-- htc__neu_dma_in_pad: the rows in two DMAs, the border filled a word at
+-- a time), 1.86 cycles per byte of (rows + columns + 3) x channels
+-- (relative least squares on KWS's depthwise, 12,558-12,715 on GVSoC,
+-- and Conv_DW_2D_RQ's, 5,134). Errors (bench/bench_neureka.py,
+-- engines=both): every N-EUREKA layer of KWS, miniMobileNet and
+-- Conv_DW_2D_RQ within 12.2% (KWS's first depthwise, its code cold),
+-- totals within 1.7%.
+local NEU_SETUP, NEU_CONV, NEU_BPC, NEU_PAD_BYTE = 900, 1460, 4.75, 1.86
 -- A stride-2 tile copies its output out a row at a time (every other
 -- pixel: one 2-D DMA per row, L1 to L1 through the SoC, blocking): 351
 -- cycles per row beyond the first (relative least squares on
@@ -127,7 +137,7 @@ end
 -- compute cycles of a job of oy x ox pixels, k outputs (c inputs)
 local function neu_steps(mode, oy, ox, k, c)
   local sub = cdiv(oy, 6) * cdiv(ox, 6)
-  if mode == "dw" then return sub * cdiv(k, 28) * NEU_STEP.dw end
+  if mode == "dw" then return sub * neu_dw(k) end
   if mode == "1x1" then return sub * cdiv(k, 32) * cdiv(c, 32) * NEU_STEP["1x1"] end
   return sub * cdiv(c, 28) * neu_3x3(k)
 end
@@ -215,7 +225,7 @@ local function neu_tile(t, op)
     steps = NEU_FC_BASE - NEU_SETUP + cdiv(C, 32) * NEU_FC_CGROUP + cdiv(t.K, 64) * NEU_FC_K64
     dma = 0
   else
-    if mode == "dw" then steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 28) * NEU_STEP.dw
+    if mode == "dw" then steps = cdiv(jy, 6) * cdiv(jx, 6) * neu_dw(t.K)
     elseif mode == "1x1" then steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(t.K, 32) * (cdiv(C, 32) * NEU_STEP["1x1"])
     else steps = cdiv(jy, 6) * cdiv(jx, 6) * cdiv(C, 28) * neu_3x3(t.K) end
     local cin = mode == "dw" and t.K or C
