@@ -67,7 +67,8 @@ def llama(engines, tmp, gvsoc, mem):
     r = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "examples", "llama"), "siracusa", "GVSOC=" + gvsoc,
                         "CORES=8", "SIR_MEM=" + ld, "B=" + b,
                         "SIR_XP=-DHTC_XPULPV2 -DSIR_NEUREKA -DPLATFORM_MAX_LAYERS=512 -DSIR_NEU_L1_SIZE=%d" % (l1_kib * 1024),
-                        "SIR_HTC_FLAGS=-D cores=8 -D engines=%s -D l1_kib=%d" % (engines, l1_kib)],
+                        "SIR_HTC_FLAGS=-D cores=8 -D engines=%s -D l1_kib=%d%s" % (engines, l1_kib,
+                                                                                 " -D mem=l1" if mem == "l1" else "")],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     m = re.search(r"llama: \d+ tokens, (\d+) cluster cycles per token", r.stdout)
     results = [l for l in r.stdout.splitlines() if l.startswith("result: ")]
@@ -205,7 +206,8 @@ def main():
                 clock * 1e6 / b / DEEPLOY_TOKENS_S))
         # where the cycles go (the last step, per operator kind)
         rep = subprocess.run([HTC, "report", os.path.join(deeploy_dir, "microLlama_INT8_microLlama1", "network.onnx"),
-                              "-t", TARGET, "-D", "engines=both", "-D", "l1_kib=%d" % LLAMA_MEM["l1"][1], "--json"],
+                              "-t", TARGET, "-D", "cores=8", "-D", "engines=both", "-D", "l1_kib=%d" % LLAMA_MEM["l1"][1],
+                              "-D", "mem=l1", "--json"],
                              capture_output=True, text=True)
         kinds = {l["index"]: (l["op"], l["engine"]) for l in json.loads(rep.stdout)["layers"]} if rep.returncode == 0 else {}
         agg, n = collections.Counter(), collections.Counter()

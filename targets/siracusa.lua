@@ -741,26 +741,25 @@ end
 -- QuantLib's small element-wise layers (MicroLlama's 2 to 256 elements):
 -- per call the code's first run from L2 (instruction-cache misses) and the
 -- parameter set-up, then per element of the core's share. GVSoC, one core
--- / 8 cores, less the fork (1,352) and the layer's overhead (137 as the
--- MicroLlama bench compiles it): Add 64 elements ~3,363 / 1,184 (8 a
--- core), Mul 256 ~9,988 / 2,265; iRMSNorm 64 ~9,563 / 2,836 (its call also
--- the row's statistics on every core: a 64-bit square an element of the
--- whole row and the isqrt; per output a 64-bit division); table
--- (htc__ql_table) on one core 64 / 32 elements 880 / 442 (on 8 cores the
--- fork's figure, FORK_TABLE, covers its call); Requantize of 2 elements
--- 660; concat (htc__concat) 16 rows of 2 pieces of 4 bytes 1,520 (per
--- piece the loop and a word copy).
-local QL_CALL = { add = 873, mul = 1162, norm = 1875, table = 4, requantize = 651 }
+-- / 8 cores, less the fork (1,352) and the layer's overhead (26, mem=l1):
+-- Add 64 elements ~3,474 / 1,295 (8 a core), Mul 256 ~10,099 / 2,376;
+-- iRMSNorm 64 ~9,674 / 2,947 (its call also the row's statistics on every
+-- core: a 64-bit square an element of the whole row and the isqrt; per
+-- output a 64-bit division); table (htc__ql_table) on one core 64 / 32
+-- elements 991 / 553 (on 8 cores the fork's figure, FORK_TABLE, covers its
+-- call); Requantize of 2 elements 771; concat (htc__concat) 16 rows of 2
+-- pieces of 4 bytes 1,631 (per piece the loop and a word copy).
+local QL_CALL = { add = 984, mul = 1273, norm = 1986, table = 115, requantize = 762 }
 local QL_ELEM1 = { add = 38.9, mul = 34.5, norm = 120, table = 13.7, requantize = 4 }
 local QL_BCAST_ROW = 126
-local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 752, 20, 1
+local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 863, 20, 1
 local function ql_cycles(kind, other)
   return function(op, s)
     if op.requant ~= "quantlib" then return other and other(op, s) or nil end
     if kind == "table" and s.cores > 1 then return nil end   -- per element + FORK_TABLE
     -- a broadcasting Add / Mul (htc__ql_ew_fast): per row of the last
     -- dimension the index walk (MicroLlama's mask add, 16 rows of 2 on one
-    -- core 4,135: 126 a row past the elements)
+    -- core 4,246: 126 a row past the elements)
     local walk = (kind == "add" or kind == "mul") and rawget(op, "broadcast") == 1 and QL_BCAST_ROW * s.rows or 0
     return QL_CALL[kind] + QL_ELEM1[kind] * s.rows * s.cols * s.channels + walk
   end
