@@ -770,6 +770,58 @@ static HTC__INLINE HTC__UNUSED void htc__xp_dot2x4(const int8_t *x0, const int8_
     acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3; acc[4] = b0; acc[5] = b1; acc[6] = b2; acc[7] = b3;
 }
 
+/* htc__xp_dot2x4 over nr runs of n4 words (nr, n4 > 0) of the pixels x0
+   and x0 + d, the pointer moving skip bytes more after each run: two
+   receptive fields read in place, k_h rows of k_w * in_c bytes (a
+   multiple of 4) in_w * in_c apart, the weight rows contiguous. Nested
+   hardware loops (loop 1 over the runs, one instruction after loop 0's
+   end); the second pixel's word by a register-offset load (p.lw rd,
+   rs2(rs1): GCC allows 30 operands). */
+static HTC__INLINE HTC__UNUSED void htc__xp_dot2x4r(const int8_t *x0, int32_t d, const int8_t *const *w, int32_t n4,
+                                                      int32_t nr, int32_t skip, int32_t *acc)
+{
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6], b3 = acc[7];
+#ifdef HTC__XP_ASM
+    __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                     ".insn i 0x7b, 4, x1, %[nr], 32\n\t"
+                     ".insn i 0x7b, 4, x0, %[n], 28\n\t"
+                     ".insn r 0x03, 7, 0x10, t1, %[x0], %[d]\n\t"
+                     ".insn i 0x0b, 2, t0, 4(%[x0])\n\t"
+                     ".insn i 0x0b, 2, t2, 4(%[w0])\n\t"
+                     ".insn i 0x0b, 2, t3, 4(%[w1])\n\t"
+                     ".insn r 0x57, 1, 0x5c, %[a0], t0, t2\n\t"
+                     ".insn r 0x57, 1, 0x5c, %[b0], t1, t2\n\t"
+                     ".insn i 0x0b, 2, t2, 4(%[w2])\n\t"
+                     ".insn r 0x57, 1, 0x5c, %[a1], t0, t3\n\t"
+                     ".insn r 0x57, 1, 0x5c, %[b1], t1, t3\n\t"
+                     ".insn i 0x0b, 2, t3, 4(%[w3])\n\t"
+                     ".insn r 0x57, 1, 0x5c, %[a2], t0, t2\n\t"
+                     ".insn r 0x57, 1, 0x5c, %[b2], t1, t2\n\t"
+                     ".insn r 0x57, 1, 0x5c, %[a3], t0, t3\n\t"
+                     ".insn r 0x57, 1, 0x5c, %[b3], t1, t3\n\t"
+                     "add %[x0], %[x0], %[sk]\n\t"
+                     ".option pop"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b0] "+r"(b0), [b1] "+r"(b1),
+                       [b2] "+r"(b2), [b3] "+r"(b3), [x0] "+r"(x0), [w0] "+r"(w0), [w1] "+r"(w1),
+                       [w2] "+r"(w2), [w3] "+r"(w3)
+                     : [n] "r"(n4), [nr] "r"(nr), [sk] "r"(skip), [d] "r"(d)
+                     : "t0", "t1", "t2", "t3", "memory");
+#else
+    int32_t r, i;
+    for (r = 0; r < nr; r++, x0 += skip)
+        for (i = 0; i < n4; i++, x0 += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4) {
+            const uint32_t u = htc__xp_ld4(x0), v = htc__xp_ld4(x0 + d), c = htc__xp_ld4(w0), e1 = htc__xp_ld4(w1);
+            const uint32_t e = htc__xp_ld4(w2), f = htc__xp_ld4(w3);
+            a0 = htc__xp_sdot4(a0, u, c); b0 = htc__xp_sdot4(b0, v, c);
+            a1 = htc__xp_sdot4(a1, u, e1); b1 = htc__xp_sdot4(b1, v, e1);
+            a2 = htc__xp_sdot4(a2, u, e); b2 = htc__xp_sdot4(b2, v, e);
+            a3 = htc__xp_sdot4(a3, u, f); b3 = htc__xp_sdot4(b3, v, f);
+        }
+#endif
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3; acc[4] = b0; acc[5] = b1; acc[6] = b2; acc[7] = b3;
+}
+
 /* acc[0..3] += x . w[0..3] over n bytes: one pixel (or row) by four
    output channels, 16 multiply-adds per 5 loads and 4 dot products */
 static HTC__NOINLINE HTC__UNUSED void htc__xp_dot1x4(const int8_t *x, const int8_t *const *w, int32_t n, int32_t *acc)

@@ -198,9 +198,34 @@ def shares(op, y0, y1, tile):
 # fitted then; an FC's output (its requantization, the parameters in L2):
 # 100, from ToyAdmos's 128 -> 8 layer at 2, 4 and 8 cores (one block of 4, 2
 # and 1 outputs a core: 4,133, 3,924, 3,823 cycles; elsewhere outputs and
-# blocks go together)
+# blocks go together); a pixel pair reading its fields in place and a run
+# of its block (htc__xp_dot2x4r): 238.5 and 3.553, least squares of the
+# relative errors with every other term held, on the 17 layers with such
+# pairs (ResNet's, DS-CNN's first in both forms, 1 and 8 cores)
 FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "conv_out_slow": 61.0, "conv_pblock": 411.0, "fc_out": 100.0,
-         "conv_field_s": 2.164, "conv_frow_s": 68.92}
+         "conv_field_s": 2.164, "conv_frow_s": 68.92, "conv_ipair": 238.5, "conv_irun": 3.553}
+
+
+def pad_before(o, st, k, dl, i):
+    """siracusa.lua pad_before: half of SAME's total padding"""
+    t = (o - 1) * st + (k - 1) * dl + 1 - i
+    return t // 2 if t > 0 else 0
+
+
+def conv_inplace(op, qa, qb):
+    """siracusa.lua conv_inplace: the pixel pairs of pixels [qa, qb) reading
+    their fields in place (kernels/conv2d.c htc__conv2d_xp_body, dr)"""
+    IH, IW, OX = op["in_shape"][1], op["in_shape"][2], op["out_shape"][2]
+    kh, kw = op["kernel"]
+    sh, sw = op["stride"]
+    pt, pl = pad_before(op["out_shape"][1], sh, kh, 1, IH), pad_before(OX, sw, kw, 1, IW)
+    n = 0
+    for q in range(qa, qb - 1, 2):
+        oy, ox = divmod(q, OX)
+        iy, ix = oy * sh - pt, ox * sw - pl
+        if ox + 1 < OX and iy >= 0 and iy + kh <= IH and ix >= 0 and ix + sw + kw <= IW:
+            n += 1
+    return n
 
 
 def fast(op, taps):
@@ -225,23 +250,39 @@ def features(op, s, mem):
         K4 = K if pw else (K + 3) // 4 * 4
         P = s["rows"] * s["cols"]
         OH = op["out_shape"][1]
+        qr = None
         if (not pw and s["tile"] == 0 and s["cores"] > 1 and s["channels"] == op["out_shape"][3]
                 and op["out_shape"][0] == 1 and OH % s["cores"] and K4 <= 576):
             # siracusa.lua: uneven rows, the XpulpV2 path divides pixel pairs
             npix, pr = OH * OX, (OH * OX + 1) // 2
             lo, hi = pr * s["core"] // s["cores"], pr * (s["core"] + 1) // s["cores"]
             P = min(2 * hi, npix) - 2 * lo
+            qr = (2 * lo, min(2 * hi, npix))
         pairs = (P + 1) // 2
         full, part = s["channels"] // 4, 1 if s["channels"] % 4 else 0
         q = K < 32768
         short = kw * C < 8      # siracusa.lua: a field row copied without the hardware loop
+        ip = 0                  # siracusa.lua: pixel pairs reading their fields in place
+        if not pw and q and op["dilation"] in ([1, 1], (1, 1)) and (kw * C) % 4 == 0 and part == 0:
+            npix = OH * OX
+            if qr:
+                ip = conv_inplace(op, *qr)
+            elif s["tile"] == 0 and s["cores"] > 1 and s["channels"] == op["out_shape"][3]:
+                lo, hi = OH * s["core"] // s["cores"], OH * (s["core"] + 1) // s["cores"]
+                ip = op["out_shape"][0] * conv_inplace(op, lo * OX, hi * OX)
+            elif s["tile"] == 0:
+                ip = op["out_shape"][0] * conv_inplace(op, 0, npix)
+            else:
+                ip = conv_inplace(op, 0, npix) * P // npix
+        F = P - 2 * ip
         return dict(conv_call=1, conv_wsum=0 if x2 else s["channels"] * K, conv_block=0 if ql or x2 else pairs * full,
                     conv_block_ql=pairs * full if ql else 0, conv_block_x2=pairs * full if x2 and not x4 else 0,
                     conv_block_x4=pairs * full if x4 else 0, conv_pblock=pairs * part,
                     conv_word=pairs * (full + part) * (K4 // 4), conv_out=P * s["channels"] if q else 0,
-                    conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw or short else P * K,
-                    conv_frow=0 if pw or short else P * kh, conv_field_s=P * K if short and not pw else 0,
-                    conv_frow_s=P * kh if short and not pw else 0, band=s["tile"])
+                    conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw or short else F * K,
+                    conv_frow=0 if pw or short else F * kh, conv_field_s=F * K if short and not pw else 0,
+                    conv_frow_s=F * kh if short and not pw else 0, conv_ipair=ip, conv_irun=ip * full * kh,
+                    band=s["tile"])
     if k == "fc":
         K = op["in_shape"][-1]
         blocks = s["rows"] * ((s["channels"] + 3) // 4)

@@ -2296,7 +2296,7 @@ static HTC__INLINE int32_t htc__xp_out(int ql, const htc__xrq *q, const int32_t 
    shift), a constant of each inlined loop. */
 static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t ws, int32_t n, int tail,
                                        const int32_t *s, const htc__xrq *q, const int32_t *x2, int8_t *o0, int8_t *o1,
-                                       int32_t zp, int32_t lo, int32_t hi, int ql)
+                                       int32_t zp, int32_t lo, int32_t hi, int ql, int32_t nr, int32_t skip)
 {
     const int8_t *r[4];
     int32_t acc[8];
@@ -2308,7 +2308,8 @@ static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const
     acc[1] = acc[5] = s[1];
     acc[2] = acc[6] = s[2];
     acc[3] = acc[7] = s[3];
-    htc__xp_dot2x4(x0, x1, r, tail ? n : n & ~3, acc);
+    if (nr) htc__xp_dot2x4r(x0, HTC__CAST(int32_t, x1 - x0), r, n >> 2, nr, skip, acc);    /* nr runs of n bytes, read in place */
+    else htc__xp_dot2x4(x0, x1, r, tail ? n : n & ~3, acc);
 #define HTC__XB(K)                                                                                   \
     if (ql == 3) {                                                                                   \
         htc__xq2_pair(x2 + (K) * HTC__XQ2_N, acc[K], acc[4 + K], o0 + (K), o1 + (K));                \
@@ -2344,6 +2345,11 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
     /* kinds 3..5: the records after the word naming their form (else unused) */
     const int32_t *x2 = ql >= 3 ? p->xq2 + 1 : p->xq2;
     const int32_t xn = ql >= 4 ? HTC__CAST(int32_t, HTC__XQ3_N) : HTC__CAST(int32_t, HTC__XQ2_N);
+    /* a pair of pixels inside the image, in one output row, reads its two
+       fields in place (htc__xp_dot2x4r: k_h runs of rowb bytes, rskip
+       apart) where rowb is whole words and every block is a full one */
+    const int32_t rowb = p->k_w * p->in_c, rskip = (p->in_w - p->k_w) * p->in_c;
+    const int dr = !pw && fast && p->dil_h == 1 && p->dil_w == 1 && (rowb & 3) == 0 && ((oc_hi - oc_lo) & 3) == 0;
     int32_t s0[HTC__XP_OC];
     htc__xrq rq[HTC__XP_OC];
     int32_t c0, b, q, oc, k;
@@ -2398,6 +2404,7 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                 const int np = q + 1 < q_hi ? 2 : 1;
                 const int32_t q1 = q + np - 1;
                 const int8_t *x0, *x1;
+                int32_t nr = 0;         /* the fields read in place: k_h runs of rowb bytes */
                 if (pw) {
                     x0 = in_b + HTC__CAST(size_t, q) * K;
                     x1 = in_b + HTC__CAST(size_t, q1) * K;
@@ -2407,10 +2414,18 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                         ox1 = 0;
                         oy1++;
                     }
-                    htc__xp_field(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb);
-                    if (np > 1) htc__xp_field(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb + K4);
-                    x0 = xb;
-                    x1 = xb + (np - 1) * K4;
+                    const int32_t iy0 = oy0 * p->stride_h - p->pad_top, ix0 = ox0 * p->stride_w - p->pad_left;
+                    const int32_t ix1 = ox1 * p->stride_w - p->pad_left;
+                    if (dr && np > 1 && oy1 == oy0 && iy0 >= 0 && iy0 + p->k_h <= p->in_h && ix0 >= 0 && ix1 + p->k_w <= p->in_w) {
+                        x0 = in_b + HTC__CAST(size_t, iy0 * p->in_w + ix0) * p->in_c;
+                        x1 = in_b + HTC__CAST(size_t, iy0 * p->in_w + ix1) * p->in_c;
+                        nr = p->k_h;
+                    } else {
+                        htc__xp_field(p, in_b, iy0, ix0, xb);
+                        if (np > 1) htc__xp_field(p, in_b, oy1 * p->stride_h - p->pad_top, ix1, xb + K4);
+                        x0 = xb;
+                        x1 = xb + (np - 1) * K4;
+                    }
                     oy0 = oy1;
                     ox0 = ox1 + 1;
                     if (ox0 == out_w) {
@@ -2424,14 +2439,24 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                 oc = c0;
                 if (fast && (K4 & 3) == 0) {
                     const int32_t ce = ws == K4 || c1 < out_c || K4 == K ? c1 : c1 - 4;
-                    for (; oc + 4 <= ce; oc += 4)
-                        htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
-                                       x2 + HTC__CAST(size_t, oc) * xn, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
+                    /* (two loops: each block's code has only its own dot products) */
+                    if (nr) {
+                        for (; oc + 4 <= ce; oc += 4)
+                            htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, rowb, 0, s0 + (oc - c0), rq + (oc - c0),
+                                           x2 + HTC__CAST(size_t, oc) * xn, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql,
+                                           nr, rskip);
+                    } else {
+                        for (; oc + 4 <= ce; oc += 4)
+                            htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K4, 0, s0 + (oc - c0), rq + (oc - c0),
+                                           x2 + HTC__CAST(size_t, oc) * xn, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql,
+                                           0, 0);
+                    }
                 } else if (fast) {
                     /* pointwise with K % 4 != 0: the same with the byte tail */
                     for (; oc + 4 <= c1; oc += 4)
                         htc__xp_blk2x4(x0, x1, wr + HTC__CAST(size_t, oc - wo) * ws, ws, K, 1, s0 + (oc - c0), rq + (oc - c0),
-                                       x2 + HTC__CAST(size_t, oc) * xn, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql);
+                                       x2 + HTC__CAST(size_t, oc) * xn, out_b + HTC__CAST(size_t, q) * out_c + oc, out_b + HTC__CAST(size_t, q1) * out_c + oc, zp, lo, hi, ql,
+                                       0, 0);
                 }
                 for (; oc < c1; oc += 4) {
                     const int32_t nb = c1 - oc < 4 ? c1 - oc : 4;

@@ -419,6 +419,9 @@ local K_ = {
   conv_block_x4 = 198.6,
   -- (rows of 8 or more bytes: htc__xp_copy's hardware loop, two words a
   -- step, fitted; shorter rows: its word / byte loop, the fit before it)
+  -- a pixel pair reading its fields in place (htc__xp_dot2x4r): per pair,
+  -- per run of a block (the outer hardware loop)
+  conv_ipair = 238.5, conv_irun = 3.553,
   conv_out_slow = 61, conv_field = 0.9712, conv_frow = 93.01, conv_field_s = 2.164, conv_frow_s = 68.92,
   -- depthwise (htc__dwconv2d_xp_body, feat_dw): per call, per channel,
   -- per padding word written at the start, per input pixel copied into
@@ -560,6 +563,30 @@ local function feat_dw(op, rows, cols, channels, ql, x2)
            dw_mis = n * d.kl * mis // 4 }
 end
 
+-- the padding before an output dimension (the op table has none: half of
+-- the total, as SAME puts it)
+local function pad_before(o, st, k, dl, i)
+  local t = (o - 1) * st + (k - 1) * dl + 1 - i
+  return t > 0 and t // 2 or 0
+end
+
+-- the pixel pairs of pixels [qa, qb) of an image that read their two
+-- fields in place (kernels/conv2d.c htc__conv2d_xp_body, dr: pairs from
+-- qa on, both pixels in one output row, both fields inside the image)
+local function conv_inplace(op, qa, qb)
+  local IH, IW, OX = op.in_shape[2], op.in_shape[3], op.out_shape[3]
+  local kh, kw, sh, sw = op.kernel_h, op.kernel_w, op.stride_h, op.stride_w
+  local pt = rawget(op, "pad_top") or pad_before(op.out_shape[2], sh, kh, 1, IH)
+  local pl = rawget(op, "pad_left") or pad_before(OX, sw, kw, 1, IW)
+  local n = 0
+  for q = qa, qb - 2, 2 do
+    local oy, ox = q // OX, q % OX
+    local iy, ix = oy * sh - pt, ox * sw - pl
+    if ox + 1 < OX and iy >= 0 and iy + kh <= IH and ix >= 0 and ix + sw + kw <= IW then n = n + 1 end
+  end
+  return n
+end
+
 local function feat_conv(op, s)
   local C, _, OX, _, pw = conv_geometry(op)
   local ql = op.requant == "quantlib"
@@ -577,11 +604,13 @@ local function feat_conv(op, s)
   -- (plain calls, htc__conv_rows_par): the XpulpV2 path divides its pixel
   -- pairs instead (htc__conv2d_xp_px)
   local OH = op.out_shape[2]
+  local qa, qb      -- (its pixels, when divided so)
   if not pw and s.tile == 0 and s.cores > 1 and s.channels == op.out_shape[4] and op.batches == 1
      and OH % s.cores ~= 0 and K4 <= 576 then
     local npix, pr = OH * OX, (OH * OX + 1) // 2
     local lo, hi = pr * s.core // s.cores, pr * (s.core + 1) // s.cores
     P = math.min(2 * hi, npix) - 2 * lo
+    qa, qb = 2 * lo, math.min(2 * hi, npix)
   end
   local pairs = (P + 1) // 2
   -- full blocks of four channels (htc__xp_blk2x4) and a last partial one
@@ -590,15 +619,36 @@ local function feat_conv(op, s)
   -- only a multiplier or shift out of range, or h + c overflowing, which
   -- TFLite's layers do not reach; not known here): fast below 32768 taps
   local q = K < 32768
+  -- pixel pairs reading their fields in place (htc__xp_dot2x4r: k_h runs of
+  -- kernel_w * C bytes, whole words; every block a full one): no field
+  -- copies; per block and run a pointer step and the outer hardware loop.
+  -- The call's pixels: the rows or pixel pairs of its core (gen/dispatch.c
+  -- share); an L1 band's position is not known: the image's share
+  local ip = 0
+  if not pw and q and op.dilation_h == 1 and op.dilation_w == 1 and (op.kernel_w * C) % 4 == 0 and part == 0 then
+    local npix = OH * OX
+    if qa then
+      ip = conv_inplace(op, qa, qb)
+    elseif s.tile == 0 and s.cores > 1 and s.channels == op.out_shape[4] then
+      local lo, hi = OH * s.core // s.cores, OH * (s.core + 1) // s.cores
+      ip = op.batches * conv_inplace(op, lo * OX, hi * OX)
+    elseif s.tile == 0 then
+      ip = op.batches * conv_inplace(op, 0, npix)
+    else
+      ip = conv_inplace(op, 0, npix) * P // npix
+    end
+  end
+  local F = P - 2 * ip
   -- a receptive-field row shorter than 8 bytes: copied without the hardware loop
   local short = op.kernel_w * C < 8
   return { conv_call = 1, conv_wsum = x2 and 0 or s.channels * K, conv_block = (ql or x2) and 0 or pairs * full,
            conv_block_ql = ql and pairs * full or 0, conv_block_x2 = (x2 and not x4) and pairs * full or 0,
            conv_block_x4 = x4 and pairs * full or 0, conv_pblock = pairs * part,
            conv_word = pairs * (full + part) * (K4 // 4), conv_out = q and P * s.channels or 0,
-           conv_out_slow = q and 0 or P * s.channels, conv_field = (pw or short) and 0 or P * K,
-           conv_frow = (pw or short) and 0 or P * op.kernel_h, conv_field_s = (short and not pw) and P * K or 0,
-           conv_frow_s = (short and not pw) and P * op.kernel_h or 0, band = s.tile }
+           conv_out_slow = q and 0 or P * s.channels, conv_field = (pw or short) and 0 or F * K,
+           conv_frow = (pw or short) and 0 or F * op.kernel_h, conv_field_s = (short and not pw) and F * K or 0,
+           conv_frow_s = (short and not pw) and F * op.kernel_h or 0, conv_ipair = ip, conv_irun = ip * full * op.kernel_h,
+           band = s.tile }
 end
 
 local function feat_fc(op, s)
