@@ -612,23 +612,79 @@ static const char *emit_fbias(const Op *op, int li, int n)
     return arena_printf("%s__layer%d_bias_fold", N, li);
 }
 
-/* The requantization checks of the CPU kernels (htc.h htc__prq_ok,
-   htc__dsp_rq_ok) done once here, on the multipliers, shifts and the bias
-   the block holds (folded or not) with the tap count the kernel passes:
-   HTC__RQ_SET | the paths that are exact, written as the block's rq so no
-   kernel loops over the channels at every call; 0 (the kernel checks)
-   when a bias is not a constant or the kernel is not htc's own conv /
-   depthwise (depth_mult 1) / FC. */
-static int32_t rq_flags(const Graph *g, const Op *op, const int32_t *bias, int32_t nb, int32_t taps)
+/* The requantization checks of the CPU kernels done once here, per
+   channel, on the multipliers and shifts the block holds and a bound A on
+   |acc| from the block's bias (folded or not) and the channel's weights:
+   A = |bias| + sum |w - w_zp| * max |x - in_zp| over int8 x (in_zp the
+   block's: 0 when folded). HTC__RQ_SET | the paths that are exact, written
+   as the block's rq so no kernel loops over the channels at every call:
+   - HTC__RQ_PRQ (htc__prq_apply: acc doubled in 32 bits, h + c unsaturated):
+     m >= 0, e = -shift in [1, 31], A < 2^30;
+   - HTC__RQ_DSP (htc__dsprq_apply: SMMLAR with m2 = 2m read as int32, QADD):
+     m in [2^30, 2^31), e in [1, 31], and either e <= 23 (a saturating QADD
+     puts the exact and the computed value both beyond +-255) or QADD cannot
+     saturate: h + 2^(e-1) <= INT32_MAX for the largest h of the channel,
+     floor((A m + 2^30) / 2^31). This admits channels htc.h's htc__dsp_rq_ok
+     (one bound for the layer, taps * 255 * 128) refuses, e.g. VWW's
+     pointwise layers whose biases are near +-2^30 with e up to 31.
+   A dead channel (multiplier 0: TFLite's output is the zero point whatever
+   acc is) is written as m = 2^30, shift -31 when A < 2^31 - 2: htc__requant
+   then gives RoundingDivideByPOT(h, 31) = 0 with h = floor((acc + 1) / 2),
+   |h| < 2^30, on every path, htc__dsprq_apply too (QADD(h, 2^30) does not
+   saturate), htc__prq_apply when A < 2^30 (mult, shift: the arrays to
+   write, changed here).
+   0 (the kernel checks) when a bias or the weights are not constants or the
+   kernel is not htc's own conv / depthwise (depth_mult 1) / FC. */
+static int32_t rq_flags(const Graph *g, const Op *op, const int32_t *bias, int32_t nb, int32_t taps, int32_t in_zp,
+                        int32_t w_zp, int32_t *mult, int8_t *shift)
 {
-    if (!op->mult || !op->shift || op->nch < 1) return 0;
+    if (!op->mult || !op->shift || op->nch < 1 || nb < 1 || taps < 1) return 0;
     if (!bias && op->nin > 2 && op->in[2] >= 0) {
         const Tensor *b = &g->tensors[op->in[2]];
         if (!b->data || b->type != DT_INT32 || tensor_numel(b) != nb) return 0;
         bias = (const int32_t *)(const void *)b->data;
     }
-    return HTC__RQ_SET | (htc__prq_ok(op->mult, op->shift, op->nch, bias, nb, taps) ? HTC__RQ_PRQ : 0) |
-           (htc__dsp_rq_ok(op->mult, op->shift, op->nch, bias, nb, taps) ? HTC__RQ_DSP : 0);
+    const Tensor *w = &g->tensors[op->in[1]];
+    if (!w->data || w->type != DT_INT8 || tensor_numel(w) != (int64_t)nb * taps) return 0;
+    const int64_t xm = 128 + (in_zp < 0 ? -(int64_t)in_zp : in_zp), lim = (int64_t)1 << 30;
+    int64_t amax = 0;
+    int64_t *A = arena_alloc(sizeof(int64_t) * (size_t)nb);
+    for (int32_t c = 0; c < nb; c++) {
+        int64_t a = 0;
+        if (bias) {
+            int32_t bv;
+            memcpy(&bv, bias + c, 4);
+            a = bv < 0 ? -(int64_t)bv : bv;
+        }
+        for (int32_t k = 0; k < taps; k++) {
+            const int32_t v = (int8_t)w->data[(size_t)c * taps + k] - w_zp;
+            a += (v < 0 ? -v : v) * xm;
+        }
+        A[c] = a;
+        amax = a > amax ? a : amax;
+    }
+    int prq = 1, dsp = 1;
+    for (int c = 0; c < op->nch; c++) {
+        const int64_t a = op->nch == 1 ? amax : A[c];
+        int64_t m = op->mult[c];
+        int e = -op->shift[c];
+        mult[c] = op->mult[c];
+        shift[c] = op->shift[c];
+        if (m == 0 && a < ((int64_t)1 << 31) - 2) {
+            mult[c] = (int32_t)lim;
+            shift[c] = -31;
+            m = lim;
+            e = 31;
+        }
+        if (m < 0 || e < 1 || e > 31 || a >= lim) prq = 0;
+        if (m < lim || e < 1 || e > 31) {
+            dsp = 0;
+        } else if (e > 23) {
+            const int64_t h = ((a < ((int64_t)1 << 31) ? a : ((int64_t)1 << 31)) * m + lim) >> 31;
+            if (h + ((int64_t)1 << (e - 1)) > INT32_MAX) dsp = 0;
+        }
+    }
+    return HTC__RQ_SET | (prq ? HTC__RQ_PRQ : 0) | (dsp ? HTC__RQ_DSP : 0);
 }
 
 static void emit_params(const Graph *g, const Op *op, int li)
@@ -638,11 +694,35 @@ static void emit_params(const Graph *g, const Op *op, int li)
         emit_offload_params(g, op, li);
         return;
     }
+    /* the CPU kernels' requantization checks (rq_flags), which may rewrite dead channels */
+    int32_t rq = 0, *mult = op->mult;
+    int8_t *shift = op->shift;
     if (op->nch && op->mult) {
+        mult = arena_alloc(sizeof(int32_t) * (size_t)op->nch);
+        shift = arena_alloc((size_t)op->nch);
+        memcpy(mult, op->mult, sizeof(int32_t) * (size_t)op->nch);
+        memcpy(shift, op->shift, (size_t)op->nch);
+        if (pblock(op) == PB_CONV) {
+            const htc__conv_params *p = op->params;
+            const int dw = op->kernel_fn && !strcmp(op->kernel_fn, "htc__dwconv2d_s8");
+            if ((dw ? p->depth_mult == 1 && p->in_c == p->out_c : op->kernel_fn && !strcmp(op->kernel_fn, "htc__conv2d_s8")) &&
+                op->nch == (p->per_channel ? p->out_c : 1))
+                rq = rq_flags(g, op, op->fbias, p->out_c, dw ? p->k_h * p->k_w : p->k_h * p->k_w * p->in_c,
+                              op->fbias ? 0 : p->in_zp, p->w_zp, mult, shift);
+        } else if (pblock(op) == PB_FC) {
+            const htc__fc_params *p = op->params;
+            if (op->kernel_fn && !strcmp(op->kernel_fn, "htc__fc_s8") && op->nch == (p->per_channel ? p->out_features : 1))
+                rq = rq_flags(g, op, op->fbias, p->out_features, p->in_features, op->fbias ? 0 : p->in_zp, p->w_zp, mult,
+                              shift);
+        }
+        if (!rq) {
+            memcpy(mult, op->mult, sizeof(int32_t) * (size_t)op->nch);
+            memcpy(shift, op->shift, (size_t)op->nch);
+        }
         fprintf(F, "static const int32_t %s__layer%d_mult[%d] = {", N, li, op->nch);
-        for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->mult[c]);
+        for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", mult[c]);
         fprintf(F, "};\nstatic const int8_t %s__layer%d_shift[%d] = {", N, li, op->nch);
-        for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", op->shift[c]);
+        for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", shift[c]);
         fprintf(F, "};\n");
     }
     switch (pblock(op)) {
@@ -663,12 +743,6 @@ static void emit_params(const Graph *g, const Op *op, int li)
             fprintf(F, "};\n");
         }
         if (op->fbias) bias = emit_fbias(op, li, p->out_c);     /* unpadded: as an FC's */
-        const int dw = op->kernel_fn && !strcmp(op->kernel_fn, "htc__dwconv2d_s8");
-        const int32_t rq = (dw ? p->depth_mult == 1 && p->in_c == p->out_c
-                               : op->kernel_fn && !strcmp(op->kernel_fn, "htc__conv2d_s8")) &&
-                                   op->nch == (p->per_channel ? p->out_c : 1)
-                               ? rq_flags(g, op, op->fbias, p->out_c, dw ? p->k_h * p->k_w : p->k_h * p->k_w * p->in_c)
-                               : 0;
         fprintf(F, "static const htc__conv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
                    " %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s, %s, %d};\n",
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
@@ -683,9 +757,6 @@ static void emit_params(const Graph *g, const Op *op, int li)
         /* the input offset folded into the bias (the kernel then sees in_zp 0): an FC reads
            every input, so every path may take it */
         if (op->fbias) bias = emit_fbias(op, li, p->out_features);
-        const int32_t rq = op->kernel_fn && !strcmp(op->kernel_fn, "htc__fc_s8") && op->nch == (p->per_channel ? p->out_features : 1)
-                               ? rq_flags(g, op, op->fbias, p->out_features, p->in_features)
-                               : 0;
         fprintf(F, "static const htc__fc_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s, %d};\n",
                 pn, p->batches, p->in_features, p->out_features, op->fbias ? 0 : p->in_zp, p->w_zp, p->out_zp, p->act_min,
                 p->act_max, p->per_channel, N, li, N, li, tensor_name(g, op->in[1]), bias, rq);
