@@ -541,30 +541,34 @@ static inline int32_t htc__requant(int32_t acc, int32_t m, int shift, int32_t zp
     return htc__rq_apply(&q, acc, zp, lo, hi);
 }
 
-/* Requantization on the portable paths of cores without SIMD, in 32-bit
-   steps around one 32x32->64 multiply (MUL and MULH on RV32), exact while
-   |acc| < 2^30 (htc__prq_ok checks that from the layer's bias and tap
-   count, with m >= 0 and every shift in [-31, -1]):
-   SaturatingRoundingDoublingHighMul (acc*m + 2^30) >> 31 is the high word
-   of 2acc*m + 2^31, i.e. the high word of 2acc*m plus bit 31 of its low
-   word; RoundingDivideByPOT is (h + 2^(e-1) - (h < 0)) >> e, which equals
-   gemmlowp's remainder test and cannot overflow since |h| < 2^30. */
+/* Requantization on the portable paths of cores without SIMD, around one
+   32x32->64 multiply of acc by 2m read as an unsigned word (MUL and MULHSU
+   on RV32; htc__xrq's arithmetic, the constants made by htc__prq_make):
+   SaturatingRoundingDoublingHighMul (acc*m + 2^30) >> 31 for m >= 0 is the
+   high word of acc * 2m plus bit 31 of its low word, for every int32 acc;
+   RoundingDivideByPOT is (h + 2^(e-1) - (h < 0)) >> e, which equals
+   gemmlowp's remainder test while h + 2^(e-1) does not overflow: the
+   generator checks that per channel (gen/emit.c rq_flags, HTC__RQ_PRQ),
+   htc__prq_ok for blocks built at run time (|acc| < 2^30, so |h| < 2^30;
+   m >= 0 and every shift in [-31, -1]). Only made for such shifts (the
+   mask keeps other shifts defined: the kernels then use htc__requant). */
 typedef struct {
-    int32_t m, c, e;
+    uint32_t m2;
+    int32_t c, e;
 } htc__prq;
 
 static inline htc__prq htc__prq_make(int32_t m, int shift)
 {
     htc__prq q;
-    q.m = m;
+    q.m2 = HTC__CAST(uint32_t, m) << 1;
     q.e = -shift;
-    q.c = q.e > 0 && q.e < 32 ? HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << q.e) >> 1) : 0;   /* unused otherwise */
+    q.c = HTC__CAST(int32_t, (HTC__CAST(uint32_t, 1) << (q.e & 31)) >> 1);
     return q;
 }
 
 static inline int32_t htc__prq_apply(htc__prq q, int32_t acc)
 {
-    const int64_t pr = HTC__CAST(int64_t, acc * 2) * q.m;
+    const int64_t pr = HTC__CAST(int64_t, acc) * HTC__CAST(int64_t, q.m2);
     const int32_t h = HTC__CAST(int32_t, pr >> 32) + HTC__CAST(int32_t, HTC__CAST(uint32_t, pr) >> 31);
     return (h + q.c + (h >> 31)) >> q.e;
 }

@@ -618,8 +618,9 @@ static const char *emit_fbias(const Op *op, int li, int n)
    A = |bias| + sum |w - w_zp| * max |x - in_zp| over int8 x (in_zp the
    block's: 0 when folded). HTC__RQ_SET | the paths that are exact, written
    as the block's rq so no kernel loops over the channels at every call:
-   - HTC__RQ_PRQ (htc__prq_apply: acc doubled in 32 bits, h + c unsaturated):
-     m >= 0, e = -shift in [1, 31], A < 2^30;
+   - HTC__RQ_PRQ (htc__prq_apply: MULHSU by 2m, h + c in plain 32 bits):
+     m >= 0, e = -shift in [1, 31], h + 2^(e-1) <= INT32_MAX for the
+     largest h of the channel, floor((A m + 2^30) / 2^31);
    - HTC__RQ_DSP (htc__dsprq_apply: SMMLAR with m2 = 2m read as int32, QADD):
      m in [2^30, 2^31), e in [1, 31], and either e <= 23 (a saturating QADD
      puts the exact and the computed value both beyond +-255) or QADD cannot
@@ -631,8 +632,8 @@ static const char *emit_fbias(const Op *op, int li, int n)
    acc is) is written as m = 2^30, shift -31 when A < 2^31 - 2: htc__requant
    then gives RoundingDivideByPOT(h, 31) = 0 with h = floor((acc + 1) / 2),
    |h| < 2^30, on every path, htc__dsprq_apply too (QADD(h, 2^30) does not
-   saturate), htc__prq_apply when A < 2^30 (mult, shift: the arrays to
-   write, changed here).
+   saturate), htc__prq_apply too (mult, shift: the arrays to write,
+   changed here).
    0 (the kernel checks) when a bias or the weights are not constants or the
    kernel is not htc's own conv / depthwise (depth_mult 1) / FC. */
 static int32_t rq_flags(const Graph *g, const Op *op, const int32_t *bias, int32_t nb, int32_t taps, int32_t in_zp,
@@ -676,13 +677,11 @@ static int32_t rq_flags(const Graph *g, const Op *op, const int32_t *bias, int32
             m = lim;
             e = 31;
         }
-        if (m < 0 || e < 1 || e > 31 || a >= lim) prq = 0;
-        if (m < lim || e < 1 || e > 31) {
-            dsp = 0;
-        } else if (e > 23) {
-            const int64_t h = ((a < ((int64_t)1 << 31) ? a : ((int64_t)1 << 31)) * m + lim) >> 31;
-            if (h + ((int64_t)1 << (e - 1)) > INT32_MAX) dsp = 0;
-        }
+        /* the largest h of the channel, and whether h + 2^(e-1) fits */
+        const int64_t h = ((a < ((int64_t)1 << 31) ? a : ((int64_t)1 << 31)) * (m < 0 ? 0 : m) + lim) >> 31;
+        const int fits = e >= 1 && e <= 31 && h + ((int64_t)1 << (e - 1)) <= INT32_MAX;
+        if (m < 0 || !fits) prq = 0;
+        if (m < lim || e < 1 || e > 31 || (e > 23 && !fits)) dsp = 0;
     }
     return HTC__RQ_SET | (prq ? HTC__RQ_PRQ : 0) | (dsp ? HTC__RQ_DSP : 0);
 }

@@ -101,9 +101,8 @@ def test_rq_exact(kind, path, refuse, tmp_path, monkeypatch):
     shift = re.search(r"m__layer\d+_shift\[\d+\] = \{(-?\d+), ", text)
     assert mult and shift and (int(mult.group(1)), int(shift.group(1))) == (1 << 30, -31), "dead channel not rewritten"
     rq = re.search(r"HTC__F\(rq\) (\d+)", text)
-    # HTC__RQ_SET | HTC__RQ_DSP (the bias at -2^30 is too large for htc__prq's doubled acc), or
-    # HTC__RQ_SET alone with the channel near 2^31
-    assert rq and int(rq.group(1)) == (4 if refuse else 6), "rq %s" % rq.group(1)
+    # HTC__RQ_SET | HTC__RQ_PRQ | HTC__RQ_DSP, or HTC__RQ_SET alone with the channel near 2^31
+    assert rq and int(rq.group(1)) == (4 if refuse else 7), "rq %s" % rq.group(1)
     cc, isa = PATHS[path]
     if cc and cc.startswith("-"):
         wrap = tmp_path / "cc.sh"
