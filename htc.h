@@ -695,11 +695,46 @@ static inline void htc__xp_copy(int8_t *d, const int8_t *s, int32_t n)
     for (; i < n; i++) d[i] = s[i];
 }
 
-/* n bytes of d set to v (short runs: no call) */
+/* nr rows of n bytes (n >= 4, nr > 0), skip + n apart at s, to d one
+   after another (a receptive field inside the image): nested hardware
+   loops, a word a step (p.lw, p.sw post-increment; the third instruction
+   fills the load's delay), then the row's last word again, misaligned
+   (bytes n - 4 .. n - 1: stores the rest without a branch) */
+static inline void htc__xp_rows(int8_t *d, const int8_t *s, int32_t n, int32_t skip, int32_t nr)
+{
+#ifdef HTC__XP_ASM
+    uint32_t t0;
+    __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                     ".insn i 0x7b, 4, x1, %[nr], 18\n\t"
+                     ".insn i 0x7b, 4, x0, %[nw], 6\n\t"
+                     ".insn i 0x0b, 2, %[t0], 4(%[s])\n\t"
+                     "nop\n\t"
+                     ".insn s 0x2b, 2, %[t0], 4(%[d])\n\t"
+                     "add %[s], %[s], %[tb]\n\t"
+                     "add %[d], %[d], %[tb]\n\t"
+                     ".insn i 0x0b, 2, %[t0], 4(%[s])\n\t"
+                     "add %[s], %[s], %[sk]\n\t"
+                     ".insn s 0x2b, 2, %[t0], 4(%[d])\n\t"
+                     ".option pop"
+                     : [s] "+r"(s), [d] "+r"(d), [t0] "=&r"(t0)
+                     : [nr] "r"(nr), [nw] "r"(n >> 2), [tb] "r"((n & 3) - 4), [sk] "r"(skip)
+                     : "memory");
+#else
+    int32_t r;
+    for (r = 0; r < nr; r++, d += n, s += n + skip) memcpy(d, s, HTC__CAST(size_t, n));
+#endif
+}
+
+/* n bytes of d set to v (short runs: no call), a word at a time (any
+   alignment, as htc__xp_copy's stores) */
 static inline void htc__xp_fill(int8_t *d, int8_t v, int32_t n)
 {
-    int32_t i;
-    for (i = 0; i < n; i++) d[i] = v;
+    int32_t i = 0;
+#ifdef HTC__XP_ASM
+    const uint32_t w = 0x01010101u * HTC__CAST(uint8_t, v);
+    for (; i + 4 <= n; i += 4) __asm__ volatile("sw %1, 0(%0)" : : "r"(d + i), "r"(w) : "memory");
+#endif
+    for (; i < n; i++) d[i] = v;
 }
 
 /* c + the products of the four signed bytes of a and b (pv.sdotsp.b) */

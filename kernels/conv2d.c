@@ -2157,8 +2157,13 @@ static HTC__UNUSED void htc__xp_im2col(const htc__conv_params *p, const int8_t *
         const int32_t iy = iy0 + ky * p->dil_h;
         if (iy < 0 || iy >= p->in_h) {
             htc__xp_fill(d, zp, rowb);
-        } else if (p->dil_w == 1 && ix0 >= 0 && ix0 + p->k_w <= p->in_w) {
-            htc__xp_copy(d, in_b + (HTC__CAST(size_t, iy) * p->in_w + ix0) * in_c, rowb);
+        } else if (p->dil_w == 1) {
+            /* taps [a, e) inside the row: one copy, the padding filled */
+            const int32_t a = ix0 >= 0 ? 0 : -ix0 < p->k_w ? -ix0 : p->k_w;
+            const int32_t e = p->in_w - ix0 >= p->k_w ? p->k_w : p->in_w - ix0 > a ? p->in_w - ix0 : a;
+            if (a > 0) htc__xp_fill(d, zp, a * in_c);
+            if (e > a) htc__xp_copy(d + a * in_c, in_b + (HTC__CAST(size_t, iy) * p->in_w + ix0 + a) * in_c, (e - a) * in_c);
+            if (e < p->k_w) htc__xp_fill(d + e * in_c, zp, (p->k_w - e) * in_c);
         } else {
             for (kx = 0; kx < p->k_w; kx++) {
                 const int32_t ix = ix0 + kx * p->dil_w;
@@ -2177,7 +2182,8 @@ static HTC__INLINE HTC__UNUSED void htc__xp_field(const htc__conv_params *p, con
         const int32_t rowb = p->k_w * p->in_c, row = p->in_w * p->in_c;
         const int8_t *s = in_b + HTC__CAST(size_t, iy0 * p->in_w + ix0) * p->in_c;
         int32_t ky;
-        for (ky = 0; ky < p->k_h; ky++, d += rowb, s += row) htc__xp_copy(d, s, rowb);
+        if (rowb >= 4) htc__xp_rows(d, s, rowb, row - rowb, p->k_h);
+        else for (ky = 0; ky < p->k_h; ky++, d += rowb, s += row) htc__xp_copy(d, s, rowb);
     } else {
         htc__xp_im2col(p, in_b, iy0, ix0, d);
     }
