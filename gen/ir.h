@@ -44,6 +44,9 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
    recorded refusal in graph order (nothing recorded: returns). */
 void refuse_catch(jmp_buf *jb);
 void refuse(const char *path, int index, const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
+/* refuse for a problem that is not an operator's (a tensor no operator
+   uses), listed by the same index order */
+void refuse_other(const char *path, int index, const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
 void refuse_flush(const char *path);
 /* From a signal handler: write `line` (a whole "htc: error: ...\n"), remove
    temporary outputs and scratch directories, _exit(1). */

@@ -2,6 +2,7 @@
    flatbuffers library), checking every offset against the file, into the IR. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -131,6 +132,9 @@ typedef struct {
     char ctx[64];
     uint64_t work, budget;
     const ReadOptions *opts;    /* --shape */
+    const char **bad;           /* per tensor of subgraph 0: its problem (tensor_bad), or NULL */
+    uint8_t *told;              /* per tensor: an operator's refusal named its problem */
+    int nbad;
 } Reader;
 
 /* A table: its position and its vtable, both checked. */
@@ -327,7 +331,29 @@ static const char *builtin_name(int code)
     return arena_printf("BUILTIN_%d", code);
 }
 
-static DType map_type(Reader *r, int tt, int index, const char *name)
+/* A problem of tensor i that concerns it alone (its type, quantization,
+   shape, sparsity or data size). While subgraph 0 is read it is kept (the
+   first per tensor) and read_tensor leaves the tensor empty: the operators
+   that use it are refused naming it (bad_refs), the rest of the model is
+   still read, and every problem is listed at once. Elsewhere it dies. */
+static void tensor_bad(Reader *r, int i, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void tensor_bad(Reader *r, int i, const char *name, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!r->bad) die("%s: tensor %d ('%s'): %s", r->path, i, name, msg);
+    if (!r->bad[i]) {
+        r->bad[i] = arena_strdup(msg);
+        r->nbad++;
+    }
+}
+
+/* The IR type of TFLite type tt; -1 (recorded by tensor_bad) when htc has none. */
+static int map_type(Reader *r, int tt, int index, const char *name)
 {
     switch (tt) {
     case TT_INT8: return DT_INT8;
@@ -346,8 +372,8 @@ static DType map_type(Reader *r, int tt, int index, const char *name)
         "UINT32", "UINT16", "INT4", "BFLOAT16", "INT2", "UINT4", "FLOAT8_E4M3FN", "FLOAT8_E5M2",
     };
     const char *n = tt >= 0 && tt < (int)(sizeof names / sizeof names[0]) ? names[tt] : "unknown";
-    refuse_flush(r->path);              /* a custom operator's tensor: the operator named */
-    die("%s: tensor %d ('%s'): unsupported type %s (%d)", r->path, index, name, n, tt);
+    tensor_bad(r, index, name, "unsupported type %s (%d)", n, tt);
+    return -1;
 }
 
 /* Quantization parameters of tensor T: scale[] and zero_point[] of equal
@@ -356,19 +382,22 @@ static DType map_type(Reader *r, int tt, int index, const char *name)
    connected layer (PopulateConvolutionQuantizationParams), where gen/lower.c
    checks it (`weights_quant`); elsewhere (person_detect's biases carry
    their filter's axis 3 at rank 1) it means nothing. */
-static void read_quant(Reader *r, const Tab *qt, Tensor *T, int index)
+static int read_quant(Reader *r, const Tab *qt, Tensor *T, int index)
 {
     Vec sv, zv;
     get_vec(r, qt, 2, 4, &sv, "quantization scale");
     get_vec(r, qt, 3, 8, &zv, "quantization zero_point");
     int details = get_u8(r, qt, 4, 0, "quantization details_type");
     int32_t qdim = get_i32(r, qt, 6, 0, "quantization quantized_dimension");
-    if (details != 0)
-        die("%s: tensor %d ('%s'): custom quantization details are not supported", r->path, index, T->name);
-    if (sv.n == 0 && zv.n == 0) return;
-    if (sv.n != zv.n)
-        die("%s: tensor %d ('%s'): %" PRIu32 " quantization scales but %" PRIu32 " zero points",
-            r->path, index, T->name, sv.n, zv.n);
+    if (details != 0) {
+        tensor_bad(r, index, T->name, "custom quantization details are not supported");
+        return 0;
+    }
+    if (sv.n == 0 && zv.n == 0) return 1;
+    if (sv.n != zv.n) {
+        tensor_bad(r, index, T->name, "%" PRIu32 " quantization scales but %" PRIu32 " zero points", sv.n, zv.n);
+        return 0;
+    }
     charge(r, 2 * (uint64_t)sv.n);
     T->q.n = (int)sv.n;
     T->q.axis = qdim;
@@ -377,22 +406,27 @@ static void read_quant(Reader *r, const Tab *qt, Tensor *T, int index)
     for (uint32_t i = 0; i < sv.n; i++) {
         float s = rd_f32(r, sv.pos + 4 * (size_t)i);
         int64_t z = (int64_t)rd_u64(r, zv.pos + 8 * (size_t)i);
-        if (!isfinite(s) || s < 0)
-            die("%s: tensor %d ('%s'): invalid quantization scale %g", r->path, index, T->name, (double)s);
-        if (z < INT32_MIN || z > INT32_MAX)
-            die("%s: tensor %d ('%s'): zero point %" PRId64 " out of range", r->path, index, T->name, z);
+        if (!isfinite(s) || s < 0) {
+            tensor_bad(r, index, T->name, "invalid quantization scale %g", (double)s);
+            return 0;
+        }
+        if (z < INT32_MIN || z > INT32_MAX) {
+            tensor_bad(r, index, T->name, "zero point %" PRId64 " out of range", z);
+            return 0;
+        }
         T->q.scale[i] = s;
         T->q.zero_point[i] = z;
     }
+    return 1;
 }
 
 /* Constant contents of T from buffer `bi`: the data vector, or for large
    models the offset/size pair relative to the start of the file. The size
    must match the shape exactly. Misaligned data is copied so that later
-   passes may read it as int32_t/float. */
-static void read_data(Reader *r, const Vec *buffers, uint32_t bi, Tensor *T, int index)
+   passes may read it as int32_t/float. 0 when the size is wrong (tensor_bad). */
+static int read_data(Reader *r, const Vec *buffers, uint32_t bi, Tensor *T, int index)
 {
-    if (bi == 0 && buffers->n == 0) return;
+    if (bi == 0 && buffers->n == 0) return 1;
     if (bi >= buffers->n)
         die("%s: tensor %d ('%s'): buffer index %" PRIu32 " out of range (%" PRIu32 " buffers)",
             r->path, index, T->name, bi, buffers->n);
@@ -412,11 +446,12 @@ static void read_data(Reader *r, const Vec *buffers, uint32_t bi, Tensor *T, int
             n = v.n;
         }
     }
-    if (n == 0) return;
+    if (n == 0) return 1;
     uint64_t want = (uint64_t)tensor_numel(T) * dtype_size(T->type);
-    if (n != want)
-        die("%s: tensor %d ('%s'): buffer has %" PRIu64 " bytes, shape and type need %" PRIu64,
-            r->path, index, T->name, n, want);
+    if (n != want) {
+        tensor_bad(r, index, T->name, "buffer has %" PRIu64 " bytes, shape and type need %" PRIu64, n, want);
+        return 0;
+    }
     if ((uintptr_t)data % dtype_size(T->type)) {
         uint8_t *copy = arena_alloc((size_t)n);
         memcpy(copy, data, (size_t)n);
@@ -424,6 +459,7 @@ static void read_data(Reader *r, const Vec *buffers, uint32_t bi, Tensor *T, int
     }
     T->data = data;
     T->nbytes = (size_t)n;
+    return 1;
 }
 
 /* Per tensor: the dimensions shape_signature marks dynamic (bit d), and the
@@ -452,7 +488,9 @@ typedef struct {
 } RVars;
 static RVars *rvars;
 
-/* Tensor i of the subgraph into g->tensors[i]. */
+/* Tensor i of the subgraph into g->tensors[i]. A problem of the tensor
+   alone (tensor_bad) leaves it empty: int8, rank 0, no data, no
+   quantization. */
 static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buffers, int i)
 {
     snprintf(r->ctx, sizeof r->ctx, "tensor %d", i);
@@ -465,39 +503,50 @@ static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buff
 
     Vec shape, sig;
     get_vec(r, &t, 0, 4, &shape, "shape");
-    if (shape.n > MAX_RANK)
-        die("%s: tensor %d ('%s'): rank %" PRIu32 " exceeds the maximum %d", r->path, i, T->name,
-            shape.n, MAX_RANK);
+    if (shape.n > MAX_RANK) {
+        tensor_bad(r, i, T->name, "rank %" PRIu32 " exceeds the maximum %d", shape.n, MAX_RANK);
+        goto bad;
+    }
     T->rank = (int)shape.n;
     int64_t numel = 1;
     for (int d = 0; d < T->rank; d++) {
         int32_t v = rd_i32(r, shape.pos + 4 * (size_t)d);
-        if (v < 0) die("%s: tensor %d ('%s'): dynamic or negative dimension %" PRId32, r->path, i, T->name, v);
+        if (v < 0) {
+            tensor_bad(r, i, T->name, "dynamic or negative dimension %" PRId32, v);
+            goto bad;
+        }
         T->shape[d] = v;
         numel *= v;
-        if (numel > MAX_TENSOR_BYTES)
-            die("%s: tensor %d ('%s'): too large: its first %d dimensions hold %" PRId64 " elements, at most %" PRId64
-                " bytes per tensor", r->path, i, T->name, d + 1, numel, MAX_TENSOR_BYTES);
+        if (numel > MAX_TENSOR_BYTES) {
+            tensor_bad(r, i, T->name, "too large: its first %d dimensions hold %" PRId64 " elements, at most %" PRId64
+                       " bytes per tensor", d + 1, numel, MAX_TENSOR_BYTES);
+            goto bad;
+        }
     }
     /* shape_signature: -1 marks a dynamic dimension, and shape then holds
        the value the converter traced (1 for Keras's None batch). htc, like
        TFLite Micro, compiles the stored shape; tflite_read checks that the
        dynamic dimensions come from the graph inputs (see input_shapes). */
     if (get_vec(r, &t, 7, 4, &sig, "shape_signature") && sig.n) {
-        if (sig.n != shape.n)
-            die("%s: tensor %d ('%s'): shape_signature has rank %" PRIu32 ", shape has %d", r->path, i,
-                T->name, sig.n, T->rank);
+        if (sig.n != shape.n) {
+            tensor_bad(r, i, T->name, "shape_signature has rank %" PRIu32 ", shape has %d", sig.n, T->rank);
+            goto bad;
+        }
         for (int d = 0; d < T->rank; d++) {
             int32_t v = rd_i32(r, sig.pos + 4 * (size_t)d);
-            if (v < -1)
-                die("%s: tensor %d ('%s'): shape_signature dimension %d is %" PRId32, r->path, i, T->name, d, v);
+            if (v < -1) {
+                tensor_bad(r, i, T->name, "shape_signature dimension %d is %" PRId32, d, v);
+                goto bad;
+            }
             if (v == -1) {
                 dyn[i] |= 1u << d;
                 if (d > 0 && dyn_dim[i] == 0) dyn_dim[i] = d;
             }
-            if (v >= 0 && v != T->shape[d])
-                die("%s: tensor %d ('%s'): shape_signature dimension %d is %" PRId32 ", shape says %" PRId32,
-                    r->path, i, T->name, d, v, T->shape[d]);
+            if (v >= 0 && v != T->shape[d]) {
+                tensor_bad(r, i, T->name, "shape_signature dimension %d is %" PRId32 ", shape says %" PRId32, d, v,
+                           T->shape[d]);
+                goto bad;
+            }
         }
     }
     int tt = get_i8(r, &t, 1, TT_FLOAT32, "type");
@@ -508,19 +557,34 @@ static void read_tensor(Reader *r, Graph *g, const Vec *tensors, const Vec *buff
         r->ctx[0] = 0;
         return;
     }
-    T->type = map_type(r, tt, i, T->name);
-    if (numel * (int64_t)dtype_size(T->type) > MAX_TENSOR_BYTES)
-        die("%s: tensor %d ('%s'): too large: %" PRId64 " elements of %s are %" PRId64 " bytes, at most %" PRId64
-            " per tensor", r->path, i, T->name, numel, dtype_name(T->type), numel * (int64_t)dtype_size(T->type),
-            MAX_TENSOR_BYTES);
+    int type = map_type(r, tt, i, T->name);
+    if (type < 0) goto bad;
+    T->type = (DType)type;
+    if (numel * (int64_t)dtype_size(T->type) > MAX_TENSOR_BYTES) {
+        tensor_bad(r, i, T->name, "too large: %" PRId64 " elements of %s are %" PRId64 " bytes, at most %" PRId64
+                   " per tensor", numel, dtype_name(T->type), numel * (int64_t)dtype_size(T->type), MAX_TENSOR_BYTES);
+        goto bad;
+    }
 
     Tab sp;
-    if (get_table(r, &t, 6, &sp, "sparsity"))
-        die("%s: tensor %d ('%s'): sparse tensors are not supported", r->path, i, T->name);
+    if (get_table(r, &t, 6, &sp, "sparsity")) {
+        tensor_bad(r, i, T->name, "sparse tensors are not supported");
+        goto bad;
+    }
     Tab qt;
-    if (get_table(r, &t, 4, &qt, "quantization")) read_quant(r, &qt, T, i);
-    read_data(r, buffers, get_u32(r, &t, 2, 0, "buffer"), T, i);
+    if (get_table(r, &t, 4, &qt, "quantization") && !read_quant(r, &qt, T, i)) goto bad;
+    if (!read_data(r, buffers, get_u32(r, &t, 2, 0, "buffer"), T, i)) goto bad;
     T->variable = get_u8(r, &t, 5, 0, "is_variable") != 0;    /* LSTM / SVDF state */
+    r->ctx[0] = 0;
+    return;
+bad:
+    T->type = DT_INT8;
+    T->rank = 0;
+    T->q.n = 0;
+    T->data = NULL;
+    T->nbytes = 0;
+    dyn[i] = 0;
+    dyn_dim[i] = 0;
     r->ctx[0] = 0;
 }
 
@@ -1484,28 +1548,52 @@ static void refuse_custom(Reader *r, const OpCode *codes, uint32_t oc, int i)
            codes[oc].custom ? arena_printf("CUSTOM '%s'", codes[oc].custom) : "CUSTOM");
 }
 
-static void record_custom(Reader *r, const OpCode *codes, uint32_t oc, int i)
+/* The bad tensors (tensor_bad) an operator reads, writes or keeps as
+   intermediates. Each problem is listed once, by the first operator in
+   graph order that uses the tensor: msg gets "input K, tensor T ('NAME'):
+   why" for each tensor no earlier operator named (then marked told), joined.
+   1 when the operator uses a bad tensor (it is left out, and refused when
+   msg is not empty), 0 when it uses none. */
+static int bad_refs(Reader *r, const Graph *g, const Tab *ot, char *msg, size_t size)
 {
-    jmp_buf jb;
-    if (setjmp(jb) == 0) {
-        refuse_catch(&jb);
-        refuse_custom(r, codes, oc, i);
+    static const char *const what[] = {"input", "output", "intermediate"};
+    static const int slot[] = {1, 2, 8};
+    size_t n = 0;
+    int nb = 0, any = 0;
+    msg[0] = 0;
+    if (!r->nbad) return 0;
+    for (int s = 0; s < 3; s++) {
+        Vec v;
+        if (!get_vec(r, ot, slot[s], 4, &v, what[s])) continue;
+        charge(r, v.n);
+        for (uint32_t k = 0; k < v.n; k++) {
+            int32_t t = rd_i32(r, v.pos + 4 * (size_t)k);
+            if (t < 0 || t >= g->ntensors || !r->bad[t]) continue;
+            any = 1;
+            if (r->told[t]) continue;               /* named already */
+            r->told[t] = 1;
+            if (n + 8 >= size) continue;
+            int w = snprintf(msg + n, size - n, "%s%s %" PRIu32 ", tensor %" PRId32 " ('%s'): %s", nb++ ? "; and " : "",
+                             what[s], k, t, g->tensors[t].name, r->bad[t]);
+            n = w < 0 ? n : n + (size_t)w < size ? n + (size_t)w : size - 1;
+        }
     }
-    refuse_catch(NULL);
+    return any;
 }
 
-/* The custom operators htc has no kernel for (every one but the signal
-   library's), recorded before any tensor is read: a model built around
-   custom operators is refused naming the operators, not a tensor type
-   (read_tensor dies with the recorded refusals first). */
-static void custom_refusals(Reader *r, const Vec *ops, const OpCode *codes, uint32_t ncodes)
+/* Every bad tensor no operator's refusal named (a graph input or output,
+   or a tensor nobody uses), after the operators (a graph input before). */
+static void bad_untold(Reader *r, const Graph *g, int nops)
 {
-    for (uint32_t i = 0; i < ops->n; i++) {
-        Tab ot = vec_table(r, ops, i, "operator");
-        uint32_t oc = get_u32(r, &ot, 0, 0, "opcode_index");
-        if (oc < ncodes && codes[oc].code == BO_CUSTOM && signal_op(codes[oc].custom) < 0 &&
-            !(codes[oc].custom && !strcmp(codes[oc].custom, DETECT_PP)))
-            record_custom(r, codes, oc, (int)i);
+    for (int t = 0; t < g->ntensors && r->nbad; t++) {
+        if (!r->bad[t] || r->told[t]) continue;
+        jmp_buf jb;
+        if (setjmp(jb) == 0) {
+            refuse_catch(&jb);
+            const Tensor *T = &g->tensors[t];
+            refuse_other(r->path, T->is_input ? -1 : nops + t, "tensor %d ('%s'): %s", t, T->name, r->bad[t]);
+        }
+        refuse_catch(NULL);
     }
 }
 
@@ -1651,6 +1739,16 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
             i, oc, ncodes);
     int code = codes[oc].code;
     const char *name = builtin_name(code);
+    char bad[1024];
+    int uses_bad = bad_refs(r, g, &ot, bad, sizeof bad);
+    if (code == BO_CUSTOM && signal_op(codes[oc].custom) < 0 &&
+        !(codes[oc].custom && !strcmp(codes[oc].custom, DETECT_PP)))
+        refuse_custom(r, codes, oc, i);
+    if (bad[0]) refuse(r->path, i, "operator %d (%s): %s", i, name, bad);
+    if (uses_bad) {                     /* its tensor's problem listed by an earlier operator */
+        r->ctx[0] = 0;
+        return;
+    }
     if (code == BO_CUSTOM && codes[oc].custom && !strcmp(codes[oc].custom, DETECT_PP)) {
         read_detect(r, g, &ot, i);
         r->ctx[0] = 0;
@@ -1658,10 +1756,6 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     }
     if (code == BO_CUSTOM) {
         int k = signal_op(codes[oc].custom);
-        if (k < 0) {                    /* recorded by custom_refusals */
-            r->ctx[0] = 0;
-            return;
-        }
         read_signal(r, g, &ot, i, k);
         r->ctx[0] = 0;
         return;
@@ -2171,6 +2265,7 @@ static void input_shapes(Reader *r, Graph *g, int ntensors)
             if (dyn[g->inputs[k]] & (1u << d)) m += (size_t)snprintf(dyns + m, sizeof dyns - m, "%s%d", m ? ", " : "", d);
         int rank;
         const int64_t *opt = readopt_shape_of(r->opts, used, T->name, &rank);
+        if (r->bad[g->inputs[k]]) continue;     /* refused (bad_untold or its operators) */
         if (opt) {
             int same = rank == T->rank;
             for (int d = 0; same && d < rank; d++) same = opt[d] == T->shape[d];
@@ -2259,7 +2354,8 @@ Graph *tflite_read(const char *path, const ReadOptions *opts)
     dyn = arena_alloc(tensors.n + 1);
     dyn_dim = arena_alloc(sizeof(int) * (tensors.n + 1));
     resolved = arena_alloc(tensors.n + 1);
-    custom_refusals(r, &ops, codes, ncodes);
+    r->bad = arena_alloc(sizeof(char *) * (tensors.n + 1));
+    r->told = arena_alloc(tensors.n + 1);
     for (uint32_t i = 0; i < tensors.n; i++) read_tensor(r, g, &tensors, &buffers, (int)i);
     read_io(r, g, &sg, 1, 0);
     read_io(r, g, &sg, 2, 1);
@@ -2267,5 +2363,6 @@ Graph *tflite_read(const char *path, const ReadOptions *opts)
     if (g->noutputs == 0) die("%s: model has no outputs", path);
     if (ops.n == 0) die("%s: the model has no operators: nothing to compile", path);
     for (uint32_t i = 0; i < ops.n; i++) read_op_caught(r, g, &ops, codes, ncodes, (int)i);
+    bad_untold(r, g, (int)ops.n);
     return g;                           /* lower() lists the refusals */
 }

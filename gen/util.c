@@ -326,7 +326,7 @@ void warn(const char *fmt, ...)
    jumps back, so the model's every refused operator is reported at once,
    in graph order (refuse_flush). Without a catcher refuse() is die(). -- */
 
-typedef struct { int index; char *msg; } Problem;
+typedef struct { int index; int op; char *msg; } Problem;
 static Problem *problems;
 static int nproblems, problems_cap;
 static jmp_buf *refuse_jb;
@@ -340,13 +340,9 @@ static void refuse_reset(void)
     refuse_jb = NULL;
 }
 
-void refuse(const char *path, int index, const char *fmt, ...)
+static void refuse_record(const char *path, int index, int op, const char *small) __attribute__((noreturn));
+static void refuse_record(const char *path, int index, int op, const char *small)
 {
-    va_list ap;
-    char small[1024];
-    va_start(ap, fmt);
-    vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
     if (nproblems >= 10000) refuse_flush(path);
     if (nproblems == problems_cap) {
         problems_cap = problems_cap ? 2 * problems_cap : 16;
@@ -360,6 +356,7 @@ void refuse(const char *path, int index, const char *fmt, ...)
         k--;
     }
     problems[k].index = index;
+    problems[k].op = op;
     problems[k].msg = arena_strdup(small);
     jmp_buf *jb = refuse_jb;
     if (!jb) {
@@ -370,9 +367,31 @@ void refuse(const char *path, int index, const char *fmt, ...)
     longjmp(*jb, 1);
 }
 
+void refuse(const char *path, int index, const char *fmt, ...)
+{
+    char small[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    refuse_record(path, index, 1, small);
+}
+
+void refuse_other(const char *path, int index, const char *fmt, ...)
+{
+    char small[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    refuse_record(path, index, 0, small);
+}
+
 /* Die with every recorded refusal: one problem is its own line; several are
    a first line counting and naming them in graph order, then one line each.
-   Messages are "operator I (NAME): reason"; path prefixes each line. */
+   Messages are "operator I (NAME): reason" (refuse_other's: "tensor I
+   ('NAME'): reason", and the first line counts problems, not operators);
+   path prefixes each line. */
 void refuse_flush(const char *path)
 {
     if (!nproblems) return;
@@ -384,8 +403,11 @@ void refuse_flush(const char *path)
     char *all = arena_alloc(len + 1), *q = all;
     for (int i = 0; i < n; i++) q += sprintf(q, "%s%s", i ? "; " : "", problems[i].msg);
     fflush(stdout);
+    int nop = 0;
+    for (int i = 0; i < n; i++) nop += problems[i].op;
     char head[64];
-    snprintf(head, sizeof head, "%d operators refused, in graph order: ", n);
+    if (nop == n) snprintf(head, sizeof head, "%d operators refused, in graph order: ", n);
+    else snprintf(head, sizeof head, "%d problems, in graph order: ", n);
     fputs("htc: error: ", stderr);
     term_put(stderr, path, MSG_MAX);
     fputs(": ", stderr);

@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.environ.get("HTC_MODELS") or os.path.join(HERE, "..", "..", "..", "shared", "models", "mlperf_tiny")
 
 # TFLite schema numbers used below (schema.fbs).
-FLOAT32, FLOAT16, INT32, UINT8, INT64, STRING, BOOL, INT16, INT8 = 0, 1, 2, 3, 4, 5, 6, 7, 9
+FLOAT32, FLOAT16, INT32, UINT8, INT64, STRING, BOOL, INT16, INT8, BFLOAT16 = 0, 1, 2, 3, 4, 5, 6, 7, 9, 18
 ADD, AVERAGE_POOL_2D, CONCATENATION, CONV_2D, DEPTHWISE_CONV_2D = 0, 1, 2, 3, 4
 DEQUANTIZE, FULLY_CONNECTED, LOGISTIC, MAX_POOL_2D, MUL, RESHAPE = 6, 9, 14, 17, 18, 22
 SOFTMAX, TANH, CUSTOM, PAD, MEAN, SQUEEZE, PADV2, TRANSPOSE_CONV = 25, 28, 32, 34, 40, 43, 60, 67
@@ -337,6 +337,21 @@ def shared_blowup_model():
     return model([], [t] * 16384, [], [0], [0], [b""])
 
 
+def unused_bad_tensors_model():
+    """conv_model with a fused TANH (refused), a FLOAT16 graph input no
+    operator reads and a BFLOAT16 tensor nobody uses: the tensors' problems
+    are listed too, the graph input first, the unused tensor last."""
+    opt = {"s0": ("b", 0), "s1": ("i", 1), "s2": ("i", 1), "s3": ("b", 4)}
+    ts = [tensor("input", [1, 4, 4, 2], scale=[0.5], zp=[-1]),
+          tensor("weights", [3, 1, 1, 2], buffer=1, scale=[0.1, 0.2, 0.3], zp=[0, 0, 0], qdim=0),
+          tensor("bias", [3], INT32, buffer=2, scale=[0.05, 0.1, 0.15], zp=[0, 0, 0]),
+          tensor("output", [1, 4, 4, 3], scale=[0.25], zp=[3]),
+          tensor("spare_in", [1, 2], FLOAT16),
+          tensor("spare", [3], BFLOAT16)]
+    return model([CONV_2D], ts, [operator(0, [0, 1, 2], [3], OPT_CONV, opt)], [0, 4], [3],
+                 [b"", bytes([1, 2, 3, 4, 5, 6]), i32s(1, -2, 3)])
+
+
 def synthetic():
     fc = {"s0": ("b", 0), "s1": ("b", 1)}
     mean_ts = [tensor("in", [1, 4, 4, 2], scale=[0.5], zp=[0]),
@@ -378,6 +393,7 @@ def synthetic():
         "quant_scale_nan": conv_model(w_extra={"s4": ("table", T(s2=("vec:f", [0.5, float("nan"), 0.5]),
                                                                   s3=("vec:q", [0, 0, 0])))}),
         "shared_data_blowup": shared_blowup_model(),
+        "tensor_problems_unused": unused_bad_tensors_model(),
     }
 
 
@@ -508,6 +524,19 @@ def real_cases():
         act(4)(f)
         ttype(11, UINT8)(f)
     c["several_problems"] = patched(kws, several)
+
+    # tensor problems (tensor 17: conv 0's weights, 22: its output, read by
+    # operator 1, 16: FULLY_CONNECTED 11's weights) among operator problems
+    # (lower's uint8 weights at 5, SIN at 12): each listed once, by the first
+    # operator that uses the tensor; operator 1 (its input's problem listed
+    # by operator 0) is left out without a line of its own
+    def tensors_and_ops(f):
+        ttype(17, FLOAT16)(f)
+        sig_dim(22, 1, 26)(f)
+        shape_dim(16, 0, 13)(f)
+        ttype(11, UINT8)(f)
+        softmax_to(SIN)(f)
+    c["tensor_problems_in_graph_order"] = patched(kws, tensors_and_ops)
     return c
 
 
