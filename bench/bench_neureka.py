@@ -17,7 +17,9 @@ published figures; every output equal to `htc run` and Deeploy's goldens.
   host's; the cycles of the last step per operator kind.
 
 Environment: GVSOC (required), BENCH_NEUREKA_NETS (default "kws mini dw
-llama"). Exit 0 when every output matched."""
+llama"), BENCH_NEUREKA_CORES (Deeploy's networks' core counts, default
+"8"; e.g. "1 8": the per-layer estimate table at each, the summary table
+at 8). Exit 0 when every output matched."""
 import collections
 import importlib.util
 import json
@@ -98,22 +100,22 @@ def energy_line(what, uj):
         what, ", ".join("%s %.1f uJ/token" % (k, v) for k, v in uj if v is not None), DEEPLOY_UJ_TOKEN))
 
 
-def est_table(net, res, deeploy_dir):
+def est_table(net, res, deeploy_dir, cores=8):
     """per layer GVSoC's cycles beside `htc report`'s estimate (the flags
-    gvsoc_nets.py builds with: 8 cores, l1_kib=64, mem=l1) for each
+    gvsoc_nets.py builds with: `cores` cores, l1_kib=64, mem=l1) for each
     engines setting; the count of layers within 15% and the totals"""
     d = os.path.join(deeploy_dir, net)
     reps = {}
     for e in res:
         r = subprocess.run([HTC, "report", os.path.join(d, "network.onnx"), "-t", TARGET, "-D", "engines=" + e,
-                            "-D", "cores=8", "-D", "l1_kib=64", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz"),
+                            "-D", "cores=%d" % cores, "-D", "l1_kib=64", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz"),
                             "--json"], capture_output=True, text=True)
         if r.returncode:
             say("bench_neureka: %s: htc report failed: %s" % (net, r.stderr[-300:]))
             return
         reps[e] = {l["index"]: l for l in json.loads(r.stdout)["layers"]}
         reps[e]["total"] = json.loads(r.stdout)["est_cycles"]
-    say("\n%s: cluster cycles on GVSoC per layer beside the estimate (8 cores)" % net)
+    say("\n%s: cluster cycles on GVSoC per layer beside the estimate (%d cores)" % (net, cores))
     say("layer  op        " + "".join("%-9s%10s%10s%8s  " % ("", e, "est", "err") for e in res))
     errs = {e: [] for e in res}
     for i in sorted(k for k in reps[next(iter(res))] if k != "total"):
@@ -132,8 +134,8 @@ def est_table(net, res, deeploy_dir):
         say(line)
     for e, r in res.items():
         w = max(errs[e], key=lambda x: abs(x[0])) if errs[e] else (0.0, -1)
-        say("%s engines=%s: estimate within 15%% of GVSoC: %d/%d layers, worst layer %d %+.1f%%; total %s cycles, "
-            "estimate %s (%+.1f%%)" % (net, e, sum(abs(x) <= 15 for x, _ in errs[e]), len(errs[e]), w[1], w[0],
+        say("%s engines=%s cores=%d: estimate within 15%% of GVSoC: %d/%d layers, worst layer %d %+.1f%%; total %s "
+            "cycles, estimate %s (%+.1f%%)" % (net, e, cores, sum(abs(x) <= 15 for x, _ in errs[e]), len(errs[e]), w[1], w[0],
                                        "{:,}".format(r["total"]), "{:,}".format(int(reps[e]["total"])),
                                        100.0 * (reps[e]["total"] - r["total"]) / r["total"]))
 
@@ -159,19 +161,25 @@ def main():
         say("bench_neureka: htc report failed: " + rep.stderr[-300:])
         return 1
     with tempfile.TemporaryDirectory(prefix="bench_neureka.") as tmp:
+        cores_list = [int(c) for c in os.environ.get("BENCH_NEUREKA_CORES", "8").split()]
         for key, net, deeploy in NETS:
             if key not in want:
                 continue
-            res = {}
-            for e in ("cluster", "both"):
-                r, err = gn.run_net(net, e, 8, tmp, gvsoc)
-                if err or not (r["ok"] and r["deeploy"]):
-                    say("bench_neureka: %s engines=%s: %s" % (net, e, err or "output DIFFERENT"))
-                    ok = False
-                    continue
-                res[e] = r
-            if res:
-                est_table(net, res, deeploy_dir)
+            res8 = {}
+            for cores in cores_list:
+                res = {}
+                for e in ("cluster", "both"):
+                    r, err = gn.run_net(net, e, cores, tmp, gvsoc)
+                    if err or not (r["ok"] and r["deeploy"]):
+                        say("bench_neureka: %s engines=%s cores=%d: %s" % (net, e, cores, err or "output DIFFERENT"))
+                        ok = False
+                        continue
+                    res[e] = r
+                if res:
+                    est_table(net, res, deeploy_dir, cores)
+                if cores == 8:
+                    res8 = res
+            res = res8
             if len(res) == 2:
                 c, b = res["cluster"]["total"], res["both"]["total"]
                 nneu = sum(1 for v in res["both"]["eng"].values() if v[1] == "neureka")
