@@ -1069,16 +1069,14 @@ static HTC__INLINE void htc__dsp_q4(const int32_t *xb, const int8_t *w, int32_t 
 
 /* Every output channel of 4 pixels (the full int8 range): per channel the
    bias, the columns . the weight row (rows follow each other), then
-   htc__dsprq_apply + zp on the four, stored out_c apart. tb: multipliers,
-   shifts and their steps (bytes: 0 per-tensor), bias and its step (a zero
+   htc__dsprq_apply + zp on the four, stored out_c apart. tb: the
+   requantization constants and their steps, bias and its step (a zero
    word and 0 without bias), the output, out_c, zp, channels left, xb;
-   read and advanced through r12. */
-static HTC__NOINLINE void htc__dsp_q4_all(int32_t *tb, const int32_t *xb, const int8_t *w, int32_t n8)
-{
-    const int32_t b = 0;
-    HTC__Q4_REGS;
-    register int32_t *r_tb __asm__("r12") = tb;
-    register int32_t r_t __asm__("lr");
+   read and advanced through r12. htc__dsp_q4_all: tb[0..3] multipliers,
+   shifts and their steps (bytes: 0 per-tensor), htc__dsprq made per
+   channel (11 instructions); htc__dsp_q4_allr: tb[0..1] records
+   {e, c, m2} of htc__dsprq made once per call and their step (12 bytes,
+   0 per-tensor), loaded by one LDM (4 instructions). */
 #define HTC__Q4_RQ(A)                                                                                          \
     "smmlar %[we], %[" A "], %[t], %[" A "]\n\t"                                                               \
     "qadd %[" A "], %[we], %[xo]\n\t"                                                                          \
@@ -1086,48 +1084,67 @@ static HTC__NOINLINE void htc__dsp_q4_all(int32_t *tb, const int32_t *xb, const 
     "asr %[" A "], %[" A "], %[xe]\n\t"                                                                        \
     "add %[" A "], %[" A "], %[wo]\n\t"                                                                        \
     "ssat %[" A "], #8, %[" A "]\n\t"
-    __asm__ volatile("0:\n\t"
-                     "ldrd %[t], %[we], [%[tb], #16]\n\t"
-                     "ldr %[a0], [%[t]]\n\t"
-                     "add %[t], %[t], %[we]\n\t"
-                     "str %[t], [%[tb], #16]\n\t"
-                     "mov %[a1], %[a0]\n\t"
-                     "mov %[a2], %[a0]\n\t"
-                     "mov %[a3], %[a0]\n\t"
-                     "ldr %[x], [%[tb], #40]\n\t"
-                     "1:\n\t" HTC__Q4_STEP HTC__Q4_STEP
-                     "cmp %[x], %[end]\n\t"
-                     "bne 1b\n\t"
-                     "ldm %[tb], {r8, r9, r10, r11}\n\t"
-                     "ldr %[t], [%[we]]\n\t"
-                     "add %[we], %[we], %[xe]\n\t"
-                     "ldrsb %[xe], [%[wo]]\n\t"
-                     "add %[wo], %[wo], %[xo]\n\t"
-                     "stm %[tb], {r8, r9}\n\t"
-                     "lsl %[t], %[t], #1\n\t"
-                     "rsb %[xe], %[xe], #0\n\t"
-                     "mov %[xo], #1\n\t"
-                     "lsl %[xo], %[xo], %[xe]\n\t"
-                     "lsr %[xo], %[xo], #1\n\t"
-                     "ldr %[wo], [%[tb], #32]\n\t"
-                     HTC__Q4_RQ("a0") HTC__Q4_RQ("a1") HTC__Q4_RQ("a2") HTC__Q4_RQ("a3")
-                     "ldrd %[we], %[wo], [%[tb], #24]\n\t"
-                     "strb %[a0], [%[we]]\n\t"
-                     "strb %[a1], [%[we], %[wo]]\n\t"
-                     "add %[xe], %[we], %[wo], lsl #1\n\t"
-                     "strb %[a2], [%[xe]]\n\t"
-                     "strb %[a3], [%[xe], %[wo]]\n\t"
-                     "add %[we], %[we], #1\n\t"
-                     "str %[we], [%[tb], #24]\n\t"
-                     "ldr %[we], [%[tb], #36]\n\t"
-                     "subs %[we], %[we], #1\n\t"
-                     "str %[we], [%[tb], #36]\n\t"
-                     "bne 0b\n\t"
-                     : HTC__Q4_OPS, [t] "=&r"(r_t)
-                     : [end] "r"(r_end), [tb] "r"(r_tb)
-                     : "cc", "memory");
-#undef HTC__Q4_RQ
+#define HTC__Q4_ALL(NAME, CONSTS)                                                            \
+static HTC__NOINLINE HTC__UNUSED void NAME(int32_t *tb, const int32_t *xb, const int8_t *w, int32_t n8) \
+{                                                                                            \
+    const int32_t b = 0;                                                                     \
+    HTC__Q4_REGS;                                                                            \
+    register int32_t *r_tb __asm__("r12") = tb;                                              \
+    register int32_t r_t __asm__("lr");                                                      \
+    __asm__ volatile("0:\n\t"                                                                \
+                     "ldrd %[t], %[we], [%[tb], #16]\n\t"                                    \
+                     "ldr %[a0], [%[t]]\n\t"                                                 \
+                     "add %[t], %[t], %[we]\n\t"                                             \
+                     "str %[t], [%[tb], #16]\n\t"                                            \
+                     "mov %[a1], %[a0]\n\t"                                                  \
+                     "mov %[a2], %[a0]\n\t"                                                  \
+                     "mov %[a3], %[a0]\n\t"                                                  \
+                     "ldr %[x], [%[tb], #40]\n\t"                                            \
+                     "1:\n\t" HTC__Q4_STEP HTC__Q4_STEP                                      \
+                     "cmp %[x], %[end]\n\t"                                                  \
+                     "bne 1b\n\t"                                                            \
+                     CONSTS                                                                  \
+                     "ldr %[wo], [%[tb], #32]\n\t"                                           \
+                     HTC__Q4_RQ("a0") HTC__Q4_RQ("a1") HTC__Q4_RQ("a2") HTC__Q4_RQ("a3")     \
+                     "ldrd %[we], %[wo], [%[tb], #24]\n\t"                                   \
+                     "strb %[a0], [%[we]]\n\t"                                               \
+                     "strb %[a1], [%[we], %[wo]]\n\t"                                        \
+                     "add %[xe], %[we], %[wo], lsl #1\n\t"                                   \
+                     "strb %[a2], [%[xe]]\n\t"                                               \
+                     "strb %[a3], [%[xe], %[wo]]\n\t"                                        \
+                     "add %[we], %[we], #1\n\t"                                              \
+                     "str %[we], [%[tb], #24]\n\t"                                           \
+                     "ldr %[we], [%[tb], #36]\n\t"                                           \
+                     "subs %[we], %[we], #1\n\t"                                             \
+                     "str %[we], [%[tb], #36]\n\t"                                           \
+                     "bne 0b\n\t"                                                            \
+                     : HTC__Q4_OPS, [t] "=&r"(r_t)                                           \
+                     : [end] "r"(r_end), [tb] "r"(r_tb)                                      \
+                     : "cc", "memory");                                                      \
 }
+#define HTC__Q4_CMAKE                                                                                   \
+    "ldm %[tb], {r8, r9, r10, r11}\n\t"                                                                         \
+    "ldr %[t], [%[we]]\n\t"                                                                                    \
+    "add %[we], %[we], %[xe]\n\t"                                                                              \
+    "ldrsb %[xe], [%[wo]]\n\t"                                                                                 \
+    "add %[wo], %[wo], %[xo]\n\t"                                                                              \
+    "stm %[tb], {r8, r9}\n\t"                                                                                  \
+    "lsl %[t], %[t], #1\n\t"                                                                                   \
+    "rsb %[xe], %[xe], #0\n\t"                                                                                 \
+    "mov %[xo], #1\n\t"                                                                                        \
+    "lsl %[xo], %[xo], %[xe]\n\t"                                                                              \
+    "lsr %[xo], %[xo], #1\n\t"
+#define HTC__Q4_CREC                                                                                    \
+    "ldm %[tb], {r8, r9}\n\t"                                                                                  \
+    "ldm r8, {r10, r11, lr}\n\t"                                                                               \
+    "add r8, r8, r9\n\t"                                                                                       \
+    "str r8, [%[tb]]\n\t"
+HTC__Q4_ALL(htc__dsp_q4_all, HTC__Q4_CMAKE)
+HTC__Q4_ALL(htc__dsp_q4_allr, HTC__Q4_CREC)
+#undef HTC__Q4_CREC
+#undef HTC__Q4_CMAKE
+#undef HTC__Q4_ALL
+#undef HTC__Q4_RQ
 #undef HTC__Q4_OPS
 #undef HTC__Q4_REGS
 #undef HTC__Q4_STEP
@@ -1143,9 +1160,20 @@ static HTC__NOINLINE void htc__conv2d_dsp_q(const htc__conv_params *p, const int
     int8_t *tmp = HTC__CAST(int8_t *, HTC__CAST(void *, xb + 8 * n4));   /* one window as bytes when in_c % 4 != 0 */
     int8_t wpad[HTC__DSP_QW];
     const int8_t *wt = p->weights;
+    /* the requantization records of htc__dsp_q4_allr behind the columns (and the window
+       bytes), when they fit there: no stack of their own */
+    const int32_t nrec = mstep ? out_c : 1, used = 8 * n4 + ((p->in_c & 3) ? n4 : 0);
+    int32_t *rec = xb + used;
+    const int recs = full && 3 * nrec <= 4 * HTC__DSP_COLS - used;
     int32_t b, q, i, oc;
     int ns = 4;
     __asm__("" : "+r"(ns));     /* see htc__dsp_im2col */
+    for (oc = 0; recs && oc < nrec; oc++) {
+        const htc__dsprq r = htc__dsprq_make(p->mult[oc], p->shift[oc]);
+        rec[3 * oc] = r.e;
+        rec[3 * oc + 1] = r.c;
+        rec[3 * oc + 2] = r.m2;
+    }
     if (K8 != K) {
         /* rows of K8 bytes, zeros after the K weights (the columns' padding taps are 0 too) */
         for (oc = 0; oc < out_c; oc++)
@@ -1169,10 +1197,15 @@ static HTC__NOINLINE void htc__conv2d_dsp_q(const htc__conv_params *p, const int
                 const int32_t zero = 0, *bias = p->bias ? p->bias : &zero;
                 const int32_t *x0 = xb;
                 int32_t tb[11];
-                memcpy(&tb[0], &p->mult, 4);
-                memcpy(&tb[1], &p->shift, 4);
-                tb[2] = 4 * mstep;
-                tb[3] = mstep;
+                if (recs) {
+                    memcpy(&tb[0], &rec, 4);
+                    tb[1] = 12 * mstep;
+                } else {
+                    memcpy(&tb[0], &p->mult, 4);
+                    memcpy(&tb[1], &p->shift, 4);
+                    tb[2] = 4 * mstep;
+                    tb[3] = mstep;
+                }
                 memcpy(&tb[4], &bias, 4);
                 tb[5] = p->bias ? 4 : 0;
                 memcpy(&tb[6], &o, 4);
@@ -1180,7 +1213,8 @@ static HTC__NOINLINE void htc__conv2d_dsp_q(const htc__conv_params *p, const int
                 tb[8] = zp;
                 tb[9] = out_c;
                 memcpy(&tb[10], &x0, 4);
-                htc__dsp_q4_all(tb, xb, w, n8);
+                if (recs) htc__dsp_q4_allr(tb, xb, w, n8);
+                else htc__dsp_q4_all(tb, xb, w, n8);
                 continue;
             }
             for (oc = 0; oc < out_c; oc++, w += K8, o++) {
