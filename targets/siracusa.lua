@@ -417,12 +417,16 @@ local K_ = {
   -- the same without a fused ReLU (op.xq3u, form 4: a compare, shift and
   -- subtract more an output)
   conv_block_x4 = 198.6,
-  -- (rows of 8 or more bytes: htc__xp_copy's hardware loop, two words a
-  -- step, fitted; shorter rows: its word / byte loop, the fit before it)
   -- a pixel pair reading its fields in place (htc__xp_dot2x4r): per pair,
   -- per run of a block (the outer hardware loop)
   conv_ipair = 238.5, conv_irun = 3.553,
-  conv_out_slow = 61, conv_field = 0.9712, conv_frow = 93.01, conv_field_s = 2.164, conv_frow_s = 68.92,
+  -- (the fields copied: htc__xp_rows, nested hardware loops, a word a step;
+  -- padded ones by htc__xp_im2col: conv_field and conv_frow refitted, the
+  -- other terms held, on the conv layers of ResNet, DS-CNN in both forms
+  -- and MobileNetV1 at 1 and 8 cores. Rows shorter than 8 bytes (DS-CNN's
+  -- first conv, 4 bytes) keep the terms fitted when they took
+  -- htc__xp_copy's word / byte loop)
+  conv_out_slow = 61, conv_field = 1.267, conv_frow = 75.06, conv_field_s = 2.164, conv_frow_s = 68.92,
   -- depthwise (htc__dwconv2d_xp_body, feat_dw): per call, per channel,
   -- per padding word written at the start, per input pixel copied into
   -- four planes / one, per word of a plane line outside the input, per
