@@ -606,13 +606,13 @@ static int const_ints(Reader *r, const Graph *g, int ti, int64_t *v, int max, in
 {
     const Tensor *t = &g->tensors[ti];
     if (!t->data && tensor_numel(t) != 0)
-        die("%s: operator %d (%s): %s tensor '%s' is not constant", r->path, index, name, what, t->name);
+        refuse(r->path, index, "operator %d (%s): %s tensor '%s' is not constant", index, name, what, t->name);
     if (t->type != DT_INT32 && t->type != DT_INT64)
-        die("%s: operator %d (%s): %s tensor '%s' has type %s, expected int32", r->path, index, name, what,
+        refuse(r->path, index, "operator %d (%s): %s tensor '%s' has type %s, expected int32", index, name, what,
             t->name, dtype_name(t->type));
     int64_t n = tensor_numel(t);
     if (n > max)
-        die("%s: operator %d (%s): %s tensor '%s' has %lld values, at most %d are supported", r->path, index,
+        refuse(r->path, index, "operator %d (%s): %s tensor '%s' has %lld values, at most %d are supported", index,
             name, what, t->name, (long long)n, max);
     for (int64_t k = 0; k < n; k++) {
         if (t->type == DT_INT32) {
@@ -633,14 +633,14 @@ static void set_shape(Reader *r, Graph *g, int ti, int rank, const int64_t *d, i
 {
     Tensor *t = &g->tensors[ti];
     int64_t n = 1;
-    if (rank > MAX_RANK) die("%s: operator %d (%s): output rank %d exceeds %d", r->path, index, name, rank, MAX_RANK);
+    if (rank > MAX_RANK) refuse(r->path, index, "operator %d (%s): output rank %d exceeds %d", index, name, rank, MAX_RANK);
     for (int k = 0; k < rank; k++) {
         if (d[k] < 0 || d[k] > INT32_MAX)
-            die("%s: operator %d (%s): output dimension %d is %lld", r->path, index, name, k, (long long)d[k]);
+            refuse(r->path, index, "operator %d (%s): output dimension %d is %lld", index, name, k, (long long)d[k]);
         n *= d[k];
         if (n > MAX_TENSOR_BYTES)
-            die("%s: operator %d (%s): output too large: its first %d dimensions hold %" PRId64 " elements, at most %" PRId64,
-                r->path, index, name, k + 1, n, (int64_t)MAX_TENSOR_BYTES);
+            refuse(r->path, index, "operator %d (%s): output too large: its first %d dimensions hold %" PRId64
+                   " elements, at most %" PRId64, index, name, k + 1, n, (int64_t)MAX_TENSOR_BYTES);
     }
     int same = t->rank == rank;
     for (int k = 0; k < rank && same; k++) same = t->shape[k] == d[k];
@@ -655,7 +655,7 @@ static void set_const(Reader *r, Graph *g, int ti, const int64_t *v, int rank, c
 {
     Tensor *t = &g->tensors[ti];
     if (t->type != DT_INT32 && t->type != DT_INT64)
-        die("%s: operator %d (%s): output '%s' has type %s, expected int32", r->path, index, name, t->name,
+        refuse(r->path, index, "operator %d (%s): output '%s' has type %s, expected int32", index, name, t->name,
             dtype_name(t->type));
     set_shape(r, g, ti, rank, d, index, name);
     int64_t n = tensor_numel(t);
@@ -717,17 +717,17 @@ static int strided_geometry(Reader *r, const Graph *g, const Tab *ot, const int 
     int elm = has ? get_i32(r, &opt, 2, 0, "ellipsis_mask") : 0;
     int nam = has ? get_i32(r, &opt, 3, 0, "new_axis_mask") : 0;
     int sm = has ? get_i32(r, &opt, 4, 0, "shrink_axis_mask") : 0;
-    if (elm || nam) die("%s: operator %d (%s): ellipsis and new-axis masks are not supported", r->path, index, name);
+    if (elm || nam) refuse(r->path, index, "operator %d (%s): ellipsis and new-axis masks are not supported", index, name);
     int nb = const_ints(r, g, in[1], b, MAX_RANK, index, name, "begin");
     int ne = const_ints(r, g, in[2], e, MAX_RANK, index, name, "end");
     int ns = const_ints(r, g, in[3], s, MAX_RANK, index, name, "strides");
     if (nb != x->rank || ne != x->rank || ns != x->rank)
-        die("%s: operator %d (%s): begin, end and strides must have %d values (the input's rank)", r->path, index,
+        refuse(r->path, index, "operator %d (%s): begin, end and strides must have %d values (the input's rank)", index,
             name, x->rank);
     int orank = 0;
     for (int a = 0; a < x->rank; a++) {
         if (s[a] == 0 || s[a] < INT32_MIN || s[a] > INT32_MAX)
-            die("%s: operator %d (%s): stride %lld on axis %d", r->path, index, name, (long long)s[a], a);
+            refuse(r->path, index, "operator %d (%s): stride %lld on axis %d", index, name, (long long)s[a], a);
         slice_axis(b[a], e[a], s[a], bm >> a & 1, em >> a & 1, sm >> a & 1, x->shape[a], &first[a], &count[a]);
         step[a] = (int32_t)s[a];
         if (!(sm >> a & 1)) od[orank++] = count[a];
@@ -790,7 +790,7 @@ static int fold(Reader *r, Graph *g, const Tab *ot, int code, const char *name, 
         int ni = const_ints(r, g, in[1], idx, 4 * MAX_RANK, index, name, "indices");
         for (int k = 0; k < ni; k++) {
             if (idx[k] < 0 || idx[k] >= nx)
-                die("%s: operator %d (%s): index %lld out of range [0, %d)", r->path, index, name, (long long)idx[k], nx);
+                refuse(r->path, index, "operator %d (%s): index %lld out of range [0, %d)", index, name, (long long)idx[k], nx);
             v[k] = a[idx[k]];
         }
         d[0] = ni;
@@ -828,7 +828,7 @@ static int fold(Reader *r, Graph *g, const Tab *ot, int code, const char *name, 
         for (int k = 0; k < n; k++) {
             int64_t p = k - (n - nx) >= 0 ? a[k - (n - nx)] : 1, q = k - (n - nb) >= 0 ? b[k - (n - nb)] : 1;
             if (p != q && p != 1 && q != 1)
-                die("%s: operator %d (%s): shapes do not broadcast (%lld and %lld at dimension %d)", r->path, index,
+                refuse(r->path, index, "operator %d (%s): shapes do not broadcast (%lld and %lld at dimension %d)", index,
                     name, (long long)p, (long long)q, k);
             v[k] = p == 1 ? q : p;
         }
@@ -853,7 +853,7 @@ static int broadcast_shape(Reader *r, const Tensor *a, const Tensor *b, int64_t 
         int ia = k - (rank - a->rank), ib = k - (rank - b->rank);
         int64_t x = ia >= 0 ? a->shape[ia] : 1, y = ib >= 0 ? b->shape[ib] : 1;
         if (x != y && x != 1 && y != 1)
-            die("%s: operator %d (%s): shapes of '%s' and '%s' do not broadcast", r->path, index, name, a->name, b->name);
+            refuse(r->path, index, "operator %d (%s): shapes of '%s' and '%s' do not broadcast", index, name, a->name, b->name);
         d[k] = x == 1 ? y : x;
     }
     return rank;
@@ -892,7 +892,7 @@ static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int
         int64_t a;
         if (x->rank >= MAX_RANK || const_ints(r, g, op->in[1], &a, 1, index, name, "axis") != 1) return 0;
         if (a < 0) a += x->rank + 1;
-        if (a < 0 || a > x->rank) die("%s: operator %d (%s): axis out of range", r->path, index, name);
+        if (a < 0 || a > x->rank) refuse(r->path, index, "operator %d (%s): axis out of range", index, name);
         for (int k = 0, j = 0; k <= x->rank; k++) d[k] = k == a ? 1 : x->shape[j++];
         rank = x->rank + 1;
         break;
@@ -913,7 +913,7 @@ static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int
         int64_t prod = 1;
         rank = x->rank;
         for (int k = 0; k < ns; k++) {
-            if (b[k] < 1) die("%s: operator %d (%s): block size %lld", r->path, index, name, (long long)b[k]);
+            if (b[k] < 1) refuse(r->path, index, "operator %d (%s): block size %lld", index, name, (long long)b[k]);
             prod *= b[k];
             if (code == BO_SPACE_TO_BATCH_ND) d[1 + k] = (x->shape[1 + k] + q[2 * k] + q[2 * k + 1]) / b[k];
             else d[1 + k] = x->shape[1 + k] * b[k] - q[2 * k] - q[2 * k + 1];
@@ -943,22 +943,22 @@ static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int
         } else if (options(r, ot, OPT_RESHAPE, &opt, index, name)) {
             Vec ns;
             get_vec(r, &opt, 0, 4, &ns, "new_shape");
-            if (ns.n > MAX_RANK) die("%s: operator %d (%s): new_shape has rank %u", r->path, index, name, ns.n);
+            if (ns.n > MAX_RANK) refuse(r->path, index, "operator %d (%s): new_shape has rank %u", index, name, ns.n);
             n = (int)ns.n;
             for (int k = 0; k < n; k++) s[k] = rd_i32(r, ns.pos + 4 * (size_t)k);
         } else {
-            die("%s: operator %d (%s): dynamic output shape without a shape", r->path, index, name);
+            refuse(r->path, index, "operator %d (%s): dynamic output shape without a shape", index, name);
         }
         int64_t known = 1, numel = tensor_numel(x);
         int neg = -1;
         for (int k = 0; k < n; k++) {
             if (s[k] == -1 && neg < 0) neg = k;
-            else if (s[k] < 0) die("%s: operator %d (%s): shape value %lld", r->path, index, name, (long long)s[k]);
+            else if (s[k] < 0) refuse(r->path, index, "operator %d (%s): shape value %lld", index, name, (long long)s[k]);
             else known *= s[k];
         }
         for (int k = 0; k < n; k++) d[k] = s[k];
         if (neg >= 0) {
-            if (known == 0 || numel % known) die("%s: operator %d (%s): cannot reshape %lld elements", r->path, index, name, (long long)numel);
+            if (known == 0 || numel % known) refuse(r->path, index, "operator %d (%s): cannot reshape %lld elements", index, name, (long long)numel);
             d[neg] = numel / known;
         }
         rank = n;
@@ -967,7 +967,7 @@ static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int
     case BO_FULLY_CONNECTED: {
         const Tensor *w = &g->tensors[op->in[1]];
         int keep = options(r, ot, OPT_FC, &opt, index, name) ? get_u8(r, &opt, 2, 0, "keep_num_dims") : 0;
-        if (w->rank != 2 || w->shape[1] == 0) die("%s: operator %d (%s): weights must be 2-D", r->path, index, name);
+        if (w->rank != 2 || w->shape[1] == 0) refuse(r->path, index, "operator %d (%s): weights must be 2-D", index, name);
         if (keep) {
             rank = x->rank;
             for (int k = 0; k < rank; k++) d[k] = x->shape[k];
@@ -991,7 +991,7 @@ static int infer_shape(Reader *r, Graph *g, const Tab *ot, int code, Op *op, int
         break;
     case BO_BATCH_MATMUL: {
         const Tensor *y = &g->tensors[op->in[1]];
-        if (x->rank < 2 || y->rank < 2) die("%s: operator %d (%s): operands must have rank >= 2", r->path, index, name);
+        if (x->rank < 2 || y->rank < 2) refuse(r->path, index, "operator %d (%s): operands must have rank >= 2", index, name);
         Tensor bx = *x, by = *y;
         bx.rank -= 2;
         by.rank -= 2;
@@ -1043,7 +1043,7 @@ static Padding map_pad(Reader *r, int p, int index, const char *name)
 {
     if (p == 0) return PAD_SAME;
     if (p == 1) return PAD_VALID;
-    die("%s: operator %d (%s): unknown padding %d", r->path, index, name, p);
+    refuse(r->path, index, "operator %d (%s): unknown padding %d", index, name, p);
 }
 
 /* A stride, dilation or filter size: at least 1, and small enough that
@@ -1051,7 +1051,7 @@ static Padding map_pad(Reader *r, int p, int index, const char *name)
 static int positive(Reader *r, int32_t v, int index, const char *name, const char *what)
 {
     if (v < 1 || v > 65535)
-        die("%s: operator %d (%s): %s %" PRId32 " out of range", r->path, index, name, what, v);
+        refuse(r->path, index, "operator %d (%s): %s %" PRId32 " out of range", index, name, what, v);
     return (int)v;
 }
 
@@ -1059,7 +1059,7 @@ static int positive(Reader *r, int32_t v, int index, const char *name, const cha
 static int norm_axis(Reader *r, int64_t a, int rank, int index, const char *name)
 {
     if (a < -rank || a >= rank)
-        die("%s: operator %d (%s): axis %" PRId64 " out of range for rank %d", r->path, index, name, a, rank);
+        refuse(r->path, index, "operator %d (%s): axis %" PRId64 " out of range for rank %d", index, name, a, rank);
     return (int)(a < 0 ? a + rank : a);
 }
 
@@ -1147,7 +1147,7 @@ static void split_ops(Reader *r, Graph *g, int index, const char *name, int valu
         off += sizes[k];
     }
     if (off != x->shape[axis])
-        die("%s: operator %d (%s): the parts add up to %lld, the axis has %d", r->path, index, name, (long long)off,
+        refuse(r->path, index, "operator %d (%s): the parts add up to %lld, the axis has %d", index, name, (long long)off,
             x->shape[axis]);
 }
 
@@ -1177,8 +1177,8 @@ static void read_lstm(Reader *r, Graph *g, const Tab *ot, int index, const char 
     for (int k = 0; k < 24; k++) {
         int absent = in[k] < 0;
         if (why[k] && (k == 1 || k == 5 ? absent : !absent))
-            die("%s: operator %d (%s): LSTM with %s is not supported (TFLite Micro's kernel has the standard Keras "
-                "LSTM only)", r->path, index, name, why[k]);
+            refuse(r->path, index, "operator %d (%s): LSTM with %s is not supported (TFLite Micro's kernel has the standard Keras "
+                "LSTM only)", index, name, why[k]);
     }
     Tab opt;
     int has = options(r, ot, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM, &opt, index, name);
@@ -1189,15 +1189,15 @@ static void read_lstm(Reader *r, Graph *g, const Tab *ot, int index, const char 
     op->src_name = name;
     int act = has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0;
     if (act != 4)       /* TANH: the cell gate's non-linearity (TFLM asserts on others) */
-        die("%s: operator %d (%s): cell gate activation %d is not supported (TFLite Micro computes TANH only)",
-            r->path, index, name, act);
+        refuse(r->path, index, "operator %d (%s): cell gate activation %d is not supported (TFLite Micro computes TANH only)",
+            index, name, act);
     op->alpha = has ? get_f32(r, &opt, 1, 0.0f, "cell_clip") : 0.0f;
     if (!isfinite(op->alpha) || op->alpha < 0)
-        die("%s: operator %d (%s): cell_clip %g", r->path, index, name, (double)op->alpha);
+        refuse(r->path, index, "operator %d (%s): cell_clip %g", index, name, (double)op->alpha);
     op->axis = has ? get_u8(r, &opt, 3, 0, "time_major") != 0 : 0;
     if (has && get_u8(r, &opt, 4, 0, "asymmetric_quantize_inputs"))
-        die("%s: operator %d (%s): hybrid LSTM (asymmetric_quantize_inputs) is not supported (TFLite Micro has no "
-            "hybrid kernel)", r->path, index, name);
+        refuse(r->path, index, "operator %d (%s): hybrid LSTM (asymmetric_quantize_inputs) is not supported (TFLite Micro has no "
+            "hybrid kernel)", index, name);
     static const int order[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 14, 15};
     op->nin = 13;
     for (int k = 0; k < 13; k++) op->in[k] = in[order[k]];
@@ -1224,15 +1224,15 @@ static void read_svdf(Reader *r, Graph *g, const Tab *ot, int index, const char 
     Tab opt;
     int has = options(r, ot, OPT_SVDF, &opt, index, name);
     if (has && get_u8(r, &opt, 2, 0, "asymmetric_quantize_inputs"))
-        die("%s: operator %d (%s): hybrid SVDF (asymmetric_quantize_inputs) is not supported (TFLite Micro has no "
-            "hybrid kernel)", r->path, index, name);
+        refuse(r->path, index, "operator %d (%s): hybrid SVDF (asymmetric_quantize_inputs) is not supported (TFLite Micro has no "
+            "hybrid kernel)", index, name);
     int o = graph_add_op(g);
     Op *op = &g->ops[o];
     op->kind = OP_SVDF;
     op->src_index = index;
     op->src_name = name;
     op->mode = has ? get_i32(r, &opt, 0, 0, "rank") : 0;
-    if (op->mode < 1) die("%s: operator %d (%s): rank %d", r->path, index, name, op->mode);
+    if (op->mode < 1) refuse(r->path, index, "operator %d (%s): rank %d", index, name, op->mode);
     op->nin = nin - 1;
     for (int k = 0; k < 4; k++) op->in[k] = in[k];
     op->nout = 2;
@@ -1312,17 +1312,17 @@ static FlexMap flex_map(Reader *r, const uint8_t *b, size_t len, int index, cons
 static int64_t flex_int(Reader *r, const FlexMap *m, uint64_t i, const char *key, int index, const char *name)
 {
     if (i >= m->n)
-        die("%s: operator %d (%s): custom_options: option '%s' missing (%llu options)", r->path, index, name, key,
+        refuse(r->path, index, "operator %d (%s): custom_options: option '%s' missing (%llu options)", index, name, key,
             (unsigned long long)m->n);
     size_t ke = m->kpos + (size_t)i * m->kwidth;
     uint64_t ko = flex_uint(m->b + ke, m->kwidth);
     size_t kl = strlen(key);
     if (ko == 0 || ko > ke || ke - ko + kl >= m->len || memcmp(m->b + ke - ko, key, kl + 1) != 0)
-        die("%s: operator %d (%s): custom_options: option %llu is not '%s' (TFLite Micro reads the options by "
-            "position, sorted by name)", r->path, index, name, (unsigned long long)i, key);
+        refuse(r->path, index, "operator %d (%s): custom_options: option %llu is not '%s' (TFLite Micro reads the options by "
+            "position, sorted by name)", index, name, (unsigned long long)i, key);
     unsigned t = m->b[m->pos + (size_t)m->n * m->width + (size_t)i] >> 2;
     if (t != 1 && t != 2 && t != 26)        /* FBT_INT, FBT_UINT, FBT_BOOL */
-        die("%s: operator %d (%s): custom_options: option '%s' is not an integer (flexbuffer type %u)", r->path, index,
+        refuse(r->path, index, "operator %d (%s): custom_options: option '%s' is not an integer (flexbuffer type %u)", index,
             name, key, t);
     uint64_t u = flex_uint(m->b + m->pos + (size_t)i * m->width, m->width);
     unsigned sh = 64 - 8 * m->width;
@@ -1335,7 +1335,7 @@ static int32_t flex_opt(Reader *r, const FlexMap *m, uint64_t i, const char *key
 {
     int64_t v = flex_int(r, m, i, key, index, name);
     if (v < lo || v > hi)
-        die("%s: operator %d (%s): option '%s' is %lld, expected %lld to %lld", r->path, index, name, key, (long long)v,
+        refuse(r->path, index, "operator %d (%s): option '%s' is %lld, expected %lld to %lld", index, name, key, (long long)v,
             (long long)lo, (long long)hi);
     return (int32_t)v;
 }
@@ -1377,7 +1377,7 @@ static void read_signal(Reader *r, Graph *g, const Tab *ot, int index, int k)
     read_indices(r, ot, 1, in, signal_ops[k].nin, signal_ops[k].nin, 0, g->ntensors, index, name, "input");
     read_indices(r, ot, 2, out, signal_ops[k].nout, signal_ops[k].nout, 0, g->ntensors, index, name, "output");
     if (field(r, ot, 9, 8, "large_custom_options_offset"))
-        die("%s: operator %d (%s): large custom options are not supported", r->path, index, name);
+        refuse(r->path, index, "operator %d (%s): large custom options are not supported", index, name);
     Vec co;
     get_vec(r, ot, 5, 1, &co, "custom_options");
     charge(r, co.n);
@@ -1392,7 +1392,7 @@ static void read_signal(Reader *r, Graph *g, const Tab *ot, int index, int k)
     for (int j = 0; j < op->nout; j++) {
         op->out[j] = out[j];
         if (g->tensors[out[j]].data)
-            die("%s: operator %d (%s): output %d ('%s') has constant data", r->path, index, name, j,
+            refuse(r->path, index, "operator %d (%s): output %d ('%s') has constant data", index, name, j,
                 g->tensors[out[j]].name);
     }
     if (op->kind == OP_FFT_AUTOSCALE || op->kind == OP_FB_SQRT) return;     /* no options */
@@ -1403,7 +1403,7 @@ static void read_signal(Reader *r, Graph *g, const Tab *ot, int index, int k)
     case OP_RFFT: {
         int32_t ty = flex_opt(r, &m, 0, "T", INT32_MIN, INT32_MAX, index, name);
         if (ty != TT_INT16)
-            die("%s: operator %d (%s): T = %d: htc has the int16 (T = 7) real FFT only", r->path, index, name, ty);
+            refuse(r->path, index, "operator %d (%s): T = %d: htc has the int16 (T = 7) real FFT only", index, name, ty);
         s[0] = flex_opt(r, &m, 1, "fft_length", 4, 1 << 16, index, name);
         break;
     }
@@ -1417,8 +1417,7 @@ static void read_signal(Reader *r, Graph *g, const Tab *ot, int index, int k)
     case OP_OVERLAP_ADD: {
         int32_t ty = flex_opt(r, &m, 0, "T", INT32_MIN, INT32_MAX, index, name);
         if (ty != TT_INT16 && ty != TT_FLOAT32)
-            die("%s: operator %d (%s): T = %d: TFLite Micro's overlap-add is int16 (T = 7) or float32 (T = 0)", r->path,
-                index, name, ty);
+            refuse(r->path, index, "operator %d (%s): T = %d: TFLite Micro's overlap-add is int16 (T = 7) or float32 (T = 0)", index, name, ty);
         s[0] = flex_opt(r, &m, 1, "frame_step", 1, 1 << 20, index, name);
         s[1] = ty;
         break;
@@ -1474,7 +1473,7 @@ static double flex_num(Reader *r, const FlexMap *m, const char *key, int *found,
             memcpy(&d, &u, 8);
             return d;
         }
-        die("%s: operator %d (%s): custom_options: option '%s' is not a number (flexbuffer type %u)", r->path, index,
+        refuse(r->path, index, "operator %d (%s): custom_options: option '%s' is not a number (flexbuffer type %u)", index,
             name, key, t);
     }
     *found = 0;
@@ -1488,10 +1487,10 @@ static double dpp_opt(Reader *r, const FlexMap *m, const char *key, int dflt_ok,
 {
     int found;
     double v = flex_num(r, m, key, &found, index, name);
-    if (!found && !dflt_ok) die("%s: operator %d (%s): custom_options: option '%s' missing", r->path, index, name, key);
+    if (!found && !dflt_ok) refuse(r->path, index, "operator %d (%s): custom_options: option '%s' missing", index, name, key);
     if (!found) v = dflt;
     if (!(v >= lo && v <= hi))
-        die("%s: operator %d (%s): option '%s' is %g, expected %g to %g", r->path, index, name, key, v, lo, hi);
+        refuse(r->path, index, "operator %d (%s): option '%s' is %g, expected %g to %g", index, name, key, v, lo, hi);
     return v;
 }
 
@@ -1504,7 +1503,7 @@ static void read_detect(Reader *r, Graph *g, const Tab *ot, int index)
     read_indices(r, ot, 1, in, 3, 3, 0, g->ntensors, index, name, "input");
     read_indices(r, ot, 2, out, 4, 4, 0, g->ntensors, index, name, "output");
     if (field(r, ot, 9, 8, "large_custom_options_offset"))
-        die("%s: operator %d (%s): large custom options are not supported", r->path, index, name);
+        refuse(r->path, index, "operator %d (%s): large custom options are not supported", index, name);
     Vec co;
     get_vec(r, ot, 5, 1, &co, "custom_options");
     charge(r, co.n);
@@ -1520,7 +1519,7 @@ static void read_detect(Reader *r, Graph *g, const Tab *ot, int index)
     for (int j = 0; j < 4; j++) {
         op->out[j] = out[j];
         if (g->tensors[out[j]].data)
-            die("%s: operator %d (%s): output %d ('%s') has constant data", r->path, index, name, j, g->tensors[out[j]].name);
+            refuse(r->path, index, "operator %d (%s): output %d ('%s') has constant data", index, name, j, g->tensors[out[j]].name);
     }
     htc__detpp_params *p = arena_alloc(sizeof *p);
     const double big = 1 << 20;
@@ -1531,7 +1530,7 @@ static void read_detect(Reader *r, Graph *g, const Tab *ot, int index)
     p->score_threshold = (float)dpp_opt(r, &m, "nms_score_threshold", 0, 0, -HUGE_VAL, HUGE_VAL, index, name);
     p->iou_threshold = (float)dpp_opt(r, &m, "nms_iou_threshold", 0, 0, 0, 1, index, name);
     if (!(p->iou_threshold > 0))
-        die("%s: operator %d (%s): option 'nms_iou_threshold' is 0, expected above 0 to 1", r->path, index, name);
+        refuse(r->path, index, "operator %d (%s): option 'nms_iou_threshold' is 0, expected above 0 to 1", index, name);
     p->num_classes = (int32_t)dpp_opt(r, &m, "num_classes", 0, 0, 1, big, index, name);
     p->y_scale = (float)dpp_opt(r, &m, "y_scale", 0, 0, -HUGE_VAL, HUGE_VAL, index, name);
     p->x_scale = (float)dpp_opt(r, &m, "x_scale", 0, 0, -HUGE_VAL, HUGE_VAL, index, name);
@@ -1870,32 +1869,32 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         int64_t sizes[OP_MAX_IO], a;
         int value = code == BO_SPLIT ? in[1] : in[0], axis;
         if ((code == BO_SPLIT && nin != 2) || (code == BO_SPLIT_V && nin != 3) || (code == BO_UNPACK && nin != 1))
-            die("%s: operator %d (%s): %d inputs", r->path, i, name, nin);
+            refuse(r->path, i, "operator %d (%s): %d inputs", i, name, nin);
         const Tensor *x = &g->tensors[value];
         if (code == BO_UNPACK) {
             has = options(r, &ot, OPT_UNPACK, &opt, i, name);
             axis = norm_axis(r, has ? get_i32(r, &opt, 1, 0, "axis") : 0, x->rank, i, name);
             if (nout != x->shape[axis])
-                die("%s: operator %d (%s): %d outputs for %d values along axis %d", r->path, i, name, nout,
+                refuse(r->path, i, "operator %d (%s): %d outputs for %d values along axis %d", i, name, nout,
                     x->shape[axis], axis);
             for (int k = 0; k < nout; k++) sizes[k] = 1;
         } else {
             if (const_ints(r, g, code == BO_SPLIT ? in[0] : in[2], &a, 1, i, name, "axis") != 1)
-                die("%s: operator %d (%s): axis must be one value", r->path, i, name);
+                refuse(r->path, i, "operator %d (%s): axis must be one value", i, name);
             axis = norm_axis(r, a, x->rank, i, name);
             if (code == BO_SPLIT) {
                 if (x->shape[axis] % nout)
-                    die("%s: operator %d (%s): %d values along axis %d do not split in %d", r->path, i, name,
+                    refuse(r->path, i, "operator %d (%s): %d values along axis %d do not split in %d", i, name,
                         x->shape[axis], axis, nout);
                 for (int k = 0; k < nout; k++) sizes[k] = x->shape[axis] / nout;
             } else {
                 if (const_ints(r, g, in[1], sizes, OP_MAX_IO, i, name, "size_splits") != nout)
-                    die("%s: operator %d (%s): size_splits must have one value per output", r->path, i, name);
+                    refuse(r->path, i, "operator %d (%s): size_splits must have one value per output", i, name);
                 int64_t known = 0;
                 int neg = -1;
                 for (int k = 0; k < nout; k++) {
                     if (sizes[k] == -1 && neg < 0) neg = k;
-                    else if (sizes[k] < 0) die("%s: operator %d (%s): split size %lld", r->path, i, name, (long long)sizes[k]);
+                    else if (sizes[k] < 0) refuse(r->path, i, "operator %d (%s): split size %lld", i, name, (long long)sizes[k]);
                     else known += sizes[k];
                 }
                 if (neg >= 0) sizes[neg] = x->shape[axis] - known;
@@ -1955,10 +1954,10 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         if (st->data || tensor_numel(st) == 0) {
             int64_t os[4];
             if (const_ints(r, g, in[0], os, 4, i, name, "output_shape") != 4)
-                die("%s: operator %d (%s): output_shape must have 4 values", r->path, i, name);
+                refuse(r->path, i, "operator %d (%s): output_shape must have 4 values", i, name);
             for (int k = 0; k < 4; k++)
                 if (ot_->rank != 4 || os[k] != ot_->shape[k])
-                    die("%s: operator %d (%s): output_shape differs from the output tensor's shape", r->path, i,
+                    refuse(r->path, i, "operator %d (%s): output_shape differs from the output tensor's shape", i,
                         name);
         }
         op->in[0] = in[2];
@@ -1971,7 +1970,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         has = options(r, &ot, OPT_FC, &opt, i, name);
         op->act = map_act(r, has ? get_i8(r, &opt, 0, 0, "fused_activation_function") : 0, i, name);
         if (has && get_i8(r, &opt, 1, 0, "weights_format") != 0)
-            die("%s: operator %d (%s): shuffled weights format is not supported", r->path, i, name);
+            refuse(r->path, i, "operator %d (%s): shuffled weights format is not supported", i, name);
         break;
     case BO_ADD:
         has = options(r, &ot, OPT_ADD, &opt, i, name);
@@ -2020,7 +2019,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
             hi = a > hi ? a : hi;
         }
         for (int a = lo; a <= hi; a++)
-            if (!rev[a]) die("%s: operator %d (%s): axes must be contiguous (TFLite Micro refuses others)", r->path, i, name);
+            if (!rev[a]) refuse(r->path, i, "operator %d (%s): axes must be contiguous (TFLite Micro refuses others)", i, name);
         for (int a = 0; a < x->rank; a++) {
             op->begin[a] = rev[a] ? x->shape[a] - 1 : 0;
             op->step[a] = rev[a] ? -1 : 1;
@@ -2032,7 +2031,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     case BO_ARG_MAX: case BO_ARG_MIN: {
         int64_t ax;
         if (const_ints(r, g, in[1], &ax, 1, i, name, "axis") != 1)
-            die("%s: operator %d (%s): axis must be one value", r->path, i, name);
+            refuse(r->path, i, "operator %d (%s): axis must be one value", i, name);
         op->axis = norm_axis(r, ax, g->tensors[in[0]].rank, i, name);
         keep_inputs(op, 1);
         break;
@@ -2054,7 +2053,7 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         int n = const_ints(r, g, in[0], dims, MAX_RANK, i, name, "dims");
         int same = n == y->rank;
         for (int k = 0; k < n && same; k++) same = dims[k] == y->shape[k];
-        if (!same) die("%s: operator %d (%s): dims differ from the output's shape", r->path, i, name);
+        if (!same) refuse(r->path, i, "operator %d (%s): dims differ from the output's shape", i, name);
         op->in[0] = in[1];
         keep_inputs(op, 1);
         break;
@@ -2076,8 +2075,8 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         has = options(r, &ot, OPT_CUMSUM, &opt, i, name);
         op->mode = (has && get_u8(r, &opt, 0, 0, "exclusive")) | (has && get_u8(r, &opt, 1, 0, "reverse")) << 1;
         if (g->tensors[in[1]].type != DT_INT32 || const_ints(r, g, in[1], &ax, 1, i, name, "axis") != 1)
-            die("%s: operator %d (%s): axis must be one constant int32 value", r->path, i, name);
-        if (g->tensors[in[0]].rank < 1) die("%s: operator %d (%s): input is a scalar", r->path, i, name);
+            refuse(r->path, i, "operator %d (%s): axis must be one constant int32 value", i, name);
+        if (g->tensors[in[0]].rank < 1) refuse(r->path, i, "operator %d (%s): input is a scalar", i, name);
         op->axis = norm_axis(r, ax, g->tensors[in[0]].rank, i, name);
         keep_inputs(op, 1);
         break;
@@ -2106,15 +2105,15 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         has = options(r, &ot, OPT_SOFTMAX, &opt, i, name);
         op->beta = has ? get_f32(r, &opt, 0, 0.0f, "beta") : 0.0f;
         if (!isfinite(op->beta))
-            die("%s: operator %d (%s): beta is not finite", r->path, i, name);
+            refuse(r->path, i, "operator %d (%s): beta is not finite", i, name);
         if (g->tensors[op->in[0]].rank < 1)
-            die("%s: operator %d (%s): input is a scalar", r->path, i, name);
+            refuse(r->path, i, "operator %d (%s): input is a scalar", i, name);
         op->axis = g->tensors[op->in[0]].rank - 1;      /* TFLite: the last axis */
         break;
     case BO_LEAKY_RELU:
         has = options(r, &ot, OPT_LEAKY_RELU, &opt, i, name);
         op->alpha = has ? get_f32(r, &opt, 0, 0.0f, "alpha") : 0.0f;
-        if (!isfinite(op->alpha)) die("%s: operator %d (%s): alpha is not finite", r->path, i, name);
+        if (!isfinite(op->alpha)) refuse(r->path, i, "operator %d (%s): alpha is not finite", i, name);
         break;
     case BO_GELU:
         has = options(r, &ot, OPT_GELU, &opt, i, name);
@@ -2152,8 +2151,8 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         for (int k = 0; k < orank; k++) n *= od[k];
         if (dyn[out[0]]) set_shape(r, g, out[0], orank, od, i, name);
         else if (n != tensor_numel(y) || orank != y->rank)
-            die("%s: operator %d (%s): the slice has %lld elements in rank %d, the output '%s' %lld in rank %d",
-                r->path, i, name, (long long)n, orank, y->name, (long long)tensor_numel(y), y->rank);
+            refuse(r->path, i, "operator %d (%s): the slice has %lld elements in rank %d, the output '%s' %lld in rank %d",
+                i, name, (long long)n, orank, y->name, (long long)tensor_numel(y), y->rank);
         (void)x;
         keep_inputs(op, 1);
         break;
@@ -2164,11 +2163,11 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
         int nb = const_ints(r, g, in[1], b, MAX_RANK, i, name, "begin");
         int ns = const_ints(r, g, in[2], s, MAX_RANK, i, name, "size");
         if (nb != x->rank || ns != x->rank)
-            die("%s: operator %d (%s): begin and size must have %d values", r->path, i, name, x->rank);
+            refuse(r->path, i, "operator %d (%s): begin and size must have %d values", i, name, x->rank);
         for (int a = 0; a < x->rank; a++) {
             int64_t sz = s[a] == -1 ? x->shape[a] - b[a] : s[a];
             if (b[a] < 0 || sz < 0 || b[a] + sz > x->shape[a])
-                die("%s: operator %d (%s): slice [%lld, +%lld) outside axis %d of size %d", r->path, i, name,
+                refuse(r->path, i, "operator %d (%s): slice [%lld, +%lld) outside axis %d of size %d", i, name,
                     (long long)b[a], (long long)sz, a, x->shape[a]);
             op->begin[a] = (int32_t)b[a];
             op->step[a] = 1;
@@ -2183,8 +2182,8 @@ static void read_op(Reader *r, Graph *g, const Vec *ops, const OpCode *codes, ui
     int changed = 0;
     for (int k = 0; k < op->nin; k++) changed |= op->in[k] >= 0 && resolved[op->in[k]];
     if (dyn[out[0]] && !resolved[out[0]] && !infer_shape(r, g, &ot, code, op, i, name) && changed)
-        die("%s: operator %d (%s): output '%s' has a dynamic shape (shape_signature -1) htc cannot compute at "
-            "compile time", r->path, i, name, g->tensors[out[0]].name);
+        refuse(r->path, i, "operator %d (%s): output '%s' has a dynamic shape (shape_signature -1) htc cannot compute at "
+            "compile time", i, name, g->tensors[out[0]].name);
     if (kind == OP_RESHAPE) keep_inputs(op, 1);
     r->ctx[0] = 0;
 }

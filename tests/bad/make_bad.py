@@ -537,6 +537,16 @@ def real_cases():
         ttype(11, UINT8)(f)
         softmax_to(SIN)(f)
     c["tensor_problems_in_graph_order"] = patched(kws, tensors_and_ops)
+
+    # operator problems the reader finds (stride 0 at operator 0, an unknown
+    # padding at the AVERAGE_POOL_2D, SIN at 12) and lower's (uint8 weights
+    # at 5): every one listed, in graph order
+    def reader_ops(f):
+        f.put_i32(f.need(f.table(f.op(0), 4), 1, "stride_w"), 0)
+        pool_padding(f)
+        ttype(11, UINT8)(f)
+        softmax_to(SIN)(f)
+    c["operator_problems_in_graph_order"] = patched(kws, reader_ops)
     return c
 
 
