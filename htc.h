@@ -1603,7 +1603,13 @@ typedef struct {
     int8_t a_shift, b_shift, out_shift;
     int32_t out_zp, act_min, act_max;
     int32_t broadcast;              /* 0: both inputs have out_shape */
+    const int32_t *xq;              /* XpulpV2 ADD: its tables in final form (gen/quant.c quant_xadd), or NULL */
 } htc__binary_params;
+
+/* htc__binary_params.xq: a shift f, then each input's 256 terms (indexed
+   by the byte + 128): TFLite's output is clamp((ta[a] + tb[b]) >> f,
+   act_min, act_max) for every pair of bytes (kernels/add.c htc__add_xq) */
+enum { HTC__XADD_F, HTC__XADD_A, HTC__XADD_B = HTC__XADD_A + 256, HTC__XADD_N = HTC__XADD_B + 256 };
 
 /* MEAN over H and W of NHWC (keep_dims or not: same bytes). mult/shift are
    Prepare's in_scale/out_scale multiplier; the kernel folds 1/(in_h*in_w)

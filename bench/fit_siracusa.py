@@ -307,6 +307,9 @@ def features(op, s, mem):
         return dict(pool_call=1, pool_out=n, pool_in=inb, band=s["tile"])
     if k == "add":
         n = s["rows"] * s["channels"]
+        if op.get("xq2"):       # the tables in final form (htc__add_xq); p.clip unless the range needs p.max, p.min
+            clip = not op.get("xaddm")
+            return dict(add_call_x=1, add_elem_x=n if clip else 0, add_elem_xm=0 if clip else n)
         return dict(add_call=1, add_elem=n)
     if k == "softmax":
         return dict(sm_call=1, sm_elem=s["rows"] * s["channels"])
@@ -521,7 +524,7 @@ def main():
                     "conv_word", "conv_out", "conv_field", "conv_frow", "conv_field_s", "conv_frow_s", "conv_block_ql", "conv_block_x2", "conv_block_x4", "dw_call", "dw_chan", "dw_fill", "dw_px4",
                     "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "mp_call", "mp_word",
                     "mp_tap", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
-                    "pool_out", "pool_in", "add_call", "add_elem", "sm_call", "sm_elem"}) - set(FIXED))
+                    "pool_out", "pool_in", "add_call", "add_elem", "add_call_x", "add_elem_x", "add_elem_xm", "sm_call", "sm_elem"}) - set(FIXED))
     theta = {k: 1.0 for k in names}
     rows = []
     for it in range(a.iters):

@@ -279,6 +279,15 @@ static double estimate(const Graph *g, Target *t, const Op *op)
 static void xq2(const Graph *g, const Target *t, Op *op)
 {
     op->xq2 = NULL;
+    /* a TFLite int8 ADD: its two 256-entry tables in final form (quant_xadd: htc__binary_params.xq,
+       htc__add_xq), no table built per call */
+    if (op->kind == OP_ADD && op->engine == 0 && t->engines[0].requant_records && t->engines[0].isa != ISA_ALL &&
+        (t->engines[0].isa & ISA_XPULPV2) && !op->u8 && op->kernel_fn && !strcmp(op->kernel_fn, "htc__add_s8") &&
+        op->params_type && !strcmp(op->params_type, "htc__binary_params")) {
+        int32_t *rec = arena_alloc(sizeof(int32_t) * HTC__XADD_N);
+        if (quant_xadd(op->params, rec) > 0) op->xq2 = rec;
+        return;
+    }
     if (op->engine != 0 || !t->engines[0].requant_records ||
         t->engines[0].isa == ISA_ALL || !(t->engines[0].isa & ISA_XPULPV2) || op->kind != OP_CONV2D || op->u8 || !op->kernel_fn || !op->params_type ||
         strcmp(op->params_type, "htc__conv_params") || !op->mult || op->nch < 1)

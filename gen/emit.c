@@ -770,12 +770,20 @@ static void emit_params(const Graph *g, const Op *op, int li)
     }
     case PB_BINARY: {
         const htc__binary_params *p = op->params;
+        const char *xq = "NULL";
+        if (op->xq2 && op->kind == OP_ADD) {     /* XpulpV2: the tables in final form (gen/dispatch.c xq2) */
+            xq = arena_printf("%s__layer%d_xq", N, li);
+            fprintf(F, "static const int32_t %s[%d] = {%d,\n    ", xq, HTC__XADD_N, op->xq2[HTC__XADD_F]);
+            for (int c = HTC__XADD_A; c < HTC__XADD_N; c++)
+                fprintf(F, "%d%s", op->xq2[c], c + 1 == HTC__XADD_N ? "" : (c - HTC__XADD_A) % 8 == 7 ? ",\n    " : ", ");
+            fprintf(F, "};\n");
+        }
         fprintf(F, "static const htc__binary_params %s = {{%d, %d, %d, %d}, {%d, %d, %d, %d}, {%d, %d, %d, %d},"
-                   " %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n",
+                   " %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
                 pn, p->out_shape[0], p->out_shape[1], p->out_shape[2], p->out_shape[3], p->a_stride[0],
                 p->a_stride[1], p->a_stride[2], p->a_stride[3], p->b_stride[0], p->b_stride[1], p->b_stride[2],
                 p->b_stride[3], p->a_offset, p->b_offset, p->left_shift, p->a_mult, p->b_mult, p->out_mult,
-                p->a_shift, p->b_shift, p->out_shift, p->out_zp, p->act_min, p->act_max, p->broadcast);
+                p->a_shift, p->b_shift, p->out_shift, p->out_zp, p->act_min, p->act_max, p->broadcast, xq);
         break;
     }
     case PB_MEAN: {

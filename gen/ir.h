@@ -350,7 +350,8 @@ typedef struct {
     int32_t *xq2;               /* XpulpV2 CPU conv2d: [out_c][HTC__XQ2_N] final-form requantization
                                    (gen/quant.c quant_xq2, htc.h htc__xq2_apply; a dense convolution's:
                                    [0] its form, 2, 3 or 4, then the records, 3, 4: [out_c][HTC__XQ3_N],
-                                   quant_xq3, htc__xq3_apply), or NULL */
+                                   quant_xq3, htc__xq3_apply); an ADD's: its tables, HTC__XADD_N words
+                                   (quant_xadd, htc__add_xq), or NULL */
     int shift_round;            /* its rounding: ROUND_HALF_EVEN (onnxruntime's float scale 2^-s)
                                    or ROUND_TFLITE (multiplier 2^30: gemmlowp's rounding doubling high
                                    multiply, then rounding divide by 2^(s-1), half away from zero) */

@@ -776,3 +776,64 @@ int quant_xq2(const htc__conv_params *p, const int8_t *w, int dw, int32_t *rec)
     }
     return n;
 }
+
+/* The XpulpV2 ADD's tables in final form (htc.h HTC__XADD_*, kernels/add.c
+   htc__add_xq) of a TFLite int8 ADD. Each input's rescaled term (TFLite's
+   first two steps, htc__add_one: sa[x], sb[x]) depends on its byte alone.
+   For s = sa[a] + sb[b] >= 0 the output's rescaling (SaturatingRounding-
+   DoublingHighMul, then RoundingDivideByPOT by e: both round half up
+   there) is floor((s * m + 2^30 + 2^(30+e)) / 2^(31+e)) (2^30 alone when
+   e = 0): each input's term times m, divided by 2^(31+e-f) (rounded to
+   nearest, down or up; the constants and out_zp folded into a's), summed
+   and shifted right by f gives it wherever the two divisions' errors
+   cross no output step; below zero TFLite rounds half away from zero,
+   which the form may miss. So exactness is checked, not assumed: every
+   one of the 65,536 pairs of bytes against htc__add_one's arithmetic, the
+   largest f whose terms stay below 2^30 in magnitude (their sum fits
+   int32) first. f (> 0) with rec's HTC__XADD_N words filled, else 0. */
+static int xadd_form(const htc__binary_params *p, const int32_t *sa, const int32_t *sb, int f, int mode, int32_t *rec)
+{
+    const int e = -p->out_shift, E = 31 + e, sh = E - f;
+    const int64_t rnd = mode == 0 ? (sh ? (int64_t)1 << (sh - 1) : 0) : mode == 1 ? 0 : ((int64_t)1 << sh) - 1;
+    const int64_t c = ((int64_t)1 << 30) + (e ? (int64_t)1 << (E - 1) : 0) + (int64_t)p->out_zp * ((int64_t)1 << E);
+    const int64_t lim = (int64_t)1 << 30;
+    for (int i = 0; i < 256; i++) {
+        /* floor division by 2^sh of a value below 2^62 in magnitude */
+        const int64_t xa = (int64_t)sa[i] * p->out_mult + c + rnd, xb = (int64_t)sb[i] * p->out_mult + rnd;
+        const int64_t ua = xa >= 0 ? xa >> sh : -((-xa + ((int64_t)1 << sh) - 1) >> sh);
+        const int64_t ub = xb >= 0 ? xb >> sh : -((-xb + ((int64_t)1 << sh) - 1) >> sh);
+        if (ua >= lim || ua <= -lim || ub >= lim || ub <= -lim) return 0;
+        rec[HTC__XADD_A + i] = (int32_t)ua;
+        rec[HTC__XADD_B + i] = (int32_t)ub;
+    }
+    for (int a = 0; a < 256; a++)
+        for (int b = 0; b < 256; b++) {
+            const int32_t want = htc__clamp(htc__mulq(sa[a] + sb[b], p->out_mult, p->out_shift) + p->out_zp, p->act_min, p->act_max);
+            /* the kernel's arithmetic shift, as floor division */
+            const int32_t v = rec[HTC__XADD_A + a] + rec[HTC__XADD_B + b];
+            const int32_t got = v >= 0 ? v >> f : -(int32_t)(((uint32_t)-v + ((1u << f) - 1)) >> f);
+            if (htc__clamp(got, p->act_min, p->act_max) != want) return 0;
+        }
+    rec[HTC__XADD_F] = f;
+    return f;
+}
+
+int quant_xadd(const htc__binary_params *p, int32_t *rec)
+{
+    int32_t sa[256], sb[256];
+    const int ls = p->left_shift, e = -p->out_shift;
+    /* kernels/add.c's XpulpV2 conditions (htc__add_port_ok), every term below
+       2^29 in magnitude: (x + offset) << left_shift below 383 * 2^20 */
+    if (p->broadcast || p->a_mult < 0 || p->b_mult < 0 || p->out_mult < 0 || p->a_shift > 0 || p->b_shift > 0 ||
+        p->out_shift > 0 || ls < 0 || ls > 20 || e > 22 || p->a_offset < -255 || p->a_offset > 255 ||
+        p->b_offset < -255 || p->b_offset > 255 || p->out_zp < -255 || p->out_zp > 255 || p->act_min > p->act_max)
+        return 0;
+    for (int i = 0; i < 256; i++) {
+        sa[i] = htc__rdivpot(htc__srdhm((i - 128 + p->a_offset) * (1 << ls), p->a_mult), -p->a_shift);
+        sb[i] = htc__rdivpot(htc__srdhm((i - 128 + p->b_offset) * (1 << ls), p->b_mult), -p->b_shift);
+    }
+    for (int f = 30 < 31 + e ? 30 : 31 + e; f >= 1; f--)
+        for (int mode = 0; mode < 3; mode++)
+            if (xadd_form(p, sa, sb, f, mode, rec)) return f;
+    return 0;
+}

@@ -96,5 +96,9 @@ int quant_xq2(const htc__conv_params *p, const int8_t *w, int dw, int32_t *rec);
    HTC__XQ3_N words a channel: how many channels are exact; *two: some
    channel needs the form without a fused ReLU (htc__xq3_apply's two). */
 int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec, int *two);
+/* An int8 ADD's tables in final form (htc.h HTC__XADD_*, kernels/add.c
+   htc__add_xq), rec: HTC__XADD_N words; checked on every pair of bytes:
+   the shift f (> 0), or 0 when no such form is exact. */
+int quant_xadd(const htc__binary_params *p, int32_t *rec);
 
 #endif

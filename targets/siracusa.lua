@@ -455,6 +455,13 @@ local K_ = {
   -- (two table reads, htc__xrq_apply, the clamp; fitted on ResNet's three
   -- adds at 8 cores: 81,523 / 47,507 / 30,649 cycles)
   add_call = 12100, add_elem = 33.2,
+  -- with the tables in final form in the header (op.xq2, htc__add_xq): per
+  -- call, per element (two byte and two table loads, the sum, a shift,
+  -- the clamp: one p.clip when the range is [-hi - 1, hi], else p.max and
+  -- p.min). GVSoC, ResNet's three adds (16,384 / 8,192 / 4,096 elements):
+  -- 164,111 / 82,165 / 41,201 cycles on one core, 22,081 / 11,553 / 6,619
+  -- on 8; 11 an element with p.max and p.min (180,475 / 90,331 / 45,295)
+  add_call_x = 245, add_elem_x = 10, add_elem_xm = 11,
   -- softmax (kernels/softmax.c, the exponentials looked up in the layer's
   -- compile-time table): per call (the reciprocal), per element 18.6 and
   -- per entry at or above diff_min 72.5 more (two lookups, the products),
@@ -690,6 +697,10 @@ end
 
 local function feat_add(op, s)
   local n = s.rows * s.channels
+  if op.xq2 == 1 then
+    local clip = op.qmin == -op.qmax - 1
+    return { add_call_x = 1, add_elem_x = clip and n or 0, add_elem_xm = clip and 0 or n }
+  end
   return { add_call = 1, add_elem = n }
 end
 

@@ -507,6 +507,70 @@ static void test_xq3(void)
     EQ("xq3 records: layers without a fused ReLU accepted (form 4)", twos > 5, 1);
 }
 
+/* gen/quant.c quant_xadd: an ADD's tables in final form. ResNet's three
+   ADDs (their blocks as gen/lower.c builds them) take it; on random TFLite
+   ADDs (quant_add_params, with and without a fused ReLU) most do, and each
+   accepted one gives htc__add_one's output for every pair of bytes, by the
+   form written out and through htc__add_s8 with the tables (htc__add_xq on
+   the XpulpV2 build) */
+static void test_xadd(void)
+{
+    static int8_t xa[65536], xb[65536], xo[65536];
+    static const int32_t resnet[3][6] = {{128, -4, 1623821475, 1098017566, -17, 21},
+                                         {17, -4, 1699529983, 1140768826, -17, 21},
+                                         {-38, 2, 1657902019, 1835721671, -18, 22}};
+    int32_t rec[HTC__XADD_N];
+    uint32_t x = 4242u;
+    int accepted = 0, tried = 0, bad = 0, norelu = 0;
+    for (int i = 0; i < 65536; i++) {
+        xa[i] = (int8_t)(i >> 8);
+        xb[i] = (int8_t)i;
+    }
+    for (int r = 0; r < 3; r++) {
+        htc__binary_params p;
+        memset(&p, 0, sizeof p);
+        p.a_offset = resnet[r][0], p.b_offset = resnet[r][1], p.left_shift = 20;
+        p.a_mult = resnet[r][2], p.b_mult = 1 << 30, p.out_mult = resnet[r][3];
+        p.a_shift = -2, p.b_shift = 0, p.out_shift = (int8_t)resnet[r][4];
+        p.out_zp = -128, p.act_min = -128, p.act_max = 127;
+        EQ("xadd: ResNet's ADD's shift", quant_xadd(&p, rec), resnet[r][5]);
+    }
+    for (int n = 0; n < 40; n++) {
+        htc__binary_params p;
+        float sc[3];
+        int32_t zp[3];
+        for (int k = 0; k < 3; k++) {
+            x = x * 1664525u + 1013904223u;
+            sc[k] = (1.0f + (float)(x >> 16) / 65536.0f) / (float)(1 << (1 + (x >> 4) % 8));
+            zp[k] = -128 + (int32_t)((x >> 8) % 256);
+        }
+        memset(&p, 0, sizeof p);
+        quant_add_params(sc[0], zp[0], sc[1], zp[1], sc[2], zp[2], &p);
+        p.act_min = n % 2 ? zp[2] : -128;          /* odd: a fused ReLU */
+        p.act_max = n % 5 == 0 ? 100 : 127;
+        if (p.act_min > p.act_max) p.act_min = p.act_max;
+        p.out_shape[0] = p.out_shape[1] = p.out_shape[2] = 1;
+        p.out_shape[3] = 65536;
+        p.a_stride[3] = p.b_stride[3] = 1;
+        tried++;
+        const int f = quant_xadd(&p, rec);
+        if (f <= 0) continue;
+        accepted++;
+        norelu += n % 2 == 0;
+        p.xq = rec;
+        htc__add_s8(&p, xa, xb, xo);
+        for (int i = 0; i < 65536; i++) {
+            const int32_t v = (rec[HTC__XADD_A + 128 + xa[i]] + rec[HTC__XADD_B + 128 + xb[i]]) >> f;
+            const int8_t want = htc__add_one(&p, xa[i], xb[i]);
+            bad += htc__clamp(v, p.act_min, p.act_max) != want;
+            bad += xo[i] != want;
+        }
+    }
+    EQ("xadd tables equal htc__add_one", bad, 0);
+    EQ("xadd: most ADDs accepted", accepted > tried * 9 / 10, 1);
+    EQ("xadd: ADDs without a fused ReLU accepted", norelu > 5, 1);
+}
+
 int main(void)
 {
     test_srdhm();
@@ -520,6 +584,7 @@ int main(void)
     test_qshift();
     test_xq2();
     test_xq3();
+    test_xadd();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }
