@@ -322,6 +322,24 @@ static void xq2(const Graph *g, const Target *t, Op *op)
     op->xq2 = rec;
 }
 
+/* The layers that run code (kernel calls) between op and the last earlier
+   one calling the same kernel function, in execution order: 0 when it is
+   the layer just before, -1 when none is (the cost model's view of the
+   instruction cache: code run recently is still there). Aliased reshapes
+   run no code and are not counted. */
+static int code_age(const Graph *g, const Op *op)
+{
+    int age = 0;
+    if (!op->kernel_fn) return -1;
+    for (const Op *p = op - 1; p >= g->ops; p--) {
+        const Tensor *o = &g->tensors[p->out[0]];
+        if (p->kind == OP_RESHAPE && !o->is_output && !o->data) continue;
+        if (p->kernel_fn && !strcmp(p->kernel_fn, op->kernel_fn)) return age;
+        age++;
+    }
+    return -1;
+}
+
 static void bind(const Graph *g, Target *t, Op *op)
 {
     const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
@@ -331,6 +349,7 @@ static void bind(const Graph *g, Target *t, Op *op)
     if (!op->kernel_file && op->engine == 0 && op->kind != OP_RESHAPE && !cpu_kernel(op, &op->kernel_file, &op->kernel_fn))
         die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
     xq2(g, t, op);
+    op->code_age = code_age(g, op);
     target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
     op->est_one = 0;
     op->split_why = NULL;
@@ -353,7 +372,7 @@ void dispatch(Graph *g, Target *t)
     const char **why_nots = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
     int eligible = 0;
     const int wants_dma = target_dispatch_wants_dma(t);
-    for (int i = 0; i < g->nops; i++) g->ops[i].eligible_index = g->ops[i].eligible_count = -1;
+    for (int i = 0; i < g->nops; i++) g->ops[i].eligible_index = g->ops[i].eligible_count = -1, g->ops[i].code_age = -2;
     for (int i = 0; i < g->nops; i++) {
         Op *op = &g->ops[i];
         int n = 0, *cand = cands[i] = arena_alloc(sizeof(int) * (size_t)t->nengines);

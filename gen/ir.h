@@ -344,6 +344,8 @@ typedef struct {
     int split;                  /* SPLIT_ROWS / SPLIT_CHANNELS (htc.h HTC_SPLIT_*) when cores > 1 */
     const char *split_why;      /* a cluster's CPU layer kept on one core: why (split = "none", the estimate) */
     double est_one;             /* the layer's estimate on one core (the report's speedup), 0: est_cycles */
+    int code_age;               /* layers run since the last one with this kernel function (0: the
+                                   one before; -1: none earlier; -2: not bound yet), op.code_age */
 
     /* dispatch.c / tile.c (accelerators) */
     int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */

@@ -166,6 +166,8 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         set_int(L, "eligible_index", op->eligible_index);
         set_int(L, "eligible_count", op->eligible_count);
     }
+    /* known once the op's engine and kernel are bound (cost functions) */
+    if (op->kernel_fn && op->code_age >= -1) set_int(L, "code_age", op->code_age);
     /* a float requantization that is exactly a power-of-two shift */
     if (op->exact_shift) {
         set_str(L, "requant", "shift");

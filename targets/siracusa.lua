@@ -481,13 +481,29 @@ local K_ = {
   -- 17,052 / 11,679 / 3,885 / 7,029 cycles on one core, 3,718 / 2,846 /
   -- 1,832 / 2,407 on 8) and MicroLlama's (4 rows of 4 on one core:
   -- 930-1,124, 1,030 taken; 64 rows of 2 on 8: 1,757-1,861), least squares
-  -- of the relative errors
-  tp_call = 790.5, tp_row = 33.01, tp_elem = 6.295,
+  -- of the relative errors; all of them with the code cold (tp_cold, see
+  -- cold() below), a warm call 150 fewer (MicroLlama's 4 x 4 on one core,
+  -- code age 5: 869-996 cycles, age 14: 1,040-1,095)
+  tp_call = 640.5, tp_cold = 150, tp_row = 33.01, tp_elem = 6.295,
 }
 -- the fork/join of the kernels with no parameter block to set up per core
 -- (the cpu's fork, 1,352, is the convolutions'): fitted with the calls above
 -- (the transposes' median)
 local FORK_TABLE, FORK_TRANSPOSE = 970, 692
+
+-- The cluster's instruction cache: a layer whose kernel function ran within
+-- the last CODE_WARM layers that ran code (op.code_age, gen/dispatch.c)
+-- finds its code there; else (further back, or never before) its call
+-- fetches it from L2 first. GVSoC, MicroLlama's last token: the same
+-- 16 x 4 x 4 matmul 1,785-1,930 cycles at code age 5, 2,495-2,594 at age 14
+-- or first; its 4 x 4 transpose 869-996 at age 5, 1,040-1,124 at 14; no
+-- layer measured between ages 5 and 10 with a kernel whose code differs
+-- that much (the limit: 7, between them)
+local CODE_WARM = 7
+local function cold(op)
+  local a = rawget(op, "code_age")
+  return a == nil or a < 0 or a > CODE_WARM
+end
 
 -- the features of one call: { name = count }, cycles = sum K_[name] * count
 local function conv_geometry(op)
@@ -712,7 +728,7 @@ local function feat_table(op, s)
 end
 
 local function feat_transpose(op, s)
-  return { tp_call = 1, tp_row = s.rows, tp_elem = s.rows * s.channels }
+  return { tp_call = 1, tp_cold = cold(op) and 1 or 0, tp_row = s.rows, tp_elem = s.rows * s.channels }
 end
 
 local function feat_softmax(op, s)
@@ -775,19 +791,20 @@ end
 
 -- QuantLib's matmuls with k, n <= 16 (kernels/fc.c htc__ql_fc_small, by
 -- rows: MicroLlama's per-head attention matmuls of two activations and
--- its 16 x 4 x 4 one of constant weights, 2,093 cycles on 8 cores when
--- its code is warm, ~2,700 cold): per output
--- (a word of k at a time) and per byte of k past its last word. GVSoC,
--- constants in L1, 16 heads x 1 x 4 -> 2: 2,592 cycles on one core, 1,495
--- to 1,640 on 8; 16 x 1 x 2 -> 4: 5,040 on one core, 2,356 on 8 (what runs:
--- the fit is on 8 cores' shares after the fork, the cores' shared
--- instruction cache and TCDM making a small share dearer an output)
-local QL_MM_OUT, QL_MM_TAIL = 76, 12
+-- its 16 x 4 x 4 one of constant weights): per output (a word of k at a
+-- time), per output and byte of k past its last word, and per call with
+-- its code cold (cold() above). GVSoC, MicroLlama's last token at 8 cores
+-- (constants in L1; the fork 1,352 and overhead 26 on top): 16 x 4 x 4
+-- 1,785-1,930 warm, 2,495-2,594 cold; 16 heads x 1 x 4 -> 2 warm
+-- 1,478-1,622; 16 x 1 x 2 -> 4 cold 2,413-2,509; on one core (cold)
+-- 16 x 1 x 4 -> 2 2,592, 16 x 1 x 2 -> 4 5,040 (the tail's figure between
+-- the one-core and 8-core runs)
+local QL_MM_OUT, QL_MM_TAIL, QL_MM_COLD = 55, 8, 742
 local fc_xp_cycles = call_cycles(feat_fc, xp_fc)
 local function fc_cycles(op, s)
   local K, N = op.in_shape[#op.in_shape], op.out_shape[#op.out_shape]
   if xp_arith(op) and op.requant == "quantlib" and K <= 16 and N <= 16 and s.channels == N then
-    return (QL_MM_OUT + QL_MM_TAIL * (K % 4)) * s.rows * s.channels
+    return (QL_MM_OUT + QL_MM_TAIL * (K % 4)) * s.rows * s.channels + (cold(op) and QL_MM_COLD or 0)
   end
   return fc_xp_cycles(op, s)
 end
