@@ -400,7 +400,15 @@ static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in
 {
     const int32_t n = p->in_features, nout = p->out_features, off = -p->in_zp;
     const int fast = htc__prq_okr(p->rq, p->mult, p->shift, p->per_channel ? nout : 1, p->bias, nout, n);
-    int32_t b, o;
+    /* one multiplier and enough rows: its constants made once per call (2m hidden from gcc,
+       which makes the product by a known 2m of two MULs and a MULHU instead of MULHSU) */
+    const int one = fast && !p->per_channel && nout >= 32;
+    htc__prq q = htc__prq_make(p->mult[0], p->shift[0]);
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    int32_t b, o, k;
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+r"(q.m2));
+#endif
     for (b = 0; b < p->batches; b++, in += n, out += nout) {
         for (o = 0; o < nout; o += 4) {
             const int32_t nb = nout - o < 4 ? nout - o : 4;
@@ -409,7 +417,14 @@ static HTC__NOINLINE void htc__fc_port(const htc__fc_params *p, const int8_t *in
             htc__fc_rows4(p, o, r, acc);
             if (off) htc__fc_port4(in, r, n, off, acc);
             else htc__fc_port4f(in, r, n, acc);    /* the offset folded into the bias at compile time */
-            htc__fc_rq4(p, acc, o, nb, fast, out);
+            if (!one) {
+                htc__fc_rq4(p, acc, o, nb, fast, out);
+                continue;
+            }
+            for (k = 0; k < nb; k++) {
+                const int32_t v = htc__prq_apply(q, acc[k]) + zp;
+                out[o + k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+            }
         }
     }
 }
