@@ -347,9 +347,10 @@ def feat_dw(op, rows, cols, channels, ql, x2=False):
     n1 = channels - 4 * n4
     lines = PL // d["L"]
     allr = (d["nl"] - 1) * d["sl"] + d["span"]
-    fill = min(lines, allr) * d["L"] // 4 * (4 if grp else 1)
     j0 = min(d["pa"], d["L"])
     j1 = max(j0, min(d["pa"] + d["ina"], d["L"]))
+    # the padding words of each line: columns [0, j0) and [j1, L)
+    fill = min(lines, allr) * ((j0 + 3) // 4 + (d["L"] - j1 // 4 * 4) // 4) * (4 if grp else 1)
     ny = max(1, (PL // d["L"] - d["span"]) // d["sl"] + 1)
     inside = outside = chunks = y0 = 0
     while y0 < d["nl"]:
@@ -445,6 +446,18 @@ def num(v):
     return str(round(v)) if v >= 1000 else "%.4g" % v if v >= 1e-3 else "0"
 
 
+def read_lua(path):
+    """the K_ table's coefficients, fork and overhead of siracusa.lua (write_lua's names)"""
+    src = open(path).read()
+    a = src.index("local K_ = {")
+    b = src.index("\n}\n", a)
+    theta = {k: float(v) for k, v in re.findall(r"\b(\w+) = ([-0-9.e+]+)", src[a:b])}
+    theta["fork"] = float(re.search(r"\n    fork = ([-0-9.e+]+),", src).group(1))
+    m = re.search(r'overhead = \(MEM == "tile" and ([-0-9.e+]+) or ([-0-9.e+]+)\) \+ \(CORES > 1 and ([-0-9.e+]+) or 0\)', src)
+    theta["overhead_tile"], theta["overhead_l1"], theta["overhead_par"] = (float(v) for v in m.groups())
+    return theta
+
+
 def write_lua(path, theta):
     """the K_ table's coefficients, fork and overhead of siracusa.lua"""
     src = open(path).read()
@@ -458,6 +471,9 @@ def write_lua(path, theta):
         if n != 1:
             sys.exit("fit_siracusa: %s: %s appears %d times in the K_ table" % (path, k, n))
     src = src[:a] + table + src[b:]
+    if "fork" not in theta:         # --only: the K_ table's fitted terms alone
+        open(path, "w").write(src)
+        return
     src, n1 = re.subn(r"(\n    fork = )[-0-9.e+]+,", r"\g<1>%s," % num(theta["fork"]), src)
     src, n2 = re.subn(r'overhead = \(MEM == "tile" and [-0-9.e+]+ or [-0-9.e+]+\) \+ \(CORES > 1 and [-0-9.e+]+ or 0\)',
                       'overhead = (MEM == "tile" and %s or %s) + (CORES > 1 and %s or 0)'
@@ -483,6 +499,9 @@ def main():
                     help="one more job timed on GVSoC (e.g. 3x3,7,7,3,32,3728: miniMobileNet's)")
     ap.add_argument("--neureka-fc", action="append", default=[], metavar="C,K,CYCLES",
                     help="an N-EUREKA linear layer GVSoC timed (bench_neureka.py's table): fit NEU_FC_* and stop")
+    ap.add_argument("--only", metavar="PREFIX",
+                    help="fit only the coefficients named PREFIX... (e.g. dw_) on the layers that have them, the others "
+                         "fixed at the target's values")
     ap.add_argument("bench", nargs="*")
     a = ap.parse_args()
     if a.neureka_fc:
@@ -525,7 +544,13 @@ def main():
                     "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "mp_call", "mp_word",
                     "mp_tap", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
                     "pool_out", "pool_in", "add_call", "add_elem", "add_call_x", "add_elem_x", "add_elem_xm", "sm_call", "sm_elem"}) - set(FIXED))
+    if a.only:
+        cur = read_lua(a.target)
+        FIXED.update({k: cur[k] for k in names if not k.startswith(a.only)})
+        names = [k for k in names if k.startswith(a.only)]
     theta = {k: 1.0 for k in names}
+    if a.only:
+        theta.update(FIXED)
     rows = []
     for it in range(a.iters):
         rows, A, b = [], [], []
@@ -539,6 +564,8 @@ def main():
                     continue        # QuantLib's other layers: per-element figures, not these features
                 meas = r["layers"][i]
                 f, fixed = layer_features(lay, mem, n, theta)
+                if a.only and not any(k.startswith(a.only) and v for k, v in f.items()):
+                    continue
                 known = fixed + sum(FIXED[k] * f.get(k, 0) for k in FIXED)
                 A.append([f.get(k, 0) / meas for k in names])
                 b.append(1.0 - known / meas)
@@ -550,7 +577,7 @@ def main():
     for k in sorted(theta):
         print(f"  {k} = {theta[k]:.4g}" + ("  (fixed)" if k in FIXED else ""))
     if a.write:
-        write_lua(a.write, theta)
+        write_lua(a.write, {k: theta[k] for k in names} if a.only else theta)
     within = {}
     worst = {}
     for model, n, i, op, meas, f, fixed in rows:

@@ -4076,7 +4076,15 @@ typedef struct {
 static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl, int8_t *o,
                                           int32_t oa, int32_t ol, const htc__dw3k *k, const int ql)
 {
+    /* the constants in locals: the asm's memory clobber would reload them from *k every line */
+    const int32_t f = k->f, m2 = HTC__CAST(int32_t, k->q.m2), qc = k->q.c, qe = k->q.e, zp = k->zp, lo = k->lo, hi = k->hi;
+    const uint32_t w0 = k->w0, w1 = k->w1, w2 = k->w2;
+    const int32_t *x2r = k->x2;
+    const int32_t rw = ql == 3 ? x2r[HTC__XQ2_W] : 0, rlo = ql == 3 ? x2r[HTC__XQ2_RLO] : 0, rml = ql == 3 ? x2r[HTC__XQ2_ML] : 0;
+    const int32_t rmh = ql == 3 ? x2r[HTC__XQ2_MH] : 0, rhi = ql == 3 ? x2r[HTC__XQ2_RHI] : 0, rs = ql == 3 ? x2r[HTC__XQ2_S] : 0;
     int32_t l;
+    (void)f; (void)m2; (void)qc; (void)qe; (void)zp; (void)lo; (void)hi; (void)w0; (void)w1; (void)w2;
+    (void)rw; (void)rlo; (void)rml; (void)rmh; (void)rhi; (void)rs;
     for (l = 0; l < nl; l++, x += lstep, o += ol) {
         const int8_t *x0 = x, *x1 = x + dl, *x2 = x1 + dl;
         int8_t *d = o;
@@ -4112,10 +4120,10 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                              ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
-                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(k->f), [w0] "r"(k->w0), [w1] "r"(k->w1),
-                               [w2] "r"(k->w2), [w] "r"(k->x2[HTC__XQ2_W]), [rlo] "r"(k->x2[HTC__XQ2_RLO]),
-                               [ml] "r"(k->x2[HTC__XQ2_ML]), [mh] "r"(k->x2[HTC__XQ2_MH]), [rhi] "r"(k->x2[HTC__XQ2_RHI]),
-                               [s] "r"(k->x2[HTC__XQ2_S])
+                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
+                               [w2] "r"(w2), [w] "r"(rw), [rlo] "r"(rlo),
+                               [ml] "r"(rml), [mh] "r"(rmh), [rhi] "r"(rhi),
+                               [s] "r"(rs)
                              : "t0", "t1", "t2", "memory");
         } else if (ql) {
             __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
@@ -4135,9 +4143,9 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                              ".insn r 0x2b, 4, 0x00, %[os], %[d], %[acc]\n\t"
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
-                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(k->f), [w0] "r"(k->w0), [w1] "r"(k->w1),
-                               [w2] "r"(k->w2), [m] "r"(k->q.m2), [c] "r"(k->q.c), [e] "r"(k->q.e), [lo] "r"(k->lo),
-                               [hi] "r"(k->hi)
+                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
+                               [w2] "r"(w2), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe), [lo] "r"(lo),
+                               [hi] "r"(hi)
                              : "t0", "t1", "t2", "memory");
         } else {
             __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
@@ -4163,9 +4171,9 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                              ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
-                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(k->f), [w0] "r"(k->w0), [w1] "r"(k->w1),
-                               [w2] "r"(k->w2), [m] "r"(k->q.m2), [c] "r"(k->q.c), [e] "r"(k->q.e), [zp] "r"(k->zp),
-                               [lo] "r"(k->lo), [hi] "r"(k->hi)
+                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
+                               [w2] "r"(w2), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe), [zp] "r"(zp),
+                               [lo] "r"(lo), [hi] "r"(hi)
                              : "t0", "t1", "t2", "memory");
         }
 #else
@@ -4204,6 +4212,71 @@ static HTC__NOINLINE void htc__dw_xp_lines3_rne(const int8_t *x, int32_t dl, int
     htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 2);
 }
 
+/* n input pixels ea bytes apart, four channels each (one word), into
+   four planes HTC__XP_DWBUF / 4 bytes apart at d. With the instructions:
+   a hardware loop of a post-increment word load, three shifts and four
+   post-increment byte stores (9 cycles a pixel on GVSoC, 20 for the C
+   loop). */
+static HTC__INLINE void htc__dw_xp_spread4(const int8_t *src, int32_t ea, int8_t *d, int32_t n)
+{
+#ifdef HTC__XP_ASM
+    if (n > 0) {
+        int8_t *d1 = d + HTC__XP_DWBUF / 4, *d2 = d + 2 * (HTC__XP_DWBUF / 4), *d3 = d + 3 * (HTC__XP_DWBUF / 4);
+        uint32_t t0, t1, t2;
+        __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                         ".insn i 0x7b, 4, x0, %[n], 16\n\t"
+                         ".insn r 0x0b, 7, 0x10, %[t0], %[s], %[ea]\n\t"
+                         "srli %[t1], %[t0], 8\n\t"
+                         ".insn s 0x2b, 0, %[t0], 1(%[d0])\n\t"
+                         "srli %[t2], %[t0], 16\n\t"
+                         ".insn s 0x2b, 0, %[t1], 1(%[d1])\n\t"
+                         "srli %[t0], %[t0], 24\n\t"
+                         ".insn s 0x2b, 0, %[t2], 1(%[d2])\n\t"
+                         ".insn s 0x2b, 0, %[t0], 1(%[d3])\n\t"
+                         ".option pop"
+                         : [s] "+r"(src), [d0] "+r"(d), [d1] "+r"(d1), [d2] "+r"(d2), [d3] "+r"(d3), [t0] "=&r"(t0),
+                           [t1] "=&r"(t1), [t2] "=&r"(t2)
+                         : [n] "r"(n), [ea] "r"(ea)
+                         : "memory");
+    }
+#else
+    int32_t j;
+    for (j = 0; j < n; j++, src += ea) {
+        const uint32_t u = htc__xp_ld4(src);
+        d[j] = HTC__CAST(int8_t, u & 0xffu);
+        d[HTC__XP_DWBUF / 4 + j] = HTC__CAST(int8_t, (u >> 8) & 0xffu);
+        d[2 * (HTC__XP_DWBUF / 4) + j] = HTC__CAST(int8_t, (u >> 16) & 0xffu);
+        d[3 * (HTC__XP_DWBUF / 4) + j] = HTC__CAST(int8_t, u >> 24);
+    }
+#endif
+}
+
+/* n input bytes ea apart into one plane line at d. With the instructions:
+   two post-increment byte loads and stores a hardware-loop step (2 cycles
+   a byte on GVSoC, 9 for the C loop). */
+static HTC__INLINE void htc__dw_xp_gather1(const int8_t *src, int32_t ea, int8_t *d, int32_t n)
+{
+#ifdef HTC__XP_ASM
+    if (n >= 2) {
+        uint32_t t0, t1;
+        __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                         ".insn i 0x7b, 4, x0, %[n], 8\n\t"
+                         ".insn r 0x0b, 7, 0x00, %[t0], %[s], %[ea]\n\t"
+                         ".insn r 0x0b, 7, 0x00, %[t1], %[s], %[ea]\n\t"
+                         ".insn s 0x2b, 0, %[t0], 1(%[d])\n\t"
+                         ".insn s 0x2b, 0, %[t1], 1(%[d])\n\t"
+                         ".option pop"
+                         : [s] "+r"(src), [d] "+r"(d), [t0] "=&r"(t0), [t1] "=&r"(t1)
+                         : [n] "r"(n >> 1), [ea] "r"(ea)
+                         : "memory");
+    }
+    if (n & 1) *d = *src;
+#else
+    int32_t j;
+    for (j = 0; j < n; j++, src += ea) d[j] = *src;
+#endif
+}
+
 /* Channels [c_lo, c_hi) of every output pixel (a core's share when the
    cluster divides the layer by channels: each core builds the planes of
    its own channels only). */
@@ -4219,18 +4292,31 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
     const uint32_t zp4 = 0x01010101u * HTC__CAST(uint8_t, izp);
     htc__dwxg g;
     /* columns j of a plane line: padding [0, j0), the input [j0, j1), padding */
-    int32_t j0, j1, grp, b, c, nc, y0, ol, k, a, l, j;
+    int32_t j0, j1, grp, b, c, nc, y0, ol, k, a, l, j, st_a, st_l, PL, ny;
     int8_t plane[HTC__XP_DWBUF] HTC__ALIGN(4);
     htc__dwxg_make(p, htc__dwxg_tr(p), &g);
+    /* bytes from one tap to the next along / across a line */
+    st_a = (g.tr ? k_w : 1) * w_t;
+    st_l = (g.tr ? 1 : k_w) * w_t;
     j0 = g.pa < g.L ? g.pa : g.L;
     j1 = g.pa + g.ina < g.L ? g.pa + g.ina : g.L;
     grp = C % 4 == 0 && g.span <= HTC__XP_DWBUF / 4 / g.L;
+    /* four channels' planes PL bytes apart, or one; output lines per chunk */
+    PL = grp ? HTC__XP_DWBUF / 4 : HTC__XP_DWBUF;
+    ny = (PL / g.L - g.span) / g.sl + 1;
     {
-        /* the padding (in_zp) of every plane line a chunk uses, once */
+        /* the padding (in_zp) of every plane line a chunk uses, once: the
+           words of columns [0, j0) and [j1, L) (the interiors are written
+           by every chunk, lines outside the input whole) */
         const int32_t lines = (grp ? HTC__XP_DWBUF / 4 : HTC__XP_DWBUF) / g.L, all = (g.nl - 1) * g.sl + g.span;
-        const int32_t n = (lines < all ? lines : all) * g.L;
-        for (k = 0; k < (grp ? 4 : 1); k++)
-            for (j = 0; j < n; j += 4) htc__xp_st4(plane + k * (HTC__XP_DWBUF / 4) + j, zp4);
+        const int32_t n = (lines < all ? lines : all) * g.L, a0 = (j0 + 3) & ~3, a1 = j1 & ~3;
+        for (k = 0; k < (grp ? 4 : 1); k++) {
+            int8_t *pk = plane + k * (HTC__XP_DWBUF / 4);
+            for (l = 0; l < n; l += g.L) {
+                for (j = 0; j < a0; j += 4) htc__xp_st4(pk + l + j, zp4);
+                for (j = a1; j < g.L; j += 4) htc__xp_st4(pk + l + j, zp4);
+            }
+        }
     }
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + HTC__CAST(size_t, b) * p->in_h * p->in_w * C;
@@ -4238,8 +4324,6 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
         for (c = c_lo; c < c_hi; c += nc) {
             /* four channels whose planes are PL bytes apart, or one (in
                the first of the four when the layer has groups of four) */
-            const int32_t PL = grp ? HTC__XP_DWBUF / 4 : HTC__XP_DWBUF;
-            const int32_t ny = (PL / g.L - g.span) / g.sl + 1;    /* output lines per chunk */
             htc__xrq qs[4];
             int32_t fs[4], ms[4], ss[4];
             /* kind 3, per channel: its record (x3 1), or (a channel the
@@ -4268,16 +4352,20 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
                 }
                 /* kind 3: bias - in_zp * the weight sums folded at compile time */
                 fs[k] = x3[k] ? p->xq2[HTC__CAST(size_t, ck) * HTC__XQ2_N + HTC__XQ2_F] : p->bias ? p->bias[ck] : 0;
-                /* line l's taps a = 0..ka-1 in one word */
-                for (l = 0; l < g.kl; l++) {
-                    uint32_t w = 0;
-                    for (a = 0; a < g.ka; a++) {
-                        const int32_t t = g.tr ? a * k_w + l : l * k_w + a;
-                        const int8_t v = p->weights[HTC__CAST(size_t, ck) * w_c + HTC__CAST(size_t, t) * w_t];
-                        w |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, v)) << (8 * a);
-                        if (!x3[k]) fs[k] -= p->in_zp * v;
+                /* line l's taps a = 0..ka-1 in one word (tap steps st_a, st_l) */
+                {
+                    const int8_t *wl = p->weights + HTC__CAST(size_t, ck) * w_c;
+                    int32_t sw = 0;
+                    for (l = 0; l < g.kl; l++, wl += st_l) {
+                        const int8_t *wa = wl;
+                        uint32_t w = 0;
+                        for (a = 0; a < g.ka; a++, wa += st_a) {
+                            w |= HTC__CAST(uint32_t, HTC__CAST(uint8_t, *wa)) << (8 * a);
+                            sw += *wa;
+                        }
+                        wr[k][l] = w;
                     }
-                    wr[k][l] = w;
+                    if (!x3[k]) fs[k] -= p->in_zp * sw;
                 }
             }
             for (y0 = 0; y0 < g.nl; y0 += ny) {
@@ -4292,17 +4380,8 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
                             for (j = 0; j < g.L; j += 4) htc__xp_st4(d + k * PL + j, zp4);
                     } else {
                         const int8_t *src = in_b + HTC__CAST(size_t, il) * g.el + HTC__CAST(size_t, j0 - g.pa) * g.ea + c;
-                        if (nc == 4) {
-                            for (j = j0; j < j1; j++, src += g.ea) {
-                                const uint32_t u = htc__xp_ld4(src);
-                                d[j] = HTC__CAST(int8_t, u & 0xffu);
-                                d[HTC__XP_DWBUF / 4 + j] = HTC__CAST(int8_t, (u >> 8) & 0xffu);
-                                d[2 * (HTC__XP_DWBUF / 4) + j] = HTC__CAST(int8_t, (u >> 16) & 0xffu);
-                                d[3 * (HTC__XP_DWBUF / 4) + j] = HTC__CAST(int8_t, u >> 24);
-                            }
-                        } else {
-                            for (j = j0; j < j1; j++, src += g.ea) d[j] = *src;
-                        }
+                        if (nc == 4) htc__dw_xp_spread4(src, g.ea, d + j0, j1 - j0);
+                        else htc__dw_xp_gather1(src, g.ea, d + j0, j1 - j0);
                     }
                 }
                 for (k = 0; k < nc; k++) {

@@ -428,14 +428,17 @@ local K_ = {
   -- htc__xp_copy's word / byte loop)
   conv_out_slow = 61, conv_field = 1.267, conv_frow = 75.06, conv_field_s = 2.164, conv_frow_s = 68.92,
   -- depthwise (htc__dwconv2d_xp_body, feat_dw): per call, per channel,
-  -- per padding word written at the start, per input pixel copied into
-  -- four planes / one, per word of a plane line outside the input, per
-  -- output line and per chunk of a channel, per output (TFLite's / QuantLib's
-  -- epilogue / the slow store), per misaligned window word
-  dw_call = 2449, dw_chan = 480.4, dw_fill = 5.505, dw_px4 = 20.43, dw_px1 = 9.449, dw_padw = 2.127, dw_line = 56.48, dw_chunk = 57.53,
-  dw_out = 10.17, dw_out_ql = 0, dw_out_slow = 61, dw_mis = 6.585,
+  -- per padding word written at the start (the lines' padding columns),
+  -- per input pixel copied into four planes / one (hardware loops,
+  -- htc__dw_xp_spread4 / htc__dw_xp_gather1), per word of a plane line
+  -- outside the input, per output line and per chunk of a channel, per
+  -- output (TFLite's / QuantLib's epilogue / the slow store), per misaligned
+  -- window word (bench/fit_siracusa.py --only dw_ on GVSoC's DS-CNN,
+  -- MobileNetV1 and Deeploy's three depthwise networks at 1 and 8 cores)
+  dw_call = 3048, dw_chan = 365.5, dw_fill = 2.711, dw_px4 = 15.9, dw_px1 = 4.644, dw_padw = 0, dw_line = 50.91, dw_chunk = 58.65,
+  dw_out = 9.807, dw_out_ql = 0, dw_out_slow = 61, dw_mis = 6.646,
   -- per output with TFLite's requantization in final form (op.xq2)
-  dw_out_x2 = 1.5,
+  dw_out_x2 = 0.9114,
   -- fully connected (htc__fc_xp): per call, per block of 4 outputs when one
   -- undivided core reads the parameter block in L2, per block and per word
   -- of its dot products (5 loads, 8 dot products) with the weights in L1 /
@@ -565,9 +568,10 @@ local function feat_dw(op, rows, cols, channels, ql, x2)
   local n1 = channels - 4 * n4
   local lines = PL // d.L
   local all = (d.nl - 1) * d.sl + d.span
-  local fill = math.min(lines, all) * d.L // 4 * (grp and 4 or 1)
   local j0 = math.min(d.pa, d.L)
   local j1 = math.max(j0, math.min(d.pa + d.ina, d.L))
+  -- the padding words of each line: columns [0, j0) and [j1, L)
+  local fill = math.min(lines, all) * ((j0 + 3) // 4 + (d.L - j1 // 4 * 4) // 4) * (grp and 4 or 1)
   local ny = (PL // d.L - d.span) // d.sl + 1
   if ny < 1 then ny = 1 end
   local inside, outside, chunks, y0 = 0, 0, 0, 0
