@@ -837,9 +837,15 @@ end
 -- elements 991 / 553 (on 8 cores the fork's figure, FORK_TABLE, covers its
 -- call); Requantize of 2 elements 771; concat (htc__concat) 16 rows of 2
 -- pieces of 4 bytes 1,631 (per piece the loop and a word copy).
-local QL_CALL = { add = 984, mul = 1273, norm = 1986, table = 115, requantize = 762 }
-local QL_ELEM1 = { add = 38.9, mul = 34.5, norm = 120, table = 13.7, requantize = 4 }
-local QL_BCAST_ROW = 126
+-- The Add's terms, with its code cold (cold() above) 579 more: relative
+-- least squares on MicroLlama's last token at 8 cores (64 elements at code
+-- age 2: 2,309-2,521; age 10: 3,113-3,296; the mask add, 16 rows of 2 at
+-- age 13: 2,837-3,103) and the one-core runs above (first runs, cold):
+-- each within 7%
+local QL_CALL = { add = 751, mul = 1273, norm = 1986, table = 115, requantize = 762 }
+local QL_ELEM1 = { add = 33.9, mul = 34.5, norm = 120, table = 13.7, requantize = 4 }
+local QL_COLD = { add = 579 }
+local QL_BCAST_ROW = { add = 111, mul = 126 }
 local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 863, 20, 1
 local function ql_cycles(kind, other)
   return function(op, s)
@@ -847,9 +853,11 @@ local function ql_cycles(kind, other)
     if kind == "table" and s.cores > 1 then return nil end   -- per element + FORK_TABLE
     -- a broadcasting Add / Mul (htc__ql_ew_fast): per row of the last
     -- dimension the index walk (MicroLlama's mask add, 16 rows of 2 on one
-    -- core 4,246: 126 a row past the elements)
-    local walk = (kind == "add" or kind == "mul") and rawget(op, "broadcast") == 1 and QL_BCAST_ROW * s.rows or 0
-    return QL_CALL[kind] + QL_ELEM1[kind] * s.rows * s.cols * s.channels + walk
+    -- core 4,246: 111 a row past the elements, the Add's fit; Mul's 126,
+    -- the fit before it)
+    local walk = (kind == "add" or kind == "mul") and rawget(op, "broadcast") == 1 and QL_BCAST_ROW[kind] * s.rows or 0
+    local fetch = QL_COLD[kind] and cold(op) and QL_COLD[kind] or 0
+    return QL_CALL[kind] + QL_ELEM1[kind] * s.rows * s.cols * s.channels + walk + fetch
   end
 end
 local function concat_cycles(op, s)
