@@ -92,7 +92,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
     /* a node's problem is recorded and the next node translated (onnx_read);
        every problem is then listed at once, in graph order */
     if (NODE) refuse(PATH, NODE_INDEX, "%s", line);
-    if (AFTER_NODES) refuse(PATH, INT_MAX, "%s", line);
+    if (AFTER_NODES) refuse_other(PATH, INT_MAX, "%s", line);
     die("%s: %s", PATH, line);
 }
 
@@ -3184,6 +3184,65 @@ static void node_translate(const Onnx__GraphProto *gr, size_t n)
     }
 }
 
+/* The first node that reads value `name`, or -1. */
+static int first_reader(const char *name)
+{
+    const Name *e = name_get(name, 0);
+    int f = -1;
+    for (int u = 0; e && u < e->nuse; u++)
+        if (f < 0 || e->use[u].node < f) f = e->use[u].node;
+    return f;
+}
+
+/* An initializer's or graph input's own problem (its type, size, shape,
+   external data) is listed as a problem of the first node that reads it
+   (after the nodes when none does), and the value marked refused: its
+   readers are not checked, as a refused node's. Set before reading it. */
+static void value_blame(const Onnx__GraphProto *gr, const char *name)
+{
+    int f = first_reader(name);
+    NODE = f >= 0 ? gr->node[f] : NULL;
+    NODE_INDEX = f;
+    AFTER_NODES = f < 0;
+}
+
+static void value_blame_end(void)
+{
+    NODE = NULL;
+    AFTER_NODES = 0;
+    refuse_catch(NULL);
+}
+
+/* Initializer t into v->c; 0 when refused (value_blame) */
+static int init_try(const Onnx__GraphProto *gr, const Onnx__TensorProto *t, Val *v)
+{
+    jmp_buf jb;
+    value_blame(gr, t->name);
+    if (setjmp(jb)) {
+        value_blame_end();
+        return 0;
+    }
+    refuse_catch(&jb);
+    v->c = tensor_const(t, arena_printf("initializer '%s'", t->name));
+    value_blame_end();
+    return 1;
+}
+
+/* Graph input vi's type and shape (parse_dims); -1 when refused (value_blame) */
+static int dims_try(const Onnx__GraphProto *gr, const Onnx__ValueInfoProto *vi, DType *dt, int32_t *shape)
+{
+    jmp_buf jb;
+    value_blame(gr, vi->name);
+    if (setjmp(jb)) {
+        value_blame_end();
+        return -1;
+    }
+    refuse_catch(&jb);
+    int rank = parse_dims(vi, "graph input", dt, shape);
+    value_blame_end();
+    return rank;
+}
+
 /* 1 when node n translated, 0 when it was refused (recorded by refuse) */
 static int node_try(const Onnx__GraphProto *gr, size_t n)
 {
@@ -3233,12 +3292,18 @@ Graph *onnx_read(const char *path, const ReadOptions *opts)
         return g;
     }
 
-    /* initializers */
+    /* initializers (a problem of one: value_blame) */
     for (size_t i = 0; i < gr->n_initializer; i++) {
         const Onnx__TensorProto *t = gr->initializer[i];
         if (!t->name || !*t->name) fail("initializer %zu has no name", i);
         Val *v = val_new(t->name, V_CONST);
-        v->c = tensor_const(t, arena_printf("initializer '%s'", t->name));
+        if (!init_try(gr, t, v)) {      /* refused: a placeholder for the look-ahead of fusions */
+            v->refused = 1;
+            v->c = arena_alloc(sizeof *v->c);
+            v->c->type = DT_INT8;
+            v->c->n = 1;
+            v->c->data = arena_alloc(8);
+        }
     }
     /* graph inputs (those that are not initializers) */
     char *bound = arena_alloc((size_t)OPTS->nbinds + 1);     /* per --bind: a graph input took it */
@@ -3259,7 +3324,11 @@ Graph *onnx_read(const char *path, const ReadOptions *opts)
         if (old) continue;      /* an initializer with a default */
         DType dt;
         int32_t shape[MAX_RANK];
-        int rank = parse_dims(vi, "graph input", &dt, shape);
+        int rank = dims_try(gr, vi, &dt, shape);
+        if (rank < 0) {
+            val_new(vi->name, V_TENSOR)->refused = 1;
+            continue;
+        }
         Val *v = val_new(vi->name, V_TENSOR);
         v->otype = dt;
         v->rank = rank;

@@ -162,6 +162,29 @@ def main():
         "node 2 'c2' (QLinearConv): weights 'wf' are float32, expected int8 or uint8",
         "node 4 't4' (TopK): unsupported operator",
         "node 5 'c5' (QLinearConv): group 3 does not fit 2 input channels"]))
+    # problems of initializers among the nodes' problems: each listed by the
+    # first node that reads it (whose other problems are not checked), one
+    # no node reads after the nodes
+    nodes = [helper.make_node("QLinearConv", ["x"] + conv, ["y0"], name="c0"),
+             helper.make_node("Einsum", ["y0"], ["y1"], name="e1", equation="ij->ji"),
+             helper.make_node("QLinearConv", ["x", "xs", "xz", "w16"] + conv[3:], ["y2"], name="c2")]
+    inits = qconv().graph.initializer[:] + [numpy_helper.from_array(np.ones((2, 1, 1, 1), np.float16), "w16"),
+                                            numpy_helper.from_array(np.ones(3, np.int8), "spare")]
+    for t in inits:
+        if t.name in ("w", "spare"):
+            t.ClearField("raw_data")
+            t.data_location = TensorProto.EXTERNAL
+            t.external_data.add(key="location", value=t.name + ".bin")
+    g = helper.make_graph(nodes, "bad", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 1, 4, 4])],
+                          [helper.make_tensor_value_info(n, TensorProto.UINT8, None) for n in ("y1", "y2")], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save("value_problems", m, "\n".join([
+        "4 problems, in graph order: node 0 'c0' (QLinearConv): initializer 'w' uses external data",
+        "node 0 'c0' (QLinearConv): initializer 'w' uses external data",
+        "node 1 'e1' (Einsum): unsupported operator",
+        "node 2 'c2' (QLinearConv): initializer 'w16' has type float16, which htc does not support",
+        "initializer 'spare' uses external data"]))
     ql_cases()
 
 
