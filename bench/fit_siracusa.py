@@ -366,10 +366,12 @@ def feat_dw(op, rows, cols, channels, ql, x2=False):
         y0 = y1
     n = rows * cols * channels
     mis = {1: 3, 2: 2, 3: 3}.get(d["sa"], 0)
+    # siracusa.lua: outputs in pairs (htc__dw_xp_lines3p_*)
+    np_ = d["na"] // 2 * 2 * d["nl"] * channels if d["sa"] == 1 and d["na"] >= 12 and d["ka"] <= 3 and d["kl"] == 3 else 0
     return dict(dw_call=1, dw_chan=channels, dw_fill=fill, dw_px4=n4 * inside * (j1 - j0), dw_px1=n1 * inside * (j1 - j0),
                 dw_padw=(n4 * 4 + n1) * outside * d["L"] // 4, dw_line=channels * d["nl"], dw_chunk=channels * chunks,
                 dw_out=0 if ql or x2 else n, dw_out_ql=n if ql else 0, dw_out_x2=n if x2 else 0,
-                dw_mis=n * d["kl"] * mis // 4)
+                dw_mis=((n - np_) * mis + np_) * d["kl"] // 4, dw_pair=np_)
 
 
 def add(a, b, w=1.0):
@@ -541,7 +543,7 @@ def main():
         reps[(model, n)] = json.loads(j.stdout)
     names = sorted(set({"overhead_tile", "overhead_l1", "overhead_par", "conv_out_slow", "dw_out_slow", "fc_out_slow", "fork", "band", "conv_call", "conv_wsum", "conv_block", "conv_pblock",
                     "conv_word", "conv_out", "conv_field", "conv_frow", "conv_field_s", "conv_frow_s", "conv_block_ql", "conv_block_x2", "conv_block_x4", "dw_call", "dw_chan", "dw_fill", "dw_px4",
-                    "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "mp_call", "mp_word",
+                    "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "dw_pair", "mp_call", "mp_word",
                     "mp_tap", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
                     "pool_out", "pool_in", "add_call", "add_elem", "add_call_x", "add_elem_x", "add_elem_xm", "sm_call", "sm_elem"}) - set(FIXED))
     if a.only:

@@ -4001,6 +4001,10 @@ static HTC__NOINLINE void htc__dwconv2d_mve(const htc__conv_params *p, const int
 #ifndef HTC__XP_DWBUF
 #define HTC__XP_DWBUF 2048
 #endif
+/* the shortest line whose outputs go in pairs (htc__dw_xp_lines3p_*) */
+#ifndef HTC__XP_DWPAIR
+#define HTC__XP_DWPAIR 12
+#endif
 
 /* the plane geometry: "along" a line and "across" lines */
 typedef struct {
@@ -4074,7 +4078,7 @@ typedef struct {
    post-increment loads (p.lw rd, rs(rs1!)), three pv.sdotsp.b, the
    requantization, the clamp (p.max, p.min) and a post-increment store. */
 static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl, int8_t *o,
-                                          int32_t oa, int32_t ol, const htc__dw3k *k, const int ql)
+                                          int32_t oa, int32_t ol, const htc__dw3k *k, const int ql, const int pair)
 {
     /* the constants in locals: the asm's memory clobber would reload them from *k every line */
     const int32_t f = k->f, m2 = HTC__CAST(int32_t, k->q.m2), qc = k->q.c, qe = k->q.e, zp = k->zp, lo = k->lo, hi = k->hi;
@@ -4082,16 +4086,139 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
     const int32_t *x2r = k->x2;
     const int32_t rw = ql == 3 ? x2r[HTC__XQ2_W] : 0, rlo = ql == 3 ? x2r[HTC__XQ2_RLO] : 0, rml = ql == 3 ? x2r[HTC__XQ2_ML] : 0;
     const int32_t rmh = ql == 3 ? x2r[HTC__XQ2_MH] : 0, rhi = ql == 3 ? x2r[HTC__XQ2_RHI] : 0, rs = ql == 3 ? x2r[HTC__XQ2_S] : 0;
+    /* stride 1 and three taps a line: outputs in pairs, both from one
+       word load a line (the second with the taps shifted up a byte) */
+    const uint32_t w0s = w0 << 8, w1s = w1 << 8, w2s = w2 << 8;
+    const int32_t np = pair ? na >> 1 : 0;
     int32_t l;
     (void)f; (void)m2; (void)qc; (void)qe; (void)zp; (void)lo; (void)hi; (void)w0; (void)w1; (void)w2;
-    (void)rw; (void)rlo; (void)rml; (void)rmh; (void)rhi; (void)rs;
+    (void)rw; (void)rlo; (void)rml; (void)rmh; (void)rhi; (void)rs; (void)w0s; (void)w1s; (void)w2s; (void)np;
     for (l = 0; l < nl; l++, x += lstep, o += ol) {
         const int8_t *x0 = x, *x1 = x + dl, *x2 = x1 + dl;
         int8_t *d = o;
 #ifdef HTC__XP_ASM
-        int32_t acc, i;
+        int32_t acc, i, a1, nr = na;
+        if (np && ql != 2) {
+            nr = na - 2 * np;
+            if (ql == 3) {
+                __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                                 ".insn i 0x7b, 4, x0, %[n], 58\n\t"
+                                 ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
+                                 ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
+                                 ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
+                                 "mv %[acc], %[f]\n\t"
+                                 "mv %[a1], %[f]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], t0, %[w0s]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], t1, %[w1s]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], t2, %[w2s]\n\t"
+                                 ".insn r 0x33, 6, 0x02, %[acc], %[acc], x0\n\t"
+                                 ".insn r 0x33, 4, 0x02, %[acc], %[acc], %[w]\n\t"
+                                 "mv t0, %[rlo]\n\t"
+                                 ".insn r 0x33, 0, 0x21, t0, %[acc], %[ml]\n\t"
+                                 "srli t0, t0, 15\n\t"
+                                 ".insn r 0x33, 0, 0x21, t0, %[acc], %[mh]\n\t"
+                                 "add t0, t0, %[rhi]\n\t"
+                                 "sra t0, t0, %[s]\n\t"
+                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
+                                 ".insn r 0x33, 6, 0x02, %[a1], %[a1], x0\n\t"
+                                 ".insn r 0x33, 4, 0x02, %[a1], %[a1], %[w]\n\t"
+                                 "mv t1, %[rlo]\n\t"
+                                 ".insn r 0x33, 0, 0x21, t1, %[a1], %[ml]\n\t"
+                                 "srli t1, t1, 15\n\t"
+                                 ".insn r 0x33, 0, 0x21, t1, %[a1], %[mh]\n\t"
+                                 "add t1, t1, %[rhi]\n\t"
+                                 "sra t1, t1, %[s]\n\t"
+                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], t1\n\t"
+                                 ".option pop"
+                                 : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
+                                 : [n] "r"(np), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
+                                   [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [w] "r"(rw), [rlo] "r"(rlo), [ml] "r"(rml),
+                                   [mh] "r"(rmh), [rhi] "r"(rhi), [s] "r"(rs)
+                                 : "t0", "t1", "t2", "memory");
+            } else if (ql) {
+                __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                                 ".insn i 0x7b, 4, x0, %[n], 46\n\t"
+                                 ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
+                                 ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
+                                 ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
+                                 "mv %[acc], %[f]\n\t"
+                                 "mv %[a1], %[f]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], t0, %[w0s]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], t1, %[w1s]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], t2, %[w2s]\n\t"
+                                 "mul %[acc], %[acc], %[m]\n\t"
+                                 "mul %[a1], %[a1], %[m]\n\t"
+                                 "add %[acc], %[acc], %[c]\n\t"
+                                 "add %[a1], %[a1], %[c]\n\t"
+                                 "sra %[acc], %[acc], %[e]\n\t"
+                                 "sra %[a1], %[a1], %[e]\n\t"
+                                 ".insn r 0x33, 6, 0x02, %[acc], %[acc], %[lo]\n\t"
+                                 ".insn r 0x33, 6, 0x02, %[a1], %[a1], %[lo]\n\t"
+                                 ".insn r 0x33, 4, 0x02, %[acc], %[acc], %[hi]\n\t"
+                                 ".insn r 0x33, 4, 0x02, %[a1], %[a1], %[hi]\n\t"
+                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], %[acc]\n\t"
+                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], %[a1]\n\t"
+                                 ".option pop"
+                                 : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
+                                 : [n] "r"(np), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
+                                   [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe),
+                                   [lo] "r"(lo), [hi] "r"(hi)
+                                 : "t0", "t1", "t2", "memory");
+            } else {
+                __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                                 ".insn i 0x7b, 4, x0, %[n], 70\n\t"
+                                 ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
+                                 ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
+                                 ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
+                                 "mv %[acc], %[f]\n\t"
+                                 "mv %[a1], %[f]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], t0, %[w0s]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], t1, %[w1s]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], t2, %[w2s]\n\t"
+                                 "mulhsu t0, %[acc], %[m]\n\t"
+                                 "mul t1, %[acc], %[m]\n\t"
+                                 "srli t1, t1, 31\n\t"
+                                 "add t0, t0, t1\n\t"
+                                 "srai t1, t0, 31\n\t"
+                                 "add t0, t0, %[c]\n\t"
+                                 "add t0, t0, t1\n\t"
+                                 "sra t0, t0, %[e]\n\t"
+                                 "add t0, t0, %[zp]\n\t"
+                                 ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"
+                                 ".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t"
+                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
+                                 "mulhsu t0, %[a1], %[m]\n\t"
+                                 "mul t1, %[a1], %[m]\n\t"
+                                 "srli t1, t1, 31\n\t"
+                                 "add t0, t0, t1\n\t"
+                                 "srai t1, t0, 31\n\t"
+                                 "add t0, t0, %[c]\n\t"
+                                 "add t0, t0, t1\n\t"
+                                 "sra t0, t0, %[e]\n\t"
+                                 "add t0, t0, %[zp]\n\t"
+                                 ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"
+                                 ".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t"
+                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
+                                 ".option pop"
+                                 : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
+                                 : [n] "r"(np), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
+                                   [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe),
+                                   [zp] "r"(zp), [lo] "r"(lo), [hi] "r"(hi)
+                                 : "t0", "t1", "t2", "memory");
+            }
+            if (nr == 0) continue;
+        }
         if (ql == 2) {
-            for (i = 0; i < na; i++, x0 += sa, x1 += sa, x2 += sa, d += oa) {
+            for (i = 0; i < nr; i++, x0 += sa, x1 += sa, x2 += sa, d += oa) {
                 acc = htc__xp_sdot4(k->f, htc__xp_ld4(x0), k->w0);
                 acc = htc__xp_sdot4(acc, htc__xp_ld4(x1), k->w1);
                 acc = htc__xp_sdot4(acc, htc__xp_ld4(x2), k->w2);
@@ -4120,7 +4247,7 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                              ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
-                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
+                             : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
                                [w2] "r"(w2), [w] "r"(rw), [rlo] "r"(rlo),
                                [ml] "r"(rml), [mh] "r"(rmh), [rhi] "r"(rhi),
                                [s] "r"(rs)
@@ -4143,7 +4270,7 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                              ".insn r 0x2b, 4, 0x00, %[os], %[d], %[acc]\n\t"
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
-                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
+                             : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
                                [w2] "r"(w2), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe), [lo] "r"(lo),
                                [hi] "r"(hi)
                              : "t0", "t1", "t2", "memory");
@@ -4171,7 +4298,7 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                              ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
-                             : [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
+                             : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
                                [w2] "r"(w2), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe), [zp] "r"(zp),
                                [lo] "r"(lo), [hi] "r"(hi)
                              : "t0", "t1", "t2", "memory");
@@ -4191,25 +4318,43 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
 static HTC__NOINLINE void htc__dw_xp_lines3_tfl(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
                                                 int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
 {
-    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 0);
+    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 0, 0);
+}
+
+static HTC__NOINLINE void htc__dw_xp_lines3p_tfl(const int8_t *x, int32_t dl, int32_t lstep, int32_t na, int32_t nl, int8_t *o,
+                                                int32_t oa, int32_t ol, const htc__dw3k *k)
+{
+    htc__dw_xp_lines3(x, dl, lstep, 1, na, nl, o, oa, ol, k, 0, 1);
 }
 
 static HTC__NOINLINE void htc__dw_xp_lines3_x2(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
                                                int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
 {
-    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 3);
+    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 3, 0);
+}
+
+static HTC__NOINLINE void htc__dw_xp_lines3p_x2(const int8_t *x, int32_t dl, int32_t lstep, int32_t na, int32_t nl, int8_t *o,
+                                                int32_t oa, int32_t ol, const htc__dw3k *k)
+{
+    htc__dw_xp_lines3(x, dl, lstep, 1, na, nl, o, oa, ol, k, 3, 1);
 }
 
 static HTC__NOINLINE void htc__dw_xp_lines3_ql(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
                                                int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
 {
-    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 1);
+    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 1, 0);
+}
+
+static HTC__NOINLINE void htc__dw_xp_lines3p_ql(const int8_t *x, int32_t dl, int32_t lstep, int32_t na, int32_t nl, int8_t *o,
+                                                int32_t oa, int32_t ol, const htc__dw3k *k)
+{
+    htc__dw_xp_lines3(x, dl, lstep, 1, na, nl, o, oa, ol, k, 1, 1);
 }
 
 static HTC__NOINLINE void htc__dw_xp_lines3_rne(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
                                                 int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
 {
-    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 2);
+    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 2, 0);
 }
 
 /* n input pixels ea bytes apart, four channels each (one word), into
@@ -4292,7 +4437,7 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
     const uint32_t zp4 = 0x01010101u * HTC__CAST(uint8_t, izp);
     htc__dwxg g;
     /* columns j of a plane line: padding [0, j0), the input [j0, j1), padding */
-    int32_t j0, j1, grp, b, c, nc, y0, ol, k, a, l, j, st_a, st_l, PL, ny;
+    int32_t j0, j1, grp, b, c, nc, y0, ol, k, a, l, j, st_a, st_l, PL, ny, pairs;
     int8_t plane[HTC__XP_DWBUF] HTC__ALIGN(4);
     htc__dwxg_make(p, htc__dwxg_tr(p), &g);
     /* bytes from one tap to the next along / across a line */
@@ -4304,6 +4449,7 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
     /* four channels' planes PL bytes apart, or one; output lines per chunk */
     PL = grp ? HTC__XP_DWBUF / 4 : HTC__XP_DWBUF;
     ny = (PL / g.L - g.span) / g.sl + 1;
+    pairs = g.sa == 1 && g.na >= HTC__XP_DWPAIR && g.ka <= 3;
     {
         /* the padding (in_zp) of every plane line a chunk uses, once: the
            words of columns [0, j0) and [j1, L) (the interiors are written
@@ -4398,7 +4544,17 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
                         kc.lo = lo;
                         kc.hi = hi;
                         kc.x2 = ql == 3 ? p->xq2 + HTC__CAST(size_t, c + k) * HTC__XQ2_N : HTC__CAST(const int32_t *, 0);
-                        if (ql == 3 && x3[k])
+                        /* outputs in pairs (stride 1, three taps a line,
+                           lines of 12 or more: GVSoC, fewer cycles from 12 on) */
+                        const int pr = pairs;
+                        int8_t *ok = out_b + HTC__CAST(size_t, y0) * g.ol + c + k;
+                        if (pr && ql == 3 && x3[k])
+                            htc__dw_xp_lines3p_x2(plane + k * PL, g.dl * g.L, g.sl * g.L, g.na, y1 - y0, ok, g.oa, g.ol, &kc);
+                        else if (pr && ql == 1)
+                            htc__dw_xp_lines3p_ql(plane + k * PL, g.dl * g.L, g.sl * g.L, g.na, y1 - y0, ok, g.oa, g.ol, &kc);
+                        else if (pr && ql == 0)
+                            htc__dw_xp_lines3p_tfl(plane + k * PL, g.dl * g.L, g.sl * g.L, g.na, y1 - y0, ok, g.oa, g.ol, &kc);
+                        else if (ql == 3 && x3[k])
                             htc__dw_xp_lines3_x2(plane + k * PL, g.dl * g.L, g.sl * g.L, g.sa, g.na, y1 - y0,
                                                  out_b + HTC__CAST(size_t, y0) * g.ol + c + k, g.oa, g.ol, &kc);
                         else if (ql == 2)

@@ -437,10 +437,12 @@ local K_ = {
   -- output (TFLite's / QuantLib's epilogue / the slow store), per misaligned
   -- window word (bench/fit_siracusa.py --only dw_ on GVSoC's DS-CNN,
   -- MobileNetV1 and Deeploy's three depthwise networks at 1 and 8 cores)
-  dw_call = 3048, dw_chan = 365.5, dw_fill = 2.711, dw_px4 = 15.9, dw_px1 = 4.644, dw_padw = 0, dw_line = 50.91, dw_chunk = 58.65,
-  dw_out = 9.807, dw_out_ql = 0, dw_out_slow = 61, dw_mis = 6.646,
+  dw_call = 3235, dw_chan = 0, dw_fill = 3.877, dw_px4 = 14.71, dw_px1 = 4.405, dw_padw = 7.121, dw_line = 85.08, dw_chunk = 362.8,
+  dw_out = 10.45, dw_out_ql = 0, dw_out_slow = 61, dw_mis = 4.115,
   -- per output with TFLite's requantization in final form (op.xq2)
-  dw_out_x2 = 0.9114,
+  dw_out_x2 = 2.311,
+  -- per output computed in a pair (beside its dw_out and dw_mis share)
+  dw_pair = 7.396,
   -- fully connected (htc__fc_xp): per call, per block of 4 outputs when one
   -- undivided core reads the parameter block in L2, per block and per word
   -- of its dot products (5 loads, 8 dot products) with the weights in L1 /
@@ -589,11 +591,15 @@ local function feat_dw(op, rows, cols, channels, ql, x2)
   end
   local n = rows * cols * channels
   local mis = ({ [1] = 3, [2] = 2, [3] = 3 })[d.sa] or 0
+  -- outputs in pairs (htc__dw_xp_lines3p_*: stride 1, 3 x 3 taps or
+  -- fewer along, lines of HTC__XP_DWPAIR = 12 or more): one word a line
+  -- for two, half of them misaligned
+  local np = (d.sa == 1 and d.na >= 12 and d.ka <= 3 and d.kl == 3) and d.na // 2 * 2 * d.nl * channels or 0
   return { dw_call = 1, dw_chan = channels, dw_fill = fill, dw_px4 = n4 * inside * (j1 - j0),
            dw_px1 = n1 * inside * (j1 - j0), dw_padw = (n4 * 4 + n1) * outside * d.L // 4,
            dw_line = channels * d.nl, dw_chunk = channels * chunks,
            dw_out = (ql or x2) and 0 or n, dw_out_ql = ql and n or 0, dw_out_x2 = x2 and n or 0,
-           dw_mis = n * d.kl * mis // 4 }
+           dw_mis = ((n - np) * mis + np) * d.kl // 4, dw_pair = np }
 end
 
 -- the padding before an output dimension (the op table has none: half of
