@@ -752,6 +752,21 @@ static inline int32_t htc__xp_sdot4(int32_t c, uint32_t a, uint32_t b)
 #endif
 }
 
+#ifdef HTC__XP_ASM
+/* The 2x4 step shared by htc__xp_dot2x4 and htc__xp_dot2x4r: with the two
+   pixels' words in t0 and t1, the four filters' words loaded (p.lw,
+   post-increment) into t2/t3 in turn and eight pv.sdotsp.b into a0-a3
+   (first pixel) and b0-b3 (second). */
+#define HTC__XP_ASM_DOT2X4 \
+    ".insn i 0x0b, 2, t2, 4(%[w0])\n\t.insn i 0x0b, 2, t3, 4(%[w1])\n\t" \
+    ".insn r 0x57, 1, 0x5c, %[a0], t0, t2\n\t.insn r 0x57, 1, 0x5c, %[b0], t1, t2\n\t" \
+    ".insn i 0x0b, 2, t2, 4(%[w2])\n\t" \
+    ".insn r 0x57, 1, 0x5c, %[a1], t0, t3\n\t.insn r 0x57, 1, 0x5c, %[b1], t1, t3\n\t" \
+    ".insn i 0x0b, 2, t3, 4(%[w3])\n\t" \
+    ".insn r 0x57, 1, 0x5c, %[a2], t0, t2\n\t.insn r 0x57, 1, 0x5c, %[b2], t1, t2\n\t" \
+    ".insn r 0x57, 1, 0x5c, %[a3], t0, t3\n\t.insn r 0x57, 1, 0x5c, %[b3], t1, t3\n\t"
+#endif
+
 /* acc[0..3] += x0 . w[0..3], acc[4..7] += x1 . w[0..3] over n bytes (the
    first n & ~3 four at a time, the rest one by one): two pixels by four
    output channels, 32 multiply-adds per 6 loads and 8 dot products */
@@ -770,18 +785,7 @@ static HTC__INLINE HTC__UNUSED void htc__xp_dot2x4(const int8_t *x0, const int8_
                          ".insn i 0x7b, 4, x0, %[n], 28\n\t"
                          ".insn i 0x0b, 2, t0, 4(%[x0])\n\t"
                          ".insn i 0x0b, 2, t1, 4(%[x1])\n\t"
-                         ".insn i 0x0b, 2, t2, 4(%[w0])\n\t"
-                         ".insn i 0x0b, 2, t3, 4(%[w1])\n\t"
-                         ".insn r 0x57, 1, 0x5c, %[a0], t0, t2\n\t"
-                         ".insn r 0x57, 1, 0x5c, %[b0], t1, t2\n\t"
-                         ".insn i 0x0b, 2, t2, 4(%[w2])\n\t"
-                         ".insn r 0x57, 1, 0x5c, %[a1], t0, t3\n\t"
-                         ".insn r 0x57, 1, 0x5c, %[b1], t1, t3\n\t"
-                         ".insn i 0x0b, 2, t3, 4(%[w3])\n\t"
-                         ".insn r 0x57, 1, 0x5c, %[a2], t0, t2\n\t"
-                         ".insn r 0x57, 1, 0x5c, %[b2], t1, t2\n\t"
-                         ".insn r 0x57, 1, 0x5c, %[a3], t0, t3\n\t"
-                         ".insn r 0x57, 1, 0x5c, %[b3], t1, t3\n\t"
+                         HTC__XP_ASM_DOT2X4
                          ".option pop"
                          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b0] "+r"(b0), [b1] "+r"(b1),
                            [b2] "+r"(b2), [b3] "+r"(b3), [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1),
@@ -827,18 +831,7 @@ static HTC__INLINE HTC__UNUSED void htc__xp_dot2x4r(const int8_t *x0, int32_t d,
                      ".insn i 0x7b, 4, x0, %[n], 28\n\t"
                      ".insn r 0x03, 7, 0x10, t1, %[x0], %[d]\n\t"
                      ".insn i 0x0b, 2, t0, 4(%[x0])\n\t"
-                     ".insn i 0x0b, 2, t2, 4(%[w0])\n\t"
-                     ".insn i 0x0b, 2, t3, 4(%[w1])\n\t"
-                     ".insn r 0x57, 1, 0x5c, %[a0], t0, t2\n\t"
-                     ".insn r 0x57, 1, 0x5c, %[b0], t1, t2\n\t"
-                     ".insn i 0x0b, 2, t2, 4(%[w2])\n\t"
-                     ".insn r 0x57, 1, 0x5c, %[a1], t0, t3\n\t"
-                     ".insn r 0x57, 1, 0x5c, %[b1], t1, t3\n\t"
-                     ".insn i 0x0b, 2, t3, 4(%[w3])\n\t"
-                     ".insn r 0x57, 1, 0x5c, %[a2], t0, t2\n\t"
-                     ".insn r 0x57, 1, 0x5c, %[b2], t1, t2\n\t"
-                     ".insn r 0x57, 1, 0x5c, %[a3], t0, t3\n\t"
-                     ".insn r 0x57, 1, 0x5c, %[b3], t1, t3\n\t"
+                     HTC__XP_ASM_DOT2X4
                      "add %[x0], %[x0], %[sk]\n\t"
                      ".option pop"
                      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b0] "+r"(b0), [b1] "+r"(b1),

@@ -4067,6 +4067,31 @@ typedef struct {
     const int32_t *x2;      /* kind 3: the channel's final-form record (htc__xq2_apply) */
 } htc__dw3k;
 
+/* Fragments shared by the depthwise lines' asm loops (one string each):
+   HTC__DW_ASM_TFL(R) requantizes the accumulator operand R as
+   htc__xrq_apply (MULHSU, rounding, shift), adds the zero point, clamps and
+   stores a byte through %[d] (p.sb, post-increment %[os]); HTC__DW_ASM_XQ2(R, T)
+   does the same by the two-p.mac record (htc__xq2_apply) in scratch T;
+   HTC__DW_ASM_PAIR starts two outputs from the bias %[f] and takes the three
+   line words t0-t2 with the taps and the taps shifted a byte. */
+#define HTC__DW_ASM_TFL(R) \
+    "mulhsu t0, " R ", %[m]\n\t" \
+    "mul t1, " R ", %[m]\n\t" \
+    "srli t1, t1, 31\n\tadd t0, t0, t1\n\tsrai t1, t0, 31\n\tadd t0, t0, %[c]\n\tadd t0, t0, t1\n\t" \
+    "sra t0, t0, %[e]\n\tadd t0, t0, %[zp]\n\t" \
+    ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t.insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" \
+    ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
+#define HTC__DW_ASM_XQ2(R, T) \
+    ".insn r 0x33, 6, 0x02, " R ", " R ", x0\n\t.insn r 0x33, 4, 0x02, " R ", " R ", %[w]\n\t" \
+    "mv " T ", %[rlo]\n\t.insn r 0x33, 0, 0x21, " T ", " R ", %[ml]\n\tsrli " T ", " T ", 15\n\t" \
+    ".insn r 0x33, 0, 0x21, " T ", " R ", %[mh]\n\tadd " T ", " T ", %[rhi]\n\tsra " T ", " T ", %[s]\n\t" \
+    ".insn r 0x2b, 4, 0x00, %[os], %[d], " T "\n\t"
+#define HTC__DW_ASM_PAIR \
+    "mv %[acc], %[f]\n\tmv %[a1], %[f]\n\t" \
+    ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t.insn r 0x57, 1, 0x5c, %[a1], t0, %[w0s]\n\t" \
+    ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t.insn r 0x57, 1, 0x5c, %[a1], t1, %[w1s]\n\t" \
+    ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t.insn r 0x57, 1, 0x5c, %[a1], t2, %[w2s]\n\t"
+
 /* nl output lines of na outputs of one channel's plane, a 3-line kernel:
    x the first output's window on the first plane line; plane lines dl
    bytes apart within a window, lstep bytes from one output line to the
@@ -4106,32 +4131,9 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                                  ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
                                  ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
                                  ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
-                                 "mv %[acc], %[f]\n\t"
-                                 "mv %[a1], %[f]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[a1], t0, %[w0s]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[a1], t1, %[w1s]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[a1], t2, %[w2s]\n\t"
-                                 ".insn r 0x33, 6, 0x02, %[acc], %[acc], x0\n\t"
-                                 ".insn r 0x33, 4, 0x02, %[acc], %[acc], %[w]\n\t"
-                                 "mv t0, %[rlo]\n\t"
-                                 ".insn r 0x33, 0, 0x21, t0, %[acc], %[ml]\n\t"
-                                 "srli t0, t0, 15\n\t"
-                                 ".insn r 0x33, 0, 0x21, t0, %[acc], %[mh]\n\t"
-                                 "add t0, t0, %[rhi]\n\t"
-                                 "sra t0, t0, %[s]\n\t"
-                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
-                                 ".insn r 0x33, 6, 0x02, %[a1], %[a1], x0\n\t"
-                                 ".insn r 0x33, 4, 0x02, %[a1], %[a1], %[w]\n\t"
-                                 "mv t1, %[rlo]\n\t"
-                                 ".insn r 0x33, 0, 0x21, t1, %[a1], %[ml]\n\t"
-                                 "srli t1, t1, 15\n\t"
-                                 ".insn r 0x33, 0, 0x21, t1, %[a1], %[mh]\n\t"
-                                 "add t1, t1, %[rhi]\n\t"
-                                 "sra t1, t1, %[s]\n\t"
-                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], t1\n\t"
+                                 HTC__DW_ASM_PAIR
+                                 HTC__DW_ASM_XQ2("%[acc]", "t0")
+                                 HTC__DW_ASM_XQ2("%[a1]", "t1")
                                  ".option pop"
                                  : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
                                  : [n] "r"(np), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
@@ -4144,14 +4146,7 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                                  ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
                                  ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
                                  ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
-                                 "mv %[acc], %[f]\n\t"
-                                 "mv %[a1], %[f]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[a1], t0, %[w0s]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[a1], t1, %[w1s]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[a1], t2, %[w2s]\n\t"
+                                 HTC__DW_ASM_PAIR
                                  "mul %[acc], %[acc], %[m]\n\t"
                                  "mul %[a1], %[a1], %[m]\n\t"
                                  "add %[acc], %[acc], %[c]\n\t"
@@ -4176,38 +4171,9 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                                  ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
                                  ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
                                  ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
-                                 "mv %[acc], %[f]\n\t"
-                                 "mv %[a1], %[f]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[a1], t0, %[w0s]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[a1], t1, %[w1s]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
-                                 ".insn r 0x57, 1, 0x5c, %[a1], t2, %[w2s]\n\t"
-                                 "mulhsu t0, %[acc], %[m]\n\t"
-                                 "mul t1, %[acc], %[m]\n\t"
-                                 "srli t1, t1, 31\n\t"
-                                 "add t0, t0, t1\n\t"
-                                 "srai t1, t0, 31\n\t"
-                                 "add t0, t0, %[c]\n\t"
-                                 "add t0, t0, t1\n\t"
-                                 "sra t0, t0, %[e]\n\t"
-                                 "add t0, t0, %[zp]\n\t"
-                                 ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"
-                                 ".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t"
-                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
-                                 "mulhsu t0, %[a1], %[m]\n\t"
-                                 "mul t1, %[a1], %[m]\n\t"
-                                 "srli t1, t1, 31\n\t"
-                                 "add t0, t0, t1\n\t"
-                                 "srai t1, t0, 31\n\t"
-                                 "add t0, t0, %[c]\n\t"
-                                 "add t0, t0, t1\n\t"
-                                 "sra t0, t0, %[e]\n\t"
-                                 "add t0, t0, %[zp]\n\t"
-                                 ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"
-                                 ".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t"
-                                 ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
+                                 HTC__DW_ASM_PAIR
+                                 HTC__DW_ASM_TFL("%[acc]")
+                                 HTC__DW_ASM_TFL("%[a1]")
                                  ".option pop"
                                  : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
                                  : [n] "r"(np), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
@@ -4236,15 +4202,7 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                              ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
                              ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
                              ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
-                             ".insn r 0x33, 6, 0x02, %[acc], %[acc], x0\n\t"
-                             ".insn r 0x33, 4, 0x02, %[acc], %[acc], %[w]\n\t"
-                             "mv t0, %[rlo]\n\t"
-                             ".insn r 0x33, 0, 0x21, t0, %[acc], %[ml]\n\t"
-                             "srli t0, t0, 15\n\t"
-                             ".insn r 0x33, 0, 0x21, t0, %[acc], %[mh]\n\t"
-                             "add t0, t0, %[rhi]\n\t"
-                             "sra t0, t0, %[s]\n\t"
-                             ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
+                             HTC__DW_ASM_XQ2("%[acc]", "t0")
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
                              : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
@@ -4284,18 +4242,7 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                              ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
                              ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
                              ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
-                             "mulhsu t0, %[acc], %[m]\n\t"
-                             "mul t1, %[acc], %[m]\n\t"
-                             "srli t1, t1, 31\n\t"
-                             "add t0, t0, t1\n\t"
-                             "srai t1, t0, 31\n\t"
-                             "add t0, t0, %[c]\n\t"
-                             "add t0, t0, t1\n\t"
-                             "sra t0, t0, %[e]\n\t"
-                             "add t0, t0, %[zp]\n\t"
-                             ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"
-                             ".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t"
-                             ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
+                             HTC__DW_ASM_TFL("%[acc]")
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
                              : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
