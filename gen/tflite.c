@@ -1582,18 +1582,22 @@ static int bad_refs(Reader *r, const Graph *g, const Tab *ot, char *msg, size_t 
 
 /* Every bad tensor no operator's refusal named (a graph input or output,
    or a tensor nobody uses), after the operators (a graph input before). */
+static void untold_one(Reader *r, const Graph *g, int nops, int t)
+{
+    jmp_buf jb;
+    if (setjmp(jb) == 0) {
+        refuse_catch(&jb);
+        const Tensor *T = &g->tensors[t];
+        refuse_other(r->path, T->is_input ? -1 : nops + t, "tensor %d ('%s'): %s", t, T->name, r->bad[t]);
+    }
+    refuse_catch(NULL);
+}
+
 static void bad_untold(Reader *r, const Graph *g, int nops)
 {
-    for (int t = 0; t < g->ntensors && r->nbad; t++) {
-        if (!r->bad[t] || r->told[t]) continue;
-        jmp_buf jb;
-        if (setjmp(jb) == 0) {
-            refuse_catch(&jb);
-            const Tensor *T = &g->tensors[t];
-            refuse_other(r->path, T->is_input ? -1 : nops + t, "tensor %d ('%s'): %s", t, T->name, r->bad[t]);
-        }
-        refuse_catch(NULL);
-    }
+    /* the setjmp in its own frame: no loop counter live across it */
+    for (int t = 0; t < g->ntensors && r->nbad; t++)
+        if (r->bad[t] && !r->told[t]) untold_one(r, g, nops, t);
 }
 
 static const char *var_key(Reader *r, const Tab *ot, int index, const char *name)
