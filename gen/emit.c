@@ -693,7 +693,8 @@ static void emit_params(const Graph *g, const Op *op, int li)
         emit_offload_params(g, op, li);
         return;
     }
-    /* the CPU kernels' requantization checks (rq_flags), which may rewrite dead channels */
+    /* the CPU kernels' requantization checks (rq_flags), which may rewrite
+       dead channels in the copies (it writes them only when it returns non-zero) */
     int32_t rq = 0, *mult = op->mult;
     int8_t *shift = op->shift;
     if (op->nch && op->mult) {
@@ -713,10 +714,6 @@ static void emit_params(const Graph *g, const Op *op, int li)
             if (op->kernel_fn && !strcmp(op->kernel_fn, "htc__fc_s8") && op->nch == (p->per_channel ? p->out_features : 1))
                 rq = rq_flags(g, op, op->fbias, p->out_features, p->in_features, op->fbias ? 0 : p->in_zp, p->w_zp, mult,
                               shift);
-        }
-        if (!rq) {
-            memcpy(mult, op->mult, sizeof(int32_t) * (size_t)op->nch);
-            memcpy(shift, op->shift, (size_t)op->nch);
         }
         fprintf(F, "static const int32_t %s__layer%d_mult[%d] = {", N, li, op->nch);
         for (int c = 0; c < op->nch; c++) fprintf(F, "%s%d", c ? ", " : "", mult[c]);
