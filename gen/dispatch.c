@@ -281,7 +281,7 @@ static void xq2(const Graph *g, const Target *t, Op *op)
     op->xq2 = NULL;
     /* a TFLite int8 ADD: its two 256-entry tables in final form (quant_xadd: htc__binary_params.xq,
        htc__add_xq), no table built per call */
-    if (op->kind == OP_ADD && op->engine == 0 && t->engines[0].requant_records && t->engines[0].isa != ISA_ALL &&
+    if (op->kind == OP_ADD && op->engine == 0 && t->engines[0].requant_records == 1 && t->engines[0].isa != ISA_ALL &&
         (t->engines[0].isa & ISA_XPULPV2) && !op->u8 && op->kernel_fn && !strcmp(op->kernel_fn, "htc__add_s8") &&
         op->params_type && !strcmp(op->params_type, "htc__binary_params")) {
         int32_t *rec = arena_alloc(sizeof(int32_t) * HTC__XADD_N);
@@ -293,7 +293,7 @@ static void xq2(const Graph *g, const Target *t, Op *op)
         strcmp(op->params_type, "htc__conv_params") || !op->mult || op->nch < 1)
         return;
     int dw = !strcmp(op->kernel_fn, "htc__dwconv2d_s8");
-    if (!dw && strcmp(op->kernel_fn, "htc__conv2d_s8")) return;
+    if (!dw && (strcmp(op->kernel_fn, "htc__conv2d_s8") || t->engines[0].requant_records != 1)) return;
     htc__conv_params p = *(const htc__conv_params *)op->params;
     const Tensor *w = &g->tensors[op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]];
     const Tensor *b = op->nin > 2 && op->in[2] >= 0 ? &g->tensors[op->in[2]] : NULL;

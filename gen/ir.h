@@ -586,7 +586,7 @@ typedef struct {
     double fork_cycles;         /* cycles of one fork/join (HTC_PAR_RUN) */
     double overhead_cycles;     /* every layer's cycles beyond its kernel's calls (cpu.overhead) */
     unsigned isa;               /* the CPU: its instruction sets (ISA_*, cpu.isa; ISA_ALL when not stated) */
-    int requant_records;        /* cpu.requant_records: the XpulpV2 requantization records (dispatch.c xq2) */
+    int requant_records;        /* cpu.requant_records: the XpulpV2 requantization records (dispatch.c xq2); 2: depthwise only */
     /* energy = { pj_per_mac, pj_per_elem, pj_per_cycle, static_mw } (gen/energy.c) */
     int has_energy;
     double pj_per_mac;          /* a MAC of its layers */

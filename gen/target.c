@@ -336,12 +336,15 @@ static void read_cluster(LoadedTarget *lt, Engine *cpu)
             }
     }
     /* requant_records = true: with isa xpulpv2, the header carries the
-       XpulpV2 paths' compile-time requantization records (op.xq2) */
+       XpulpV2 paths' compile-time requantization records (op.xq2);
+       "depthwise": those of depthwise convolutions only (2) */
     int ty = rawfield(L, -1, "requant_records");
     if (ty == LUA_TBOOLEAN) cpu->requant_records = lua_toboolean(L, -1);
+    else if (ty == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "depthwise")) cpu->requant_records = 2;
     else if (ty != LUA_TNIL) {
         ck[1] = "requant_records";
-        field_error(lt, ck, 2, "expected true or false, got %s", lua_typename(L, ty));
+        if (ty == LUA_TSTRING) field_error(lt, ck, 2, "expected true, false or \"depthwise\", got \"%s\"", lua_tostring(L, -1));
+        field_error(lt, ck, 2, "expected true, false or \"depthwise\", got %s", lua_typename(L, ty));
     }
     lua_pop(L, 1);
     lt->split_ref = LUA_NOREF;

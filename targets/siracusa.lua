@@ -907,8 +907,11 @@ return target "siracusa" {
     -- the constants are in L1; from L2 (mem=tile, l2) the kernels' reads of
     -- them cost more than they save (GVSoC, MobileNetV1 mem=tile:
     -- 1,861,546 cycles without, 2,094,578 with: its pointwise layers 2 and
-    -- 6 read the records per pixel pair, 166,623 -> 337,011 cycles)
-    requant_records = MEM == "l1",
+    -- 6 read the records per pixel pair, 166,623 -> 337,011 cycles), but
+    -- for depthwise layers, whose kernel reads a channel's record once
+    -- (htc__dwconv2d_xp_body; MobileNetV1 mem=tile, 8 cores: depthwise
+    -- layers 559,639 -> 472,888 cycles, no MULHSU an output)
+    requant_records = MEM == "l1" or "depthwise",
     l1 = MEM == "tile" and "L1" or nil,
     -- one fork/join through the event unit, with each core's entry into the
     -- layer's parallel function (fitted with the calls, K_)

@@ -129,8 +129,9 @@ def test_deeploy_xpulpv2_twin(net, tmp_path):
         assert np.array_equal(got[gk], outs["portable"][pk])
 
 
-@pytest.mark.parametrize("name,records", (("kws_ref_model", 8), ("vww_96_int8", 8), ("pretrainedResnet_quant", 4)))
-def test_tiny_xpulpv2_twin(name, records, tmp_path):
+@pytest.mark.parametrize("name,records,mem", (("kws_ref_model", 8, "l1"), ("vww_96_int8", 8, "l1"), ("pretrainedResnet_quant", 4, "l1"),
+                                              ("vww_96_int8", 13, "tile")))
+def test_tiny_xpulpv2_twin(name, records, mem, tmp_path):
     """The .tflite models through the kernels' XpulpV2 paths (-DHTC_XPULPV2
     on the host, each instruction's C twin) on 8 cores' shares, TFLite's
     requantization in final form where the generator found it exact
@@ -139,15 +140,19 @@ def test_tiny_xpulpv2_twin(name, records, tmp_path):
     four layers with a fused ReLU, right shifts 7..11; its ADDs on
     htc__add_xp):
     every layer's output equals the portable build's, which test_tiny_tflm
-    holds to TFLite Micro."""
+    holds to TFLite Micro. mem=tile (constants in L2): the records of the
+    depthwise layers only (siracusa.lua cpu.requant_records "depthwise"),
+    MobileNetV1's 13."""
     path = os.path.join(oracle.MODELS, name + ".tflite")
     hdr = tmp_path / "m.h"
-    # mem=l1: the records are the header's only with the constants in L1 (siracusa.lua cpu.requant_records)
-    r = subprocess.run([oracle.HTC, "compile", path, "-t", SIRACUSA, "-D", "cores=8", "-D", "mem=l1", "-o", str(hdr), "--name", "m"],
+    # mem=l1: every layer's records with the constants in L1 (siracusa.lua cpu.requant_records)
+    r = subprocess.run([oracle.HTC, "compile", path, "-t", SIRACUSA, "-D", "cores=8", "-D", "mem=" + mem, "-o", str(hdr), "--name", "m"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     n = len(re.findall(r"static const int32_t m__layer\d+_xq\[", hdr.read_text()))
     assert n >= records, "%s: only %d layers with final-form requantization records" % (name, n)
+    if mem == "tile":
+        assert n == records, "%s mem=tile: %d layers with records, want the %d depthwise ones" % (name, n, records)
     info = oracle.ModelInfo(path)
     inp = tmp_path / "in.npz"
     np.savez(str(inp), *info.random_inputs(7))
@@ -157,7 +162,7 @@ def test_tiny_xpulpv2_twin(name, records, tmp_path):
     dumps = {}
     for label, env in (("xpulpv2", dict(os.environ, CC=str(cc))), ("portable", dict(os.environ))):
         d = tmp_path / ("dump-" + label)
-        r = subprocess.run([oracle.HTC, "run", path, "-t", SIRACUSA, "-D", "cores=8", "-D", "mem=l1", "--input", str(inp),
+        r = subprocess.run([oracle.HTC, "run", path, "-t", SIRACUSA, "-D", "cores=8", "-D", "mem=" + mem, "--input", str(inp),
                             "--output", str(tmp_path / ("out-%s.npz" % label)), "--dump", str(d)],
                            capture_output=True, text=True, env=env)
         assert r.returncode == 0, r.stderr
