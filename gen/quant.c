@@ -618,13 +618,78 @@ int quant_checked_log2(float x, int *log2_result)
    step at acc > 0. Exactness is then checked, not assumed: at both sides of
    every output step the record gives htc__requant's output, and both are
    non-decreasing in acc. One channel: 1 and r filled, else 0. */
-static int xq2_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32_t lo, int32_t hi, int32_t *r)
+/* A depthwise channel's record in one product (mh = 0, s <= 9: the
+   kernel's htc__dw_xp_lines3*_x1, its shifts by 15 and s one by s + 15):
+   the outputs' steps t_j over u in [0, w] (the first u of output lo + j,
+   by bisection on htc__requant) met by floor((R + u * M) / 2^(15+s)),
+   for each M near m * 2^(15+s) / 2^(31+e) the R that every step allows
+   (R + u * M below 2^32, the value before the shift by s within int32).
+   A is the window's first acc. 1 with ml = M, mh = 0, rlo = R, rhi =
+   lo * 2^s, s written over r's two-product form, else 0 (r unchanged). */
+static int xq1_channel(int32_t m, int e, int32_t zp, int32_t lo, int32_t hi, int64_t A, int32_t *r)
+{
+    const int64_t W = r[HTC__XQ2_W];
+    int64_t t[257];
+    int G = 0;
+    if (W < 1 || htc__requant((int32_t)A, m, -e, zp, lo, hi) != lo) return 0;
+    G = htc__requant((int32_t)(A + W), m, -e, zp, lo, hi) - lo;
+    if (G < 1 || G > 255) return 0;
+    for (int j = 1; j <= G; j++) {          /* the first u whose output is lo + j or more */
+        int64_t a = 0, b = W;
+        while (a < b) {
+            const int64_t c = (a + b) / 2;
+            if (htc__requant((int32_t)(A + c), m, -e, zp, lo, hi) - lo >= j) b = c;
+            else a = c + 1;
+        }
+        t[j] = a;
+    }
+    for (int s = 9; s >= 1; s--) {
+        const int S1 = 15 + s;
+        const int64_t P = (int64_t)1 << S1;
+        if ((int64_t)(lo < 0 ? -lo : lo + 1) * P > ((int64_t)1 << 31) || (int64_t)(hi + 1) * P > ((int64_t)1 << 31)) continue;
+        const int64_t M0 = ((int64_t)m << S1) >> (31 + e);     /* m < 2^31, S1 <= 24 */
+        for (int64_t M = M0 - 3; M <= M0 + 4; M++) {
+            int64_t rl = 0, rh = P - 1;
+            if (M < 0 || M > 0xffffffffLL) continue;
+            for (int j = 1; j <= G; j++) {
+                const int64_t a = j * P - t[j] * M, b = j * P - (t[j] - 1) * M - 1;
+                rl = a > rl ? a : rl;
+                rh = b < rh ? b : rh;
+            }
+            if (rh > (G + 1) * P - 1 - W * M) rh = (G + 1) * P - 1 - W * M;
+            if (rh > ((int64_t)1 << 32) - 1 - W * M) rh = ((int64_t)1 << 32) - 1 - W * M;
+            if (rl > rh) continue;
+            int32_t q[HTC__XQ2_N];
+            memcpy(q, r, sizeof q);
+            q[HTC__XQ2_ML] = (int32_t)(uint32_t)M;
+            q[HTC__XQ2_MH] = 0;
+            q[HTC__XQ2_RLO] = (int32_t)rl;
+            q[HTC__XQ2_RHI] = (int32_t)((int64_t)lo * ((int64_t)1 << s));
+            q[HTC__XQ2_S] = s;
+            /* the record's arithmetic (htc__xq2_apply) at both sides of every step */
+            int ok = 1;
+            for (int j = 1; j <= G && ok; j++)
+                for (int64_t u = t[j] - 1; u <= t[j]; u++) {
+                    const uint64_t v = (uint64_t)rl + (uint64_t)u * (uint64_t)M;
+                    const int64_t y = (int64_t)(v >> 15) + q[HTC__XQ2_RHI];
+                    if (v >= ((uint64_t)1 << 32) || ((y >> s) != htc__requant((int32_t)(A + u), m, -e, zp, lo, hi))) ok = 0;
+                }
+            if (!ok) continue;
+            memcpy(r, q, sizeof q);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int xq2_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32_t lo, int32_t hi, int32_t *r, int dw)
 {
     const int32_t L = lo - zp, H = hi - zp;
     memset(r, 0, sizeof(int32_t) * HTC__XQ2_N);
-    if (m == 0) {               /* a dead channel: out_zp clamped, for every acc */
-        r[HTC__XQ2_S] = 16;
-        r[HTC__XQ2_RHI] = (int32_t)((uint32_t)(zp < lo ? lo : zp > hi ? hi : zp) << 16);
+    if (m == 0) {               /* a dead channel: out_zp clamped, for every acc (depthwise: in one product, s 1) */
+        const int32_t o = zp < lo ? lo : zp > hi ? hi : zp;
+        r[HTC__XQ2_S] = dw ? 1 : 16;
+        r[HTC__XQ2_RHI] = (int32_t)((uint32_t)o << (dw ? 1 : 16));
         return 1;
     }
     if (m < 0 || e < 1 || e > 8 || L < 0 || H <= L) return 0;
@@ -658,6 +723,7 @@ static int xq2_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32
                 return 0;
         }
     }
+    if (dw) xq1_channel(m, e, zp, lo, hi, A, r);
     return 1;
 }
 
@@ -769,7 +835,7 @@ int quant_xq2(const htc__conv_params *p, const int8_t *w, int dw, int32_t *rec)
         int64_t f = p->bias ? p->bias[c] : 0;
         for (int32_t i = 0; i < K; i++) f -= (int64_t)p->in_zp * w[dw ? (size_t)i * nch + c : (size_t)c * K + i];
         if (xq2_channel(p->mult[p->per_channel ? c : 0], -p->shift[p->per_channel ? c : 0], f, K, p->out_zp, p->act_min,
-                        p->act_max, r))
+                        p->act_max, r, dw))
             n++;
         else
             r[HTC__XQ2_W] = -1;

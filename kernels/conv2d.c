@@ -4058,14 +4058,53 @@ static inline int htc__dwconv2d_xp_ok(const htc__conv_params *p)
 
 /* One channel's constants for a 3-line kernel: the start value, the taps
    of each line (one word), the exact requantization (zp added, then
-   clamped to [lo, hi]; QuantLib's: zp 0, in q) */
+   clamped to [lo, hi]; QuantLib's: zp 0, in q, and f folded into q.c:
+   its lines start from the dot products alone). Kinds 3 and 4 (the
+   channel's final-form record, htc__xq2_apply) start from the dot
+   products alone (pv.dotsp.b, no start value): the record's f folded
+   into its constants (htc__dw_xp_fold), the sum clamped to [clo, chi]
+   = [-f, w - f]; kind 3 then ((c1 + u * ml) >> 15) + u * mh + c2) >> s,
+   kind 4 (a record in one product, mh = 0: gen/quant.c xq1_channel)
+   (u * ml + c1) >> s, every sum modulo 2^32 (the same words as the
+   record's for u + f). */
 typedef struct {
     int32_t f;
     uint32_t w0, w1, w2;
     htc__xrq q;
     int32_t zp, lo, hi;
-    const int32_t *x2;      /* kind 3: the channel's final-form record (htc__xq2_apply) */
+    int32_t clo, chi, s;
+    uint32_t ml, mh, c1, c2;
 } htc__dw3k;
+
+/* k's kind 3 or 4 constants from the record r (4 when it is in one
+   product: mh 0, s 1..9; a two-product record's s is 17 or more) */
+static HTC__INLINE int htc__dw_xp_fold(const int32_t *r, htc__dw3k *k)
+{
+    const int32_t f = r[HTC__XQ2_F];
+    const uint32_t uf = HTC__CAST(uint32_t, f);
+    k->clo = -f;
+    k->chi = r[HTC__XQ2_W] - f;
+    k->ml = HTC__CAST(uint32_t, r[HTC__XQ2_ML]);
+    k->mh = HTC__CAST(uint32_t, r[HTC__XQ2_MH]);
+    if (k->mh == 0 && r[HTC__XQ2_S] >= 1 && r[HTC__XQ2_S] <= 9) {
+        k->c1 = HTC__CAST(uint32_t, r[HTC__XQ2_RLO]) + (HTC__CAST(uint32_t, r[HTC__XQ2_RHI]) << 15) + uf * k->ml;
+        k->c2 = 0;
+        k->s = r[HTC__XQ2_S] + 15;
+        return 4;
+    }
+    k->c1 = HTC__CAST(uint32_t, r[HTC__XQ2_RLO]) + uf * k->ml;
+    k->c2 = HTC__CAST(uint32_t, r[HTC__XQ2_RHI]) + uf * k->mh;
+    k->s = r[HTC__XQ2_S];
+    return 3;
+}
+
+/* kind 3 / 4's output of the dot products' sum a (htc__dw3k) */
+static HTC__INLINE int32_t htc__dw_xp_fout(const htc__dw3k *k, int ql, int32_t a)
+{
+    const uint32_t u = HTC__CAST(uint32_t, htc__xp_clamp(a, k->clo, k->chi));
+    if (ql == 4) return HTC__CAST(int32_t, u * k->ml + k->c1) >> k->s;
+    return HTC__CAST(int32_t, ((k->c1 + u * k->ml) >> 15) + u * k->mh + k->c2) >> k->s;
+}
 
 /* Fragments shared by the depthwise lines' asm loops (one string each):
    HTC__DW_ASM_TFL(R) requantizes the accumulator operand R as
@@ -4073,7 +4112,10 @@ typedef struct {
    stores a byte through %[d] (p.sb, post-increment %[os]); HTC__DW_ASM_XQ2(R, T)
    does the same by the two-p.mac record (htc__xq2_apply) in scratch T;
    HTC__DW_ASM_PAIR starts two outputs from the bias %[f] and takes the three
-   line words t0-t2 with the taps and the taps shifted a byte. */
+   line words t0-t2 with the taps and the taps shifted a byte;
+   HTC__DW_ASM_PAIR0 the same from zero (pv.dotsp.b, kinds 3 and 4, whose
+   constants hold the start value); HTC__DW_ASM_X1(R) kind 4's
+   requantization (clamp, one product, shift) and store. */
 #define HTC__DW_ASM_TFL(R) \
     "mulhsu t0, " R ", %[m]\n\t" \
     "mul t1, " R ", %[m]\n\t" \
@@ -4082,7 +4124,7 @@ typedef struct {
     ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t.insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" \
     ".insn r 0x2b, 4, 0x00, %[os], %[d], t0\n\t"
 #define HTC__DW_ASM_XQ2(R, T) \
-    ".insn r 0x33, 6, 0x02, " R ", " R ", x0\n\t.insn r 0x33, 4, 0x02, " R ", " R ", %[w]\n\t" \
+    ".insn r 0x33, 6, 0x02, " R ", " R ", %[clo]\n\t.insn r 0x33, 4, 0x02, " R ", " R ", %[chi]\n\t" \
     "mv " T ", %[rlo]\n\t.insn r 0x33, 0, 0x21, " T ", " R ", %[ml]\n\tsrli " T ", " T ", 15\n\t" \
     ".insn r 0x33, 0, 0x21, " T ", " R ", %[mh]\n\tadd " T ", " T ", %[rhi]\n\tsra " T ", " T ", %[s]\n\t" \
     ".insn r 0x2b, 4, 0x00, %[os], %[d], " T "\n\t"
@@ -4091,6 +4133,14 @@ typedef struct {
     ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t.insn r 0x57, 1, 0x5c, %[a1], t0, %[w0s]\n\t" \
     ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t.insn r 0x57, 1, 0x5c, %[a1], t1, %[w1s]\n\t" \
     ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t.insn r 0x57, 1, 0x5c, %[a1], t2, %[w2s]\n\t"
+#define HTC__DW_ASM_PAIR0 \
+    ".insn r 0x57, 1, 0x4c, %[acc], t0, %[w0]\n\t.insn r 0x57, 1, 0x4c, %[a1], t0, %[w0s]\n\t" \
+    ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t.insn r 0x57, 1, 0x5c, %[a1], t1, %[w1s]\n\t" \
+    ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t.insn r 0x57, 1, 0x5c, %[a1], t2, %[w2s]\n\t"
+#define HTC__DW_ASM_X1(R) \
+    ".insn r 0x33, 6, 0x02, " R ", " R ", %[clo]\n\t.insn r 0x33, 4, 0x02, " R ", " R ", %[chi]\n\t" \
+    "mul " R ", " R ", %[ml]\n\tadd " R ", " R ", %[c1]\n\tsra " R ", " R ", %[s]\n\t" \
+    ".insn r 0x2b, 4, 0x00, %[os], %[d], " R "\n\t"
 
 /* nl output lines of na outputs of one channel's plane, a 3-line kernel:
    x the first output's window on the first plane line; plane lines dl
@@ -4108,16 +4158,15 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
     /* the constants in locals: the asm's memory clobber would reload them from *k every line */
     const int32_t f = k->f, m2 = HTC__CAST(int32_t, k->q.m2), qc = k->q.c, qe = k->q.e, zp = k->zp, lo = k->lo, hi = k->hi;
     const uint32_t w0 = k->w0, w1 = k->w1, w2 = k->w2;
-    const int32_t *x2r = k->x2;
-    const int32_t rw = ql == 3 ? x2r[HTC__XQ2_W] : 0, rlo = ql == 3 ? x2r[HTC__XQ2_RLO] : 0, rml = ql == 3 ? x2r[HTC__XQ2_ML] : 0;
-    const int32_t rmh = ql == 3 ? x2r[HTC__XQ2_MH] : 0, rhi = ql == 3 ? x2r[HTC__XQ2_RHI] : 0, rs = ql == 3 ? x2r[HTC__XQ2_S] : 0;
+    const int32_t clo = k->clo, chi = k->chi, rs = k->s;
+    const uint32_t rml = k->ml, rmh = k->mh, rlo = k->c1, rhi = k->c2;
     /* stride 1 and three taps a line: outputs in pairs, both from one
        word load a line (the second with the taps shifted up a byte) */
     const uint32_t w0s = w0 << 8, w1s = w1 << 8, w2s = w2 << 8;
     const int32_t np = pair ? na >> 1 : 0;
     int32_t l;
     (void)f; (void)m2; (void)qc; (void)qe; (void)zp; (void)lo; (void)hi; (void)w0; (void)w1; (void)w2;
-    (void)rw; (void)rlo; (void)rml; (void)rmh; (void)rhi; (void)rs; (void)w0s; (void)w1s; (void)w2s; (void)np;
+    (void)clo; (void)chi; (void)rlo; (void)rml; (void)rmh; (void)rhi; (void)rs; (void)w0s; (void)w1s; (void)w2s; (void)np;
     for (l = 0; l < nl; l++, x += lstep, o += ol) {
         const int8_t *x0 = x, *x1 = x + dl, *x2 = x1 + dl;
         int8_t *d = o;
@@ -4125,28 +4174,43 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
         int32_t acc, i, a1, nr = na;
         if (np && ql != 2) {
             nr = na - 2 * np;
-            if (ql == 3) {
+            if (ql == 4) {
                 __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
-                                 ".insn i 0x7b, 4, x0, %[n], 58\n\t"
+                                 ".insn i 0x7b, 4, x0, %[n], 42\n\t"
                                  ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
                                  ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
                                  ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
-                                 HTC__DW_ASM_PAIR
+                                 HTC__DW_ASM_PAIR0
+                                 HTC__DW_ASM_X1("%[acc]")
+                                 HTC__DW_ASM_X1("%[a1]")
+                                 ".option pop"
+                                 : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
+                                 : [n] "r"(np), [os] "r"(oa), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
+                                   [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [clo] "r"(clo), [chi] "r"(chi), [ml] "r"(rml),
+                                   [c1] "r"(rlo), [s] "r"(rs)
+                                 : "t0", "t1", "t2", "memory");
+            } else if (ql == 3) {
+                __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                                 ".insn i 0x7b, 4, x0, %[n], 54\n\t"
+                                 ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
+                                 ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
+                                 ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
+                                 HTC__DW_ASM_PAIR0
                                  HTC__DW_ASM_XQ2("%[acc]", "t0")
                                  HTC__DW_ASM_XQ2("%[a1]", "t1")
                                  ".option pop"
                                  : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
-                                 : [n] "r"(np), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
-                                   [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [w] "r"(rw), [rlo] "r"(rlo), [ml] "r"(rml),
-                                   [mh] "r"(rmh), [rhi] "r"(rhi), [s] "r"(rs)
+                                 : [n] "r"(np), [os] "r"(oa), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
+                                   [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [clo] "r"(clo), [chi] "r"(chi), [rlo] "r"(rlo),
+                                   [ml] "r"(rml), [mh] "r"(rmh), [rhi] "r"(rhi), [s] "r"(rs)
                                  : "t0", "t1", "t2", "memory");
             } else if (ql) {
                 __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
-                                 ".insn i 0x7b, 4, x0, %[n], 46\n\t"
+                                 ".insn i 0x7b, 4, x0, %[n], 42\n\t"
                                  ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
                                  ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
                                  ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
-                                 HTC__DW_ASM_PAIR
+                                 HTC__DW_ASM_PAIR0
                                  "mul %[acc], %[acc], %[m]\n\t"
                                  "mul %[a1], %[a1], %[m]\n\t"
                                  "add %[acc], %[acc], %[c]\n\t"
@@ -4161,7 +4225,7 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                                  ".insn r 0x2b, 4, 0x00, %[os], %[d], %[a1]\n\t"
                                  ".option pop"
                                  : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
-                                 : [n] "r"(np), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
+                                 : [n] "r"(np), [os] "r"(oa), [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2),
                                    [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe),
                                    [lo] "r"(lo), [hi] "r"(hi)
                                  : "t0", "t1", "t2", "memory");
@@ -4190,34 +4254,47 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                 acc = htc__xp_sdot4(acc, htc__xp_ld4(x2), k->w2);
                 *d = HTC__CAST(int8_t, htc__xp_clamp(htc__xrq_rne(k->q, acc) + k->zp, k->lo, k->hi));
             }
-        } else if (ql == 3) {
-            /* htc__xq2_apply: the clamp of u (p.max with zero, p.min), two
-               p.mac (rD += rs1 * rs2) around the shift by 15 */
+        } else if (ql == 4) {
             __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
-                             ".insn i 0x7b, 4, x0, %[n], 32\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 24\n\t"
                              ".insn r 0x0b, 7, 0x10, t0, %[x0], %[sa]\n\t"
                              ".insn r 0x0b, 7, 0x10, t1, %[x1], %[sa]\n\t"
                              ".insn r 0x0b, 7, 0x10, t2, %[x2], %[sa]\n\t"
-                             "mv %[acc], %[f]\n\t"
-                             ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
+                             ".insn r 0x57, 1, 0x4c, %[acc], t0, %[w0]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                             HTC__DW_ASM_X1("%[acc]")
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
+                             : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [w0] "r"(w0), [w1] "r"(w1),
+                               [w2] "r"(w2), [clo] "r"(clo), [chi] "r"(chi), [ml] "r"(rml), [c1] "r"(rlo), [s] "r"(rs)
+                             : "t0", "t1", "t2", "memory");
+        } else if (ql == 3) {
+            /* htc__xq2_apply: the clamp of u (p.max, p.min), two p.mac
+               (rD += rs1 * rs2) around the shift by 15 */
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 30\n\t"
+                             ".insn r 0x0b, 7, 0x10, t0, %[x0], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t1, %[x1], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t2, %[x2], %[sa]\n\t"
+                             ".insn r 0x57, 1, 0x4c, %[acc], t0, %[w0]\n\t"
                              ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
                              ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
                              HTC__DW_ASM_XQ2("%[acc]", "t0")
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
-                             : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
-                               [w2] "r"(w2), [w] "r"(rw), [rlo] "r"(rlo),
+                             : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [w0] "r"(w0), [w1] "r"(w1),
+                               [w2] "r"(w2), [clo] "r"(clo), [chi] "r"(chi), [rlo] "r"(rlo),
                                [ml] "r"(rml), [mh] "r"(rmh), [rhi] "r"(rhi),
                                [s] "r"(rs)
                              : "t0", "t1", "t2", "memory");
         } else if (ql) {
             __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
-                             ".insn i 0x7b, 4, x0, %[n], 26\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 24\n\t"
                              ".insn r 0x0b, 7, 0x10, t0, %[x0], %[sa]\n\t"
                              ".insn r 0x0b, 7, 0x10, t1, %[x1], %[sa]\n\t"
                              ".insn r 0x0b, 7, 0x10, t2, %[x2], %[sa]\n\t"
-                             "mv %[acc], %[f]\n\t"
-                             ".insn r 0x57, 1, 0x5c, %[acc], t0, %[w0]\n\t"
+                             ".insn r 0x57, 1, 0x4c, %[acc], t0, %[w0]\n\t"
                              ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
                              ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
                              "mul %[acc], %[acc], %[m]\n\t"
@@ -4228,7 +4305,7 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
                              ".insn r 0x2b, 4, 0x00, %[os], %[d], %[acc]\n\t"
                              ".option pop"
                              : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
-                             : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [f] "r"(f), [w0] "r"(w0), [w1] "r"(w1),
+                             : [n] "r"(nr), [sa] "r"(sa), [os] "r"(oa), [w0] "r"(w0), [w1] "r"(w1),
                                [w2] "r"(w2), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe), [lo] "r"(lo),
                                [hi] "r"(hi)
                              : "t0", "t1", "t2", "memory");
@@ -4253,10 +4330,10 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
 #else
         int32_t i, acc;
         for (i = 0; i < na; i++, x0 += sa, x1 += sa, x2 += sa, d += oa) {
-            acc = htc__xp_sdot4(k->f, htc__xp_ld4(x0), k->w0);
+            acc = htc__xp_sdot4(ql == 1 || ql >= 3 ? 0 : k->f, htc__xp_ld4(x0), k->w0);
             acc = htc__xp_sdot4(acc, htc__xp_ld4(x1), k->w1);
             acc = htc__xp_sdot4(acc, htc__xp_ld4(x2), k->w2);
-            *d = HTC__CAST(int8_t, htc__xp_out(ql, &k->q, k->x2, acc, k->zp, k->lo, k->hi));
+            *d = HTC__CAST(int8_t, ql >= 3 ? htc__dw_xp_fout(k, ql, acc) : htc__xp_out(ql, &k->q, HTC__CAST(const int32_t *, 0), acc, k->zp, k->lo, k->hi));
         }
 #endif
     }
@@ -4284,6 +4361,18 @@ static HTC__NOINLINE void htc__dw_xp_lines3p_x2(const int8_t *x, int32_t dl, int
                                                 int32_t oa, int32_t ol, const htc__dw3k *k)
 {
     htc__dw_xp_lines3(x, dl, lstep, 1, na, nl, o, oa, ol, k, 3, 1);
+}
+
+static HTC__NOINLINE void htc__dw_xp_lines3_x1(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
+                                               int8_t *o, int32_t oa, int32_t ol, const htc__dw3k *k)
+{
+    htc__dw_xp_lines3(x, dl, lstep, sa, na, nl, o, oa, ol, k, 4, 0);
+}
+
+static HTC__NOINLINE void htc__dw_xp_lines3p_x1(const int8_t *x, int32_t dl, int32_t lstep, int32_t na, int32_t nl, int8_t *o,
+                                                int32_t oa, int32_t ol, const htc__dw3k *k)
+{
+    htc__dw_xp_lines3(x, dl, lstep, 1, na, nl, o, oa, ol, k, 4, 1);
 }
 
 static HTC__NOINLINE void htc__dw_xp_lines3_ql(const int8_t *x, int32_t dl, int32_t lstep, int32_t sa, int32_t na, int32_t nl,
@@ -4487,20 +4576,28 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
                         kc.w1 = wr[k][1];
                         kc.w2 = wr[k][2];
                         kc.q = q;
+                        /* QuantLib's: the start value in the constant, (acc * mul + c) modulo 2^32 */
+                        if (ql == 1) kc.q.c = HTC__CAST(int32_t, HTC__CAST(uint32_t, q.c) + HTC__CAST(uint32_t, f) * q.m2);
                         kc.zp = zp;
                         kc.lo = lo;
                         kc.hi = hi;
-                        kc.x2 = ql == 3 ? p->xq2 + HTC__CAST(size_t, c + k) * HTC__XQ2_N : HTC__CAST(const int32_t *, 0);
+                        kc.clo = kc.chi = kc.s = 0;
+                        kc.ml = kc.mh = kc.c1 = kc.c2 = 0;
+                        const int x1 = x3[k] && htc__dw_xp_fold(p->xq2 + HTC__CAST(size_t, c + k) * HTC__XQ2_N, &kc) == 4;
                         /* outputs in pairs (stride 1, three taps a line,
                            lines of 12 or more: GVSoC, fewer cycles from 12 on) */
                         const int pr = pairs;
                         int8_t *ok = out_b + HTC__CAST(size_t, y0) * g.ol + c + k;
-                        if (pr && ql == 3 && x3[k])
+                        if (pr && x1)
+                            htc__dw_xp_lines3p_x1(plane + k * PL, g.dl * g.L, g.sl * g.L, g.na, y1 - y0, ok, g.oa, g.ol, &kc);
+                        else if (pr && ql == 3 && x3[k])
                             htc__dw_xp_lines3p_x2(plane + k * PL, g.dl * g.L, g.sl * g.L, g.na, y1 - y0, ok, g.oa, g.ol, &kc);
                         else if (pr && ql == 1)
                             htc__dw_xp_lines3p_ql(plane + k * PL, g.dl * g.L, g.sl * g.L, g.na, y1 - y0, ok, g.oa, g.ol, &kc);
                         else if (pr && ql == 0)
                             htc__dw_xp_lines3p_tfl(plane + k * PL, g.dl * g.L, g.sl * g.L, g.na, y1 - y0, ok, g.oa, g.ol, &kc);
+                        else if (x1)
+                            htc__dw_xp_lines3_x1(plane + k * PL, g.dl * g.L, g.sl * g.L, g.sa, g.na, y1 - y0, ok, g.oa, g.ol, &kc);
                         else if (ql == 3 && x3[k])
                             htc__dw_xp_lines3_x2(plane + k * PL, g.dl * g.L, g.sl * g.L, g.sa, g.na, y1 - y0,
                                                  out_b + HTC__CAST(size_t, y0) * g.ol + c + k, g.oa, g.ol, &kc);

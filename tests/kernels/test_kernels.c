@@ -415,12 +415,16 @@ static void test_qshift(void)
    written out here so every build runs it) equals htc__requant for every
    accumulator within 2^20 of the output window, and for the extremes, on
    random channels of e = 1..8 with a fused ReLU; channels it refuses are
-   counted (some must be accepted), never wrong */
+   counted (some must be accepted), never wrong. Depthwise records (dw 1)
+   also through the depthwise kernel's folded arithmetic (kernels/conv2d.c
+   htc__dw_xp_fold, htc__dw_xp_fout: the sum without f, one product where
+   the record is in one, gen/quant.c xq1_channel; some must be) */
 static void test_xq2(void)
 {
     uint32_t x = 12345u;
-    int accepted = 0, tried = 0, bad = 0;
-    for (int n = 0; n < 60; n++) {
+    int accepted = 0, tried = 0, bad = 0, badf = 0, one = 0;
+    for (int n = 0; n < 90; n++) {
+        const int dw = n >= 60;
         int32_t m, b;
         int8_t sh;
         int32_t rec[HTC__XQ2_N];
@@ -432,7 +436,7 @@ static void test_xq2(void)
         sh = (int8_t)-(1 + (int)(x >> 8) % 8);
         b = (int32_t)(x % 200001u) - 100000;
         memset(&p, 0, sizeof p);
-        p.batches = p.in_h = p.in_w = p.in_c = p.out_h = p.out_w = p.out_c = p.k_h = p.k_w = 1;
+        p.batches = p.in_h = p.in_w = p.in_c = p.out_h = p.out_w = p.out_c = p.k_h = p.k_w = p.depth_mult = 1;
         p.in_zp = -128 + (int32_t)(x >> 20) % 50;
         p.out_zp = n % 3 == 0 ? -128 : -128 + (int32_t)(x >> 12) % 100;
         p.act_min = n % 3 == 0 ? -128 : p.out_zp;
@@ -441,18 +445,34 @@ static void test_xq2(void)
         p.shift = &sh;
         p.bias = &b;
         tried++;
-        if (quant_xq2(&p, &w, 0, rec) != 1) continue;
+        if (quant_xq2(&p, &w, dw, rec) != 1) continue;
         accepted++;
+        const int x1 = rec[HTC__XQ2_MH] == 0 && rec[HTC__XQ2_S] >= 1 && rec[HTC__XQ2_S] <= 9;
+        const uint32_t uf = (uint32_t)rec[HTC__XQ2_F], ml = (uint32_t)rec[HTC__XQ2_ML], mh = (uint32_t)rec[HTC__XQ2_MH];
+        const uint32_t c1 = x1 ? (uint32_t)rec[HTC__XQ2_RLO] + ((uint32_t)rec[HTC__XQ2_RHI] << 15) + uf * ml
+                               : (uint32_t)rec[HTC__XQ2_RLO] + uf * ml;
+        const uint32_t c2 = (uint32_t)rec[HTC__XQ2_RHI] + uf * mh;
+        one += x1;
         const int32_t f = rec[HTC__XQ2_F], a = b - p.in_zp * w - f;   /* the window's start */
         for (int64_t acc = (int64_t)a - (1 << 20); acc <= (int64_t)a + (1 << 20) + 2; acc++) {
             const int64_t v = acc + f - b + p.in_zp * w;   /* acc as the kernel holds it: acc - a */
             const uint32_t u = (uint32_t)(v < 0 ? 0 : v > rec[HTC__XQ2_W] ? rec[HTC__XQ2_W] : v);
             const uint32_t t = ((uint32_t)rec[HTC__XQ2_RLO] + u * (uint32_t)rec[HTC__XQ2_ML]) >> 15;
             const int32_t got = (int32_t)(t + u * (uint32_t)rec[HTC__XQ2_MH] + (uint32_t)rec[HTC__XQ2_RHI]) >> rec[HTC__XQ2_S];
-            bad += got != htc__requant((int32_t)acc, m, sh, p.out_zp, p.act_min, p.act_max);
+            const int32_t want = htc__requant((int32_t)acc, m, sh, p.out_zp, p.act_min, p.act_max);
+            bad += got != want;
+            if (dw) {       /* the sum without f, clamped to [-f, w - f] */
+                const int64_t sv = v - rec[HTC__XQ2_F], lo = -(int64_t)rec[HTC__XQ2_F], hi = rec[HTC__XQ2_W] - (int64_t)rec[HTC__XQ2_F];
+                const uint32_t uu = (uint32_t)(int32_t)(sv < lo ? lo : sv > hi ? hi : sv);
+                const int32_t g2 = x1 ? (int32_t)(uu * ml + c1) >> (rec[HTC__XQ2_S] + 15)
+                                      : (int32_t)(((c1 + uu * ml) >> 15) + uu * mh + c2) >> rec[HTC__XQ2_S];
+                badf += g2 != want;
+            }
         }
     }
     EQ("xq2 records equal htc__requant", bad, 0);
+    EQ("xq2 depthwise records: the folded arithmetic equals htc__requant", badf, 0);
+    EQ("xq2 depthwise records: some in one product", one > 0, 1);
     EQ("xq2 records: some channels accepted", accepted > tried / 2, 1);
 }
 
