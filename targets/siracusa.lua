@@ -336,9 +336,10 @@ local QL_FIXED, QL_MAC, QL_MAC_DW, QL_MAC_FC = 5000, 0.1, 0.39, 2.3
 -- htc__ql_ew_fast, qlib_norm.c, qlib_eltwise.c, transpose.c), cycles per
 -- output element as GVSoC measured MicroLlama's (64 / 128 / 256 elements,
 -- constants in L1, the code cold in L2): Mul 10,125 / 256, Add ~3,500 / 64,
--- iRMSNorm ~9,700 / 64 (a division an element), table ~800 / 64, transpose
--- 3,700 / 128 (the estimates; each runs on every core when it divides).
-local QL_ELEM = { mul = 40, add = 55, norm = 150, table = 11, transpose = 29 }
+-- iRMSNorm ~9,700 / 64 (a division an element), transpose 3,700 / 128
+-- (the estimates; each runs on every core when it divides); table: its
+-- loop's (QL_ELEM1 below).
+local QL_ELEM = { mul = 40, add = 55, norm = 150, table = 6.3, transpose = 29 }
 local function ql_elem(kind, other)
   return function(op)
     if op.requant == "quantlib" then return QL_ELEM[kind] end
@@ -480,8 +481,10 @@ local K_ = {
   -- the byte lookup (htc__lut8, a uint8 graph input's table): per call, per
   -- byte of the core's share of the elements; its fork below. GVSoC, Deeploy's
   -- KWS / miniMobileNet / Conv_DW_2D_RQ (637, 192, 1,280 bytes): 6,457 /
-  -- 2,003 / 12,863 cycles on one core, 1,880 / 1,295 / 2,692 on 8
-  tab_call = 79, tab_elem = 9.98,
+  -- 2,003 / 12,863 cycles on one core, 1,880 / 1,295 / 2,692 on 8 (first
+  -- runs: on 8 cores the fork of code not in the instruction cache,
+  -- FORK_TABLE + tab_fork_cold)
+  tab_call = 79, tab_elem = 9.98, tab_fork_cold = 213,
   -- transpose (htc__transpose_rows): per call, per output row (the outer
   -- index walk), per element (a strided load and a store); GVSoC, the same
   -- networks' layout transposes (256 rows of 5, 80 of 16, 64 of 3, 128 of 2:
@@ -495,8 +498,11 @@ local K_ = {
 }
 -- the fork/join of the kernels with no parameter block to set up per core
 -- (the cpu's fork, 1,352, is the convolutions'): fitted with the calls above
--- (the transposes' median)
-local FORK_TABLE, FORK_TRANSPOSE = 970, 692
+-- (the transposes' median); a table's with its code in the instruction
+-- cache (MicroLlama's 8-core tables, QL_ELEM1 and refetch() below: 16
+-- elements a core at code age 1 809-1,019 cycles, 32 at age 3 973-1,124),
+-- a byte lookup's first run 213 more (tab_fork_cold: Deeploy's networks')
+local FORK_TABLE, FORK_TRANSPOSE = 757, 692
 
 -- The cluster's instruction cache: a layer whose kernel function ran within
 -- the last CODE_WARM layers that ran code (op.code_age, gen/dispatch.c)
@@ -510,6 +516,14 @@ local CODE_WARM = 7
 local function cold(op)
   local a = rawget(op, "code_age")
   return a == nil or a < 0 or a > CODE_WARM
+end
+-- the part of a kernel's code fetched again from L2: each layer run since
+-- its last call evicts some of its lines (the cache replaces at random),
+-- all of them past CODE_WARM (QuantLib's table: its 64-element layers on
+-- one core 505-531 cycles at code age 1, 520-595 at 3, 566-666 at 5)
+local function refetch(op)
+  if cold(op) then return 1 end
+  return op.code_age / (CODE_WARM + 1)
 end
 
 -- the features of one call: { name = count }, cycles = sum K_[name] * count
@@ -736,7 +750,8 @@ end
 local function feat_table(op, s)
   local n = 1
   for i = 1, #op.out_shape do n = n * op.out_shape[i] end
-  return { tab_call = 1, tab_elem = n * (s.core + 1) // s.cores - n * s.core // s.cores }
+  return { tab_call = 1, tab_elem = n * (s.core + 1) // s.cores - n * s.core // s.cores,
+           tab_fork_cold = s.cores > 1 and cold(op) and 1 or 0 }
 end
 
 local function feat_transpose(op, s)
@@ -839,31 +854,47 @@ end
 -- Add 64 elements ~3,474 / 1,295 (8 a core), Mul 256 ~10,099 / 2,376;
 -- iRMSNorm 64 ~9,674 / 2,947 (its call also the row's statistics on every
 -- core: a 64-bit square an element of the whole row and the isqrt; per
--- output a 64-bit division); table (htc__ql_table) on one core 64 / 32
--- elements 991 / 553 (on 8 cores the fork's figure, FORK_TABLE, covers its
--- call); Requantize of 2 elements 771; concat (htc__concat) 16 rows of 2
--- pieces of 4 bytes 1,631 (per piece the loop and a word copy).
+-- output a 64-bit division); Requantize of 2 elements 771; concat
+-- (htc__concat) 16 rows of 2 pieces of 4 bytes 1,631 (per piece the loop
+-- and a word copy).
 -- The Add's terms, with its code cold (cold() above) 579 more: relative
 -- least squares on MicroLlama's last token at 8 cores (64 elements at code
 -- age 2: 2,309-2,521; age 10: 3,113-3,296; the mask add, 16 rows of 2 at
 -- age 13: 2,837-3,103) and the one-core runs above (first runs, cold):
--- each within 7%
-local QL_CALL = { add = 751, mul = 1273, norm = 1986, table = 115, requantize = 762 }
-local QL_ELEM1 = { add = 33.9, mul = 34.5, norm = 120, table = 13.7, requantize = 4 }
+-- each within 7%.
+-- The table (htc__ql_table: four lookups, then their four stores; 5.75
+-- instructions an element), with its code fetched again by its code age
+-- (refetch() above; 140 all of it): relative least squares on MicroLlama's
+-- last token on one core (64 elements at code ages 1 to 5 and the first
+-- call, 32 at ages 3 and 4: 335-415 cycles), each within 13.1%; on 8 cores
+-- the fork covers its call (FORK_TABLE), per element of a core's share and
+-- the refetch the same (each within 11.7%). The spread at one code age:
+-- the call site's and the kernel's instruction-cache misses (GVSoC's
+-- counter: 78-250 cycles for the same 64-element layer). Its table in L2
+-- (mem=tile / l2; examples/llama SIR_MEM=l2) 11.9 more an element (GVSoC,
+-- MicroLlama's tables with constants in L2: each layer within 11.4%).
+local QL_TABLE_L2 = MEM == "l1" and 0 or 11.9
+local QL_CALL = { add = 751, mul = 1273, norm = 1986, table = 83.6, requantize = 762 }
+local QL_ELEM1 = { add = 33.9, mul = 34.5, norm = 120, table = 6.19, requantize = 4 }
 local QL_COLD = { add = 579 }
+local QL_REFETCH = { table = 140 }
 local QL_BCAST_ROW = { add = 111, mul = 126 }
 local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 863, 20, 1
 local function ql_cycles(kind, other)
   return function(op, s)
     if op.requant ~= "quantlib" then return other and other(op, s) or nil end
-    if kind == "table" and s.cores > 1 then return nil end   -- per element + FORK_TABLE
+    if kind == "table" and s.cores > 1 then   -- the core's share + FORK_TABLE
+      return (QL_ELEM1.table + QL_TABLE_L2) * s.rows * s.cols * s.channels + QL_REFETCH.table * refetch(op)
+    end
     -- a broadcasting Add / Mul (htc__ql_ew_fast): per row of the last
     -- dimension the index walk (MicroLlama's mask add, 16 rows of 2 on one
     -- core 4,246: 111 a row past the elements, the Add's fit; Mul's 126,
     -- the fit before it)
     local walk = (kind == "add" or kind == "mul") and rawget(op, "broadcast") == 1 and QL_BCAST_ROW[kind] * s.rows or 0
     local fetch = QL_COLD[kind] and cold(op) and QL_COLD[kind] or 0
-    return QL_CALL[kind] + QL_ELEM1[kind] * s.rows * s.cols * s.channels + walk + fetch
+    if QL_REFETCH[kind] then fetch = QL_REFETCH[kind] * refetch(op) end
+    local elem = QL_ELEM1[kind] + (kind == "table" and QL_TABLE_L2 or 0)
+    return QL_CALL[kind] + elem * s.rows * s.cols * s.channels + walk + fetch
   end
 end
 local function concat_cycles(op, s)
