@@ -55,6 +55,9 @@ static const char *prof_name[MAX_LAYERS];
 static int prof_region[MAX_LAYERS], prof_opened;
 static int prof_layers;
 static uint64_t run_start, run_cycles;
+#if defined(PLATFORM_PERF)
+static uint32_t perf_v[MAX_LAYERS][6];
+#endif
 
 void platform_prof_begin(int layer, const char *name)
 {
@@ -64,7 +67,7 @@ void platform_prof_begin(int layer, const char *name)
     if (layer >= prof_layers) prof_layers = layer + 1;
     platform_mark_begin();
 #if defined(PLATFORM_SIRACUSA) && defined(PLATFORM_PERF)
-    sir_perf_start(0x7fu);
+    sir_perf_start(0x1007fu);
 #endif
     prof_start[layer] = platform_counter();
 }
@@ -74,10 +77,14 @@ void platform_prof_end(int layer, const char *name)
     uint64_t now = platform_counter();
 #if defined(PLATFORM_SIRACUSA) && defined(PLATFORM_PERF)
     /* -DPLATFORM_PERF: core 0's RI5CY counters per layer (GVSoC's stall
-       counters mislabel some stalls: compare cycles with mcycle) */
-    printf("perf: layer %d instructions %lu load-stalls %lu imiss-cycles %lu loads %lu stores %lu\n", layer,
-           (unsigned long)sir_perf_read(1), (unsigned long)sir_perf_read(2), (unsigned long)sir_perf_read(4),
-           (unsigned long)sir_perf_read(5), (unsigned long)sir_perf_read(6));
+       counters mislabel some stalls: compare cycles with mcycle), kept and
+       printed with the profile: a printf between layers would evict the
+       code the next layer finds in the instruction cache */
+    if (layer >= 0 && layer < MAX_LAYERS) {
+        static const int ev[6] = {1, 2, 3, 4, 5, 16};
+        int k;
+        for (k = 0; k < 6; k++) perf_v[layer][k] = sir_perf_read(ev[k]);
+    }
 #endif
     (void)name;
     platform_mark_end();
@@ -114,6 +121,13 @@ void platform_prof_print(const char *model)
         if (prof_name[i])
             printf("prof: layer %2d %-10s %12s %s\n", i, prof_name[i], platform_u64(prof_cycles[i], b),
                    PLATFORM_COUNTER_UNIT);
+#if defined(PLATFORM_SIRACUSA) && defined(PLATFORM_PERF)
+    for (i = 0; i < prof_layers; i++)
+        if (prof_name[i])
+            printf("perf: layer %d insn %u ldstall %u jmpstall %u imiss %u loads %u tcdm %u\n", i,
+                   (unsigned)perf_v[i][0], (unsigned)perf_v[i][1], (unsigned)perf_v[i][2], (unsigned)perf_v[i][3],
+                   (unsigned)perf_v[i][4], (unsigned)perf_v[i][5]);
+#endif
     printf("prof: %s total %s %s on %s\n", model, platform_u64(run_cycles, b), PLATFORM_COUNTER_UNIT,
            PLATFORM_NAME);
 }

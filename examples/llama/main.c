@@ -20,7 +20,9 @@
 #define LLAMA_IMPLEMENTATION
 #include "llama.h"
 
+#ifndef STEPS                   /* e.g. -DSTEPS=2: a shorter run for GVSoC's counters */
 #define STEPS 16
+#endif
 #define NKV 16                  /* 8 layers x (K, V) */
 #define HEADS 16
 #define HEAD 4                  /* int8 values per head and row */
