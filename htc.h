@@ -989,6 +989,17 @@ static inline int32_t htc__xp_clamp(int32_t v, int32_t lo, int32_t hi)
 #endif
 }
 
+/* v clamped to [0, hi], hi >= 0 (p.clipur: one instruction) */
+static inline int32_t htc__xp_clipu(int32_t v, int32_t hi)
+{
+#ifdef HTC__XP_ASM
+    __asm__(".insn r 0x33, 6, 0x0a, %0, %0, %1" : "+r"(v) : "r"(hi));
+    return v;
+#else
+    return v < 0 ? 0 : (v > hi ? hi : v);
+#endif
+}
+
 /* The fast requantization (htc__prq) with 2m as an unsigned word: the
    high word of acc * 2m is one MULHSU (no doubling of acc, so exact for
    every int32 acc: h = (acc * m + 2^30) >> 31 in 64 bits, gemmlowp's
@@ -1076,7 +1087,7 @@ static inline int32_t htc__xql_apply(htc__xrq q, int32_t acc)
    int32. */
 static inline int32_t htc__xq2_apply(const int32_t *r, int32_t acc)
 {
-    const uint32_t u = HTC__CAST(uint32_t, htc__xp_clamp(acc, 0, r[HTC__XQ2_W]));
+    const uint32_t u = HTC__CAST(uint32_t, htc__xp_clipu(acc, r[HTC__XQ2_W]));
     const uint32_t t = (HTC__CAST(uint32_t, r[HTC__XQ2_RLO]) + u * HTC__CAST(uint32_t, r[HTC__XQ2_ML])) >> 15;
     return HTC__CAST(int32_t, t + u * HTC__CAST(uint32_t, r[HTC__XQ2_MH]) + HTC__CAST(uint32_t, r[HTC__XQ2_RHI])) >> r[HTC__XQ2_S];
 }
@@ -1088,7 +1099,7 @@ static inline void htc__xq2_pair(const int32_t *r, int32_t a0, int32_t a1, int8_
     const int32_t w = r[HTC__XQ2_W], s = r[HTC__XQ2_S];
     const uint32_t ml = HTC__CAST(uint32_t, r[HTC__XQ2_ML]), mh = HTC__CAST(uint32_t, r[HTC__XQ2_MH]);
     const uint32_t rlo = HTC__CAST(uint32_t, r[HTC__XQ2_RLO]), rhi = HTC__CAST(uint32_t, r[HTC__XQ2_RHI]);
-    const uint32_t u0 = HTC__CAST(uint32_t, htc__xp_clamp(a0, 0, w)), u1 = HTC__CAST(uint32_t, htc__xp_clamp(a1, 0, w));
+    const uint32_t u0 = HTC__CAST(uint32_t, htc__xp_clipu(a0, w)), u1 = HTC__CAST(uint32_t, htc__xp_clipu(a1, w));
     const int32_t v0 = HTC__CAST(int32_t, ((rlo + u0 * ml) >> 15) + u0 * mh + rhi) >> s;
     const int32_t v1 = HTC__CAST(int32_t, ((rlo + u1 * ml) >> 15) + u1 * mh + rhi) >> s;
     *o0 = HTC__CAST(int8_t, v0);
@@ -1123,7 +1134,7 @@ static inline uint32_t htc__xp_mac(uint32_t c, uint32_t a, uint32_t b)
    rh for u below the record's u0 (the first u of output out_zp + 1). */
 static inline int32_t htc__xq3_apply(const int32_t *r, int32_t acc, int two)
 {
-    const uint32_t u = HTC__CAST(uint32_t, htc__xp_clamp(acc, 0, r[HTC__XQ3_W]));
+    const uint32_t u = HTC__CAST(uint32_t, htc__xp_clipu(acc, r[HTC__XQ3_W]));
     uint32_t t = htc__xp_mac(HTC__CAST(uint32_t, r[HTC__XQ3_R]), u, HTC__CAST(uint32_t, r[HTC__XQ3_M0])) >> 11;
     uint32_t rh = HTC__CAST(uint32_t, r[HTC__XQ3_RH]);
     if (two) rh -= HTC__CAST(uint32_t, u < HTC__CAST(uint32_t, r[HTC__XQ3_U])) << 9;
@@ -1140,7 +1151,7 @@ static inline void htc__xq3_pair(const int32_t *r, int32_t a0, int32_t a1, int8_
     const uint32_t m0 = HTC__CAST(uint32_t, r[HTC__XQ3_M0]), m1 = HTC__CAST(uint32_t, r[HTC__XQ3_M1]);
     const uint32_t m2 = HTC__CAST(uint32_t, r[HTC__XQ3_M2]), r0 = HTC__CAST(uint32_t, r[HTC__XQ3_R]);
     const uint32_t rh = HTC__CAST(uint32_t, r[HTC__XQ3_RH]);
-    const uint32_t u0 = HTC__CAST(uint32_t, htc__xp_clamp(a0, 0, w)), u1 = HTC__CAST(uint32_t, htc__xp_clamp(a1, 0, w));
+    const uint32_t u0 = HTC__CAST(uint32_t, htc__xp_clipu(a0, w)), u1 = HTC__CAST(uint32_t, htc__xp_clipu(a1, w));
     uint32_t t0 = htc__xp_mac(r0, u0, m0), t1 = htc__xp_mac(r0, u1, m0), h0 = rh, h1 = rh;
     if (two) {
         const uint32_t uu = HTC__CAST(uint32_t, r[HTC__XQ3_U]);

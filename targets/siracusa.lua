@@ -415,11 +415,13 @@ local K_ = {
   -- dense layer's three-product records (op.xq3, htc__xq3_apply: 7 words a
   -- channel, 3 p.mac and no 64-bit product an output; the two-product
   -- form where a channel has no such record is not told apart); no weight
-  -- sums, folded at compile time)
-  conv_block_x2 = 176.5,
+  -- sums, folded at compile time; u's clamp one p.clipur an output: 14
+  -- fewer than with p.max and p.min, GVSoC ResNet's conv layers at 8 cores
+  -- 1,180,502 -> 1,159,942 cycles in all)
+  conv_block_x2 = 162.5,
   -- the same without a fused ReLU (op.xq3u, form 4: a compare, shift and
   -- subtract more an output)
-  conv_block_x4 = 198.6,
+  conv_block_x4 = 184.6,
   -- a pixel pair reading its fields in place (htc__xp_dot2x4r): per pair,
   -- per run of a block (the outer hardware loop)
   conv_ipair = 238.5, conv_irun = 3.553,
