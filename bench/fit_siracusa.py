@@ -203,7 +203,11 @@ def shares(op, y0, y1, tile):
 # relative errors with every other term held, on the 17 layers with such
 # pairs (ResNet's, DS-CNN's first in both forms, 1 and 8 cores)
 FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "conv_out_slow": 61.0, "conv_pblock": 411.0, "fc_out": 100.0,
-         "conv_field_s": 2.164, "conv_frow_s": 68.92, "conv_ipair": 238.5, "conv_irun": 3.553}
+         "conv_field_s": 2.164, "conv_frow_s": 68.92, "conv_ipair": 238.5, "conv_irun": 3.553,
+         # fields across the image's border, per row and per call, and the
+         # weight rows copied K4 apart: measured by knocking them out of the
+         # kernel (siracusa.lua K_)
+         "conv_brow": 26.0, "conv_bcall": 1660.0, "conv_wrow": 85.0}
 
 
 def pad_before(o, st, k, dl, i):
@@ -224,6 +228,25 @@ def conv_inplace(op, qa, qb):
         oy, ox = divmod(q, OX)
         iy, ix = oy * sh - pt, ox * sw - pl
         if ox + 1 < OX and iy >= 0 and iy + kh <= IH and ix >= 0 and ix + sw + kw <= IW:
+            n += 1
+    return n
+
+
+def conv_border(op, qa, qb):
+    """siracusa.lua conv_border: the fields of pixels [qa, qb) across the
+    image's border (htc__xp_im2col)"""
+    if op["dilation"] not in ([1, 1], (1, 1)):
+        return qb - qa
+    IH, IW, OX = op["in_shape"][1], op["in_shape"][2], op["out_shape"][2]
+    kh, kw = op["kernel"]
+    sh, sw = op["stride"]
+    pt = op.get("pad_top", pad_before(op["out_shape"][1], sh, kh, 1, IH))
+    pl = op.get("pad_left", pad_before(OX, sw, kw, 1, IW))
+    n = 0
+    for q in range(qa, qb):
+        oy, ox = divmod(q, OX)
+        iy, ix = oy * sh - pt, ox * sw - pl
+        if iy < 0 or iy + kh > IH or ix < 0 or ix + kw > IW:
             n += 1
     return n
 
@@ -275,7 +298,26 @@ def features(op, s, mem):
             else:
                 ip = conv_inplace(op, 0, npix) * P // npix
         F = P - 2 * ip
-        return dict(conv_call=1, conv_wsum=0 if x2 else s["channels"] * K, conv_block=0 if ql or x2 else pairs * full,
+        B = 0                   # siracusa.lua: copied fields across the border
+        if not pw:
+            npix = OH * OX
+            if qr:
+                B = conv_border(op, *qr)
+            elif s["tile"] == 0 and s["cores"] > 1 and s["channels"] == op["out_shape"][3]:
+                lo, hi = OH * s["core"] // s["cores"], OH * (s["core"] + 1) // s["cores"]
+                B = op["out_shape"][0] * conv_border(op, lo * OX, hi * OX)
+            elif s["tile"] == 0:
+                B = op["out_shape"][0] * conv_border(op, 0, npix)
+            else:
+                B = conv_border(op, 0, npix) * P // npix
+        wrows = 0               # siracusa.lua: weight rows copied K4 apart
+        if not pw and K4 > K:
+            for c in range(0, s["channels"], 64):
+                if (2 + min(64, s["channels"] - c)) * K4 <= 1152:
+                    wrows += min(64, s["channels"] - c)
+        return dict(conv_brow=0 if short or pw else B * kh, conv_bcall=1 if B > 0 and not short and not pw else 0,
+                    conv_wrow=wrows,
+                    conv_call=1, conv_wsum=0 if x2 else s["channels"] * K, conv_block=0 if ql or x2 else pairs * full,
                     conv_block_ql=pairs * full if ql else 0, conv_block_x2=pairs * full if x2 and not x4 else 0,
                     conv_block_x4=pairs * full if x4 else 0, conv_pblock=pairs * part,
                     conv_word=pairs * (full + part) * (K4 // 4), conv_out=P * s["channels"] if q else 0,

@@ -151,6 +151,8 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
             set_int(L, "groups", op->groups);
             set_int(L, "depthwise", op->depthwise);
             set_int(L, "depth_multiplier", op->groups > 0 ? op->out_c / op->groups : 1);
+            set_int(L, "pad_top", op->pad_top);         /* the padding before rows / columns (lower.c) */
+            set_int(L, "pad_left", op->pad_left);
         } else {
             set_int(L, "weight_batches", op->w_batches);
         }

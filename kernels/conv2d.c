@@ -2402,14 +2402,16 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
         /* the weight rows: in place, or (K not a multiple of 4, the chunk's
            rows fitting the column buffer after the two pixels) copied K4
            apart with zeros after each, so every block's dot products run
-           K4 bytes of word-aligned rows, no byte tail */
+           K4 bytes of word-aligned rows, no byte tail (a word at a time:
+           picolibc's memcpy copies byte by byte, 254 against 94 cycles a
+           27-byte row on GVSoC) */
         const int8_t *wr = p->weights;
         int32_t ws = K, wo = 0;
         if (!pw && K4 > K && (2 + c1 - c0) * K4 <= 2 * HTC__XP_COLS) {
             int8_t *wb = xb + 2 * K4;
             for (oc = c0; oc < c1; oc++) {
-                memcpy(wb + (oc - c0) * K4, p->weights + HTC__CAST(size_t, oc) * K, HTC__CAST(size_t, K));
-                memset(wb + (oc - c0) * K4 + K, 0, HTC__CAST(size_t, K4 - K));
+                htc__xp_copy(wb + (oc - c0) * K4, p->weights + HTC__CAST(size_t, oc) * K, K);
+                htc__xp_fill(wb + (oc - c0) * K4 + K, 0, K4 - K);
             }
             wr = wb;
             ws = K4;

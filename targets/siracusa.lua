@@ -432,6 +432,19 @@ local K_ = {
   -- first conv, 4 bytes) keep the terms fitted when they took
   -- htc__xp_copy's word / byte loop)
   conv_out_slow = 61, conv_field = 1.267, conv_frow = 75.06, conv_field_s = 2.164, conv_frow_s = 68.92,
+  -- fields across the image's border (htc__xp_im2col: a fill and a copy
+  -- call a row, byte loops for pieces of a few bytes), beside their field
+  -- and row terms: per row, and per call that has any (the function's code
+  -- fetched from L2: it runs nowhere else); per weight row copied K4 apart
+  -- (K % 4 ~= 0: htc__xp_copy and htc__xp_fill, every call). GVSoC, the
+  -- border fields knocked out of the kernel: ResNet's first conv (3x3x3,
+  -- 124 of 1,024 fields; 38 on the slowest of 8 cores) 50,722 / 12,346
+  -- cycles at 1 / 8 cores, miniMobileNet's 3x3x3 stride-2 conv (7 of 16)
+  -- 4,258 / 3,783: per border field 397 / 276 and per call 1,478 / 1,851
+  -- (the means taken); its weight copies knocked out: 94 / 72 a 27-byte
+  -- row. (Rows shorter than 8 bytes: in conv_field_s / conv_frow_s, fitted
+  -- on DS-CNN's first conv, whose fields are half across the border)
+  conv_brow = 26, conv_bcall = 1660, conv_wrow = 85,
   -- depthwise (htc__dwconv2d_xp_body, feat_dw): per call, per channel,
   -- per padding word written at the start (the lines' padding columns),
   -- per input pixel copied into four planes / one (hardware loops,
@@ -642,6 +655,24 @@ local function conv_inplace(op, qa, qb)
   return n
 end
 
+-- the fields of pixels [qa, qb) of an image that lie across its border
+-- (kernels/conv2d.c htc__xp_field: htc__xp_im2col, a fill and a copy call
+-- a row) or need it for their dilation: every field then
+local function conv_border(op, qa, qb)
+  if op.dilation_h ~= 1 or op.dilation_w ~= 1 then return qb - qa end
+  local IH, IW, OX = op.in_shape[2], op.in_shape[3], op.out_shape[3]
+  local kh, kw, sh, sw = op.kernel_h, op.kernel_w, op.stride_h, op.stride_w
+  local pt = rawget(op, "pad_top") or pad_before(op.out_shape[2], sh, kh, 1, IH)
+  local pl = rawget(op, "pad_left") or pad_before(OX, sw, kw, 1, IW)
+  local n = 0
+  for q = qa, qb - 1 do
+    local oy, ox = q // OX, q % OX
+    local iy, ix = oy * sh - pt, ox * sw - pl
+    if iy < 0 or iy + kh > IH or ix < 0 or ix + kw > IW then n = n + 1 end
+  end
+  return n
+end
+
 local function feat_conv(op, s)
   local C, _, OX, _, pw = conv_geometry(op)
   local ql = op.requant == "quantlib"
@@ -694,6 +725,32 @@ local function feat_conv(op, s)
     end
   end
   local F = P - 2 * ip
+  -- the copied fields across the image's border (htc__xp_im2col), counted
+  -- as the pairs in place above
+  local B = 0
+  if not pw then
+    local npix = OH * OX
+    if qa then
+      B = conv_border(op, qa, qb)
+    elseif s.tile == 0 and s.cores > 1 and s.channels == op.out_shape[4] then
+      local lo, hi = OH * s.core // s.cores, OH * (s.core + 1) // s.cores
+      B = op.batches * conv_border(op, lo * OX, hi * OX)
+    elseif s.tile == 0 then
+      B = op.batches * conv_border(op, 0, npix)
+    else
+      B = conv_border(op, 0, npix) * P // npix
+    end
+  end
+  -- the weight rows copied K4 apart (K not a multiple of 4, a chunk of up
+  -- to HTC__XP_OC = 64 channels fitting the column buffer after the two
+  -- fields: htc__xp_copy and htc__xp_fill a row, every call)
+  local wrows = 0
+  if not pw and K4 > K then
+    for c = 0, s.channels - 1, 64 do
+      local n = math.min(64, s.channels - c)
+      if (2 + n) * K4 <= 1152 then wrows = wrows + n end
+    end
+  end
   -- a receptive-field row shorter than 8 bytes: copied without the hardware loop
   local short = op.kernel_w * C < 8
   return { conv_call = 1, conv_wsum = x2 and 0 or s.channels * K, conv_block = (ql or x2) and 0 or pairs * full,
@@ -703,7 +760,7 @@ local function feat_conv(op, s)
            conv_out_slow = q and 0 or P * s.channels, conv_field = (pw or short) and 0 or F * K,
            conv_frow = (pw or short) and 0 or F * op.kernel_h, conv_field_s = (short and not pw) and F * K or 0,
            conv_frow_s = (short and not pw) and F * op.kernel_h or 0, conv_ipair = ip, conv_irun = ip * full * op.kernel_h,
-           band = s.tile }
+           conv_brow = (short or pw) and 0 or B * op.kernel_h, conv_bcall = (B > 0 and not short and not pw) and 1 or 0, conv_wrow = wrows, band = s.tile }
 end
 
 local function feat_fc(op, s)
