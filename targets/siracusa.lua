@@ -932,9 +932,15 @@ end
 -- counter: 78-250 cycles for the same 64-element layer). Its table in L2
 -- (mem=tile / l2; examples/llama SIR_MEM=l2) 11.9 more an element (GVSoC,
 -- MicroLlama's tables with constants in L2: each layer within 11.4%).
+-- An int32 output (a table of no RequantShift after it: its loop one
+-- element at a time) 5.0 more (GVSoC, Deeploy's Hardswish_Regular, 1,000
+-- elements: 11,066 cycles on one core, 2,433 on 8; each within 5%).
 local QL_TABLE_L2 = MEM == "l1" and 0 or 11.9
 local QL_CALL = { add = 751, mul = 1273, norm = 1986, table = 83.6, requantize = 762 }
 local QL_ELEM1 = { add = 33.9, mul = 34.5, norm = 120, table = 6.19, requantize = 4 }
+local function table_elem(op)
+  return QL_ELEM1.table + QL_TABLE_L2 + (rawget(op, "out_type") == "int32" and 5.0 or 0)
+end
 local QL_COLD = { add = 579 }
 local QL_REFETCH = { table = 140 }
 local QL_BCAST_ROW = { add = 111, mul = 126 }
@@ -943,7 +949,7 @@ local function ql_cycles(kind, other)
   return function(op, s)
     if op.requant ~= "quantlib" then return other and other(op, s) or nil end
     if kind == "table" and s.cores > 1 then   -- the core's share + FORK_TABLE
-      return (QL_ELEM1.table + QL_TABLE_L2) * s.rows * s.cols * s.channels + QL_REFETCH.table * refetch(op)
+      return table_elem(op) * s.rows * s.cols * s.channels + QL_REFETCH.table * refetch(op)
     end
     -- a broadcasting Add / Mul (htc__ql_ew_fast): per row of the last
     -- dimension the index walk (MicroLlama's mask add, 16 rows of 2 on one
@@ -952,7 +958,7 @@ local function ql_cycles(kind, other)
     local walk = (kind == "add" or kind == "mul") and rawget(op, "broadcast") == 1 and QL_BCAST_ROW[kind] * s.rows or 0
     local fetch = QL_COLD[kind] and cold(op) and QL_COLD[kind] or 0
     if QL_REFETCH[kind] then fetch = QL_REFETCH[kind] * refetch(op) end
-    local elem = QL_ELEM1[kind] + (kind == "table" and QL_TABLE_L2 or 0)
+    local elem = kind == "table" and table_elem(op) or QL_ELEM1[kind]
     return QL_CALL[kind] + elem * s.rows * s.cols * s.channels + walk + fetch
   end
 end
