@@ -4513,9 +4513,22 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
             /* kind 3, per channel: its record (x3 1), or (a channel the
                generator found inexact, w < 0) TFLite's htc__xrq, fast
                when htc__xrq_ok (ok3) */
-            int x3[4], ok3[4];
+            int x3[4], ok3[4], w4;
             uint32_t wr[4][8];
             nc = grp && c % 4 == 0 && c + 4 <= c_hi ? 4 : 1;
+            /* four channels in TFLite's layout, 3 x 3 taps: a tap's word
+               of the four loaded once, its bytes spread to the channels'
+               line words (three word loads a line for the four, not
+               twelve byte loads) */
+            w4 = nc == 4 && w_t == C && g.ka == 3 && g.kl == 3;
+            if (w4) {
+                const int8_t *wl = p->weights + c;
+                for (l = 0; l < 3; l++, wl += st_l) {
+                    uint32_t u0 = htc__xp_ld4(wl), u1 = htc__xp_ld4(wl + st_a), u2 = htc__xp_ld4(wl + 2 * st_a);
+                    for (k = 0; k < 4; k++, u0 >>= 8, u1 >>= 8, u2 >>= 8)
+                        wr[k][l] = (u0 & 0xffu) | ((u1 & 0xffu) << 8) | ((u2 & 0xffu) << 16);
+                }
+            }
             for (k = 0; k < nc; k++) {
                 const int32_t ck = c + k;
                 x3[k] = ql == 3 && p->xq2[HTC__CAST(size_t, ck) * HTC__XQ2_N + HTC__XQ2_W] >= 0;
@@ -4537,7 +4550,11 @@ static HTC__INLINE void htc__dwconv2d_xp_body(const htc__conv_params *p, const h
                 /* kind 3: bias - in_zp * the weight sums folded at compile time */
                 fs[k] = x3[k] ? p->xq2[HTC__CAST(size_t, ck) * HTC__XQ2_N + HTC__XQ2_F] : p->bias ? p->bias[ck] : 0;
                 /* line l's taps a = 0..ka-1 in one word (tap steps st_a, st_l) */
-                {
+                if (w4) {
+                    if (!x3[k])
+                        fs[k] -= p->in_zp * htc__xp_sdot4(htc__xp_sdot4(htc__xp_sdot4(0, wr[k][0], 0x01010101u), wr[k][1], 0x01010101u),
+                                                          wr[k][2], 0x01010101u);
+                } else {
                     const int8_t *wl = p->weights + HTC__CAST(size_t, ck) * w_c;
                     int32_t sw = 0;
                     for (l = 0; l < g.kl; l++, wl += st_l) {
