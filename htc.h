@@ -1564,6 +1564,8 @@ typedef struct {
     const int32_t *bias;            /* [out_c] or NULL */
     const int32_t *xq2;             /* XpulpV2 cores: [out_c][HTC__XQ2_N] (htc__xq2_apply) or NULL */
     int32_t rq;                     /* HTC__RQ_* decided by the generator, or 0 (the kernel checks) */
+    const int32_t *rsum;            /* portable / DSP path C: [out_c][k_h] -in_zp times the sum of each
+                                       kernel row's weights (gen/emit.c), or NULL (made per call) */
 } htc__conv_params;
 
 /* FULLY_CONNECTED as TFLite Micro computes it (fully_connected_common.cc,

@@ -16,6 +16,7 @@ static char *NU;                /* upper-case prefix, e.g. "KWS" */
 static const Plan *P;           /* the plan being emitted */
 static void upper(const char *s, char *d);
 static const Target *T;
+static unsigned HISA;       /* the instruction sets whose paths the header keeps (header_isa) */
 
 
 /* ---- fast number lists (weights dominate the header) ---------------------- */
@@ -686,6 +687,38 @@ static int32_t rq_flags(const Graph *g, const Op *op, const int32_t *bias, int32
     return HTC__RQ_SET | (prq ? HTC__RQ_PRQ : 0) | (dsp ? HTC__RQ_DSP : 0);
 }
 
+/* A padded convolution's per-kernel-row weight sums times the input offset
+   for the portable and DSP kernels' path C (htc__conv_params.rsum,
+   [out_c][k_h]): the kernel adds those of the rows inside the input to the
+   bias, per output row, instead of summing the weights at every call.
+   Written only for the layers that take path C (receptive field beyond the
+   column buffers' HTC__DSP_COLS / HTC__PORT_COLS taps, not the DSP's path
+   Q) on a header for the portable or DSP paths or all paths (whose code is
+   then the same as theirs: tests/test_isa.sh); else "NULL". */
+static const char *emit_rsum(const Graph *g, const Op *op, int li, const htc__conv_params *p, int32_t rq)
+{
+    const unsigned isa = HISA;
+    const int32_t K = p->k_h * p->k_w * p->in_c, rowb = p->k_w * p->in_c;
+    if (((isa & (ISA_X86 | ISA_MVE | ISA_XPULPV2)) && isa != ISA_ALL) || op->fbias || !p->in_zp || p->w_zp || p->k_h > 16 || K <= 128 ||
+        !op->kernel_fn || strcmp(op->kernel_fn, "htc__conv2d_s8"))
+        return "NULL";
+    /* the DSP's path Q (htc__conv2d_dsp) reads no sums */
+    if ((isa & ISA_ARM_DSP) && ((K & 7) == 0 || (K >= 24 && p->out_c * ((K + 7) & ~7) <= 512)) &&
+        ((p->in_c & 3) ? 9 : 8) * ((K + 7) >> 3) * 2 <= 4 * 128 && (rq & HTC__RQ_DSP))
+        return "NULL";
+    const Tensor *w = &g->tensors[op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]];
+    if (!w->data || w->type != DT_INT8 || tensor_numel(w) != (int64_t)p->out_c * K) return "NULL";
+    const char *nm = arena_printf("%s__layer%d_rsum", N, li);
+    fprintf(F, "static const int32_t %s[%d] = {", nm, p->out_c * p->k_h);
+    for (int32_t i = 0; i < p->out_c * p->k_h; i++) {
+        int32_t s = 0;
+        for (int32_t k = 0; k < rowb; k++) s += (int8_t)w->data[(size_t)i * rowb + k];
+        fprintf(F, "%s%d", i ? (i % 16 ? ", " : ",\n    ") : "", -p->in_zp * s);
+    }
+    fprintf(F, "};\n");
+    return nm;
+}
+
 static void emit_params(const Graph *g, const Op *op, int li)
 {
     const char *pn = arena_printf("%s__layer%d_params", N, li);
@@ -739,12 +772,13 @@ static void emit_params(const Graph *g, const Op *op, int li)
             fprintf(F, "};\n");
         }
         if (op->fbias) bias = emit_fbias(op, li, p->out_c);     /* unpadded: as an FC's */
+        const char *rsum = emit_rsum(g, op, li, p, rq);
         fprintf(F, "static const htc__conv_params %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,"
-                   " %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s, %s, %d};\n",
+                   " %d, %d, %d, %d, %d, %d, %s__layer%d_mult, %s__layer%d_shift, %s, %s, %s, %d, %s};\n",
                 pn, p->batches, p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->out_c, p->k_h, p->k_w,
                 p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_top, p->pad_left, p->depth_mult,
                 op->fbias ? 0 : p->in_zp, p->w_zp, p->out_zp, p->act_min, p->act_max, p->per_channel, N, li, N, li,
-                tensor_name(g, op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]), bias, xq, rq);
+                tensor_name(g, op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]), bias, xq, rq, rsum);
         break;
     }
     case PB_FC: {
@@ -1755,6 +1789,7 @@ void emit(FILE *f, Graph *g, Target *t, Plan *p, const EmitOptions *o)
     F = f;
     P = p;
     T = t;
+    HISA = header_isa(t, o);
     counted_at = counted_lines = 0;
     /* #line needs a seekable output; the header's own lines are named
        NAME.h (as it is included), so the text does not depend on -o */

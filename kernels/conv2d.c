@@ -1435,11 +1435,17 @@ static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_direct(const htc__conv_param
         const int32_t nc = oc + 1 < out_c ? 2 : 1;
         const int8_t *w0 = p->weights + (size_t)oc * K, *w1 = w0 + (nc - 1) * K;
         const int32_t b0 = p->bias ? p->bias[oc] : 0, b1 = p->bias ? p->bias[oc + nc - 1] : 0;
+        const int32_t *r0 = rs0, *r1 = rs1;
         htc__dsp_pair pr;
         htc__dsp_pair_init(&pr, &d, oc, nc);
-        for (ky = 0; ky < k_h && pairs; ky++) {
-            rs0[ky] = off ? off * htc__dsp_wsum(w0 + ky * rowb, rowb) : 0;
-            rs1[ky] = off ? off * htc__dsp_wsum(w1 + ky * rowb, rowb) : 0;
+        if (p->rsum) {      /* made at compile time (gen/emit.c emit_rsum) */
+            r0 = p->rsum + oc * k_h;
+            r1 = p->rsum + (oc + nc - 1) * k_h;
+        } else {
+            for (ky = 0; ky < k_h && pairs; ky++) {
+                rs0[ky] = off ? off * htc__dsp_wsum(w0 + ky * rowb, rowb) : 0;
+                rs1[ky] = off ? off * htc__dsp_wsum(w1 + ky * rowb, rowb) : 0;
+            }
         }
         for (b = 0; b < p->batches; b++) {
             const int8_t *in_b = in + (size_t)b * in_h * row_stride;
@@ -1449,8 +1455,8 @@ static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_direct(const htc__conv_param
                 int32_t ky_lo, ky_hi, f0 = b0, f1 = b1;
                 htc__conv_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
                 for (ky = ky_lo; ky < ky_hi && pairs; ky++) {
-                    f0 += rs0[ky];
-                    f1 += rs1[ky];
+                    f0 += r0[ky];
+                    f1 += r1[ky];
                 }
                 for (ox = 0; ox < out_w;) {
                     const int32_t ix0 = ox * p->stride_w - p->pad_left;
@@ -1755,10 +1761,17 @@ static HTC__NOINLINE void htc__conv2d_port_direct(const htc__conv_params *p, con
     for (oc = 0; oc < out_c; oc += 4) {
         const int32_t nb = out_c - oc < 4 ? out_c - oc : 4;
         const int8_t *r[4], *t[4];
+        const int32_t *rk[4];
         int32_t b0[4];
         htc__port_rows(p->weights, K, oc, out_c, r);
         for (k = 0; k < 4; k++) {
-            b0[k] = p->bias ? p->bias[oc + k < out_c ? oc + k : out_c - 1] : 0;
+            const int32_t c = oc + k < out_c ? oc + k : out_c - 1;
+            b0[k] = p->bias ? p->bias[c] : 0;
+            if (p->rsum) {  /* made at compile time (gen/emit.c emit_rsum) */
+                rk[k] = p->rsum + c * k_h;
+                continue;
+            }
+            rk[k] = rs[k];
             for (ky = 0; ky < k_h && pairs; ky++) rs[k][ky] = off * htc__port_wsum(r[k] + ky * rowb, rowb);
         }
         for (b = 0; b < p->batches; b++) {
@@ -1770,7 +1783,7 @@ static HTC__NOINLINE void htc__conv2d_port_direct(const htc__conv_params *p, con
                 htc__conv_taps(iy0, dil_h, k_h, in_h, &ky_lo, &ky_hi);
                 for (k = 0; k < 4; k++) {
                     f[k] = b0[k];
-                    for (ky = ky_lo; ky < ky_hi && pairs; ky++) f[k] += rs[k][ky];
+                    for (ky = ky_lo; ky < ky_hi && pairs; ky++) f[k] += rk[k][ky];
                 }
                 for (ox = 0; ox < out_w;) {
                     const int32_t ix0 = ox * p->stride_w - p->pad_left;

@@ -47,7 +47,7 @@ static uint32_t fnv(const int8_t *p, int32_t n)
 static int typ;
 
 static int8_t in_buf[MAXBUF], in2_buf[MAXBUF] HTC__UNUSED, out_buf[MAXBUF + 64], w_buf[MAXBUF];
-static int32_t bias_buf[512], mult_buf[512], fbias_buf[512];
+static int32_t bias_buf[512], mult_buf[512], fbias_buf[512], rsum_buf[512 * 16];
 static int8_t shift_buf[512];
 
 /* random int8 data: full range, or mostly near a value (zero points) */
@@ -207,6 +207,18 @@ static void conv_case(int k, int dw)
             p.bias = fbias_buf;
             p.in_zp = 0;
         }
+    }
+    if (!dw && p.in_zp && p.k_h <= 16 && k % 2 == 0) {
+        /* every other dense case: the per-kernel-row weight sums times
+           -in_zp made by the generator (gen/emit.c emit_rsum; no draw) */
+        const int32_t rowb = p.k_w * p.in_c;
+        int32_t c, t;
+        for (c = 0; c < p.out_c * p.k_h; c++) {
+            int32_t sw = 0;
+            for (t = 0; t < rowb; t++) sw += w_buf[c * rowb + t];
+            rsum_buf[c] = -p.in_zp * sw;
+        }
+        p.rsum = rsum_buf;
     }
     if (urange(0, 1) && (!dw || (p.depth_mult == 1 && p.in_c == p.out_c))) {
         /* the generator's decision (gen/emit.c rq_flags) in the block */
