@@ -1573,6 +1573,43 @@ static HTC__UNUSED void htc__port_store(const htc__conv_params *p, int fast, int
     }
 }
 
+/* htc__prq of output channels oc.. (the last one repeated when fewer than
+   four remain), made once per block of channels by the paths that run
+   every pixel of a block before the next (B, C) */
+static inline void htc__port_prq4(const htc__conv_params *p, int32_t oc, htc__prq *q)
+{
+    const int32_t mstep = p->per_channel ? 1 : 0;
+    int32_t k;
+    for (k = 0; k < 4; k++) {
+        const int32_t c = (oc + k < p->out_c ? oc + k : p->out_c - 1) * mstep;
+        q[k] = htc__prq_make(p->mult[c], p->shift[c]);
+    }
+}
+
+/* htc__port_store's fast form with the constants q of htc__port_prq4 */
+static inline void htc__port_store_q(const htc__conv_params *p, const htc__prq *q, int32_t nb, int np, const int32_t *acc,
+                                     int8_t *o0, int8_t *o1)
+{
+    const int32_t zp = p->out_zp, lo = p->act_min, hi = p->act_max;
+    int32_t k;
+    for (k = 0; k < nb; k++) {
+        int32_t v = htc__prq_apply(q[k], acc[k]) + zp;
+        o0[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+        if (np > 1) {
+            v = htc__prq_apply(q[k], acc[4 + k]) + zp;
+            o1[k] = HTC__CAST(int8_t, v < lo ? lo : (v > hi ? hi : v));
+        }
+    }
+}
+
+/* the block's outputs: fast, with q4 made by htc__port_prq4, else htc__port_store */
+static inline void htc__port_store_f(const htc__conv_params *p, int fast, const htc__prq *q4, int32_t oc, int32_t nb, int np,
+                                     const int32_t *acc, int8_t *o0, int8_t *o1)
+{
+    if (fast) htc__port_store_q(p, q4, nb, np, acc, o0, o1);
+    else htc__port_store(p, 0, oc, nb, np, acc, o0, o1);
+}
+
 /* the four weight rows of output channels oc.. (the last one repeated when
    fewer than four remain), rows ws bytes apart */
 static inline void htc__port_rows(const int8_t *w, int32_t ws, int32_t oc, int32_t out_c, const int8_t **r)
@@ -1728,8 +1765,10 @@ static HTC__NOINLINE void htc__conv2d_port_1x1(const htc__conv_params *p, const 
     for (oc = 0; oc < out_c; oc += 4) {
         const int32_t nb = out_c - oc < 4 ? out_c - oc : 4;
         const int8_t *r[4];
+        htc__prq q4[4];
         int32_t s0[4];
         htc__port_rows(p->weights, K, oc, out_c, r);
+        if (fast) htc__port_prq4(p, oc, q4);
         for (k = 0; k < 4; k++)
             s0[k] = (p->bias ? p->bias[oc + k < out_c ? oc + k : out_c - 1] : 0) + (off ? off * htc__port_wsum(r[k], K) : 0);
         for (q = 0; q < npix; q += 2) {
@@ -1738,7 +1777,7 @@ static HTC__NOINLINE void htc__conv2d_port_1x1(const htc__conv_params *p, const 
             int32_t acc[8];
             for (k = 0; k < 4; k++) acc[k] = acc[4 + k] = s0[k];
             htc__port_dot2x4(x0, x0 + (np - 1) * K, r, K, acc);
-            htc__port_store(p, fast, oc, nb, np, acc, out + (size_t)q * out_c + oc, out + (size_t)(q + np - 1) * out_c + oc);
+            htc__port_store_f(p, fast, q4, oc, nb, np, acc, out + (size_t)q * out_c + oc, out + (size_t)(q + np - 1) * out_c + oc);
         }
     }
 }
@@ -1762,8 +1801,10 @@ static HTC__NOINLINE void htc__conv2d_port_direct(const htc__conv_params *p, con
         const int32_t nb = out_c - oc < 4 ? out_c - oc : 4;
         const int8_t *r[4], *t[4];
         const int32_t *rk[4];
+        htc__prq q4[4];
         int32_t b0[4];
         htc__port_rows(p->weights, K, oc, out_c, r);
+        if (fast) htc__port_prq4(p, oc, q4);
         for (k = 0; k < 4; k++) {
             const int32_t c = oc + k < out_c ? oc + k : out_c - 1;
             b0[k] = p->bias ? p->bias[c] : 0;
@@ -1803,7 +1844,7 @@ static HTC__NOINLINE void htc__conv2d_port_direct(const htc__conv_params *p, con
                                 }
                             }
                         }
-                        htc__port_store(p, fast, oc, nb, 2, acc, o, o + out_c);
+                        htc__port_store_f(p, fast, q4, oc, nb, 2, acc, o, o + out_c);
                         ox += 2;
                     } else {
                         int32_t kx_lo, kx_hi;
@@ -1821,7 +1862,7 @@ static HTC__NOINLINE void htc__conv2d_port_direct(const htc__conv_params *p, con
                                 }
                             }
                         }
-                        htc__port_store(p, fast, oc, nb, 1, acc, o, o);
+                        htc__port_store_f(p, fast, q4, oc, nb, 1, acc, o, o);
                         ox += 1;
                     }
                 }
