@@ -1689,11 +1689,28 @@ static HTC__UNUSED void htc__port_im2col(const htc__conv_params *p, const int8_t
     }
 }
 
+#ifndef HTC__PORT_RQ
+#ifdef HTC__XP
+#define HTC__PORT_RQ 0       /* the cluster cores' small stacks: made per block */
+#else
+#define HTC__PORT_RQ 64      /* path A makes the htc__prq of up to this many channels once per call (12 bytes of stack each) */
+#endif
+#endif
+
 static HTC__NOINLINE void htc__conv2d_port_cols(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int16_t *xb)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
-    const int32_t K = p->k_h * p->k_w * p->in_c;
+    const int32_t K = p->k_h * p->k_w * p->in_c, mstep = p->per_channel ? 1 : 0;
+    const int recs = fast && out_c <= HTC__PORT_RQ;
+    htc__prq rq[HTC__PORT_RQ + 3];
     int32_t b, q, oc;
+    /* path A runs every channel of a pixel pair before the next pair: the
+       constants of every channel made once per call (the last one repeated
+       up to a multiple of four) */
+    for (oc = 0; recs && oc < ((out_c + 3) & ~3); oc++) {
+        const int32_t c = (oc < out_c ? oc : out_c - 1) * mstep;
+        rq[oc] = htc__prq_make(p->mult[c], p->shift[c]);
+    }
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
         int8_t *out_b = out + (size_t)b * npix * out_c;
@@ -1710,7 +1727,8 @@ static HTC__NOINLINE void htc__conv2d_port_cols(const htc__conv_params *p, const
                 htc__port_rows(p->weights, K, oc, out_c, r);
                 for (k = 0; k < 4; k++) acc[k] = acc[4 + k] = p->bias ? p->bias[oc + k < out_c ? oc + k : out_c - 1] : 0;
                 htc__port_col2x4(xb, r, K, acc);
-                htc__port_store(p, fast, oc, nb, np, acc, out_b + (size_t)q * out_c + oc, out_b + (size_t)q1 * out_c + oc);
+                if (recs) htc__port_store_q(p, rq + oc, nb, np, acc, out_b + (size_t)q * out_c + oc, out_b + (size_t)q1 * out_c + oc);
+                else htc__port_store(p, fast, oc, nb, np, acc, out_b + (size_t)q * out_c + oc, out_b + (size_t)q1 * out_c + oc);
             }
         }
     }
