@@ -5097,6 +5097,80 @@ static HTC__UNUSED void htc__dwconv2d_s8_band(const htc__conv_params *p, const i
     htc__conv_band(p, 1, in, out, y0, y1, split, core, ncores);
 }
 
+#ifdef HTC__XP
+/* The cost of nin pixel pairs reading their fields in place and ncp
+   copying them (htc__conv2d_xp_body): per pair its blocks of four
+   channels (requantization, K4 / 4 words of dot products), per pair in
+   place its set-up and per block the runs, per copied field its bytes and
+   rows (targets/siracusa.lua's conv terms, rounded; the same integers in
+   its xp_split) */
+static int64_t htc__xp_paircost(const htc__conv_params *p, int32_t nin, int32_t ncp)
+{
+    const int32_t K = p->k_h * p->k_w * p->in_c, nb = (p->out_c + 3) / 4;
+    const int64_t base = HTC__CAST(int64_t, nb) * (180 + 14 * (((K + 3) & ~3) >> 2));
+    return nin * (base + 240 + 4 * nb * p->k_h) + ncp * (base + 2 * (K + (K >> 2) + 75 * p->k_h));
+}
+
+/* Core's share [qa, qb) of a one-image XpulpV2 convolution's pixels as
+   pixel pairs, 1; 0 for the split by rows. The pairs of an interior
+   output row read their fields in place except at its ends, the rows
+   with taps above or below the image copy every field: where by rows the
+   core holding those is busier than the average by more than a pair, the
+   pairs are divided by their cost (a row's pairs taken alike; GVSoC,
+   ResNet's 32 x 32 x 16 3x3 layers at 8 cores: 204,499 -> 199,873 and
+   216,240 -> 210,285 cycles; its 16 x 16 and 8 x 8 ones, a pair's cost
+   above that difference, are slower so); else, when the rows divide
+   unevenly over the cores, evenly. */
+static HTC__UNUSED int htc__xp_split(const htc__conv_params *p, int core, int ncores, int32_t *qa, int32_t *qb)
+{
+    const int32_t ow = p->out_w, oh = p->out_h, npix = oh * ow, hw = ow / 2;
+    int32_t nin = 0, j, oy, tb = 0, bb = 0;
+    if (p->w_zp || htc__conv2d_xp_pw(p) || !htc__conv2d_xp_fits(p)) return 0;
+    /* (rows of fewer than 16 pairs not tried: there a pair costs more than
+       the difference, and the check's own cycles, its code cold, were
+       1,500-2,000 a call on ResNet's 16 x 16 and 8 x 8 layers) */
+    if (ncores > 1 && ow >= 32 && (ow & 1) == 0 && p->dil_h == 1 && p->dil_w == 1 && ((p->k_w * p->in_c) & 3) == 0 && (p->out_c & 3) == 0)
+        for (j = 0; j < hw; j++) {
+            const int32_t ix0 = 2 * j * p->stride_w - p->pad_left;
+            nin += ix0 >= 0 && ix0 + p->stride_w + p->k_w <= p->in_w;
+        }
+    /* the rows copying every field: tb at the top, bb at the bottom */
+    while (nin > 0 && tb < oh && tb * p->stride_h - p->pad_top < 0) tb++;
+    while (nin > 0 && bb < oh - tb && (oh - 1 - bb) * p->stride_h - p->pad_top + p->k_h > p->in_h) bb++;
+    if (nin > 0 && oh % ncores == 0 && tb + bb > 0) {
+        const int64_t rin = htc__xp_paircost(p, nin, hw - nin), rcp = htc__xp_paircost(p, 0, hw);
+        const int32_t r = oh / ncores, t0 = tb < r ? tb : r, b0 = bb < r ? bb : r;
+        const int64_t tot = (tb + bb) * rcp + (oh - tb - bb) * rin;
+        const int64_t c0 = t0 * rcp + (r - t0) * rin, c1 = b0 * rcp + (r - b0) * rin;
+        if ((c0 > c1 ? c0 : c1) * ncores - tot > htc__xp_paircost(p, 0, 1) * ncores) {
+            int64_t t[2], a;
+            int32_t *q[2], i;
+            t[0] = tot * core / ncores;
+            t[1] = tot * (core + 1) / ncores;
+            q[0] = qa;
+            q[1] = qb;
+            for (i = 0; i < 2; i++) {
+                *q[i] = npix;
+                for (oy = 0, a = 0; oy < oh; oy++) {
+                    const int64_t rc = oy < tb || oy >= oh - bb ? rcp : rin;
+                    if (a + rc > t[i]) {
+                        *q[i] = 2 * (oy * hw + HTC__CAST(int32_t, ((t[i] - a) * hw + rc / 2) / rc));
+                        break;
+                    }
+                    a += rc;
+                }
+            }
+            return 1;
+        }
+    }
+    if (oh % ncores == 0) return 0;
+    htc__share((npix + 1) / 2, core, ncores, qa, qb);
+    *qa *= 2;
+    *qb = 2 * *qb < npix ? 2 * *qb : npix;
+    return 1;
+}
+#endif
+
 static HTC__INLINE void htc__conv_rows_par_x(const htc__conv_params *p, const htc__xql *xq, int dw, const int8_t *in,
                                              int8_t *out, int core, int ncores)
 {
@@ -5117,11 +5191,11 @@ static HTC__INLINE void htc__conv_rows_par_x(const htc__conv_params *p, const ht
     }
 #ifdef HTC__XP
     /* rows that divide unevenly over the cores (DS-CNN's first layer: 25
-       rows, 4 on the busiest of 8): pixel pairs instead, the same bytes */
-    if (!dw && p->batches == 1 && p->out_h % ncores != 0) {
-        htc__share((p->out_h * p->out_w + 1) / 2, core, ncores, &y0, &y1);
-        y1 = 2 * y1 < p->out_h * p->out_w ? 2 * y1 : p->out_h * p->out_w;
-        if (htc__conv2d_xp_px(p, xq, in, out, 2 * y0, y1)) return;
+       rows, 4 on the busiest of 8), or the cores holding the rows whose
+       fields are copied busier than the others by more than a pixel pair:
+       pixel pairs instead, the same bytes (htc__xp_split) */
+    if (!dw && p->batches == 1 && htc__xp_split(p, core, ncores, &y0, &y1)) {
+        if (htc__conv2d_xp_px(p, xq, in, out, y0, y1)) return;
     }
 #endif
     htc__share(p->out_h, core, ncores, &y0, &y1);

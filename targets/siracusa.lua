@@ -677,6 +677,60 @@ local function conv_border(op, qa, qb)
   return n
 end
 
+-- kernels/conv2d.c htc__xp_paircost: nin pixel pairs reading their fields
+-- in place, ncp copying them (the same integers)
+local function xp_paircost(op, nin, ncp)
+  local K, nb = op.kernel_h * op.kernel_w * op.in_shape[4], (op.out_shape[4] + 3) // 4
+  local base = nb * (180 + 14 * ((K + 3) // 4))
+  return nin * (base + 240 + 4 * nb * op.kernel_h) + ncp * (base + 2 * (K + K // 4 + 75 * op.kernel_h))
+end
+
+-- kernels/conv2d.c htc__xp_split: core's pixels [qa, qb) of a one-image
+-- layer divided by pixel pairs (by their cost where the cores holding the
+-- rows that copy every field would be busier by rows than the average by
+-- more than a pair, rows of 16 pairs or more; evenly where the rows divide
+-- unevenly over the cores), or nil (by rows)
+local function xp_split(op, core, cores)
+  local IH, IW, C = op.in_shape[2], op.in_shape[3], op.in_shape[4]
+  local OH, OX, OC = op.out_shape[2], op.out_shape[3], op.out_shape[4]
+  local kh, kw, sh, sw = op.kernel_h, op.kernel_w, op.stride_h, op.stride_w
+  local pt = rawget(op, "pad_top") or pad_before(OH, sh, kh, 1, IH)
+  local pl = rawget(op, "pad_left") or pad_before(OX, sw, kw, 1, IW)
+  local npix, hw, nin, tb, bb = OH * OX, OX // 2, 0, 0, 0
+  if cores > 1 and OX >= 32 and OX % 2 == 0 and op.dilation_h == 1 and op.dilation_w == 1 and (kw * C) % 4 == 0
+     and OC % 4 == 0 then
+    for j = 0, hw - 1 do
+      local ix0 = 2 * j * sw - pl
+      if ix0 >= 0 and ix0 + sw + kw <= IW then nin = nin + 1 end
+    end
+  end
+  while nin > 0 and tb < OH and tb * sh - pt < 0 do tb = tb + 1 end
+  while nin > 0 and bb < OH - tb and (OH - 1 - bb) * sh - pt + kh > IH do bb = bb + 1 end
+  if nin > 0 and OH % cores == 0 and tb + bb > 0 then
+    local rin, rcp = xp_paircost(op, nin, hw - nin), xp_paircost(op, 0, hw)
+    local r = OH // cores
+    local t0, b0 = math.min(tb, r), math.min(bb, r)
+    local tot = (tb + bb) * rcp + (OH - tb - bb) * rin
+    local c0, c1 = t0 * rcp + (r - t0) * rin, b0 * rcp + (r - b0) * rin
+    if math.max(c0, c1) * cores - tot > xp_paircost(op, 0, 1) * cores then
+      local function bound(t)
+        local a = 0
+        for oy = 0, OH - 1 do
+          local rc = (oy < tb or oy >= OH - bb) and rcp or rin
+          if a + rc > t then return 2 * (oy * hw + ((t - a) * hw + rc // 2) // rc) end
+          a = a + rc
+        end
+        return npix
+      end
+      return bound(tot * core // cores), bound(tot * (core + 1) // cores)
+    end
+  end
+  if OH % cores == 0 then return nil end
+  local pr = (npix + 1) // 2
+  local lo, hi = pr * core // cores, pr * (core + 1) // cores
+  return 2 * lo, math.min(2 * hi, npix)
+end
+
 local function feat_conv(op, s)
   local C, _, OX, _, pw = conv_geometry(op)
   local ql = op.requant == "quantlib"
@@ -690,17 +744,15 @@ local function feat_conv(op, s)
   local K = op.kernel_h * op.kernel_w * C
   local K4 = pw and K or (K + 3) // 4 * 4
   local P = s.rows * s.cols
-  -- one image divided by rows that do not divide evenly over the cores
-  -- (plain calls, htc__conv_rows_par): the XpulpV2 path divides its pixel
-  -- pairs instead (htc__conv2d_xp_px)
+  -- one image divided by rows that do not divide evenly over the cores,
+  -- or whose border rows would make their cores the busiest by more than
+  -- a pixel pair (plain calls, htc__conv_rows_par): the XpulpV2 path
+  -- divides its pixel pairs instead (htc__conv2d_xp_px, xp_split)
   local OH = op.out_shape[2]
   local qa, qb      -- (its pixels, when divided so)
-  if not pw and s.tile == 0 and s.cores > 1 and s.channels == op.out_shape[4] and op.batches == 1
-     and OH % s.cores ~= 0 and K4 <= 576 then
-    local npix, pr = OH * OX, (OH * OX + 1) // 2
-    local lo, hi = pr * s.core // s.cores, pr * (s.core + 1) // s.cores
-    P = math.min(2 * hi, npix) - 2 * lo
-    qa, qb = 2 * lo, math.min(2 * hi, npix)
+  if not pw and s.tile == 0 and s.cores > 1 and s.channels == op.out_shape[4] and op.batches == 1 and K4 <= 576 then
+    qa, qb = xp_split(op, s.core, s.cores)
+    if qa then P = qb - qa end
   end
   local pairs = (P + 1) // 2
   -- full blocks of four channels (htc__xp_blk2x4) and a last partial one
