@@ -827,7 +827,8 @@ static HTC__NOINLINE HTC__COLD void htc__dsp_out_block_n(const htc__dsp_out *d, 
    pixels whose columns are in xb (K taps), outputs to o0 and o1 (the same
    pixel twice when there is one). */
 static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_cols_run(const htc__conv_params *p, const htc__dsp_out *d, int32_t oc,
-                                                             int32_t npairs, const int32_t *xb, int8_t *o0, int8_t *o1)
+                                                             int32_t npairs, const int32_t *xb, int8_t *o0, int8_t *o1,
+                                                             const htc__dsprq *rq)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c, n8 = K >> 3;
     const int32_t mstep = d->mstep, zp = d->zp, lo = d->lo, hi = d->hi, full = d->full;
@@ -893,7 +894,8 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_cols_run(const htc__conv_par
         }
         w0 = w1;
         if (d->fast) {
-            const htc__dsprq q0 = htc__dsprq_make(mult[0], shift[0]), q1 = htc__dsprq_make(mult[mstep], shift[mstep]);
+            const htc__dsprq q0 = rq ? rq[0] : htc__dsprq_make(mult[0], shift[0]);
+            const htc__dsprq q1 = rq ? rq[1] : htc__dsprq_make(mult[mstep], shift[mstep]);
             int32_t v00 = htc__dsprq_apply(q0, a00) + zp, v01 = htc__dsprq_apply(q1, a01) + zp;
             int32_t v10 = htc__dsprq_apply(q0, a10) + zp, v11 = htc__dsprq_apply(q1, a11) + zp;
             if (full) {
@@ -911,6 +913,7 @@ static HTC__NOINLINE HTC__DSP_NOSCHED void htc__dsp_cols_run(const htc__conv_par
         }
         mult += 2 * mstep;
         shift += 2 * mstep;
+        rq += rq ? 2 : 0;
         oc += 2;
         o0 += 2;
         o1 += 2;
@@ -1231,6 +1234,10 @@ static HTC__NOINLINE void htc__conv2d_dsp_q(const htc__conv_params *p, const int
 }
 #endif
 
+#ifndef HTC__DSP_RQ
+#define HTC__DSP_RQ 64      /* path A makes the htc__dsprq of up to this many channels once per call (12 bytes of stack each) */
+#endif
+
 /* Path A, an odd last output channel of the two pixels in xb */
 static HTC__NOINLINE HTC__COLD void htc__dsp_cols_last(const htc__conv_params *p, const htc__dsp_out *d, const int32_t *xb,
                                                        int8_t *o0, int8_t *o1)
@@ -1253,8 +1260,13 @@ static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_cols(const htc__conv_params 
     const int32_t K = p->k_h * p->k_w * p->in_c, n4 = (K + 3) >> 2;
     int8_t *tmp = HTC__CAST(int8_t *, HTC__CAST(void *, xb + 4 * n4));   /* one window as bytes when in_c % 4 != 0 */
     htc__dsp_out d;
-    int32_t b, q;
+    htc__dsprq rq[HTC__DSP_RQ];
+    int32_t b, q, oc, recs;
     htc__dsp_out_init(&d, p);
+    /* path A runs every channel of a pixel pair before the next pair: the
+       constants of up to HTC__DSP_RQ channels made once per call */
+    recs = d.fast && out_c <= HTC__DSP_RQ;
+    for (oc = 0; recs && oc < out_c; oc++) rq[oc] = htc__dsprq_make(p->mult[oc * d.mstep], p->shift[oc * d.mstep]);
     for (b = 0; b < p->batches; b++) {
         const int8_t *in_b = in + (size_t)b * p->in_h * p->in_w * p->in_c;
         int8_t *out_b = out + (size_t)b * npix * out_c;
@@ -1264,7 +1276,7 @@ static HTC__NOINLINE HTC__COLD void htc__conv2d_dsp_cols(const htc__conv_params 
             int8_t *o0 = out_b + (size_t)q * out_c, *o1 = out_b + (size_t)q1 * out_c;
             htc__dsp_im2col(p, in_b, oy0 * p->stride_h - p->pad_top, ox0 * p->stride_w - p->pad_left, xb, 0, 2, n4, tmp);
             htc__dsp_im2col(p, in_b, oy1 * p->stride_h - p->pad_top, ox1 * p->stride_w - p->pad_left, xb, 1, 2, n4, tmp);
-            htc__dsp_cols_run(p, &d, 0, out_c >> 1, xb, o0, o1);
+            htc__dsp_cols_run(p, &d, 0, out_c >> 1, xb, o0, o1, recs ? rq : NULL);
             if (out_c & 1) htc__dsp_cols_last(p, &d, xb, o0 + out_c - 1, o1 + out_c - 1);
         }
     }
