@@ -4253,6 +4253,159 @@ static HTC__INLINE void htc__dw_xp_lines3(const int8_t *x, int32_t dl, int32_t l
     int32_t l;
     (void)f; (void)m2; (void)qc; (void)qe; (void)zp; (void)lo; (void)hi; (void)w0; (void)w1; (void)w2;
     (void)clo; (void)chi; (void)rlo; (void)rml; (void)rmh; (void)rhi; (void)rs; (void)w0s; (void)w1s; (void)w2s; (void)np;
+#ifdef HTC__XP_ASM
+    if (pair && na >= 2 && (ql == 1 || ql == 3 || ql == 4)) {
+        /* the pairs of every line in one asm block (nested hardware loops
+           as below), then the last output of lines of odd length by the
+           single-output block on that column */
+        const int8_t *x0 = x, *x1 = x + dl, *x2 = x1 + dl;
+        int8_t *d = o;
+        const int32_t dx = lstep - 2 * np, dd = ol - 2 * np * oa;
+        int32_t acc, a1;
+        if (ql == 4)
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x1, %[nl], 52\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 42\n\t"
+                             ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
+                             ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
+                             ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
+                             HTC__DW_ASM_PAIR0
+                             HTC__DW_ASM_X1("%[acc]")
+                             HTC__DW_ASM_X1("%[a1]")
+                             "add %[x0], %[x0], %[dx]\n\t"
+                             "add %[x1], %[x1], %[dx]\n\t"
+                             "add %[x2], %[x2], %[dx]\n\t"
+                             "add %[d], %[d], %[dd]\n\t"
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
+                             : [nl] "r"(nl), [n] "r"(np), [os] "r"(oa), [dx] "r"(dx), [dd] "r"(dd), [w0] "r"(w0), [w1] "r"(w1),
+                               [w2] "r"(w2), [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [clo] "r"(clo), [chi] "r"(chi),
+                               [ml] "r"(rml), [c1] "r"(rlo), [s] "r"(rs)
+                             : "t0", "t1", "t2", "memory");
+        else if (ql == 3)
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x1, %[nl], 64\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 54\n\t"
+                             ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
+                             ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
+                             ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
+                             HTC__DW_ASM_PAIR0
+                             HTC__DW_ASM_XQ2("%[acc]", "t0")
+                             HTC__DW_ASM_XQ2("%[a1]", "t1")
+                             "add %[x0], %[x0], %[dx]\n\t"
+                             "add %[x1], %[x1], %[dx]\n\t"
+                             "add %[x2], %[x2], %[dx]\n\t"
+                             "add %[d], %[d], %[dd]\n\t"
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
+                             : [nl] "r"(nl), [n] "r"(np), [os] "r"(oa), [dx] "r"(dx), [dd] "r"(dd), [w0] "r"(w0), [w1] "r"(w1),
+                               [w2] "r"(w2), [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [clo] "r"(clo), [chi] "r"(chi),
+                               [rlo] "r"(rlo), [ml] "r"(rml), [mh] "r"(rmh), [rhi] "r"(rhi), [s] "r"(rs)
+                             : "t0", "t1", "t2", "memory");
+        else
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x1, %[nl], 52\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 42\n\t"
+                             ".insn i 0x0b, 2, t0, 2(%[x0])\n\t"
+                             ".insn i 0x0b, 2, t1, 2(%[x1])\n\t"
+                             ".insn i 0x0b, 2, t2, 2(%[x2])\n\t"
+                             HTC__DW_ASM_PAIR0
+                             "mul %[acc], %[acc], %[m]\n\tmul %[a1], %[a1], %[m]\n\t"
+                             "add %[acc], %[acc], %[c]\n\tadd %[a1], %[a1], %[c]\n\t"
+                             "sra %[acc], %[acc], %[e]\n\tsra %[a1], %[a1], %[e]\n\t"
+                             ".insn r 0x33, 6, 0x02, %[acc], %[acc], %[lo]\n\t.insn r 0x33, 6, 0x02, %[a1], %[a1], %[lo]\n\t"
+                             ".insn r 0x33, 4, 0x02, %[acc], %[acc], %[hi]\n\t.insn r 0x33, 4, 0x02, %[a1], %[a1], %[hi]\n\t"
+                             ".insn r 0x2b, 4, 0x00, %[os], %[d], %[acc]\n\t.insn r 0x2b, 4, 0x00, %[os], %[d], %[a1]\n\t"
+                             "add %[x0], %[x0], %[dx]\n\t"
+                             "add %[x1], %[x1], %[dx]\n\t"
+                             "add %[x2], %[x2], %[dx]\n\t"
+                             "add %[d], %[d], %[dd]\n\t"
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc), [a1] "=&r"(a1)
+                             : [nl] "r"(nl), [n] "r"(np), [os] "r"(oa), [dx] "r"(dx), [dd] "r"(dd), [w0] "r"(w0), [w1] "r"(w1),
+                               [w2] "r"(w2), [w0s] "r"(w0s), [w1s] "r"(w1s), [w2s] "r"(w2s), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe),
+                               [lo] "r"(lo), [hi] "r"(hi)
+                             : "t0", "t1", "t2", "memory");
+        if (!(na & 1)) return;
+        x += 2 * np;
+        o += 2 * np * oa;
+        na = 1;
+    }
+    if ((!pair || na == 1) && (ql == 1 || ql == 3 || ql == 4)) {
+        /* single outputs: every line in one asm block, nested hardware
+           loops (loop 1 over the lines, loop 0 along them; the window and
+           output pointers stepped to the next line after loop 0's na
+           steps) */
+        const int8_t *x0 = x, *x1 = x + dl, *x2 = x1 + dl;
+        int8_t *d = o;
+        const int32_t dx = lstep - na * sa, dd = ol - na * oa;
+        int32_t acc;
+        if (ql == 1)
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x1, %[nl], 34\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 24\n\t"
+                             ".insn r 0x0b, 7, 0x10, t0, %[x0], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t1, %[x1], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t2, %[x2], %[sa]\n\t"
+                             ".insn r 0x57, 1, 0x4c, %[acc], t0, %[w0]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                             "mul %[acc], %[acc], %[m]\n\tadd %[acc], %[acc], %[c]\n\tsra %[acc], %[acc], %[e]\n\t"
+                             ".insn r 0x33, 6, 0x02, %[acc], %[acc], %[lo]\n\t.insn r 0x33, 4, 0x02, %[acc], %[acc], %[hi]\n\t"
+                             ".insn r 0x2b, 4, 0x00, %[os], %[d], %[acc]\n\t"
+                             "add %[x0], %[x0], %[dx]\n\t"
+                             "add %[x1], %[x1], %[dx]\n\t"
+                             "add %[x2], %[x2], %[dx]\n\t"
+                             "add %[d], %[d], %[dd]\n\t"
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
+                             : [nl] "r"(nl), [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [dx] "r"(dx), [dd] "r"(dd), [w0] "r"(w0),
+                               [w1] "r"(w1), [w2] "r"(w2), [m] "r"(m2), [c] "r"(qc), [e] "r"(qe), [lo] "r"(lo), [hi] "r"(hi)
+                             : "t0", "t1", "t2", "memory");
+        else if (ql == 4)
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x1, %[nl], 34\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 24\n\t"
+                             ".insn r 0x0b, 7, 0x10, t0, %[x0], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t1, %[x1], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t2, %[x2], %[sa]\n\t"
+                             ".insn r 0x57, 1, 0x4c, %[acc], t0, %[w0]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                             HTC__DW_ASM_X1("%[acc]")
+                             "add %[x0], %[x0], %[dx]\n\t"
+                             "add %[x1], %[x1], %[dx]\n\t"
+                             "add %[x2], %[x2], %[dx]\n\t"
+                             "add %[d], %[d], %[dd]\n\t"
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
+                             : [nl] "r"(nl), [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [dx] "r"(dx), [dd] "r"(dd), [w0] "r"(w0),
+                               [w1] "r"(w1), [w2] "r"(w2), [clo] "r"(clo), [chi] "r"(chi), [ml] "r"(rml), [c1] "r"(rlo), [s] "r"(rs)
+                             : "t0", "t1", "t2", "memory");
+        else
+            __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                             ".insn i 0x7b, 4, x1, %[nl], 40\n\t"
+                             ".insn i 0x7b, 4, x0, %[n], 30\n\t"
+                             ".insn r 0x0b, 7, 0x10, t0, %[x0], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t1, %[x1], %[sa]\n\t"
+                             ".insn r 0x0b, 7, 0x10, t2, %[x2], %[sa]\n\t"
+                             ".insn r 0x57, 1, 0x4c, %[acc], t0, %[w0]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t1, %[w1]\n\t"
+                             ".insn r 0x57, 1, 0x5c, %[acc], t2, %[w2]\n\t"
+                             HTC__DW_ASM_XQ2("%[acc]", "t0")
+                             "add %[x0], %[x0], %[dx]\n\t"
+                             "add %[x1], %[x1], %[dx]\n\t"
+                             "add %[x2], %[x2], %[dx]\n\t"
+                             "add %[d], %[d], %[dd]\n\t"
+                             ".option pop"
+                             : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [d] "+r"(d), [acc] "=&r"(acc)
+                             : [nl] "r"(nl), [n] "r"(na), [sa] "r"(sa), [os] "r"(oa), [dx] "r"(dx), [dd] "r"(dd), [w0] "r"(w0),
+                               [w1] "r"(w1), [w2] "r"(w2), [clo] "r"(clo), [chi] "r"(chi), [rlo] "r"(rlo), [ml] "r"(rml),
+                               [mh] "r"(rmh), [rhi] "r"(rhi), [s] "r"(rs)
+                             : "t0", "t1", "t2", "memory");
+        return;
+    }
+#endif
     for (l = 0; l < nl; l++, x += lstep, o += ol) {
         const int8_t *x0 = x, *x1 = x + dl, *x2 = x1 + dl;
         int8_t *d = o;
