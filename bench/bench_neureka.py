@@ -9,7 +9,11 @@ published figures; every output equal to `htc run` and Deeploy's goldens.
   Deeploy's networks (../shared/deeploy-tests): KeywordSpotting,
   miniMobileNet, Conv_DW_2D_RQ (tests/neureka/gvsoc_nets.py's run).
   Per layer the estimate's error against GVSoC and a count of the layers
-  within 15%.
+  within 15%. Net key "kernels" (not in the default list): Deeploy's
+  kernel test networks (KERNEL_NETS: Attention, MatMul, GEMM, Softmax,
+  RMSNorm, iNoNorm, ReduceMean, Add, Conv, Hardswish, TrueIntegerDiv),
+  engines=cluster (and both where N-EUREKA takes a layer), the same
+  per-layer tables and the layers within 15% over all of them.
   MicroLlama: examples/llama (16 autoregressive steps, KV cache carried),
   cluster cycles per token and tokens/s at the target's clock beside
   Deeploy's 340 tokens/s: cluster-only (constants in L2), with N-EUREKA
@@ -36,6 +40,15 @@ TARGET = os.path.join(TOP, "targets", "siracusa.lua")
 # no NPU: DS-CNN 1.4 ms; MicroLlama with N-EUREKA: 340 tokens/s, no clock given)
 NETS = [("kws", "MLPerf_KeywordSpotting", "DS-CNN 1.4 ms (8 cores, no NPU)"),
         ("mini", "miniMobileNet", None), ("dw", "Kernel_Integer_Conv_DW_2D_RQ", None)]
+# Deeploy's other test networks (net key "kernels", not in the default list):
+# one or a few operators each, the estimate's per-layer error on each graph form
+KERNEL_NETS = ["Kernel_Integer_Attention", "Kernel_Integer_MatMul_Regular_RQ", "Kernel_Integer_GEMM_Regular_RQPerRow",
+               "Kernel_Integer_Softmax_Regular", "Kernel_Integer_RMSNorm", "Kernel_Integer_iNoNorm",
+               "Kernel_Integer_ReduceMean", "Kernel_Integer_Add_Regular", "Kernel_Integer_Add_Regular_RQ",
+               "Kernel_Integer_Conv_Regular_2D_RQ", "Kernel_Integer_Hardswish_Regular",
+               "Kernel_Integer_Hardswish_Regular_RQ", "Kernel_Integer_TrueIntegerDiv"]
+# (CCT_Int_ICCT's arena, 72 KiB, does not fit netrun's -D l1_kib=64 mem=l1)
+NETS += [("kernels", n, None) for n in KERNEL_NETS]
 DEEPLOY_TOKENS_S = 340
 # Deeploy's energy: 490 uJ a token (../shared/seeds/002_*.txt, "340 Tokens/sec
 # @ 490 uJ/Token"; a measure of the chip)
@@ -100,6 +113,15 @@ def energy_line(what, uj):
         what, ", ".join("%s %.1f uJ/token" % (k, v) for k, v in uj if v is not None), DEEPLOY_UJ_TOKEN))
 
 
+def offloads(net, deeploy_dir):
+    """whether -D engines=both gives N-EUREKA a layer of the network"""
+    d = os.path.join(deeploy_dir, net)
+    r = subprocess.run([HTC, "report", os.path.join(d, "network.onnx"), "-t", TARGET, "-D", "engines=both",
+                        "-D", "cores=8", "-D", "l1_kib=64", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz"),
+                        "--json"], capture_output=True, text=True)
+    return r.returncode != 0 or any(l["engine"] == "neureka" for l in json.loads(r.stdout)["layers"])
+
+
 def est_table(net, res, deeploy_dir, cores=8):
     """per layer GVSoC's cycles beside `htc report`'s estimate (the flags
     gvsoc_nets.py builds with: `cores` cores, l1_kib=64, mem=l1) for each
@@ -132,12 +154,15 @@ def est_table(net, res, deeploy_dir, cores=8):
             else:
                 line += "%8s  " % "-"
         say(line)
+    out = {}
     for e, r in res.items():
+        out[e] = (sum(abs(x) <= 15 for x, _ in errs[e]), len(errs[e]))
         w = max(errs[e], key=lambda x: abs(x[0])) if errs[e] else (0.0, -1)
         say("%s engines=%s cores=%d: estimate within 15%% of GVSoC: %d/%d layers, worst layer %d %+.1f%%; total %s "
             "cycles, estimate %s (%+.1f%%)" % (net, e, cores, sum(abs(x) <= 15 for x, _ in errs[e]), len(errs[e]), w[1], w[0],
                                        "{:,}".format(r["total"]), "{:,}".format(int(reps[e]["total"])),
                                        100.0 * (reps[e]["total"] - r["total"]) / r["total"]))
+    return out
 
 
 def main():
@@ -160,15 +185,19 @@ def main():
     if not clock:
         say("bench_neureka: htc report failed: " + rep.stderr[-300:])
         return 1
+    kpass = collections.defaultdict(lambda: [0, 0])
     with tempfile.TemporaryDirectory(prefix="bench_neureka.") as tmp:
         cores_list = [int(c) for c in os.environ.get("BENCH_NEUREKA_CORES", "8").split()]
         for key, net, deeploy in NETS:
             if key not in want:
                 continue
             res8 = {}
+            engines = ("cluster", "both")
+            if key == "kernels" and not offloads(net, deeploy_dir):
+                engines = ("cluster",)  # engines=both runs the same code
             for cores in cores_list:
                 res = {}
-                for e in ("cluster", "both"):
+                for e in engines:
                     r, err = gn.run_net(net, e, cores, tmp, gvsoc)
                     if err or not (r["ok"] and r["deeploy"]):
                         say("bench_neureka: %s engines=%s cores=%d: %s" % (net, e, cores, err or "output DIFFERENT"))
@@ -176,14 +205,20 @@ def main():
                         continue
                     res[e] = r
                 if res:
-                    est_table(net, res, deeploy_dir, cores)
+                    for e, (k, n) in (est_table(net, res, deeploy_dir, cores) or {}).items():
+                        if key == "kernels":
+                            kpass[e, cores][0] += k
+                            kpass[e, cores][1] += n
                 if cores == 8:
                     res8 = res
             res = res8
-            if len(res) == 2:
+            if len(res) == 2 and key != "kernels":
                 c, b = res["cluster"]["total"], res["both"]["total"]
                 nneu = sum(1 for v in res["both"]["eng"].values() if v[1] == "neureka")
                 rows.append((net, c, b, nneu, deeploy))
+        for (e, cores), (k, n) in sorted(kpass.items()):
+            say("kernels engines=%s cores=%d: estimate within 15%% of GVSoC: %d/%d layers (%d networks)" % (
+                e, cores, k, n, len(KERNEL_NETS)))
         if "llama" in want:
             host = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "examples", "llama"), "host",
                                    "B=" + os.path.join(tmp, "llama-host")], stdout=subprocess.PIPE,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "target_lua.h"
+#include "../htc.h"
 
 static void set_int(lua_State *L, const char *k, lua_Integer v)
 {
@@ -155,6 +156,16 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
             set_int(L, "pad_left", op->pad_left);
         } else {
             set_int(L, "weight_batches", op->w_batches);
+            /* QuantLib's MatMul / Gemm: whether kernels/fc.c takes its
+               XpulpV2 path (htc__ql_fc_xp_ok; else the generic loop) and
+               whether an operand has an offset (htc__ql_fc_small's byte loop) */
+            if (op->params_type && !strcmp(op->params_type, "htc__ql_matmul_params")) {
+                const htc__ql_matmul_params *p = op->params;
+                set_int(L, "ql_fc_xp", p->rq && p->alpha == 1 && p->bias_mode != 2 && p->rq_mode != 2 &&
+                                       p->a_off >= -128 && p->a_off <= 128 && p->b_off >= -128 && p->b_off <= 128 &&
+                                       p->k < 32768 && p->shift >= 0 && p->shift <= 30);
+                set_int(L, "ql_fc_offs", p->a_off != 0 || p->b_off != 0);
+            }
         }
     } else if (op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL) {
         set_int(L, "kernel_h", op->k_h);

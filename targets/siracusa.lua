@@ -941,12 +941,62 @@ end
 -- 1,478-1,622; 16 x 1 x 2 -> 4 cold 2,413-2,509; on one core (cold)
 -- 16 x 1 x 4 -> 2 2,592, 16 x 1 x 2 -> 4 5,040 (the tail's figure between
 -- the one-core and 8-core runs)
-local QL_MM_OUT, QL_MM_TAIL, QL_MM_COLD = 55, 8, 742
+-- Refitted with Deeploy's Kernel_Integer_Attention on one core (its
+-- q.k^T, 128 rows of 16 outputs, k = 8: 78,651 cycles; attention.V with
+-- the softmax's offset a_off = 128, 128 rows of 8, k = 16: 241,024) and
+-- MicroLlama's one-core figures above: per row (the batch and row index,
+-- the pointers), per output, per word of k (a pv.sdotsp.b and two loads)
+-- when neither operand has an offset, else per byte of k (the scalar loop
+-- with the offsets added, every byte; op.ql_fc_offs, gen/target_call.c)
+local QL_MM_ROW, QL_MM_OUT, QL_MM_WORD, QL_MM_TAIL, QL_MM_COLD = 53.5, 27, 4, 13.4, 742
+-- QuantLib's MatMul / Gemm on htc__ql_fc_xp (op.ql_fc_xp): per call, per
+-- column of the core's share when the exactness check passes
+-- (htc__ql_fc_xp_exact: 64-bit products a column; when it fails it stops
+-- at the first), per row (the batch / row division, b_off's row sum), per
+-- block of 4 columns (the pointers, the accumulators at the bias, the call
+-- of htc__xp_dot1x4w), per word of its loop (5 loads, 8 pv.sdotsp.b: the
+-- dot products and the weight sums; weights in L2 fc_word_l2's extra),
+-- per output (a_off times the weight sum, htc__xql_make's 64-bit constant
+-- and htc__xql_apply, the clamp, the store) or per output by htc__ql_rq
+-- (64-bit) when not exact. GVSoC, Deeploy's Kernel_Integer_Attention at 1
+-- and 8 cores (16 rows x 64 -> 64: 161,266-162,164 / 25,153-25,328 cycles;
+-- 16 x 128 -> 64, a_off 128: 214,419 / 31,917; 16 x 64 -> 128 not exact:
+-- 383,782 / 50,366)
+local QLX_CALL, QLX_COL, QLX_ROW, QLX_BLOCK, QLX_WORD, QLX_OUT, QLX_OUT_SLOW = 300, 60, 50, 70, 12.8, 84.6, 118.6
+local function ql_fc_exact(op, K)
+  local s = op.ql_shift
+  local c = op.ql_add_absmax + (s > 0 and (1 << (s - 1)) or 0) + math.abs(op.out_zp) * (1 << s)
+  return (op.bias_absmax + K * 255 * 255) * op.ql_mul_absmax + c <= 2147483647
+end
+-- QuantLib's MatMul / Gemm the XpulpV2 paths do not take (alpha ~= 1, a
+-- bias or requantization per row, an int32 output: htc__fc_core's C loop,
+-- htc__dot4_s8_c, four columns a pass): per MAC, per int32 output, per
+-- output through the generic QuantLib epilogue (htc__epi_put: the row's
+-- bias, 64-bit RequantShift). GVSoC, 8 cores (8 / 4 rows a core, k = 48):
+-- Deeploy's MatMul_Regular_RQ (int32 out, 64 columns) 183,977 cycles, its
+-- GEMM_Regular_RQPerRow (alpha 2, per-row bias and requantization)
+-- 132,896; 1,026,687 on one core. The MAC / output split assumed (one k
+-- measured): 20 an int32 store
+local QLG_MAC, QLG_OUT32, QLG_OUT = 7.0, 20, 177
 local fc_xp_cycles = call_cycles(feat_fc, xp_fc)
 local function fc_cycles(op, s)
   local K, N = op.in_shape[#op.in_shape], op.out_shape[#op.out_shape]
+  local xp = rawget(op, "ql_fc_xp")
+  if op.requant == "quantlib" and xp == 0 then
+    local n = s.rows * s.channels
+    return n * (QLG_MAC * K + (op.int32_out == 1 and QLG_OUT32 or QLG_OUT))
+  end
   if xp_arith(op) and op.requant == "quantlib" and K <= 16 and N <= 16 and s.channels == N then
-    return (QL_MM_OUT + QL_MM_TAIL * (K % 4)) * s.rows * s.channels + (cold(op) and QL_MM_COLD or 0)
+    local k4 = rawget(op, "ql_fc_offs") == 1 and 0 or K // 4 * 4
+    return QL_MM_ROW * s.rows + (QL_MM_OUT + QL_MM_WORD * k4 // 4 + QL_MM_TAIL * (K - k4)) * s.rows * s.channels
+           + (cold(op) and QL_MM_COLD or 0)
+  end
+  if xp == 1 and xp_arith(op) then
+    local fast = ql_fc_exact(op, K)
+    local blocks = s.rows * ((s.channels + 3) // 4)
+    local word = QLX_WORD + (MEM == "l1" and 0 or K_.fc_word_l2 - K_.fc_word_l1)
+    return QLX_CALL + (fast and s.channels or 1) * QLX_COL + QLX_ROW * s.rows + QLX_BLOCK * blocks
+           + word * blocks * ((K + 3) // 4) + (fast and QLX_OUT or QLX_OUT_SLOW) * s.rows * s.channels
   end
   return fc_xp_cycles(op, s)
 end

@@ -47,11 +47,19 @@ def run_net(net, engines, cores, tmp, gvsoc):
     if r.returncode:
         return None, "htc run failed: " + r.stderr[-500:]
     host = open(os.path.join(w, "out.bin"), "rb").read()
-    inp = open(os.path.join(keep, "in0.bin"), "rb").read()
+    # net_run's input: the inputs' bytes one after the other (in0.bin,
+    # in1.bin, ...: MatMul_Regular_RQ's two)
+    inp, i = b"", 0
+    while os.path.exists(os.path.join(keep, "in%d.bin" % i)):
+        inp += open(os.path.join(keep, "in%d.bin" % i), "rb").read()
+        i += 1
     want = np.load(os.path.join(d, "outputs.npz"))
     gold = want[want.files[0]].astype(np.int64).ravel()
-    deeploy_ok = len(want.files) == 1 and np.array_equal(np.frombuffer(host, np.int8).astype(np.int64), gold) or \
-        np.array_equal(np.frombuffer(host, np.uint8).astype(np.int64), gold)
+    # the output's bytes as int8, uint8 or (4 bytes an element: an int32
+    # output, e.g. Add_Regular's, Hardswish_Regular's) int32
+    views = [np.int8, np.uint8] + ([np.int32] if len(host) == 4 * gold.size else [])
+    deeploy_ok = len(want.files) == 1 and any(
+        np.array_equal(np.frombuffer(host, t).astype(np.int64), gold) for t in views)
     r = subprocess.run([HTC, "compile", model] + flags + ["--input", inputs, "-o", os.path.join(w, "net.h"),
                                                           "--name", "net"], capture_output=True, text=True)
     if r.returncode:
