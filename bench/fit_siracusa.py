@@ -204,6 +204,10 @@ def shares(op, y0, y1, tile):
 # pairs (ResNet's, DS-CNN's first in both forms, 1 and 8 cores)
 FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "conv_out_slow": 61.0, "conv_pblock": 411.0, "fc_out": 100.0,
          "conv_field_s": 2.164, "conv_frow_s": 68.92, "conv_ipair": 238.5, "conv_irun": 3.553,
+         # a pointwise call's pixel pair: least squares on the KWS QuantLib
+         # graph's and the .tflite DS-CNN's pointwise layers at 1 and 8 cores
+         # (siracusa.lua K_)
+         "conv_pwpair": 75.0,
          # fields across the image's border, per row and per call, and the
          # weight rows copied K4 apart: measured by knocking them out of the
          # kernel (siracusa.lua K_)
@@ -319,7 +323,7 @@ def features(op, s, mem):
                     conv_wrow=wrows,
                     conv_call=1, conv_wsum=0 if x2 else s["channels"] * K, conv_block=0 if ql or x2 else pairs * full,
                     conv_block_ql=pairs * full if ql else 0, conv_block_x2=pairs * full if x2 and not x4 else 0,
-                    conv_block_x4=pairs * full if x4 else 0, conv_pblock=pairs * part,
+                    conv_block_x4=pairs * full if x4 else 0, conv_pblock=pairs * part, conv_pwpair=pairs if pw else 0,
                     conv_word=pairs * (full + part) * (K4 // 4), conv_out=P * s["channels"] if q else 0,
                     conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw or short else F * K,
                     conv_frow=0 if pw or short else F * kh, conv_field_s=F * K if short and not pw else 0,

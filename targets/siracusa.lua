@@ -410,7 +410,16 @@ local K_ = {
   -- loads, 8 pv.sdotsp.b), per output of a channel htc__xrq cannot take
   -- (the portable store; 61 as fitted when MobileNet's layers took it), per
   -- receptive-field byte and row copied
-  conv_call = 5415, conv_wsum = 1.137, conv_block = 223.7, conv_block_ql = 119.9, conv_pblock = 411, conv_word = 13.81, conv_out = 0,
+  conv_call = 5415, conv_wsum = 1.137, conv_block = 223.7, conv_block_ql = 112.7, conv_pblock = 411, conv_word = 13.81, conv_out = 0,
+  -- a pointwise call's pixel pair (the pair loop of htc__conv2d_xp_body
+  -- outside its blocks: the two input pointers, the block bounds, the
+  -- loops' set-up; the other paths' pairs carry it in their field or
+  -- in-place pair terms). Least squares on Deeploy's KWS pointwise layers
+  -- (50 pairs a call of 16 / 2 blocks at 1 / 8 cores, QuantLib's epilogue:
+  -- -0.7% / +7.3% off GVSoC with the block alone) gives 75 a pair and
+  -- conv_block_ql 7.2 lower; the .tflite DS-CNN's pointwise layers (63
+  -- pairs, records) give the same 75 (+1.5% / -5.8% without it)
+  conv_pwpair = 75,
   -- a 2x4 block with TFLite's requantization in final form (op.xq2: a
   -- dense layer's three-product records (op.xq3, htc__xq3_apply: 7 words a
   -- channel, 3 p.mac and no 64-bit product an output; the two-product
@@ -811,7 +820,7 @@ local function feat_conv(op, s)
   local short = op.kernel_w * C < 8
   return { conv_call = 1, conv_wsum = x2 and 0 or s.channels * K, conv_block = (ql or x2) and 0 or pairs * full,
            conv_block_ql = ql and pairs * full or 0, conv_block_x2 = (x2 and not x4) and pairs * full or 0,
-           conv_block_x4 = x4 and pairs * full or 0, conv_pblock = pairs * part,
+           conv_block_x4 = x4 and pairs * full or 0, conv_pblock = pairs * part, conv_pwpair = pw and pairs or 0,
            conv_word = pairs * (full + part) * (K4 // 4), conv_out = q and P * s.channels or 0,
            conv_out_slow = q and 0 or P * s.channels, conv_field = (pw or short) and 0 or F * K,
            conv_frow = (pw or short) and 0 or F * op.kernel_h, conv_field_s = (short and not pw) and F * K or 0,
