@@ -293,7 +293,13 @@ static void xq2(const Graph *g, const Target *t, Op *op)
         strcmp(op->params_type, "htc__conv_params") || !op->mult || op->nch < 1)
         return;
     int dw = !strcmp(op->kernel_fn, "htc__dwconv2d_s8");
-    if (!dw && (strcmp(op->kernel_fn, "htc__conv2d_s8") || t->engines[0].requant_records != 1)) return;
+    /* a dense one's with requant_records true, or "tiled" where it may
+       compute from L1 bands (tile.c tile_cluster moves the records into L1
+       with its weights, or drops them where no band fits) */
+    const Engine *cpu = &t->engines[0];
+    const int l1 = cpu->requant_records == 3 && cpu->l1_memory >= 0 && op->batches == 1 &&
+                   (cpu_kernel_splits(op->kernel_fn, op->variant) & SPLIT_BAND);
+    if (!dw && (strcmp(op->kernel_fn, "htc__conv2d_s8") || (cpu->requant_records != 1 && !l1))) return;
     htc__conv_params p = *(const htc__conv_params *)op->params;
     const Tensor *w = &g->tensors[op->kernel_weights >= 0 ? op->kernel_weights : op->in[1]];
     const Tensor *b = op->nin > 2 && op->in[2] >= 0 ? &g->tensors[op->in[2]] : NULL;
@@ -320,6 +326,19 @@ static void xq2(const Graph *g, const Target *t, Op *op)
     else if (quant_xq2(&p, (const int8_t *)w->data, 0, rec + 1) == p.out_c) rec[0] = 2;
     else return;
     op->xq2 = rec;
+}
+
+/* op's requantization records dropped (tile.c: a dense layer whose bands
+   do not fit the L1 with them), its cost and estimate made again */
+void dispatch_drop_records(const Graph *g, Target *t, Op *op)
+{
+    op->xq2 = NULL;
+    target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
+    op->est_one = 0;
+    op->split_why = NULL;
+    if (op->engine == 0 && t->engines[0].cores > 1) parallel(g, t, op);
+    op->est_cycles = estimate(g, t, op);
+    if (op->cores <= 1) op->est_one = op->est_cycles;
 }
 
 /* The layers that run code (kernel calls) between op and the last earlier

@@ -1588,6 +1588,7 @@ static void emit_band_layer(const Graph *g, const Op *op, int li)
             op->out_h, pt, N, li);
     if (ct->w_bytes) fprintf(F, "    p.weights = (const int8_t *)(const void *)(ctx->l1 + %lld);\n", (long long)ct->off_w);
     if (ct->b_bytes) fprintf(F, "    if (p.bias) p.bias = (const int32_t *)(const void *)(ctx->l1 + %lld);\n", (long long)ct->off_b);
+    if (ct->q_bytes) fprintf(F, "    p.xq2 = (const int32_t *)(const void *)(ctx->l1 + %lld);\n", (long long)ct->off_q);
     fprintf(F, "    %s%s_band(&p, (const int8_t *)(ctx->l1 + (t & 1 ? %lld : %lld)), (int8_t *)(ctx->l1 + (t & 1 ? %lld : %lld)), y0, y1, %s, core, ncores);\n}\n",
             op->kernel_fn, op->variant ? op->variant : "", (long long)ct->off_in[1], (long long)ct->off_in[0],
             (long long)ct->off_out[1], (long long)ct->off_out[0],
@@ -1619,9 +1620,13 @@ static void emit_band_run(const Graph *g, const Op *op, int li)
             ct->ntiles, (long long)ct->l1_bytes, N, ptr(g, op->in[0], 1), ptr(g, op->out[0], 0));
     if (ct->w_bytes) fprintf(F, "        hw = HTC_DMA_START(l1 + %lld, %s__layer%d_params.weights, %lld);\n", (long long)ct->off_w, N, li, (long long)ct->w_bytes);
     if (ct->b_bytes) fprintf(F, "        if (%s__layer%d_params.bias) hb = HTC_DMA_START(l1 + %lld, %s__layer%d_params.bias, %lld);\n", N, li, (long long)ct->off_b, N, li, (long long)ct->b_bytes);
+    if (ct->q_bytes)        /* the requantization records (a dense conv's, op.xq2) */
+        fprintf(F, "        const int hq = HTC_DMA_START(l1 + %lld, %s__layer%d_params.xq2, %lld);\n",
+                (long long)ct->off_q, N, li, (long long)ct->q_bytes);
     fprintf(F, "        hin = %s__layer%d_band_in(l1, src, 0);\n"
-               "        HTC_DMA_WAIT(hw);\n        HTC_DMA_WAIT(hb);\n"
-               "        for (t = 0; t < %d; t++) {\n"
+               "        HTC_DMA_WAIT(hw);\n        HTC_DMA_WAIT(hb);\n", N, li);
+    if (ct->q_bytes) fprintf(F, "        HTC_DMA_WAIT(hq);\n");
+    fprintf(F, "        for (t = 0; t < %d; t++) {\n"
                "            HTC_DMA_WAIT(hin);\n"
                "            if (t + 1 < %d) hin = %s__layer%d_band_in(l1, src, t + 1);\n"
                "            ctx.tile = t;\n"
@@ -1629,7 +1634,7 @@ static void emit_band_run(const Graph *g, const Op *op, int li)
                "            if (t > 0) HTC_DMA_WAIT(hout);\n"
                "            hout = %s__layer%d_band_out(l1, dst, t);\n"
                "        }\n        HTC_DMA_WAIT(hout);\n    }\n",
-            N, li, ct->ntiles, ct->ntiles, N, li, N, li,
+            ct->ntiles, ct->ntiles, N, li, N, li,
             op->cores > 1 ? arena_printf("%s_CORES", NU) : "1", N, li);     /* kept on one core by the estimate: 1 */
 }
 

@@ -423,7 +423,8 @@ typedef struct ClusterTile {
     int rows, ntiles;
     int64_t in_buf, out_buf;            /* one input / output band buffer (the largest band) */
     int64_t w_bytes, b_bytes;           /* weights, bias moved into L1 once */
-    int64_t off_in[2], off_out[2], off_w, off_b;
+    int64_t q_bytes;                    /* a dense conv's requantization records (Op.xq2), into L1 once */
+    int64_t off_in[2], off_out[2], off_w, off_b, off_q;
     int64_t l1_bytes;                   /* all of the layer's L1 buffers */
     int64_t dma_bytes;                  /* moved for the whole layer */
     double compute_cycles, dma_cycles, est_cycles;
@@ -586,7 +587,8 @@ typedef struct {
     double fork_cycles;         /* cycles of one fork/join (HTC_PAR_RUN) */
     double overhead_cycles;     /* every layer's cycles beyond its kernel's calls (cpu.overhead) */
     unsigned isa;               /* the CPU: its instruction sets (ISA_*, cpu.isa; ISA_ALL when not stated) */
-    int requant_records;        /* cpu.requant_records: the XpulpV2 requantization records (dispatch.c xq2); 2: depthwise only */
+    int requant_records;        /* cpu.requant_records: the XpulpV2 requantization records (dispatch.c xq2); 2: depthwise only;
+                                   3: depthwise, and dense ones in L1 bands (tile.c) */
     /* energy = { pj_per_mac, pj_per_elem, pj_per_cycle, static_mw } (gen/energy.c) */
     int has_energy;
     double pj_per_mac;          /* a MAC of its layers */
@@ -778,6 +780,7 @@ void lower(Graph *g);                           /* lower.c */
    of a layer-by-layer plan (plan_try); plan again afterwards. */
 void cascade(Graph *g, Target *t, const CascadeOptions *o);
 void dispatch(Graph *g, Target *t);             /* dispatch.c */
+void dispatch_drop_records(const Graph *g, Target *t, Op *op);  /* dispatch.c: a dense layer's xq2 off */
 typedef struct {
     int64_t arena_size;         /* bytes, a multiple of the alignment */
     int64_t lower_bound;        /* max over steps of live bytes */

@@ -337,14 +337,18 @@ static void read_cluster(LoadedTarget *lt, Engine *cpu)
     }
     /* requant_records = true: with isa xpulpv2, the header carries the
        XpulpV2 paths' compile-time requantization records (op.xq2);
-       "depthwise": those of depthwise convolutions only (2) */
+       "depthwise": those of depthwise convolutions only (2); "tiled": those
+       and a dense convolution's where it computes from L1 bands, its
+       records moved into L1 with its weights (3, tile.c tile_cluster) */
     int ty = rawfield(L, -1, "requant_records");
     if (ty == LUA_TBOOLEAN) cpu->requant_records = lua_toboolean(L, -1);
     else if (ty == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "depthwise")) cpu->requant_records = 2;
+    else if (ty == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "tiled")) cpu->requant_records = 3;
     else if (ty != LUA_TNIL) {
         ck[1] = "requant_records";
-        if (ty == LUA_TSTRING) field_error(lt, ck, 2, "expected true, false or \"depthwise\", got \"%s\"", lua_tostring(L, -1));
-        field_error(lt, ck, 2, "expected true, false or \"depthwise\", got %s", lua_typename(L, ty));
+        if (ty == LUA_TSTRING)
+            field_error(lt, ck, 2, "expected true, false, \"depthwise\" or \"tiled\", got \"%s\"", lua_tostring(L, -1));
+        field_error(lt, ck, 2, "expected true, false, \"depthwise\" or \"tiled\", got %s", lua_typename(L, ty));
     }
     lua_pop(L, 1);
     lt->split_ref = LUA_NOREF;

@@ -1131,6 +1131,13 @@ static double dma_cycles(const Memory *m, int64_t bytes)
     return bytes ? m->dma_setup + (double)bytes / m->dma_bytes_per_cycle : 0;
 }
 
+/* a dense convolution whose requantization records (Op.xq2) its kernel
+   reads per block: they go into L1 with its weights */
+static int op_dense_records(const Op *op)
+{
+    return op->kind == OP_CONV2D && op->kernel_fn && !strcmp(op->kernel_fn, "htc__conv2d_s8");
+}
+
 /* One band height: buffers, DMA bytes and the modelled cycles (weights,
    the first band in, then per band the larger of the cores' compute and
    the DMA that overlaps it -- the next band in, the previous band out --,
@@ -1163,8 +1170,12 @@ static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *c
     if (op->kind == OP_CONV2D) {
         ct->w_bytes = (int64_t)op->out_c * op->k_h * op->k_w * (op->in_c / (op->groups ? op->groups : 1));
         ct->b_bytes = op->nin > 2 && op->in[2] >= 0 ? 4 * (int64_t)op->out_c : 0;
+        /* a dense convolution's records (its kernel reads them per block):
+           the word naming the form, then a record per output channel (emit.c) */
+        if (op->xq2 && op_dense_records(op))
+            ct->q_bytes = 4 * (1 + (int64_t)op->out_c * (op->xq2[0] >= 3 ? HTC__XQ3_N : HTC__XQ2_N));
     }
-    ct->dma_bytes += ct->w_bytes + ct->b_bytes;
+    ct->dma_bytes += ct->w_bytes + ct->b_bytes + ct->q_bytes;
     int64_t a = 16, off = 0;
 #define HTC_PLACE(field, bytes) (ct->field = off, off += ((bytes) + a - 1) / a * a)
     HTC_PLACE(off_in[0], ct->in_buf);
@@ -1173,9 +1184,11 @@ static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *c
     HTC_PLACE(off_out[1], ct->out_buf);
     HTC_PLACE(off_w, ct->w_bytes);
     HTC_PLACE(off_b, ct->b_bytes);
+    HTC_PLACE(off_q, ct->q_bytes);
 #undef HTC_PLACE
     ct->l1_bytes = off;
-    double c = dma_cycles(l1, ct->w_bytes) + dma_cycles(l1, ct->b_bytes) + in_c[0], d = 0;
+    const double wq = dma_cycles(l1, ct->w_bytes) + dma_cycles(l1, ct->b_bytes) + dma_cycles(l1, ct->q_bytes);
+    double c = wq + in_c[0], d = 0;
     for (int t = 0; t < n; t++) {
         int y0 = t * rows, y1 = y0 + rows < op->out_h ? y0 + rows : op->out_h;
         int64_t items = (int64_t)(y1 - y0) * (px ? op->out_w : 1);
@@ -1191,7 +1204,7 @@ static void band_model(Target *tg, const Graph *g, const Op *op, const Engine *c
     }
     c += out_c[n - 1];
     for (int t = 0; t < n; t++) d += in_c[t] + out_c[t];
-    ct->dma_cycles = d + dma_cycles(l1, ct->w_bytes) + dma_cycles(l1, ct->b_bytes);
+    ct->dma_cycles = d + wq;
     ct->est_cycles = c;
 }
 
@@ -1239,6 +1252,13 @@ static void tile_cluster(Graph *g, Target *t)
         if (!(cpu_kernel_splits(op->kernel_fn, op->variant) & SPLIT_BAND)) continue;
         ClusterTile best;
         int found = band_search(t, g, op, cpu, l1, &best);
+        /* requant_records "tiled": a dense layer's records only in L1 (from
+           L2, read per block, they cost more than they save); no band fits
+           with them: none, and the bands without */
+        if (!found && op->xq2 && op_dense_records(op) && cpu->requant_records == 3) {
+            dispatch_drop_records(g, t, op);
+            found = band_search(t, g, op, cpu, l1, &best);
+        }
         if (!found) continue;
         best.candidates = found;
         op->ctile = arena_alloc(sizeof *op->ctile);

@@ -1121,8 +1121,13 @@ return target "siracusa" {
     -- 6 read the records per pixel pair, 166,623 -> 337,011 cycles), but
     -- for depthwise layers, whose kernel reads a channel's record once
     -- (htc__dwconv2d_xp_body; MobileNetV1 mem=tile, 8 cores: depthwise
-    -- layers 559,639 -> 472,888 cycles, no MULHSU an output)
-    requant_records = MEM == "l1" or "depthwise",
+    -- layers 559,639 -> 472,888 cycles, no MULHSU an output); with L1
+    -- tiles ("tiled") the dense layers' records too, moved into L1 with
+    -- their weights (gen/tile.c band_model, the layer's L1 bytes; the
+    -- conv_block_x2 / _x4 terms, fitted with records in L1, hold:
+    -- MobileNetV1 mem=tile, 8 cores, its five dense layers with records
+    -- 615,482 -> 509,101 cycles, the network 1,636,924 -> 1,529,510)
+    requant_records = MEM == "l1" or (MEM == "tile" and "tiled" or "depthwise"),
     l1 = MEM == "tile" and "L1" or nil,
     -- one fork/join through the event unit, with each core's entry into the
     -- layer's parallel function (fitted with the calls, K_)

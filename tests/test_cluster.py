@@ -130,7 +130,7 @@ def test_deeploy_xpulpv2_twin(net, tmp_path):
 
 
 @pytest.mark.parametrize("name,records,mem", (("kws_ref_model", 8, "l1"), ("vww_96_int8", 8, "l1"), ("pretrainedResnet_quant", 4, "l1"),
-                                              ("vww_96_int8", 13, "tile")))
+                                              ("vww_96_int8", 18, "tile")))
 def test_tiny_xpulpv2_twin(name, records, mem, tmp_path):
     """The .tflite models through the kernels' XpulpV2 paths (-DHTC_XPULPV2
     on the host, each instruction's C twin) on 8 cores' shares, TFLite's
@@ -141,8 +141,9 @@ def test_tiny_xpulpv2_twin(name, records, mem, tmp_path):
     htc__add_xp):
     every layer's output equals the portable build's, which test_tiny_tflm
     holds to TFLite Micro. mem=tile (constants in L2): the records of the
-    depthwise layers only (siracusa.lua cpu.requant_records "depthwise"),
-    MobileNetV1's 13."""
+    depthwise layers, and of the dense ones moved into L1 with their
+    weights (siracusa.lua cpu.requant_records "tiled"), MobileNetV1's 13
+    and 5 (test_l1_records_xpulpv2 runs them from L1)."""
     path = os.path.join(oracle.MODELS, name + ".tflite")
     hdr = tmp_path / "m.h"
     # mem=l1: every layer's records with the constants in L1 (siracusa.lua cpu.requant_records)
@@ -152,7 +153,7 @@ def test_tiny_xpulpv2_twin(name, records, mem, tmp_path):
     n = len(re.findall(r"static const int32_t m__layer\d+_xq\[", hdr.read_text()))
     assert n >= records, "%s: only %d layers with final-form requantization records" % (name, n)
     if mem == "tile":
-        assert n == records, "%s mem=tile: %d layers with records, want the %d depthwise ones" % (name, n, records)
+        assert n == records, "%s mem=tile: %d layers with records, want %d" % (name, n, records)
     info = oracle.ModelInfo(path)
     inp = tmp_path / "in.npz"
     np.savez(str(inp), *info.random_inputs(7))
@@ -204,6 +205,43 @@ def test_threads_tsan(name, tmp_path):
     want = np.ascontiguousarray(ref_outs[0]).tobytes()
     got = open(str(tmp_path / "out.bin"), "rb").read()
     assert got == want, "%s: the threaded run differs from TFLite Micro" % name
+
+
+def test_l1_records_xpulpv2(tmp_path):
+    """MobileNetV1 mem=tile (siracusa.lua cpu.requant_records "tiled"): its
+    dense layers with records read them from L1, where the band run moves
+    them with the weights (gen/emit.c emit_band_run); examples/cluster
+    built with -DHTC_XPULPV2 (each instruction's C twin), its bands moved
+    by the DMA thread into MODEL_L1: the output equals TFLite Micro's."""
+    name = "vww_96_int8"
+    path = os.path.join(oracle.MODELS, name + ".tflite")
+    hdr = tmp_path / "model.h"
+    oracle.htc("compile", path, "-t", SIRACUSA, "-D", "cores=8", "-D", "mem=tile", "-o", str(hdr), "--name", "model")
+    text = hdr.read_text()
+    moved = re.findall(r"HTC_DMA_START\(l1 \+ \d+, model__layer(\d+)_params\.xq2, (\d+)\)", text)
+    in_l1 = re.findall(r"p\.xq2 = \(const int32_t \*\)\(const void \*\)\(ctx->l1 \+ \d+\)", text)
+    assert len(moved) == 5 and len(in_l1) == 5, (moved, len(in_l1))
+    rep = subprocess.run([oracle.HTC, "report", path, "-t", SIRACUSA, "-D", "cores=8", "-D", "mem=tile", "--json"],
+                         capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    layers = json.loads(rep.stdout)["layers"]
+    for li, nbytes in moved:
+        out_c = layers[int(li)]["out_shape"][-1]
+        assert int(nbytes) in (4 * (1 + 9 * out_c), 4 * (1 + 7 * out_c)), (li, nbytes, out_c)
+    info = oracle.ModelInfo(path)
+    inputs = info.random_inputs(31_000)
+    exe = str(tmp_path / "cluster")
+    c = subprocess.run([oracle.CC, "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-DHTC_XPULPV2", "-O1", "-pthread",
+                        "-Wall", "-Wextra", "-Werror", "-I", str(tmp_path), "-I", os.path.join(REPO, "examples", "common"),
+                        os.path.join(REPO, "examples", "cluster", "main.c"), "-o", exe], capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr[-3000:]
+    np.ascontiguousarray(inputs[0], dtype=info.tensors[info.inputs[0]]["dtype"]).tofile(str(tmp_path / "in.bin"))
+    r = subprocess.run([exe, str(tmp_path / "in.bin"), str(tmp_path / "out.bin"), "2"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    ref_outs, _ = oracle.run_interpreter(path, inputs)
+    got = open(str(tmp_path / "out.bin"), "rb").read()
+    assert got == np.ascontiguousarray(ref_outs[0]).tobytes(), "the XpulpV2 build with records in L1 differs from TFLite Micro"
 
 
 RV32_CC = "riscv64-unknown-elf-gcc"
