@@ -192,23 +192,34 @@ static HTC__UNUSED void htc__ql_norm(const htc__ql_norm_params *p, const void *c
     htc__ql_norm_cols(p, ins, out, 0, p->depth);
 }
 
+/* outputs [k0, k1) of outer x inner */
+static HTC__UNUSED void htc__ql_mean_range(const htc__ql_mean_params *p, const void *const *ins, void *out, size_t k0,
+                                           size_t k1)
+{
+    int32_t o = HTC__CAST(int32_t, k0 / HTC__CAST(size_t, p->inner));
+    int32_t j = HTC__CAST(int32_t, k0 % HTC__CAST(size_t, p->inner)), r;
+    size_t k;
+    for (k = k0; k < k1; k++) {
+        int64_t s = 0, v;
+        for (r = 0; r < p->red; r++)
+            s += htc__ql_ld(ins[0], (HTC__CAST(size_t, o) * p->red + r) * p->inner + j, p->in_i32, p->in_off);
+        v = htc__ql_floordiv(2 * s + p->red, 2 * HTC__CAST(int64_t, p->red));
+        if (p->out_i32) {
+            HTC__CAST(int32_t *, out)[k] = HTC__CAST(int32_t, v);
+        } else {
+            v = v < p->lo ? p->lo : v > p->hi ? p->hi : v;
+            HTC__CAST(int8_t *, out)[k] = HTC__CAST(int8_t, v - p->out_off);
+        }
+        if (++j == p->inner) {
+            j = 0;
+            o++;
+        }
+    }
+}
+
 static HTC__UNUSED void htc__ql_mean(const htc__ql_mean_params *p, const void *const *ins, void *out)
 {
-    int32_t o, j, r;
-    size_t k = 0;
-    for (o = 0; o < p->outer; o++)
-        for (j = 0; j < p->inner; j++, k++) {
-            int64_t s = 0, v;
-            for (r = 0; r < p->red; r++)
-                s += htc__ql_ld(ins[0], (HTC__CAST(size_t, o) * p->red + r) * p->inner + j, p->in_i32, p->in_off);
-            v = htc__ql_floordiv(2 * s + p->red, 2 * HTC__CAST(int64_t, p->red));
-            if (p->out_i32) {
-                HTC__CAST(int32_t *, out)[k] = HTC__CAST(int32_t, v);
-            } else {
-                v = v < p->lo ? p->lo : v > p->hi ? p->hi : v;
-                HTC__CAST(int8_t *, out)[k] = HTC__CAST(int8_t, v - p->out_off);
-            }
-        }
+    htc__ql_mean_range(p, ins, out, 0, HTC__CAST(size_t, p->outer) * HTC__CAST(size_t, p->inner));
 }
 
 /* Multi-core (htc.h HTC_PAR_RUN): core's rows (outer), as a smaller layer;
@@ -233,7 +244,9 @@ static HTC__UNUSED void htc__ql_norm_par(const htc__ql_norm_params *p, const voi
     htc__ql_norm_params v = *p;
     const void *in[3];
     int32_t lo, hi;
-    if (split == HTC_SPLIT_CHANNELS) {  /* every row, core's share of its elements */
+    /* every row, core's share of its elements (iNoNorm, no statistics:
+       always, its rows may be one, e.g. Deeploy's 1 x 16384) */
+    if (split == HTC_SPLIT_CHANNELS || p->kind == 2) {
         htc__share(p->depth, core, ncores, &lo, &hi);
         if (hi > lo) htc__ql_norm_cols(p, ins, out, lo, hi);
         return;
@@ -250,13 +263,10 @@ static HTC__UNUSED void htc__ql_norm_par(const htc__ql_norm_params *p, const voi
 static HTC__UNUSED void htc__ql_mean_par(const htc__ql_mean_params *p, const void *const *ins, void *out, int split, int core,
                                          int ncores)
 {
-    htc__ql_mean_params v = *p;
-    const void *in[1];
     int32_t lo, hi;
     (void)split;
-    htc__share(p->outer, core, ncores, &lo, &hi);
-    if (hi <= lo) return;
-    v.outer = hi - lo;
-    in[0] = HTC__CAST(const char *, ins[0]) + HTC__CAST(size_t, lo) * p->red * p->inner * (p->in_i32 ? 4 : 1);
-    htc__ql_mean(&v, in, HTC__CAST(char *, out) + HTC__CAST(size_t, lo) * p->inner * (p->out_i32 ? 4 : 1));
+    /* core's share of the outputs (outer x inner: Deeploy's ReduceMean has
+       one outer row of 1,536) */
+    htc__share(p->outer * p->inner, core, ncores, &lo, &hi);
+    if (hi > lo) htc__ql_mean_range(p, ins, out, HTC__CAST(size_t, lo), HTC__CAST(size_t, hi));
 }

@@ -1011,13 +1011,16 @@ local function fc_cycles(op, s)
 end
 
 -- QuantLib's iSoftmax in 32 bits (kernels/qlib_norm.c htc__ql_softmax32):
--- per call (the code cold in L2) and per element (a division each);
--- GVSoC, MicroLlama's 16 rows of 2: 3,850 cycles on one core, 2,396 to
--- 2,652 on 8
-local QL_SM_CALL, QL_SM_ELEM = 730, 97.5
+-- per call (the code cold in L2), per row (its max, three loops) and per
+-- element (the exponential, a division each); GVSoC, MicroLlama's 16 rows
+-- of 2: 3,850 cycles on one core, 2,396 to 2,652 on 8; Deeploy's
+-- Kernel_Integer_Attention 128 rows of 16: 161,138 / 21,390;
+-- Softmax_Regular 24 rows of 8: 15,082 / 3,146 (the last +27%: on 8
+-- cores its call costs ~0)
+local QL_SM_CALL, QL_SM_ROW, QL_SM_ELEM = 730, 35, 74
 local sm_xp_cycles = call_cycles(feat_softmax, tflite)
 local function sm_cycles(op, s)
-  if op.requant == "quantlib" then return QL_SM_CALL + QL_SM_ELEM * s.rows * s.channels end
+  if op.requant == "quantlib" then return QL_SM_CALL + s.rows * (QL_SM_ROW + QL_SM_ELEM * s.channels) end
   return sm_xp_cycles(op, s)
 end
 
@@ -1077,6 +1080,36 @@ local function ql_cycles(kind, other)
     return QL_CALL[kind] + elem * s.rows * s.cols * s.channels + walk + fetch
   end
 end
+-- QuantLib's norms (kernels/qlib_norm.c htc__ql_norm_cols): iRMSNorm /
+-- iLayerNorm per call, per row of the core's share its statistics over the
+-- whole row (a 64-bit square an element, the isqrt), per output of the
+-- share (a 32-bit division by the deviation, the shift, the clamp);
+-- iNoNorm (op.source, no statistics: split by elements) per output (two
+-- 64-bit products). GVSoC, Deeploy's Kernel_Integer_RMSNorm (16 rows of
+-- 64: 94,957 cycles on one core, 13,310 on 8, 2 rows a core) and
+-- MicroLlama's iRMSNorm at 8 cores (64 by channels, 8 outputs a core:
+-- ~2,947); Kernel_Integer_iNoNorm 16,384 elements 983,144 on one core.
+-- (MicroLlama's one-core norms, first runs with the code cold, ~9,674:
+-- 38% above this)
+local QLN_CALL, QLN_ROW, QLN_STAT, QLN_OUT, QLN_NONORM = 72, 300, 8.8, 79.2, 60
+local function norm_cycles(op, s)
+  if op.requant ~= "quantlib" then return nil end
+  if op.source == "iNoNorm" then return QLN_NONORM * s.rows * s.cols * s.channels end
+  local depth = op.out_shape[#op.out_shape]
+  return QLN_CALL + s.rows * s.cols * (QLN_ROW + QLN_STAT * depth + QLN_OUT * s.channels)
+end
+
+-- QuantLib's means (htc__ql_mean_range, the outputs divided over the
+-- cores): per output a 64-bit floor division (100, assumed) and per input
+-- element summed (htc__ql_ld, a 64-bit add); GVSoC, Deeploy's
+-- Kernel_Integer_ReduceMean (1,536 outputs of 32: 604,602 cycles on one core)
+local QLM_OUT, QLM_IN = 100, 9.2
+local function mean_cycles(op, s)
+  if op.requant ~= "quantlib" then return nil end
+  local red = numel(op.in_shape) // math.max(1, numel(op.out_shape))
+  return s.rows * s.cols * s.channels * (QLM_OUT + QLM_IN * red)
+end
+
 local function concat_cycles(op, s)
   local ins, outs, outer, n = op.in_shape, op.out_shape, 1, 1
   local numel = function(t) local k = 1 for _, d in ipairs(t) do k = k * d end return k end
@@ -1164,7 +1197,7 @@ return target "siracusa" {
       mul        = { cycles_per_elem = ql_elem("mul", by_arith(12, 14, 14)), cycles = ql_cycles("mul") },
       avgpool    = { cycles_per_mac = 10.6, cycles = call_cycles(feat_pool, tflite) },
       maxpool    = { cycles_per_mac = 2, cycles = call_cycles(feat_maxpool, xp_pool) },
-      mean       = { cycles_per_mac = 2 },
+      mean       = { cycles_per_mac = 2, cycles = mean_cycles },
       pad        = { cycles_per_elem = 1 },
       concat     = { cycles_per_elem = 1, cycles = concat_cycles },
       reshape    = { cycles_per_elem = 0, cycles = function() return 0 end },   -- moves nothing: the overhead
@@ -1179,7 +1212,7 @@ return target "siracusa" {
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8, cycles = ql_cycles("requantize") },
-      norm       = { cycles_per_elem = ql_elem("norm", 12), cycles = ql_cycles("norm") },
+      norm       = { cycles_per_elem = ql_elem("norm", 12), cycles = norm_cycles },
       gather     = { cycles_per_elem = 1 },
     },
   },
