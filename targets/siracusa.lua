@@ -1088,10 +1088,10 @@ end
 -- 64-bit products). GVSoC, Deeploy's Kernel_Integer_RMSNorm (16 rows of
 -- 64: 94,957 cycles on one core, 13,310 on 8, 2 rows a core) and
 -- MicroLlama's iRMSNorm at 8 cores (64 by channels, 8 outputs a core:
--- ~2,947); Kernel_Integer_iNoNorm 16,384 elements 983,144 on one core.
+-- ~2,947 less the fork); Kernel_Integer_iNoNorm 16,384 elements 983,144 on one core.
 -- (MicroLlama's one-core norms, first runs with the code cold, ~9,674:
 -- 38% above this)
-local QLN_CALL, QLN_ROW, QLN_STAT, QLN_OUT, QLN_NONORM = 72, 300, 8.8, 79.2, 60
+local QLN_CALL, QLN_ROW, QLN_STAT, QLN_OUT, QLN_NONORM = 72, 300, 33.4, 54.6, 60
 local function norm_cycles(op, s)
   if op.requant ~= "quantlib" then return nil end
   if op.source == "iNoNorm" then return QLN_NONORM * s.rows * s.cols * s.channels end
