@@ -1054,8 +1054,16 @@ end
 -- element at a time) 5.0 more (GVSoC, Deeploy's Hardswish_Regular, 1,000
 -- elements: 11,066 cycles on one core, 2,433 on 8; each within 5%).
 local QL_TABLE_L2 = MEM == "l1" and 0 or 11.9
-local QL_CALL = { add = 751, mul = 1273, norm = 1986, table = 83.6, requantize = 762 }
-local QL_ELEM1 = { add = 33.9, mul = 34.5, norm = 120, table = 6.19, requantize = 4 }
+-- A RequantShift alone (htc__ql_requant): per element 41 (htc__ql_rq's
+-- 64-bit product, shift and clamp; data-dependent branches: GVSoC,
+-- Deeploy's TrueIntegerDiv 1,024 int32 elements 39,110 cycles on one
+-- core, 5,995 on 8; MatMul_Regular_RQ's 4,096 188,664 on one core), per
+-- call on one core 689 (MicroLlama's 2 elements ~790 with the overhead; on
+-- 8 cores the fork covers it). (The cores share whole periods of its
+-- channels, inner x nch elements: MatMul_Regular_RQ's one period of 2 x
+-- 2,048 runs on one core, 193,314 cycles at 8, estimated as divided)
+local QL_CALL = { add = 751, mul = 1273, norm = 1986, table = 83.6, requantize = 689 }
+local QL_ELEM1 = { add = 33.9, mul = 34.5, norm = 120, table = 6.19, requantize = 41 }
 local function table_elem(op)
   return QL_ELEM1.table + QL_TABLE_L2 + (rawget(op, "out_type") == "int32" and 5.0 or 0)
 end
@@ -1077,7 +1085,8 @@ local function ql_cycles(kind, other)
     local fetch = QL_COLD[kind] and cold(op) and QL_COLD[kind] or 0
     if QL_REFETCH[kind] then fetch = QL_REFETCH[kind] * refetch(op) end
     local elem = kind == "table" and table_elem(op) or QL_ELEM1[kind]
-    return QL_CALL[kind] + elem * s.rows * s.cols * s.channels + walk + fetch
+    local call = (kind == "requantize" and s.cores > 1) and 0 or QL_CALL[kind]
+    return call + elem * s.rows * s.cols * s.channels + walk + fetch
   end
 end
 -- QuantLib's norms (kernels/qlib_norm.c htc__ql_norm_cols): iRMSNorm /
