@@ -811,9 +811,19 @@ int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec, int *two
     for (int32_t c = 0; c < p->out_c; c++) {
         int32_t *r = rec + (size_t)c * HTC__XQ3_N;
         int64_t f = p->bias ? p->bias[c] : 0;
-        for (int32_t i = 0; i < K; i++) f -= (int64_t)p->in_zp * w[(size_t)c * K + i];
-        if (xq3_channel(p->mult[p->per_channel ? c : 0], -p->shift[p->per_channel ? c : 0], f, K, p->out_zp, p->act_min,
-                        p->act_max, r, two))
+        int32_t nz = 0;
+        for (int32_t i = 0; i < K; i++) f -= (int64_t)p->in_zp * w[(size_t)c * K + i], nz |= w[(size_t)c * K + i];
+        const int32_t m = p->mult[p->per_channel ? c : 0];
+        if (!nz && m > 0 && f >= INT32_MIN && f <= INT32_MAX) {
+            /* every weight 0 (a pruned channel; its window may be any
+               size): the accumulator is f, the output one constant, the
+               dead channel's record with it (u = 0, v = rh) */
+            memset(r, 0, sizeof(int32_t) * HTC__XQ3_N);
+            r[HTC__XQ3_S] = 16;
+            r[HTC__XQ3_RH] = (int32_t)((uint32_t)htc__requant((int32_t)f, m, p->shift[p->per_channel ? c : 0], p->out_zp,
+                                                              p->act_min, p->act_max) << 16);
+            n++;
+        } else if (xq3_channel(m, -p->shift[p->per_channel ? c : 0], f, K, p->out_zp, p->act_min, p->act_max, r, two))
             n++;
         else
             r[HTC__XQ3_W] = -1;

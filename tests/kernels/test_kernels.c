@@ -525,6 +525,39 @@ static void test_xq3(void)
     EQ("xq3 records: most channels accepted", accepted > tried * 9 / 10, 1);
     EQ("xq3 records: shifts 9..11 accepted", big > 5, 1);
     EQ("xq3 records: layers without a fused ReLU accepted (form 4)", twos > 5, 1);
+    /* a pruned channel (every weight 0; MobileNetV1's deep pointwise
+       layers have hundreds): a constant record, whatever its window, the
+       output htc__requant(bias) for every input (the kernel's sum is 0) */
+    int zbad = 0, zacc = 0;
+    for (int n = 0; n < 40; n++) {
+        int32_t m, b, rec[HTC__XQ3_N];
+        int8_t sh, w = 0;
+        htc__conv_params p;
+        x = x * 1664525u + 1013904223u;
+        m = (int32_t)((1u << 30) + (x >> 2) % (1u << 30));
+        x = x * 1664525u + 1013904223u;
+        sh = (int8_t)(n % 4 == 0 ? 1 : -(1 + (int)(x >> 8) % 30));     /* windows up to 2^40 and more */
+        b = (int32_t)(x % 2000001u) - 1000000;
+        memset(&p, 0, sizeof p);
+        p.batches = p.in_h = p.in_w = p.in_c = p.out_h = p.out_w = p.out_c = p.k_h = p.k_w = 1;
+        p.in_zp = -128 + (int32_t)(x >> 20) % 50;
+        p.out_zp = -128 + (int32_t)(x >> 12) % 100;
+        p.act_min = n % 2 ? -128 : p.out_zp;
+        p.act_max = 127;
+        p.mult = &m;
+        p.shift = &sh;
+        p.bias = &b;
+        int two = 0;
+        if (quant_xq3(&p, &w, rec, &two) != 1) continue;
+        zacc++;
+        const uint32_t u = (uint32_t)(rec[HTC__XQ3_F] < 0 ? 0 : rec[HTC__XQ3_F] > rec[HTC__XQ3_W] ? rec[HTC__XQ3_W] : rec[HTC__XQ3_F]);
+        uint32_t t = ((uint32_t)rec[HTC__XQ3_R] + u * (uint32_t)rec[HTC__XQ3_M0]) >> 11;
+        t = (t + u * (uint32_t)rec[HTC__XQ3_M1]) >> 11;
+        t = t + (uint32_t)rec[HTC__XQ3_RH] - ((uint32_t)(u < (uint32_t)rec[HTC__XQ3_U]) << 9) + u * (uint32_t)rec[HTC__XQ3_M2];
+        zbad += ((int32_t)t >> rec[HTC__XQ3_S]) != htc__requant(b, m, sh, p.out_zp, p.act_min, p.act_max);
+    }
+    EQ("xq3 records: pruned channels (weights 0) accepted", zacc, 40);
+    EQ("xq3 records: a pruned channel's constant equals htc__requant(bias)", zbad, 0);
 }
 
 /* gen/quant.c quant_xadd: an ADD's tables in final form. ResNet's three
