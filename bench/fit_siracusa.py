@@ -220,13 +220,24 @@ def pad_before(o, st, k, dl, i):
     return t // 2 if t > 0 else 0
 
 
+def pads(op):
+    """the padding before the rows and columns: the report's (gen/report.c
+    "pad", as gen/target_call.c gives siracusa.lua pad_top / pad_left), else
+    half of SAME's total"""
+    if "pad" in op:
+        return op["pad"][0], op["pad"][1]
+    IH, IW, OX = op["in_shape"][1], op["in_shape"][2], op["out_shape"][2]
+    (kh, kw), (sh, sw) = op["kernel"], op["stride"]
+    return pad_before(op["out_shape"][1], sh, kh, 1, IH), pad_before(OX, sw, kw, 1, IW)
+
+
 def conv_inplace(op, qa, qb):
     """siracusa.lua conv_inplace: the pixel pairs of pixels [qa, qb) reading
     their fields in place (kernels/conv2d.c htc__conv2d_xp_body, dr)"""
     IH, IW, OX = op["in_shape"][1], op["in_shape"][2], op["out_shape"][2]
     kh, kw = op["kernel"]
     sh, sw = op["stride"]
-    pt, pl = pad_before(op["out_shape"][1], sh, kh, 1, IH), pad_before(OX, sw, kw, 1, IW)
+    pt, pl = pads(op)
     n = 0
     for q in range(qa, qb - 1, 2):
         oy, ox = divmod(q, OX)
@@ -244,8 +255,7 @@ def conv_border(op, qa, qb):
     IH, IW, OX = op["in_shape"][1], op["in_shape"][2], op["out_shape"][2]
     kh, kw = op["kernel"]
     sh, sw = op["stride"]
-    pt = op.get("pad_top", pad_before(op["out_shape"][1], sh, kh, 1, IH))
-    pl = op.get("pad_left", pad_before(OX, sw, kw, 1, IW))
+    pt, pl = pads(op)
     n = 0
     for q in range(qa, qb):
         oy, ox = divmod(q, OX)
@@ -254,6 +264,64 @@ def conv_border(op, qa, qb):
             n += 1
     return n
 
+
+
+def xp_paircost(op, nin, ncp):
+    """siracusa.lua xp_paircost (kernels/conv2d.c htc__xp_paircost)"""
+    kh, kw = op["kernel"]
+    K, nb = kh * kw * op["in_shape"][3], (op["out_shape"][3] + 3) // 4
+    base = nb * (180 + 14 * ((K + 3) // 4))
+    return nin * (base + 240 + 4 * nb * kh) + ncp * (base + 2 * (K + K // 4 + 75 * kh))
+
+
+def xp_split(op, core, cores):
+    """siracusa.lua xp_split (kernels/conv2d.c htc__xp_split): core's pixels
+    (qa, qb) divided by pixel pairs, or None (by rows)"""
+    IH, IW, C = op["in_shape"][1], op["in_shape"][2], op["in_shape"][3]
+    OH, OX, OC = op["out_shape"][1], op["out_shape"][2], op["out_shape"][3]
+    (kh, kw), (sh, sw) = op["kernel"], op["stride"]
+    pt, pl = pads(op)
+    npix, hw, nin, tb, bb = OH * OX, OX // 2, 0, 0, 0
+    if (cores > 1 and OX >= 32 and OX % 2 == 0 and op["dilation"] in ([1, 1], (1, 1)) and (kw * C) % 4 == 0
+            and OC % 4 == 0):
+        nin = sum(1 for j in range(hw) if 2 * j * sw - pl >= 0 and 2 * j * sw - pl + sw + kw <= IW)
+    while nin > 0 and tb < OH and tb * sh - pt < 0:
+        tb += 1
+    while nin > 0 and bb < OH - tb and (OH - 1 - bb) * sh - pt + kh > IH:
+        bb += 1
+    if nin > 0 and OH % cores == 0 and tb + bb > 0:
+        rin, rcp = xp_paircost(op, nin, hw - nin), xp_paircost(op, 0, hw)
+        r = OH // cores
+        t0, b0 = min(tb, r), min(bb, r)
+        tot = (tb + bb) * rcp + (OH - tb - bb) * rin
+        c0, c1 = t0 * rcp + (r - t0) * rin, b0 * rcp + (r - b0) * rin
+        if max(c0, c1) * cores - tot > xp_paircost(op, 0, 1) * cores:
+            def bound(t):
+                a = 0
+                for oy in range(OH):
+                    rc = rcp if oy < tb or oy >= OH - bb else rin
+                    if a + rc > t:
+                        return 2 * (oy * hw + ((t - a) * hw + rc // 2) // rc)
+                    a += rc
+                return npix
+            return bound(tot * core // cores), bound(tot * (core + 1) // cores)
+    if OH % cores == 0:
+        return None
+    pr = (npix + 1) // 2
+    lo, hi = pr * core // cores, pr * (core + 1) // cores
+    return 2 * lo, min(2 * hi, npix)
+
+def call_count(count, op, s, qr, P):
+    """siracusa.lua call_count: count(op, a, b) over one call's pixels"""
+    OH, OX = op["out_shape"][1], op["out_shape"][2]
+    if qr:
+        return count(op, *qr)
+    if s["tile"] == 0 and s["cores"] > 1 and s["channels"] == op["out_shape"][3]:
+        lo, hi = OH * s["core"] // s["cores"], OH * (s["core"] + 1) // s["cores"]
+        return op["out_shape"][0] * count(op, lo * OX, hi * OX)
+    if s["tile"] == 0:
+        return op["out_shape"][0] * count(op, 0, OH * OX)
+    return count(op, 0, OH * OX) * P // (OH * OX)
 
 def fast(op, taps):
     """htc.h htc__prq_ok from the largest |bias| (siracusa.lua rq_fast)"""
@@ -279,41 +347,22 @@ def features(op, s, mem):
         OH = op["out_shape"][1]
         qr = None
         if (not pw and s["tile"] == 0 and s["cores"] > 1 and s["channels"] == op["out_shape"][3]
-                and op["out_shape"][0] == 1 and OH % s["cores"] and K4 <= 576):
-            # siracusa.lua: uneven rows, the XpulpV2 path divides pixel pairs
-            npix, pr = OH * OX, (OH * OX + 1) // 2
-            lo, hi = pr * s["core"] // s["cores"], pr * (s["core"] + 1) // s["cores"]
-            P = min(2 * hi, npix) - 2 * lo
-            qr = (2 * lo, min(2 * hi, npix))
+                and op["out_shape"][0] == 1 and K4 <= 576):
+            # siracusa.lua: the XpulpV2 path divides pixel pairs (xp_split)
+            qr = xp_split(op, s["core"], s["cores"])
+            if qr:
+                P = qr[1] - qr[0]
         pairs = (P + 1) // 2
         full, part = s["channels"] // 4, 1 if s["channels"] % 4 else 0
         q = K < 32768
         short = kw * C < 8      # siracusa.lua: a field row copied without the hardware loop
         ip = 0                  # siracusa.lua: pixel pairs reading their fields in place
         if not pw and q and op["dilation"] in ([1, 1], (1, 1)) and (kw * C) % 4 == 0 and part == 0:
-            npix = OH * OX
-            if qr:
-                ip = conv_inplace(op, *qr)
-            elif s["tile"] == 0 and s["cores"] > 1 and s["channels"] == op["out_shape"][3]:
-                lo, hi = OH * s["core"] // s["cores"], OH * (s["core"] + 1) // s["cores"]
-                ip = op["out_shape"][0] * conv_inplace(op, lo * OX, hi * OX)
-            elif s["tile"] == 0:
-                ip = op["out_shape"][0] * conv_inplace(op, 0, npix)
-            else:
-                ip = conv_inplace(op, 0, npix) * P // npix
+            ip = call_count(conv_inplace, op, s, qr, P)
         F = P - 2 * ip
         B = 0                   # siracusa.lua: copied fields across the border
         if not pw:
-            npix = OH * OX
-            if qr:
-                B = conv_border(op, *qr)
-            elif s["tile"] == 0 and s["cores"] > 1 and s["channels"] == op["out_shape"][3]:
-                lo, hi = OH * s["core"] // s["cores"], OH * (s["core"] + 1) // s["cores"]
-                B = op["out_shape"][0] * conv_border(op, lo * OX, hi * OX)
-            elif s["tile"] == 0:
-                B = op["out_shape"][0] * conv_border(op, 0, npix)
-            else:
-                B = conv_border(op, 0, npix) * P // npix
+            B = call_count(conv_border, op, s, qr, P)
         wrows = 0               # siracusa.lua: weight rows copied K4 apart
         if not pw and K4 > K:
             for c in range(0, s["channels"], 64):

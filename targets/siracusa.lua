@@ -740,6 +740,21 @@ local function xp_split(op, core, cores)
   return 2 * lo, math.min(2 * hi, npix)
 end
 
+-- count(op, a, b) over the pixels of one call: [qa, qb) when the core's
+-- pixel pairs were divided (xp_split), else the rows of its core (gen/
+-- dispatch.c share) in every image, the whole images, or for an L1 band
+-- (its position not known) the image's share of its P pixels
+local function call_count(count, op, s, qa, qb, P)
+  local OH, OX = op.out_shape[2], op.out_shape[3]
+  if qa then return count(op, qa, qb) end
+  if s.tile == 0 and s.cores > 1 and s.channels == op.out_shape[4] then
+    local lo, hi = OH * s.core // s.cores, OH * (s.core + 1) // s.cores
+    return op.batches * count(op, lo * OX, hi * OX)
+  end
+  if s.tile == 0 then return op.batches * count(op, 0, OH * OX) end
+  return count(op, 0, OH * OX) * P // (OH * OX)
+end
+
 local function feat_conv(op, s)
   local C, _, OX, _, pw = conv_geometry(op)
   local ql = op.requant == "quantlib"
@@ -777,35 +792,13 @@ local function feat_conv(op, s)
   -- share); an L1 band's position is not known: the image's share
   local ip = 0
   if not pw and q and op.dilation_h == 1 and op.dilation_w == 1 and (op.kernel_w * C) % 4 == 0 and part == 0 then
-    local npix = OH * OX
-    if qa then
-      ip = conv_inplace(op, qa, qb)
-    elseif s.tile == 0 and s.cores > 1 and s.channels == op.out_shape[4] then
-      local lo, hi = OH * s.core // s.cores, OH * (s.core + 1) // s.cores
-      ip = op.batches * conv_inplace(op, lo * OX, hi * OX)
-    elseif s.tile == 0 then
-      ip = op.batches * conv_inplace(op, 0, npix)
-    else
-      ip = conv_inplace(op, 0, npix) * P // npix
-    end
+    ip = call_count(conv_inplace, op, s, qa, qb, P)
   end
   local F = P - 2 * ip
   -- the copied fields across the image's border (htc__xp_im2col), counted
   -- as the pairs in place above
   local B = 0
-  if not pw then
-    local npix = OH * OX
-    if qa then
-      B = conv_border(op, qa, qb)
-    elseif s.tile == 0 and s.cores > 1 and s.channels == op.out_shape[4] then
-      local lo, hi = OH * s.core // s.cores, OH * (s.core + 1) // s.cores
-      B = op.batches * conv_border(op, lo * OX, hi * OX)
-    elseif s.tile == 0 then
-      B = op.batches * conv_border(op, 0, npix)
-    else
-      B = conv_border(op, 0, npix) * P // npix
-    end
-  end
+  if not pw then B = call_count(conv_border, op, s, qa, qb, P) end
   -- the weight rows copied K4 apart (K not a multiple of 4, a chunk of up
   -- to HTC__XP_OC = 64 channels fitting the column buffer after the two
   -- fields: htc__xp_copy and htc__xp_fill a row, every call)
