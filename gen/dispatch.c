@@ -328,17 +328,24 @@ static void xq2(const Graph *g, const Target *t, Op *op)
     op->xq2 = rec;
 }
 
-/* op's requantization records dropped (tile.c: a dense layer whose bands
-   do not fit the L1 with them), its cost and estimate made again */
-void dispatch_drop_records(const Graph *g, Target *t, Op *op)
+/* op's cost on its engine, its split over the cluster's cores and its
+   estimate, from its kernel and requantization as bound */
+static void cost(const Graph *g, Target *t, Op *op)
 {
-    op->xq2 = NULL;
     target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
     op->est_one = 0;
     op->split_why = NULL;
     if (op->engine == 0 && t->engines[0].cores > 1) parallel(g, t, op);
     op->est_cycles = estimate(g, t, op);
     if (op->cores <= 1) op->est_one = op->est_cycles;
+}
+
+/* op's requantization records dropped (tile.c: a dense layer whose bands
+   do not fit the L1 with them), its cost and estimate made again */
+void dispatch_drop_records(const Graph *g, Target *t, Op *op)
+{
+    op->xq2 = NULL;
+    cost(g, t, op);
 }
 
 /* The layers that run code (kernel calls) between op and the last earlier
@@ -369,12 +376,7 @@ static void bind(const Graph *g, Target *t, Op *op)
         die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
     xq2(g, t, op);
     op->code_age = code_age(g, op);
-    target_cost(t, op->engine, g, op, &op->cycles_per_mac, &op->cycles_per_elem);
-    op->est_one = 0;
-    op->split_why = NULL;
-    if (op->engine == 0 && t->engines[0].cores > 1) parallel(g, t, op);
-    op->est_cycles = estimate(g, t, op);
-    if (op->cores <= 1) op->est_one = op->est_cycles;
+    cost(g, t, op);
 }
 
 /* Two passes: every engine's predicate for every op first (so each op
