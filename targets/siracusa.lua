@@ -871,8 +871,17 @@ local function feat_table(op, s)
            tab_fork_cold = s.cores > 1 and cold(op) and 1 or 0 }
 end
 
+-- its code is cold too when a convolution ran on the cluster since its last
+-- call (op.code_conv: the XpulpV2 convolutions' code displaces it, whatever
+-- the code age; GVSoC, miniMobileNet's 128 x 2 transpose after four
+-- convolutions, code age 4: 2,463 cycles on 8 cores after cluster
+-- convolutions, 2,111 after N-EUREKA's jobs; 7,049 / 6,939 on one core)
+local function tp_cold(op)
+  return cold(op) or (rawget(op, "code_conv") or 0) > 0
+end
+
 local function feat_transpose(op, s)
-  return { tp_call = 1, tp_cold = cold(op) and 1 or 0, tp_row = s.rows, tp_elem = s.rows * s.channels }
+  return { tp_call = 1, tp_cold = tp_cold(op) and 1 or 0, tp_row = s.rows, tp_elem = s.rows * s.channels }
 end
 
 local function feat_softmax(op, s)
