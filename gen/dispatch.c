@@ -352,18 +352,24 @@ void dispatch_drop_records(const Graph *g, Target *t, Op *op)
    one calling the same kernel function, in execution order: 0 when it is
    the layer just before, -1 when none is (the cost model's view of the
    instruction cache: code run recently is still there). Aliased reshapes
-   run no code and are not counted. */
-static int code_age(const Graph *g, const Op *op)
+   run no code and are not counted. Of those layers, op.code_conv counts
+   the convolutions on the CPU: their kernels' code is the longest and
+   displaces most of an instruction cache. */
+static void code_age(const Graph *g, Op *op)
 {
-    int age = 0;
-    if (!op->kernel_fn) return -1;
+    int age = 0, nconv = 0;
+    op->code_age = -1, op->code_conv = 0;
+    if (!op->kernel_fn) return;
     for (const Op *p = op - 1; p >= g->ops; p--) {
         const Tensor *o = &g->tensors[p->out[0]];
         if (p->kind == OP_RESHAPE && !o->is_output && !o->data) continue;
-        if (p->kernel_fn && !strcmp(p->kernel_fn, op->kernel_fn)) return age;
+        if (p->kernel_fn && !strcmp(p->kernel_fn, op->kernel_fn)) {
+            op->code_age = age, op->code_conv = nconv;
+            return;
+        }
         age++;
+        nconv += p->kind == OP_CONV2D && p->engine == 0 && p->kernel_fn;
     }
-    return -1;
 }
 
 static void bind(const Graph *g, Target *t, Op *op)
@@ -375,7 +381,7 @@ static void bind(const Graph *g, Target *t, Op *op)
     if (!op->kernel_file && op->engine == 0 && op->kind != OP_RESHAPE && !cpu_kernel(op, &op->kernel_file, &op->kernel_fn))
         die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
     xq2(g, t, op);
-    op->code_age = code_age(g, op);
+    code_age(g, op);
     cost(g, t, op);
 }
 

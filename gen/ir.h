@@ -346,6 +346,7 @@ typedef struct {
     double est_one;             /* the layer's estimate on one core (the report's speedup), 0: est_cycles */
     int code_age;               /* layers run since the last one with this kernel function (0: the
                                    one before; -1: none earlier; -2: not bound yet), op.code_age */
+    int code_conv;              /* of those layers, the convolutions on the CPU, op.code_conv */
 
     /* dispatch.c / tile.c (accelerators) */
     int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */

@@ -182,16 +182,7 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
     /* known once the op's engine and kernel are bound (cost functions) */
     if (op->kernel_fn && op->code_age >= -1) {
         set_int(L, "code_age", op->code_age);
-        /* of those layers, the convolutions on the cpu (their kernels' code
-           is the longest: it displaces most of an instruction cache) */
-        int nconv = 0, n = 0;
-        for (const Op *p = op - 1; op->code_age >= 0 && p >= g->ops && n < op->code_age; p--) {
-            const Tensor *o = &g->tensors[p->out[0]];
-            if (p->kind == OP_RESHAPE && !o->is_output && !o->data) continue;
-            n++;
-            nconv += p->kind == OP_CONV2D && p->engine == 0 && p->kernel_fn;
-        }
-        set_int(L, "code_conv", nconv);
+        set_int(L, "code_conv", op->code_conv);
     }
     /* a float requantization that is exactly a power-of-two shift */
     if (op->exact_shift) {
