@@ -1061,9 +1061,13 @@ local QL_TABLE_L2 = MEM == "l1" and 0 or 11.9
 -- Deeploy's TrueIntegerDiv 1,024 int32 elements 39,110 cycles on one
 -- core, 5,995 on 8; MatMul_Regular_RQ's 4,096 188,664 on one core), per
 -- call on one core 689 (MicroLlama's 2 elements ~790 with the overhead; on
--- 8 cores the fork covers it). (The cores share whole periods of its
--- channels, inner x nch elements: MatMul_Regular_RQ's one period of 2 x
--- 2,048 runs on one core, 193,314 cycles at 8, estimated as divided)
+-- 8 cores the fork covers it). On more cores each core's share of the
+-- elements, whatever its channel periods (htc__ql_requant_span: a channel's
+-- constants once a run of it, the parameters in locals): per element 34.2
+-- (GVSoC at 8 cores, 128 / 512 elements a core: TrueIntegerDiv 5,853,
+-- MatMul_Regular_RQ 18,840, each within 2%; shares of whole periods ran
+-- MatMul_Regular_RQ's one period of 2 x 2,048 on one core: 193,314)
+local QL_REQUANT_PAR = 34.2
 local QL_CALL = { add = 751, mul = 1273, norm = 1986, table = 83.6, requantize = 689 }
 local QL_ELEM1 = { add = 33.9, mul = 34.5, norm = 120, table = 6.19, requantize = 41 }
 local function table_elem(op)
@@ -1095,6 +1099,7 @@ local function ql_cycles(kind, other)
       return QL_EW32_CALL + QL_EW32_ELEM * s.rows * s.cols * s.channels
     end
     local elem = kind == "table" and table_elem(op) or QL_ELEM1[kind]
+    if kind == "requantize" and s.cores > 1 then elem = QL_REQUANT_PAR end
     local call = (kind == "requantize" and s.cores > 1) and 0 or QL_CALL[kind]
     return call + elem * s.rows * s.cols * s.channels + walk + fetch
   end

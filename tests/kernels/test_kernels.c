@@ -20,6 +20,7 @@
 #include "../../kernels/table.c"
 #include "../../kernels/quantize.c"
 #include "../../kernels/ort_eltwise.c"
+#include "../../kernels/qlib_eltwise.c"
 
 static int npass, nfail;
 
@@ -624,6 +625,52 @@ static void test_xadd(void)
     EQ("xadd: ADDs without a fused ReLU accepted", norelu > 5, 1);
 }
 
+/* QuantLib's RequantShift on 1 to 8 cores (htc__ql_requant_par: shares of
+   the elements, whatever the channel periods) equal to one core's
+   htc__ql_requant: per-channel along inner dimensions and along the last,
+   one period shorter than the cores' count (MatMul_Regular_RQ's 2 x 2,048),
+   int8 and int32 in and out */
+static void test_ql_requant_par(void)
+{
+    static int32_t xin[4096], mul[64], add[64];
+    static int32_t want[4096], got[4096];
+    static const int32_t shapes[][3] = {{4096, 2048, 2}, {4096, 1, 64}, {1000, 7, 3}, {1024, 1024, 1}, {37, 5, 8}, {5, 1, 1}, {130, 13, 10}};
+    uint32_t x = 77u;
+    int bad = 0, runs = 0;
+    for (int i = 0; i < 4096; i++) {
+        x = x * 1664525u + 1013904223u;
+        xin[i] = (int32_t)(x >> 8) - (1 << 23);
+    }
+    for (int c = 0; c < 64; c++) {
+        x = x * 1664525u + 1013904223u;
+        mul[c] = (int32_t)(x >> 20) - 2048;
+        add[c] = (int32_t)(x % 100000u) - 50000;
+    }
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int io = 0; io < 4; io++) {
+            htc__ql_requant_params p;
+            const void *ins[3];
+            memset(&p, 0, sizeof p);
+            p.n = shapes[s][0], p.inner = shapes[s][1], p.nch = shapes[s][2];
+            p.in_i32 = io & 1, p.out_i32 = io >> 1;
+            p.in_off = p.in_i32 ? 0 : 128;
+            p.shift = p.in_i32 ? 24 : 10;
+            p.lo = p.out_i32 ? -100000 : 0, p.hi = p.out_i32 ? 100000 : 255, p.out_off = p.out_i32 ? 0 : 128;
+            ins[0] = p.in_i32 ? (const void *)xin : (const void *)((const int8_t *)xin + 1);
+            ins[1] = mul, ins[2] = add;
+            memset(want, 0x55, sizeof want);
+            htc__ql_requant(&p, ins, want);
+            for (int nc = 1; nc <= 8; nc++) {
+                memset(got, 0x55, sizeof got);
+                for (int core = 0; core < nc; core++) htc__ql_requant_par(&p, ins, got, 0, core, nc);
+                bad += memcmp(got, want, sizeof got) != 0;
+                runs++;
+            }
+        }
+    EQ("ql_requant_par: every core count equals one core", bad, 0);
+    EQ("ql_requant_par: runs", runs, 7 * 4 * 8);
+}
+
 int main(void)
 {
     test_srdhm();
@@ -638,6 +685,7 @@ int main(void)
     test_xq2();
     test_xq3();
     test_xadd();
+    test_ql_requant_par();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }
