@@ -959,7 +959,14 @@ end
 -- the pointers), per output, per word of k (a pv.sdotsp.b and two loads)
 -- when neither operand has an offset, else per byte of k (the scalar loop
 -- with the offsets added, every byte; op.ql_fc_offs, gen/target_call.c)
-local QL_MM_ROW, QL_MM_OUT, QL_MM_WORD, QL_MM_TAIL, QL_MM_COLD = 53.5, 27, 4, 13.4, 742
+-- A warm call (code age up to CODE_WARM) fetches again the part of its
+-- code that the layers run since evicted (refetch() above; QL_MM_REFETCH
+-- all of it): GVSoC, MicroLlama's last token at 8 cores, its 16 x 4 x 4 at
+-- code age 5 over five code layouts (this build, -falign-functions=32 / 64,
+-- -falign-loops=32, htc__ql_requant 16 bytes shorter): 1,734-2,186, mean
+-- 1,953 (without the term estimated 1,733: -11.3% on the mean, down to
+-- -20.7%); at code age 0 1,436-1,854, mean 1,600 (estimate 1,609)
+local QL_MM_ROW, QL_MM_OUT, QL_MM_WORD, QL_MM_TAIL, QL_MM_COLD, QL_MM_REFETCH = 53.5, 27, 4, 13.4, 742, 352
 -- QuantLib's MatMul / Gemm on htc__ql_fc_xp (op.ql_fc_xp): per call, per
 -- column of the core's share when the exactness check passes
 -- (htc__ql_fc_xp_exact: 64-bit products a column; when it fails it stops
@@ -1000,7 +1007,7 @@ local function fc_cycles(op, s)
   if xp_arith(op) and op.requant == "quantlib" and K <= 16 and N <= 16 and s.channels == N then
     local k4 = rawget(op, "ql_fc_offs") == 1 and 0 or K // 4 * 4
     return QL_MM_ROW * s.rows + (QL_MM_OUT + QL_MM_WORD * k4 // 4 + QL_MM_TAIL * (K - k4)) * s.rows * s.channels
-           + (cold(op) and QL_MM_COLD or 0)
+           + (cold(op) and QL_MM_COLD or QL_MM_REFETCH * refetch(op))
   end
   if xp == 1 and xp_arith(op) then
     local fast = ql_fc_exact(op, K)
