@@ -11,7 +11,8 @@ published figures; every output equal to `htc run` and Deeploy's goldens.
   Per layer the estimate's error against GVSoC and a count of the layers
   within 15%. Net key "kernels" (not in the default list): Deeploy's
   kernel test networks (KERNEL_NETS: Attention, MatMul, GEMM, Softmax,
-  RMSNorm, iNoNorm, ReduceMean, Add, Conv, Hardswish, TrueIntegerDiv),
+  RMSNorm, iNoNorm, ReduceMean, Add, Conv, Hardswish, TrueIntegerDiv, and
+  CCT_Int_ICCT, a compact convolutional transformer),
   engines=cluster (and both where N-EUREKA takes a layer), the same
   per-layer tables and the layers within 15% over all of them.
   MicroLlama: examples/llama (16 autoregressive steps, KV cache carried),
@@ -46,8 +47,8 @@ KERNEL_NETS = ["Kernel_Integer_Attention", "Kernel_Integer_MatMul_Regular_RQ", "
                "Kernel_Integer_Softmax_Regular", "Kernel_Integer_RMSNorm", "Kernel_Integer_iNoNorm",
                "Kernel_Integer_ReduceMean", "Kernel_Integer_Add_Regular", "Kernel_Integer_Add_Regular_RQ",
                "Kernel_Integer_Conv_Regular_2D_RQ", "Kernel_Integer_Hardswish_Regular",
-               "Kernel_Integer_Hardswish_Regular_RQ", "Kernel_Integer_TrueIntegerDiv"]
-# (CCT_Int_ICCT's arena, 72 KiB, does not fit netrun's -D l1_kib=64 mem=l1)
+               "Kernel_Integer_Hardswish_Regular_RQ", "Kernel_Integer_TrueIntegerDiv", "CCT_Int_ICCT"]
+# (CCT_Int_ICCT: its weights in L2 and its arena in 128 KiB of L1, gvsoc_nets.py NET_MEM)
 NETS += [("kernels", n, None) for n in KERNEL_NETS]
 DEEPLOY_TOKENS_S = 340
 # Deeploy's energy: 490 uJ a token (../shared/seeds/002_*.txt, "340 Tokens/sec
@@ -117,20 +118,20 @@ def offloads(net, deeploy_dir):
     """whether -D engines=both gives N-EUREKA a layer of the network"""
     d = os.path.join(deeploy_dir, net)
     r = subprocess.run([HTC, "report", os.path.join(d, "network.onnx"), "-t", TARGET, "-D", "engines=both",
-                        "-D", "cores=8", "-D", "l1_kib=64", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz"),
+                        "-D", "cores=8"] + gvsoc_nets().mem_flags(net, "both") + ["--input", os.path.join(d, "inputs.npz"),
                         "--json"], capture_output=True, text=True)
     return r.returncode != 0 or any(l["engine"] == "neureka" for l in json.loads(r.stdout)["layers"])
 
 
 def est_table(net, res, deeploy_dir, cores=8):
     """per layer GVSoC's cycles beside `htc report`'s estimate (the flags
-    gvsoc_nets.py builds with: `cores` cores, l1_kib=64, mem=l1) for each
+    gvsoc_nets.py builds with: `cores` cores, its mem_flags) for each
     engines setting; the count of layers within 15% and the totals"""
     d = os.path.join(deeploy_dir, net)
     reps = {}
     for e in res:
         r = subprocess.run([HTC, "report", os.path.join(d, "network.onnx"), "-t", TARGET, "-D", "engines=" + e,
-                            "-D", "cores=%d" % cores, "-D", "l1_kib=64", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz"),
+                            "-D", "cores=%d" % cores] + gvsoc_nets().mem_flags(net, e) + ["--input", os.path.join(d, "inputs.npz"),
                             "--json"], capture_output=True, text=True)
         if r.returncode:
             say("bench_neureka: %s: htc report failed: %s" % (net, r.stderr[-300:]))

@@ -179,6 +179,11 @@ local function neu_accepts(op)
       return false, "grouped (N-EUREKA: dense or depthwise 3x3)"
     end
     KH, KW, G = op.kernel_h, op.kernel_w, op.groups > 0 and op.groups or 1
+    -- its padding registers take 0..2 a side (kernels/neureka.c
+    -- htc__neu_job_at: CCT_Int_ICCT's 3x3 stride-2 conv, 32 -> 18, pads 3)
+    local pb = (op.out_shape[2] - 1) * op.stride + KH - op.in_shape[2] - op.pad_top
+    local pr = (op.out_shape[3] - 1) * op.stride + KW - op.in_shape[3] - op.pad_left
+    if op.pad_top > 2 or op.pad_left > 2 or pb > 2 or pr > 2 then return false, "padding > 2 on a side" end
   end
   -- its ReLU clips to [0, 255] (uint8 out): only the int8 clip is exact
   if op.qmax ~= 127 or op.qmin ~= -128 then
