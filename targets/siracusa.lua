@@ -416,6 +416,9 @@ local K_ = {
   -- (the portable store; 61 as fitted when MobileNet's layers took it), per
   -- receptive-field byte and row copied
   conv_call = 5415, conv_wsum = 1.137, conv_block = 223.7, conv_block_ql = 112.7, conv_pblock = 411, conv_word = 13.81, conv_out = 0,
+  -- per aligned word of a block's weights in L2 (four L2 loads: the FC's
+  -- fc_word_l2 - fc_word_l1)
+  conv_word_l2 = 55.41,
   -- a pointwise call's pixel pair (the pair loop of htc__conv2d_xp_body
   -- outside its blocks: the two input pointers, the block bounds, the
   -- loops' set-up; the other paths' pairs carry it in their field or
@@ -816,7 +819,14 @@ local function feat_conv(op, s)
   end
   -- a receptive-field row shorter than 8 bytes: copied without the hardware loop
   local short = op.kernel_w * C < 8
-  return { conv_call = 1, conv_wsum = x2 and 0 or s.channels * K, conv_block = (ql or x2) and 0 or pairs * full,
+  -- mem=l2 (no L1 tiles): a block's four weight rows read from L2 in
+  -- place, one L2 load a row and word (rows not 4 bytes apart: misaligned,
+  -- two); GVSoC, CCT_Int_ICCT's 3x3 conv of 3 channels (K = 27, 128
+  -- channels, weights in L2): 5,061,539 cycles on one core, 707,592 on 8,
+  -- against 1,188,150 / 165,690 with them in L1: 107 / 115 a word more
+  local wl2 = 0
+  if MEM == "l2" and wrows == 0 then wl2 = pairs * (full + part) * (K4 // 4) * (K4 > K and 2 or 1) end
+  return { conv_word_l2 = wl2, conv_call = 1, conv_wsum = x2 and 0 or s.channels * K, conv_block = (ql or x2) and 0 or pairs * full,
            conv_block_ql = ql and pairs * full or 0, conv_block_x2 = (x2 and not x4) and pairs * full or 0,
            conv_block_x4 = x4 and pairs * full or 0, conv_pblock = pairs * part, conv_pwpair = pw and pairs or 0,
            conv_word = pairs * (full + part) * (K4 // 4), conv_out = q and P * s.channels or 0,
@@ -986,6 +996,12 @@ local QL_MM_ROW, QL_MM_OUT, QL_MM_WORD, QL_MM_TAIL, QL_MM_COLD, QL_MM_REFETCH = 
 -- 16 x 128 -> 64, a_off 128: 214,419 / 31,917; 16 x 64 -> 128 not exact:
 -- 383,782 / 50,366)
 local QLX_CALL, QLX_COL, QLX_ROW, QLX_BLOCK, QLX_WORD, QLX_OUT, QLX_OUT_SLOW = 300, 60, 50, 70, 12.8, 84.6, 118.6
+-- mem=l2: per output its column's constants (bias, mul, add) loaded from
+-- L2; GVSoC, CCT_Int_ICCT's eight MatMuls on one core (12,288 outputs of
+-- k = 128: 9,053,913 cycles; 8,192 of 192, 4,096 of 192 and 12,288 of 64
+-- of two activations, 32,768 of 128, 8,192 of 512): 82-157 an output
+-- above the figures with them in L1, 88 the median (91 at 8 cores)
+local QLX_OUT_L2 = 90
 local function ql_fc_exact(op, K)
   local s = op.ql_shift
   local c = op.ql_add_absmax + (s > 0 and (1 << (s - 1)) or 0) + math.abs(op.out_zp) * (1 << s)
@@ -1017,9 +1033,14 @@ local function fc_cycles(op, s)
   if xp == 1 and xp_arith(op) then
     local fast = ql_fc_exact(op, K)
     local blocks = s.rows * ((s.channels + 3) // 4)
-    local word = QLX_WORD + (MEM == "l1" and 0 or K_.fc_word_l2 - K_.fc_word_l1)
+    -- (the L2 loads: mem=tile, or mem=l2's constant weights; a matmul of
+    -- two activations with mem=l2, e.g. CCT_Int_ICCT's attention, reads
+    -- both from the arena in L1)
+    local wl2 = MEM == "tile" or (MEM == "l2" and op.weight_const == 1)
+    local word = QLX_WORD + (wl2 and K_.fc_word_l2 - K_.fc_word_l1 or 0)
+    local out = (fast and QLX_OUT or QLX_OUT_SLOW) + (MEM == "l2" and QLX_OUT_L2 or 0)
     return QLX_CALL + (fast and s.channels or 1) * QLX_COL + QLX_ROW * s.rows + QLX_BLOCK * blocks
-           + word * blocks * ((K + 3) // 4) + (fast and QLX_OUT or QLX_OUT_SLOW) * s.rows * s.channels
+           + word * blocks * ((K + 3) // 4) + out * s.rows * s.channels
   end
   return fc_xp_cycles(op, s)
 end
@@ -1249,7 +1270,9 @@ return target "siracusa" {
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8, cycles = ql_cycles("requantize") },
       norm       = { cycles_per_elem = ql_elem("norm", 12), cycles = norm_cycles },
-      gather     = { cycles_per_elem = 1 },
+      -- (htc__ql_gather: a memcpy a row, picolibc's byte loop; GVSoC,
+      -- CCT_Int_ICCT's 12,288 bytes: 110,664 cycles, one core)
+      gather     = { cycles_per_elem = 9.0 },
     },
   },
 
