@@ -1054,7 +1054,15 @@ end
 -- cores its call costs ~0)
 local QL_SM_CALL, QL_SM_ROW, QL_SM_ELEM = 730, 35, 74
 local sm_xp_cycles = call_cycles(feat_softmax, tflite)
+-- QuantLib's ITAMax (htc__ql_softmax kind 1: powers of two, the
+-- reciprocal once a row, a 64-bit shift an element): per row and element;
+-- GVSoC, CCT_Int_ICCT's 64 rows of 64 (weights in L2): 188,158 cycles on
+-- one core, 24,291 on 8
+local QL_ITA_ROW, QL_ITA_ELEM = 60, 44.5
 local function sm_cycles(op, s)
+  if op.requant == "quantlib" and op.source == "ITAMax" then
+    return s.rows * (QL_ITA_ROW + QL_ITA_ELEM * s.channels)
+  end
   if op.requant == "quantlib" then return QL_SM_CALL + s.rows * (QL_SM_ROW + QL_SM_ELEM * s.channels) end
   return sm_xp_cycles(op, s)
 end
