@@ -188,6 +188,7 @@ static const struct {
     {"htc__mul_s8", S_R},
     {"htc__qmul_s8", S_R},
     {"htc__ql_binary", S_R | S_C},
+    {"htc__ql_xadd", S_R | S_C},
     {"htc__softmax_s8", S_R},
     {"htc__ql_softmax", S_R},
     {"htc__ql_norm", S_R | S_C},

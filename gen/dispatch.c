@@ -120,10 +120,12 @@ static void share(int64_t n, int c, int nc, int64_t *lo, int64_t *hi)
 }
 
 /* One fork/join of op over the cluster's cores: the op entry's fork when
-   the target gives one, else cpu.fork. */
+   the target gives one (a function of op: evaluated when its kernel is
+   bound, op.fork), else cpu.fork. */
 double cpu_fork_cycles(const Target *t, const Op *op)
 {
     const EngineOp *eo = engine_op(&t->engines[0], op->kind);
+    if (eo && eo->fork_fn) return op->fork;
     return eo && eo->fork_cycles >= 0 ? eo->fork_cycles : t->engines[0].fork_cycles;
 }
 
@@ -271,6 +273,19 @@ static double estimate(const Graph *g, Target *t, const Op *op)
     return c < 0 ? est : cpu->overhead_cycles + c * f + (op->cores > 1 ? cpu_fork_cycles(t, op) : 0);
 }
 
+/* a QuantLib Add / Mul's operands and output all of one shape, dense */
+static int ql_broadcast(const htc__ql_binary_params *p)
+{
+    const int32_t s[6] = {p->s0, p->s1, p->s2, p->s3, p->s4, p->s5};
+    const int32_t a[6] = {p->a0, p->a1, p->a2, p->a3, p->a4, p->a5}, b[6] = {p->b0, p->b1, p->b2, p->b3, p->b4, p->b5};
+    int64_t st = 1;
+    for (int d = 5; d >= 0; d--) {
+        if (s[d] != 1 && (a[d] != st || b[d] != st)) return 1;
+        st *= s[d];
+    }
+    return 0;
+}
+
 /* The chosen engine's kernel and cost model for op; the estimate. */
 /* XpulpV2 cores (cpu.isa names xpulpv2, cpu.requant_records): a TFLite int8 convolution's requantization
    in final form, the weight sums times in_zp in its start values, when
@@ -280,12 +295,28 @@ static void xq2(const Graph *g, const Target *t, Op *op)
 {
     op->xq2 = NULL;
     /* a TFLite int8 ADD: its two 256-entry tables in final form (quant_xadd: htc__binary_params.xq,
-       htc__add_xq), no table built per call */
+       htc__xadd_run), no table built per call */
     if (op->kind == OP_ADD && op->engine == 0 && t->engines[0].requant_records == 1 && t->engines[0].isa != ISA_ALL &&
         (t->engines[0].isa & ISA_XPULPV2) && !op->u8 && op->kernel_fn && !strcmp(op->kernel_fn, "htc__add_s8") &&
         op->params_type && !strcmp(op->params_type, "htc__binary_params")) {
         int32_t *rec = arena_alloc(sizeof(int32_t) * HTC__XADD_N);
         if (quant_xadd(op->params, rec) > 0) op->xq2 = rec;
+        return;
+    }
+    /* a QuantLib Add with one RequantShift, its operands int8 in the same
+       order (no broadcasting): the same tables (quant_qladd), the last input
+       of its own kernel (kernels/mul.c htc__ql_xadd) */
+    if (op->kind == OP_ADD && op->engine == 0 && t->engines[0].requant_records == 1 && t->engines[0].isa != ISA_ALL &&
+        (t->engines[0].isa & ISA_XPULPV2) && op->kernel_fn && !strcmp(op->kernel_fn, "htc__ql_binary") &&
+        op->params_type && !strcmp(op->params_type, "htc__ql_binary_params") && op->nin == 4 && !ql_broadcast(op->params) &&
+        op->in[2] >= 0 && op->in[3] >= 0 && g->tensors[op->in[2]].data && g->tensors[op->in[3]].data) {
+        int32_t *rec = arena_alloc(sizeof(int32_t) * HTC__XADD_N), m, ad;
+        memcpy(&m, g->tensors[op->in[2]].data, 4);
+        memcpy(&ad, g->tensors[op->in[3]].data, 4);
+        if (quant_qladd(op->params, m, ad, rec)) {
+            op->xq2 = rec;
+            op->kernel_fn = "htc__ql_xadd";
+        }
         return;
     }
     if (op->engine != 0 || !t->engines[0].requant_records ||
@@ -382,6 +413,7 @@ static void bind(const Graph *g, Target *t, Op *op)
         die("%s: operator %d (%s): internal: no CPU kernel", g->path, op->src_index, op->src_name);
     xq2(g, t, op);
     code_age(g, op);
+    op->fork = op->engine == 0 ? target_fork(t, g, op) : 0;
     cost(g, t, op);
 }
 

@@ -555,6 +555,19 @@ static void named_initializers(const char *text, size_t len)
 
 static void emit_onnx_params(const Graph *g, const Op *op, int li, const char *pn);
 
+/* An Add's tables in final form (XpulpV2: gen/dispatch.c xq2, htc.h
+   HTC__XADD_*) as an array; its name, or "NULL" when op has none. */
+static const char *xadd_tables(const Op *op, int li)
+{
+    if (!op->xq2 || op->kind != OP_ADD) return "NULL";
+    const char *xq = arena_printf("%s__layer%d_xq", N, li);
+    fprintf(F, "static const int32_t %s[%d] = {%d,\n    ", xq, HTC__XADD_N, op->xq2[HTC__XADD_F]);
+    for (int c = HTC__XADD_A; c < HTC__XADD_N; c++)
+        fprintf(F, "%d%s", op->xq2[c], c + 1 == HTC__XADD_N ? "" : (c - HTC__XADD_A) % 8 == 7 ? ",\n    " : ", ");
+    fprintf(F, "};\n");
+    return xq;
+}
+
 /* A generic parameter block: Op.params_fmt lists its fields in order and
    the host struct (htc.h) is read at each field's C offset (natural
    alignment: int32/float 4, pointers their size), written as a braced
@@ -801,14 +814,7 @@ static void emit_params(const Graph *g, const Op *op, int li)
     }
     case PB_BINARY: {
         const htc__binary_params *p = op->params;
-        const char *xq = "NULL";
-        if (op->xq2 && op->kind == OP_ADD) {     /* XpulpV2: the tables in final form (gen/dispatch.c xq2) */
-            xq = arena_printf("%s__layer%d_xq", N, li);
-            fprintf(F, "static const int32_t %s[%d] = {%d,\n    ", xq, HTC__XADD_N, op->xq2[HTC__XADD_F]);
-            for (int c = HTC__XADD_A; c < HTC__XADD_N; c++)
-                fprintf(F, "%d%s", op->xq2[c], c + 1 == HTC__XADD_N ? "" : (c - HTC__XADD_A) % 8 == 7 ? ",\n    " : ", ");
-            fprintf(F, "};\n");
-        }
+        const char *xq = xadd_tables(op, li);
         fprintf(F, "static const htc__binary_params %s = {{%d, %d, %d, %d}, {%d, %d, %d, %d}, {%d, %d, %d, %d},"
                    " %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
                 pn, p->out_shape[0], p->out_shape[1], p->out_shape[2], p->out_shape[3], p->a_stride[0],
@@ -860,6 +866,7 @@ static void emit_params(const Graph *g, const Op *op, int li)
     }
     case PB_QL: {       /* every field an int32_t, in order */
         const int32_t *v = op->params;
+        xadd_tables(op, li);        /* a QuantLib Add's tables (htc__ql_xadd's last input) */
         fprintf(F, "static const %s %s = {", op->params_type, pn);
         for (size_t k = 0; k < op->params_size / 4; k++) fprintf(F, "%s%d", k ? ", " : "", v[k]);
         fprintf(F, "};\n");
@@ -1050,9 +1057,11 @@ static void emit_call(const Graph *g, const Target *t, const Op *op, int li)
         fprintf(F, "%s);\n", pt);
         return;
     }
-    if (pblock(op) == PB_QL) {      /* (params, every input, output) */
-        fprintf(F, "    {\n        const void *const ins[%d] = {", op->nin);
+    if (pblock(op) == PB_QL) {      /* (params, every input (an Add's tables after them), output) */
+        const int xq = op->xq2 && op->kind == OP_ADD;
+        fprintf(F, "    {\n        const void *const ins[%d] = {", op->nin + xq);
         for (int i = 0; i < op->nin; i++) fprintf(F, "%s%s", i ? ", " : "", op->in[i] >= 0 ? ptr(g, op->in[i], 1) : "NULL");
+        if (xq) fprintf(F, ", %s__layer%d_xq", N, li);
         fprintf(F, "};\n        %s(&%s__layer%d_params, ins, %s%s);\n    }\n", fn, N, li, o, pt);
         return;
     }

@@ -347,6 +347,7 @@ typedef struct {
     int code_age;               /* layers run since the last one with this kernel function (0: the
                                    one before; -1: none earlier; -2: not bound yet), op.code_age */
     int code_conv;              /* of those layers, the convolutions on the CPU, op.code_conv */
+    double fork;                /* its fork/join over the cluster's cores (target_fork, at bind) */
 
     /* dispatch.c / tile.c (accelerators) */
     int exact_shift;            /* a float or TFLite requantization that is exactly a power-of-two shift */
@@ -354,7 +355,7 @@ typedef struct {
                                    (gen/quant.c quant_xq2, htc.h htc__xq2_apply; a dense convolution's:
                                    [0] its form, 2, 3 or 4, then the records, 3, 4: [out_c][HTC__XQ3_N],
                                    quant_xq3, htc__xq3_apply); an ADD's: its tables, HTC__XADD_N words
-                                   (quant_xadd, htc__add_xq), or NULL */
+                                   (quant_xadd, htc__xadd_run), or NULL */
     int shift_round;            /* its rounding: ROUND_HALF_EVEN (onnxruntime's float scale 2^-s)
                                    or ROUND_TFLITE (multiplier 2^30: gemmlowp's rounding doubling high
                                    multiply, then rounding divide by 2^(s-1), half away from zero) */
@@ -560,6 +561,7 @@ typedef struct {
     int cost_fn;                /* cycles_per_mac / _elem is a function(op) (bit 1 / bit 2) */
     int has_cycles;             /* the cpu's cycles = function(op, share) (target_call_cycles) */
     double fork_cycles;         /* the cpu's op: its fork/join on the cores (fork = ...), or -1: cpu.fork */
+    int fork_fn;                /* fork = function(op) (target_fork) */
     int has_accepts;            /* Lua predicate present (called by target_accepts) */
 } EngineOp;
 
@@ -690,6 +692,9 @@ int target_call_cycles(Target *t, const Graph *g, const Op *op, const CallShare 
    cycles function. */
 double cpu_share_cycles(Target *t, const Graph *g, const Op *op, int y0, int y1, int tile);
 double cpu_fork_cycles(const Target *t, const Op *op);
+/* The fork/join of op over a cluster's cores: its op entry's fork (a
+   number, or a function(op) returning one), else cpu.fork. */
+double target_fork(Target *t, const Graph *g, const Op *op);
 
 /* Tiling expressions (the target's tile function builds them in Lua). */
 typedef enum { EX_CONST, EX_VAR, EX_ADD, EX_SUB, EX_MUL, EX_MOD, EX_NEG, EX_MIN, EX_MAX,

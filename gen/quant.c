@@ -854,7 +854,7 @@ int quant_xq2(const htc__conv_params *p, const int8_t *w, int dw, int32_t *rec)
 }
 
 /* The XpulpV2 ADD's tables in final form (htc.h HTC__XADD_*, kernels/add.c
-   htc__add_xq) of a TFLite int8 ADD. Each input's rescaled term (TFLite's
+   htc__xadd_run) of a TFLite int8 ADD. Each input's rescaled term (TFLite's
    first two steps, htc__add_one: sa[x], sb[x]) depends on its byte alone.
    For s = sa[a] + sb[b] >= 0 the output's rescaling (SaturatingRounding-
    DoublingHighMul, then RoundingDivideByPOT by e: both round half up
@@ -912,4 +912,37 @@ int quant_xadd(const htc__binary_params *p, int32_t *rec)
         for (int mode = 0; mode < 3; mode++)
             if (xadd_form(p, sa, sb, f, mode, rec)) return f;
     return 0;
+}
+
+/* QuantLib's Add with one RequantShift (htc.h htc__ql_rq): out =
+   clamp(((a + a_off + b + b_off) * m + ad + 2^(sh-1)) >> sh, lo, hi) +
+   out_zp. The product distributes over the sum, so each operand's byte
+   gives one term (the constants, the rounding and out_zp * 2^sh folded
+   into a's) and the kernel's clamp((ta[a] + tb[b]) >> sh, lo + out_zp,
+   hi + out_zp) is the same integer while the terms stay below 2^30 in
+   magnitude (their sum fits int32); checked on every pair of bytes all
+   the same. */
+int quant_qladd(const htc__ql_binary_params *p, int32_t m, int32_t ad, int32_t *rec)
+{
+    const int sh = p->shift, zp = -p->out_off;
+    const int64_t lim = (int64_t)1 << 30;
+    if (p->op != 0 || !p->rq || p->rq_nch != 1 || p->a_i32 || p->b_i32 || sh < 0 || sh > 30 || p->lo > p->hi)
+        return 0;
+    const int64_t c = (int64_t)ad + (sh > 0 ? (int64_t)1 << (sh - 1) : 0) + (int64_t)zp * ((int64_t)1 << sh);
+    for (int i = 0; i < 256; i++) {
+        const int64_t ta = (int64_t)(i - 128 + p->a_off) * m + c, tb = (int64_t)(i - 128 + p->b_off) * m;
+        if (ta >= lim || ta <= -lim || tb >= lim || tb <= -lim) return 0;
+        rec[HTC__XADD_A + i] = (int32_t)ta;
+        rec[HTC__XADD_B + i] = (int32_t)tb;
+    }
+    rec[HTC__XADD_F] = sh;
+    for (int a = 0; a < 256; a++)
+        for (int b = 0; b < 256; b++) {
+            const int32_t want = htc__ql_rq((int64_t)(a - 128 + p->a_off) + (b - 128 + p->b_off), m, ad, sh, p->lo, p->hi) + zp;
+            /* the kernel's arithmetic shift, as floor division */
+            const int32_t v = rec[HTC__XADD_A + a] + rec[HTC__XADD_B + b];
+            const int32_t got = v >= 0 ? v >> sh : -(int32_t)(((uint32_t)-v + ((1u << sh) - 1)) >> sh);
+            if (htc__clamp(got, p->lo + zp, p->hi + zp) != want) return 0;
+        }
+    return 1;
 }

@@ -97,8 +97,11 @@ int quant_xq2(const htc__conv_params *p, const int8_t *w, int dw, int32_t *rec);
    channel needs the form without a fused ReLU (htc__xq3_apply's two). */
 int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec, int *two);
 /* An int8 ADD's tables in final form (htc.h HTC__XADD_*, kernels/add.c
-   htc__add_xq), rec: HTC__XADD_N words; checked on every pair of bytes:
+   htc__xadd_run), rec: HTC__XADD_N words; checked on every pair of bytes:
    the shift f (> 0), or 0 when no such form is exact. */
 int quant_xadd(const htc__binary_params *p, int32_t *rec);
+/* A QuantLib Add's tables in the same form (the RequantShift's per-tensor
+   mul m and add ad): 1 when exact on every pair of bytes, else 0. */
+int quant_qladd(const htc__ql_binary_params *p, int32_t m, int32_t ad, int32_t *rec);
 
 #endif

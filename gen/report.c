@@ -298,7 +298,7 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
             if (op->xq2 && op->kind == OP_CONV2D && !op->depthwise && op->xq2[0] == 4)
                 fprintf(f, ", \"xq3u\": true");               /* its form without a fused ReLU (htc__xq3_apply's two) */
             if (op->xq2 && op->kind == OP_ADD && op->act_min != -op->act_max - 1)
-                fprintf(f, ", \"xaddm\": true");              /* an ADD's tables clamped by p.max, p.min (htc__add_xq) */
+                fprintf(f, ", \"xaddm\": true");              /* an ADD's tables clamped by p.max, p.min (htc__xadd_run) */
             if (op->ctile)
                 fprintf(f, ", \"l1\": {\"rows\": %d, \"tiles\": %d, \"l1_bytes\": %lld, \"dma_bytes\": %lld, \"compute_cycles\": %.0f, \"dma_cycles\": %.0f, \"candidates\": %d}",
                         op->ctile->rows, op->ctile->ntiles, (long long)op->ctile->l1_bytes, (long long)op->ctile->dma_bytes,

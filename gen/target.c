@@ -644,8 +644,15 @@ static void read_engine(LoadedTarget *lt, Engine *e, int ei, const char *const *
         /* fork = cycles: this op's fork/join and each core's entry when
            divided over a cluster's cores, instead of cpu.fork (kernels
            with no parameter block to copy per core start sooner) */
-        o->fork_cycles = get_number(lt, kk, nkeys + 2, "fork", 0, -1, 0, 1e9, 0);
-        if (o->fork_cycles >= 0 && !e->is_cpu) {
+        if (rawfield(L, -1, "fork") == LUA_TFUNCTION) {
+            o->fork_fn = 1;
+            o->fork_cycles = -1;
+            lt->fork_ref[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+        } else {
+            lua_pop(L, 1);
+            o->fork_cycles = get_number(lt, kk, nkeys + 2, "fork", 0, -1, 0, 1e9, 0);
+        }
+        if ((o->fork_cycles >= 0 || o->fork_fn) && !e->is_cpu) {
             kk[nkeys + 2] = "fork";
             field_error(lt, kk, nkeys + 3, "'fork' is for the cpu's ops only");
         }
@@ -816,7 +823,7 @@ Target *target_load(const char *path, const TargetDefines *defines)
         for (int k = 0; k < OP_COUNT; k++)
             lt->accepts_ref[i][k] = lt->tile_ref[i][k] = lt->cost_ref[i][k][0] = lt->cost_ref[i][k][1] =
                 lt->const_ref[i][k] = LUA_NOREF;
-    for (int k = 0; k < OP_COUNT; k++) lt->call_ref[k] = LUA_NOREF;
+    for (int k = 0; k < OP_COUNT; k++) lt->call_ref[k] = lt->fork_ref[k] = LUA_NOREF;
 
     const char *ck[8] = {"cpu"};
     if (rawfield(L, -1, "cpu") != LUA_TTABLE)

@@ -332,6 +332,27 @@ int target_call_cycles(Target *t, const Graph *g, const Op *op, const CallShare 
     return 1;
 }
 
+double target_fork(Target *t, const Graph *g, const Op *op)
+{
+    LoadedTarget *lt = (LoadedTarget *)t;
+    const Engine *e = &t->engines[0];
+    const EngineOp *eo = engine_op(e, op->kind);
+    if (!eo || !eo->fork_fn) return eo && eo->fork_cycles >= 0 ? eo->fork_cycles : e->fork_cycles;
+    lua_State *L = lt->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lt->fork_ref[op->kind]);
+    push_op(L, g, op);
+    if (sandbox_pcall(L, 1, 1) != LUA_OK)
+        die("%s (in cpu.ops.%s.fork, for operator %d %s)", sandbox_error(L), op_name(op->kind), op->src_index,
+            op->src_name);
+    if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1e9))
+        die("%s:%d: cpu.ops.%s.fork returned %s for operator %d %s; expected a number >= 0 (at most 1e9)", t->path,
+            op_line(lt, e, op->kind), op_name(op->kind),
+            lua_isnumber(L, -1) ? lua_tostring(L, -1) : luaL_typename(L, -1), op->src_index, op->src_name);
+    double f = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return f;
+}
+
 int target_dispatch_wants_dma(Target *t)
 {
     LoadedTarget *lt = (LoadedTarget *)t;

@@ -42,6 +42,7 @@ typedef struct {
     int (*const_ref)[OP_COUNT];     /* per engine, per op kind: constants function */
     int (*cost_ref)[OP_COUNT][2];   /* per engine, per op kind: cycles_per_mac / _elem functions */
     int call_ref[OP_COUNT];         /* cpu op kind: cycles = function(op, share), or LUA_NOREF */
+    int fork_ref[OP_COUNT];         /* cpu op kind: fork = function(op), or LUA_NOREF */
     int tilevars_ref;               /* prelude: builds the tile variables of a layer */
     ParamState params;
 } LoadedTarget;

@@ -297,3 +297,24 @@ static HTC__UNUSED void htc__ql_binary_par(const htc__ql_binary_params *p, const
 {
     htc__ql_binary_run(p, ins, out, split, core, ncores);
 }
+
+/* QuantLib's Add through its tables in final form (gen/dispatch.c xq2
+   names this kernel where quant_qladd found them exact; no broadcasting):
+   ins: a, b, mul, add, the tables (htc.h htc__xadd_run). Multi-core: the
+   core's share of the elements, whatever the split. */
+static HTC__UNUSED void htc__ql_xadd_par(const htc__ql_binary_params *p, const void *const *ins, void *out, int split,
+                                         int core, int ncores)
+{
+    int32_t lo, hi;
+    (void)split;
+    htc__share(p->s0 * p->s1 * p->s2 * p->s3 * p->s4 * p->s5, core, ncores, &lo, &hi);
+    if (hi > lo)
+        htc__xadd_run(HTC__CAST(const int32_t *, ins[4]), p->lo - p->out_off, p->hi - p->out_off,
+                      HTC__CAST(const int8_t *, ins[0]) + lo, HTC__CAST(const int8_t *, ins[1]) + lo,
+                      HTC__CAST(int8_t *, out) + lo, hi - lo);
+}
+
+static HTC__UNUSED void htc__ql_xadd(const htc__ql_binary_params *p, const void *const *ins, void *out)
+{
+    htc__ql_xadd_par(p, ins, out, HTC_SPLIT_ROWS, 0, 1);
+}

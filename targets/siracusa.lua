@@ -499,7 +499,7 @@ local K_ = {
   -- (two table reads, htc__xrq_apply, the clamp; fitted on ResNet's three
   -- adds at 8 cores: 81,523 / 47,507 / 30,649 cycles)
   add_call = 12100, add_elem = 33.2,
-  -- with the tables in final form in the header (op.xq2, htc__add_xq): per
+  -- with the tables in final form in the header (op.xq2, htc__xadd_run): per
   -- call, per element (two byte and two table loads, the sum, a shift,
   -- the clamp: one p.clip when the range is [-hi - 1, hi], else p.max and
   -- p.min). GVSoC, ResNet's three adds (16,384 / 8,192 / 4,096 elements):
@@ -539,6 +539,8 @@ local K_ = {
 -- elements a core at code age 1 809-1,019 cycles, 32 at age 3 973-1,124),
 -- a byte lookup's first run 213 more (tab_fork_cold: Deeploy's networks')
 local FORK_TABLE, FORK_TRANSPOSE = 757, 692
+-- the cpu's fork (cpu.fork below): the convolutions'
+local CPU_FORK = 1352
 
 -- The cluster's instruction cache: a layer whose kernel function ran within
 -- the last CODE_WARM layers that ran code (op.code_age, gen/dispatch.c)
@@ -1114,11 +1116,36 @@ local QL_ELEM1 = { add = 33.9, mul = 34.5, norm = 120, table = 6.19, requantize 
 local function table_elem(op)
   return QL_ELEM1.table + QL_TABLE_L2 + (rawget(op, "out_type") == "int32" and 5.0 or 0)
 end
-local QL_COLD = { add = 579 }
+-- the generic Add / Mul's code (htc__ql_binary_run) fetched from L2 when
+-- cold: MicroLlama's rotary Mul at 8 cores, its last use 20 layers back
+-- (the residual Adds run htc__ql_xadd), 4,298-4,435 cycles against 3,709-
+-- 4,010 while those Adds ran the same code
+local QL_COLD = { add = 579, mul = 579 }
 local QL_EW32_CALL, QL_EW32_ELEM = 395, 15.9
 local QL_REFETCH = { table = 140 }
 local QL_BCAST_ROW = { add = 111, mul = 126 }
 local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 863, 20, 1
+-- QuantLib's Add through its tables in final form (op.xq2, kernels/mul.c
+-- htc__ql_xadd: htc__xadd_run, the TFLite ADD's loop): per call and
+-- element the ADD's terms (add_call_x, add_elem_x / add_elem_xm), QLX_COLD
+-- more with its code cold (the part refetched, refetch()); divided, a fork of QLX_FORK in place of the
+-- cpu's (no parameter block copied per core: add_fork). GVSoC, Deeploy's
+-- Add_Regular_RQ (16,384 elements): 164,134 cycles on one core, 21,350 on
+-- 8; Attention's two of 1,024 (cold, warm) 10,516 / 10,420 on one core,
+-- 2,112 / 2,005 on 8; MicroLlama's of 64 on one core 911-1,097, on 8
+-- 1,024-1,225. The fork these give: 430-470 in Deeploy's Add networks,
+-- 650-770 in MicroLlama's (the workers fetching the code from L2 after
+-- N-EUREKA's layers); 600 between them (MicroLlama's adds stay on one core)
+local QLX_COLD, QLX_FORK = 110, 600
+local function qlx_cycles(op, s)
+  local n = s.rows * s.cols * s.channels
+  local c = K_.add_call_x + (op.qmin == -op.qmax - 1 and K_.add_elem_x or K_.add_elem_xm) * n
+  return c + QLX_COLD * refetch(op)
+end
+local function add_fork(op)
+  return (op.requant == "quantlib" and op.xq2 == 1) and QLX_FORK or CPU_FORK
+end
+
 local function ql_cycles(kind, other)
   return function(op, s)
     if op.requant ~= "quantlib" then return other and other(op, s) or nil end
@@ -1129,6 +1156,7 @@ local function ql_cycles(kind, other)
     -- dimension the index walk (MicroLlama's mask add, 16 rows of 2 on one
     -- core 4,246: 111 a row past the elements, the Add's fit; Mul's 126,
     -- the fit before it)
+    if kind == "add" and op.xq2 == 1 then return qlx_cycles(op, s) end
     local walk = (kind == "add" or kind == "mul") and rawget(op, "broadcast") == 1 and QL_BCAST_ROW[kind] * s.rows or 0
     local fetch = QL_COLD[kind] and cold(op) and QL_COLD[kind] or 0
     if QL_REFETCH[kind] then fetch = QL_REFETCH[kind] * refetch(op) end
@@ -1229,7 +1257,7 @@ return target "siracusa" {
     l1 = MEM == "tile" and "L1" or nil,
     -- one fork/join through the event unit, with each core's entry into the
     -- layer's parallel function (fitted with the calls, K_)
-    fork = 1352,
+    fork = CPU_FORK,
     -- every layer: the call and the run function's bookkeeping (in L2 with
     -- mem=tile), more with the other cores started
     overhead = (MEM == "tile" and 118.3 or 7.663) + (CORES > 1 and 18.73 or 0),
@@ -1258,7 +1286,8 @@ return target "siracusa" {
       conv2d     = { cycles_per_mac = conv_per_mac, cycles = call_cycles(feat_conv, xp_conv) },
       fc         = { cycles_per_mac = by_arith(4.33, 3.0), cycles_per_elem = by_arith(217, 0),
                      cycles = fc_cycles },
-      add        = { cycles_per_elem = ql_elem("add", by_arith(47.5, 30, 14)), cycles = ql_cycles("add", call_cycles(feat_add, tflite)) },
+      add        = { cycles_per_elem = ql_elem("add", by_arith(47.5, 30, 14)), cycles = ql_cycles("add", call_cycles(feat_add, tflite)),
+                     fork = add_fork },
       mul        = { cycles_per_elem = ql_elem("mul", by_arith(12, 14, 14)), cycles = ql_cycles("mul") },
       avgpool    = { cycles_per_mac = 10.6, cycles = call_cycles(feat_pool, tflite) },
       maxpool    = { cycles_per_mac = 2, cycles = call_cycles(feat_maxpool, xp_pool) },

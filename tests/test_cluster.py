@@ -129,6 +129,38 @@ def test_deeploy_xpulpv2_twin(net, tmp_path):
         assert np.array_equal(got[gk], outs["portable"][pk])
 
 
+@pytest.mark.parametrize("net,adds", (("Kernel_Integer_Add_Regular_RQ", 1), ("Kernel_Integer_Attention", 2),
+                                      ("microLlama_INT8_microLlama1", 16)))
+def test_ql_add_tables(net, adds, tmp_path):
+    """QuantLib's Adds with a RequantShift through their tables in final
+    form (mem=l1: gen/quant.c quant_qladd, checked on every pair of bytes;
+    kernels/mul.c htc__ql_xadd, htc.h htc__xadd_run): the header names the
+    kernel for each such Add, and the XpulpV2 build (each instruction's C
+    twin) and the portable one both give Deeploy's outputs."""
+    d = os.path.join(test_deeploy.TESTS, net)
+    flags = ["-t", SIRACUSA, "-D", "cores=8", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz")]
+    hdr = tmp_path / "m.h"
+    r = subprocess.run([oracle.HTC, "compile", os.path.join(d, "network.onnx"), "-o", str(hdr), "--name", "m"] + flags,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = hdr.read_text()
+    assert len(re.findall(r"htc__ql_xadd(?:_par)?\(&m__layer\d+_params", text)) == adds
+    assert len(re.findall(r"static const int32_t m__layer\d+_xq\[513\]", text)) == adds
+    cc = tmp_path / "cc-xpulpv2"
+    cc.write_text('#!/bin/sh\nexec "${HTC_TEST_CC:-cc}" -DHTC_XPULPV2 "$@"\n')
+    cc.chmod(0o755)
+    want = np.load(os.path.join(d, "outputs.npz"))
+    for label, env in (("xpulpv2", dict(os.environ, CC=str(cc))), ("portable", dict(os.environ))):
+        out = str(tmp_path / ("out-%s.npz" % label))
+        r = subprocess.run([oracle.HTC, "run", os.path.join(d, "network.onnx"), "--output", out] + flags,
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        got = np.load(out)
+        for gk, wk in zip(got.files, want.files):
+            w = want[wk].astype(np.int64)
+            assert np.array_equal(got[gk].astype(np.int64).reshape(w.shape), w), "%s %s differs from Deeploy's" % (label, wk)
+
+
 @pytest.mark.parametrize("name,records,mem", (("kws_ref_model", 8, "l1"), ("vww_96_int8", 8, "l1"), ("pretrainedResnet_quant", 4, "l1"),
                                               ("vww_96_int8", 24, "tile")))
 def test_tiny_xpulpv2_twin(name, records, mem, tmp_path):

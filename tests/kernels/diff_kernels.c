@@ -401,7 +401,7 @@ static void add_case(int k)
 #ifdef HTC__XP
     {
         /* every other case with the generator's tables in final form (gen/quant.c quant_xadd,
-           htc__add_xq; the other paths ignore them, so only where they run) */
+           htc__xadd_run; the other paths ignore them, so only where they run) */
         static int32_t xq[HTC__XADD_N];
         if (k % 2 == 0 && quant_xadd(&p, xq) > 0) p.xq = xq;
     }
@@ -413,6 +413,58 @@ static void add_case(int k)
     printf("add %d n%d %ld %ld %ld %d %d %d %08lx %08lx\n", k, (int)n, (long)p.a_mult, (long)p.b_mult, (long)p.out_mult,
            p.a_shift, p.b_shift, p.out_shift, (unsigned long)fnv(out_buf, n), (unsigned long)fnv(out_buf + n, 64));
     (void)i;
+}
+
+/* QuantLib's Add with a RequantShift: the generic loop (htc__ql_binary)
+   and, where gen/quant.c quant_qladd finds the tables exact, the tables'
+   kernel (htc__ql_xadd) on the same bytes, in one process: any difference
+   fails the run */
+static int ql_add_case(int k)
+{
+    htc__ql_binary_params p;
+    static int32_t xq[HTC__XADD_N];
+    static int8_t out2[4096];
+    int32_t mul, add, n;
+    const void *ins[5];
+    int tables;
+    memset(&p, 0, sizeof p);
+    n = urange(1, 3000);
+    p.s0 = p.s1 = p.s2 = p.s3 = p.s4 = 1;
+    p.s5 = n;
+    p.a5 = p.b5 = 1;
+    p.a_off = urange(-128, 128);
+    p.b_off = urange(-128, 128);
+    p.rq = p.rq_nch = p.rq_inner = 1;
+    p.shift = urange(0, 24);
+    mul = urange(0, 9) ? (int32_t)(rnd() & ((1u << (p.shift > 2 ? p.shift - 2 : 1)) - 1u)) - (1 << (p.shift > 3 ? p.shift - 3 : 0))
+                       : (int32_t)(rnd() & 0x7fffff);
+    add = (int32_t)(rnd() & 0xffffff) - (1 << 23);
+    p.out_off = urange(0, 3) ? 0 : urange(-64, 64);
+    p.lo = urange(0, 3) ? -128 : urange(-128, 0);
+    p.hi = urange(0, 3) ? 127 : urange(0, 127);
+    if (p.lo - p.out_off < -128) p.lo = -128 + p.out_off;
+    if (p.hi - p.out_off > 127) p.hi = 127 + p.out_off;
+    fill(in_buf, n);
+    fill(w_buf, n);
+    ins[0] = in_buf;
+    ins[1] = w_buf;
+    ins[2] = &mul;
+    ins[3] = &add;
+    ins[4] = xq;
+    memset(out_buf, 0x5a, sizeof out_buf);
+    htc__ql_binary(&p, ins, out_buf);
+    tables = quant_qladd(&p, mul, add, xq);
+    if (tables) {
+        memset(out2, 0x5a, sizeof out2);
+        htc__ql_xadd(&p, ins, out2);
+        if (memcmp(out_buf, out2, (size_t)n + 64) != 0) {
+            printf("FAIL qladd %d: htc__ql_xadd differs from htc__ql_binary\n", k);
+            return 1;
+        }
+    }
+    printf("qladd %d n%d m%ld a%ld s%d t%d %08lx %08lx\n", k, (int)n, (long)mul, (long)add, (int)p.shift, tables,
+           (unsigned long)fnv(out_buf, n), (unsigned long)fnv(out_buf + n, 64));
+    return 0;
 }
 
 /* TFLite MUL: raw parameters (the multiplier and shift of
@@ -520,5 +572,7 @@ int main(void)
     for (k = 0; k < NCASES; k++) fc_case(k);
     typ = 0;
     for (k = 0; k < NCASES; k++) ql_conv_case(k);
+    for (k = 0; k < NCASES; k++)
+        if (ql_add_case(k)) return 1;
     return 0;
 }

@@ -565,7 +565,7 @@ static void test_xq3(void)
    ADDs (their blocks as gen/lower.c builds them) take it; on random TFLite
    ADDs (quant_add_params, with and without a fused ReLU) most do, and each
    accepted one gives htc__add_one's output for every pair of bytes, by the
-   form written out and through htc__add_s8 with the tables (htc__add_xq on
+   form written out and through htc__add_s8 with the tables (htc__xadd_run on
    the XpulpV2 build) */
 static void test_xadd(void)
 {
