@@ -520,6 +520,12 @@ local K_ = {
   -- 2,003 / 12,863 cycles on one core, 1,880 / 1,295 / 2,692 on 8 (first
   -- runs: on 8 cores the fork of code not in the instruction cache,
   -- FORK_TABLE + tab_fork_cold)
+  -- (Softmax_Regular's output table, 192 bytes after the softmax: 1,984 /
+  -- 1,982 / 1,156 / 908 cycles at 1 / 2 / 4 / 8 cores, +44.8% at 8; three
+  -- runs in one program 890 / 812 / 756, against miniMobileNet's 192-byte
+  -- input table's 1,294 / 1,128 / 1,064: the same code and count, ~350
+  -- apart warm: the data (the 8 cores' table loads in L1's banks?), not
+  -- the code's first fetch; not modelled yet)
   tab_call = 79, tab_elem = 9.98, tab_fork_cold = 213,
   -- transpose (htc__transpose_rows): per call, per output row (the outer
   -- index walk), per element (a strided load and a store); GVSoC, the same
@@ -531,6 +537,13 @@ local K_ = {
   -- cold() below), a warm call 150 fewer (MicroLlama's 4 x 4 on one core,
   -- code age 5: 869-996 cycles, age 14: 1,040-1,095)
   tp_call = 640.5, tp_cold = 150, tp_row = 33.01, tp_elem = 6.295,
+  -- (at 8 cores the cores' strided loads and stores meet in L1's banks by
+  -- the permutation: Conv_Regular_2D_RQ's 2 x 2048 -> 2048 x 2 (loads
+  -- 2,048 bytes apart, the cores 256 bytes: all eight in one bank) and
+  -- 59 x 27 x 4 -> 4 x 59 x 27, CCT_Int_ICCT's 64 x 192 -> 192 x 64 (the
+  -- cores' stores 1,536 bytes apart: one bank) 1.5-4.4 an element above
+  -- 1/8 of one core, MatMul_Regular_RQ's 2 x 48 x 64 -> 2 x 64 x 48 ~0.
+  -- Modelling it needs the permutation in the op table: not there yet)
 }
 -- the fork/join of the kernels with no parameter block to set up per core
 -- (the cpu's fork, 1,352, is the convolutions'): fitted with the calls above
@@ -1054,6 +1067,14 @@ end
 -- Kernel_Integer_Attention 128 rows of 16: 161,138 / 21,390;
 -- Softmax_Regular 24 rows of 8: 15,082 / 3,146 (the last +27%: on 8
 -- cores its call costs ~0)
+-- (Not modelled yet. GVSoC, Softmax_Regular at 2 / 4 / 8 cores: 8,713 /
+-- 5,000 / 3,146 cycles, 618 a row of 8 and 1,292-1,297 of fork, code and
+-- call at every core count; net_run three times in one program, 8 cores:
+-- 3,106 / 2,664 / 2,547, the fork warm ~690 (not the convolutions'
+-- 1,352) and the code's first fetch ~560; a nop fork before the first
+-- run: 3,036. Attention's softmax at 8 cores, 1,163 of overhead, the same
+-- in three runs. MicroLlama's (2,420-2,617 at 8 cores, 2 rows of 2 a
+-- core) ~2,100: no feature the estimate sees tells them apart.)
 local QL_SM_CALL, QL_SM_ROW, QL_SM_ELEM = 730, 35, 74
 local sm_xp_cycles = call_cycles(feat_softmax, tflite)
 -- QuantLib's ITAMax (htc__ql_softmax kind 1: powers of two, the
