@@ -1205,6 +1205,11 @@ end
 -- ~2,947 less the fork); Kernel_Integer_iNoNorm 16,384 elements 983,144 on one core.
 -- (MicroLlama's one-core norms, first runs with the code cold, ~9,674:
 -- 38% above this)
+-- (Not modelled yet: CCT_Int_ICCT's iLayerNorm, 64 rows of 128, w and b
+-- in L2 (mem=l2): 2,241,181 / 770,159 / 386,096 / 194,126 cycles at 1 /
+-- 2 / 4 / 8 cores, estimated 740,176 / 371,498 / 186,474 / 93,962: 2.9x
+-- from one core to two, 2x after; its max pool 98,891 / 98,495 / 50,315
+-- / 26,118, no gain from one core to two)
 local QLN_CALL, QLN_ROW, QLN_STAT, QLN_OUT, QLN_NONORM = 72, 300, 33.4, 54.6, 60
 local function norm_cycles(op, s)
   if op.requant ~= "quantlib" then return nil end
