@@ -396,10 +396,25 @@ def features(op, s, mem):
         words, tail = s["channels"] // 4, s["channels"] % 4
         taps = op["kernel"][0] * op["kernel"][1]
         return dict(mp_call=1, mp_word=px * words, mp_tap=px * words * taps, mp_byte=px * tail * taps, band=s["tile"])
-    if k == "avgpool":
-        n = s["rows"] * s["cols"] * s["channels"]
-        inb = s["in_rows"] * op["in_shape"][2] * s["channels"]
-        return dict(pool_call=1, pool_out=n, pool_in=inb, band=s["tile"])
+    if k == "avgpool":     # siracusa.lua feat_pool
+        ih, iw, c = op["in_shape"][1], op["in_shape"][2], op["in_shape"][3]
+        px = s["rows"] * s["cols"]
+        kh, kw = min(op["kernel"][0], ih), min(op["kernel"][1], iw)
+        taps, runs = kh * kw, 1 if kw == iw else kh
+        lo = 0 if s["channels"] == c else c * s["core"] // s["cores"]
+        w8 = w4 = nb = 0
+        for c0 in range(lo, lo + s["channels"], 64):
+            n = min(64, lo + s["channels"] - c0)
+            ja = jb = 0
+            if c % 4 == 0:
+                ja = min((4 - c0 % 4) % 4, n)
+                jb = ja + (n - ja) // 4 * 4
+            w8 += (jb - ja) // 8
+            w4 += (jb - ja) % 8 // 4
+            nb += n - (jb - ja)
+        return dict(pool_call=1, pool_out=px * s["channels"], pool_w8=px * taps * w8, pool_w4=px * taps * w4,
+                    pool_run=px * runs * (w8 + w4), pool_in=px * taps * nb,
+                    pool_out_t=px * s["channels"] if mem == "tile" else 0, band=s["tile"])
     if k == "add":
         n = s["rows"] * s["channels"]
         if op.get("xq2"):       # the tables in final form (htc__add_xq); p.clip unless the range needs p.max, p.min
@@ -640,7 +655,7 @@ def main():
                     "conv_word", "conv_out", "conv_field", "conv_frow", "conv_field_s", "conv_frow_s", "conv_block_ql", "conv_block_x2", "conv_block_x4", "dw_call", "dw_chan", "dw_fill", "dw_px4",
                     "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "dw_pair", "mp_call", "mp_word",
                     "mp_tap", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
-                    "pool_out", "pool_in", "add_call", "add_elem", "add_call_x", "add_elem_x", "add_elem_xm", "sm_call", "sm_elem"}) - set(FIXED))
+                    "pool_out", "pool_w8", "pool_w4", "pool_run", "pool_in", "pool_out_t", "add_call", "add_elem", "add_call_x", "add_elem_x", "add_elem_xm", "sm_call", "sm_elem"}) - set(FIXED))
     if a.only:
         cur = read_lua(a.target)
         FIXED.update({k: cur[k] for k in names if not k.startswith(a.only)})

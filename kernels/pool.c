@@ -95,6 +95,92 @@ static HTC__NOINLINE void htc__avgpool_mve(const htc__pool_params *p, const int8
 }
 #endif
 
+#ifdef HTC__XP
+/* XpulpV2: the sums of n channels (a multiple of 4, word-aligned at r) of
+   ny window rows of nx pixels (pixels c bytes apart, rows row bytes
+   apart) added to acc: per word of four channels one load and four
+   pv.sdotsp.b by the byte masks (one channel each). With the
+   instructions: eight channels a hardware-loop step (two loads, eight dot
+   products, 10 cycles a pixel on GVSoC), four for a last word. Whole
+   rows (nx * c == row) are one run of nx * ny pixels. */
+static HTC__INLINE void htc__avg_xp_sum(const int8_t *r, int32_t c, int32_t row, int32_t nx, int32_t ny, int32_t n,
+                                        int32_t *acc)
+{
+    const uint32_t m0 = 0x01u, m1 = 0x0100u, m2 = 0x010000u, m3 = 0x01000000u;
+    int32_t j, y;
+    if (nx * c == row) {
+        nx *= ny;
+        ny = 1;
+    }
+    for (j = 0; j < n; j += 8, r += 8, acc += 8) {
+        const int32_t two = n - j >= 8;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+        for (y = 0; y < ny; y++) {
+            const int8_t *q = r + HTC__CAST(size_t, y) * row;
+#ifdef HTC__XP_ASM
+            uint32_t w0, w1;
+            if (two)
+                __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                                 ".insn i 0x7b, 4, x0, %[n], 20\n\t"
+                                 "lw %[w1], 4(%[q])\n\t"
+                                 ".insn r 0x0b, 7, 0x10, %[w0], %[q], %[c]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a4], %[w1], %[m0]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a5], %[w1], %[m1]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a6], %[w1], %[m2]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a7], %[w1], %[m3]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a0], %[w0], %[m0]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], %[w0], %[m1]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a2], %[w0], %[m2]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a3], %[w0], %[m3]\n\t"
+                                 ".option pop"
+                                 : [q] "+r"(q), [w0] "=&r"(w0), [w1] "=&r"(w1), [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2),
+                                   [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5), [a6] "+r"(a6), [a7] "+r"(a7)
+                                 : [n] "r"(nx), [c] "r"(c), [m0] "r"(m0), [m1] "r"(m1), [m2] "r"(m2), [m3] "r"(m3)
+                                 : "memory");
+            else
+                __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                                 ".insn i 0x7b, 4, x0, %[n], 10\n\t"
+                                 ".insn r 0x0b, 7, 0x10, %[w0], %[q], %[c]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a0], %[w0], %[m0]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a1], %[w0], %[m1]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a2], %[w0], %[m2]\n\t"
+                                 ".insn r 0x57, 1, 0x5c, %[a3], %[w0], %[m3]\n\t"
+                                 ".option pop"
+                                 : [q] "+r"(q), [w0] "=&r"(w0), [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3)
+                                 : [n] "r"(nx), [c] "r"(c), [m0] "r"(m0), [m1] "r"(m1), [m2] "r"(m2), [m3] "r"(m3)
+                                 : "memory");
+#else
+            int32_t x;
+            for (x = 0; x < nx; x++, q += c) {
+                const uint32_t w0 = htc__xp_ld4(q);
+                a0 = htc__xp_sdot4(a0, w0, m0);
+                a1 = htc__xp_sdot4(a1, w0, m1);
+                a2 = htc__xp_sdot4(a2, w0, m2);
+                a3 = htc__xp_sdot4(a3, w0, m3);
+                if (two) {
+                    const uint32_t w1 = htc__xp_ld4(q + 4);
+                    a4 = htc__xp_sdot4(a4, w1, m0);
+                    a5 = htc__xp_sdot4(a5, w1, m1);
+                    a6 = htc__xp_sdot4(a6, w1, m2);
+                    a7 = htc__xp_sdot4(a7, w1, m3);
+                }
+            }
+#endif
+        }
+        acc[0] += a0;
+        acc[1] += a1;
+        acc[2] += a2;
+        acc[3] += a3;
+        if (two) {
+            acc[4] += a4;
+            acc[5] += a5;
+            acc[6] += a6;
+            acc[7] += a7;
+        }
+    }
+}
+#endif
+
 /* channels [cl, ch) of every output pixel (the others untouched) */
 static HTC__NOINLINE HTC__UNUSED void htc__avgpool_ch(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t cl, int32_t ch)
 {
@@ -117,13 +203,25 @@ static HTC__NOINLINE HTC__UNUSED void htc__avgpool_ch(const htc__pool_params *p,
                 int32_t c0;
                 for (c0 = cl; c0 < ch; c0 += HTC__POOL_BLOCK) {
                     const int32_t n = ch - c0 < HTC__POOL_BLOCK ? ch - c0 : HTC__POOL_BLOCK;
-                    int32_t y, x, j;
+                    int32_t y, x, j, ja = 0, jb = 0;
                     for (j = 0; j < n; j++) acc[j] = 0;
-                    for (y = y0; y < y1; y++) {
+#ifdef HTC__XP
+                    /* the word-aligned channels [ja, jb) by words */
+                    if (c % 4 == 0 && (HTC__ADDR(in_b) & 3u) == 0 && count > 0) {
+                        ja = (4 - c0 % 4) & 3;
+                        ja = ja < n ? ja : n;
+                        jb = ja + ((n - ja) & ~3);
+                        if (jb > ja)
+                            htc__avg_xp_sum(in_b + (iy0 + y0) * row + (ix0 + x0) * c + c0 + ja, c, row, x1 - x0, y1 - y0, jb - ja,
+                                            acc + ja);
+                    }
+#endif
+                    for (y = y0; y < y1 && (ja > 0 || jb < n); y++) {
                         const int8_t *r = in_b + (iy0 + y) * row + c0;
                         for (x = x0; x < x1; x++) {
                             const int8_t *px = r + (ix0 + x) * c;
-                            for (j = 0; j < n; j++) acc[j] += px[j];
+                            for (j = 0; j < ja; j++) acc[j] += px[j];
+                            for (j = jb; j < n; j++) acc[j] += px[j];
                         }
                     }
                     if (count <= 4096) {

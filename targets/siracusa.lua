@@ -490,8 +490,16 @@ local K_ = {
   -- 4, 2, 1 outputs a core), per slow output (the convolution's)
   fc_call = 219.9, fc_pl2 = 313.3, fc_xl2 = 19.41, fc_block_l1 = 228.3, fc_block_l2 = 175.7, fc_word_l1 = 14,
   fc_word_l2 = 69.41, fc_out = 100, fc_out_ql = 101.2, fc_out_slow = 61,
-  -- average pool: per call, per output, per input byte summed
-  pool_call = 893.5, pool_out = 56.43, pool_in = 10.07,
+  -- average pool (feat_pool): per call, per output (its division), per tap
+  -- of eight / four channels (10 / 6 cycles: the loop's instructions, the
+  -- load-use stall of the single word), per hardware-loop run, per byte
+  -- summed one by one (the last fit's per input byte), per output more
+  -- with mem=tile (fitted, cause not measured). GVSoC, the global pools at
+  -- 1 / 8 cores: DS-CNN's 25x5x64 14,505 / 4,790 cycles, ResNet's 8x8x64
+  -- 9,889 / 4,003 (both mem=l1), MobileNetV1's 3x3x256 (mem=tile, one
+  -- band) 25,245 / 7,030
+  pool_call = 1706, pool_out = 47.8, pool_w8 = 9.5, pool_w4 = 6, pool_run = 30, pool_in = 10.07,
+  pool_out_t = 24,
   -- max pool (htc__maxpool_xp): per call, per output word, per tap of a
   -- word, per tap of a channel past the last word
   mp_call = 481.3, mp_word = 0, mp_tap = 6.488, mp_byte = 0,
@@ -868,10 +876,37 @@ local function feat_fc(op, s)
            fc_out_ql = ql and n or 0, fc_out_slow = (q or ql) and 0 or n }
 end
 
+-- average pool (kernels/pool.c htc__avgpool_ch): per call, per output,
+-- per window tap of a step of eight channels / of four (htc__avg_xp_sum:
+-- two / one word loads and four pv.sdotsp.b a word), per run of taps in
+-- one hardware loop (a window row, or the whole window when it spans the
+-- input's rows), per tap of a channel summed byte by byte (not word-
+-- aligned: C % 4 ~= 0, or the ends of a core's channel share); channels
+-- in blocks of 64 from the core's first (htc__share); with mem=tile (an
+-- L1 band), per output more
 local function feat_pool(op, s)
-  local n = s.rows * s.cols * s.channels
-  local inb = s.in_rows * op.in_shape[3] * s.channels
-  return { pool_call = 1, pool_out = n, pool_in = inb, band = s.tile }
+  local IH, IW, C = op.in_shape[2], op.in_shape[3], op.in_shape[4]
+  local px = s.rows * s.cols
+  local kh, kw = math.min(op.kernel_h, IH), math.min(op.kernel_w, IW)
+  local taps, runs = kh * kw, kw == IW and 1 or kh
+  local lo = s.channels == C and 0 or C * s.core // s.cores
+  local w8, w4, nb = 0, 0, 0
+  local c0 = lo
+  while c0 < lo + s.channels do
+    local n = math.min(64, lo + s.channels - c0)
+    local ja, jb = 0, 0
+    if C % 4 == 0 then
+      ja = math.min((4 - c0 % 4) % 4, n)
+      jb = ja + (n - ja) // 4 * 4
+    end
+    w8 = w8 + (jb - ja) // 8
+    w4 = w4 + (jb - ja) % 8 // 4
+    nb = nb + n - (jb - ja)
+    c0 = c0 + 64
+  end
+  return { pool_call = 1, pool_out = px * s.channels, pool_w8 = px * taps * w8, pool_w4 = px * taps * w4,
+           pool_run = px * runs * (w8 + w4), pool_in = px * taps * nb,
+           pool_out_t = MEM == "tile" and px * s.channels or 0, band = s.tile }
 end
 
 -- max pooling (htc__maxpool_xp): per call, per output word of four
