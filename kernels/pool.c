@@ -199,7 +199,11 @@ static HTC__NOINLINE HTC__UNUSED void htc__avgpool_ch(const htc__pool_params *p,
                 const int32_t count = (y1 > y0 && x1 > x0) ? (y1 - y0) * (x1 - x0) : 0;
                 const int32_t half = count / 2;
                 /* n / count == (n * recip) >> 32 exactly while n * count < 2^32 */
-                const uint64_t recip = count ? ((HTC__CAST(uint64_t, 1) << 32) / HTC__CAST(uint64_t, count)) + 1 : 0;
+                /* 2^32 / count + 1 by a 32-bit division (2^32 = q * count + r + 1;
+                   RV32 has no 64-bit divide: libgcc's __udivdi3 otherwise) */
+                const uint32_t dq = count ? 0xffffffffu / HTC__CAST(uint32_t, count) : 0u;
+                const uint32_t dr = count ? 0xffffffffu - dq * HTC__CAST(uint32_t, count) : 0u;
+                const uint64_t recip = count ? HTC__CAST(uint64_t, dq) + (dr + 1u == HTC__CAST(uint32_t, count) ? 2u : 1u) : 0;
                 int32_t c0;
                 for (c0 = cl; c0 < ch; c0 += HTC__POOL_BLOCK) {
                     const int32_t n = ch - c0 < HTC__POOL_BLOCK ? ch - c0 : HTC__POOL_BLOCK;

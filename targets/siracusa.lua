@@ -498,7 +498,7 @@ local K_ = {
   -- 1 / 8 cores: DS-CNN's 25x5x64 14,505 / 4,790 cycles, ResNet's 8x8x64
   -- 9,889 / 4,003 (both mem=l1), MobileNetV1's 3x3x256 (mem=tile, one
   -- band) 25,245 / 7,030
-  pool_call = 1706, pool_out = 47.8, pool_w8 = 9.5, pool_w4 = 6, pool_run = 30, pool_in = 10.07,
+  pool_call = 1248, pool_out = 47.8, pool_w8 = 9.5, pool_w4 = 6, pool_run = 30, pool_in = 10.07,
   pool_out_t = 24,
   -- max pool (htc__maxpool_xp): per call, per output word, per tap of a
   -- word, per tap of a channel past the last word
