@@ -589,6 +589,7 @@ typedef struct {
     int has_band;               /* band = function(b, op) present (target_band) */
     double fork_cycles;         /* cycles of one fork/join (HTC_PAR_RUN) */
     double overhead_cycles;     /* every layer's cycles beyond its kernel's calls (cpu.overhead) */
+    double call_cycles;         /* one inference's call of the run function beyond its layers (cpu.call) */
     unsigned isa;               /* the CPU: its instruction sets (ISA_*, cpu.isa; ISA_ALL when not stated) */
     int requant_records;        /* cpu.requant_records: the XpulpV2 requantization records (dispatch.c xq2); 2: depthwise only;
                                    3: depthwise, and dense ones in L1 bands (tile.c) */

@@ -217,7 +217,7 @@ static void driver_cycles(FILE *f, const Graph *g, const Target *t)
         fprintf(f, "static int counting;\nstatic void print_cycles(void) {}\n");
         return;
     }
-    double ideal = 0, est = 0;
+    double ideal = t->engines[0].call_cycles, est = t->engines[0].call_cycles;
     for (int i = 0; i < g->nops; i++) {
         ideal += g->ops[i].tile ? g->ops[i].tile->ideal_cycles : g->ops[i].est_cycles;
         est += g->ops[i].est_cycles;

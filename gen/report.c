@@ -210,7 +210,9 @@ void report_print(FILE *f, Graph *g, Target *t, Plan *p, int json)
     int ntiled = 0;
     for (int i = 0; i < g->nops; i++) ntiled += g->ops[i].tile != NULL;
     int64_t wtot = 0, macs = 0;
-    double cyc = 0, one = 0;       /* one: every layer on one core (a cluster's CPU) */
+    /* one: every layer on one core (a cluster's CPU); both with the run
+       function's own call (cpu.call) */
+    double cyc = t->engines[0].call_cycles, one = t->engines[0].call_cycles;
     for (int i = 0; i < g->nops; i++) {
         wtot += weight_bytes(g, &g->ops[i]);
         macs += g->ops[i].macs;

@@ -88,7 +88,7 @@ static const char *const mem_keys[] = {"size", "alignment", "dma", "cost", "ener
 static const char *const bank_keys[] = {"count", "access", NULL};
 static const char *const dma_keys[] = {"bytes_per_cycle", "setup", "pj_per_byte", NULL};
 static const char *const engine_keys[] = {"name", "memory", "requant", "ops", "description", "weights", "outputs",
-                                          "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", "energy",
+                                          "startup", "array", "device", "cores", "l1", "split", "fork", "overhead", "call", "energy",
                                           "band", "isa", "requant_records", NULL};
 static const char *const array_keys[] = {"rows", "cols", NULL};
 static const char *const op_keys[] = {"kernel", "fn", "cycles_per_mac", "cycles_per_elem", "accepts", "template", "requant",
@@ -305,14 +305,16 @@ static void read_requant(LoadedTarget *lt, const char **kk, int nkeys, RequantSe
     if (n == 0 || lua_rawlen(L, -1) == 0) field_error(lt, kk, nkeys, "an empty list: no op could run here");
 }
 
-static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", "overhead", "band", "requant_records", NULL};
+static const char *const cluster_keys[] = {"cores", "l1", "split", "fork", "overhead", "call", "band", "requant_records", NULL};
 
 /* The cpu table (at the top) as a cluster: cores = N identical cores (a
    plain MCU: 1, the default), l1 = its shared local memory, split =
    function(op) returning "rows", "channels" (how a layer's output is
    divided over the cores), "none" (one core) or nil (htc's choice;
    optional), fork = cycles of one fork/join (default 0),
-   overhead = cycles of every layer beyond its kernel's calls, band =
+   overhead = cycles of every layer beyond its kernel's calls, call =
+   cycles of one inference's call beyond its layers (the run function's
+   entry and checks: once in the estimate's total), band =
    function(b, op) choosing the L1 band height (tile.c, needs l1). */
 static void read_cluster(LoadedTarget *lt, Engine *cpu)
 {
@@ -321,6 +323,7 @@ static void read_cluster(LoadedTarget *lt, Engine *cpu)
     cpu->cores = (int)get_number(lt, ck, 1, "cores", 0, 1, 1, 64, 1);
     cpu->fork_cycles = get_number(lt, ck, 1, "fork", 0, 0, 0, 1e9, 0);
     cpu->overhead_cycles = get_number(lt, ck, 1, "overhead", 0, 0, 0, 1e9, 0);
+    cpu->call_cycles = get_number(lt, ck, 1, "call", 0, 0, 0, 1e9, 0);
     cpu->l1_memory = -1;
     const char *l1 = get_string(lt, ck, 1, "l1", 0);
     if (l1) {

@@ -1322,6 +1322,11 @@ return target "siracusa" {
     -- every layer: the call and the run function's bookkeeping (in L2 with
     -- mem=tile), more with the other cores started
     overhead = (MEM == "tile" and 118.3 or 7.663) + (CORES > 1 and 18.73 or 0),
+    -- one inference: the run function's entry and checks around its layers
+    -- (GVSoC, Deeploy's one-layer networks, the total less the layer:
+    -- Add_Regular 269 / 234 cycles on 1 / 8 cores, Hardswish_Regular 193 /
+    -- 234, Hardswish_Regular_RQ 192 / 211)
+    call = 230,
     -- depthwise convolutions by channels (the XpulpV2 kernel copies each
     -- channel's plane: by rows every core would copy the rows its band
     -- shares with the next); other convolutions with a receptive field to
