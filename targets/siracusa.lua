@@ -1167,8 +1167,16 @@ local QL_TABLE_L2 = MEM == "l1" and 0 or 11.9
 -- MatMul_Regular_RQ 18,840, each within 2%; shares of whole periods ran
 -- MatMul_Regular_RQ's one period of 2 x 2,048 on one core: 193,314)
 local QL_REQUANT_PAR = 34.2
-local QL_CALL = { add = 751, mul = 1273, norm = 1986, table = 83.6, requantize = 689 }
-local QL_ELEM1 = { add = 33.9, mul = 34.5, norm = 120, table = 6.19, requantize = 41 }
+-- The generic Add (htc__ql_binary: broadcasting, or its constants in L2
+-- where htc__ql_xadd's tables are not written) refitted per element on a
+-- large layer, its call from the small ones: GVSoC, Deeploy's CCT_Int_ICCT
+-- (mem=l2) two Adds of 8,192 elements 209,149-209,715 cycles on one core,
+-- 28,729-29,094 on 8 (25.5 an element); MicroLlama's 64 elements ~3,474 on
+-- one core (a call of 1,236) and 2,309-2,521 at 8 cores (830: the fork
+-- covers part of it), its mask add (16 rows of 2) 2,837-3,190
+local QL_CALL = { add = 1236, mul = 1273, norm = 1986, table = 83.6, requantize = 689 }
+local QL_CALL_PAR = { add = 830 }
+local QL_ELEM1 = { add = 25.5, mul = 34.5, norm = 120, table = 6.19, requantize = 41 }
 local function table_elem(op)
   return QL_ELEM1.table + QL_TABLE_L2 + (rawget(op, "out_type") == "int32" and 5.0 or 0)
 end
@@ -1226,6 +1234,7 @@ local function ql_cycles(kind, other)
     local elem = kind == "table" and table_elem(op) or QL_ELEM1[kind]
     if kind == "requantize" and s.cores > 1 then elem = QL_REQUANT_PAR end
     local call = (kind == "requantize" and s.cores > 1) and 0 or QL_CALL[kind]
+    if s.cores > 1 and QL_CALL_PAR[kind] then call = QL_CALL_PAR[kind] end
     return call + elem * s.rows * s.cols * s.channels + walk + fetch
   end
 end
