@@ -534,7 +534,7 @@ local K_ = {
   -- input table's 1,294 / 1,128 / 1,064: the same code and count, ~350
   -- apart warm: the data (the 8 cores' table loads in L1's banks?), not
   -- the code's first fetch; not modelled yet)
-  tab_call = 79, tab_elem = 9.98, tab_fork_cold = 213,
+  tab_call = 79, tab_elem = 9.98, tab_fork_cold = 0,
   -- transpose (htc__transpose_rows): per call, per output row (the outer
   -- index walk), per element (a strided load and a store); GVSoC, the same
   -- networks' layout transposes (256 rows of 5, 80 of 16, 64 of 3, 128 of 2:
@@ -554,14 +554,19 @@ local K_ = {
   -- Modelling it needs the permutation in the op table: not there yet)
 }
 -- the fork/join of the kernels with no parameter block to set up per core
--- (the cpu's fork, 1,352, is the convolutions'): fitted with the calls above
+-- (the cpu's fork, 952, is the convolutions'): fitted with the calls above
 -- (the transposes' median); a table's with its code in the instruction
 -- cache (MicroLlama's 8-core tables, QL_ELEM1 and refetch() below: 16
 -- elements a core at code age 1 809-1,019 cycles, 32 at age 3 973-1,124),
--- a byte lookup's first run 213 more (tab_fork_cold: Deeploy's networks')
-local FORK_TABLE, FORK_TRANSPOSE = 757, 692
+-- a byte lookup's first run 213 more (tab_fork_cold: Deeploy's networks').
+-- htc__share in 32-bit arithmetic (no libgcc 64-bit division per core, its
+-- code cold in a network's first layer): the cpu's fork 1,352 -> 952 (every
+-- 8-core layer of DS-CNN, ResNet, MobileNetV1 ~400 faster), the table's
+-- 757 -> 459 (MicroLlama's tables' mean), tab_fork_cold 213 -> 0 (KWS's
+-- first table 1,876 -> 1,302)
+local FORK_TABLE, FORK_TRANSPOSE = 459, 692
 -- the cpu's fork (cpu.fork below): the convolutions'
-local CPU_FORK = 1352
+local CPU_FORK = 952
 
 -- The cluster's instruction cache: a layer whose kernel function ran within
 -- the last CODE_WARM layers that ran code (op.code_age, gen/dispatch.c)
@@ -1372,7 +1377,9 @@ return target "siracusa" {
       reshape    = { cycles_per_elem = 0, cycles = function() return 0 end },   -- moves nothing: the overhead
       transpose  = { cycles_per_elem = QL_ELEM.transpose, fork = FORK_TRANSPOSE,
                      cycles = call_cycles(feat_transpose, function() return true end) },
-      softmax    = { cycles_per_elem = 20, cycles = sm_cycles },
+      -- (the fork before htc__share's 32-bit arithmetic: QuantLib's 8-core
+      -- softmax did not get faster, MicroLlama's 2,420-2,588 cycles)
+      softmax    = { cycles_per_elem = 20, cycles = sm_cycles, fork = 1352 },
       -- (a table of no arithmetic kind: the byte lookup htc__lut8, e.g. a
       -- uint8 graph input's; GVSoC: KWS's 637 bytes, 6,457 cycles on one core, 1,878 on 8)
       table      = { cycles_per_elem = ql_elem("table", function(op) return op.requant == "none" and 8.7 or by_arith(40, 3)(op) end),

@@ -460,12 +460,12 @@ def test_op_fork(tmp_path):
     net = os.path.join(test_deeploy.TESTS, "Kernel_Integer_Conv_DW_2D_RQ", "network.onnx")
     shutil.copytree(os.path.join(REPO, "targets", "cpus"), tmp_path / "cpus")
     src = open(SIRACUSA).read()
-    old = "local FORK_TABLE, FORK_TRANSPOSE = 757, 692"
+    old = "local FORK_TABLE, FORK_TRANSPOSE = 459, 692"
     assert src.count(old) == 1
 
     def est(fork, cores):
         t = tmp_path / ("s%d.lua" % fork)
-        t.write_text(src.replace(old, "local FORK_TABLE, FORK_TRANSPOSE = 757, %d" % fork))
+        t.write_text(src.replace(old, "local FORK_TABLE, FORK_TRANSPOSE = 459, %d" % fork))
         r = subprocess.run([oracle.HTC, "report", net, "-t", str(t), "-D", "cores=%d" % cores, "-D", "mem=l1", "--json"],
                            capture_output=True, text=True)
         return r, (json.loads(r.stdout)["layers"] if r.returncode == 0 else None)
