@@ -733,6 +733,22 @@ static int64_t cdiv(int64_t n, int64_t m)
     return n >= 0 ? (n + m - 1) / m : -((-n) / m);
 }
 
+/* xq3_channel's check of its record at acc a: within [A, B], the
+   record's 32-bit arithmetic (each product sum below 2^32, the last value
+   within int32) gives htc__requant's output; an a outside is not checked
+   (the caller's window ends are). 1 when it does. */
+static int xq3_check(int64_t a, int64_t A, int64_t B, int32_t m, int e, int32_t zp, int32_t lo, int32_t hi, uint32_t r0,
+                     uint32_t m0, uint32_t m1, uint32_t m2, int64_t rh, int64_t U0, int S)
+{
+    if (a < A || a > B) return 1;
+    const uint64_t u = (uint64_t)(a - A);
+    const uint64_t s1 = r0 + u * m0, s2 = (s1 >> 11) + u * m1;
+    const int64_t v = (int64_t)((s2 >> 11) + u * m2) + rh - ((int64_t)u < U0 ? 512 : 0);
+    return a >= INT32_MIN && a <= INT32_MAX && s1 < ((uint64_t)1 << 32) && s2 < ((uint64_t)1 << 32) &&
+           (s2 >> 11) + u * m2 < ((uint64_t)1 << 31) && v >= INT32_MIN && v <= INT32_MAX &&
+           ((int32_t)v >> S) == htc__requant((int32_t)a, m, -e, zp, lo, hi);
+}
+
 /* The three-product record of a dense convolution's channel (htc.h
    htc__xq3_apply, HTC__XQ3_N words): the window, f and TFLite's constants
    as xq2_channel's, u * m in parts of 11 bits (u < 2^20: each product
@@ -743,9 +759,12 @@ static int64_t cdiv(int64_t n, int64_t m)
    (the first u of output out_zp + 1) applies (form 4; *two set). Checked
    as xq2_channel's: at both sides of every output step (of either
    rounding) the record's 32-bit arithmetic (each product sum below 2^32,
-   the last value within int32) gives htc__requant's output. 1 and r
-   filled, else 0. */
-static int xq3_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32_t lo, int32_t hi, int32_t *r, int *two)
+   the last value within int32) gives htc__requant's output. A window of
+   2^20 steps or more is cut to [alo, ahi], the accumulators the channel's
+   int8 inputs and weights reach (MobileNetV1's layers 20, 22, 24: shifts
+   of 12 and more). 1 and r filled, else 0. */
+static int xq3_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32_t lo, int32_t hi, int64_t alo, int64_t ahi,
+                       int32_t *r, int *two)
 {
     const int32_t L = lo - zp, H = hi - zp;
     memset(r, 0, sizeof(int32_t) * HTC__XQ3_N);
@@ -759,11 +778,31 @@ static int xq3_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32
     const int64_t Kc = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e)), half = (int64_t)1 << 31;
     /* the first acc of output j (its tie rounded down when j <= 0) */
 #define HTC__XQ3_T(j) cdiv((int64_t)(j) * ((int64_t)1 << D) - Kc + ((j) <= 0 ? half : 0), m)
-    const int64_t A = HTC__XQ3_T(L + 1) - 1, B = HTC__XQ3_T(H);
+    int64_t A = HTC__XQ3_T(L + 1) - 1, B = HTC__XQ3_T(H);
+    if (B - A >= ((int64_t)1 << 20)) {
+        /* a window of 2^20 steps or more: its part that [alo, ahi] (the
+           accumulators the int8 inputs and weights reach) meets. An acc
+           below A gives lo and above B hi, as u's clamp does; within
+           [alo, ahi] the record starts at A = max(A, alo) and ends at
+           B = min(B, ahi), and the checks below cover both ends */
+        A = A > alo ? A : alo;
+        B = B < ahi ? B : ahi;
+        if (B <= A) {
+            /* [alo, ahi] meets the window in one acc at most: one output
+               for every reachable acc (htc__requant is monotonic), the
+               dead channel's record with it (u = 0, v = rh) */
+            if (alo > ahi || alo < INT32_MIN || ahi > INT32_MAX) return 0;
+            const int32_t o = htc__requant((int32_t)alo, m, -e, zp, lo, hi);
+            if (o != htc__requant((int32_t)ahi, m, -e, zp, lo, hi)) return 0;
+            r[HTC__XQ3_S] = 16;
+            r[HTC__XQ3_RH] = (int32_t)((uint32_t)o << 16);
+            return 1;
+        }
+    }
     if (B - A < 1 || B - A >= ((int64_t)1 << 20)) return 0;
     const int64_t V = A * m + Kc, Q = V >> D, R = V - Q * ((int64_t)1 << D);
-    const int64_t U0 = L + 1 <= 0 ? HTC__XQ3_T(1) - A : 0;
-    if (U0 < 0 || U0 > B - A + 1) return 0;
+    int64_t U0 = L + 1 <= 0 ? HTC__XQ3_T(1) - A : 0;
+    U0 = U0 < 0 ? 0 : U0 > B - A + 1 ? B - A + 1 : U0;     /* a cut window: before or after output out_zp + 1 */
     f -= A;
     /* every accumulator in int32 after the offset: |f| + K * 128 * 128 */
     if ((f < 0 ? -f : f) + (int64_t)K * 16384 >= ((int64_t)1 << 31)) return 0;
@@ -784,16 +823,15 @@ static int xq3_channel(int32_t m, int e, int64_t f, int32_t K, int32_t zp, int32
         for (int k = 0; k < 2; k++) {
             const int64_t T = cdiv((int64_t)j * ((int64_t)1 << D) - Kc + (k ? half : 0), m);
             for (int64_t a = T - 1; a <= T; a++) {
-                const uint64_t u = (uint64_t)(a - A < 0 ? 0 : a - A > B - A ? B - A : a - A);
-                const uint64_t s1 = r0 + u * m0, s2 = (s1 >> 11) + u * m1;
-                const int64_t v = (int64_t)((s2 >> 11) + u * m2) + rh - ((int64_t)u < U0 ? 512 : 0);
-                if (a < INT32_MIN || a > INT32_MAX || s1 >= ((uint64_t)1 << 32) || s2 >= ((uint64_t)1 << 32) ||
-                    (s2 >> 11) + u * m2 >= ((uint64_t)1 << 31) || v < INT32_MIN || v > INT32_MAX ||
-                    ((int32_t)v >> S) != htc__requant((int32_t)a, m, -e, zp, lo, hi))
-                    return 0;
+                if (!xq3_check(a, A, B, m, e, zp, lo, hi, r0, m0, m1, m2, rh, U0, S)) return 0;
             }
         }
     }
+    /* the window's ends (a window cut to [alo, ahi] may start or end
+       between steps) */
+    if (!xq3_check(A, A, B, m, e, zp, lo, hi, r0, m0, m1, m2, rh, U0, S) ||
+        !xq3_check(B, A, B, m, e, zp, lo, hi, r0, m0, m1, m2, rh, U0, S))
+        return 0;
 #undef HTC__XQ3_T
     if (U0 > 0) *two = 1;
     return 1;
@@ -812,7 +850,13 @@ int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec, int *two
         int32_t *r = rec + (size_t)c * HTC__XQ3_N;
         int64_t f = p->bias ? p->bias[c] : 0;
         int32_t nz = 0;
-        for (int32_t i = 0; i < K; i++) f -= (int64_t)p->in_zp * w[(size_t)c * K + i], nz |= w[(size_t)c * K + i];
+        int64_t lo = 0, hi = 0;         /* sum w * x over x in [-128, 127]: its least and greatest */
+        for (int32_t i = 0; i < K; i++) {
+            const int32_t wi = w[(size_t)c * K + i];
+            f -= (int64_t)p->in_zp * wi, nz |= wi;
+            lo += wi > 0 ? -128 * wi : 127 * wi;
+            hi += wi > 0 ? 127 * wi : -128 * wi;
+        }
         const int32_t m = p->mult[p->per_channel ? c : 0];
         if (!nz && m > 0 && f >= INT32_MIN && f <= INT32_MAX) {
             /* every weight 0 (a pruned channel; its window may be any
@@ -823,7 +867,8 @@ int quant_xq3(const htc__conv_params *p, const int8_t *w, int32_t *rec, int *two
             r[HTC__XQ3_RH] = (int32_t)((uint32_t)htc__requant((int32_t)f, m, p->shift[p->per_channel ? c : 0], p->out_zp,
                                                               p->act_min, p->act_max) << 16);
             n++;
-        } else if (xq3_channel(m, -p->shift[p->per_channel ? c : 0], f, K, p->out_zp, p->act_min, p->act_max, r, two))
+        } else if (xq3_channel(m, -p->shift[p->per_channel ? c : 0], f, K, p->out_zp, p->act_min, p->act_max, f + lo, f + hi,
+                               r, two))
             n++;
         else
             r[HTC__XQ3_W] = -1;

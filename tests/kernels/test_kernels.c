@@ -559,6 +559,58 @@ static void test_xq3(void)
     }
     EQ("xq3 records: pruned channels (weights 0) accepted", zacc, 40);
     EQ("xq3 records: a pruned channel's constant equals htc__requant(bias)", zbad, 0);
+    /* a window of 2^20 steps or more (right shifts 12..16; MobileNetV1's
+       layers 20, 22, 24) cut to the accumulators int8 inputs and the
+       channel's weights reach (sum w * x, x in [-128, 127], plus bias and
+       the weight sums times in_zp): the record equals htc__requant on
+       every one of them */
+    int cbad = 0, cacc = 0, cwide = 0;
+    for (int n = 0; n < 40; n++) {
+        int32_t m, b, rec[HTC__XQ3_N];
+        int8_t sh, w[4];
+        htc__conv_params p;
+        int64_t slo = 0, shi = 0, zs = 0;
+        x = x * 1664525u + 1013904223u;
+        m = (int32_t)((1u << 30) + (x >> 2) % (1u << 30));
+        x = x * 1664525u + 1013904223u;
+        sh = (int8_t)-(12 + (int)(x >> 8) % 5);
+        b = (int32_t)(x % 200001u) - 100000;
+        for (int i = 0; i < 4; i++) {
+            x = x * 1664525u + 1013904223u;
+            w[i] = (int8_t)((int)(x >> 16) % 255 - 127);
+            slo += w[i] > 0 ? -128 * w[i] : 127 * w[i];
+            shi += w[i] > 0 ? 127 * w[i] : -128 * w[i];
+            zs += w[i];
+        }
+        memset(&p, 0, sizeof p);
+        p.batches = p.in_h = p.in_w = p.out_h = p.out_w = p.out_c = p.k_h = p.k_w = 1;
+        p.in_c = 4;
+        p.in_zp = -128 + (int32_t)(x >> 20) % 50;
+        p.out_zp = -128 + (int32_t)(x >> 12) % 100;
+        p.act_min = n % 2 ? -128 : p.out_zp;
+        p.act_max = 127;
+        p.mult = &m;
+        p.shift = &sh;
+        p.bias = &b;
+        /* the uncut window: the outputs act_min + 1 .. act_max, 2^(31 - sh) / m accs each */
+        cwide += (double)(p.act_max - p.act_min) * ldexp(1.0, 31 - sh) / m >= (double)(1 << 20);
+        int two = 0;
+        if (quant_xq3(&p, w, rec, &two) != 1) continue;
+        cacc++;
+        const int64_t f0 = b - (int64_t)p.in_zp * zs;          /* the accumulator of x = 0 */
+        const int64_t a = f0 - rec[HTC__XQ3_F];                 /* the window's start */
+        for (int64_t acc = f0 + slo; acc <= f0 + shi; acc++) {
+            const int64_t v = acc - a;
+            const uint32_t u = (uint32_t)(v < 0 ? 0 : v > rec[HTC__XQ3_W] ? rec[HTC__XQ3_W] : v);
+            uint32_t t = ((uint32_t)rec[HTC__XQ3_R] + u * (uint32_t)rec[HTC__XQ3_M0]) >> 11;
+            t = (t + u * (uint32_t)rec[HTC__XQ3_M1]) >> 11;
+            t = t + (uint32_t)rec[HTC__XQ3_RH] - ((uint32_t)(u < (uint32_t)rec[HTC__XQ3_U]) << 9) + u * (uint32_t)rec[HTC__XQ3_M2];
+            cbad += ((int32_t)t >> rec[HTC__XQ3_S]) != htc__requant((int32_t)acc, m, sh, p.out_zp, p.act_min, p.act_max);
+        }
+    }
+    EQ("xq3 records: windows of 2^20 and more among the channels", cwide > 20, 1);
+    EQ("xq3 records: windows cut to the reachable accumulators accepted", cacc > 30, 1);
+    EQ("xq3 records cut to the reachable accumulators equal htc__requant", cbad, 0);
 }
 
 /* gen/quant.c quant_xadd: an ADD's tables in final form. ResNet's three
