@@ -121,7 +121,9 @@ local NEU_S2_ROW = 351
 -- cost the same, which KWS's 64->12 above MicroLlama's 64->64 does not
 -- quite follow); the fixed part replaces NEU_SETUP (the engine's startup,
 -- counted per tile by htc)
-local NEU_FC_BASE, NEU_FC_CGROUP, NEU_FC_K64 = 411.8, 157.4, 437.1
+-- (after htc__share's 32-bit arithmetic MicroLlama's 32 64->64 jobs
+-- 964-1,246, mean 1,113: the fixed part 64 less)
+local NEU_FC_BASE, NEU_FC_CGROUP, NEU_FC_K64 = 347.8, 157.4, 437.1
 
 local function neu_mode(op)
   if op.kind == "fc" then return "1x1" end
@@ -564,7 +566,12 @@ local K_ = {
 -- 8-core layer of DS-CNN, ResNet, MobileNetV1 ~400 faster), the table's
 -- 757 -> 459 (MicroLlama's tables' mean), tab_fork_cold 213 -> 0 (KWS's
 -- first table 1,876 -> 1,302)
-local FORK_TABLE, FORK_TRANSPOSE = 459, 692
+-- After htc__share's change the transposes' fork 692 -> 392 (GVSoC, 8
+-- cores: miniMobileNet's two 1,622 / 2,085 cycles, Conv_DW_2D_RQ's 3,442 /
+-- 2,556, MicroLlama's 1,670-1,804, each 130-480 below the old estimate)
+-- and QuantLib's tables (htc__ql_table) 559: MicroLlama's 8-core tables
+-- 610-807 against 602 / 736 estimated with the byte lookup's 459
+local FORK_TABLE, FORK_TRANSPOSE, FORK_QL_TABLE = 459, 392, 559
 -- the cpu's fork (cpu.fork below): the convolutions'
 local CPU_FORK = 952
 
@@ -1179,7 +1186,9 @@ local QL_REQUANT_PAR = 34.2
 -- 28,729-29,094 on 8 (25.5 an element); MicroLlama's 64 elements ~3,474 on
 -- one core (a call of 1,236) and 2,309-2,521 at 8 cores (830: the fork
 -- covers part of it), its mask add (16 rows of 2) 2,837-3,190
-local QL_CALL = { add = 1236, mul = 1273, norm = 1986, table = 83.6, requantize = 689 }
+-- (the table's call 83.6 -> 113.6: MicroLlama's one-core 32-element
+-- tables after its softmax 428-449 against 361, the others 356-419)
+local QL_CALL = { add = 1236, mul = 1273, norm = 1986, table = 113.6, requantize = 689 }
 local QL_CALL_PAR = { add = 830 }
 local QL_ELEM1 = { add = 25.5, mul = 34.5, norm = 120, table = 6.19, requantize = 41 }
 local function table_elem(op)
@@ -1202,10 +1211,12 @@ local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 863, 20, 1
 -- Add_Regular_RQ (16,384 elements): 164,134 cycles on one core, 21,350 on
 -- 8; Attention's two of 1,024 (cold, warm) 10,516 / 10,420 on one core,
 -- 2,112 / 2,005 on 8; MicroLlama's of 64 on one core 911-1,097, on 8
--- 1,024-1,225. The fork these give: 430-470 in Deeploy's Add networks,
+-- 1,024-1,225. The fork these gave: 430-470 in Deeploy's Add networks,
 -- 650-770 in MicroLlama's (the workers fetching the code from L2 after
--- N-EUREKA's layers); 600 between them (MicroLlama's adds stay on one core)
-local QLX_COLD, QLX_FORK = 110, 600
+-- N-EUREKA's layers); with htc__share in 32-bit arithmetic Attention's
+-- 1,938 / 1,785 and Add_Regular_RQ's 21,136 at 8 cores: 160-260,
+-- MicroLlama's 64 elements at 8 cores 823-1,016: 400 fits each within 15%
+local QLX_COLD, QLX_FORK = 110, 400
 local function qlx_cycles(op, s)
   local n = s.rows * s.cols * s.channels
   local c = K_.add_call_x + (op.qmin == -op.qmax - 1 and K_.add_elem_x or K_.add_elem_xm) * n
@@ -1384,7 +1395,7 @@ return target "siracusa" {
       -- uint8 graph input's; GVSoC: KWS's 637 bytes, 6,457 cycles on one core, 1,878 on 8)
       table      = { cycles_per_elem = ql_elem("table", function(op) return op.requant == "none" and 8.7 or by_arith(40, 3)(op) end),
                      cycles = ql_cycles("table", call_cycles(feat_table, function(op) return op.requant == "none" end)),
-                     fork = FORK_TABLE },
+                     fork = function(op) return op.requant == "quantlib" and FORK_QL_TABLE or FORK_TABLE end },
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8, cycles = ql_cycles("requantize") },
