@@ -192,6 +192,7 @@ static void point_child(const char *self, Graph *g, const char *model, const cha
     Point r;
     memset(&r, 0, sizeof r);
     r.ops = g->nops;
+    r.est = t->engines[0].call_cycles;      /* the run function's own call (cpu.call), as htc report's total */
     for (int i = 0; i < g->nops; i++) {
         const Op *op = &g->ops[i];
         int cl = layer_class(op);
