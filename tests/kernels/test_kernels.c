@@ -477,6 +477,18 @@ static void test_xq2(void)
     EQ("xq2 records: some channels accepted", accepted > tried / 2, 1);
 }
 
+/* a three-product record's output (htc.h htc__xq3_apply's arithmetic,
+   written for any build) at v accumulator steps from its window's start,
+   v clamped to the window */
+static int32_t xq3_out(const int32_t *rec, int64_t v)
+{
+    const uint32_t u = (uint32_t)(v < 0 ? 0 : v > rec[HTC__XQ3_W] ? rec[HTC__XQ3_W] : v);
+    uint32_t t = ((uint32_t)rec[HTC__XQ3_R] + u * (uint32_t)rec[HTC__XQ3_M0]) >> 11;
+    t = (t + u * (uint32_t)rec[HTC__XQ3_M1]) >> 11;
+    t = t + (uint32_t)rec[HTC__XQ3_RH] - ((uint32_t)(u < (uint32_t)rec[HTC__XQ3_U]) << 9) + u * (uint32_t)rec[HTC__XQ3_M2];
+    return (int32_t)t >> rec[HTC__XQ3_S];
+}
+
 /* gen/quant.c quant_xq3: the three-product record (htc.h htc__xq3_apply,
    written out here so every build runs it) equals htc__requant
    for every accumulator within 2^20 of the output window, on random
@@ -515,11 +527,7 @@ static void test_xq3(void)
         const int32_t f = rec[HTC__XQ3_F], a = b - p.in_zp * w - f;   /* the window's start */
         for (int64_t acc = (int64_t)a - (1 << 20); acc <= (int64_t)a + (1 << 21) + 2; acc++) {
             const int64_t v = acc + f - b + p.in_zp * w;   /* acc as the kernel holds it: acc - a */
-            const uint32_t u = (uint32_t)(v < 0 ? 0 : v > rec[HTC__XQ3_W] ? rec[HTC__XQ3_W] : v);
-            uint32_t t = ((uint32_t)rec[HTC__XQ3_R] + u * (uint32_t)rec[HTC__XQ3_M0]) >> 11;
-            t = (t + u * (uint32_t)rec[HTC__XQ3_M1]) >> 11;
-            t = t + (uint32_t)rec[HTC__XQ3_RH] - ((uint32_t)(u < (uint32_t)rec[HTC__XQ3_U]) << 9) + u * (uint32_t)rec[HTC__XQ3_M2];
-            bad += ((int32_t)t >> rec[HTC__XQ3_S]) != htc__requant((int32_t)acc, m, sh, p.out_zp, p.act_min, p.act_max);
+            bad += xq3_out(rec, v) != htc__requant((int32_t)acc, m, sh, p.out_zp, p.act_min, p.act_max);
         }
     }
     EQ("xq3 records equal htc__requant", bad, 0);
@@ -551,11 +559,7 @@ static void test_xq3(void)
         int two = 0;
         if (quant_xq3(&p, &w, rec, &two) != 1) continue;
         zacc++;
-        const uint32_t u = (uint32_t)(rec[HTC__XQ3_F] < 0 ? 0 : rec[HTC__XQ3_F] > rec[HTC__XQ3_W] ? rec[HTC__XQ3_W] : rec[HTC__XQ3_F]);
-        uint32_t t = ((uint32_t)rec[HTC__XQ3_R] + u * (uint32_t)rec[HTC__XQ3_M0]) >> 11;
-        t = (t + u * (uint32_t)rec[HTC__XQ3_M1]) >> 11;
-        t = t + (uint32_t)rec[HTC__XQ3_RH] - ((uint32_t)(u < (uint32_t)rec[HTC__XQ3_U]) << 9) + u * (uint32_t)rec[HTC__XQ3_M2];
-        zbad += ((int32_t)t >> rec[HTC__XQ3_S]) != htc__requant(b, m, sh, p.out_zp, p.act_min, p.act_max);
+        zbad += xq3_out(rec, rec[HTC__XQ3_F]) != htc__requant(b, m, sh, p.out_zp, p.act_min, p.act_max);
     }
     EQ("xq3 records: pruned channels (weights 0) accepted", zacc, 40);
     EQ("xq3 records: a pruned channel's constant equals htc__requant(bias)", zbad, 0);
@@ -600,12 +604,7 @@ static void test_xq3(void)
         const int64_t f0 = b - (int64_t)p.in_zp * zs;          /* the accumulator of x = 0 */
         const int64_t a = f0 - rec[HTC__XQ3_F];                 /* the window's start */
         for (int64_t acc = f0 + slo; acc <= f0 + shi; acc++) {
-            const int64_t v = acc - a;
-            const uint32_t u = (uint32_t)(v < 0 ? 0 : v > rec[HTC__XQ3_W] ? rec[HTC__XQ3_W] : v);
-            uint32_t t = ((uint32_t)rec[HTC__XQ3_R] + u * (uint32_t)rec[HTC__XQ3_M0]) >> 11;
-            t = (t + u * (uint32_t)rec[HTC__XQ3_M1]) >> 11;
-            t = t + (uint32_t)rec[HTC__XQ3_RH] - ((uint32_t)(u < (uint32_t)rec[HTC__XQ3_U]) << 9) + u * (uint32_t)rec[HTC__XQ3_M2];
-            cbad += ((int32_t)t >> rec[HTC__XQ3_S]) != htc__requant((int32_t)acc, m, sh, p.out_zp, p.act_min, p.act_max);
+            cbad += xq3_out(rec, acc - a) != htc__requant((int32_t)acc, m, sh, p.out_zp, p.act_min, p.act_max);
         }
     }
     EQ("xq3 records: windows of 2^20 and more among the channels", cwide > 20, 1);
