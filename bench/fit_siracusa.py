@@ -16,7 +16,8 @@ overhead).
   bench/fit_siracusa.py [--htc PATH] [--target PATH] [--write LUA] BENCH_OUTPUT...
   bench/fit_siracusa.py --neureka-jobs tests/neureka/gvsoc_jobs.txt [--neureka-job MODE,OY,OX,C,K,CYCLES]...
     (N-EUREKA's dense 3x3 job terms NEU_3X3_STEP and NEU_3X3_K)
-  bench/fit_siracusa.py --neureka-fc C,K,CYCLES...   (its linear layers' NEU_FC_*)
+  bench/fit_siracusa.py --neureka-fc-jobs [--neureka-fc C,K,AGE,CYCLES]...
+    (its linear layers' NEU_FC_*, on NEU_FC_JOBS and the jobs given)
 
 --target names the target file the measured runs were compiled with (their
 band heights and splits; a copy of the old siracusa.lua when the
@@ -130,14 +131,53 @@ def fit_neureka_3x3(jobs):
     return x[0], x[1], x[2], [(j, float(np.dot(a, x)) * j[5]) for j, a in zip(rows, A)]
 
 
-def fit_neureka_fc(layers):
+# N-EUREKA's linear jobs GVSoC timed, (inputs, outputs, code age, cycles):
+# the code age as htc computes it (op.code_age: the layers run since the
+# last linear job on N-EUREKA, -1 none earlier). MicroLlama's last token at
+# 8 cores, constants in L1 (bench/bench_neureka.py, htc abadd8b + its
+# target), its 56 jobs in layer order (each attention block's four 64->64
+# projections at code ages 3 / -1, 5, 8, 5; the MLP's 64->256 at 3 and 1,
+# its 256->64 at 1); then the one-shot networks' only linear job (its code
+# never run before: cold), Deeploy's MLPerf_KeywordSpotting 64->12 and
+# miniMobileNet 256->10, at 1 and 8 cores (tests/neureka/gvsoc_nets.py)
+NEU_FC_JOBS = [
+    (64, 64, -1, 1133), (64, 64, 5, 1151), (64, 64, 8, 1205), (64, 64, 5, 1099), (64, 256, 3, 2561),
+    (64, 256, 1, 2456), (256, 64, 1, 2199), (64, 64, 3, 964), (64, 64, 5, 1045), (64, 64, 8, 1246),
+    (64, 64, 5, 1130), (64, 256, 3, 2440), (64, 256, 1, 2412), (256, 64, 1, 2185), (64, 64, 3, 1102),
+    (64, 64, 5, 1087), (64, 64, 8, 1224), (64, 64, 5, 1165), (64, 256, 3, 2571), (64, 256, 1, 2392),
+    (256, 64, 1, 2179), (64, 64, 3, 1038), (64, 64, 5, 1112), (64, 64, 8, 1225), (64, 64, 5, 1103),
+    (64, 256, 3, 2454), (64, 256, 1, 2452), (256, 64, 1, 2221), (64, 64, 3, 1098), (64, 64, 5, 1103),
+    (64, 64, 8, 1139), (64, 64, 5, 1102), (64, 256, 3, 2471), (64, 256, 1, 2386), (256, 64, 1, 2163),
+    (64, 64, 3, 1055), (64, 64, 5, 1082), (64, 64, 8, 1157), (64, 64, 5, 1079), (64, 256, 3, 2458),
+    (64, 256, 1, 2391), (256, 64, 1, 2167), (64, 64, 3, 998), (64, 64, 5, 1037), (64, 64, 8, 1171),
+    (64, 64, 5, 1179), (64, 256, 3, 2477), (64, 256, 1, 2393), (256, 64, 1, 2179), (64, 64, 3, 979),
+    (64, 64, 5, 1119), (64, 64, 8, 1193), (64, 64, 5, 1103), (64, 256, 3, 2556), (64, 256, 1, 2390),
+    (256, 64, 1, 2165),
+    (64, 12, -1, 1163), (64, 12, -1, 1266), (256, 10, -1, 1948), (256, 10, -1, 2020)]
+
+
+def neu_fc_refetch(age, warm):
+    """siracusa.lua neu_fc_refetch: the part of the linear job's code fetched
+    again at code age `age` (all of it past `warm` or with none earlier)"""
+    return 1.0 if age < 0 or age > warm else age / (warm + 1.0)
+
+
+def fit_neureka_fc(layers, warm=7):
     """siracusa.lua's N-EUREKA linear layer: NEU_FC_BASE + NEU_FC_CGROUP per
-    group of 32 inputs + NEU_FC_K64 per group of 64 outputs, from layers
-    [(c, k, cycles)] GVSoC timed (relative least squares); returns (base,
-    cgroup, k64, [(layer, fitted)])"""
-    A = [[1.0 / cyc, cdiv(c, 32) / cyc, cdiv(k, 64) / cyc] for c, k, cyc in layers]
-    x = np.linalg.lstsq(np.array(A), np.ones(len(A)), rcond=None)[0]
-    return x[0], x[1], x[2], [(l, float(np.dot(a, x)) * l[2]) for l, a in zip(layers, A)]
+    group of 32 inputs + NEU_FC_K64 per group of 64 outputs + NEU_FC_REFETCH
+    x neu_fc_refetch(code age), from layers [(c, k, code age, cycles)] GVSoC
+    timed (relative least squares, each configuration (c, k, code age)
+    weighing alike however many layers share it: MicroLlama's 32 64->64
+    jobs do not outvote the one-shot networks' jobs); returns (base, cgroup,
+    k64, refetch, [(layer, fitted)])"""
+    count = {}
+    for c, k, age, _ in layers:
+        count[c, k, age] = count.get((c, k, age), 0) + 1
+    w = np.sqrt([1.0 / count[c, k, age] for c, k, age, _ in layers])
+    A = np.array([[1.0, cdiv(c, 32), cdiv(k, 64), neu_fc_refetch(age, warm)] for c, k, age, _ in layers])
+    y = np.array([float(l[3]) for l in layers])
+    x = np.linalg.lstsq(A / y[:, None] * w[:, None], w, rcond=None)[0]
+    return x[0], x[1], x[2], x[3], [(l, float(np.dot(a, x))) for l, a in zip(layers, A)]
 
 
 def rows_view(op, y0, y1):
@@ -609,18 +649,23 @@ def main():
                     help="tests/neureka/gvsoc_jobs.txt: fit N-EUREKA's 3x3 step (NEU_3X3_STEP, NEU_3X3_K) and stop")
     ap.add_argument("--neureka-job", action="append", default=[], metavar="MODE,OY,OX,C,K,CYCLES",
                     help="one more job timed on GVSoC (e.g. 3x3,7,7,3,32,3728: miniMobileNet's)")
-    ap.add_argument("--neureka-fc", action="append", default=[], metavar="C,K,CYCLES",
-                    help="an N-EUREKA linear layer GVSoC timed (bench_neureka.py's table): fit NEU_FC_* and stop")
+    ap.add_argument("--neureka-fc-jobs", action="store_true",
+                    help="fit N-EUREKA's linear job (NEU_FC_*) on NEU_FC_JOBS and any --neureka-fc, and stop")
+    ap.add_argument("--neureka-fc", action="append", default=[], metavar="C,K,AGE,CYCLES",
+                    help="one more N-EUREKA linear layer GVSoC timed (AGE: its code age, -1 none earlier)")
     ap.add_argument("--only", metavar="PREFIX",
                     help="fit only the coefficients named PREFIX... (e.g. dw_) on the layers that have them, the others "
                          "fixed at the target's values")
     ap.add_argument("bench", nargs="*")
     a = ap.parse_args()
-    if a.neureka_fc:
-        base, cg, k64, fitted = fit_neureka_fc([tuple(int(v) for v in e.split(",")) for e in a.neureka_fc])
-        print(f"N-EUREKA fc: NEU_FC_BASE, NEU_FC_CGROUP, NEU_FC_K64 = {base:.1f}, {cg:.1f}, {k64:.1f}")
-        for (c, k, cyc), est in fitted:
-            print(f"  fc {c}->{k}: gvsoc {cyc:>6,} fit {est:>8,.0f} {100.0 * (est - cyc) / cyc:+6.1f}%")
+    if a.neureka_fc_jobs or a.neureka_fc:
+        jobs = NEU_FC_JOBS + [tuple(int(v) for v in e.split(",")) for e in a.neureka_fc]
+        m = re.search(r"local NEU_FC_WARM = (\d+)", open(a.target).read())
+        base, cg, k64, ref, fitted = fit_neureka_fc(jobs, int(m.group(1)) if m else 7)
+        print(f"N-EUREKA fc: NEU_FC_BASE, NEU_FC_CGROUP, NEU_FC_K64, NEU_FC_REFETCH = {base:.1f}, {cg:.1f}, {k64:.1f}, "
+              f"{ref:.1f}")
+        for (c, k, age, cyc), est in fitted:
+            print(f"  fc {c}->{k} code age {age:>2}: gvsoc {cyc:>6,} fit {est:>8,.0f} {100.0 * (est - cyc) / cyc:+6.1f}%")
         return 0
     if a.neureka_jobs:
         jobs = parse_neureka_jobs(os.path.join(TOP, "tests", "neureka", "jobs.c"), a.neureka_jobs)
