@@ -1232,11 +1232,25 @@ local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 863, 20, 1
 -- N-EUREKA's layers); with htc__share in 32-bit arithmetic Attention's
 -- 1,938 / 1,785 and Add_Regular_RQ's 21,136 at 8 cores: 160-260,
 -- MicroLlama's 64 elements at 8 cores 823-1,016: 400 fits each within 15%
-local QLX_COLD, QLX_FORK = 110, 400
+-- Its code (htc__xadd_run, short) stays longer than CODE_WARM layers: the
+-- part refetched is age / (QLX_WARM + 1), all of it past QLX_WARM or with
+-- none earlier. GVSoC, MicroLlama's last token at 8 cores: its residual
+-- Adds after the MLP (code age 7) 761-863 cycles, after the attention
+-- (cold, 37 layers) 905-1,016; QLX_COLD by relative least squares on them
+-- and Deeploy's Attention (cold / age 4: 10,516 / 10,420 on one core,
+-- 1,938 / 1,785 on 8) and Add_Regular_RQ (cold: 164,134 / 21,136), the
+-- other terms kept: each within 12.1% (with CODE_WARM and 110: MicroLlama's
+-- cold Adds down to -15.3%)
+local QLX_COLD, QLX_FORK, QLX_WARM = 201.3, 400, 15
+local function qlx_refetch(op)
+  local a = rawget(op, "code_age")
+  if a == nil or a < 0 or a > QLX_WARM then return 1 end
+  return a / (QLX_WARM + 1)
+end
 local function qlx_cycles(op, s)
   local n = s.rows * s.cols * s.channels
   local c = K_.add_call_x + (op.qmin == -op.qmax - 1 and K_.add_elem_x or K_.add_elem_xm) * n
-  return c + QLX_COLD * refetch(op)
+  return c + QLX_COLD * qlx_refetch(op)
 end
 local function add_fork(op)
   return (op.requant == "quantlib" and op.xq2 == 1) and QLX_FORK or CPU_FORK
