@@ -861,6 +861,102 @@ static HTC__INLINE HTC__UNUSED void htc__xp_dot2x4r(const int8_t *x0, int32_t d,
     acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3; acc[4] = b0; acc[5] = b1; acc[6] = b2; acc[7] = b3;
 }
 
+/* Four pixels (fields read in place, d = stride * in_c apart) by four
+   output channels: acc[4 j + k] = s[k] + the dot product of pixel j's
+   field (x + j d) with weight row k (w + k ws) over nr runs of n4 words
+   (nr, n4 > 0), the pixels' pointer moving skip bytes more after each run,
+   the weight rows contiguous. 64 multiply-adds per 8 loads and 16 dot
+   products (24 instructions against the 2x4 block's 28). One asm block
+   (GCC allows 30 operands, 16 accumulators in and out would be 32): every
+   register its own (27 named as clobbers, the block pointer in the last
+   one), the start values loaded, the sums stored to b->acc, the runs'
+   count, skip and n4 in a private stack frame; pixels 0 and 2 and weight
+   rows 0 and 2 post-incremented, pixels 1 and 3 and rows 1 and 3 by
+   register-offset loads d - 4 and ws - 4 past them, six words loaded. */
+typedef struct {
+    const int32_t *s;                       /* the four channels' start values */
+    const int8_t *xa, *xb, *wa, *wb;        /* pixels 0 and 2, weight rows 0 and 2 */
+    int32_t dm, wm, skip, n4, nr;           /* d - 4, ws - 4, the runs */
+    int32_t acc[16];                        /* out: acc[4 j + k], pixel j, channel k */
+} htc__xp4x4;
+
+/* b->acc from b's fields (htc__xp4x4: the pixels' fields and the weight
+   rows as htc__xp_dot4x4r takes them) */
+static HTC__INLINE HTC__UNUSED void htc__xp_dot4x4b(htc__xp4x4 *b)
+{
+#ifdef HTC__XP_ASM
+    __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                     "addi sp, sp, -16\n\t"
+                     "sw %[b], 0(sp)\n\t"
+                     "lw t2, 0(%[b])\n\t"
+                     "lw a4, 4(%[b])\n\tlw a5, 8(%[b])\n\tlw a6, 12(%[b])\n\tlw a7, 16(%[b])\n\t"
+                     "lw t0, 20(%[b])\n\tlw t1, 24(%[b])\n\tlw t3, 28(%[b])\n\tlw t4, 36(%[b])\n\t"
+                     "lw s0, 0(t2)\n\tlw s1, 4(t2)\n\tlw s2, 8(t2)\n\tlw s3, 12(t2)\n\t"
+                     "lw %[b], 32(%[b])\n\t"
+                     "sw t3, 8(sp)\n\tsw t4, 4(sp)\n\tsw %[b], 12(sp)\n\t"
+                     "mv s4, s0\n\tmv s5, s1\n\tmv s6, s2\n\tmv s7, s3\n\t"
+                     "mv s8, s0\n\tmv s9, s1\n\tmv s10, s2\n\tmv s11, s3\n\t"
+                     "mv a0, s0\n\tmv a1, s1\n\tmv a2, s2\n\tmv a3, s3\n\t"
+                     "1:\n\t"
+                     ".insn i 0x7b, 4, x0, %[b], 48\n\t"
+                     ".insn i 0x0b, 2, t2, 4(a4)\n\t"           /* pixel 0's word */
+                     ".insn i 0x0b, 2, t4, 4(a5)\n\t"           /* pixel 2's */
+                     ".insn i 0x0b, 2, t6, 4(a6)\n\t"           /* row 0's */
+                     ".insn r 0x03, 7, 0x10, t3, a4, t0\n\t"    /* pixel 1's */
+                     ".insn r 0x03, 7, 0x10, t5, a5, t0\n\t"    /* pixel 3's */
+                     ".insn r 0x57, 1, 0x5c, s0, t2, t6\n\t"
+                     ".insn r 0x57, 1, 0x5c, s4, t3, t6\n\t"
+                     ".insn r 0x03, 7, 0x10, %[b], a6, t1\n\t"  /* row 1's */
+                     ".insn r 0x57, 1, 0x5c, s8, t4, t6\n\t"
+                     ".insn r 0x57, 1, 0x5c, a0, t5, t6\n\t"
+                     ".insn i 0x0b, 2, t6, 4(a7)\n\t"           /* row 2's */
+                     ".insn r 0x57, 1, 0x5c, s1, t2, %[b]\n\t"
+                     ".insn r 0x57, 1, 0x5c, s5, t3, %[b]\n\t"
+                     ".insn r 0x57, 1, 0x5c, s9, t4, %[b]\n\t"
+                     ".insn r 0x57, 1, 0x5c, a1, t5, %[b]\n\t"
+                     ".insn r 0x03, 7, 0x10, %[b], a7, t1\n\t"  /* row 3's */
+                     ".insn r 0x57, 1, 0x5c, s2, t2, t6\n\t"
+                     ".insn r 0x57, 1, 0x5c, s6, t3, t6\n\t"
+                     ".insn r 0x57, 1, 0x5c, s10, t4, t6\n\t"
+                     ".insn r 0x57, 1, 0x5c, a2, t5, t6\n\t"
+                     ".insn r 0x57, 1, 0x5c, s3, t2, %[b]\n\t"
+                     ".insn r 0x57, 1, 0x5c, s7, t3, %[b]\n\t"
+                     ".insn r 0x57, 1, 0x5c, s11, t4, %[b]\n\t"
+                     ".insn r 0x57, 1, 0x5c, a3, t5, %[b]\n\t"
+                     "lw t2, 8(sp)\n\tlw t3, 4(sp)\n\tlw %[b], 12(sp)\n\t"
+                     "add a4, a4, t2\n\tadd a5, a5, t2\n\taddi t3, t3, -1\n\tsw t3, 4(sp)\n\t"
+                     "bnez t3, 1b\n\t"
+                     "lw %[b], 0(sp)\n\t"
+                     "sw s0, 40(%[b])\n\tsw s1, 44(%[b])\n\tsw s2, 48(%[b])\n\tsw s3, 52(%[b])\n\t"
+                     "sw s4, 56(%[b])\n\tsw s5, 60(%[b])\n\tsw s6, 64(%[b])\n\tsw s7, 68(%[b])\n\t"
+                     "sw s8, 72(%[b])\n\tsw s9, 76(%[b])\n\tsw s10, 80(%[b])\n\tsw s11, 84(%[b])\n\t"
+                     "sw a0, 88(%[b])\n\tsw a1, 92(%[b])\n\tsw a2, 96(%[b])\n\tsw a3, 100(%[b])\n\t"
+                     "addi sp, sp, 16\n\t"
+                     ".option pop"
+                     : [b] "+r"(b)
+                     :
+                     : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "a0", "a1", "a2", "a3",
+                       "a4", "a5", "a6", "a7", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "memory");
+#else
+    const int8_t *x = b->xa, *w = b->wa;
+    const int32_t d = b->dm + 4, ws = b->wm + 4;
+    int32_t r, i, j;
+    for (j = 0; j < 16; j++) b->acc[j] = b->s[j & 3];
+    for (r = 0; r < b->nr; r++, x += b->skip)
+        for (i = 0; i < b->n4; i++, x += 4, w += 4) {
+            const uint32_t e0 = htc__xp_ld4(w), e1 = htc__xp_ld4(w + ws), e2 = htc__xp_ld4(w + 2 * ws), e3 = htc__xp_ld4(w + 3 * ws);
+            for (j = 0; j < 4; j++) {
+                const uint32_t u = htc__xp_ld4(x + j * d);
+                int32_t *a = b->acc + 4 * j;
+                a[0] = htc__xp_sdot4(a[0], u, e0);
+                a[1] = htc__xp_sdot4(a[1], u, e1);
+                a[2] = htc__xp_sdot4(a[2], u, e2);
+                a[3] = htc__xp_sdot4(a[3], u, e3);
+            }
+        }
+#endif
+}
+
 /* acc[0..3] += x . w[0..3] over n bytes: one pixel (or row) by four
    output channels, 16 multiply-adds per 5 loads and 4 dot products */
 static HTC__NOINLINE HTC__UNUSED void htc__xp_dot1x4(const int8_t *x, const int8_t *const *w, int32_t n, int32_t *acc)

@@ -251,7 +251,13 @@ FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "conv_out
          # fields across the image's border, per row and per call, and the
          # weight rows copied K4 apart: measured by knocking them out of the
          # kernel (siracusa.lua K_)
-         "conv_brow": 26.0, "conv_bcall": 1660.0, "conv_wrow": 85.0}
+         "conv_brow": 26.0, "conv_bcall": 1660.0, "conv_wrow": 85.0,
+         # the 4x4 blocks (htc__xp_dot4x4b): per word and run from the
+         # instructions (a word 24.0 cycles on GVSoC), per block without a
+         # fused ReLU 3 instructions an output; per quad and per block least
+         # squares of the relative errors with every other term held, on
+         # ResNet's 16 layers with quads at 1 and 8 cores (siracusa.lua K_)
+         "conv_quad": 214.2, "conv_qblock": 323.4, "conv_qblock_x4": 48.0, "conv_qword": 24.0, "conv_qrun": 8.0}
 
 
 def pad_before(o, st, k, dl, i):
@@ -284,6 +290,30 @@ def conv_inplace(op, qa, qb):
         iy, ix = oy * sh - pt, ox * sw - pl
         if ox + 1 < OX and iy >= 0 and iy + kh <= IH and ix >= 0 and ix + sw + kw <= IW:
             n += 1
+    return n
+
+
+def conv_walk(op, qa, qb, K4, w):
+    """siracusa.lua conv_walk: 4x4 quads (in place, copied) and pairs (all,
+    in place) of pixels [qa, qb), weighted by w"""
+    IH, IW, OX = op["in_shape"][1], op["in_shape"][2], op["out_shape"][2]
+    kh, kw = op["kernel"]
+    sh, sw = op["stride"]
+    pt, pl = pads(op)
+    n, q = 0, qa
+    while q < qb:
+        oy, ox = divmod(q, OX)
+        iy, ix = oy * sh - pt, ox * sw - pl
+        rows = iy >= 0 and iy + kh <= IH
+        in4 = rows and ix >= 0 and ix + 3 * sw + kw <= IW
+        if q + 3 < qb and ox + 3 < OX and (in4 or 4 * K4 <= 1152):
+            n += w[0] if in4 else w[1]
+            q += 4
+        else:
+            n += w[2]
+            if q + 1 < qb and ox + 1 < OX and rows and ix >= 0 and ix + sw + kw <= IW:
+                n += w[3]
+            q += 2
     return n
 
 
@@ -396,10 +426,18 @@ def features(op, s, mem):
         full, part = s["channels"] // 4, 1 if s["channels"] % 4 else 0
         q = K < 32768
         short = kw * C < 8      # siracusa.lua: a field row copied without the hardware loop
-        ip = 0                  # siracusa.lua: pixel pairs reading their fields in place
+        ip = qin = qcp = 0      # siracusa.lua: pixel pairs reading their fields in place, 4x4 quads
         if not pw and q and op["dilation"] in ([1, 1], (1, 1)) and (kw * C) % 4 == 0 and part == 0:
-            ip = call_count(conv_inplace, op, s, qr, P)
-        F = P - 2 * ip
+            if x2 and kw * C >= 16:
+                def walk(w):
+                    return lambda o, a, b: conv_walk(o, a, b, K4, w)
+                qin = call_count(walk((1, 0, 0, 0)), op, s, qr, P)
+                qcp = call_count(walk((0, 1, 0, 0)), op, s, qr, P)
+                pairs = call_count(walk((0, 0, 1, 0)), op, s, qr, P)
+                ip = call_count(walk((0, 0, 0, 1)), op, s, qr, P)
+            else:
+                ip = call_count(conv_inplace, op, s, qr, P)
+        F = P - 4 * qin - 2 * ip
         B = 0                   # siracusa.lua: copied fields across the border
         if not pw:
             B = call_count(conv_border, op, s, qr, P)
@@ -417,6 +455,8 @@ def features(op, s, mem):
                     conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw or short else F * K,
                     conv_frow=0 if pw or short else F * kh, conv_field_s=F * K if short and not pw else 0,
                     conv_frow_s=F * kh if short and not pw else 0, conv_ipair=ip, conv_irun=ip * full * kh,
+                    conv_quad=qin + qcp, conv_qblock=(qin + qcp) * full, conv_qblock_x4=(qin + qcp) * full if x4 else 0,
+                    conv_qword=(qin + qcp) * full * (K4 // 4), conv_qrun=(qin * kh + qcp) * full,
                     band=s["tile"])
     if k == "fc":
         K = op["in_shape"][-1]

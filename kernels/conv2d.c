@@ -2447,13 +2447,65 @@ static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const
 #undef HTC__XB
 }
 
+/* Four pixels' outputs o, o + oc, o + 2 oc, o + 3 oc of one channel's
+   record r from the sums a[0], a[4], a[8], a[12] (ql 3: htc__xq2_apply,
+   4 and 5: htc__xq3_apply, 5 with two = 1), the record's words loaded once */
+static HTC__INLINE void htc__xp_quad(int ql, const int32_t *r, const int32_t *a, int8_t *o, int32_t oc)
+{
+    if (ql == 3) {
+        const int32_t w = r[HTC__XQ2_W], s = r[HTC__XQ2_S];
+        const uint32_t ml = HTC__CAST(uint32_t, r[HTC__XQ2_ML]), mh = HTC__CAST(uint32_t, r[HTC__XQ2_MH]);
+        const uint32_t rlo = HTC__CAST(uint32_t, r[HTC__XQ2_RLO]), rhi = HTC__CAST(uint32_t, r[HTC__XQ2_RHI]);
+#define HTC__XQ(J)                                                                                  \
+    {                                                                                               \
+        const uint32_t u = HTC__CAST(uint32_t, htc__xp_clipu(a[4 * (J)], w));                       \
+        o[(J) * oc] = HTC__CAST(int8_t, HTC__CAST(int32_t, ((rlo + u * ml) >> 15) + u * mh + rhi) >> s); \
+    }
+        HTC__XQ(0) HTC__XQ(1) HTC__XQ(2) HTC__XQ(3)
+#undef HTC__XQ
+    } else {
+        const int32_t w = r[HTC__XQ3_W], s = r[HTC__XQ3_S];
+        const uint32_t m0 = HTC__CAST(uint32_t, r[HTC__XQ3_M0]), m1 = HTC__CAST(uint32_t, r[HTC__XQ3_M1]);
+        const uint32_t m2 = HTC__CAST(uint32_t, r[HTC__XQ3_M2]), r0 = HTC__CAST(uint32_t, r[HTC__XQ3_R]);
+        const uint32_t rh = HTC__CAST(uint32_t, r[HTC__XQ3_RH]), uu = HTC__CAST(uint32_t, r[HTC__XQ3_U]);
+#define HTC__XQ(J)                                                                                  \
+    {                                                                                               \
+        const uint32_t u = HTC__CAST(uint32_t, htc__xp_clipu(a[4 * (J)], w));                       \
+        uint32_t t = htc__xp_mac(r0, u, m0), h = rh;                                                \
+        if (ql == 5) h -= HTC__CAST(uint32_t, u < uu) << 9;                                         \
+        t = htc__xp_mac(t >> 11, u, m1);                                                            \
+        t = htc__xp_mac((t >> 11) + h, u, m2);                                                      \
+        o[(J) * oc] = HTC__CAST(int8_t, HTC__CAST(int32_t, t) >> s);                                \
+    }
+        HTC__XQ(0) HTC__XQ(1) HTC__XQ(2) HTC__XQ(3)
+#undef HTC__XQ
+    }
+}
+
+/* nb blocks of four channels by the four pixels of b (htc__xp_dot4x4b:
+   b's pixel fields set), channel block i's weight rows from w + 4 i ws,
+   start values s + 4 i, records x2 + (4 i + k) xn, outputs o + 4 i + k
+   (o + j oc for pixel j), ql 3..5 (htc__xp_quad). */
+static HTC__INLINE void htc__xp_quads_k(htc__xp4x4 *b, int ql, const int32_t *s, const int8_t *w, int32_t ws, int32_t nb,
+                                        const int32_t *x2, int32_t xn, int8_t *o, int32_t oc)
+{
+    int32_t i, k;
+    for (i = 0; i < nb; i++, s += 4, w += 4 * ws, x2 += 4 * xn, o += 4) {
+        b->s = s;
+        b->wa = w;
+        b->wb = w + 2 * ws;
+        htc__xp_dot4x4b(b);
+        for (k = 0; k < 4; k++) htc__xp_quad(ql, x2 + k * xn, b->acc + k, o + k, oc);
+    }
+}
+
 /* The layer's output channels [oc_lo, oc_hi) of pixels [q_lo, q_hi), the
    requantization of kind ql (HTC__XQ_APPLY: 0 TFLite's, 1 QuantLib's
    (xq), 2 onnxruntime's exact shift (xq->rne)); fast: htc__xrq_ok /
    htc__xql_ok (1 for the shift). */
 static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc__xql *xq, const int ql, const int8_t *in,
                                             int8_t *out, int fast, int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo,
-                                            int32_t q_hi)
+                                            int32_t q_hi, const int qd)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c, in_img = p->in_h * p->in_w * p->in_c;
@@ -2477,6 +2529,7 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
     int32_t s0[HTC__XP_OC];
     htc__xrq rq[HTC__XP_OC];
     int32_t c0, b, q, oc, k;
+    htc__xp4x4 qb;                      /* the 4x4 blocks' fields (htc__xp_dot4x4b) */
     if (!pw && K4 > K) {
         memset(xb + K, 0, HTC__CAST(size_t, K4 - K));
         memset(xb + K4 + K, 0, HTC__CAST(size_t, K4 - K));
@@ -2521,6 +2574,7 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
             else if (fast)
                 rq[oc - c0] = htc__xrq_make(p->mult[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
         }
+        qb.wm = ws - 4;
         for (b = 0; b < p->batches; b++) {
             const int8_t *in_b = in + HTC__CAST(size_t, b) * in_img;
             int8_t *out_b = out + HTC__CAST(size_t, b) * npix * out_c;
@@ -2528,6 +2582,43 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
             int32_t oy0 = q_lo / out_w, ox0 = q_lo - oy0 * out_w;
             for (q = q_lo; q < q_hi; q += 2) {
                 const int np = q + 1 < q_hi ? 2 : 1;
+                /* four pixels of one output row: their fields read in
+                   place when inside the image, else copied into the
+                   column buffer K4 apart (when four fit), four channels a
+                   block (htc__xp_dot4x4b, htc__xp_quad; the final-form
+                   records only) */
+                if (qd && ql >= 3 && dr && q + 3 < q_hi && ox0 + 3 < out_w) {
+                    const int32_t iy0 = oy0 * p->stride_h - p->pad_top, ix0 = ox0 * p->stride_w - p->pad_left;
+                    const int in4 = iy0 >= 0 && iy0 + p->k_h <= p->in_h && ix0 >= 0 && ix0 + 3 * p->stride_w + p->k_w <= p->in_w;
+                    if (in4 || 4 * K4 <= 2 * HTC__XP_COLS) {
+                        int8_t *o = out_b + HTC__CAST(size_t, q) * out_c;
+                        int32_t d = p->stride_w * p->in_c;
+                        if (in4) {
+                            qb.xa = in_b + HTC__CAST(size_t, iy0 * p->in_w + ix0) * p->in_c;
+                            qb.skip = rskip;
+                            qb.n4 = rowb >> 2;
+                            qb.nr = p->k_h;
+                        } else {
+                            for (k = 0; k < 4; k++) htc__xp_field(p, in_b, iy0, ix0 + k * p->stride_w, xb + k * K4);
+                            d = K4;
+                            qb.xa = xb;
+                            qb.skip = 0;
+                            qb.n4 = K4 >> 2;
+                            qb.nr = 1;
+                        }
+                        qb.xb = qb.xa + 2 * d;
+                        qb.dm = d - 4;
+                        htc__xp_quads_k(&qb, ql, s0, wr + HTC__CAST(size_t, c0 - wo) * ws, ws, (c1 - c0) >> 2,
+                                        x2 + HTC__CAST(size_t, c0) * xn, xn, o + c0, out_c);
+                        ox0 += 4;
+                        if (ox0 == out_w) {
+                            ox0 = 0;
+                            oy0++;
+                        }
+                        q += 2;
+                        continue;
+                    }
+                }
                 const int32_t q1 = q + np - 1;
                 const int8_t *x0, *x1;
                 int32_t nr = 0;         /* the fields read in place: k_h runs of rowb bytes */
@@ -2627,7 +2718,7 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
 static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb,
                                              int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
 }
 
 /* TFLite's requantization in final form (p->xq2, every channel exact: a
@@ -2636,32 +2727,54 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
 static HTC__NOINLINE void htc__conv2d_xp_run_x2(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_x3(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
+}
+
+/* the same with 4x4 blocks (htc__conv2d_xp_quads: the layer takes them):
+   functions of their own, so that the pair loop of the layers without
+   them keeps its code and registers (DS-CNN's and MobileNetV1's
+   pointwise layers 1% slower with the quads' code among theirs) */
+static HTC__NOINLINE void htc__conv2d_xp_run_x2q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
+                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 1);
+}
+
+static HTC__NOINLINE void htc__conv2d_xp_run_x3q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
+                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 1);
+}
+
+static HTC__NOINLINE void htc__conv2d_xp_run_x4q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
+                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 1);
 }
 
 /* form 4: the three-product records of a layer without a fused ReLU */
 static HTC__NOINLINE void htc__conv2d_xp_run_x4(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_ql(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
                                                 int fast, int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, xq, 1, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi);
+    htc__conv2d_xp_body(p, xq, 1, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_rne(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
                                                  int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, xq, 2, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi);
+    htc__conv2d_xp_body(p, xq, 2, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
 }
 
 /* the layer as the XP path takes it: pointwise (read in place) or with a
@@ -2670,6 +2783,17 @@ static inline int htc__conv2d_xp_pw(const htc__conv_params *p)
 {
     return p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
            p->out_h == p->in_h && p->out_w == p->in_w;
+}
+
+/* 4x4 blocks for channels [oc_lo, oc_hi) of a layer with records: fields
+   whose rows are whole words of at least 4 (shorter ones, DS-CNN's first
+   conv's 4 bytes: the pairs' nested loops run them at less cost), no
+   dilation, full blocks of four channels */
+static inline int htc__conv2d_xp_quads(const htc__conv_params *p, int32_t oc_lo, int32_t oc_hi)
+{
+    const int32_t rowb = p->k_w * p->in_c;
+    return !htc__conv2d_xp_pw(p) && p->dil_h == 1 && p->dil_w == 1 && (rowb & 3) == 0 && rowb >= 16 &&
+           ((oc_hi - oc_lo) & 3) == 0;
 }
 
 static inline int htc__conv2d_xp_fits(const htc__conv_params *p)
@@ -2688,15 +2812,18 @@ static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int
     int8_t xb[2 * HTC__XP_COLS];
     if (!htc__conv2d_xp_fits(p)) return 0;
     if (p->xq2 && p->xq2[0] == 4) {
-        htc__conv2d_xp_run_x4(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x4q(p, in, out, xb, oc_lo, oc_hi, q_lo, q_hi);
+        else htc__conv2d_xp_run_x4(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2 && p->xq2[0] == 3) {
-        htc__conv2d_xp_run_x3(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x3q(p, in, out, xb, oc_lo, oc_hi, q_lo, q_hi);
+        else htc__conv2d_xp_run_x3(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2) {
-        htc__conv2d_xp_run_x2(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x2q(p, in, out, xb, oc_lo, oc_hi, q_lo, q_hi);
+        else htc__conv2d_xp_run_x2(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     htc__conv2d_xp_run(p, in, out, htc__xrq_ok(p, p->k_h * p->k_w * p->in_c, oc_lo, oc_hi), htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo,

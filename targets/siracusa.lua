@@ -457,6 +457,18 @@ local K_ = {
   -- the same without a fused ReLU (op.xq3u, form 4: a compare, shift and
   -- subtract more an output)
   conv_block_x4 = 184.6,
+  -- four pixels of one output row by four channels (htc__xp_dot4x4b, the
+  -- final-form records only, fields in place or copied K4 apart): per
+  -- quad (its pointers and the pair loop's step), per block (the asm
+  -- block's set-up, the 16 sums stored and reloaded, htc__xp_quad's 16
+  -- requantizations), per block without a fused ReLU (form 4: a compare,
+  -- shift and subtract more an output), per word (8 loads, 16
+  -- pv.sdotsp.b: 24 instructions; GVSoC, ResNet's layer 1 with the word
+  -- count doubled: 24.0 cycles a word), per run (the loop between runs:
+  -- 8 instructions). conv_quad and conv_qblock: least squares of the
+  -- relative errors with every other term held, on ResNet's 16 layers with
+  -- quads at 1 and 8 cores (bench/fit_siracusa.py holds them)
+  conv_quad = 214.2, conv_qblock = 323.4, conv_qblock_x4 = 48, conv_qword = 24, conv_qrun = 8,
   -- a pixel pair reading its fields in place (htc__xp_dot2x4r): per pair,
   -- per run of a block (the outer hardware loop)
   conv_ipair = 238.5, conv_irun = 3.553,
@@ -727,6 +739,35 @@ local function conv_inplace(op, qa, qb)
   return n
 end
 
+-- kernels/conv2d.c htc__conv2d_xp_body's walk over pixels [qa, qb) of an
+-- image: with quads (the records, every field row whole words, full
+-- blocks), four pixels of one output row take a 4x4 block, their fields
+-- in place when all are inside the image, else copied K4 apart when four
+-- fit the column buffer (4 K4 <= 1152); the other pixels go by pairs,
+-- in place when both fields are inside. Counts { quads in place, quads
+-- copied, pairs, pairs in place } as one number each by w
+local function conv_walk(op, qa, qb, quads, K4, w)
+  local IH, IW, OX = op.in_shape[2], op.in_shape[3], op.out_shape[3]
+  local kh, kw, sh, sw = op.kernel_h, op.kernel_w, op.stride_h, op.stride_w
+  local pt = rawget(op, "pad_top") or pad_before(op.out_shape[2], sh, kh, 1, IH)
+  local pl = rawget(op, "pad_left") or pad_before(OX, sw, kw, 1, IW)
+  local n, q = 0, qa
+  while q < qb do
+    local oy, ox = q // OX, q % OX
+    local iy, ix = oy * sh - pt, ox * sw - pl
+    local rows = iy >= 0 and iy + kh <= IH
+    if quads and q + 3 < qb and ox + 3 < OX and ((rows and ix >= 0 and ix + 3 * sw + kw <= IW) or 4 * K4 <= 1152) then
+      n = n + ((rows and ix >= 0 and ix + 3 * sw + kw <= IW) and w[1] or w[2])
+      q = q + 4
+    else
+      n = n + w[3]
+      if q + 1 < qb and ox + 1 < OX and rows and ix >= 0 and ix + sw + kw <= IW then n = n + w[4] end
+      q = q + 2
+    end
+  end
+  return n
+end
+
 -- the fields of pixels [qa, qb) of an image that lie across its border
 -- (kernels/conv2d.c htc__xp_field: htc__xp_im2col, a fill and a copy call
 -- a row) or need it for their dilation: every field then
@@ -849,11 +890,21 @@ local function feat_conv(op, s)
   -- copies; per block and run a pointer step and the outer hardware loop.
   -- The call's pixels: the rows or pixel pairs of its core (gen/dispatch.c
   -- share); an L1 band's position is not known: the image's share
-  local ip = 0
+  local ip, qin, qcp = 0, 0, 0
   if not pw and q and op.dilation_h == 1 and op.dilation_w == 1 and (op.kernel_w * C) % 4 == 0 and part == 0 then
-    ip = call_count(conv_inplace, op, s, qa, qb, P)
+    if x2 and op.kernel_w * C >= 16 then
+      -- 4x4 blocks first (conv_walk; field rows of 16 bytes or more,
+      -- kernels/conv2d.c htc__conv2d_xp_quads): the pairs are what they leave
+      local function walk(w) return function(o, a, b) return conv_walk(o, a, b, true, K4, w) end end
+      qin = call_count(walk({ 1, 0, 0, 0 }), op, s, qa, qb, P)
+      qcp = call_count(walk({ 0, 1, 0, 0 }), op, s, qa, qb, P)
+      pairs = call_count(walk({ 0, 0, 1, 0 }), op, s, qa, qb, P)
+      ip = call_count(walk({ 0, 0, 0, 1 }), op, s, qa, qb, P)
+    else
+      ip = call_count(conv_inplace, op, s, qa, qb, P)
+    end
   end
-  local F = P - 2 * ip
+  local F = P - 4 * qin - 2 * ip
   -- the copied fields across the image's border (htc__xp_im2col), counted
   -- as the pairs in place above
   local B = 0
@@ -884,7 +935,9 @@ local function feat_conv(op, s)
            conv_out_slow = q and 0 or P * s.channels, conv_field = (pw or short) and 0 or F * K,
            conv_frow = (pw or short) and 0 or F * op.kernel_h, conv_field_s = (short and not pw) and F * K or 0,
            conv_frow_s = (short and not pw) and F * op.kernel_h or 0, conv_ipair = ip, conv_irun = ip * full * op.kernel_h,
-           conv_brow = (short or pw) and 0 or B * op.kernel_h, conv_bcall = (B > 0 and not short and not pw) and 1 or 0, conv_wrow = wrows, band = s.tile }
+           conv_brow = (short or pw) and 0 or B * op.kernel_h, conv_bcall = (B > 0 and not short and not pw) and 1 or 0, conv_wrow = wrows,
+           conv_quad = qin + qcp, conv_qblock = (qin + qcp) * full, conv_qblock_x4 = x4 and (qin + qcp) * full or 0,
+           conv_qword = (qin + qcp) * full * (K4 // 4), conv_qrun = (qin * op.kernel_h + qcp) * full, band = s.tile }
 end
 
 local function feat_fc(op, s)
