@@ -2444,9 +2444,11 @@ typedef struct {
 } htc__ql_gather_params;
 
 /* Softmax over the last axis (rows of depth): kind 0 iSoftmax (coefficients
-   a, b, c, log2), 1 ITAMax, 2 ITAPartialMax (group_width); n_levels. */
+   a, b, c, log2), 1 ITAMax, 2 ITAPartialMax (group_width); n_levels. tab:
+   the RequantShift that alone reads it folded in, ins[1] its 256 bytes
+   (out = tab[(uint8_t)softmax byte]). */
 typedef struct {
-    int32_t outer, depth, in_off, kind, a, b, c, log2, n_levels, group_width, out_off;
+    int32_t outer, depth, in_off, kind, a, b, c, log2, n_levels, group_width, out_off, tab;
 } htc__ql_softmax_params;
 
 /* Norms over the last axis (rows of depth): kind 0 iLayerNorm (w, b), 1

@@ -1233,36 +1233,63 @@ static void h_softmax(int kind)
 {
     QV *x = act_input(0);
     if (is_i32(x)) fail("softmax of 32-bit values is not supported");
+    if (x->off) fail("softmax of unsigned values is not supported");
     int t = as_onnx(x);
     double nl = attr_num(NODE, "n_levels", 256, 0);
     if (nl != 256) fail("n_levels %g (htc supports 256)", nl);
     int n = 256;
-    QV *y = out_val(NODE->output[0], DT_INT8, 128, x->rank, x->shape, 0);
+    int32_t depth = x->shape[x->rank - 1], gw = 0, ca = 0, cb = 0, cc = 0, log2 = 0;
+    if (kind == 2) {        /* ITAPartialMax: the sum streamed over groups of group_width */
+        int64_t g = attr_int(NODE, "group_width", 0, 1);
+        if (g < 1 || depth % g) fail("group_width %lld does not divide the last axis (%d)", (long long)g, depth);
+        gw = (int32_t)g;
+    }
+    if (kind == 0) {
+        ca = attr_i32(NODE, "coeffA", 0, 1);
+        cb = attr_i32(NODE, "coeffB", 0, 1);
+        cc = attr_i32(NODE, "coeffC", 0, 1);
+        log2 = attr_i32(NODE, "log2", 0, 1);
+        if (log2 < 1) fail("log2 is %d", log2);
+    }
+    /* the RequantShift that alone reads it (scalar parameters), folded into
+       its store as a byte table: the softmax byte s (value s + 128) to the
+       RequantShift's byte, the function its own table op would apply */
+    int32_t shape[MAX_RANK];
+    memcpy(shape, x->shape, sizeof shape);
+    RQ *r = fusable_rq(NODE->output[0], x->rank, shape, 0);
+    int8_t tab[256];
+    for (int s = -128; r && s < 128; s++) {
+        int64_t v = htc__ql_rq(s + 128, r->mul[0], r->add[0], r->shift, r->lo, r->hi) - r->off;
+        if (v < -128 || v > 127) r = NULL;     /* not a byte: the RequantShift stays an op */
+        else tab[(uint8_t)(int8_t)s] = (int8_t)v;
+    }
+    const char *oname = r ? GR->node[r->node]->output[0] : NODE->output[0];
+    QV *y = out_val(oname, DT_INT8, r ? r->off : 128, x->rank, x->shape, 0);
     Op *op = new_op(OP_SOFTMAX, y->t, "htc__ql_softmax_params", sizeof(htc__ql_softmax_params));
-    set_ins(op, 1, &t);
+    if (r) {
+        int32_t s1[1] = {256};
+        int ins[2] = {t, const_tensor(arena_printf("%s.table", oname), DT_INT8, 1, s1, tab, sizeof tab)};
+        set_ins(op, 2, ins);
+        done[r->node] = 1;
+    } else {
+        set_ins(op, 1, &t);
+    }
     htc__ql_softmax_params *p = op->params;
-    p->depth = x->shape[x->rank - 1];
-    p->outer = (int32_t)(numel(x->shape, x->rank) / p->depth);
+    p->depth = depth;
+    p->outer = (int32_t)(numel(x->shape, x->rank) / depth);
     p->in_off = x->off;
     p->kind = kind;
     p->n_levels = n;
     p->out_off = 128;
-    if (kind == 2) {        /* ITAPartialMax: the sum streamed over groups of group_width */
-        int64_t gw = attr_int(NODE, "group_width", 0, 1);
-        if (gw < 1 || p->depth % gw) fail("group_width %lld does not divide the last axis (%d)", (long long)gw, p->depth);
-        p->group_width = (int32_t)gw;
-    }
-    if (kind == 0) {
-        p->a = attr_i32(NODE, "coeffA", 0, 1);
-        p->b = attr_i32(NODE, "coeffB", 0, 1);
-        p->c = attr_i32(NODE, "coeffC", 0, 1);
-        p->log2 = attr_i32(NODE, "log2", 0, 1);
-        if (p->log2 < 1) fail("log2 is %d", p->log2);
-    }
-    if (x->off) fail("softmax of unsigned values is not supported");
+    p->group_width = gw;
+    p->a = ca;
+    p->b = cb;
+    p->c = cc;
+    p->log2 = log2;
+    p->tab = r != NULL;
     op->axis = x->rank - 1;
     op->in_zp = 0;
-    op->out_zp = -128;
+    op->out_zp = r ? -r->off : -128;
 }
 
 static void h_norm(int kind)

@@ -167,6 +167,9 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
                 set_int(L, "ql_fc_offs", p->a_off != 0 || p->b_off != 0);
             }
         }
+    } else if (op->kind == OP_SOFTMAX && op->params_type && !strcmp(op->params_type, "htc__ql_softmax_params")) {
+        /* QuantLib's softmax with the RequantShift after it folded in (its byte table) */
+        set_int(L, "ql_sm_tab", ((const htc__ql_softmax_params *)op->params)->tab);
     } else if (op->kind == OP_AVGPOOL || op->kind == OP_MAXPOOL) {
         set_int(L, "kernel_h", op->k_h);
         set_int(L, "kernel_w", op->k_w);

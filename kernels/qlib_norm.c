@@ -84,10 +84,8 @@ static HTC__UNUSED int htc__ql_softmax32(const htc__ql_softmax_params *p, const 
     return 1;
 }
 
-static HTC__UNUSED void htc__ql_softmax(const htc__ql_softmax_params *p, const void *const *ins, void *out)
+static HTC__UNUSED void htc__ql_softmax_rows(const htc__ql_softmax_params *p, const int8_t *x, int8_t *y)
 {
-    const int8_t *x = HTC__CAST(const int8_t *, ins[0]);
-    int8_t *y = HTC__CAST(int8_t *, out);
     int32_t r, i;
     if (htc__ql_softmax32(p, x, y)) return;
     for (r = 0; r < p->outer; r++, x += p->depth, y += p->depth) {
@@ -144,6 +142,19 @@ static HTC__UNUSED void htc__ql_softmax(const htc__ql_softmax_params *p, const v
                 y[i] = HTC__CAST(int8_t, (s > 62 ? 0 : v >> s) - p->out_off);
             }
         }
+    }
+}
+
+/* ins: x (and the folded RequantShift's byte table when p->tab) */
+static HTC__UNUSED void htc__ql_softmax(const htc__ql_softmax_params *p, const void *const *ins, void *out)
+{
+    int8_t *y = HTC__CAST(int8_t *, out);
+    htc__ql_softmax_rows(p, HTC__CAST(const int8_t *, ins[0]), y);
+    if (p->tab) {
+        const int8_t *t = HTC__CAST(const int8_t *, ins[1]);
+        const int32_t n = p->outer * p->depth;
+        int32_t i;
+        for (i = 0; i < n; i++) y[i] = t[HTC__CAST(uint8_t, y[i])];
     }
 }
 
@@ -228,13 +239,14 @@ static HTC__UNUSED void htc__ql_softmax_par(const htc__ql_softmax_params *p, con
                                             int core, int ncores)
 {
     htc__ql_softmax_params v = *p;
-    const void *in[1];
+    const void *in[2];
     int32_t lo, hi;
     (void)split;
     htc__share(p->outer, core, ncores, &lo, &hi);
     if (hi <= lo) return;
     v.outer = hi - lo;
     in[0] = HTC__CAST(const int8_t *, ins[0]) + HTC__CAST(size_t, lo) * p->depth;
+    in[1] = p->tab ? ins[1] : NULL;
     htc__ql_softmax(&v, in, HTC__CAST(int8_t *, out) + HTC__CAST(size_t, lo) * p->depth);
 }
 

@@ -1198,11 +1198,20 @@ local sm_xp_cycles = call_cycles(feat_softmax, tflite)
 -- GVSoC, CCT_Int_ICCT's 64 rows of 64 (weights in L2): 188,158 cycles on
 -- one core, 24,291 on 8
 local QL_ITA_ROW, QL_ITA_ELEM = 60, 44.5
+-- With the RequantShift after it folded in (op.ql_sm_tab: its byte table
+-- applied to the call's rows, gen/qlib.c) per call 239 more, mostly that
+-- loop's code fetched cold with the softmax's (GVSoC, MicroLlama's eight
+-- softmaxes at 8 cores, 16 rows of 2: 2,403-2,633 cycles, mean 2,519,
+-- with the table a layer of its own after them; 2,646-2,828, mean 2,758,
+-- folded)
+local QL_SM_TAB = 239
 local function sm_cycles(op, s)
   if op.requant == "quantlib" and op.source == "ITAMax" then
     return s.rows * (QL_ITA_ROW + QL_ITA_ELEM * s.channels)
   end
-  if op.requant == "quantlib" then return QL_SM_CALL + s.rows * (QL_SM_ROW + QL_SM_ELEM * s.channels) end
+  if op.requant == "quantlib" then
+    return QL_SM_CALL + s.rows * (QL_SM_ROW + QL_SM_ELEM * s.channels) + (rawget(op, "ql_sm_tab") == 1 and QL_SM_TAB or 0)
+  end
   return sm_xp_cycles(op, s)
 end
 
@@ -1255,9 +1264,10 @@ local QL_REQUANT_PAR = 34.2
 -- 28,729-29,094 on 8 (25.5 an element); MicroLlama's 64 elements ~3,474 on
 -- one core (a call of 1,236) and 2,309-2,521 at 8 cores (830: the fork
 -- covers part of it), its mask add (16 rows of 2) 2,837-3,190
--- (the table's call 83.6 -> 113.6: MicroLlama's one-core 32-element
--- tables after its softmax 428-449 against 361, the others 356-419)
-local QL_CALL = { add = 1236, mul = 1273, norm = 1986, table = 113.6, requantize = 689 }
+-- (the table's call 83.6: MicroLlama's one-core 32-element tables after
+-- its softmax, 428-449, took it to 113.6 while they were layers; folded
+-- into the softmax (op.ql_sm_tab) the others, 335-419, are left)
+local QL_CALL = { add = 1236, mul = 1273, norm = 1986, table = 83.6, requantize = 689 }
 local QL_CALL_PAR = { add = 830 }
 local QL_ELEM1 = { add = 25.5, mul = 34.5, norm = 120, table = 6.19, requantize = 41 }
 local function table_elem(op)

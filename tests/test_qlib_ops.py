@@ -2,13 +2,14 @@
 does not exercise (Deeploy's other tests do: make deeploy-all): 1-D Conv
 with its RequantShift, 1-D MaxPool, Slice (several axes, negative steps),
 Concat with an empty input (a KV cache with no past rows), Constant, Pad,
-Sub, ReduceSum. Small graphs built here on random integers held in float;
-the oracle is
-onnxruntime running the same graph in float (exact: every value is an
-integer below 2^24), with the RequantShift computed by numpy from its
+Sub, ReduceSum, a RequantShift folded into its softmax. Small graphs
+built here on random integers held in float; the oracle is onnxruntime
+running the same graph in float (exact: every value is an integer below
+2^24), with the RequantShift computed by numpy from its
 definition. ITAPartialMax, which onnxruntime does not have, is compared with
 a numpy transcription of Deeploy's ITAPartialMax_s8 (its network test is
 Models/CCT/Int/ICCT_ITA under make deeploy-all)."""
+import json
 import os
 import subprocess
 
@@ -171,3 +172,35 @@ def test_pad_sub_reducesum(tmp_path, case):
     want = run_ort(m, feed)[0].astype(np.int64)
     got = run_htc(tmp_path, m, feed)[0]
     assert got.size == want.size and np.array_equal(got.reshape(want.shape), want)
+
+
+def report_ops(tmp, model):
+    p = str(tmp / "r.onnx")
+    onnx.save(model, p)
+    r = subprocess.run([HTC, "report", p, "-t", TARGET, "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return [l["op"] for l in json.loads(r.stdout)["layers"]]
+
+
+@pytest.mark.parametrize("mul,add,div", [(3, -200, 4), (1, 0, 1), (37, 1000, 64)])
+def test_softmax_requant_folded(tmp_path, mul, add, div):
+    """A RequantShift that alone reads a softmax folds into its store (one
+    softmax layer with a byte table, gen/qlib.c h_softmax): equal to the
+    numpy definition and to the same RequantShift as a layer of its own
+    (the softmax's output also a graph output, so read twice)"""
+    rng = np.random.default_rng(mul + div)
+    x = rng.integers(-128, 128, (1, 3, 6, 32))
+    sm = helper.make_node("ITAPartialMax", ["x"], ["s"], domain="PACTOps", group_width=8,
+                          n_levels=numpy_helper.from_array(np.array([256.0], np.float32)))
+    node = helper.make_node("RequantShift", ["s", "mul", "add"], ["y"], div=div, n_levels_out=256, signed=1)
+    inits = {"mul": np.array(mul), "add": np.array(add)}
+    want = rq(ita_partial_max(x.reshape(-1, 32), 8).reshape(x.shape) + 128, mul, add, div)
+    folded = graph([sm, node], [("x", [1, 3, 6, 32])], ["y"], inits, True)
+    assert report_ops(tmp_path, folded) == ["softmax"]
+    got = run_htc(tmp_path, folded, {"x": x})[0]
+    assert np.array_equal(got.reshape(x.shape), want)
+    apart = graph([sm, node], [("x", [1, 3, 6, 32])], ["y", "s"], inits, True)
+    ops = report_ops(tmp_path, apart)
+    assert ops[0] == "softmax" and "table" in ops, ops
+    outs = [o.reshape(x.shape) for o in run_htc(tmp_path, apart, {"x": x})]
+    assert any(np.array_equal(o, want) for o in outs)
