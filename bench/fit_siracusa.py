@@ -306,7 +306,7 @@ def conv_walk(op, qa, qb, K4, w):
         iy, ix = oy * sh - pt, ox * sw - pl
         rows = iy >= 0 and iy + kh <= IH
         in4 = rows and ix >= 0 and ix + 3 * sw + kw <= IW
-        if q + 3 < qb and ox + 3 < OX and (in4 or 4 * K4 <= 1152):
+        if q + 3 < qb and ox + 3 < OX and (in4 or 4 * K4 <= 2304):
             n += w[0] if in4 else w[1]
             q += 4
         else:

@@ -2505,7 +2505,7 @@ static HTC__INLINE void htc__xp_quads_k(htc__xp4x4 *b, int ql, const int32_t *s,
    htc__xql_ok (1 for the shift). */
 static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc__xql *xq, const int ql, const int8_t *in,
                                             int8_t *out, int fast, int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo,
-                                            int32_t q_hi, const int qd)
+                                            int32_t q_hi, const int32_t qd)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c, in_img = p->in_h * p->in_w * p->in_c;
@@ -2582,15 +2582,16 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
             int32_t oy0 = q_lo / out_w, ox0 = q_lo - oy0 * out_w;
             for (q = q_lo; q < q_hi; q += 2) {
                 const int np = q + 1 < q_hi ? 2 : 1;
-                /* four pixels of one output row: their fields read in
-                   place when inside the image, else copied into the
-                   column buffer K4 apart (when four fit), four channels a
+                /* four pixels of one output row (qd: the quads' column
+                   buffer's bytes, 0 for none): their fields read in place
+                   when inside the image, else copied into the column
+                   buffer K4 apart (when four fit), four channels a
                    block (htc__xp_dot4x4b, htc__xp_quad; the final-form
                    records only) */
                 if (qd && ql >= 3 && dr && q + 3 < q_hi && ox0 + 3 < out_w) {
                     const int32_t iy0 = oy0 * p->stride_h - p->pad_top, ix0 = ox0 * p->stride_w - p->pad_left;
                     const int in4 = iy0 >= 0 && iy0 + p->k_h <= p->in_h && ix0 >= 0 && ix0 + 3 * p->stride_w + p->k_w <= p->in_w;
-                    if (in4 || 4 * K4 <= 2 * HTC__XP_COLS) {
+                    if (in4 || 4 * K4 <= qd) {
                         int8_t *o = out_b + HTC__CAST(size_t, q) * out_c;
                         int32_t d = p->stride_w * p->in_c;
                         if (in4) {
@@ -2736,26 +2737,27 @@ static HTC__NOINLINE void htc__conv2d_xp_run_x3(const htc__conv_params *p, const
     htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
 }
 
-/* the same with 4x4 blocks (htc__conv2d_xp_quads: the layer takes them):
+/* the same with 4x4 blocks (htc__conv2d_xp_quads: the layer takes them;
+   xcap: the column buffer's bytes at xb):
    functions of their own, so that the pair loop of the layers without
    them keeps its code and registers (DS-CNN's and MobileNetV1's
    pointwise layers 1% slower with the quads' code among theirs) */
-static HTC__NOINLINE void htc__conv2d_xp_run_x2q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
-                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+static HTC__NOINLINE void htc__conv2d_xp_run_x2q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t xcap,
+                                                 int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 1);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap);
 }
 
-static HTC__NOINLINE void htc__conv2d_xp_run_x3q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
-                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+static HTC__NOINLINE void htc__conv2d_xp_run_x3q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t xcap,
+                                                 int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 1);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap);
 }
 
-static HTC__NOINLINE void htc__conv2d_xp_run_x4q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
-                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+static HTC__NOINLINE void htc__conv2d_xp_run_x4q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t xcap,
+                                                 int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 1);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap);
 }
 
 /* form 4: the three-product records of a layer without a fused ReLU */
@@ -2806,23 +2808,38 @@ static inline int htc__conv2d_xp_fits(const htc__conv_params *p)
    requantization (htc__conv2d_xp_sel) or QuantLib's (_ql); 0 when the
    layer is not the XP path's (receptive field above HTC__XP_COLS bytes).
    (Each its own frame with the column buffer: a worker core has 4 KiB.) */
+/* 4x4 blocks whose four fields copied need more than the column buffer of
+   htc__conv2d_xp_sel (4 K4 > 2 HTC__XP_COLS: ResNet's 3x3x64 layer, whose
+   8 x 8 rows, 1 a core at 8 cores, would otherwise take pixel pairs at the
+   border rows, 152,045 -> 137,337 cycles at 8 cores): a buffer of 4
+   HTC__XP_COLS in a frame of its own, in place of sel's, chosen by its callers (a worker's
+   stack, 4 KiB in examples/siracusa: about 3.5 KiB deep on this path) */
+static HTC__NOINLINE void htc__conv2d_xp_sel4(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi,
+                                              int32_t q_lo, int32_t q_hi)
+{
+    int8_t xb[4 * HTC__XP_COLS];
+    if (p->xq2[0] == 4) htc__conv2d_xp_run_x4q(p, in, out, xb, 4 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+    else if (p->xq2[0] == 3) htc__conv2d_xp_run_x3q(p, in, out, xb, 4 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+    else htc__conv2d_xp_run_x2q(p, in, out, xb, 4 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+}
+
 static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi,
-                                            int32_t q_lo, int32_t q_hi)
+                                             int32_t q_lo, int32_t q_hi)
 {
     int8_t xb[2 * HTC__XP_COLS];
     if (!htc__conv2d_xp_fits(p)) return 0;
     if (p->xq2 && p->xq2[0] == 4) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x4q(p, in, out, xb, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x4q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
         else htc__conv2d_xp_run_x4(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2 && p->xq2[0] == 3) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x3q(p, in, out, xb, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x3q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
         else htc__conv2d_xp_run_x3(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x2q(p, in, out, xb, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x2q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
         else htc__conv2d_xp_run_x2(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
@@ -2841,16 +2858,33 @@ static HTC__NOINLINE int htc__conv2d_xp_sel_ql(const htc__conv_params *p, const 
     return 1;
 }
 
+/* htc__conv2d_xp_sel4's layers (checked where sel is called: a function
+   between them, its code fetched cold every layer, cost DS-CNN's and
+   MobileNetV1's pointwise layers ~400 cycles each at 8 cores) */
+static inline int htc__conv2d_xp_big4(const htc__conv_params *p, int32_t oc_lo, int32_t oc_hi)
+{
+    const int32_t K4 = (p->k_h * p->k_w * p->in_c + 3) & ~3;
+    return p->xq2 && 4 * K4 > 2 * HTC__XP_COLS && K4 <= HTC__XP_COLS && htc__conv2d_xp_quads(p, oc_lo, oc_hi);
+}
+
 /* either (xq a constant NULL where inlined: only the TFLite one linked) */
 static HTC__INLINE int htc__conv2d_xp_selx(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
                                            int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
     if (xq) return htc__conv2d_xp_sel_ql(p, xq, in, out, oc_lo, oc_hi, q_lo, q_hi);
+    if (htc__conv2d_xp_big4(p, oc_lo, oc_hi)) {
+        htc__conv2d_xp_sel4(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        return 1;
+    }
     return htc__conv2d_xp_sel(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
 }
 
 static HTC__UNUSED int htc__conv2d_xp_ch(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi)
 {
+    if (htc__conv2d_xp_big4(p, oc_lo, oc_hi)) {
+        htc__conv2d_xp_sel4(p, in, out, oc_lo, oc_hi, 0, p->out_h * p->out_w);
+        return 1;
+    }
     return htc__conv2d_xp_sel(p, in, out, oc_lo, oc_hi, 0, p->out_h * p->out_w);
 }
 

@@ -743,7 +743,7 @@ end
 -- image: with quads (the records, every field row whole words, full
 -- blocks), four pixels of one output row take a 4x4 block, their fields
 -- in place when all are inside the image, else copied K4 apart when four
--- fit the column buffer (4 K4 <= 1152); the other pixels go by pairs,
+-- fit the column buffer (4 K4 <= 2304: htc__conv2d_xp_sel4's above 1152); the other pixels go by pairs,
 -- in place when both fields are inside. Counts { quads in place, quads
 -- copied, pairs, pairs in place } as one number each by w
 local function conv_walk(op, qa, qb, quads, K4, w)
@@ -756,7 +756,7 @@ local function conv_walk(op, qa, qb, quads, K4, w)
     local oy, ox = q // OX, q % OX
     local iy, ix = oy * sh - pt, ox * sw - pl
     local rows = iy >= 0 and iy + kh <= IH
-    if quads and q + 3 < qb and ox + 3 < OX and ((rows and ix >= 0 and ix + 3 * sw + kw <= IW) or 4 * K4 <= 1152) then
+    if quads and q + 3 < qb and ox + 3 < OX and ((rows and ix >= 0 and ix + 3 * sw + kw <= IW) or 4 * K4 <= 2304) then
       n = n + ((rows and ix >= 0 and ix + 3 * sw + kw <= IW) and w[1] or w[2])
       q = q + 4
     else
