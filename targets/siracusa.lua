@@ -1358,17 +1358,23 @@ end
 -- ~2,947 less the fork); Kernel_Integer_iNoNorm 16,384 elements 983,144 on one core.
 -- (MicroLlama's one-core norms, first runs with the code cold, ~9,674:
 -- 38% above this)
--- (Not modelled yet: CCT_Int_ICCT's iLayerNorm, 64 rows of 128, w and b
--- in L2 (mem=l2): 2,241,181 / 770,159 / 386,096 / 194,126 cycles at 1 /
--- 2 / 4 / 8 cores, estimated 740,176 / 371,498 / 186,474 / 93,962: 2.9x
--- from one core to two, 2x after; its max pool 98,891 / 98,495 / 50,315
--- / 26,118, no gain from one core to two)
+-- iLayerNorm (op.source; kind 0: a mean pass over the row, the bias added
+-- per output, c * w / sd quotients of ~20 bits with its weights of ~2^18)
+-- per output 100.5: GVSoC, CCT_Int_ICCT's first iLayerNorm (64 rows of
+-- 128) alone with w and b in L1, 1,116,188 cycles on one core; w and b in
+-- L2 (mem=l2 / tile: CCT_Int_ICCT's) 24.1 more per output and vector
+-- read, 1,511,646 / 757,364 / 190,770 cycles at 1 / 2 / 8 cores (after
+-- htc__ql_norm_cols took its parameters into locals: one core read them
+-- from L2 an element, 2,241,187)
 local QLN_CALL, QLN_ROW, QLN_STAT, QLN_OUT, QLN_NONORM = 72, 300, 33.4, 54.6, 60
+local QLN_OUT_LN, QLN_W_L2 = 100.5, MEM == "l1" and 0 or 24.1
 local function norm_cycles(op, s)
   if op.requant ~= "quantlib" then return nil end
   if op.source == "iNoNorm" then return QLN_NONORM * s.rows * s.cols * s.channels end
   local depth = op.out_shape[#op.out_shape]
-  return QLN_CALL + s.rows * s.cols * (QLN_ROW + QLN_STAT * depth + QLN_OUT * s.channels)
+  local ln = op.source == "iLayerNorm"
+  local out = (ln and QLN_OUT_LN or QLN_OUT) + (ln and 2 or 1) * QLN_W_L2
+  return QLN_CALL + s.rows * s.cols * (QLN_ROW + QLN_STAT * depth + out * s.channels)
 end
 
 -- QuantLib's means (htc__ql_mean_range, the outputs divided over the
