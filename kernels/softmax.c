@@ -7,7 +7,7 @@
    with gemmlowp's exp_on_negative_values, summed in Q12.19, and each output
    is exp * (1 / sum) rounded by 2^(bits_over_unit + 23), offset by -128. */
 
-static HTC__UNUSED HTC__COLD int32_t htc__softmax_exp(const htc__softmax_params *p, int32_t diff)
+static HTC__UNUSED int32_t htc__softmax_exp(const htc__softmax_params *p, int32_t diff)
 {
     /* the compile-time table (gen/quant.c quant_softmax_exp_table): the same values */
     if (-diff < p->n_exp) return p->exp_tab[-diff];
@@ -20,7 +20,7 @@ static HTC__UNUSED HTC__COLD int32_t htc__softmax_exp(const htc__softmax_params 
    out16 (TFLM's int8 -> int16 softmax: scale 1/65536, offset -32768, the
    same reference_ops::Softmax with OutputT = int16_t, exponent
    bits_over_unit + 31 - 16). */
-static HTC__UNUSED HTC__COLD void htc__softmax_row8(const htc__softmax_params *p, const int8_t *in, int8_t *out8,
+static HTC__UNUSED void htc__softmax_row8(const htc__softmax_params *p, const int8_t *in, int8_t *out8,
                                                     int16_t *out16)
 {
     const int32_t depth = p->depth, diff_min = p->diff_min;
@@ -136,7 +136,7 @@ static HTC__NOINLINE int htc__softmax_row_mve(const htc__softmax_params *p, cons
 }
 #endif
 
-static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__softmax_s8(const htc__softmax_params *p, const int8_t *in, int8_t *out);
+static HTC__NOINLINE HTC__UNUSED void htc__softmax_s8(const htc__softmax_params *p, const int8_t *in, int8_t *out);
 
 /* Multi-core (htc.h HTC_PAR_RUN): core's rows; split is rows. */
 static HTC__UNUSED void htc__softmax_s8_par(const htc__softmax_params *p, const int8_t *in, int8_t *out, int split, int core,
@@ -151,7 +151,7 @@ static HTC__UNUSED void htc__softmax_s8_par(const htc__softmax_params *p, const 
     htc__softmax_s8(&v, in + HTC__CAST(size_t, lo) * p->depth, out + HTC__CAST(size_t, lo) * p->depth);
 }
 
-static HTC__NOINLINE HTC__COLD HTC__UNUSED void htc__softmax_s8(const htc__softmax_params *p, const int8_t *in, int8_t *out)
+static HTC__NOINLINE HTC__UNUSED void htc__softmax_s8(const htc__softmax_params *p, const int8_t *in, int8_t *out)
 {
     int32_t r;
     for (r = 0; r < p->outer; r++, in += p->depth, out += p->depth) {

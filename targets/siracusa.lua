@@ -545,11 +545,13 @@ local K_ = {
   -- on 8; 11 an element with p.max and p.min (180,475 / 90,331 / 45,295)
   add_call_x = 245, add_elem_x = 10, add_elem_xm = 11,
   -- softmax (kernels/softmax.c, the exponentials looked up in the layer's
-  -- compile-time table): per call (the reciprocal), per element 18.6 and
-  -- per entry at or above diff_min 72.5 more (two lookups, the products),
-  -- two in five entries taken to be (data-dependent: GVSoC, DS-CNN 3 of 12
-  -- 1,862 cycles, ResNet 7 of 10 2,115, MobileNetV1 2 of 2 1,604)
-  sm_call = 1414, sm_elem = 47.6,
+  -- compile-time table; compiled -O2 since, no longer HTC__COLD's -Os):
+  -- per call (the reciprocal, the code's first fetch), per element (the
+  -- entries at or above diff_min cost more, data-dependent). GVSoC, one
+  -- core / 8: DS-CNN 3 of 12 taken -/1,564 cycles (-Os: 1,877), ResNet 7
+  -- of 10 1,672/1,654 (2,121/2,158), MobileNetV1 2 of 2 1,397/1,397
+  -- (1,598/1,630); by hand, each within 8%
+  sm_call = 1260, sm_elem = 28,
   -- per band (tile = 1): the DMA starts and waits on core 0 around the fork
   band = 685.6,
   -- the byte lookup (htc__lut8, a uint8 graph input's table): per call, per
