@@ -1188,11 +1188,18 @@ static inline int32_t htc__xql_apply(htc__xrq q, int32_t acc)
    act_max met by the clamp of u (no output clamp). Every sum is below 2^32
    (the window holds 256 outputs at most), the last one's value within
    int32. */
+/* the record's arithmetic on its words (loaded by the caller, once for
+   several outputs: htc__xq2_pair, kernels/conv2d.c htc__xp_quad) */
+static inline int32_t htc__xq2_run(uint32_t u, uint32_t rlo, uint32_t ml, uint32_t mh, uint32_t rhi, int32_t s)
+{
+    return HTC__CAST(int32_t, ((rlo + u * ml) >> 15) + u * mh + rhi) >> s;
+}
+
 static inline int32_t htc__xq2_apply(const int32_t *r, int32_t acc)
 {
     const uint32_t u = HTC__CAST(uint32_t, htc__xp_clipu(acc, r[HTC__XQ2_W]));
-    const uint32_t t = (HTC__CAST(uint32_t, r[HTC__XQ2_RLO]) + u * HTC__CAST(uint32_t, r[HTC__XQ2_ML])) >> 15;
-    return HTC__CAST(int32_t, t + u * HTC__CAST(uint32_t, r[HTC__XQ2_MH]) + HTC__CAST(uint32_t, r[HTC__XQ2_RHI])) >> r[HTC__XQ2_S];
+    return htc__xq2_run(u, HTC__CAST(uint32_t, r[HTC__XQ2_RLO]), HTC__CAST(uint32_t, r[HTC__XQ2_ML]),
+                        HTC__CAST(uint32_t, r[HTC__XQ2_MH]), HTC__CAST(uint32_t, r[HTC__XQ2_RHI]), r[HTC__XQ2_S]);
 }
 
 /* two outputs of one channel's record r, its words loaded once (before
@@ -1203,8 +1210,7 @@ static inline void htc__xq2_pair(const int32_t *r, int32_t a0, int32_t a1, int8_
     const uint32_t ml = HTC__CAST(uint32_t, r[HTC__XQ2_ML]), mh = HTC__CAST(uint32_t, r[HTC__XQ2_MH]);
     const uint32_t rlo = HTC__CAST(uint32_t, r[HTC__XQ2_RLO]), rhi = HTC__CAST(uint32_t, r[HTC__XQ2_RHI]);
     const uint32_t u0 = HTC__CAST(uint32_t, htc__xp_clipu(a0, w)), u1 = HTC__CAST(uint32_t, htc__xp_clipu(a1, w));
-    const int32_t v0 = HTC__CAST(int32_t, ((rlo + u0 * ml) >> 15) + u0 * mh + rhi) >> s;
-    const int32_t v1 = HTC__CAST(int32_t, ((rlo + u1 * ml) >> 15) + u1 * mh + rhi) >> s;
+    const int32_t v0 = htc__xq2_run(u0, rlo, ml, mh, rhi, s), v1 = htc__xq2_run(u1, rlo, ml, mh, rhi, s);
     *o0 = HTC__CAST(int8_t, v0);
     *o1 = HTC__CAST(int8_t, v1);
 }
@@ -1235,15 +1241,24 @@ static inline uint32_t htc__xp_mac(uint32_t c, uint32_t a, uint32_t b)
    out_zp + 1 round their ties the other way (TFLite's second rounding is
    half away from zero), 2^31 less in the rounding constant: 512 less in
    rh for u below the record's u0 (the first u of output out_zp + 1). */
+/* the record's arithmetic on its words (loaded by the caller, once for
+   several outputs: htc__xq3_pair, kernels/conv2d.c htc__xp_quad), rh with
+   the form-4 correction for this u already taken off */
+static inline int32_t htc__xq3_run(uint32_t u, uint32_t r0, uint32_t m0, uint32_t m1, uint32_t m2, uint32_t rh, int32_t s)
+{
+    uint32_t t = htc__xp_mac(r0, u, m0);
+    t = htc__xp_mac(t >> 11, u, m1);
+    t = htc__xp_mac((t >> 11) + rh, u, m2);
+    return HTC__CAST(int32_t, t) >> s;
+}
+
 static inline int32_t htc__xq3_apply(const int32_t *r, int32_t acc, int two)
 {
     const uint32_t u = HTC__CAST(uint32_t, htc__xp_clipu(acc, r[HTC__XQ3_W]));
-    uint32_t t = htc__xp_mac(HTC__CAST(uint32_t, r[HTC__XQ3_R]), u, HTC__CAST(uint32_t, r[HTC__XQ3_M0])) >> 11;
     uint32_t rh = HTC__CAST(uint32_t, r[HTC__XQ3_RH]);
     if (two) rh -= HTC__CAST(uint32_t, u < HTC__CAST(uint32_t, r[HTC__XQ3_U])) << 9;
-    t = htc__xp_mac(t, u, HTC__CAST(uint32_t, r[HTC__XQ3_M1])) >> 11;
-    t = htc__xp_mac(t + rh, u, HTC__CAST(uint32_t, r[HTC__XQ3_M2]));
-    return HTC__CAST(int32_t, t) >> r[HTC__XQ3_S];
+    return htc__xq3_run(u, HTC__CAST(uint32_t, r[HTC__XQ3_R]), HTC__CAST(uint32_t, r[HTC__XQ3_M0]),
+                        HTC__CAST(uint32_t, r[HTC__XQ3_M1]), HTC__CAST(uint32_t, r[HTC__XQ3_M2]), rh, r[HTC__XQ3_S]);
 }
 
 /* two outputs of one channel's record r, its words loaded once (before
@@ -1255,18 +1270,14 @@ static inline void htc__xq3_pair(const int32_t *r, int32_t a0, int32_t a1, int8_
     const uint32_t m2 = HTC__CAST(uint32_t, r[HTC__XQ3_M2]), r0 = HTC__CAST(uint32_t, r[HTC__XQ3_R]);
     const uint32_t rh = HTC__CAST(uint32_t, r[HTC__XQ3_RH]);
     const uint32_t u0 = HTC__CAST(uint32_t, htc__xp_clipu(a0, w)), u1 = HTC__CAST(uint32_t, htc__xp_clipu(a1, w));
-    uint32_t t0 = htc__xp_mac(r0, u0, m0), t1 = htc__xp_mac(r0, u1, m0), h0 = rh, h1 = rh;
+    uint32_t h0 = rh, h1 = rh;
     if (two) {
         const uint32_t uu = HTC__CAST(uint32_t, r[HTC__XQ3_U]);
         h0 -= HTC__CAST(uint32_t, u0 < uu) << 9;
         h1 -= HTC__CAST(uint32_t, u1 < uu) << 9;
     }
-    t0 = htc__xp_mac(t0 >> 11, u0, m1);
-    t1 = htc__xp_mac(t1 >> 11, u1, m1);
-    t0 = htc__xp_mac((t0 >> 11) + h0, u0, m2);
-    t1 = htc__xp_mac((t1 >> 11) + h1, u1, m2);
-    *o0 = HTC__CAST(int8_t, HTC__CAST(int32_t, t0) >> s);
-    *o1 = HTC__CAST(int8_t, HTC__CAST(int32_t, t1) >> s);
+    *o0 = HTC__CAST(int8_t, htc__xq3_run(u0, r0, m0, m1, m2, h0, s));
+    *o1 = HTC__CAST(int8_t, htc__xq3_run(u1, r0, m0, m1, m2, h1, s));
 }
 
 /* the requantization of kind ql (a constant where it is inlined): 0

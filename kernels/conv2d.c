@@ -2456,29 +2456,30 @@ static HTC__INLINE void htc__xp_quad(int ql, const int32_t *r, const int32_t *a,
         const int32_t w = r[HTC__XQ2_W], s = r[HTC__XQ2_S];
         const uint32_t ml = HTC__CAST(uint32_t, r[HTC__XQ2_ML]), mh = HTC__CAST(uint32_t, r[HTC__XQ2_MH]);
         const uint32_t rlo = HTC__CAST(uint32_t, r[HTC__XQ2_RLO]), rhi = HTC__CAST(uint32_t, r[HTC__XQ2_RHI]);
-#define HTC__XQ(J)                                                                                  \
-    {                                                                                               \
-        const uint32_t u = HTC__CAST(uint32_t, htc__xp_clipu(a[4 * (J)], w));                       \
-        o[(J) * oc] = HTC__CAST(int8_t, HTC__CAST(int32_t, ((rlo + u * ml) >> 15) + u * mh + rhi) >> s); \
-    }
-        HTC__XQ(0) HTC__XQ(1) HTC__XQ(2) HTC__XQ(3)
-#undef HTC__XQ
+        const int32_t v0 = htc__xq2_run(HTC__CAST(uint32_t, htc__xp_clipu(a[0], w)), rlo, ml, mh, rhi, s);
+        const int32_t v1 = htc__xq2_run(HTC__CAST(uint32_t, htc__xp_clipu(a[4], w)), rlo, ml, mh, rhi, s);
+        const int32_t v2 = htc__xq2_run(HTC__CAST(uint32_t, htc__xp_clipu(a[8], w)), rlo, ml, mh, rhi, s);
+        const int32_t v3 = htc__xq2_run(HTC__CAST(uint32_t, htc__xp_clipu(a[12], w)), rlo, ml, mh, rhi, s);
+        o[0] = HTC__CAST(int8_t, v0);
+        o[oc] = HTC__CAST(int8_t, v1);
+        o[2 * oc] = HTC__CAST(int8_t, v2);
+        o[3 * oc] = HTC__CAST(int8_t, v3);
     } else {
         const int32_t w = r[HTC__XQ3_W], s = r[HTC__XQ3_S];
         const uint32_t m0 = HTC__CAST(uint32_t, r[HTC__XQ3_M0]), m1 = HTC__CAST(uint32_t, r[HTC__XQ3_M1]);
         const uint32_t m2 = HTC__CAST(uint32_t, r[HTC__XQ3_M2]), r0 = HTC__CAST(uint32_t, r[HTC__XQ3_R]);
         const uint32_t rh = HTC__CAST(uint32_t, r[HTC__XQ3_RH]), uu = HTC__CAST(uint32_t, r[HTC__XQ3_U]);
-#define HTC__XQ(J)                                                                                  \
-    {                                                                                               \
-        const uint32_t u = HTC__CAST(uint32_t, htc__xp_clipu(a[4 * (J)], w));                       \
-        uint32_t t = htc__xp_mac(r0, u, m0), h = rh;                                                \
-        if (ql == 5) h -= HTC__CAST(uint32_t, u < uu) << 9;                                         \
-        t = htc__xp_mac(t >> 11, u, m1);                                                            \
-        t = htc__xp_mac((t >> 11) + h, u, m2);                                                      \
-        o[(J) * oc] = HTC__CAST(int8_t, HTC__CAST(int32_t, t) >> s);                                \
-    }
-        HTC__XQ(0) HTC__XQ(1) HTC__XQ(2) HTC__XQ(3)
-#undef HTC__XQ
+        const uint32_t u0 = HTC__CAST(uint32_t, htc__xp_clipu(a[0], w)), u1 = HTC__CAST(uint32_t, htc__xp_clipu(a[4], w));
+        const uint32_t u2 = HTC__CAST(uint32_t, htc__xp_clipu(a[8], w)), u3 = HTC__CAST(uint32_t, htc__xp_clipu(a[12], w));
+        const int two = ql == 5;
+        const int32_t v0 = htc__xq3_run(u0, r0, m0, m1, m2, rh - (HTC__CAST(uint32_t, two && u0 < uu) << 9), s);
+        const int32_t v1 = htc__xq3_run(u1, r0, m0, m1, m2, rh - (HTC__CAST(uint32_t, two && u1 < uu) << 9), s);
+        const int32_t v2 = htc__xq3_run(u2, r0, m0, m1, m2, rh - (HTC__CAST(uint32_t, two && u2 < uu) << 9), s);
+        const int32_t v3 = htc__xq3_run(u3, r0, m0, m1, m2, rh - (HTC__CAST(uint32_t, two && u3 < uu) << 9), s);
+        o[0] = HTC__CAST(int8_t, v0);
+        o[oc] = HTC__CAST(int8_t, v1);
+        o[2 * oc] = HTC__CAST(int8_t, v2);
+        o[3 * oc] = HTC__CAST(int8_t, v3);
     }
 }
 
@@ -2803,17 +2804,13 @@ static inline int htc__conv2d_xp_fits(const htc__conv_params *p)
     return htc__conv2d_xp_pw(p) || ((p->k_h * p->k_w * p->in_c + 3) & ~3) <= HTC__XP_COLS;
 }
 
-/* Output channels [oc_lo, oc_hi) of pixels [q_lo, q_hi) (a core's share
-   when the cluster divides the layer by channels or pixel pairs), TFLite's
-   requantization (htc__conv2d_xp_sel) or QuantLib's (_ql); 0 when the
-   layer is not the XP path's (receptive field above HTC__XP_COLS bytes).
-   (Each its own frame with the column buffer: a worker core has 4 KiB.) */
 /* 4x4 blocks whose four fields copied need more than the column buffer of
    htc__conv2d_xp_sel (4 K4 > 2 HTC__XP_COLS: ResNet's 3x3x64 layer, whose
    8 x 8 rows, 1 a core at 8 cores, would otherwise take pixel pairs at the
-   border rows, 152,045 -> 137,337 cycles at 8 cores): a buffer of 4
-   HTC__XP_COLS in a frame of its own, in place of sel's, chosen by its callers (a worker's
-   stack, 4 KiB in examples/siracusa: about 3.5 KiB deep on this path) */
+   border rows, 152,045 -> 133,813 cycles at 8 cores): a buffer of 4
+   HTC__XP_COLS in a frame of its own, in place of sel's, chosen by its
+   callers (a worker's stack, 4 KiB in examples/siracusa: about 3.6 KiB
+   deep on this path) */
 static HTC__NOINLINE void htc__conv2d_xp_sel4(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi,
                                               int32_t q_lo, int32_t q_hi)
 {
@@ -2823,8 +2820,13 @@ static HTC__NOINLINE void htc__conv2d_xp_sel4(const htc__conv_params *p, const i
     else htc__conv2d_xp_run_x2q(p, in, out, xb, 4 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
 }
 
+/* Output channels [oc_lo, oc_hi) of pixels [q_lo, q_hi) (a core's share
+   when the cluster divides the layer by channels or pixel pairs), TFLite's
+   requantization (htc__conv2d_xp_sel) or QuantLib's (_ql); 0 when the
+   layer is not the XP path's (receptive field above HTC__XP_COLS bytes).
+   (Each its own frame with the column buffer: a worker core has 4 KiB.) */
 static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo, int32_t oc_hi,
-                                             int32_t q_lo, int32_t q_hi)
+                                            int32_t q_lo, int32_t q_hi)
 {
     int8_t xb[2 * HTC__XP_COLS];
     if (!htc__conv2d_xp_fits(p)) return 0;
