@@ -157,8 +157,9 @@ NEU_FC_JOBS = [
 
 
 def neu_fc_refetch(age, warm):
-    """siracusa.lua neu_fc_refetch: the part of the linear job's code fetched
-    again at code age `age` (all of it past `warm` or with none earlier)"""
+    """siracusa.lua refetch() for the linear job's code: the part fetched
+    again at code age `age` (all of it past `warm`, CODE_WARM, or with none
+    earlier)"""
     return 1.0 if age < 0 or age > warm else age / (warm + 1.0)
 
 
@@ -700,7 +701,7 @@ def main():
     a = ap.parse_args()
     if a.neureka_fc_jobs or a.neureka_fc:
         jobs = NEU_FC_JOBS + [tuple(int(v) for v in e.split(",")) for e in a.neureka_fc]
-        m = re.search(r"local NEU_FC_WARM = (\d+)", open(a.target).read())
+        m = re.search(r"local CODE_WARM = (\d+)", open(a.target).read())
         base, cg, k64, ref, fitted = fit_neureka_fc(jobs, int(m.group(1)) if m else 7)
         print(f"N-EUREKA fc: NEU_FC_BASE, NEU_FC_CGROUP, NEU_FC_K64, NEU_FC_REFETCH = {base:.1f}, {cg:.1f}, {k64:.1f}, "
               f"{ref:.1f}")

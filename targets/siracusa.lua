@@ -112,15 +112,38 @@ local NEU_SETUP, NEU_CONV, NEU_BPC, NEU_PAD_BYTE = 900, 1460, 4.75, 1.86
 -- on GVSoC, 1,218 above the estimate without it; the 2x2x64 depthwise
 -- 3,689, 118 above; the scale and bias loads, two such DMAs, take 547)
 local NEU_S2_ROW = 351
+-- The cluster's instruction cache: a layer whose kernel function ran within
+-- the last CODE_WARM layers that ran code (op.code_age, gen/dispatch.c)
+-- finds its code there; else (further back, or never before) its call
+-- fetches it from L2 first. GVSoC, MicroLlama's last token: the same
+-- 16 x 4 x 4 matmul 1,785-1,930 cycles at code age 5, 2,495-2,594 at age 14
+-- or first; its 4 x 4 transpose 869-996 at age 5, 1,040-1,124 at 14; no
+-- layer measured between ages 5 and 10 with a kernel whose code differs
+-- that much (the limit: 7, between them)
+-- (warm: another limit for a kernel whose code stays longer, e.g. the
+-- table Add's QLX_WARM)
+local CODE_WARM = 7
+local function cold(op, warm)
+  local a = rawget(op, "code_age")
+  return a == nil or a < 0 or a > (warm or CODE_WARM)
+end
+-- the part of a kernel's code fetched again from L2: each layer run since
+-- its last call evicts some of its lines (the cache replaces at random),
+-- all of them past CODE_WARM (QuantLib's table: its 64-element layers on
+-- one core 505-531 cycles at code age 1, 520-595 at 3, 566-666 at 5)
+local function refetch(op, warm)
+  if cold(op, warm) then return 1 end
+  return op.code_age / ((warm or CODE_WARM) + 1)
+end
+
 -- A linear layer's job (one pixel, 1x1 mode; templates/neureka/fc.c.in's
 -- direct job on L1) as GVSoC times it, the layer's cycles: NEU_FC_BASE +
 -- NEU_FC_CGROUP per group of 32 inputs + NEU_FC_K64 per group of 64
 -- outputs + NEU_FC_REFETCH x the part of the driver's code
 -- (htc__neu_fc_direct, htc__neu_job_at, the wait) fetched again from L2:
 -- op.code_age counts the layers run since the last linear job (the
--- engine op's fn), age / (NEU_FC_WARM + 1) of it refetched, all of it past
--- NEU_FC_WARM or with none earlier (as the cluster's kernels, CODE_WARM
--- below). GVSoC, MicroLlama's last token at 8 cores (-DPLATFORM_PERF):
+-- engine op's fn), refetch() above: age / (CODE_WARM + 1) of it, all of
+-- it past CODE_WARM or with none earlier, as the cluster's kernels. GVSoC, MicroLlama's last token at 8 cores (-DPLATFORM_PERF):
 -- its 32 64->64 jobs 964-1,246 cycles, their instruction-miss stalls
 -- 200-484 with the rest alike (~430 instructions); by code age 3: 964-1,133,
 -- 5: 1,037-1,179, 8: 1,139-1,246. bench/fit_siracusa.py --neureka-fc-jobs
@@ -131,14 +154,8 @@ local NEU_S2_ROW = 351
 -- The fixed part replaces NEU_SETUP (the engine's startup, counted per
 -- tile by htc). (choose() below: no code age known yet, all of it)
 local NEU_FC_BASE, NEU_FC_CGROUP, NEU_FC_K64, NEU_FC_REFETCH = 244.3, 161.3, 463.4, 123.9
-local NEU_FC_WARM = 7
-local function neu_fc_refetch(op)
-  local a = rawget(op, "code_age")
-  if a == nil or a < 0 or a > NEU_FC_WARM then return 1 end
-  return a / (NEU_FC_WARM + 1)
-end
 local function neu_fc(op, C, K)
-  return NEU_FC_BASE + cdiv(C, 32) * NEU_FC_CGROUP + cdiv(K, 64) * NEU_FC_K64 + NEU_FC_REFETCH * neu_fc_refetch(op)
+  return NEU_FC_BASE + cdiv(C, 32) * NEU_FC_CGROUP + cdiv(K, 64) * NEU_FC_K64 + NEU_FC_REFETCH * refetch(op)
 end
 
 local function neu_mode(op)
@@ -604,28 +621,6 @@ local K_ = {
 local FORK_TABLE, FORK_TRANSPOSE, FORK_QL_TABLE = 459, 392, 559
 -- the cpu's fork (cpu.fork below): the convolutions'
 local CPU_FORK = 952
-
--- The cluster's instruction cache: a layer whose kernel function ran within
--- the last CODE_WARM layers that ran code (op.code_age, gen/dispatch.c)
--- finds its code there; else (further back, or never before) its call
--- fetches it from L2 first. GVSoC, MicroLlama's last token: the same
--- 16 x 4 x 4 matmul 1,785-1,930 cycles at code age 5, 2,495-2,594 at age 14
--- or first; its 4 x 4 transpose 869-996 at age 5, 1,040-1,124 at 14; no
--- layer measured between ages 5 and 10 with a kernel whose code differs
--- that much (the limit: 7, between them)
-local CODE_WARM = 7
-local function cold(op)
-  local a = rawget(op, "code_age")
-  return a == nil or a < 0 or a > CODE_WARM
-end
--- the part of a kernel's code fetched again from L2: each layer run since
--- its last call evicts some of its lines (the cache replaces at random),
--- all of them past CODE_WARM (QuantLib's table: its 64-element layers on
--- one core 505-531 cycles at code age 1, 520-595 at 3, 566-666 at 5)
-local function refetch(op)
-  if cold(op) then return 1 end
-  return op.code_age / (CODE_WARM + 1)
-end
 
 -- the features of one call: { name = count }, cycles = sum K_[name] * count
 local function conv_geometry(op)
@@ -1313,15 +1308,10 @@ local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 863, 20, 1
 -- other terms kept: each within 12.1% (with CODE_WARM and 110: MicroLlama's
 -- cold Adds down to -15.3%)
 local QLX_COLD, QLX_FORK, QLX_WARM = 201.3, 400, 15
-local function qlx_refetch(op)
-  local a = rawget(op, "code_age")
-  if a == nil or a < 0 or a > QLX_WARM then return 1 end
-  return a / (QLX_WARM + 1)
-end
 local function qlx_cycles(op, s)
   local n = s.rows * s.cols * s.channels
   local c = K_.add_call_x + (op.qmin == -op.qmax - 1 and K_.add_elem_x or K_.add_elem_xm) * n
-  return c + QLX_COLD * qlx_refetch(op)
+  return c + QLX_COLD * refetch(op, QLX_WARM)
 end
 local function add_fork(op)
   return (op.requant == "quantlib" and op.xq2 == 1) and QLX_FORK or CPU_FORK

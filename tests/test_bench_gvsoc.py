@@ -156,15 +156,15 @@ def test_fit_neureka_3x3_matches_target():
 def test_fit_neureka_fc_matches_target():
     """bench/fit_siracusa.py's linear-job fit on its NEU_FC_JOBS (MicroLlama's
     56 jobs with their code ages, KWS's 64->12 and miniMobileNet's 256->10
-    cold) gives siracusa.lua's NEU_FC_* constants (its NEU_FC_WARM), each
+    cold) gives siracusa.lua's NEU_FC_* constants (its CODE_WARM), each
     job within 12% (MicroLlama's 64->64 spread, 964-1,246 cycles, is the
     instruction cache's: the code age term takes most of it)"""
     spec = importlib.util.spec_from_file_location("fit_siracusa", os.path.join(ROOT, "bench", "fit_siracusa.py"))
     fit = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fit)
     lua = open(os.path.join(ROOT, "targets", "siracusa.lua")).read()
-    w = re.search(r"local NEU_FC_WARM = (\d+)", lua)
-    assert w, "siracusa.lua has no NEU_FC_WARM"
+    w = re.search(r"local CODE_WARM = (\d+)", lua)
+    assert w, "siracusa.lua has no CODE_WARM"
     *coef, fitted = fit.fit_neureka_fc(fit.NEU_FC_JOBS, int(w.group(1)))
     m = re.search(r"local NEU_FC_BASE, NEU_FC_CGROUP, NEU_FC_K64, NEU_FC_REFETCH = ([\d.]+), ([\d.]+), ([\d.]+), ([\d.]+)",
                   lua)
