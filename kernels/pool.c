@@ -342,44 +342,99 @@ static HTC__NOINLINE HTC__UNUSED void htc__maxpool_ch(const htc__pool_params *p,
 }
 
 #ifdef HTC__XP
-/* XpulpV2 path (htc.h HTC__XP): channels [cl, ch), four at a time in a
-   word (pv.max.b per tap, the clamp by pv.max.b / pv.min.b), the last
-   ch - cl mod 4 by the loop above */
-static HTC__NOINLINE void htc__maxpool_xp(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t cl, int32_t ch)
+/* the running maximum of words q + d and q over an ny x nx window (taps c
+   bytes apart along a row, rows skip bytes apart after a row's taps):
+   nested hardware loops, the word at q + d by a register-offset load
+   (p.lw rd, rs2(rs1)), the one at q by a register post-increment (p.lw
+   rd, rs2(rs1!)); ny, nx > 0 */
+static HTC__INLINE void htc__mp_pair(const int8_t *q, int32_t d, int32_t c, int32_t skip, int32_t ny, int32_t nx,
+                                     uint32_t *m0, uint32_t *m1)
 {
-    const int32_t c = p->c, row = p->in_w * p->c, c4 = cl + ((ch - cl) & ~3);
+    uint32_t a = *m0, b = *m1;
+#ifdef HTC__XP_ASM
+    uint32_t u, v;
+    __asm__ volatile(".balign 4\n\t.option push\n\t.option norvc\n\t"
+                     ".insn i 0x7b, 4, x1, %[ny], 12\n\t"
+                     ".insn i 0x7b, 4, x0, %[nx], 8\n\t"
+                     ".insn r 0x03, 7, 0x10, %[v], %[q], %[d]\n\t"
+                     ".insn r 0x0b, 7, 0x10, %[u], %[q], %[c]\n\t"
+                     ".insn r 0x57, 1, 0x18, %[b], %[b], %[v]\n\t"
+                     ".insn r 0x57, 1, 0x18, %[a], %[a], %[u]\n\t"
+                     "add %[q], %[q], %[sk]\n\t"
+                     ".option pop"
+                     : [a] "+r"(a), [b] "+r"(b), [q] "+r"(q), [u] "=&r"(u), [v] "=&r"(v)
+                     : [ny] "r"(ny), [nx] "r"(nx), [d] "r"(d), [c] "r"(c), [sk] "r"(skip)
+                     : "memory");
+#else
+    int32_t y, x;
+    for (y = 0; y < ny; y++, q += skip)
+        for (x = 0; x < nx; x++, q += c) {
+            b = htc__xp_max4(b, htc__xp_ld4(q + d));
+            a = htc__xp_max4(a, htc__xp_ld4(q));
+        }
+#endif
+    *m0 = a;
+    *m1 = b;
+}
+
+/* XpulpV2 path (htc.h HTC__XP): channels [cl, ch), two words of four at a
+   time (htc__mp_pair: pv.max.b per tap; the clamp by pv.max.b / pv.min.b),
+   an odd last word alone, the last ch - cl mod 4 channels by the loop
+   above. Each pixel's words from word rot on, wrapping (htc__mp_rot: the
+   cores of a divided call in different L1 banks); the same bytes in any
+   order. */
+static HTC__NOINLINE void htc__maxpool_xp(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t cl, int32_t ch,
+                                          int32_t rot)
+{
+    const int32_t c = p->c, row = p->in_w * p->c, n4 = (ch - cl) >> 2, c4 = cl + 4 * n4;
     const uint32_t lo4 = 0x01010101u * HTC__CAST(uint8_t, htc__clamp(p->act_min, -128, 127));
     const uint32_t hi4 = 0x01010101u * HTC__CAST(uint8_t, htc__clamp(p->act_max, -128, 127));
-    int32_t b, oy, ox, j;
-    int8_t *o = out;
+    int32_t b, oy, ox;
+    int8_t *o = out + cl;
     for (b = 0; b < p->batches; b++) {
-        const int8_t *in_b = in + (size_t)b * p->in_h * row;
+        const int8_t *in_b = in + (size_t)b * p->in_h * row + cl;
         for (oy = 0; oy < p->out_h; oy++) {
             const int32_t iy0 = oy * p->stride_h - p->pad_top;
             const int32_t y0 = htc__pool_lo(iy0), y1 = htc__pool_hi(iy0, p->k_h, p->in_h);
             for (ox = 0; ox < p->out_w; ox++, o += c) {
                 const int32_t ix0 = ox * p->stride_w - p->pad_left;
                 const int32_t x0 = htc__pool_lo(ix0), x1 = htc__pool_hi(ix0, p->k_w, p->in_w);
-                for (j = cl; j < c4; j += 4) {
-                    uint32_t m = 0x80808080u;
-                    int32_t y, x;
-                    for (y = y0; y < y1; y++) {
-                        const int8_t *r = in_b + (iy0 + y) * row + (ix0 + x0) * c + j;
-                        for (x = x0; x < x1; x++, r += c) m = htc__xp_max4(m, htc__xp_ld4(r));
-                    }
-                    htc__xp_st4(o + j, htc__xp_min4(htc__xp_max4(m, lo4), hi4));
+                const int32_t ny = y1 - y0, nx = x1 - x0, skip = row - nx * c;
+                const int8_t *q = in_b + (iy0 + y0) * row + (ix0 + x0) * c;
+                int32_t t, w = rot;
+                for (t = 0; t < n4; t += 2) {
+                    /* words w and w2 (w itself when it is the last, odd one) */
+                    const int32_t j0 = 4 * w, w2 = t + 1 < n4 ? (w + 1 == n4 ? 0 : w + 1) : w;
+                    uint32_t m0 = 0x80808080u, m1 = 0x80808080u;
+                    if (ny > 0 && nx > 0) htc__mp_pair(q + j0, 4 * w2 - j0, c, skip, ny, nx, &m0, &m1);
+                    htc__xp_st4(o + 4 * w2, htc__xp_min4(htc__xp_max4(m1, lo4), hi4));
+                    htc__xp_st4(o + j0, htc__xp_min4(htc__xp_max4(m0, lo4), hi4));
+                    w = w2 + 1 == n4 ? 0 : w2 + 1;
                 }
             }
         }
     }
     if (c4 < ch) htc__maxpool_ch(p, in, out, c4, ch);
 }
+
+/* the first word for core of ncores in htc__maxpool_xp over n4 words
+   from `first` (a core's first input byte): L1's 16 banks are words in
+   turn, and the cores that start in one bank step through the banks
+   together (GVSoC: CCT_Int_ICCT's 18x18x128 pool, every tap 128 bytes or
+   a row apart, 48 cycles a word on one core, 96-102 on 2 to 8); each
+   core starts 16 / ncores banks (at least one pair) after the last */
+static HTC__UNUSED int32_t htc__mp_rot(const int8_t *first, int32_t n4, int core, int ncores)
+{
+    const int32_t step = ncores > 8 ? 2 : 16 / (ncores > 0 ? ncores : 1);
+    const int32_t bank = HTC__CAST(int32_t, (HTC__ADDR(first) >> 2) & 15u);
+    return n4 > 0 ? ((core * step - bank) & 15) % n4 : 0;
+}
 #endif
 
 static HTC__INLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p, const int8_t *in, int8_t *out)
 {
 #ifdef HTC__XP
-    htc__maxpool_xp(p, in, out, 0, p->c);
+    htc__maxpool_xp(p, in, out, 0, p->c, 0);
     return;
 #endif
 #ifdef HTC__MVE
@@ -389,12 +444,16 @@ static HTC__INLINE HTC__UNUSED void htc__maxpool_s8(const htc__pool_params *p, c
     htc__maxpool_ch(p, in, out, 0, p->c);
 }
 
-/* channels [cl, ch) by the build's path */
-static HTC__UNUSED void htc__maxpool_range(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t cl, int32_t ch)
+/* channels [cl, ch) by the build's path, for core of ncores (the XpulpV2
+   path's first word, htc__mp_rot) */
+static HTC__UNUSED void htc__maxpool_range(const htc__pool_params *p, const int8_t *in, int8_t *out, int32_t cl, int32_t ch,
+                                           int core, int ncores)
 {
 #ifdef HTC__XP
-    htc__maxpool_xp(p, in, out, cl, ch);
+    htc__maxpool_xp(p, in, out, cl, ch, htc__mp_rot(in + cl, (ch - cl) >> 2, core, ncores));
 #else
+    (void)core;
+    (void)ncores;
     htc__maxpool_ch(p, in, out, cl, ch);
 #endif
 }
@@ -415,7 +474,7 @@ static HTC__UNUSED void htc__pool_rows_par(const htc__pool_params *p, int max, c
     for (b = 0; b < p->batches; b++) {
         const int8_t *ib = in + b * in_img + HTC__CAST(size_t, iy0) * p->in_w * p->c;
         int8_t *ob = out + b * out_img + HTC__CAST(size_t, y0) * p->out_w * p->c;
-        if (max) htc__maxpool_s8(&v, ib, ob);
+        if (max) htc__maxpool_range(&v, ib, ob, 0, p->c, core, ncores);
         else htc__avgpool_s8(&v, ib, ob);
     }
 }
@@ -433,7 +492,7 @@ static HTC__UNUSED void htc__pool_band(const htc__pool_params *p, int max, const
         v.batches = 1;
         v.out_h = y1 - y0;
         htc__share(p->c, core, ncores, &a, &b);
-        if (b > a && max) htc__maxpool_range(&v, in, out, a, b);
+        if (b > a && max) htc__maxpool_range(&v, in, out, a, b, core, ncores);
         else if (b > a) htc__avgpool_ch(&v, in, out, a, b);
         return;
     }
@@ -445,7 +504,7 @@ static HTC__UNUSED void htc__pool_band(const htc__pool_params *p, int max, const
     v.out_h = b - a;
     in += HTC__CAST(size_t, iy0 - biy0) * p->in_w * p->c;
     out += HTC__CAST(size_t, a) * p->out_w * p->c;
-    if (max) htc__maxpool_s8(&v, in, out);
+    if (max) htc__maxpool_range(&v, in, out, 0, p->c, core, ncores);
     else htc__avgpool_s8(&v, in, out);
 }
 
@@ -483,5 +542,5 @@ static HTC__UNUSED void htc__maxpool_s8_par(const htc__pool_params *p, const int
         return;
     }
     htc__share(p->c, core, ncores, &lo, &hi);
-    if (hi > lo) htc__maxpool_range(p, in, out, lo, hi);
+    if (hi > lo) htc__maxpool_range(p, in, out, lo, hi, core, ncores);
 }

@@ -517,7 +517,13 @@ static void pool_case(int k)
     act(urange(-128, 127), &p.act_min, &p.act_max);
     fill(in_buf, in_n);
     memset(out_buf, 0x5a, sizeof out_buf);
-    if (k & 1) {
+    if (k % 4 == 3) {
+        /* divided by rows or channels over three cores (the XpulpV2
+           path's words from each core's own first word, htc__mp_rot) */
+        int core;
+        for (core = 0; core < 3; core++)
+            htc__maxpool_s8_par(&p, in_buf, out_buf, k % 8 == 3 ? HTC_SPLIT_ROWS : HTC_SPLIT_CHANNELS, core, 3);
+    } else if (k & 1) {
         htc__maxpool_s8(&p, in_buf, out_buf);
     } else if (k % 4 == 2) {
         /* divided by channels over three cores: shares that start
