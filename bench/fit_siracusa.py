@@ -37,6 +37,9 @@ import numpy as np
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = {"kws": "kws_ref_model.tflite", "vww": "vww_96_int8.tflite", "ic": "pretrainedResnet_quant.tflite",
           "ad": "ad01_int8.tflite"}
+# Deeploy's networks' memories when not mem=l1, l1_kib=64 (tests/neureka/
+# gvsoc_nets.py NET_MEM: engines=cluster)
+NET_MEM = {"CCT_Int_ICCT": ("l2", 128)}
 MEMS = {"weights and arena in L1": "l1", "weights in L2, arena in L1": "l2", "weights and arena in L2": "tile"}
 
 
@@ -83,7 +86,7 @@ def parse_nets(path):
             heads = m.group(1).split()
             col = heads.index("engines=cluster") if "engines=cluster" in heads else None
             if col is not None:
-                runs[key] = {"mem": "l1", "layers": {}}
+                runs[key] = {"mem": NET_MEM.get(key[0][4:], ("l1", 64))[0], "layers": {}}
             continue
         m = re.match(r"\s*(\d+)\s+(\w+)\s+(.*)$", line)
         if m and key and col is not None:
@@ -258,7 +261,11 @@ FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "conv_out
          # fused ReLU 3 instructions an output; per quad and per block least
          # squares of the relative errors with every other term held, on
          # ResNet's 16 layers with quads at 1 and 8 cores (siracusa.lua K_)
-         "conv_quad": 214.2, "conv_qblock": 323.4, "conv_qblock_x4": 48.0, "conv_qword": 24.0, "conv_qrun": 8.0}
+         "conv_quad": 214.2, "conv_qblock": 323.4, "conv_qblock_x4": 48.0, "conv_qword": 24.0, "conv_qrun": 8.0,
+         # the max pool's pair per window row and per tap (htc__maxpool_xp's
+         # hardware loops: an add; two p.lw, two pv.max.b), its scalar tail
+         # per channel tap from the instructions (siracusa.lua K_)
+         "mp_row": 1.0, "mp_tap": 4.0, "mp_byte": 8.0}
 
 
 def pad_before(o, st, k, dl, i):
@@ -474,9 +481,10 @@ def features(op, s, mem):
                     fc_out=n if q and not ql else 0, fc_out_ql=n if ql else 0, fc_out_slow=0 if q or ql else n)
     if k == "maxpool":
         px = s["rows"] * s["cols"]
-        words, tail = s["channels"] // 4, s["channels"] % 4
+        pairs, tail = (s["channels"] // 4 + 1) // 2, s["channels"] % 4
         taps = op["kernel"][0] * op["kernel"][1]
-        return dict(mp_call=1, mp_word=px * words, mp_tap=px * words * taps, mp_byte=px * tail * taps, band=s["tile"])
+        return dict(mp_call=1, mp_px=px, mp_pair=px * pairs, mp_row=px * pairs * op["kernel"][0],
+                    mp_tap=px * pairs * taps, mp_byte=px * tail * taps, band=s["tile"])
     if k == "avgpool":     # siracusa.lua feat_pool
         ih, iw, c = op["in_shape"][1], op["in_shape"][2], op["in_shape"][3]
         px = s["rows"] * s["cols"]
@@ -645,7 +653,11 @@ def read_lua(path):
     a = src.index("local K_ = {")
     b = src.index("\n}\n", a)
     theta = {k: float(v) for k, v in re.findall(r"\b(\w+) = ([-0-9.e+]+)", src[a:b])}
-    theta["fork"] = float(re.search(r"\n    fork = ([-0-9.e+]+),", src).group(1))
+    m = re.search(r"\n    fork = ([-0-9.e+]+|\w+),", src)
+    f = m.group(1)
+    if not re.match(r"[-0-9.]", f):     # a named constant (local CPU_FORK = 952)
+        f = re.search(r"\nlocal %s = ([-0-9.e+]+)" % f, src).group(1)
+    theta["fork"] = float(f)
     m = re.search(r'overhead = \(MEM == "tile" and ([-0-9.e+]+) or ([-0-9.e+]+)\) \+ \(CORES > 1 and ([-0-9.e+]+) or 0\)', src)
     theta["overhead_tile"], theta["overhead_l1"], theta["overhead_par"] = (float(v) for v in m.groups())
     return theta
@@ -727,8 +739,9 @@ def main():
     for (model, n), r in sorted(runs.items()):
         if model.startswith("net:"):
             d = os.path.join(a.deeploy, model[4:])
+            mem, kib = NET_MEM.get(model[4:], ("l1", 64))
             j = subprocess.run([a.htc, "report", os.path.join(d, "network.onnx"), "-t", a.target, "-D", f"cores={n}",
-                                "-D", "l1_kib=64", "-D", "mem=l1", "--input", os.path.join(d, "inputs.npz"), "--json"],
+                                "-D", f"l1_kib={kib}", "-D", f"mem={mem}", "--input", os.path.join(d, "inputs.npz"), "--json"],
                                stdout=subprocess.PIPE, text=True)
             reps[(model, n)] = json.loads(j.stdout)
             continue
@@ -739,8 +752,8 @@ def main():
         reps[(model, n)] = json.loads(j.stdout)
     names = sorted(set({"overhead_tile", "overhead_l1", "overhead_par", "conv_out_slow", "dw_out_slow", "fc_out_slow", "fork", "band", "conv_call", "conv_wsum", "conv_block", "conv_pblock",
                     "conv_word", "conv_out", "conv_field", "conv_frow", "conv_field_s", "conv_frow_s", "conv_block_ql", "conv_block_x2", "conv_block_x4", "dw_call", "dw_chan", "dw_fill", "dw_px4",
-                    "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "dw_pair", "mp_call", "mp_word",
-                    "mp_tap", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
+                    "dw_px1", "dw_padw", "dw_line", "dw_chunk", "dw_out", "dw_out_ql", "dw_out_x2", "dw_mis", "dw_pair", "mp_call", "mp_px",
+                    "mp_pair", "mp_byte", "fc_out_ql", "fc_call", "fc_pl2", "fc_xl2", "fc_block_l1", "fc_block_l2", "fc_word_l1", "fc_word_l2", "fc_out", "pool_call",
                     "pool_out", "pool_w8", "pool_w4", "pool_run", "pool_in", "pool_out_t", "add_call", "add_elem", "add_call_x", "add_elem_x", "add_elem_xm", "sm_call", "sm_elem"}) - set(FIXED))
     if a.only:
         cur = read_lua(a.target)

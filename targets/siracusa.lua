@@ -547,9 +547,17 @@ local K_ = {
   -- band) 25,245 / 7,030
   pool_call = 1248, pool_out = 47.8, pool_w8 = 9.5, pool_w4 = 6, pool_run = 30, pool_in = 10.07,
   pool_out_t = 24,
-  -- max pool (htc__maxpool_xp): per call, per output word, per tap of a
-  -- word, per tap of a channel past the last word
-  mp_call = 481.3, mp_word = 0, mp_tap = 6.488, mp_byte = 0,
+  -- max pool (htc__maxpool_xp): per call, per output pixel, per pair of
+  -- words (two of four channels; an odd last word a pair alone: the
+  -- set-up, the clamps and stores), per window row of a pair (the outer
+  -- hardware loop's step) and per tap of a pair (two p.lw, two pv.max.b)
+  -- from the instructions, per tap of a channel past the last word (the
+  -- scalar loop: no network has one, from its instructions); call and pair
+  -- fitted (bench/fit_siracusa.py --only mp_) on GVSoC: CCT_Int_ICCT's
+  -- 18x18x128 3x3/2 (mem=l2) 69,281 / 11,357 cycles at 1 / 8 cores,
+  -- Deeploy's KWS's global 20x5x64 3,940 / 1,869 (fit +5.4 / -7.7%,
+  -- +3.0 / -0.3%)
+  mp_call = 433.3, mp_px = 0, mp_pair = 31.91, mp_row = 1, mp_tap = 4, mp_byte = 8,
   -- add (htc__add_xp): per call (its two 256-entry tables), per element
   -- (two table reads, htc__xrq_apply, the clamp; fitted on ResNet's three
   -- adds at 8 cores: 81,523 / 47,507 / 30,649 cycles)
@@ -987,14 +995,16 @@ local function feat_pool(op, s)
            pool_out_t = MEM == "tile" and px * s.channels or 0, band = s.tile }
 end
 
--- max pooling (htc__maxpool_xp): per call, per output word of four
--- channels, per window tap of a word (pv.max.b), per tap of a channel past
--- the last whole word (the scalar loop)
+-- max pooling (htc__maxpool_xp): per call, per output pixel, per pair of
+-- words of four channels (an odd last word one more), per window row and
+-- per window tap of a pair, per tap of a channel past the last whole word
+-- (the scalar loop)
 local function feat_maxpool(op, s)
   local px = s.rows * s.cols
-  local words, tail = s.channels // 4, s.channels % 4
+  local pairs, tail = (s.channels // 4 + 1) // 2, s.channels % 4
   local taps = op.kernel_h * op.kernel_w
-  return { mp_call = 1, mp_word = px * words, mp_tap = px * words * taps, mp_byte = px * tail * taps, band = s.tile }
+  return { mp_call = 1, mp_px = px, mp_pair = px * pairs, mp_row = px * pairs * op.kernel_h,
+           mp_tap = px * pairs * taps, mp_byte = px * tail * taps, band = s.tile }
 end
 
 local function feat_add(op, s)
