@@ -2502,11 +2502,14 @@ static HTC__INLINE void htc__xp_quads_k(htc__xp4x4 *b, int ql, const int32_t *s,
 
 /* The layer's output channels [oc_lo, oc_hi) of pixels [q_lo, q_hi), the
    requantization of kind ql (HTC__XQ_APPLY: 0 TFLite's, 1 QuantLib's
-   (xq), 2 onnxruntime's exact shift (xq->rne)); fast: htc__xrq_ok /
-   htc__xql_ok (1 for the shift). */
+   (xq), 2 onnxruntime's exact shift (xq->rne), 3..5 the final-form
+   records); fast: htc__xrq_ok / htc__xql_ok (1 for the shift); qd: the
+   column buffer's bytes for 4x4 blocks (htc__xp_dot4x4b) of a layer with
+   receptive fields, 0 for none; qp (a constant): a pointwise layer's 4x4
+   blocks (kinds 3..5). */
 static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc__xql *xq, const int ql, const int8_t *in,
                                             int8_t *out, int fast, int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo,
-                                            int32_t q_hi, const int32_t qd)
+                                            int32_t q_hi, const int32_t qd, const int qp)
 {
     const int32_t out_w = p->out_w, out_c = p->out_c, npix = p->out_h * out_w;
     const int32_t K = p->k_h * p->k_w * p->in_c, in_img = p->in_h * p->in_w * p->in_c;
@@ -2589,6 +2592,19 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                    buffer K4 apart (when four fit), four channels a
                    block (htc__xp_dot4x4b, htc__xp_quad; the final-form
                    records only) */
+                if (qp && q + 3 < q_hi) {
+                    /* pointwise: four consecutive pixels, K bytes apart */
+                    qb.xa = in_b + HTC__CAST(size_t, q) * K;
+                    qb.xb = qb.xa + 2 * K;
+                    qb.dm = K - 4;
+                    qb.skip = 0;
+                    qb.n4 = K >> 2;
+                    qb.nr = 1;
+                    htc__xp_quads_k(&qb, ql, s0, wr + HTC__CAST(size_t, c0 - wo) * ws, ws, (c1 - c0) >> 2,
+                                    x2 + HTC__CAST(size_t, c0) * xn, xn, out_b + HTC__CAST(size_t, q) * out_c + c0, out_c);
+                    q += 2;
+                    continue;
+                }
                 if (qd && ql >= 3 && dr && q + 3 < q_hi && ox0 + 3 < out_w) {
                     const int32_t iy0 = oy0 * p->stride_h - p->pad_top, ix0 = ox0 * p->stride_w - p->pad_left;
                     const int in4 = iy0 >= 0 && iy0 + p->k_h <= p->in_h && ix0 >= 0 && ix0 + 3 * p->stride_w + p->k_w <= p->in_w;
@@ -2720,7 +2736,7 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
 static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const int8_t *in, int8_t *out, int fast, int8_t *xb,
                                              int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 0, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi, 0, 0);
 }
 
 /* TFLite's requantization in final form (p->xq2, every channel exact: a
@@ -2729,13 +2745,13 @@ static HTC__NOINLINE void htc__conv2d_xp_run(const htc__conv_params *p, const in
 static HTC__NOINLINE void htc__conv2d_xp_run_x2(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0, 0);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_x3(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0, 0);
 }
 
 /* the same with 4x4 blocks (htc__conv2d_xp_quads: the layer takes them;
@@ -2746,38 +2762,60 @@ static HTC__NOINLINE void htc__conv2d_xp_run_x3(const htc__conv_params *p, const
 static HTC__NOINLINE void htc__conv2d_xp_run_x2q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t xcap,
                                                  int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap, 0);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_x3q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t xcap,
                                                  int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap, 0);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_x4q(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t xcap,
                                                  int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap, 0);
+}
+
+/* a pointwise layer's 4x4 blocks (four consecutive pixels read in
+   place): functions of their own, so that the quads of the other layers
+   keep their code (ResNet's 3x3 layers 0.3% slower with this branch in
+   their loop) */
+static HTC__NOINLINE void htc__conv2d_xp_run_x2p(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo,
+                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 3, in, out, 1, 0, oc_lo, oc_hi, q_lo, q_hi, 0, 1);
+}
+
+static HTC__NOINLINE void htc__conv2d_xp_run_x3p(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo,
+                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 4, in, out, 1, 0, oc_lo, oc_hi, q_lo, q_hi, 0, 1);
+}
+
+static HTC__NOINLINE void htc__conv2d_xp_run_x4p(const htc__conv_params *p, const int8_t *in, int8_t *out, int32_t oc_lo,
+                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, 0, oc_lo, oc_hi, q_lo, q_hi, 0, 1);
 }
 
 /* form 4: the three-product records of a layer without a fused ReLU */
 static HTC__NOINLINE void htc__conv2d_xp_run_x4(const htc__conv_params *p, const int8_t *in, int8_t *out, int8_t *xb, int32_t oc_lo,
                                                 int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
+    htc__conv2d_xp_body(p, HTC__CAST(const htc__xql *, 0), 5, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0, 0);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_ql(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
                                                 int fast, int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, xq, 1, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
+    htc__conv2d_xp_body(p, xq, 1, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi, 0, 0);
 }
 
 static HTC__NOINLINE void htc__conv2d_xp_run_rne(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
                                                  int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
-    htc__conv2d_xp_body(p, xq, 2, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0);
+    htc__conv2d_xp_body(p, xq, 2, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, 0, 0);
 }
 
 /* the layer as the XP path takes it: pointwise (read in place) or with a
@@ -2791,12 +2829,20 @@ static inline int htc__conv2d_xp_pw(const htc__conv_params *p)
 /* 4x4 blocks for channels [oc_lo, oc_hi) of a layer with records: fields
    whose rows are whole words of at least 4 (shorter ones, DS-CNN's first
    conv's 4 bytes: the pairs' nested loops run them at less cost), no
-   dilation, full blocks of four channels */
+   dilation, full blocks of four channels. A pointwise layer's four
+   pixels save ~196 cycles of pair overhead, and each of its nb blocks
+   (a chunk's channels / 4) costs ~85 more to set up and requantize than
+   two 2x4 blocks (the sums stored and reloaded) and ~1 less per byte of
+   K (24 instructions a word against 28): quads where nb (85 - K) < 196.
+   GVSoC, at 1 / 8 cores: DS-CNN's 64 -> 64 (nb 16 / 2) +1.6% / -5.7%
+   with quads, MobileNetV1's 128 -> 128 (16 / 4) -4.3% / -6.3%, its
+   64 -> 64 (16 / 2) +1.2% / -7.8%, 16 -> 32 (8 / 8) +10% / +10% */
 static inline int htc__conv2d_xp_quads(const htc__conv_params *p, int32_t oc_lo, int32_t oc_hi)
 {
     const int32_t rowb = p->k_w * p->in_c;
-    return !htc__conv2d_xp_pw(p) && p->dil_h == 1 && p->dil_w == 1 && (rowb & 3) == 0 && rowb >= 16 &&
-           ((oc_hi - oc_lo) & 3) == 0;
+    const int32_t nb = (oc_hi - oc_lo < HTC__XP_OC ? oc_hi - oc_lo : HTC__XP_OC) >> 2;
+    return p->dil_h == 1 && p->dil_w == 1 && (rowb & 3) == 0 && rowb >= 16 && ((oc_hi - oc_lo) & 3) == 0 &&
+           (!htc__conv2d_xp_pw(p) || nb * (85 - rowb) < 196);
 }
 
 static inline int htc__conv2d_xp_fits(const htc__conv_params *p)
@@ -2831,17 +2877,20 @@ static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int
     int8_t xb[2 * HTC__XP_COLS];
     if (!htc__conv2d_xp_fits(p)) return 0;
     if (p->xq2 && p->xq2[0] == 4) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x4q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x4p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x4q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
         else htc__conv2d_xp_run_x4(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2 && p->xq2[0] == 3) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x3q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x3p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x3q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
         else htc__conv2d_xp_run_x3(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x2q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x2p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x2q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
         else htc__conv2d_xp_run_x2(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
@@ -2866,7 +2915,8 @@ static HTC__NOINLINE int htc__conv2d_xp_sel_ql(const htc__conv_params *p, const 
 static inline int htc__conv2d_xp_big4(const htc__conv_params *p, int32_t oc_lo, int32_t oc_hi)
 {
     const int32_t K4 = (p->k_h * p->k_w * p->in_c + 3) & ~3;
-    return p->xq2 && 4 * K4 > 2 * HTC__XP_COLS && K4 <= HTC__XP_COLS && htc__conv2d_xp_quads(p, oc_lo, oc_hi);
+    return p->xq2 && !htc__conv2d_xp_pw(p) && 4 * K4 > 2 * HTC__XP_COLS && K4 <= HTC__XP_COLS &&
+           htc__conv2d_xp_quads(p, oc_lo, oc_hi);
 }
 
 /* either (xq a constant NULL where inlined: only the TFLite one linked) */

@@ -896,6 +896,18 @@ local function feat_conv(op, s)
   -- The call's pixels: the rows or pixel pairs of its core (gen/dispatch.c
   -- share); an L1 band's position is not known: the image's share
   local ip, qin, qcp = 0, 0, 0
+  -- a pointwise layer's four consecutive pixels (kernels/conv2d.c
+  -- htc__conv2d_xp_quads: with records, K whole words of 16 bytes or more,
+  -- full blocks, nb (85 - K) < 196 for the nb blocks of a 64-channel
+  -- chunk): quads read in place, the pairs what they leave
+  local nbq = math.min(s.channels, 64) // 4
+  if pw and q and x2 and K % 4 == 0 and K >= 16 and part == 0 and nbq * (85 - K) < 196 then
+    local function pwq(o, a, b) return (b - a) // 4 end
+    local function pwp(o, a, b) return ((b - a) % 4 + 1) // 2 end
+    -- (an L1 band: its P pixels in one run)
+    qin = s.tile == 0 and call_count(pwq, op, s, qa, qb, P) or pwq(op, 0, P)
+    pairs = s.tile == 0 and call_count(pwp, op, s, qa, qb, P) or pwp(op, 0, P)
+  end
   if not pw and q and op.dilation_h == 1 and op.dilation_w == 1 and (op.kernel_w * C) % 4 == 0 and part == 0 then
     if x2 and op.kernel_w * C >= 16 then
       -- 4x4 blocks first (conv_walk; field rows of 16 bytes or more,
