@@ -16,6 +16,7 @@
 #include "../../kernels/pool.c"
 #include "../../kernels/mul.c"
 #include "../../kernels/softmax.c"
+#include "../../kernels/transpose.c"
 
 #ifndef NCASES
 #define NCASES 300
@@ -570,6 +571,37 @@ static void softmax_case(int k)
            (long)p.input_left_shift, (long)p.diff_min, (unsigned long)fnv(out_buf, n), (unsigned long)fnv(out_buf + n, 64));
 }
 
+/* a random permutation of a rank 2-4 int8 tensor, whole or divided by
+   rows over 1-8 cores (the XpulpV2 path's word copy of contiguous rows,
+   its strided rows from a per-core element on) */
+static void transpose_case(int k)
+{
+    htc__transpose_params p;
+    int32_t dims[4], st[4], perm[4] = {0, 1, 2, 3}, n = 1, i, core, nc = urange(1, 8);
+    memset(&p, 0, sizeof p);
+    p.rank = k % 5 == 0 ? 2 : urange(2, 4);     /* rank 2: rows of up to 120 (the per-core start from 64) */
+    p.elem = 1;
+    do {
+        n = 1;
+        for (i = 0; i < p.rank; i++) n *= dims[i] = urange(1, k % 5 == 0 ? 120 : 40);
+    } while (n > MAXBUF);
+    for (i = p.rank - 1, st[p.rank - 1] = 1; i > 0; i--) st[i - 1] = st[i] * dims[i];
+    for (i = p.rank - 1; i > 0; i--) {      /* Fisher-Yates; k % 3 == 0 keeps the innermost axis */
+        const int32_t j = urange(0, k % 3 == 0 ? i - 1 : i), t = perm[i];
+        if (k % 3 == 0 && i == p.rank - 1) continue;
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (i = 0; i < p.rank; i++) p.shape[i] = dims[perm[i]], p.stride[i] = st[perm[i]];
+    fill(in_buf, n);
+    memset(out_buf, 0x5a, sizeof out_buf);
+    if (nc == 1) htc__transpose(&p, in_buf, out_buf);
+    else
+        for (core = 0; core < nc; core++) htc__transpose_par(&p, in_buf, out_buf, HTC_SPLIT_ROWS, core, nc);
+    printf("transpose %d r%d %dx%dx%dx%d %08lx %08lx\n", k, (int)p.rank, (int)p.shape[0], (int)p.shape[1], (int)p.shape[2],
+           (int)p.shape[3], (unsigned long)fnv(out_buf, n), (unsigned long)fnv(out_buf + n, 64));
+}
+
 int main(void)
 {
     int k;
@@ -588,5 +620,6 @@ int main(void)
     for (k = 0; k < NCASES; k++) ql_conv_case(k);
     for (k = 0; k < NCASES; k++)
         if (ql_add_case(k)) return 1;
+    for (k = 0; k < NCASES; k++) transpose_case(k);
     return 0;
 }
