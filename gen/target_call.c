@@ -116,6 +116,7 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         lua_setfield(L, -2, "in_shape");
         set_str(L, "in_type", dtype_name(in->type));
         set_int(L, "act_bits", (lua_Integer)dtype_size(in->type) * 8);
+        set_int(L, "in_graph", in->is_input != 0);     /* read from the caller's input buffer */
     }
     if (out) {
         push_shape(L, out);
@@ -176,6 +177,10 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         set_int(L, "global", op->global);
     } else if (op->kind == OP_ADD || op->kind == OP_MUL) {
         set_int(L, "broadcast", op->broadcast);
+    } else if (op->kind == OP_TRANSPOSE && op->params_type && !strcmp(op->params_type, "htc__transpose_params")) {
+        /* the input stride of an output row's elements (1: a contiguous copy) */
+        const htc__transpose_params *p = op->params;
+        set_int(L, "inner_stride", p->rank > 0 ? p->stride[p->rank - 1] : 1);
     }
     /* known once dispatch has asked every predicate (not inside accepts) */
     if (op->eligible_count >= 0) {

@@ -602,13 +602,26 @@ local K_ = {
   -- cold() below), a warm call 150 fewer (MicroLlama's 4 x 4 on one core,
   -- code age 5: 869-996 cycles, age 14: 1,040-1,095)
   tp_call = 640.5, tp_cold = 150, tp_row = 33.01, tp_elem = 6.295,
+  -- a row read contiguously (op.inner_stride 1, htc__xp_copy): per word
+  -- (the row's term as above), fitted on GVSoC's CCT_Int_ICCT 8 x 8 x 128
+  -- H <-> W (64 rows of 128 bytes, code cold: 9,119 cycles on one core,
+  -- 2,471 on 8; 61,901 / 9,916 byte by byte) and Kernel_Integer_
+  -- Attention's three 128 rows of 8 (one core 5,781 cold, 5,393 / 5,605
+  -- warm; 8 cores 1,916 / 1,477 / 1,640; 11,539 / 11,165 / 11,323 and
+  -- 2,691 / 2,279 / 2,345 byte by byte); a graph input's element read
+  -- from L2 (mem=l2 or tile; CCT_Int_ICCT's input 3 x 32 x 32 -> 32 x 32
+  -- x 3: 124,051 / 17,594 cycles, 23.2 / 25.4 an element above the
+  -- figures in L1)
+  tp_word = 3.05, tp_l2 = 24,
   -- (at 8 cores the cores' strided loads and stores meet in L1's banks by
   -- the permutation: Conv_Regular_2D_RQ's 2 x 2048 -> 2048 x 2 (loads
   -- 2,048 bytes apart, the cores 256 bytes: all eight in one bank) and
   -- 59 x 27 x 4 -> 4 x 59 x 27, CCT_Int_ICCT's 64 x 192 -> 192 x 64 (the
   -- cores' stores 1,536 bytes apart: one bank) 1.5-4.4 an element above
   -- 1/8 of one core, MatMul_Regular_RQ's 2 x 48 x 64 -> 2 x 64 x 48 ~0.
-  -- Modelling it needs the permutation in the op table: not there yet)
+  -- Rows of 64 bytes or more now start at a per-core element (htc__
+  -- transpose_rows_at): CCT's 192 x 64 on 8 cores 14,985 -> 13,469, -16%
+  -- from the estimate, was -23%; not modelled further)
 }
 -- the fork/join of the kernels with no parameter block to set up per core
 -- (the cpu's fork, 952, is the convolutions'): fitted with the calls above
@@ -1045,8 +1058,16 @@ local function tp_cold(op)
   return cold(op) or (rawget(op, "code_conv") or 0) > 0
 end
 
+-- a row of bytes read contiguously (op.inner_stride 1): copied by words
+-- (htc__xp_copy), its last n % 4 bytes per element; a graph input's
+-- elements read from L2 unless mem=l1 (op.in_graph: the caller's buffer)
 local function feat_transpose(op, s)
-  return { tp_call = 1, tp_cold = tp_cold(op) and 1 or 0, tp_row = s.rows, tp_elem = s.rows * s.channels }
+  local n = s.rows * s.channels
+  local bytes = op.out_type == "int8" or op.out_type == "uint8"
+  local contig = bytes and rawget(op, "inner_stride") == 1
+  local words = contig and s.rows * (s.channels // 4) or 0
+  return { tp_call = 1, tp_cold = tp_cold(op) and 1 or 0, tp_row = s.rows, tp_elem = n - 4 * words, tp_word = words,
+           tp_l2 = (rawget(op, "in_graph") == 1 and MEM ~= "l1") and n or 0 }
 end
 
 local function feat_softmax(op, s)
