@@ -121,6 +121,37 @@ def test_fit_reads_gvsoc_nets_output():
                     ("net:miniMobileNet", 1): {"mem": "l1", "layers": {2: 38831}}}
 
 
+def test_fit_reads_target_and_net_memories():
+    """bench/fit_siracusa.py reads siracusa.lua's K_ table and its fork
+    through the named constant (fork = CPU_FORK), and takes CCT_Int_ICCT's
+    runs as gvsoc_nets.py builds them (mem=l2), the other networks mem=l1"""
+    spec = importlib.util.spec_from_file_location("fit_siracusa", os.path.join(ROOT, "bench", "fit_siracusa.py"))
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    lua = os.path.join(ROOT, "targets", "siracusa.lua")
+    src = open(lua).read()
+    theta = fit.read_lua(lua)
+    assert theta["fork"] == float(re.search(r"\nlocal CPU_FORK = ([0-9.]+)", src).group(1))
+    assert theta["mp_tap"] == 4.0 and theta["mp_row"] == 1.0
+    text = "\n".join([
+        "CCT_Int_ICCT on GVSoC's siracusa, 8 cores (cluster cycles per layer)",
+        "layer  op                 engines=cluster",
+        "    2  maxpool             11,236 cluster",
+        "total                 12,505,747        ",
+        "MLPerf_KeywordSpotting on GVSoC's siracusa, 1 cores (cluster cycles per layer)",
+        "layer  op                 engines=cluster",
+        "   11  maxpool              3,940 cluster",
+        "total                  1,949,377        ",
+    ])
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "nets.txt")
+        with open(p, "w") as f:
+            f.write(text)
+        runs = fit.parse_nets(p)
+    assert runs == {("net:CCT_Int_ICCT", 8): {"mem": "l2", "layers": {2: 11236}},
+                    ("net:MLPerf_KeywordSpotting", 1): {"mem": "l1", "layers": {11: 3940}}}
+
+
 def test_est_line_counts_and_nocode():
     """the per-layer line: N/M within 15%, the worst layer, and the
     reshapes that run no code (estimated 0) named apart"""
