@@ -18,6 +18,9 @@ overhead).
     (N-EUREKA's dense 3x3 job terms NEU_3X3_STEP and NEU_3X3_K)
   bench/fit_siracusa.py --neureka-fc-jobs [--neureka-fc C,K,AGE,CYCLES]...
     (its linear layers' NEU_FC_*, on NEU_FC_JOBS and the jobs given)
+  bench/fit_siracusa.py --ql-fork BENCH_NEUREKA_OUTPUT...
+    (QuantLib's tables and Adds divided over 8 cores: FORK_QL_TABLE, QLX_FORK,
+    QL_FORK_L2, on bench/bench_neureka.py's kernels and MicroLlama runs)
 
 --target names the target file the measured runs were compiled with (their
 band heights and splits; a copy of the old siracusa.lua when the
@@ -688,6 +691,89 @@ def write_lua(path, theta):
     open(path, "w").write(src)
 
 
+# QuantLib's tables and Adds divided over 8 cores (siracusa.lua
+# FORK_QL_TABLE, QLX_FORK with the arena in L1, QL_FORK_L2 more with it in
+# L2): the layers GVSoC timed less the estimate with those forks 0
+FORK_LINE = re.compile(r"local FORK_TABLE, FORK_TRANSPOSE, FORK_QL_TABLE, QL_FORK_L2 = ([-0-9.e+]+), ([-0-9.e+]+), "
+                       r"[-0-9.e+]+, [-0-9.e+]+")
+QLX_LINE = re.compile(r"local QLX_COLD, QLX_FORK, QLX_WARM = ([-0-9.e+]+), [-0-9.e+]+, ([-0-9.e+]+)")
+
+
+def parse_neureka_bench(path):
+    """bench/bench_neureka.py's output: ({(net, cores): {i: cycles}} of
+    Deeploy's networks (engines=cluster), {i: (cores, cycles)} of
+    MicroLlama's last token, N-EUREKA and constants in L1)"""
+    nets, llama, key = {}, {}, None
+    for line in open(path):
+        m = re.match(r"(\S+): cluster cycles on GVSoC per layer beside the estimate \((\d+) cores\)", line)
+        if m:
+            key = (m.group(1), int(m.group(2)))
+            nets[key] = {}
+            continue
+        m = re.match(r"\s+(\d+)\s+\w+\s+cluster\s+([\d,]+)\s+[\d,]+", line)
+        if m and key:
+            nets[key][int(m.group(1))] = int(m.group(2).replace(",", ""))
+            continue
+        m = re.match(r"\s+(\d+) \w+\s+\w+\s+c(\d+)\s+([\d,]+)\s+[\d,]+\s+[-+]", line)
+        if m:
+            key = None
+            llama[int(m.group(1))] = (int(m.group(2)), int(m.group(3).replace(",", "")))
+    return nets, llama
+
+
+def fit_ql_fork(a, logs):
+    """FORK_QL_TABLE, QLX_FORK and QL_FORK_L2 (one for both) by relative
+    least squares on every 8-core QuantLib table and Add (htc__ql_xadd) in
+    the bench_neureka.py outputs `logs` (Deeploy's networks: the arena in
+    L1; MicroLlama with N-EUREKA: in L2)"""
+    src = open(a.target).read()
+    if not FORK_LINE.search(src) or not QLX_LINE.search(src):
+        sys.exit("fit_siracusa: %s: no FORK_QL_TABLE / QLX_FORK line" % a.target)
+    zero = os.path.join(os.path.dirname(os.path.abspath(a.target)), ".fit_fork0.lua")
+    src = FORK_LINE.sub(r"local FORK_TABLE, FORK_TRANSPOSE, FORK_QL_TABLE, QL_FORK_L2 = \1, \2, 0, 0", src)
+    open(zero, "w").write(QLX_LINE.sub(r"local QLX_COLD, QLX_FORK, QLX_WARM = \1, 0, \2", src))
+
+    def report(args, target):
+        r = subprocess.run([a.htc, "report"] + args + ["-t", target, "--json"], capture_output=True, text=True)
+        if r.returncode:
+            sys.exit("fit_siracusa: htc report failed: " + r.stderr[-300:])
+        return {l["index"]: l for l in json.loads(r.stdout)["layers"]}
+
+    rows = []       # (layer, kind, arena in L2, gvsoc cycles, estimate less the fork)
+    try:
+        for path in logs:
+            nets, llama = parse_neureka_bench(path)
+            runs = [("%s c8" % net, 0, meas, [os.path.join(a.deeploy, net, "network.onnx"), "-D", "engines=cluster", "-D", "cores=8",
+                                              "-D", "l1_kib=%d" % NET_MEM.get(net, ("l1", 64))[1],
+                                              "-D", "mem=" + NET_MEM.get(net, ("l1", 64))[0],
+                                              "--input", os.path.join(a.deeploy, net, "inputs.npz")])
+                    for (net, n), meas in nets.items() if n == 8]
+            if llama:
+                runs.append(("microLlama", 1, {i: c for i, (n, c) in llama.items() if n == 8},
+                             [os.path.join(a.deeploy, "microLlama_INT8_microLlama1", "network.onnx"), "-D", "cores=8",
+                              "-D", "engines=both", "-D", "l1_kib=16", "-D", "mem=l1"]))
+            for net, l2, meas, args in runs:
+                base, z = report(args, a.target), report(args, zero)
+                for i, l in base.items():
+                    kind = "table" if l["op"] == "table" else "add" if l["op"] == "add" and l.get("xq2") else None
+                    if (kind and i in meas and l.get("requant") == "quantlib" and l.get("cores") == 8
+                            and z[i].get("cores") == 8):
+                        rows.append(("%s %d" % (net, i), kind, l2, meas[i], z[i]["est_cycles"]))
+    finally:
+        os.unlink(zero)
+    A = np.array([[float(r[1] == "table") / r[3], float(r[1] == "add") / r[3], r[2] / r[3]] for r in rows])
+    x = np.linalg.lstsq(A, np.array([1.0 - r[4] / r[3] for r in rows]), rcond=None)[0]
+    print("FORK_QL_TABLE, QLX_FORK, QL_FORK_L2 = %.0f, %.0f, %.0f" % tuple(x))
+    n = 0
+    for (what, kind, l2, cyc, e0), f in zip(rows, A):
+        est = e0 + float(np.dot(f, x)) * cyc
+        n += abs(est - cyc) <= 0.15 * cyc
+        print("  %-40s %-5s arena %s: gvsoc %6d, fork %4d, fitted %6.0f %+6.1f%%" % (
+            what, kind, "L2" if l2 else "L1", cyc, cyc - e0, est, 100.0 * (est - cyc) / cyc))
+    print("  within 15%%: %d of %d" % (n, len(rows)))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--htc", default=os.path.join(TOP, "htc"))
@@ -709,8 +795,13 @@ def main():
     ap.add_argument("--only", metavar="PREFIX",
                     help="fit only the coefficients named PREFIX... (e.g. dw_) on the layers that have them, the others "
                          "fixed at the target's values")
+    ap.add_argument("--ql-fork", action="append", default=[], metavar="BENCH_NEUREKA_OUTPUT",
+                    help="bench/bench_neureka.py output: fit FORK_QL_TABLE, QLX_FORK, QL_FORK_L2 on its 8-core QuantLib "
+                         "tables and Adds (--target: the target that built it), and stop")
     ap.add_argument("bench", nargs="*")
     a = ap.parse_args()
+    if a.ql_fork:
+        return fit_ql_fork(a, a.ql_fork)
     if a.neureka_fc_jobs or a.neureka_fc:
         jobs = NEU_FC_JOBS + [tuple(int(v) for v in e.split(",")) for e in a.neureka_fc]
         m = re.search(r"local CODE_WARM = (\d+)", open(a.target).read())

@@ -637,9 +637,20 @@ local K_ = {
 -- After htc__share's change the transposes' fork 692 -> 392 (GVSoC, 8
 -- cores: miniMobileNet's two 1,622 / 2,085 cycles, Conv_DW_2D_RQ's 3,442 /
 -- 2,556, MicroLlama's 1,670-1,804, each 130-480 below the old estimate)
--- and QuantLib's tables (htc__ql_table) 559: MicroLlama's 8-core tables
--- 610-807 against 602 / 736 estimated with the byte lookup's 459
-local FORK_TABLE, FORK_TRANSPOSE, FORK_QL_TABLE = 459, 392, 559
+-- and QuantLib's tables (htc__ql_table) 559 (MicroLlama's 8-core tables
+-- 610-807 against 602 / 736 estimated with the byte lookup's 459; below)
+-- QuantLib's tables and Adds (htc__ql_table, htc__ql_xadd) divided fork
+-- in FORK_QL_TABLE / QLX_FORK with the arena in L1, QL_FORK_L2 more with
+-- it in L2 (ARENA_PLAN: every core's loads and stores of the layer's
+-- input and output through the cluster's one port to L2). GVSoC, 8 cores,
+-- the cycles less the estimate without the fork (bench/fit_siracusa.py
+-- --ql-fork, relative least squares): Deeploy's networks (arena in L1)
+-- tables 270-484, Adds 179-199; MicroLlama's (N-EUREKA: arena in L2)
+-- tables 406-608, Adds 344-502, whether the layer before forked or not
+-- (after a one-core layer or an N-EUREKA job 406-608, after an 8-core one
+-- 417-485), and whatever the code age of the last divided run (tables
+-- run divided 1-3 layers before cost 620-720 as well)
+local FORK_TABLE, FORK_TRANSPOSE, FORK_QL_TABLE, QL_FORK_L2 = 459, 392, 376, 136
 -- the cpu's fork (cpu.fork below): the convolutions'
 local CPU_FORK = 952
 
@@ -1343,6 +1354,7 @@ local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 863, 20, 1
 -- N-EUREKA's layers); with htc__share in 32-bit arithmetic Attention's
 -- 1,938 / 1,785 and Add_Regular_RQ's 21,136 at 8 cores: 160-260,
 -- MicroLlama's 64 elements at 8 cores 823-1,016: 400 fits each within 15%
+-- (now QLX_FORK 279 with the arena in L1, + QL_FORK_L2 in L2: above)
 -- Its code (htc__xadd_run, short) stays longer than CODE_WARM layers: the
 -- part refetched is age / (QLX_WARM + 1), all of it past QLX_WARM or with
 -- none earlier. GVSoC, MicroLlama's last token at 8 cores: its residual
@@ -1352,14 +1364,14 @@ local CONCAT_CALL, CONCAT_PIECE, CONCAT_BYTE = 863, 20, 1
 -- 1,938 / 1,785 on 8) and Add_Regular_RQ (cold: 164,134 / 21,136), the
 -- other terms kept: each within 12.1% (with CODE_WARM and 110: MicroLlama's
 -- cold Adds down to -15.3%)
-local QLX_COLD, QLX_FORK, QLX_WARM = 201.3, 400, 15
+local QLX_COLD, QLX_FORK, QLX_WARM = 201.3, 279, 15
 local function qlx_cycles(op, s)
   local n = s.rows * s.cols * s.channels
   local c = K_.add_call_x + (op.qmin == -op.qmax - 1 and K_.add_elem_x or K_.add_elem_xm) * n
   return c + QLX_COLD * refetch(op, QLX_WARM)
 end
 local function add_fork(op)
-  return (op.requant == "quantlib" and op.xq2 == 1) and QLX_FORK or CPU_FORK
+  return (op.requant == "quantlib" and op.xq2 == 1) and QLX_FORK + (ARENA_PLAN == "L2" and QL_FORK_L2 or 0) or CPU_FORK
 end
 
 local function ql_cycles(kind, other)
@@ -1539,7 +1551,8 @@ return target "siracusa" {
       -- uint8 graph input's; GVSoC: KWS's 637 bytes, 6,457 cycles on one core, 1,878 on 8)
       table      = { cycles_per_elem = ql_elem("table", function(op) return op.requant == "none" and 8.7 or by_arith(40, 3)(op) end),
                      cycles = ql_cycles("table", call_cycles(feat_table, function(op) return op.requant == "none" end)),
-                     fork = function(op) return op.requant == "quantlib" and FORK_QL_TABLE or FORK_TABLE end },
+                     fork = function(op)
+                       return op.requant == "quantlib" and FORK_QL_TABLE + (ARENA_PLAN == "L2" and QL_FORK_L2 or 0) or FORK_TABLE end },
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8, cycles = ql_cycles("requantize") },
