@@ -265,6 +265,9 @@ FIXED = {"fc_word_l1": 14.0, "dw_out_slow": 61.0, "fc_out_slow": 61.0, "conv_out
          # squares of the relative errors with every other term held, on
          # ResNet's 16 layers with quads at 1 and 8 cores (siracusa.lua K_)
          "conv_quad": 214.2, "conv_qblock": 323.4, "conv_qblock_x4": 48.0, "conv_qword": 24.0, "conv_qrun": 8.0,
+         # the same with QuantLib's requantization, on Deeploy's KWS's
+         # pointwise layers at 8 cores (siracusa.lua K_)
+         "conv_qblock_ql": 223.0,
          # the max pool's pair per window row and per tap (htc__maxpool_xp's
          # hardware loops: an add; two p.lw, two pv.max.b), its scalar tail
          # per channel tap from the instructions (siracusa.lua K_)
@@ -438,8 +441,15 @@ def features(op, s, mem):
         q = K < 32768
         short = kw * C < 8      # siracusa.lua: a field row copied without the hardware loop
         ip = qin = qcp = 0      # siracusa.lua: pixel pairs reading their fields in place, 4x4 quads
+        nbq = min(s["channels"], 64) // 4     # siracusa.lua: a pointwise layer's quads
+        if pw and q and (x2 or ql) and K % 4 == 0 and K >= 16 and part == 0 and nbq * (85 - K) < (98 if ql else 196):
+            if s["tile"] == 0:
+                qin = call_count(lambda o, a, b: (b - a) // 4, op, s, qr, P)
+                pairs = call_count(lambda o, a, b: ((b - a) % 4 + 1) // 2, op, s, qr, P)
+            else:
+                qin, pairs = P // 4, (P % 4 + 1) // 2
         if not pw and q and op["dilation"] in ([1, 1], (1, 1)) and (kw * C) % 4 == 0 and part == 0:
-            if x2 and kw * C >= 16:
+            if (x2 or ql) and kw * C >= 16:
                 def walk(w):
                     return lambda o, a, b: conv_walk(o, a, b, K4, w)
                 qin = call_count(walk((1, 0, 0, 0)), op, s, qr, P)
@@ -466,7 +476,8 @@ def features(op, s, mem):
                     conv_out_slow=0 if q else P * s["channels"], conv_field=0 if pw or short else F * K,
                     conv_frow=0 if pw or short else F * kh, conv_field_s=F * K if short and not pw else 0,
                     conv_frow_s=F * kh if short and not pw else 0, conv_ipair=ip, conv_irun=ip * full * kh,
-                    conv_quad=qin + qcp, conv_qblock=(qin + qcp) * full, conv_qblock_x4=(qin + qcp) * full if x4 else 0,
+                    conv_quad=qin + qcp, conv_qblock=0 if ql else (qin + qcp) * full,
+                    conv_qblock_ql=(qin + qcp) * full if ql else 0, conv_qblock_x4=(qin + qcp) * full if x4 else 0,
                     conv_qword=(qin + qcp) * full * (K4 // 4), conv_qrun=(qin * kh + qcp) * full,
                     band=s["tile"])
     if k == "fc":

@@ -2449,10 +2449,21 @@ static HTC__INLINE void htc__xp_blk2x4(const int8_t *x0, const int8_t *x1, const
 
 /* Four pixels' outputs o, o + oc, o + 2 oc, o + 3 oc of one channel's
    record r from the sums a[0], a[4], a[8], a[12] (ql 3: htc__xq2_apply,
-   4 and 5: htc__xq3_apply, 5 with two = 1), the record's words loaded once */
-static HTC__INLINE void htc__xp_quad(int ql, const int32_t *r, const int32_t *a, int8_t *o, int32_t oc)
+   4 and 5: htc__xq3_apply, 5 with two = 1), the record's words loaded
+   once; ql 1: QuantLib's requantization q (htc__xql_make: its output
+   offset folded in), clamped to [lo, hi] */
+static HTC__INLINE void htc__xp_quad(int ql, const int32_t *r, const htc__xrq *q, const int32_t *a, int8_t *o, int32_t oc,
+                                     int32_t lo, int32_t hi)
 {
-    if (ql == 3) {
+    if (ql == 1) {
+        const htc__xrq qq = *q;
+        const int32_t v0 = htc__xp_clamp(htc__xql_apply(qq, a[0]), lo, hi), v1 = htc__xp_clamp(htc__xql_apply(qq, a[4]), lo, hi);
+        const int32_t v2 = htc__xp_clamp(htc__xql_apply(qq, a[8]), lo, hi), v3 = htc__xp_clamp(htc__xql_apply(qq, a[12]), lo, hi);
+        o[0] = HTC__CAST(int8_t, v0);
+        o[oc] = HTC__CAST(int8_t, v1);
+        o[2 * oc] = HTC__CAST(int8_t, v2);
+        o[3 * oc] = HTC__CAST(int8_t, v3);
+    } else if (ql == 3) {
         const int32_t w = r[HTC__XQ2_W], s = r[HTC__XQ2_S];
         const uint32_t ml = HTC__CAST(uint32_t, r[HTC__XQ2_ML]), mh = HTC__CAST(uint32_t, r[HTC__XQ2_MH]);
         const uint32_t rlo = HTC__CAST(uint32_t, r[HTC__XQ2_RLO]), rhi = HTC__CAST(uint32_t, r[HTC__XQ2_RHI]);
@@ -2485,18 +2496,20 @@ static HTC__INLINE void htc__xp_quad(int ql, const int32_t *r, const int32_t *a,
 
 /* nb blocks of four channels by the four pixels of b (htc__xp_dot4x4b:
    b's pixel fields set), channel block i's weight rows from w + 4 i ws,
-   start values s + 4 i, records x2 + (4 i + k) xn, outputs o + 4 i + k
-   (o + j oc for pixel j), ql 3..5 (htc__xp_quad). */
+   start values s + 4 i, records x2 + (4 i + k) xn (ql 3..5) or
+   requantizations q + 4 i + k (ql 1), outputs o + 4 i + k (o + j oc for
+   pixel j; htc__xp_quad). */
 static HTC__INLINE void htc__xp_quads_k(htc__xp4x4 *b, int ql, const int32_t *s, const int8_t *w, int32_t ws, int32_t nb,
-                                        const int32_t *x2, int32_t xn, int8_t *o, int32_t oc)
+                                        const int32_t *x2, int32_t xn, const htc__xrq *q, int8_t *o, int32_t oc, int32_t lo,
+                                        int32_t hi)
 {
     int32_t i, k;
-    for (i = 0; i < nb; i++, s += 4, w += 4 * ws, x2 += 4 * xn, o += 4) {
+    for (i = 0; i < nb; i++, s += 4, w += 4 * ws, x2 += 4 * xn, q += 4, o += 4) {
         b->s = s;
         b->wa = w;
         b->wb = w + 2 * ws;
         htc__xp_dot4x4b(b);
-        for (k = 0; k < 4; k++) htc__xp_quad(ql, x2 + k * xn, b->acc + k, o + k, oc);
+        for (k = 0; k < 4; k++) htc__xp_quad(ql, x2 + k * xn, q + k, b->acc + k, o + k, oc, lo, hi);
     }
 }
 
@@ -2601,11 +2614,11 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                     qb.n4 = K >> 2;
                     qb.nr = 1;
                     htc__xp_quads_k(&qb, ql, s0, wr + HTC__CAST(size_t, c0 - wo) * ws, ws, (c1 - c0) >> 2,
-                                    x2 + HTC__CAST(size_t, c0) * xn, xn, out_b + HTC__CAST(size_t, q) * out_c + c0, out_c);
+                                    x2 + HTC__CAST(size_t, c0) * xn, xn, rq, out_b + HTC__CAST(size_t, q) * out_c + c0, out_c, lo, hi);
                     q += 2;
                     continue;
                 }
-                if (qd && ql >= 3 && dr && q + 3 < q_hi && ox0 + 3 < out_w) {
+                if (qd && (ql >= 3 || ql == 1) && dr && q + 3 < q_hi && ox0 + 3 < out_w) {
                     const int32_t iy0 = oy0 * p->stride_h - p->pad_top, ix0 = ox0 * p->stride_w - p->pad_left;
                     const int in4 = iy0 >= 0 && iy0 + p->k_h <= p->in_h && ix0 >= 0 && ix0 + 3 * p->stride_w + p->k_w <= p->in_w;
                     if (in4 || 4 * K4 <= qd) {
@@ -2627,7 +2640,7 @@ static HTC__INLINE void htc__conv2d_xp_body(const htc__conv_params *p, const htc
                         qb.xb = qb.xa + 2 * d;
                         qb.dm = d - 4;
                         htc__xp_quads_k(&qb, ql, s0, wr + HTC__CAST(size_t, c0 - wo) * ws, ws, (c1 - c0) >> 2,
-                                        x2 + HTC__CAST(size_t, c0) * xn, xn, o + c0, out_c);
+                                        x2 + HTC__CAST(size_t, c0) * xn, xn, rq, o + c0, out_c, lo, hi);
                         ox0 += 4;
                         if (ox0 == out_w) {
                             ox0 = 0;
@@ -2812,6 +2825,21 @@ static HTC__NOINLINE void htc__conv2d_xp_run_ql(const htc__conv_params *p, const
     htc__conv2d_xp_body(p, xq, 1, in, out, fast, xb, oc_lo, oc_hi, q_lo, q_hi, 0, 0);
 }
 
+/* QuantLib's with 4x4 blocks (fast: htc__xql_ok holds for the channels):
+   a layer with receptive fields (xcap: the column buffer's bytes at xb),
+   a pointwise one */
+static HTC__NOINLINE void htc__conv2d_xp_run_qlq(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
+                                                 int8_t *xb, int32_t xcap, int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, xq, 1, in, out, 1, xb, oc_lo, oc_hi, q_lo, q_hi, xcap, 0);
+}
+
+static HTC__NOINLINE void htc__conv2d_xp_run_qlp(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
+                                                 int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
+{
+    htc__conv2d_xp_body(p, xq, 1, in, out, 1, 0, oc_lo, oc_hi, q_lo, q_hi, 0, 1);
+}
+
 static HTC__NOINLINE void htc__conv2d_xp_run_rne(const htc__conv_params *p, const htc__xql *xq, const int8_t *in, int8_t *out,
                                                  int8_t *xb, int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
@@ -2836,13 +2864,17 @@ static inline int htc__conv2d_xp_pw(const htc__conv_params *p)
    K (24 instructions a word against 28): quads where nb (85 - K) < 196.
    GVSoC, at 1 / 8 cores: DS-CNN's 64 -> 64 (nb 16 / 2) +1.6% / -5.7%
    with quads, MobileNetV1's 128 -> 128 (16 / 4) -4.3% / -6.3%, its
-   64 -> 64 (16 / 2) +1.2% / -7.8%, 16 -> 32 (8 / 8) +10% / +10% */
-static inline int htc__conv2d_xp_quads(const htc__conv_params *p, int32_t oc_lo, int32_t oc_hi)
+   64 -> 64 (16 / 2) +1.2% / -7.8%, 16 -> 32 (8 / 8) +10% / +10%.
+   QuantLib's requantization (4 instructions an output against the
+   records' 9) leaves the quads half that gain (ql: 98): Deeploy's KWS
+   64 -> 64 at 8 cores (nb 2) 44,100 -> 41,800 cycles with quads,
+   miniMobileNet's 32 -> 64 (nb 2) 9,234 -> 9,822 (now pairs). */
+static inline int htc__conv2d_xp_quads(const htc__conv_params *p, int32_t oc_lo, int32_t oc_hi, int ql)
 {
     const int32_t rowb = p->k_w * p->in_c;
     const int32_t nb = (oc_hi - oc_lo < HTC__XP_OC ? oc_hi - oc_lo : HTC__XP_OC) >> 2;
     return p->dil_h == 1 && p->dil_w == 1 && (rowb & 3) == 0 && rowb >= 16 && ((oc_hi - oc_lo) & 3) == 0 &&
-           (!htc__conv2d_xp_pw(p) || nb * (85 - rowb) < 196);
+           (!htc__conv2d_xp_pw(p) || nb * (85 - rowb) < (ql ? 98 : 196));
 }
 
 static inline int htc__conv2d_xp_fits(const htc__conv_params *p)
@@ -2877,20 +2909,20 @@ static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int
     int8_t xb[2 * HTC__XP_COLS];
     if (!htc__conv2d_xp_fits(p)) return 0;
     if (p->xq2 && p->xq2[0] == 4) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x4p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
-        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x4q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x4p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0)) htc__conv2d_xp_run_x4q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
         else htc__conv2d_xp_run_x4(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2 && p->xq2[0] == 3) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x3p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
-        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x3q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x3p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0)) htc__conv2d_xp_run_x3q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
         else htc__conv2d_xp_run_x3(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x2p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
-        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi)) htc__conv2d_xp_run_x2q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x2p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0)) htc__conv2d_xp_run_x2q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
         else htc__conv2d_xp_run_x2(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
@@ -2903,9 +2935,15 @@ static HTC__NOINLINE int htc__conv2d_xp_sel_ql(const htc__conv_params *p, const 
                                                int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
     int8_t xb[2 * HTC__XP_COLS];
+    int fast;
     if (!htc__conv2d_xp_fits(p)) return 0;
-    htc__conv2d_xp_run_ql(p, xq, in, out, htc__xql_ok(p, xq, p->k_h * p->k_w * p->in_c, oc_lo, oc_hi),
-                          htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+    fast = htc__xql_ok(p, xq, p->k_h * p->k_w * p->in_c, oc_lo, oc_hi);
+    if (fast && htc__conv2d_xp_quads(p, oc_lo, oc_hi, 1) && htc__conv2d_xp_pw(p))
+        htc__conv2d_xp_run_qlp(p, xq, in, out, oc_lo, oc_hi, q_lo, q_hi);
+    else if (fast && htc__conv2d_xp_quads(p, oc_lo, oc_hi, 1))
+        htc__conv2d_xp_run_qlq(p, xq, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+    else
+        htc__conv2d_xp_run_ql(p, xq, in, out, fast, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
     return 1;
 }
 
@@ -2916,7 +2954,7 @@ static inline int htc__conv2d_xp_big4(const htc__conv_params *p, int32_t oc_lo, 
 {
     const int32_t K4 = (p->k_h * p->k_w * p->in_c + 3) & ~3;
     return p->xq2 && !htc__conv2d_xp_pw(p) && 4 * K4 > 2 * HTC__XP_COLS && K4 <= HTC__XP_COLS &&
-           htc__conv2d_xp_quads(p, oc_lo, oc_hi);
+           htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0);
 }
 
 /* either (xq a constant NULL where inlined: only the TFLite one linked) */

@@ -486,6 +486,10 @@ local K_ = {
   -- relative errors with every other term held, on ResNet's 16 layers with
   -- quads at 1 and 8 cores (bench/fit_siracusa.py holds them)
   conv_quad = 214.2, conv_qblock = 323.4, conv_qblock_x4 = 48, conv_qword = 24, conv_qrun = 8,
+  -- a 4x4 block with QuantLib's requantization (htc__xp_quad, ql 1: a
+  -- multiply, add, shift and clamp an output): Deeploy's KWS's pointwise
+  -- layers at 8 cores (25 quads of 2 blocks a core), the other terms held
+  conv_qblock_ql = 223,
   -- a pixel pair reading its fields in place (htc__xp_dot2x4r): per pair,
   -- per run of a block (the outer hardware loop)
   conv_ipair = 238.5, conv_irun = 3.553,
@@ -921,11 +925,12 @@ local function feat_conv(op, s)
   -- share); an L1 band's position is not known: the image's share
   local ip, qin, qcp = 0, 0, 0
   -- a pointwise layer's four consecutive pixels (kernels/conv2d.c
-  -- htc__conv2d_xp_quads: with records, K whole words of 16 bytes or more,
-  -- full blocks, nb (85 - K) < 196 for the nb blocks of a 64-channel
-  -- chunk): quads read in place, the pairs what they leave
+  -- htc__conv2d_xp_quads: with records or QuantLib's requantization, K
+  -- whole words of 16 bytes or more, full blocks, nb (85 - K) < 196 (98
+  -- for QuantLib's) for the nb blocks of a 64-channel chunk): quads read
+  -- in place, the pairs what they leave
   local nbq = math.min(s.channels, 64) // 4
-  if pw and q and x2 and K % 4 == 0 and K >= 16 and part == 0 and nbq * (85 - K) < 196 then
+  if pw and q and (x2 or ql) and K % 4 == 0 and K >= 16 and part == 0 and nbq * (85 - K) < (ql and 98 or 196) then
     local function pwq(o, a, b) return (b - a) // 4 end
     local function pwp(o, a, b) return ((b - a) % 4 + 1) // 2 end
     -- (an L1 band: its P pixels in one run)
@@ -933,7 +938,7 @@ local function feat_conv(op, s)
     pairs = s.tile == 0 and call_count(pwp, op, s, qa, qb, P) or pwp(op, 0, P)
   end
   if not pw and q and op.dilation_h == 1 and op.dilation_w == 1 and (op.kernel_w * C) % 4 == 0 and part == 0 then
-    if x2 and op.kernel_w * C >= 16 then
+    if (x2 or ql) and op.kernel_w * C >= 16 then
       -- 4x4 blocks first (conv_walk; field rows of 16 bytes or more,
       -- kernels/conv2d.c htc__conv2d_xp_quads): the pairs are what they leave
       local function walk(w) return function(o, a, b) return conv_walk(o, a, b, true, K4, w) end end
@@ -977,7 +982,7 @@ local function feat_conv(op, s)
            conv_frow = (pw or short) and 0 or F * op.kernel_h, conv_field_s = (short and not pw) and F * K or 0,
            conv_frow_s = (short and not pw) and F * op.kernel_h or 0, conv_ipair = ip, conv_irun = ip * full * op.kernel_h,
            conv_brow = (short or pw) and 0 or B * op.kernel_h, conv_bcall = (B > 0 and not short and not pw) and 1 or 0, conv_wrow = wrows,
-           conv_quad = qin + qcp, conv_qblock = (qin + qcp) * full, conv_qblock_x4 = x4 and (qin + qcp) * full or 0,
+           conv_quad = qin + qcp, conv_qblock = ql and 0 or (qin + qcp) * full, conv_qblock_ql = ql and (qin + qcp) * full or 0, conv_qblock_x4 = x4 and (qin + qcp) * full or 0,
            conv_qword = (qin + qcp) * full * (K4 // 4), conv_qrun = (qin * op.kernel_h + qcp) * full, band = s.tile }
 end
 
