@@ -90,13 +90,28 @@ def test_parse_firmware_lines():
     assert mod.parse_gvsoc("save: --write-output 13 8080")[3] is None
 
 
+def load_fit():
+    """bench/fit_siracusa.py as a module"""
+    spec = importlib.util.spec_from_file_location("fit_siracusa", os.path.join(ROOT, "bench", "fit_siracusa.py"))
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    return fit
+
+
+def parse_nets_text(fit, text):
+    """fit.parse_nets on `text` written to a file"""
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "nets.txt")
+        with open(p, "w") as f:
+            f.write(text)
+        return fit.parse_nets(p)
+
+
 def test_fit_reads_gvsoc_nets_output():
     """bench/fit_siracusa.py takes Deeploy's networks from tests/neureka/
     gvsoc_nets.py's table: the engines=cluster column, layers the cluster
     ran, per network and core count"""
-    spec = importlib.util.spec_from_file_location("fit_siracusa", os.path.join(ROOT, "bench", "fit_siracusa.py"))
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
+    fit = load_fit()
     text = "\n".join([
         "",
         "MLPerf_KeywordSpotting on GVSoC's siracusa, 8 cores (cluster cycles per layer)",
@@ -112,11 +127,7 @@ def test_fit_reads_gvsoc_nets_output():
         "    2  conv2d               5,853 neureka        38,831 cluster",
         "total                     23,573                 99,999        ",
     ])
-    with tempfile.TemporaryDirectory() as d:
-        p = os.path.join(d, "nets.txt")
-        with open(p, "w") as f:
-            f.write(text)
-        runs = fit.parse_nets(p)
+    runs = parse_nets_text(fit, text)
     assert runs == {("net:MLPerf_KeywordSpotting", 8): {"mem": "l1", "layers": {0: 1840, 3: 27890, 11: 3109}},
                     ("net:miniMobileNet", 1): {"mem": "l1", "layers": {2: 38831}}}
 
@@ -125,9 +136,7 @@ def test_fit_reads_target_and_net_memories():
     """bench/fit_siracusa.py reads siracusa.lua's K_ table and its fork
     through the named constant (fork = CPU_FORK), and takes CCT_Int_ICCT's
     runs as gvsoc_nets.py builds them (mem=l2), the other networks mem=l1"""
-    spec = importlib.util.spec_from_file_location("fit_siracusa", os.path.join(ROOT, "bench", "fit_siracusa.py"))
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
+    fit = load_fit()
     lua = os.path.join(ROOT, "targets", "siracusa.lua")
     src = open(lua).read()
     theta = fit.read_lua(lua)
@@ -143,11 +152,7 @@ def test_fit_reads_target_and_net_memories():
         "   11  maxpool              3,940 cluster",
         "total                  1,949,377        ",
     ])
-    with tempfile.TemporaryDirectory() as d:
-        p = os.path.join(d, "nets.txt")
-        with open(p, "w") as f:
-            f.write(text)
-        runs = fit.parse_nets(p)
+    runs = parse_nets_text(fit, text)
     assert runs == {("net:CCT_Int_ICCT", 8): {"mem": "l2", "layers": {2: 11236}},
                     ("net:MLPerf_KeywordSpotting", 1): {"mem": "l1", "layers": {11: 3940}}}
 
@@ -169,9 +174,7 @@ def test_fit_neureka_3x3_matches_target():
     beside gvsoc_jobs.txt's cycles (16 jobs, 6 dense 3x3), plus
     miniMobileNet's 7x7 3->32 job, give siracusa.lua's NEU_3X3_STEP and
     NEU_3X3_K, every 3x3 job within 4%"""
-    spec = importlib.util.spec_from_file_location("fit_siracusa", os.path.join(ROOT, "bench", "fit_siracusa.py"))
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
+    fit = load_fit()
     jobs = fit.parse_neureka_jobs(os.path.join(ROOT, "tests", "neureka", "jobs.c"),
                                   os.path.join(ROOT, "tests", "neureka", "gvsoc_jobs.txt"))
     assert len(jobs) == 16 and sum(j[0] == "3x3" for j in jobs) == 6
@@ -190,9 +193,7 @@ def test_fit_neureka_fc_matches_target():
     cold) gives siracusa.lua's NEU_FC_* constants (its CODE_WARM), each
     job within 12% (MicroLlama's 64->64 spread, 964-1,246 cycles, is the
     instruction cache's: the code age term takes most of it)"""
-    spec = importlib.util.spec_from_file_location("fit_siracusa", os.path.join(ROOT, "bench", "fit_siracusa.py"))
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
+    fit = load_fit()
     lua = open(os.path.join(ROOT, "targets", "siracusa.lua")).read()
     w = re.search(r"local CODE_WARM = (\d+)", lua)
     assert w, "siracusa.lua has no CODE_WARM"
