@@ -2456,9 +2456,8 @@ static HTC__INLINE void htc__xp_quad(int ql, const int32_t *r, const htc__xrq *q
                                      int32_t lo, int32_t hi)
 {
     if (ql == 1) {
-        const htc__xrq qq = *q;
-        const int32_t v0 = htc__xp_clamp(htc__xql_apply(qq, a[0]), lo, hi), v1 = htc__xp_clamp(htc__xql_apply(qq, a[4]), lo, hi);
-        const int32_t v2 = htc__xp_clamp(htc__xql_apply(qq, a[8]), lo, hi), v3 = htc__xp_clamp(htc__xql_apply(qq, a[12]), lo, hi);
+        const int32_t v0 = htc__xp_out(1, q, r, a[0], 0, lo, hi), v1 = htc__xp_out(1, q, r, a[4], 0, lo, hi);
+        const int32_t v2 = htc__xp_out(1, q, r, a[8], 0, lo, hi), v3 = htc__xp_out(1, q, r, a[12], 0, lo, hi);
         o[0] = HTC__CAST(int8_t, v0);
         o[oc] = HTC__CAST(int8_t, v1);
         o[2 * oc] = HTC__CAST(int8_t, v2);
@@ -2907,26 +2906,27 @@ static HTC__NOINLINE int htc__conv2d_xp_sel(const htc__conv_params *p, const int
                                             int32_t q_lo, int32_t q_hi)
 {
     int8_t xb[2 * HTC__XP_COLS];
+    const int quads = htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0), pw = htc__conv2d_xp_pw(p);
     if (!htc__conv2d_xp_fits(p)) return 0;
     if (p->xq2 && p->xq2[0] == 4) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x4p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
-        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0)) htc__conv2d_xp_run_x4q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
-        else htc__conv2d_xp_run_x4(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+        if (quads && pw) htc__conv2d_xp_run_x4p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        else if (quads) htc__conv2d_xp_run_x4q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+        else htc__conv2d_xp_run_x4(p, in, out, pw ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2 && p->xq2[0] == 3) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x3p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
-        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0)) htc__conv2d_xp_run_x3q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
-        else htc__conv2d_xp_run_x3(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+        if (quads && pw) htc__conv2d_xp_run_x3p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        else if (quads) htc__conv2d_xp_run_x3q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+        else htc__conv2d_xp_run_x3(p, in, out, pw ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
     if (p->xq2) {
-        if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0) && htc__conv2d_xp_pw(p)) htc__conv2d_xp_run_x2p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
-        else if (htc__conv2d_xp_quads(p, oc_lo, oc_hi, 0)) htc__conv2d_xp_run_x2q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
-        else htc__conv2d_xp_run_x2(p, in, out, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
+        if (quads && pw) htc__conv2d_xp_run_x2p(p, in, out, oc_lo, oc_hi, q_lo, q_hi);
+        else if (quads) htc__conv2d_xp_run_x2q(p, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
+        else htc__conv2d_xp_run_x2(p, in, out, pw ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
         return 1;
     }
-    htc__conv2d_xp_run(p, in, out, htc__xrq_ok(p, p->k_h * p->k_w * p->in_c, oc_lo, oc_hi), htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo,
+    htc__conv2d_xp_run(p, in, out, htc__xrq_ok(p, p->k_h * p->k_w * p->in_c, oc_lo, oc_hi), pw ? 0 : xb, oc_lo,
                        oc_hi, q_lo, q_hi);
     return 1;
 }
@@ -2935,12 +2935,13 @@ static HTC__NOINLINE int htc__conv2d_xp_sel_ql(const htc__conv_params *p, const 
                                                int32_t oc_lo, int32_t oc_hi, int32_t q_lo, int32_t q_hi)
 {
     int8_t xb[2 * HTC__XP_COLS];
-    int fast;
+    int fast, quads;
     if (!htc__conv2d_xp_fits(p)) return 0;
     fast = htc__xql_ok(p, xq, p->k_h * p->k_w * p->in_c, oc_lo, oc_hi);
-    if (fast && htc__conv2d_xp_quads(p, oc_lo, oc_hi, 1) && htc__conv2d_xp_pw(p))
+    quads = fast && htc__conv2d_xp_quads(p, oc_lo, oc_hi, 1);
+    if (quads && htc__conv2d_xp_pw(p))
         htc__conv2d_xp_run_qlp(p, xq, in, out, oc_lo, oc_hi, q_lo, q_hi);
-    else if (fast && htc__conv2d_xp_quads(p, oc_lo, oc_hi, 1))
+    else if (quads)
         htc__conv2d_xp_run_qlq(p, xq, in, out, xb, 2 * HTC__XP_COLS, oc_lo, oc_hi, q_lo, q_hi);
     else
         htc__conv2d_xp_run_ql(p, xq, in, out, fast, htc__conv2d_xp_pw(p) ? 0 : xb, oc_lo, oc_hi, q_lo, q_hi);
