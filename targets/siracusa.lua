@@ -596,6 +596,11 @@ local K_ = {
   -- apart warm: the data (the 8 cores' table loads in L1's banks?), not
   -- the code's first fetch; not modelled yet)
   tab_call = 79, tab_elem = 9.98, tab_fork_cold = 0,
+  -- its 256-byte table in L2 (mem=l2 or tile: a constant), per element:
+  -- GVSoC, CCT_Int_ICCT's 10-byte output (mem=l2) 282 cycles on one core
+  -- and on 8, 96 above the figures in L1 (the QuantLib table's L2 term,
+  -- QL_TABLE_L2, is 11.9)
+  tab_l2 = 9.6,
   -- transpose (htc__transpose_rows): per call, per output row (the outer
   -- index walk), per element (a strided load and a store); GVSoC, the same
   -- networks' layout transposes (256 rows of 5, 80 of 16, 64 of 3, 128 of 2:
@@ -617,6 +622,14 @@ local K_ = {
   -- x 3: 124,051 / 17,594 cycles, 23.2 / 25.4 an element above the
   -- figures in L1)
   tp_word = 3.05, tp_l2 = 24,
+  -- the contiguous rows' own code (htc__transpose_xp_rows and htc__xp_copy,
+  -- a function of their own since 4dfbf9c) fetched cold beside the call's:
+  -- GVSoC, Kernel_Integer_Attention's first 128 rows of 8 (16 x 8 x 8 ->
+  -- 8 x 16 x 8) 5,944 cycles on one core, 2,210 on 8, its later ones (the
+  -- code warm) 5,410 / 1,560; CCT_Int_ICCT's 64 rows of 128 9,356 / 2,721:
+  -- 140-199 above the estimate without it on one core, 375-467 on 8;
+  -- relative least squares on the four
+  tp_wcold = 385,
   -- (at 8 cores the cores' strided loads and stores meet in L1's banks by
   -- the permutation: Conv_Regular_2D_RQ's 2 x 2048 -> 2048 x 2 (loads
   -- 2,048 bytes apart, the cores 256 bytes: all eight in one bank) and
@@ -1061,7 +1074,8 @@ end
 local function feat_table(op, s)
   local n = 1
   for i = 1, #op.out_shape do n = n * op.out_shape[i] end
-  return { tab_call = 1, tab_elem = n * (s.core + 1) // s.cores - n * s.core // s.cores,
+  local share = n * (s.core + 1) // s.cores - n * s.core // s.cores
+  return { tab_call = 1, tab_elem = share, tab_l2 = MEM ~= "l1" and share or 0,
            tab_fork_cold = s.cores > 1 and cold(op) and 1 or 0 }
 end
 
@@ -1082,7 +1096,8 @@ local function feat_transpose(op, s)
   local bytes = op.out_type == "int8" or op.out_type == "uint8"
   local contig = bytes and rawget(op, "inner_stride") == 1
   local words = contig and s.rows * (s.channels // 4) or 0
-  return { tp_call = 1, tp_cold = tp_cold(op) and 1 or 0, tp_row = s.rows, tp_elem = n - 4 * words, tp_word = words,
+  return { tp_call = 1, tp_cold = tp_cold(op) and 1 or 0, tp_wcold = (contig and tp_cold(op)) and 1 or 0,
+           tp_row = s.rows, tp_elem = n - 4 * words, tp_word = words,
            tp_l2 = (rawget(op, "in_graph") == 1 and MEM ~= "l1") and n or 0 }
 end
 
