@@ -1287,6 +1287,8 @@ static void h_softmax(int kind)
     p->c = cc;
     p->log2 = log2;
     p->tab = r != NULL;
+    p->zmul = kind == 0 ? htc__ql_softmax_zmul(log2) : -1;
+    p->s32 = htc__ql_softmax32_ok(p) && p->zmul >= 0;
     op->axis = x->rank - 1;
     op->in_zp = 0;
     op->out_zp = r ? -r->off : -128;

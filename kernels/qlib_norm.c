@@ -48,32 +48,22 @@ static HTC__UNUSED int64_t htc__ql_isqrt(int64_t v)
     return HTC__CAST(int64_t, r);
 }
 
-/* iSoftmax in 32 bits (RV32: no 64-bit products, shifts or __divdi3), when
-   every value fits, checked once a call: xt = x - max in [-255, 0], z =
-   -xt / log2 (a shift for a power of two), |q| <= |b| + log2 (or, where z
-   can reach its clamp of 31, + 255 + 31 log2), e = (a q^2 + c) >> z, the
-   row's sum of at most depth e and e (n_levels - 1) all within int32: the
-   same values as the 64-bit loop (a row of at most 64 values; e computed
-   once each). Returns 0 when it does not apply. */
+/* iSoftmax in 32 bits (RV32: no 64-bit products, shifts or __divdi3) when
+   p->s32 says every value fits (htc__ql_softmax32_ok, once at compile
+   time): the same values as the 64-bit loop (a row of at most 64 values; e
+   computed once each); z = -xt / log2 a multiply and a shift (p->zmul,
+   htc__ql_softmax_zmul). Returns 0 when it does not apply. */
 static HTC__UNUSED int htc__ql_softmax32(const htc__ql_softmax_params *p, const int8_t *x, int8_t *y)
 {
-    const int32_t d = p->depth, l2 = p->log2, a = p->a, b = p->b, c = p->c, nl = p->n_levels - 1;
-    int64_t q, e;
-    int32_t r, i, s = -1, eb[64];
-    if (p->kind != 0 || d > 64 || d < 1 || l2 < 1 || a < -32768 || a > 32767 || b < -65536 || b > 65536 || nl < 0 ||
-        nl > 65536)
-        return 0;
-    for (i = 0; i < 30; i++)
-        if (l2 == HTC__CAST(int32_t, 1) << i) s = i;
-    q = (b < 0 ? -HTC__CAST(int64_t, b) : b) + (255 / l2 <= 31 ? l2 : 255 + 31 * HTC__CAST(int64_t, l2));
-    e = (a < 0 ? -HTC__CAST(int64_t, a) : a) * q * q + (c < 0 ? -HTC__CAST(int64_t, c) : c);
-    if (e > 0x7fffffffLL / d || e * nl > 0x7fffffffLL) return 0;
+    const int32_t d = p->depth, l2 = p->log2, a = p->a, b = p->b, c = p->c, nl = p->n_levels - 1, zm = p->zmul;
+    int32_t r, i, eb[64];
+    if (!p->s32 || zm < 0 || d > 64 || d < 1) return 0;
     for (r = 0; r < p->outer; r++, x += d, y += d) {
         int32_t mx = x[0], sum = 0;
         for (i = 1; i < d; i++) mx = x[i] > mx ? x[i] : mx;
         for (i = 0; i < d; i++) {
             const int32_t xt = x[i] - mx;
-            int32_t z = s >= 0 ? (-xt) >> s : -xt / l2, qq;
+            int32_t z = (-xt * zm) >> 16, qq;
             z = z > 31 ? 31 : z;
             qq = xt + z * l2 + b;
             eb[i] = (a * qq * qq + c) >> z;

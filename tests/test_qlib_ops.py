@@ -204,3 +204,34 @@ def test_softmax_requant_folded(tmp_path, mul, add, div):
     assert ops[0] == "softmax" and "table" in ops, ops
     outs = [o.reshape(x.shape) for o in run_htc(tmp_path, apart, {"x": x})]
     assert any(np.array_equal(o, want) for o in outs)
+
+
+def i_softmax(x, a, b, c, log2, n_levels=256):
+    """QuantLib's iSoftmax (I-BERT's integer exponential, arXiv 2101.01321)
+    over the last axis, from its definition, in numpy int64: xt = x - max,
+    z = floor(-xt / log2), e = (a (xt + z log2 + b)^2 + c) >> z, out =
+    floor(e (n_levels - 1) / sum e), in [0, n_levels - 1]"""
+    xt = x - x.max(axis=-1, keepdims=True)
+    z = np.minimum((-xt) // log2, 31)
+    q = xt + z * log2 + b
+    e = (a * q * q + c) >> z
+    return e * (n_levels - 1) // e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("a,b,c,log2,s32", [(1, 86, 3888, 64, 1), (1, 345, 62395, 255, 1), (1, 60000, 5, 7, 0),
+                                             (3, 40000, 123456, 100, 0)])
+def test_isoftmax_32_and_64_bit(tmp_path, a, b, c, log2, s32):
+    """iSoftmax's two loops (kernels/qlib_norm.c): the 32-bit one where its
+    values fit (gen/qlib.c decides once: the header's s32), else the
+    64-bit one; both equal to the definition on random rows of 24"""
+    rng = np.random.default_rng(b)
+    x = rng.integers(-128, 128, (1, 2, 5, 24))
+    f = lambda v: numpy_helper.from_array(np.array([float(v)], np.float32))
+    sm = helper.make_node("iSoftmax", ["x"], ["y"], coeffA=f(a), coeffB=f(b), coeffC=f(c), log2=f(log2), n_levels=f(256))
+    m = graph([sm], [("x", [1, 2, 5, 24])], ["y"], {})
+    got = run_htc(tmp_path, m, {"x": x})[0]
+    assert np.array_equal(got.reshape(x.shape), i_softmax(x, a, b, c, log2))
+    h = tmp_path / "m.h"
+    r = subprocess.run([HTC, "compile", str(tmp_path / "m.onnx"), "-t", TARGET, "-o", str(h)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "HTC__F(s32) %d" % s32 in h.read_text()
