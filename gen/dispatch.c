@@ -403,6 +403,34 @@ static void code_age(const Graph *g, Op *op)
     }
 }
 
+/* Once every op is bound: how many layers call each one's kernel function
+   (op.code_sites). A kernel that one layer alone calls is inlined there and
+   specialised to its constants by the compiler (GVSoC: an iSoftmax of 16
+   rows of 2, the network's only one, 208 instructions on a core, 386 in a
+   network calling it from eight layers); and how many earlier layers were
+   divided over the cores (op.par_before: the fork's own code is cold in a
+   program's first). The layers on the cpu get their fork and cost again
+   with them. */
+static void code_sites(Graph *g, Target *t)
+{
+    for (int i = 0; i < g->nops; i++) {
+        Op *op = &g->ops[i];
+        op->code_sites = 0;
+        if (!op->kernel_fn) continue;
+        for (int k = 0; k < g->nops; k++)
+            op->code_sites += g->ops[k].kernel_fn && !strcmp(g->ops[k].kernel_fn, op->kernel_fn);
+    }
+    int par = 0;
+    for (int i = 0; i < g->nops; i++) {
+        Op *op = &g->ops[i];
+        op->par_before = par;
+        if (op->engine != 0 || !op->kernel_fn) continue;
+        op->fork = target_fork(t, g, op);
+        cost(g, t, op);
+        par += op->cores > 1;
+    }
+}
+
 static void bind(const Graph *g, Target *t, Op *op)
 {
     const EngineOp *eo = engine_op(&t->engines[op->engine], op->kind);
@@ -431,7 +459,8 @@ void dispatch(Graph *g, Target *t)
     const char **why_nots = arena_alloc(sizeof(char *) * (size_t)(g->nops + 1));
     int eligible = 0;
     const int wants_dma = target_dispatch_wants_dma(t);
-    for (int i = 0; i < g->nops; i++) g->ops[i].eligible_index = g->ops[i].eligible_count = -1, g->ops[i].code_age = -2;
+    for (int i = 0; i < g->nops; i++)
+        g->ops[i].eligible_index = g->ops[i].eligible_count = -1, g->ops[i].code_age = -2, g->ops[i].code_sites = 0;
     for (int i = 0; i < g->nops; i++) {
         Op *op = &g->ops[i];
         int n = 0, *cand = cands[i] = arena_alloc(sizeof(int) * (size_t)t->nengines);
@@ -480,4 +509,5 @@ void dispatch(Graph *g, Target *t)
             op->reason = arena_printf("%s (fp32: onnxruntime computes this group in float: %s)", op->reason, op->float_why);
         bind(g, t, op);
     }
+    code_sites(g, t);
 }

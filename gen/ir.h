@@ -347,6 +347,10 @@ typedef struct {
     int code_age;               /* layers run since the last one with this kernel function (0: the
                                    one before; -1: none earlier; -2: not bound yet), op.code_age */
     int code_conv;              /* of those layers, the convolutions on the CPU, op.code_conv */
+    int code_sites;             /* the layers calling this kernel function in the whole network
+                                   (0: not known yet, before every op is bound), op.code_sites */
+    int par_before;             /* earlier layers divided over the cpu's cores, op.par_before (known
+                                   with code_sites) */
     double fork;                /* its fork/join over the cluster's cores (target_fork, at bind) */
 
     /* dispatch.c / tile.c (accelerators) */

@@ -192,6 +192,10 @@ static void push_op(lua_State *L, const Graph *g, const Op *op)
         set_int(L, "code_age", op->code_age);
         set_int(L, "code_conv", op->code_conv);
     }
+    if (op->code_sites > 0) {
+        set_int(L, "code_sites", op->code_sites);
+        set_int(L, "par_before", op->par_before);
+    }
     /* a float requantization that is exactly a power-of-two shift */
     if (op->exact_shift) {
         set_str(L, "requant", "shift");

@@ -668,6 +668,14 @@ local K_ = {
 -- 417-485), and whatever the code age of the last divided run (tables
 -- run divided 1-3 layers before cost 620-720 as well)
 local FORK_TABLE, FORK_TRANSPOSE, FORK_QL_TABLE, QL_FORK_L2 = 459, 392, 376, 136
+-- the byte lookup's fork after an earlier divided layer (op.par_before > 0:
+-- the fork's own code, sir_par_run and the workers' wake-up, already run),
+-- FORK_TABLE being its first in a program (every network's input table it
+-- was fitted on). GVSoC, 8 cores, the output table of single-softmax
+-- networks built from Deeploy's Softmax_Regular, 32 to 2,048 bytes: 383 /
+-- 612 / 636 / 890 / 2,982 cycles, 238-322 of fork (FORK_TABLE's first
+-- tables: KWS's, miniMobileNet's, Conv_DW_2D_RQ's 395-412)
+local FORK_TABLE_NEXT = 285
 -- the cpu's fork (cpu.fork below): the convolutions'
 local CPU_FORK = 952
 
@@ -1253,43 +1261,52 @@ local function fc_cycles(op, s)
   return fc_xp_cycles(op, s) + ((s.cores > 1 and cold(op)) and FC_COLD_PAR or 0)
 end
 
--- QuantLib's iSoftmax in 32 bits (kernels/qlib_norm.c htc__ql_softmax32):
--- per call (the code cold in L2), per row (its max, three loops) and per
--- element (the exponential, a division each); GVSoC, MicroLlama's 16 rows
--- of 2: 3,850 cycles on one core, 2,396 to 2,652 on 8; Deeploy's
--- Kernel_Integer_Attention 128 rows of 16: 161,138 / 21,390;
--- Softmax_Regular 24 rows of 8: 15,082 / 3,146 (the last +27%: on 8
--- cores its call costs ~0)
--- (Not modelled yet. GVSoC, Softmax_Regular at 2 / 4 / 8 cores: 8,713 /
--- 5,000 / 3,146 cycles, 618 a row of 8 and 1,292-1,297 of fork, code and
--- call at every core count; net_run three times in one program, 8 cores:
--- 3,106 / 2,664 / 2,547, the fork warm ~690 (not the convolutions'
--- 1,352) and the code's first fetch ~560; a nop fork before the first
--- run: 3,036. Attention's softmax at 8 cores, 1,163 of overhead, the same
--- in three runs. MicroLlama's (2,420-2,617 at 8 cores, 2 rows of 2 a
--- core) ~2,100: no feature the estimate sees tells them apart.)
-local QL_SM_CALL, QL_SM_ROW, QL_SM_ELEM = 730, 35, 74
+-- QuantLib's iSoftmax in 32 bits (kernels/qlib_norm.c htc__ql_softmax32,
+-- its checks and z's divisor in final form at compile time): per row of
+-- the core's share and per element (the max, the exponential, a division
+-- by the row's sum), and its code's first fetch (refetch()); a kernel that
+-- one layer alone calls (op.code_sites 1) is inlined there and specialised
+-- to its depth and coefficients by the compiler (its loops unrolled: rows
+-- of 2 cheaper an element than rows of 64), else the generic code. GVSoC,
+-- relative least squares, each within 7%: alone (Deeploy's
+-- Softmax_Regular 24 rows of 8, 10,583 cycles on one core, 1,937 on 8;
+-- Attention's 128 of 16, 116,498 / 15,172; networks of one softmax built
+-- from Softmax_Regular's, 16 rows of 2, 6 of 64, 48 of 4, 8 of 32, with
+-- and without a folded table: 1,452-20,153 / 732-3,990); generic (two
+-- softmaxes in a row with different coefficients, 24 of 8, 16 of 2, 6 of
+-- 64, 128 of 16: the first 3,074-145,680 / 1,407-19,166 (cold, a table),
+-- the second 2,328-125,141 / 658-16,034; MicroLlama's eight at 8 cores,
+-- 1,388-1,474). The fork (softmax's fork() below) of each fitted with them.
+local QL_SM_SPEC = { row = -19.5, elem = 56.5, fork = 586 }
+local QL_SM_GEN = { row = 21.6, elem = 59.3, fork = 388, cold = 713 }
+-- the folded RequantShift's byte table (op.ql_sm_tab, gen/qlib.c) per
+-- element of the share (GVSoC, one core: 24 rows of 8 12,376 with it,
+-- 10,583 without; 16 of 2 1,791 / 1,476)
+local QL_SM_TAB_ELEM = 9.3
 local sm_xp_cycles = call_cycles(feat_softmax, tflite)
 -- QuantLib's ITAMax (htc__ql_softmax kind 1: powers of two, the
 -- reciprocal once a row, a 64-bit shift an element): per row and element;
 -- GVSoC, CCT_Int_ICCT's 64 rows of 64 (weights in L2): 188,158 cycles on
 -- one core, 24,291 on 8
 local QL_ITA_ROW, QL_ITA_ELEM = 60, 44.5
--- With the RequantShift after it folded in (op.ql_sm_tab: its byte table
--- applied to the call's rows, gen/qlib.c) per call 239 more, mostly that
--- loop's code fetched cold with the softmax's (GVSoC, MicroLlama's eight
--- softmaxes at 8 cores, 16 rows of 2: 2,403-2,633 cycles, mean 2,519,
--- with the table a layer of its own after them; 2,646-2,828, mean 2,758,
--- folded)
-local QL_SM_TAB = 239
+local function ql_isoftmax(op)
+  return op.requant == "quantlib" and op.source ~= "ITAMax"
+end
 local function sm_cycles(op, s)
   if op.requant == "quantlib" and op.source == "ITAMax" then
     return s.rows * (QL_ITA_ROW + QL_ITA_ELEM * s.channels)
   end
-  if op.requant == "quantlib" then
-    return QL_SM_CALL + s.rows * (QL_SM_ROW + QL_SM_ELEM * s.channels) + (rawget(op, "ql_sm_tab") == 1 and QL_SM_TAB or 0)
+  if ql_isoftmax(op) then
+    local n = s.rows * s.channels
+    local tab = rawget(op, "ql_sm_tab") == 1 and QL_SM_TAB_ELEM * n or 0
+    if rawget(op, "code_sites") == 1 then return QL_SM_SPEC.row * s.rows + QL_SM_SPEC.elem * n + tab end
+    return QL_SM_GEN.cold * refetch(op) + QL_SM_GEN.row * s.rows + QL_SM_GEN.elem * n + tab
   end
   return sm_xp_cycles(op, s)
+end
+local function sm_fork(op)
+  if not ql_isoftmax(op) then return 1352 end
+  return rawget(op, "code_sites") == 1 and QL_SM_SPEC.fork or QL_SM_GEN.fork
 end
 
 -- QuantLib's small element-wise layers (MicroLlama's 2 to 256 elements):
@@ -1324,10 +1341,11 @@ end
 -- cold), 4.6 / 3.8 apart; 4.1 puts both the layer and the network's total
 -- within 5%).
 local QL_TABLE_L2 = MEM == "l1" and 0 or 11.9
--- A RequantShift alone (htc__ql_requant): per element 41 (htc__ql_rq's
--- 64-bit product, shift and clamp; data-dependent branches: GVSoC,
--- Deeploy's TrueIntegerDiv 1,024 int32 elements 39,110 cycles on one
--- core, 5,995 on 8; MatMul_Regular_RQ's 4,096 188,664 on one core), per
+-- A RequantShift alone (htc__ql_requant, one core: htc__ql_requant_span
+-- on every element): per element 36.2 (htc__ql_rq's 64-bit product, shift
+-- and clamp: GVSoC, Deeploy's TrueIntegerDiv 1,024 int32 elements 38,064
+-- cycles on one core, MatMul_Regular_RQ's 4,096 147,852; 39,110 / 188,664
+-- with a channel index, a division and a remainder, an element), per
 -- call on one core 689 (MicroLlama's 2 elements ~790 with the overhead; on
 -- 8 cores the fork covers it). On more cores each core's share of the
 -- elements, whatever its channel periods (htc__ql_requant_span: a channel's
@@ -1348,7 +1366,7 @@ local QL_REQUANT_PAR = 34.2
 -- into the softmax (op.ql_sm_tab) the others, 335-419, are left)
 local QL_CALL = { add = 1236, mul = 1273, norm = 1986, table = 83.6, requantize = 689 }
 local QL_CALL_PAR = { add = 830 }
-local QL_ELEM1 = { add = 25.5, mul = 34.5, norm = 120, table = 6.19, requantize = 41 }
+local QL_ELEM1 = { add = 25.5, mul = 34.5, norm = 120, table = 6.19, requantize = 36.2 }
 local function table_elem(op)
   return QL_ELEM1.table + QL_TABLE_L2 + (rawget(op, "out_type") == "int32" and 4.1 or 0)
 end
@@ -1564,15 +1582,16 @@ return target "siracusa" {
       reshape    = { cycles_per_elem = 0, cycles = function() return 0 end },   -- moves nothing: the overhead
       transpose  = { cycles_per_elem = QL_ELEM.transpose, fork = FORK_TRANSPOSE,
                      cycles = call_cycles(feat_transpose, function() return true end) },
-      -- (the fork before htc__share's 32-bit arithmetic: QuantLib's 8-core
-      -- softmax did not get faster, MicroLlama's 2,420-2,588 cycles)
-      softmax    = { cycles_per_elem = 20, cycles = sm_cycles, fork = 1352 },
+      -- (the fork before htc__share's 32-bit arithmetic for TFLite's and
+      -- ITAMax; QuantLib's iSoftmax its own, sm_fork)
+      softmax    = { cycles_per_elem = 20, cycles = sm_cycles, fork = sm_fork },
       -- (a table of no arithmetic kind: the byte lookup htc__lut8, e.g. a
       -- uint8 graph input's; GVSoC: KWS's 637 bytes, 6,457 cycles on one core, 1,878 on 8)
       table      = { cycles_per_elem = ql_elem("table", function(op) return op.requant == "none" and 8.7 or by_arith(40, 3)(op) end),
                      cycles = ql_cycles("table", call_cycles(feat_table, function(op) return op.requant == "none" end)),
                      fork = function(op)
-                       return op.requant == "quantlib" and FORK_QL_TABLE + (ARENA_PLAN == "L2" and QL_FORK_L2 or 0) or FORK_TABLE end },
+                       if op.requant == "quantlib" then return FORK_QL_TABLE + (ARENA_PLAN == "L2" and QL_FORK_L2 or 0) end
+                       return (rawget(op, "par_before") or 0) > 0 and FORK_TABLE_NEXT or FORK_TABLE end },
       quantize   = { cycles_per_elem = by_arith(8, 20) },
       dequantize = { cycles_per_elem = 8 },
       requantize = { cycles_per_elem = 8, cycles = ql_cycles("requantize") },
