@@ -2469,7 +2469,8 @@ typedef struct {
    htc__ql_softmax32): xt = x - max in [-255, 0], z = -xt / log2, |q| <=
    |b| + log2 (or, where z can reach its clamp of 31, + 255 + 31 log2), e =
    (a q^2 + c) >> z, the row's sum of at most depth e and e (n_levels - 1)
-   all within int32, a row of at most 64 values. Its 64-bit products and
+   all within int32, a row of at most 64 values, log2 at most 65536 (q^2
+   within int64). Its 64-bit products and
    division run at compile time: on RV32 they are libgcc calls (__divdi3),
    ~270 instructions and their code's first fetch in every core's call
    (GVSoC, MicroLlama's softmaxes at 8 cores). */
@@ -2477,8 +2478,8 @@ static inline int htc__ql_softmax32_ok(const htc__ql_softmax_params *p)
 {
     const int64_t d = p->depth, l2 = p->log2, a = p->a, b = p->b, c = p->c, nl = p->n_levels - 1;
     int64_t q, e;
-    if (p->kind != 0 || d > 64 || d < 1 || l2 < 1 || a < -32768 || a > 32767 || b < -65536 || b > 65536 || nl < 0 ||
-        nl > 65536)
+    if (p->kind != 0 || d > 64 || d < 1 || l2 < 1 || l2 > 65536 || a < -32768 || a > 32767 || b < -65536 ||
+        b > 65536 || nl < 0 || nl > 65536)
         return 0;
     q = (b < 0 ? -b : b) + (255 / l2 <= 31 ? l2 : 255 + 31 * l2);
     e = (a < 0 ? -a : a) * q * q + (c < 0 ? -c : c);
@@ -2494,7 +2495,7 @@ static inline int32_t htc__ql_softmax_zmul(int32_t log2)
 {
     int32_t m, v;
     if (log2 < 1) return -1;
-    m = (int32_t)((65536 + log2 - 1) / log2);
+    m = (int32_t)((65535 + (int64_t)log2) / log2);
     for (v = 0; v < 256; v++)
         if ((v * m) >> 16 != v / log2) return -1;
     return m;

@@ -219,11 +219,12 @@ def i_softmax(x, a, b, c, log2, n_levels=256):
 
 
 @pytest.mark.parametrize("a,b,c,log2,s32", [(1, 86, 3888, 64, 1), (1, 345, 62395, 255, 1), (1, 60000, 5, 7, 0),
-                                             (3, 40000, 123456, 100, 0)])
+                                             (3, 40000, 123456, 100, 0), (2, 1000, 7, 1000000, 0)])
 def test_isoftmax_32_and_64_bit(tmp_path, a, b, c, log2, s32):
     """iSoftmax's two loops (kernels/qlib_norm.c): the 32-bit one where its
     values fit (gen/qlib.c decides once: the header's s32), else the
-    64-bit one; both equal to the definition on random rows of 24"""
+    64-bit one (also for a log2 above 65536, whose bound would overflow
+    int64); both equal to the definition on random rows of 24"""
     rng = np.random.default_rng(b)
     x = rng.integers(-128, 128, (1, 2, 5, 24))
     f = lambda v: numpy_helper.from_array(np.array([float(v)], np.float32))
