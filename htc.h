@@ -2458,48 +2458,12 @@ typedef struct {
    a, b, c, log2), 1 ITAMax, 2 ITAPartialMax (group_width); n_levels. tab:
    the RequantShift that alone reads it folded in, ins[1] its 256 bytes
    (out = tab[(uint8_t)softmax byte]). s32: the iSoftmax loop in 32 bits
-   gives the same values (htc__ql_softmax32_ok, decided once by gen/qlib.c);
-   zmul: z = -xt / log2 as (-xt * zmul) >> 16 for every -xt in [0, 255]
-   (htc__ql_softmax_zmul: no division an element). */
+   gives the same values (decided once by gen/qlib.c); zmul: z = -xt / log2
+   as (-xt * zmul) >> 16 for every -xt in [0, 255] (no division an
+   element). */
 typedef struct {
     int32_t outer, depth, in_off, kind, a, b, c, log2, n_levels, group_width, out_off, tab, s32, zmul;
 } htc__ql_softmax_params;
-
-/* Whether iSoftmax's values fit 32 bits (kernels/qlib_norm.c
-   htc__ql_softmax32): xt = x - max in [-255, 0], z = -xt / log2, |q| <=
-   |b| + log2 (or, where z can reach its clamp of 31, + 255 + 31 log2), e =
-   (a q^2 + c) >> z, the row's sum of at most depth e and e (n_levels - 1)
-   all within int32, a row of at most 64 values, log2 at most 65536 (q^2
-   within int64). Its 64-bit products and
-   division run at compile time: on RV32 they are libgcc calls (__divdi3),
-   ~270 instructions and their code's first fetch in every core's call
-   (GVSoC, MicroLlama's softmaxes at 8 cores). */
-static inline int htc__ql_softmax32_ok(const htc__ql_softmax_params *p)
-{
-    const int64_t d = p->depth, l2 = p->log2, a = p->a, b = p->b, c = p->c, nl = p->n_levels - 1;
-    int64_t q, e;
-    if (p->kind != 0 || d > 64 || d < 1 || l2 < 1 || l2 > 65536 || a < -32768 || a > 32767 || b < -65536 ||
-        b > 65536 || nl < 0 || nl > 65536)
-        return 0;
-    q = (b < 0 ? -b : b) + (255 / l2 <= 31 ? l2 : 255 + 31 * l2);
-    e = (a < 0 ? -a : a) * q * q + (c < 0 ? -c : c);
-    return e <= 0x7fffffffLL / d && e * nl <= 0x7fffffffLL;
-}
-
-/* iSoftmax's z = v / log2 (v = max - x in [0, 255]) as (v * m) >> 16: m =
-   ceil(65536 / log2), checked for every v; -1 when none works (the 32-bit
-   loop then does not apply). A division is ~20 cycles on a RI5CY core
-   (GVSoC: Softmax_Regular's 24 rows of 8 with log2 255: 15,070 cycles on
-   one core, 11,019 with log2 256, a shift). */
-static inline int32_t htc__ql_softmax_zmul(int32_t log2)
-{
-    int32_t m, v;
-    if (log2 < 1) return -1;
-    m = (int32_t)((65535 + (int64_t)log2) / log2);
-    for (v = 0; v < 256; v++)
-        if ((v * m) >> 16 != v / log2) return -1;
-    return m;
-}
 
 /* Norms over the last axis (rows of depth): kind 0 iLayerNorm (w, b), 1
    iRMSNorm (w), 2 iNoNorm (w, b per element of a block of depth, times mul);

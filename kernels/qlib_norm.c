@@ -49,10 +49,10 @@ static HTC__UNUSED int64_t htc__ql_isqrt(int64_t v)
 }
 
 /* iSoftmax in 32 bits (RV32: no 64-bit products, shifts or __divdi3) when
-   p->s32 says every value fits (htc__ql_softmax32_ok, once at compile
+   p->s32 says every value fits (gen/qlib.c softmax32_ok, once at compile
    time): the same values as the 64-bit loop (a row of at most 64 values; e
    computed once each); z = -xt / log2 a multiply and a shift (p->zmul,
-   htc__ql_softmax_zmul). Returns 0 when it does not apply. */
+   gen/qlib.c softmax_zmul). Returns 0 when it does not apply. */
 static HTC__UNUSED int htc__ql_softmax32(const htc__ql_softmax_params *p, const int8_t *x, int8_t *y)
 {
     const int32_t d = p->depth, l2 = p->log2, a = p->a, b = p->b, c = p->c, nl = p->n_levels - 1, zm = p->zmul;
